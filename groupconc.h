@@ -439,7 +439,1651 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 /* ============================================================================================== */
 #if defined(GROUPCONC_IMPLEMENTATION) && !defined(GROUPCONC_IMPLEMENTATION_INCLUDED)
 #define GROUPCONC_IMPLEMENTATION_INCLUDED
-/*@@IMPL@@*/
+/* ==== configuration defaults and checks ======================================================== */
+
+#if defined(GROUPCONC_MALLOC) && defined(GROUPCONC_FREE)
+#elif !defined(GROUPCONC_MALLOC) && !defined(GROUPCONC_FREE)
+#include <stdlib.h>
+#define GROUPCONC_MALLOC(sz) malloc(sz)
+#define GROUPCONC_FREE(p) free(p)
+#else
+#error "groupconc: define both GROUPCONC_MALLOC and GROUPCONC_FREE, or neither"
+#endif
+
+#ifndef GROUPCONC_ASSERT
+#include <assert.h>
+#define GROUPCONC_ASSERT(x) assert(x)
+#endif
+
+#if !defined(GROUPCONC_DEBUG) && !defined(NDEBUG)
+#define GROUPCONC_DEBUG 1
+#endif
+
+#ifndef GROUPCONC_MAX_KEY_LEN
+#define GROUPCONC_MAX_KEY_LEN 256
+#endif
+
+#ifndef GROUPCONC_TEST_THREAD_START_FAILS
+#define GROUPCONC_TEST_THREAD_START_FAILS() 0
+#endif
+
+#if !defined(GROUPCONC_USE_PTHREADS)
+#if defined(__SANITIZE_THREAD__) || defined(__STDC_NO_THREADS__)
+#define GROUPCONC_USE_PTHREADS 1 /* TSan cannot see glibc's C11 threads; no <threads.h> here */
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GROUPCONC_USE_PTHREADS 1
+#endif
+#endif
+#endif
+#if defined(GROUPCONC_USE_PTHREADS) && (GROUPCONC_USE_PTHREADS + 0) == 0
+#undef GROUPCONC_USE_PTHREADS
+#endif
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+#if defined(GROUPCONC_USE_PTHREADS)
+#include <errno.h>
+#include <pthread.h>
+#else
+#include <threads.h>
+#endif
+
+#if defined(GROUPCONC_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#define GROUPCONC__FN static __attribute__((unused))
+#else
+#define GROUPCONC__FN static
+#endif
+
+#if defined(GROUPCONC_STATIC)
+#define GROUPCONC__PUBLIC static
+#else
+#define GROUPCONC__PUBLIC
+#endif
+
+/* ==== platform shim: threads, mutexes, condition variables, clock ============================== */
+/* Every call into the thread library goes through these wrappers: a new backend is added here, and
+   lock/unlock/signal failures (library bugs, not API errors) end in GROUPCONC_ASSERT. */
+
+GROUPCONC__FN uint64_t groupconc__now_ns(void) {
+    struct timespec ts;
+#if defined(CLOCK_MONOTONIC)
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
+    timespec_get(&ts, TIME_UTC); /* see LIMITATIONS: strict ISO TU without POSIX declarations */
+#endif
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(GROUPCONC_USE_PTHREADS)
+typedef pthread_mutex_t groupconc__mutex;
+typedef pthread_cond_t groupconc__cond;
+typedef pthread_t groupconc__thread;
+
+GROUPCONC__FN int groupconc__mutex_init(groupconc__mutex *m) {
+    return pthread_mutex_init(m, NULL) == 0 ? GROUPCONC_OK : GROUPCONC_ENOMEM;
+}
+GROUPCONC__FN void groupconc__mutex_destroy(groupconc__mutex *m) { pthread_mutex_destroy(m); }
+GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
+    int rc = pthread_mutex_lock(m);
+    GROUPCONC_ASSERT(rc == 0);
+    (void)rc;
+}
+GROUPCONC__FN void groupconc__mutex_unlock(groupconc__mutex *m) {
+    int rc = pthread_mutex_unlock(m);
+    GROUPCONC_ASSERT(rc == 0);
+    (void)rc;
+}
+GROUPCONC__FN int groupconc__cond_init(groupconc__cond *c) {
+    pthread_condattr_t attr;
+    int rc;
+    if (pthread_condattr_init(&attr) != 0) return GROUPCONC_ENOMEM;
+#if defined(CLOCK_MONOTONIC) && !defined(__APPLE__)
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+#endif
+    rc = pthread_cond_init(c, &attr);
+    pthread_condattr_destroy(&attr);
+    return rc == 0 ? GROUPCONC_OK : GROUPCONC_ENOMEM;
+}
+GROUPCONC__FN void groupconc__cond_destroy(groupconc__cond *c) { pthread_cond_destroy(c); }
+GROUPCONC__FN void groupconc__cond_signal(groupconc__cond *c) {
+    int rc = pthread_cond_signal(c);
+    GROUPCONC_ASSERT(rc == 0);
+    (void)rc;
+}
+GROUPCONC__FN void groupconc__cond_broadcast(groupconc__cond *c) {
+    int rc = pthread_cond_broadcast(c);
+    GROUPCONC_ASSERT(rc == 0);
+    (void)rc;
+}
+GROUPCONC__FN void groupconc__cond_wait(groupconc__cond *c, groupconc__mutex *m) {
+    int rc = pthread_cond_wait(c, m);
+    GROUPCONC_ASSERT(rc == 0);
+    (void)rc;
+}
+/* Wait until the monotonic time `deadline_ns`; returns false on timeout. */
+GROUPCONC__FN bool groupconc__cond_wait_until(groupconc__cond *c, groupconc__mutex *m,
+                                              uint64_t deadline_ns) {
+    struct timespec ts;
+    int rc;
+#if defined(CLOCK_MONOTONIC) && !defined(__APPLE__)
+    ts.tv_sec = (time_t)(deadline_ns / 1000000000u);
+    ts.tv_nsec = (long)(deadline_ns % 1000000000u);
+#else
+    uint64_t now = groupconc__now_ns(), left = deadline_ns > now ? deadline_ns - now : 0, abs;
+    struct timespec utc;
+    timespec_get(&utc, TIME_UTC);
+    abs = (uint64_t)utc.tv_sec * 1000000000u + (uint64_t)utc.tv_nsec + left;
+    ts.tv_sec = (time_t)(abs / 1000000000u);
+    ts.tv_nsec = (long)(abs % 1000000000u);
+#endif
+    rc = pthread_cond_timedwait(c, m, &ts);
+    GROUPCONC_ASSERT(rc == 0 || rc == ETIMEDOUT);
+    return rc == 0;
+}
+typedef struct groupconc__thread_start {
+    int (*fn)(void *);
+    void *arg;
+} groupconc__thread_start;
+GROUPCONC__FN void *groupconc__pthread_trampoline(void *p) {
+    groupconc__thread_start s = *(groupconc__thread_start *)p;
+    GROUPCONC_FREE(p);
+    s.fn(s.arg);
+    return NULL;
+}
+GROUPCONC__FN int groupconc__thread_start_(groupconc__thread *t, int (*fn)(void *), void *arg) {
+    groupconc__thread_start *s;
+    int rc;
+    if (GROUPCONC_TEST_THREAD_START_FAILS()) return GROUPCONC_ETHREAD;
+    s = (groupconc__thread_start *)GROUPCONC_MALLOC(sizeof *s);
+    if (!s) return GROUPCONC_ENOMEM;
+    s->fn = fn;
+    s->arg = arg;
+    rc = pthread_create(t, NULL, groupconc__pthread_trampoline, s);
+    if (rc != 0) {
+        GROUPCONC_FREE(s);
+        return rc == ENOMEM ? GROUPCONC_ENOMEM : GROUPCONC_ETHREAD;
+    }
+    return GROUPCONC_OK;
+}
+GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) { pthread_join(t, NULL); }
+#else /* C11 <threads.h> */
+typedef mtx_t groupconc__mutex;
+typedef cnd_t groupconc__cond;
+typedef thrd_t groupconc__thread;
+
+GROUPCONC__FN int groupconc__from_thrd(int rc) {
+    return rc == thrd_success ? GROUPCONC_OK : rc == thrd_nomem ? GROUPCONC_ENOMEM : GROUPCONC_ETHREAD;
+}
+GROUPCONC__FN int groupconc__mutex_init(groupconc__mutex *m) {
+    return mtx_init(m, mtx_plain) == thrd_success ? GROUPCONC_OK : GROUPCONC_ENOMEM;
+}
+GROUPCONC__FN void groupconc__mutex_destroy(groupconc__mutex *m) { mtx_destroy(m); }
+GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
+    int rc = mtx_lock(m);
+    GROUPCONC_ASSERT(rc == thrd_success);
+    (void)rc;
+}
+GROUPCONC__FN void groupconc__mutex_unlock(groupconc__mutex *m) {
+    int rc = mtx_unlock(m);
+    GROUPCONC_ASSERT(rc == thrd_success);
+    (void)rc;
+}
+GROUPCONC__FN int groupconc__cond_init(groupconc__cond *c) {
+    return cnd_init(c) == thrd_success ? GROUPCONC_OK : GROUPCONC_ENOMEM;
+}
+GROUPCONC__FN void groupconc__cond_destroy(groupconc__cond *c) { cnd_destroy(c); }
+GROUPCONC__FN void groupconc__cond_signal(groupconc__cond *c) {
+    int rc = cnd_signal(c);
+    GROUPCONC_ASSERT(rc == thrd_success);
+    (void)rc;
+}
+GROUPCONC__FN void groupconc__cond_broadcast(groupconc__cond *c) {
+    int rc = cnd_broadcast(c);
+    GROUPCONC_ASSERT(rc == thrd_success);
+    (void)rc;
+}
+GROUPCONC__FN void groupconc__cond_wait(groupconc__cond *c, groupconc__mutex *m) {
+    int rc = cnd_wait(c, m);
+    GROUPCONC_ASSERT(rc == thrd_success);
+    (void)rc;
+}
+/* C11 timed waits take a TIME_UTC deadline: convert "monotonic deadline" to "now UTC + left". */
+GROUPCONC__FN bool groupconc__cond_wait_until(groupconc__cond *c, groupconc__mutex *m,
+                                              uint64_t deadline_ns) {
+    struct timespec ts;
+    uint64_t now = groupconc__now_ns(), left = deadline_ns > now ? deadline_ns - now : 0, abs;
+    int rc;
+    timespec_get(&ts, TIME_UTC);
+    abs = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + left;
+    ts.tv_sec = (time_t)(abs / 1000000000u);
+    ts.tv_nsec = (long)(abs % 1000000000u);
+    rc = cnd_timedwait(c, m, &ts);
+    GROUPCONC_ASSERT(rc == thrd_success || rc == thrd_timedout);
+    return rc == thrd_success;
+}
+GROUPCONC__FN int groupconc__thread_start_(groupconc__thread *t, int (*fn)(void *), void *arg) {
+    if (GROUPCONC_TEST_THREAD_START_FAILS()) return GROUPCONC_ETHREAD;
+    return groupconc__from_thrd(thrd_create(t, fn, arg));
+}
+GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) { thrd_join(t, NULL); }
+#endif
+
+/* Relative timeout -> monotonic deadline; GROUPCONC_FOREVER (any negative) -> UINT64_MAX. */
+GROUPCONC__FN uint64_t groupconc__deadline(int64_t timeout_ns) {
+    uint64_t now;
+    if (timeout_ns < 0) return UINT64_MAX;
+    now = groupconc__now_ns();
+    return (uint64_t)timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + (uint64_t)timeout_ns;
+}
+
+/* ==== internal types ============================================================================ */
+
+/* Task life cycle (t->stage, guarded by the executor lock). */
+enum {
+    GROUPCONC__NEW = 0, /* inside submit, not yet visible to other threads */
+    GROUPCONC__QUEUED,  /* waiting in the FIFO of layer t->held (0 global, 1 bulkhead, 2 concurrency) */
+    GROUPCONC__READY,   /* holds every permit (or none under CALLER_RUNS), in the ready queue */
+    GROUPCONC__RUNNING, /* on a thread, linked in ex->running */
+    GROUPCONC__DONE     /* left the executor's queues; completion may still be in progress */
+};
+
+/* t->state bits (atomic: read without the lock by handle functions). */
+#define GROUPCONC__ST_DONE 1u         /* terminal; result fields are final */
+#define GROUPCONC__ST_WATCHED 2u      /* a waiter or callback was registered: completion must look */
+#define GROUPCONC__ST_CANCEL 4u       /* cancellation requested (cooperative) */
+#define GROUPCONC__ST_HANDLE_REF 8u   /* the user's handle is alive */
+#define GROUPCONC__ST_EXEC_REF 16u    /* the executor still uses the task */
+
+/* t->bits (written before the task is visible, or under the lock). */
+#define GROUPCONC__B_HAS_ID 1u        /* task id stored inline after the struct */
+#define GROUPCONC__B_NO_PERMITS 2u    /* running under CALLER_RUNS: holds no permits, not counted */
+#define GROUPCONC__B_COUNTED 4u       /* counted in ex->unfinished */
+
+typedef struct groupconc__group groupconc__group;
+typedef struct groupconc__watch groupconc__watch;
+
+struct groupconc_task {
+    groupconc_task *next, *prev;   /* links in exactly one FIFO (a layer, ready, running, a todo) */
+    groupconc__group *group;       /* counted reference */
+    groupconc_task_fn fn;
+    void *arg;
+    void *value;
+    uint64_t start_ns;             /* submit time while waiting; start time once running */
+    uint64_t end_ns;
+    groupconc__watch *watchers;    /* guarded by ex->done_lock */
+    _Atomic uint32_t state;        /* GROUPCONC__ST_* */
+    int32_t error;
+    uint8_t stage;                 /* GROUPCONC__NEW .. DONE, under the executor lock */
+    uint8_t held;                  /* permits held: layers [0, held) */
+    uint8_t status;                /* groupconc_status once decided */
+    uint8_t bits;                  /* GROUPCONC__B_* */
+};
+
+/* The context a task function receives is the task itself. */
+#define GROUPCONC__TASK(ctx) ((groupconc_task *)(void *)(ctx))
+
+struct groupconc__watch {
+    groupconc__watch *next;
+    groupconc_complete_fn fn;      /* callback node (heap), or NULL for a blocked waiter (stack) */
+    void *user_data;
+    groupconc__cond *cv;           /* waiter's condition variable */
+};
+
+typedef struct groupconc__fifo {
+    groupconc_task *head, *tail;
+    size_t count;
+} groupconc__fifo;
+
+/* A fair semaphore: a permit is taken at once only when one is free AND nobody waits (no barging);
+   a released permit goes straight to the oldest waiter (hand-off). */
+typedef struct groupconc__sem {
+    int64_t limit;                 /* INT64_MAX = unlimited */
+    int64_t used;
+    groupconc__fifo waiters;
+} groupconc__sem;
+
+struct groupconc__group {
+    groupconc_executor *exec;
+    _Atomic size_t refs;           /* the table's, plus one per task */
+    uint64_t hash;
+    groupconc__sem bulkhead;       /* layer 2 */
+    groupconc__sem conc;           /* layer 3 */
+    int32_t threshold;             /* waiting at layers 2+3; -1 = unlimited */
+    uint32_t waiting_global;       /* this group's tasks waiting at layer 1 */
+    uint32_t ready;
+    uint32_t running;
+    uint32_t keylen;
+    bool in_table;
+    uint64_t submitted, rejected, completed, cancelled;
+    char key[];
+};
+
+typedef struct groupconc__worker {
+    struct groupconc__worker *next;
+    groupconc__thread thread;
+    groupconc_executor *exec;
+} groupconc__worker;
+
+typedef struct groupconc__limits_entry {
+    char *key;
+    int concurrency, max_in_flight, queue_threshold;
+} groupconc__limits_entry;
+
+struct groupconc_executor {
+    groupconc__mutex lock;         /* guards everything below unless noted; lock order: lock, done_lock */
+    groupconc__cond work_cv;       /* idle workers sleep here */
+    groupconc__cond idle_cv;       /* graceful shutdown / destroy wait for ex->unfinished == 0 */
+    groupconc__mutex done_lock;    /* guards task watchers lists */
+
+    groupconc_policy policy;       /* copy; policy.groups points at `limits` */
+    groupconc__limits_entry *limits; /* sorted by key */
+
+    groupconc__sem global;         /* layer 1 */
+    groupconc__fifo ready;
+    groupconc__fifo running;       /* running tasks (flagged on shutdown / shutdown_group) */
+    size_t nrunning;               /* running tasks holding permits */
+    size_t waiting_groups;         /* tasks waiting at layers 2 and 3, all groups */
+
+    groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
+    size_t nslots, ngroups;
+
+    groupconc__worker *workers;    /* live workers */
+    groupconc__worker *zombies;    /* retired workers, to be joined */
+    size_t nthreads, nidle, nwaking, nstarting;
+
+    _Atomic size_t unfinished;     /* accepted tasks not yet completed (no lock) */
+    _Atomic int shutdown;          /* read without the lock as a fast path in submit */
+    bool stopping;                 /* destroy: workers exit when nothing is ready */
+};
+
+/* Work collected under the lock and finished after unlocking (events, completion, rejection). */
+typedef struct groupconc__batch {
+    groupconc__fifo advance;       /* tasks that were just handed a permit and must move on */
+    groupconc__fifo todo;          /* tasks to complete or reject outside the lock */
+} groupconc__batch;
+
+#define GROUPCONC__BATCH_INIT {{NULL, NULL, 0}, {NULL, NULL, 0}}
+
+/* ==== intrusive FIFO ============================================================================ */
+/* A task sits in at most one FIFO at a time, so its two links serve every queue. */
+
+GROUPCONC__FN void groupconc__fifo_push(groupconc__fifo *q, groupconc_task *t) {
+    t->next = NULL;
+    t->prev = q->tail;
+    if (q->tail) q->tail->next = t;
+    else q->head = t;
+    q->tail = t;
+    q->count++;
+}
+
+GROUPCONC__FN void groupconc__fifo_remove(groupconc__fifo *q, groupconc_task *t) {
+    GROUPCONC_ASSERT(q->count > 0);
+    if (t->prev) t->prev->next = t->next;
+    else q->head = t->next;
+    if (t->next) t->next->prev = t->prev;
+    else q->tail = t->prev;
+    t->next = t->prev = NULL;
+    q->count--;
+}
+
+GROUPCONC__FN groupconc_task *groupconc__fifo_pop(groupconc__fifo *q) {
+    groupconc_task *t = q->head;
+    if (t) groupconc__fifo_remove(q, t);
+    return t;
+}
+
+/* ==== key table ================================================================================= */
+
+GROUPCONC__FN int groupconc__key_check(const char *key, size_t *out_len) {
+    size_t n = 0;
+    while (n <= GROUPCONC_MAX_KEY_LEN && key[n]) n++;
+    if (n == 0) return GROUPCONC_EKEYEMPTY;
+    if (n > GROUPCONC_MAX_KEY_LEN) return GROUPCONC_EKEYTOOLONG;
+    *out_len = n;
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__FN uint64_t groupconc__hash(const char *key, size_t len) {
+    uint64_t h = 14695981039346656037u; /* FNV-1a, then a final mix so low bits spread */
+    size_t i;
+    for (i = 0; i < len; i++) h = (h ^ (unsigned char)key[i]) * 1099511628211u;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9u;
+    h ^= h >> 32;
+    return h;
+}
+
+GROUPCONC__FN groupconc__group *groupconc__table_find(groupconc_executor *ex, const char *key,
+                                                       size_t len, uint64_t hash) {
+    size_t mask = ex->nslots - 1, i;
+    groupconc__group *g;
+    if (ex->nslots == 0) return NULL;
+    for (i = (size_t)hash & mask; (g = ex->slots[i]) != NULL; i = (i + 1) & mask)
+        if (g->hash == hash && g->keylen == len && memcmp(g->key, key, len) == 0) return g;
+    return NULL;
+}
+
+GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, size_t nslots, groupconc__group *g) {
+    size_t mask = nslots - 1, i = (size_t)g->hash & mask;
+    while (slots[i]) i = (i + 1) & mask;
+    slots[i] = g;
+}
+
+/* Grows at 3/4 load; no fixed maximum of groups. */
+GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__group *g) {
+    if ((ex->ngroups + 1) * 4 > ex->nslots * 3) {
+        size_t n = ex->nslots ? ex->nslots * 2 : 16, i;
+        groupconc__group **slots;
+        if (n > SIZE_MAX / sizeof *slots) return GROUPCONC_ENOMEM;
+        slots = (groupconc__group **)GROUPCONC_MALLOC(n * sizeof *slots);
+        if (!slots) return GROUPCONC_ENOMEM;
+        memset(slots, 0, n * sizeof *slots);
+        for (i = 0; i < ex->nslots; i++)
+            if (ex->slots[i]) groupconc__table_place(slots, n, ex->slots[i]);
+        if (ex->slots) GROUPCONC_FREE(ex->slots);
+        ex->slots = slots;
+        ex->nslots = n;
+    }
+    groupconc__table_place(ex->slots, ex->nslots, g);
+    ex->ngroups++;
+    g->in_table = true;
+    return GROUPCONC_OK;
+}
+
+/* Backward-shift deletion keeps probe chains intact without tombstones. */
+GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, groupconc__group *g) {
+    size_t mask = ex->nslots - 1, i = (size_t)g->hash & mask, j;
+    while (ex->slots[i] != g) i = (i + 1) & mask;
+    ex->slots[i] = NULL;
+    for (j = (i + 1) & mask; ex->slots[j]; j = (j + 1) & mask) {
+        size_t home = (size_t)ex->slots[j]->hash & mask;
+        bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (!stays) {
+            ex->slots[i] = ex->slots[j];
+            ex->slots[j] = NULL;
+            i = j;
+        }
+    }
+    ex->ngroups--;
+    g->in_table = false;
+}
+
+/* ==== groups ==================================================================================== */
+
+GROUPCONC__FN void groupconc__group_unref(groupconc__group *g) {
+    if (atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel) == 1) GROUPCONC_FREE(g);
+}
+
+GROUPCONC__FN int groupconc__limits_cmp(const void *a, const void *b) {
+    return strcmp(((const groupconc__limits_entry *)a)->key, ((const groupconc__limits_entry *)b)->key);
+}
+
+GROUPCONC__FN int64_t groupconc__cap(int v) { return v == GROUPCONC_UNLIMITED ? INT64_MAX : v; }
+
+/* Resolve the limits once, at creation ("first resolution fixed"). Called with ex->lock held. */
+GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, size_t len,
+                                       uint64_t hash, groupconc__group **out) {
+    const groupconc_policy *p = &ex->policy;
+    groupconc__limits_entry probe, *e = NULL;
+    groupconc__group *g = groupconc__table_find(ex, key, len, hash);
+    int conc, inflight, threshold;
+    if (g) {
+        *out = g;
+        return GROUPCONC_OK;
+    }
+    g = (groupconc__group *)GROUPCONC_MALLOC(sizeof *g + len + 1);
+    if (!g) return GROUPCONC_ENOMEM;
+    memset(g, 0, sizeof *g);
+    memcpy(g->key, key, len);
+    g->key[len] = '\0';
+    g->keylen = (uint32_t)len;
+    g->hash = hash;
+    g->exec = ex;
+    atomic_init(&g->refs, 1); /* the table's */
+    if (p->group_count) {
+        probe.key = g->key;
+        e = (groupconc__limits_entry *)bsearch(&probe, ex->limits, p->group_count, sizeof *e,
+                                               groupconc__limits_cmp);
+    }
+    conc = p->default_concurrency;
+    if (e && e->concurrency != GROUPCONC_DEFAULT) {
+        conc = e->concurrency;
+    } else if (p->resolver) {
+        int r = 0;
+        if (p->resolver(g->key, &r, p->resolver_user_data) == 0) conc = r < 1 ? 1 : r;
+    }
+    inflight = e && e->max_in_flight != GROUPCONC_DEFAULT ? e->max_in_flight : p->default_max_in_flight;
+    threshold = e && e->queue_threshold != GROUPCONC_DEFAULT ? e->queue_threshold
+                                                             : p->default_queue_threshold;
+    g->conc.limit = conc;
+    g->bulkhead.limit = groupconc__cap(inflight);
+    g->threshold = threshold;
+    if (groupconc__table_insert(ex, g) != GROUPCONC_OK) {
+        GROUPCONC_FREE(g);
+        return GROUPCONC_ENOMEM;
+    }
+    *out = g;
+    return GROUPCONC_OK;
+}
+
+/* ==== fair semaphores: admission and hand-off ==================================================== */
+/* All of this runs under ex->lock. Layer i (0 global, 1 bulkhead, 2 concurrency) is held by a task
+   when i < t->held. A permit is checked and taken in one locked step (no check-then-act window), and
+   a hand-off moves the permit with `used` unchanged (never counted twice). */
+
+GROUPCONC__FN groupconc__sem *groupconc__layer(groupconc_executor *ex, groupconc__group *g, int layer) {
+    return layer == 0 ? &ex->global : layer == 1 ? &g->bulkhead : &g->conc;
+}
+
+GROUPCONC__FN void groupconc__push_ready(groupconc_executor *ex, groupconc_task *t) {
+    t->stage = GROUPCONC__READY;
+    t->group->ready++;
+    groupconc__fifo_push(&ex->ready, t);
+}
+
+/* Return every permit t holds, newest layer first. A freed permit goes to that layer's oldest
+   waiter, which joins b->advance to try the next layer once the caller pumps. */
+GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_task *t,
+                                              groupconc__batch *b) {
+    while (t->held > 0) {
+        int layer = --t->held;
+        groupconc__sem *s = groupconc__layer(ex, t->group, layer);
+        if (s->waiters.count > 0 && s->used <= s->limit) {
+            groupconc_task *w = groupconc__fifo_pop(&s->waiters);
+            if (layer == 0) w->group->waiting_global--;
+            else ex->waiting_groups--;
+            GROUPCONC_ASSERT(w->held == layer);
+            w->held++;
+            w->stage = GROUPCONC__NEW;
+            groupconc__fifo_push(&b->advance, w);
+        } else {
+            s->used--;
+            GROUPCONC_ASSERT(s->used >= 0);
+        }
+    }
+}
+
+GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_task *t, int reason,
+                                            groupconc__batch *b) {
+    groupconc__release_permits(ex, t, b); /* before any rejection handling runs */
+    t->status = GROUPCONC_STATUS_REJECTED;
+    t->error = reason;
+    t->start_ns = t->end_ns = groupconc__now_ns();
+    t->stage = GROUPCONC__DONE;
+    t->group->rejected++;
+    groupconc__fifo_push(&b->todo, t);
+}
+
+/* Move t through the layers from t->held on: take each permit that is free with nobody waiting,
+   else wait in that layer's FIFO if its queue threshold allows, else reject. */
+GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
+    groupconc__group *g = t->group;
+    while (t->held < 3) {
+        groupconc__sem *s = groupconc__layer(ex, g, t->held);
+        if (s->waiters.count == 0 && s->used < s->limit) {
+            s->used++;
+            t->held++;
+            continue;
+        }
+        if (t->held == 0) {
+            int thr = ex->policy.global_queue_threshold;
+            if (thr != GROUPCONC_UNLIMITED && s->waiters.count >= (size_t)thr) {
+                groupconc__reject_locked(ex, t, GROUPCONC_EREJECTED_GLOBAL, b);
+                return;
+            }
+            g->waiting_global++;
+        } else {
+            if (g->threshold != GROUPCONC_UNLIMITED &&
+                g->bulkhead.waiters.count + g->conc.waiters.count >= (size_t)g->threshold) {
+                groupconc__reject_locked(ex, t,
+                                         t->held == 1 ? GROUPCONC_EREJECTED_BULKHEAD
+                                                      : GROUPCONC_EREJECTED_CONCURRENCY,
+                                         b);
+                return;
+            }
+            ex->waiting_groups++;
+        }
+        t->stage = GROUPCONC__QUEUED;
+        groupconc__fifo_push(&s->waiters, t);
+        return;
+    }
+    groupconc__push_ready(ex, t);
+}
+
+/* Hand-offs can cascade (a task handed a global permit may be rejected at its group and pass the
+   permit on), so they are processed from a worklist, never by recursion. */
+GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc_task *t;
+    while ((t = groupconc__fifo_pop(&b->advance)) != NULL) groupconc__admit(ex, t, b);
+}
+
+/* Take a not-yet-started task out of whatever queue holds it. Permits are not released here, so a
+   sweep can unlink all its victims before handing anything on. */
+GROUPCONC__FN void groupconc__unlink_waiting(groupconc_executor *ex, groupconc_task *t) {
+    if (t->stage == GROUPCONC__QUEUED) {
+        groupconc__fifo_remove(&groupconc__layer(ex, t->group, t->held)->waiters, t);
+        if (t->held == 0) t->group->waiting_global--;
+        else ex->waiting_groups--;
+    } else {
+        GROUPCONC_ASSERT(t->stage == GROUPCONC__READY);
+        groupconc__fifo_remove(&ex->ready, t);
+        t->group->ready--;
+    }
+}
+
+GROUPCONC__FN void groupconc__cancel_locked(groupconc_executor *ex, groupconc_task *t,
+                                            groupconc__batch *b) {
+    groupconc__release_permits(ex, t, b);
+    t->status = GROUPCONC_STATUS_CANCELLED;
+    t->error = GROUPCONC_ECANCELLED;
+    t->start_ns = t->end_ns = groupconc__now_ns();
+    t->stage = GROUPCONC__DONE;
+    t->group->cancelled++;
+    groupconc__fifo_push(&b->todo, t);
+}
+
+GROUPCONC__FN void groupconc__sweep_group_queues(groupconc_executor *ex, groupconc__group *h,
+                                                 groupconc__fifo *victims) {
+    groupconc_task *t;
+    while ((t = h->bulkhead.waiters.head) != NULL) {
+        groupconc__unlink_waiting(ex, t);
+        groupconc__fifo_push(victims, t);
+    }
+    while ((t = h->conc.waiters.head) != NULL) {
+        groupconc__unlink_waiting(ex, t);
+        groupconc__fifo_push(victims, t);
+    }
+}
+
+/* Cancel every not-started task of group g (all groups when g is NULL) and flag the running ones. */
+GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__group *g,
+                                           groupconc__batch *b) {
+    groupconc__fifo victims = {NULL, NULL, 0};
+    groupconc_task *t, *next;
+    size_t i;
+    if (!g || g->waiting_global > 0) {
+        for (t = ex->global.waiters.head; t; t = next) {
+            next = t->next;
+            if (!g || t->group == g) {
+                groupconc__unlink_waiting(ex, t);
+                groupconc__fifo_push(&victims, t);
+            }
+        }
+    }
+    if (g) {
+        groupconc__sweep_group_queues(ex, g, &victims);
+    } else {
+        for (i = 0; i < ex->nslots; i++)
+            if (ex->slots[i]) groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
+    }
+    if (!g || g->ready > 0) {
+        for (t = ex->ready.head; t; t = next) {
+            next = t->next;
+            if (!g || t->group == g) {
+                groupconc__unlink_waiting(ex, t);
+                groupconc__fifo_push(&victims, t);
+            }
+        }
+    }
+    for (t = ex->running.head; t; t = t->next)
+        if (!g || t->group == g)
+            atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
+    while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
+    groupconc__pump(ex, b);
+}
+
+/* ==== worker pool =============================================================================== */
+
+GROUPCONC__FN int groupconc__worker_main(void *arg);
+
+/* Start one worker. Called with ex->lock held; the new thread blocks on the lock until we return. */
+GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
+    groupconc__worker *w;
+    int rc;
+    while (ex->zombies) { /* reap retired workers: they no longer touch the executor */
+        w = ex->zombies;
+        ex->zombies = w->next;
+        groupconc__thread_join(w->thread);
+        GROUPCONC_FREE(w);
+    }
+    w = (groupconc__worker *)GROUPCONC_MALLOC(sizeof *w);
+    if (!w) return GROUPCONC_ENOMEM;
+    w->exec = ex;
+    ex->nthreads++;
+    ex->nstarting++;
+    rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
+    if (rc != GROUPCONC_OK) {
+        ex->nthreads--;
+        ex->nstarting--;
+        GROUPCONC_FREE(w);
+        return rc;
+    }
+    w->next = ex->workers;
+    ex->workers = w;
+    return GROUPCONC_OK;
+}
+
+/* Give every ready task a thread that will take it: a worker already waking or starting, else an
+   idle one (woken: ~7 us, so only when needed), else a new one up to max_threads. Busy workers are
+   not woken for: they pick up the next ready task themselves when they finish. */
+GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
+    size_t covered = ex->nwaking + ex->nstarting;
+    int rc = GROUPCONC_OK;
+    while (ex->ready.count > covered && ex->nidle > ex->nwaking) {
+        groupconc__cond_signal(&ex->work_cv);
+        ex->nwaking++;
+        covered++;
+    }
+    while (ex->ready.count > covered && ex->nthreads < (size_t)ex->policy.max_threads) {
+        rc = groupconc__spawn_locked(ex);
+        if (rc != GROUPCONC_OK) break; /* tasks stay ready; an existing or later worker takes them */
+        covered++;
+    }
+    return rc;
+}
+
+GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
+    GROUPCONC_ASSERT(ex->unfinished >= n);
+    ex->unfinished -= n;
+    if (n && ex->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+        groupconc__cond_broadcast(&ex->idle_cv);
+}
+
+/* ==== completion and events ===================================================================== */
+
+GROUPCONC__FN const char *groupconc__task_id(const groupconc_task *t) {
+    return (t->bits & GROUPCONC__B_HAS_ID) ? (const char *)(t + 1) : NULL;
+}
+
+GROUPCONC__FN void groupconc__fill_result(const groupconc_task *t, groupconc_result *r) {
+    r->group = t->group->key;
+    r->task_id = groupconc__task_id(t);
+    r->status = (groupconc_status)t->status;
+    r->value = t->value;
+    r->error = t->error;
+    r->start_ns = t->start_ns;
+    r->end_ns = t->end_ns;
+}
+
+GROUPCONC__FN void groupconc__emit(groupconc_executor *ex, groupconc_event_type type, const char *group,
+                                   const char *task_id, int reason, const groupconc_result *result) {
+    groupconc_event ev;
+    ev.type = type;
+    ev.group = group;
+    ev.task_id = task_id;
+    ev.reason = reason;
+    ev.result = result;
+    ex->policy.listener(&ev, ex->policy.listener_user_data);
+}
+
+GROUPCONC__FN void groupconc__task_free(groupconc_task *t) {
+    groupconc__group *g = t->group;
+    GROUPCONC_FREE(t);
+    if (g) groupconc__group_unref(g);
+}
+
+/* Finish a task that left every queue: COMPLETED event, then DONE (waking waiters), then callbacks,
+   then the executor lets go of it. No lock held on entry. Returns 1 if the caller must retire it
+   from ex->unfinished (under the lock, later), else 0. */
+GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t) {
+    size_t counted = (t->bits & GROUPCONC__B_COUNTED) ? 1 : 0;
+    groupconc__watch *list = NULL, *w, *cbs = NULL;
+    groupconc_result r;
+    uint32_t old;
+    if (ex->policy.listener) {
+        groupconc__fill_result(t, &r);
+        groupconc__emit(ex, GROUPCONC_EVENT_COMPLETED, r.group, r.task_id, 0, &r);
+    }
+    old = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_DONE, memory_order_acq_rel);
+    if (old & GROUPCONC__ST_WATCHED) {
+        groupconc__mutex_lock(&ex->done_lock);
+        list = t->watchers;
+        t->watchers = NULL;
+        while (list) { /* wake waiters now (their cv lives on their stack); keep callbacks */
+            w = list;
+            list = w->next;
+            if (w->fn) {
+                w->next = cbs; /* reverses LIFO registration back into registration order */
+                cbs = w;
+            } else {
+                groupconc__cond_signal(w->cv);
+            }
+        }
+        groupconc__mutex_unlock(&ex->done_lock);
+        if (cbs) {
+            groupconc__fill_result(t, &r);
+            while (cbs) {
+                w = cbs;
+                cbs = w->next;
+                w->fn(t, &r, w->user_data);
+                GROUPCONC_FREE(w);
+            }
+        }
+    }
+    old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
+    if (!(old & GROUPCONC__ST_HANDLE_REF)) groupconc__task_free(t);
+    return counted;
+}
+
+GROUPCONC__FN void groupconc__run(groupconc_executor *ex, groupconc_task *t) {
+    void *value = NULL;
+    int rc;
+    if (ex->policy.listener)
+        groupconc__emit(ex, GROUPCONC_EVENT_STARTED, t->group->key, groupconc__task_id(t), 0, NULL);
+    t->start_ns = groupconc__now_ns();
+    rc = t->fn((groupconc_context *)(void *)t, &value, t->arg);
+    t->end_ns = groupconc__now_ns();
+    t->value = value;
+    if (rc == 0) {
+        t->status = GROUPCONC_STATUS_SUCCESS;
+        t->error = 0;
+    } else if (rc == GROUPCONC_ECANCELLED) {
+        t->status = GROUPCONC_STATUS_CANCELLED;
+        t->error = GROUPCONC_ECANCELLED;
+    } else {
+        t->status = GROUPCONC_STATUS_FAILED;
+        t->error = rc;
+    }
+}
+
+/* t was just popped from ex->ready. */
+GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_task *t) {
+    t->stage = GROUPCONC__RUNNING;
+    t->group->ready--;
+    groupconc__fifo_push(&ex->running, t);
+    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+        ex->nrunning++;
+        t->group->running++;
+    }
+}
+
+/* The task returned: leave the running list, hand its permits on. Under the lock. */
+GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_task *t,
+                                            groupconc__batch *b) {
+    groupconc__fifo_remove(&ex->running, t);
+    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+        ex->nrunning--;
+        t->group->running--;
+    }
+    groupconc__release_permits(ex, t, b);
+    groupconc__pump(ex, b);
+    t->stage = GROUPCONC__DONE;
+    if (t->status == GROUPCONC_STATUS_CANCELLED) t->group->cancelled++;
+    else t->group->completed++;
+}
+
+/* Process what a locked section collected, with no lock held: complete cancelled tasks, handle
+   asynchronous rejections (event, then handler or policy). Returns how many tasks to retire. */
+GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc_task *t;
+    size_t retired = 0;
+    while ((t = groupconc__fifo_pop(&b->todo)) != NULL) {
+        if (t->status == GROUPCONC_STATUS_REJECTED) {
+            const groupconc_policy *p = &ex->policy;
+            if (p->listener)
+                groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, t->group->key, groupconc__task_id(t),
+                                t->error, NULL);
+            if (p->reject_handler) {
+                groupconc_rejection rj;
+                rj.executor = ex;
+                rj.group = t->group->key;
+                rj.task_id = groupconc__task_id(t);
+                rj.fn = t->fn;
+                rj.arg = t->arg;
+                rj.reason = t->error;
+                rj.in_submit = false;
+                p->reject_handler(&rj, p->reject_user_data);
+            } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
+                /* "else on a worker": back to the ready queue holding no permits */
+                t->bits |= GROUPCONC__B_NO_PERMITS;
+                t->status = GROUPCONC_STATUS_PENDING;
+                t->error = 0;
+                groupconc__mutex_lock(&ex->lock);
+                groupconc__push_ready(ex, t);
+                (void)groupconc__kick_locked(ex);
+                groupconc__mutex_unlock(&ex->lock);
+                continue;
+            }
+        }
+        retired += groupconc__complete(ex, t);
+    }
+    return retired;
+}
+
+/* Flush from an API call (not a worker): retire under the lock right away. */
+GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc__batch *b) {
+    size_t n = groupconc__flush(ex, b);
+    if (n) {
+        groupconc__mutex_lock(&ex->lock);
+        groupconc__retire_locked(ex, n);
+        groupconc__mutex_unlock(&ex->lock);
+    }
+}
+
+/* A worker runs ready tasks back to back. After a task returns it takes the lock once: hands the
+   permits on (the next waiter of the same group becomes ready), takes the next ready task for itself
+   (FIFO, so a busy group cannot starve the others), and retires the previous completions. */
+GROUPCONC__FN int groupconc__worker_main(void *arg) {
+    groupconc__worker *self = (groupconc__worker *)arg;
+    groupconc_executor *ex = self->exec;
+    size_t to_retire = 0;
+    groupconc__mutex_lock(&ex->lock);
+    ex->nstarting--;
+    for (;;) {
+        groupconc_task *t = groupconc__fifo_pop(&ex->ready), *next;
+        groupconc__retire_locked(ex, to_retire);
+        to_retire = 0;
+        if (!t) {
+            bool signalled;
+            if (ex->stopping) break;
+            ex->nidle++;
+            signalled = groupconc__cond_wait_until(
+                &ex->work_cv, &ex->lock,
+                groupconc__deadline(ex->policy.keep_alive_ns));
+            ex->nidle--;
+            if (ex->nwaking) ex->nwaking--;
+            if (!signalled && ex->ready.count == 0 && !ex->stopping) { /* idle too long: retire */
+                groupconc__worker **pw = &ex->workers;
+                while (*pw != self) pw = &(*pw)->next;
+                *pw = self->next;
+                self->next = ex->zombies;
+                ex->zombies = self;
+                ex->nthreads--;
+                break;
+            }
+            continue;
+        }
+        groupconc__start_locked(ex, t);
+        groupconc__mutex_unlock(&ex->lock);
+        for (;;) {
+            groupconc__batch b = GROUPCONC__BATCH_INIT;
+            groupconc__run(ex, t);
+            groupconc__mutex_lock(&ex->lock);
+            groupconc__finish_locked(ex, t, &b);
+            groupconc__retire_locked(ex, to_retire);
+            to_retire = 0;
+            next = groupconc__fifo_pop(&ex->ready);
+            if (next) groupconc__start_locked(ex, next);
+            (void)groupconc__kick_locked(ex);
+            groupconc__mutex_unlock(&ex->lock);
+            to_retire += groupconc__complete(ex, t);
+            to_retire += groupconc__flush(ex, &b);
+            if (!next) break;
+            t = next;
+        }
+        groupconc__mutex_lock(&ex->lock);
+    }
+    groupconc__mutex_unlock(&ex->lock);
+    return 0;
+}
+
+/* ==== public API: policy and executor lifecycle ================================================= */
+
+GROUPCONC__PUBLIC groupconc_policy groupconc_policy_default(void) {
+    groupconc_policy p;
+    memset(&p, 0, sizeof p);
+    p.default_concurrency = 1;
+    p.default_max_in_flight = GROUPCONC_UNLIMITED;
+    p.default_queue_threshold = GROUPCONC_UNLIMITED;
+    p.global_max_in_flight = GROUPCONC_UNLIMITED;
+    p.global_queue_threshold = GROUPCONC_UNLIMITED;
+    p.rejection = GROUPCONC_REJECT_ABORT;
+    p.max_threads = 32;
+    p.keep_alive_ns = 10 * (int64_t)1000000000;
+    return p;
+}
+
+GROUPCONC__FN bool groupconc__cap_ok(int v) { return v >= 1 || v == GROUPCONC_UNLIMITED; }
+GROUPCONC__FN bool groupconc__threshold_ok(int v) { return v >= 0 || v == GROUPCONC_UNLIMITED; }
+
+GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p) {
+    size_t i, len;
+    int rc;
+    if (p->default_concurrency < 1 || !groupconc__cap_ok(p->default_max_in_flight) ||
+        !groupconc__threshold_ok(p->default_queue_threshold) ||
+        !groupconc__cap_ok(p->global_max_in_flight) ||
+        !groupconc__threshold_ok(p->global_queue_threshold) || p->max_threads < 1 ||
+        p->keep_alive_ns < 0)
+        return GROUPCONC_ELIMIT;
+    if ((int)p->rejection < (int)GROUPCONC_REJECT_ABORT ||
+        (int)p->rejection > (int)GROUPCONC_REJECT_CALLER_RUNS)
+        return GROUPCONC_EPOLICY;
+    if (p->group_count > 0 && !p->groups) return GROUPCONC_EINVAL;
+    for (i = 0; i < p->group_count; i++) {
+        const groupconc_group_limits *e = &p->groups[i];
+        if (!e->group) return GROUPCONC_EINVAL;
+        if ((rc = groupconc__key_check(e->group, &len)) != GROUPCONC_OK) return rc;
+        if ((e->concurrency < 1 && e->concurrency != GROUPCONC_DEFAULT) ||
+            (!groupconc__cap_ok(e->max_in_flight) && e->max_in_flight != GROUPCONC_DEFAULT) ||
+            (!groupconc__threshold_ok(e->queue_threshold) && e->queue_threshold != GROUPCONC_DEFAULT))
+            return GROUPCONC_ELIMIT;
+    }
+    return GROUPCONC_OK;
+}
+
+/* One block: the sorted entries, then their keys. */
+GROUPCONC__FN int groupconc__copy_limits(groupconc_executor *ex, const groupconc_policy *p) {
+    size_t i, bytes = p->group_count * sizeof(groupconc__limits_entry), off;
+    char *block;
+    if (p->group_count == 0) return GROUPCONC_OK;
+    for (i = 0; i < p->group_count; i++) bytes += strlen(p->groups[i].group) + 1;
+    block = (char *)GROUPCONC_MALLOC(bytes);
+    if (!block) return GROUPCONC_ENOMEM;
+    ex->limits = (groupconc__limits_entry *)(void *)block;
+    off = p->group_count * sizeof(groupconc__limits_entry);
+    for (i = 0; i < p->group_count; i++) {
+        size_t len = strlen(p->groups[i].group) + 1;
+        memcpy(block + off, p->groups[i].group, len);
+        ex->limits[i].key = block + off;
+        ex->limits[i].concurrency = p->groups[i].concurrency;
+        ex->limits[i].max_in_flight = p->groups[i].max_in_flight;
+        ex->limits[i].queue_threshold = p->groups[i].queue_threshold;
+        off += len;
+    }
+    qsort(ex->limits, p->group_count, sizeof *ex->limits, groupconc__limits_cmp);
+    for (i = 1; i < p->group_count; i++)
+        if (strcmp(ex->limits[i - 1].key, ex->limits[i].key) == 0) return GROUPCONC_EDUPKEY;
+    ex->policy.groups = NULL; /* the copy lives in ex->limits */
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
+                                                groupconc_executor **out_executor) {
+    groupconc_executor *ex;
+    int rc, stage = 0;
+    if (out_executor) *out_executor = NULL;
+    if (!policy || !out_executor) return GROUPCONC_EINVAL;
+    if ((rc = groupconc__policy_check(policy)) != GROUPCONC_OK) return rc;
+    ex = (groupconc_executor *)GROUPCONC_MALLOC(sizeof *ex);
+    if (!ex) return GROUPCONC_ENOMEM;
+    memset(ex, 0, sizeof *ex);
+    ex->policy = *policy;
+    ex->global.limit = groupconc__cap(policy->global_max_in_flight);
+    atomic_init(&ex->shutdown, 0);
+    if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
+    if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
+    stage = 1;
+    if ((rc = groupconc__mutex_init(&ex->done_lock)) != GROUPCONC_OK) goto fail;
+    stage = 2;
+    if ((rc = groupconc__cond_init(&ex->work_cv)) != GROUPCONC_OK) goto fail;
+    stage = 3;
+    if ((rc = groupconc__cond_init(&ex->idle_cv)) != GROUPCONC_OK) goto fail;
+    *out_executor = ex;
+    return GROUPCONC_OK;
+fail: /* undo in reverse */
+    if (stage >= 3) groupconc__cond_destroy(&ex->work_cv);
+    if (stage >= 2) groupconc__mutex_destroy(&ex->done_lock);
+    if (stage >= 1) groupconc__mutex_destroy(&ex->lock);
+    if (ex->limits) GROUPCONC_FREE(ex->limits);
+    GROUPCONC_FREE(ex);
+    return rc;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    if (!ex) return GROUPCONC_EINVAL;
+    groupconc__mutex_lock(&ex->lock);
+    atomic_store(&ex->shutdown, 1);
+    groupconc__sweep_locked(ex, NULL, &b);
+    (void)groupconc__kick_locked(ex);
+    if (ex->unfinished == 0) groupconc__cond_broadcast(&ex->idle_cv);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    return GROUPCONC_OK;
+}
+
+/* Wait (lock held) until every accepted task completed or the deadline passed. A ready task with no
+   worker alive and none startable would never finish: give up on it (the caller sweeps). */
+GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t deadline) {
+    while (ex->unfinished > 0) {
+        if (ex->nthreads == 0 && ex->ready.count > 0 &&
+            groupconc__kick_locked(ex) != GROUPCONC_OK && ex->nthreads == 0)
+            return false;
+        if (deadline == UINT64_MAX) groupconc__cond_wait(&ex->idle_cv, &ex->lock);
+        else if (!groupconc__cond_wait_until(&ex->idle_cv, &ex->lock, deadline))
+            return ex->unfinished == 0;
+    }
+    return true;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *ex, int64_t timeout_ns) {
+    uint64_t deadline = groupconc__deadline(timeout_ns);
+    bool all;
+    if (!ex) return GROUPCONC_EINVAL;
+    groupconc__mutex_lock(&ex->lock);
+    atomic_store(&ex->shutdown, 1);
+    all = groupconc__wait_quiet_locked(ex, deadline);
+    groupconc__mutex_unlock(&ex->lock);
+    if (all) return GROUPCONC_OK;
+    groupconc_executor_shutdown(ex);
+    return GROUPCONC_ETIMEDOUT;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
+    groupconc__worker *list, *w;
+    size_t i;
+    if (!ex) return GROUPCONC_EINVAL;
+    groupconc_executor_shutdown(ex);
+    groupconc__mutex_lock(&ex->lock);
+    while (!groupconc__wait_quiet_locked(ex, UINT64_MAX)) { /* stranded ready tasks: cancel them */
+        groupconc__mutex_unlock(&ex->lock);
+        groupconc_executor_shutdown(ex);
+        groupconc__mutex_lock(&ex->lock);
+    }
+    ex->stopping = true;
+    groupconc__cond_broadcast(&ex->work_cv);
+    list = ex->workers;
+    ex->workers = NULL;
+    groupconc__mutex_unlock(&ex->lock);
+    while (list) { /* after `stopping` no worker retires, so the lists are stable */
+        w = list;
+        list = w->next;
+        groupconc__thread_join(w->thread);
+        GROUPCONC_FREE(w);
+    }
+    while (ex->zombies) {
+        w = ex->zombies;
+        ex->zombies = w->next;
+        groupconc__thread_join(w->thread);
+        GROUPCONC_FREE(w);
+    }
+    /* a waiter that was woken by the last completion may still be leaving done_lock */
+    groupconc__mutex_lock(&ex->done_lock);
+    groupconc__mutex_unlock(&ex->done_lock);
+    for (i = 0; i < ex->nslots; i++)
+        if (ex->slots[i]) groupconc__group_unref(ex->slots[i]);
+    if (ex->slots) GROUPCONC_FREE(ex->slots);
+    if (ex->limits) GROUPCONC_FREE(ex->limits);
+    groupconc__cond_destroy(&ex->idle_cv);
+    groupconc__cond_destroy(&ex->work_cv);
+    groupconc__mutex_destroy(&ex->done_lock);
+    groupconc__mutex_destroy(&ex->lock);
+    GROUPCONC_FREE(ex);
+    return GROUPCONC_OK;
+}
+
+/* ==== public API: submit ======================================================================== */
+
+GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group, const char *task_id,
+                                       groupconc_task_fn fn, void *arg, groupconc_task **out_task) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    const groupconc_policy *p;
+    groupconc__group *g;
+    groupconc_task *t;
+    size_t klen, idlen = 0;
+    uint64_t hash;
+    int rc;
+    bool sync_reject;
+    if (out_task) *out_task = NULL;
+    if (!ex || !group || !fn) return GROUPCONC_EINVAL;
+    if ((rc = groupconc__key_check(group, &klen)) != GROUPCONC_OK) return rc;
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
+    p = &ex->policy;
+    if (task_id) idlen = strlen(task_id) + 1;
+    t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t + idlen);
+    if (!t) return GROUPCONC_ENOMEM;
+    memset(t, 0, sizeof *t);
+    if (task_id) {
+        memcpy(t + 1, task_id, idlen);
+        t->bits = GROUPCONC__B_HAS_ID;
+    }
+    t->fn = fn;
+    t->arg = arg;
+    t->start_ns = groupconc__now_ns();
+    atomic_init(&t->state, GROUPCONC__ST_EXEC_REF | (out_task ? GROUPCONC__ST_HANDLE_REF : 0u));
+    hash = groupconc__hash(group, klen);
+    if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
+
+    groupconc__mutex_lock(&ex->lock);
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
+    else if (ex->nthreads == 0) rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
+    if (rc == GROUPCONC_OK) rc = groupconc__group_get(ex, group, klen, hash, &g);
+    if (rc != GROUPCONC_OK) {
+        groupconc__mutex_unlock(&ex->lock);
+        if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
+        GROUPCONC_FREE(t);
+        return rc;
+    }
+    atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed);
+    t->group = g;
+    g->submitted++;
+    ex->unfinished++;
+    t->bits |= GROUPCONC__B_COUNTED;
+    groupconc__admit(ex, t, &b);
+    sync_reject = t->stage == GROUPCONC__DONE;
+    if (sync_reject) {
+        groupconc__fifo_remove(&b.todo, t); /* its rejection is handled here, synchronously */
+        if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
+            ex->unfinished--; /* never accepted: no handle, no completion */
+            t->bits &= (uint8_t)~GROUPCONC__B_COUNTED;
+        }
+    }
+    groupconc__pump(ex, &b);
+    (void)groupconc__kick_locked(ex); /* a failure here leaves the task ready for the live worker */
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    if (!sync_reject) {
+        if (out_task) *out_task = t;
+        return GROUPCONC_OK;
+    }
+
+    /* Rejected in submit; its permits are already back. */
+    rc = t->error;
+    if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, g->key, task_id, rc, NULL);
+    if (p->reject_handler) {
+        groupconc_rejection rj;
+        rj.executor = ex;
+        rj.group = g->key;
+        rj.task_id = groupconc__task_id(t);
+        rj.fn = fn;
+        rj.arg = arg;
+        rj.reason = rc;
+        rj.in_submit = true;
+        p->reject_handler(&rj, p->reject_user_data);
+    } else if (p->rejection == GROUPCONC_REJECT_ABORT) {
+        groupconc__task_free(t);
+        return rc;
+    } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
+        t->bits |= GROUPCONC__B_NO_PERMITS;
+        t->status = GROUPCONC_STATUS_PENDING;
+        t->error = 0;
+        groupconc__run(ex, t); /* on the submitting thread, holding no permits */
+        groupconc__mutex_lock(&ex->lock);
+        if (t->status == GROUPCONC_STATUS_CANCELLED) g->cancelled++;
+        else g->completed++;
+        groupconc__mutex_unlock(&ex->lock);
+    }
+    if (out_task) *out_task = t;
+    if (groupconc__complete(ex, t)) {
+        groupconc__mutex_lock(&ex->lock);
+        groupconc__retire_locked(ex, 1);
+        groupconc__mutex_unlock(&ex->lock);
+    }
+    return GROUPCONC_OK;
+}
+
+/* ==== public API: handles ======================================================================= */
+
+GROUPCONC__FN int groupconc__handle_check(groupconc_task *t) {
+    if (!t) return GROUPCONC_EINVAL;
+    if (!(atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_HANDLE_REF))
+        return GROUPCONC_ERELEASED;
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__FN bool groupconc__is_done(groupconc_task *t) {
+    return (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_DONE) != 0;
+}
+
+/* Block until done or `deadline` (monotonic ns; UINT64_MAX = none). A done task never touches its
+   executor, so this works after the executor was destroyed. */
+GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
+    groupconc_executor *ex;
+    groupconc__cond cv;
+    groupconc__watch w, **pw;
+    bool timed_out = false;
+    if (groupconc__is_done(t)) return GROUPCONC_OK;
+    if (deadline != UINT64_MAX && groupconc__now_ns() >= deadline) return GROUPCONC_ETIMEDOUT;
+    ex = t->group->exec;
+    if (groupconc__cond_init(&cv) != GROUPCONC_OK) return GROUPCONC_ENOMEM;
+    groupconc__mutex_lock(&ex->done_lock);
+    if (!(atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_WATCHED, memory_order_acq_rel) &
+          GROUPCONC__ST_DONE)) {
+        w.fn = NULL;
+        w.user_data = NULL;
+        w.cv = &cv;
+        w.next = t->watchers;
+        t->watchers = &w;
+        while (!groupconc__is_done(t)) {
+            if (deadline == UINT64_MAX) {
+                groupconc__cond_wait(&cv, &ex->done_lock);
+            } else if (!groupconc__cond_wait_until(&cv, &ex->done_lock, deadline)) {
+                timed_out = !groupconc__is_done(t);
+                break;
+            }
+        }
+        for (pw = &t->watchers; *pw; pw = &(*pw)->next) /* still listed unless completion took it */
+            if (*pw == &w) {
+                *pw = w.next;
+                break;
+            }
+    }
+    groupconc__mutex_unlock(&ex->done_lock);
+    groupconc__cond_destroy(&cv);
+    return timed_out ? GROUPCONC_ETIMEDOUT : GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_task_wait_for(groupconc_task *task, int64_t timeout_ns,
+                                              groupconc_result *out_result) {
+    int rc = groupconc__handle_check(task);
+    if (rc != GROUPCONC_OK) return rc;
+    rc = groupconc__wait_until(task, groupconc__deadline(timeout_ns));
+    if (rc == GROUPCONC_OK && out_result) groupconc__fill_result(task, out_result);
+    return rc;
+}
+
+GROUPCONC__PUBLIC int groupconc_task_wait(groupconc_task *task, groupconc_result *out_result) {
+    return groupconc_task_wait_for(task, GROUPCONC_FOREVER, out_result);
+}
+
+GROUPCONC__PUBLIC int groupconc_task_is_done(groupconc_task *task, bool *out_done) {
+    int rc = groupconc__handle_check(task);
+    if (rc != GROUPCONC_OK) return rc;
+    if (!out_done) return GROUPCONC_EINVAL;
+    *out_done = groupconc__is_done(task);
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
+                                            groupconc_cancel_outcome *out_outcome) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc_cancel_outcome outcome = GROUPCONC_CANCEL_TOO_LATE;
+    groupconc_executor *ex;
+    int rc = groupconc__handle_check(task);
+    if (rc != GROUPCONC_OK) return rc;
+    if (!groupconc__is_done(task)) {
+        ex = task->group->exec;
+        groupconc__mutex_lock(&ex->lock);
+        if (task->stage == GROUPCONC__QUEUED || task->stage == GROUPCONC__READY) {
+            groupconc__unlink_waiting(ex, task);
+            groupconc__cancel_locked(ex, task, &b);
+            groupconc__pump(ex, &b);
+            (void)groupconc__kick_locked(ex);
+            outcome = GROUPCONC_CANCEL_DEQUEUED;
+        } else if (task->stage == GROUPCONC__RUNNING) {
+            atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
+            outcome = GROUPCONC_CANCEL_FLAGGED;
+        }
+        groupconc__mutex_unlock(&ex->lock);
+        groupconc__flush_and_retire(ex, &b);
+    }
+    if (out_outcome) *out_outcome = outcome;
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_task_on_complete(groupconc_task *task, groupconc_complete_fn fn,
+                                                 void *user_data) {
+    groupconc__watch *node;
+    groupconc_executor *ex;
+    groupconc_result r;
+    int rc = groupconc__handle_check(task);
+    if (rc != GROUPCONC_OK) return rc;
+    if (!fn) return GROUPCONC_EINVAL;
+    if (!groupconc__is_done(task)) {
+        ex = task->group->exec;
+        node = (groupconc__watch *)GROUPCONC_MALLOC(sizeof *node);
+        if (!node) return GROUPCONC_ENOMEM;
+        node->fn = fn;
+        node->user_data = user_data;
+        node->cv = NULL;
+        groupconc__mutex_lock(&ex->done_lock);
+        if (!(atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_WATCHED, memory_order_acq_rel) &
+              GROUPCONC__ST_DONE)) {
+            node->next = task->watchers;
+            task->watchers = node;
+            groupconc__mutex_unlock(&ex->done_lock);
+            return GROUPCONC_OK;
+        }
+        groupconc__mutex_unlock(&ex->done_lock);
+        GROUPCONC_FREE(node);
+    }
+    groupconc__fill_result(task, &r); /* already done: run it now, on this thread */
+    fn(task, &r, user_data);
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_task_release(groupconc_task *task) {
+    uint32_t old;
+    if (!task) return GROUPCONC_EINVAL;
+    old = atomic_fetch_and_explicit(&task->state, ~GROUPCONC__ST_HANDLE_REF, memory_order_acq_rel);
+    if (!(old & GROUPCONC__ST_HANDLE_REF)) return GROUPCONC_ERELEASED;
+    if (!(old & GROUPCONC__ST_EXEC_REF)) groupconc__task_free(task);
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC bool groupconc_context_is_cancelled(const groupconc_context *ctx) {
+    if (!ctx) return false;
+    return (atomic_load_explicit(&GROUPCONC__TASK(ctx)->state, memory_order_relaxed) &
+            GROUPCONC__ST_CANCEL) != 0;
+}
+GROUPCONC__PUBLIC const char *groupconc_context_group(const groupconc_context *ctx) {
+    return ctx ? GROUPCONC__TASK(ctx)->group->key : NULL;
+}
+GROUPCONC__PUBLIC const char *groupconc_context_task_id(const groupconc_context *ctx) {
+    return ctx ? groupconc__task_id(GROUPCONC__TASK(ctx)) : NULL;
+}
+GROUPCONC__PUBLIC groupconc_executor *groupconc_context_executor(const groupconc_context *ctx) {
+    return ctx ? GROUPCONC__TASK(ctx)->group->exec : NULL;
+}
+
+GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupconc_task_spec *tasks,
+                                            size_t count, int64_t timeout_ns,
+                                            groupconc_result *out_results) {
+    groupconc_task **handles;
+    bool *late;
+    uint64_t deadline;
+    size_t i, len;
+    int rc, result = GROUPCONC_OK;
+    if (!ex || (count > 0 && (!tasks || !out_results))) return GROUPCONC_EINVAL;
+    for (i = 0; i < count; i++) { /* refuse the whole call before submitting anything */
+        if (!tasks[i].group || !tasks[i].fn) return GROUPCONC_EINVAL;
+        if ((rc = groupconc__key_check(tasks[i].group, &len)) != GROUPCONC_OK) return rc;
+    }
+    if (count == 0) return GROUPCONC_OK;
+    if (count > SIZE_MAX / (sizeof *handles + sizeof *late)) return GROUPCONC_ENOMEM;
+    handles = (groupconc_task **)GROUPCONC_MALLOC(count * (sizeof *handles + sizeof *late));
+    if (!handles) return GROUPCONC_ENOMEM;
+    late = (bool *)(void *)(handles + count);
+    deadline = groupconc__deadline(timeout_ns);
+    for (i = 0; i < count; i++) {
+        const groupconc_task_spec *s = &tasks[i];
+        late[i] = false;
+        rc = groupconc_submit(ex, s->group, s->task_id, s->fn, s->arg, &handles[i]);
+        if (rc != GROUPCONC_OK) { /* refused in submit: that element is REJECTED, the rest go on */
+            groupconc_result *r = &out_results[i];
+            r->status = GROUPCONC_STATUS_REJECTED;
+            r->value = NULL;
+            r->error = rc;
+            r->start_ns = r->end_ns = groupconc__now_ns();
+        }
+    }
+    for (i = 0; i < count; i++) {
+        if (!handles[i]) continue;
+        if (groupconc__wait_until(handles[i], deadline) == GROUPCONC_ETIMEDOUT) {
+            size_t j;
+            result = GROUPCONC_ETIMEDOUT;
+            for (j = i; j < count; j++) { /* the deadline: cancel everything still unfinished */
+                if (handles[j] && !groupconc__is_done(handles[j])) {
+                    late[j] = true;
+                    (void)groupconc_task_cancel(handles[j], NULL);
+                }
+            }
+            break;
+        }
+    }
+    for (i = 0; i < count; i++) {
+        groupconc_result *r = &out_results[i];
+        if (handles[i]) {
+            (void)groupconc__wait_until(handles[i], UINT64_MAX); /* flagged running tasks return */
+            groupconc__fill_result(handles[i], r);
+            if (late[i]) {
+                r->status = GROUPCONC_STATUS_CANCELLED;
+                r->error = GROUPCONC_ECANCELLED;
+            }
+            (void)groupconc_task_release(handles[i]);
+        }
+        r->group = tasks[i].group;
+        r->task_id = tasks[i].task_id;
+    }
+    GROUPCONC_FREE(handles);
+    return result;
+}
+
+/* ==== public API: group control and stats ======================================================= */
+
+GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group, bool evict) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc__group *g;
+    size_t len;
+    int rc;
+    if (!ex || !group) return GROUPCONC_EINVAL;
+    if ((rc = groupconc__key_check(group, &len)) != GROUPCONC_OK) return rc;
+    groupconc__mutex_lock(&ex->lock);
+    g = groupconc__table_find(ex, group, len, groupconc__hash(group, len));
+    if (g) {
+        groupconc__sweep_locked(ex, g, &b);
+        (void)groupconc__kick_locked(ex);
+        if (evict) { /* running tasks keep the old state alive through their references */
+            groupconc__table_remove(ex, g);
+            groupconc__group_unref(g);
+        }
+    }
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_shutdown_group(groupconc_executor *ex, const char *group) {
+    return groupconc__group_op(ex, group, false);
+}
+
+GROUPCONC__PUBLIC int groupconc_evict_group(groupconc_executor *ex, const char *group) {
+    return groupconc__group_op(ex, group, true);
+}
+
+GROUPCONC__FN int groupconc__limit_out(int64_t limit) {
+    return limit == INT64_MAX ? GROUPCONC_UNLIMITED : (int)limit;
+}
+
+GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
+                                                groupconc_group_stats *out_stats) {
+    groupconc__group *g;
+    groupconc_task *t, *oldest = NULL;
+    size_t len;
+    int rc;
+    if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
+    if ((rc = groupconc__key_check(group, &len)) != GROUPCONC_OK) return rc;
+    groupconc__mutex_lock(&ex->lock);
+    g = groupconc__table_find(ex, group, len, groupconc__hash(group, len));
+    if (!g) {
+        groupconc__mutex_unlock(&ex->lock);
+        return GROUPCONC_ENOTFOUND;
+    }
+    out_stats->concurrency = (int)g->conc.limit;
+    out_stats->max_in_flight = groupconc__limit_out(g->bulkhead.limit);
+    out_stats->queue_threshold = g->threshold;
+    out_stats->running = g->running;
+    out_stats->ready = g->ready;
+    out_stats->waiting_global = g->waiting_global;
+    out_stats->waiting_bulkhead = g->bulkhead.waiters.count;
+    out_stats->waiting_concurrency = g->conc.waiters.count;
+    out_stats->in_flight = (size_t)g->bulkhead.used;
+    out_stats->submitted = g->submitted;
+    out_stats->rejected = g->rejected;
+    out_stats->completed = g->completed;
+    out_stats->cancelled = g->cancelled;
+    /* the oldest waiter is the head of one of the group's FIFOs (submit time) */
+    if (g->waiting_global)
+        for (t = ex->global.waiters.head; t && !oldest; t = t->next)
+            if (t->group == g) oldest = t;
+    t = g->bulkhead.waiters.head;
+    if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
+    t = g->conc.waiters.head;
+    if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
+    out_stats->oldest_wait_ns = oldest ? groupconc__now_ns() - oldest->start_ns : 0;
+    groupconc__mutex_unlock(&ex->lock);
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
+                                                   groupconc_executor_stats *out_stats) {
+    if (!ex || !out_stats) return GROUPCONC_EINVAL;
+    groupconc__mutex_lock(&ex->lock);
+    out_stats->groups = ex->ngroups;
+    out_stats->running = ex->nrunning;
+    out_stats->ready = ex->ready.count;
+    out_stats->waiting = ex->global.waiters.count + ex->waiting_groups;
+    out_stats->global_in_flight = (size_t)ex->global.used;
+    out_stats->global_max_in_flight = groupconc__limit_out(ex->global.limit);
+    out_stats->threads = ex->nthreads;
+    out_stats->idle_threads = ex->nidle;
+    out_stats->shutdown = atomic_load_explicit(&ex->shutdown, memory_order_relaxed) != 0;
+    groupconc__mutex_unlock(&ex->lock);
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_group_keys(groupconc_executor *ex, char ***out_keys,
+                                           size_t *out_count) {
+    size_t i, n = 0, bytes;
+    char **keys, *text;
+    if (out_keys) *out_keys = NULL;
+    if (out_count) *out_count = 0;
+    if (!ex || !out_keys || !out_count) return GROUPCONC_EINVAL;
+    groupconc__mutex_lock(&ex->lock);
+    bytes = (ex->ngroups + 1) * sizeof(char *);
+    for (i = 0; i < ex->nslots; i++)
+        if (ex->slots[i]) bytes += ex->slots[i]->keylen + 1;
+    keys = (char **)GROUPCONC_MALLOC(bytes);
+    if (!keys) {
+        groupconc__mutex_unlock(&ex->lock);
+        return GROUPCONC_ENOMEM;
+    }
+    text = (char *)(keys + ex->ngroups + 1);
+    for (i = 0; i < ex->nslots; i++) {
+        groupconc__group *g = ex->slots[i];
+        if (!g) continue;
+        memcpy(text, g->key, g->keylen + 1);
+        keys[n++] = text;
+        text += g->keylen + 1;
+    }
+    keys[n] = NULL;
+    groupconc__mutex_unlock(&ex->lock);
+    *out_keys = keys;
+    *out_count = n;
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC void groupconc_keys_free(char **keys) {
+    if (keys) GROUPCONC_FREE(keys);
+}
+
+/* ==== public API: diagnostics =================================================================== */
+
+GROUPCONC__PUBLIC const char *groupconc_strerror(int code) {
+    switch (code) {
+#define GROUPCONC__ERR_TEXT(name, value, text) \
+    case value: return text;
+        GROUPCONC_ERRNO_MAP(GROUPCONC__ERR_TEXT)
+#undef GROUPCONC__ERR_TEXT
+    default: return "unknown error code";
+    }
+}
+
+GROUPCONC__PUBLIC const char *groupconc_errname(int code) {
+    switch (code) {
+#define GROUPCONC__ERR_NAME(name, value, text) \
+    case value: return "GROUPCONC_" #name;
+        GROUPCONC_ERRNO_MAP(GROUPCONC__ERR_NAME)
+#undef GROUPCONC__ERR_NAME
+    default: return "GROUPCONC_UNKNOWN";
+    }
+}
+
+GROUPCONC__PUBLIC const char *groupconc_version(void) { return GROUPCONC_VERSION_STRING; }
+
+GROUPCONC__PUBLIC const char *groupconc_status_name(groupconc_status status) {
+    switch (status) {
+    case GROUPCONC_STATUS_PENDING: return "PENDING";
+    case GROUPCONC_STATUS_SUCCESS: return "SUCCESS";
+    case GROUPCONC_STATUS_FAILED: return "FAILED";
+    case GROUPCONC_STATUS_CANCELLED: return "CANCELLED";
+    case GROUPCONC_STATUS_REJECTED: return "REJECTED";
+    }
+    return "UNKNOWN";
+}
 #endif /* GROUPCONC_IMPLEMENTATION */
 
 /*
