@@ -1053,11 +1053,34 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
     groupconc__push_ready(ex, t);
 }
 
+#if GROUPCONC_DEBUG
+/* Invariants of one fair semaphore: never over its cap, never negative, and nobody waits while a
+   permit is free (a waiter is always handed the permit first: no lost wake-up, no barging). */
+GROUPCONC__FN void groupconc__sem_check(const groupconc__sem *s) {
+    GROUPCONC_ASSERT(s->used >= 0 && s->used <= s->limit);
+    GROUPCONC_ASSERT(s->waiters.count == 0 || s->used >= s->limit);
+    GROUPCONC_ASSERT((s->waiters.count == 0) == (s->waiters.head == NULL));
+}
+GROUPCONC__FN void groupconc__debug_check(const groupconc_executor *ex, const groupconc__group *g) {
+    groupconc__sem_check(&ex->global);
+    if (g) {
+        groupconc__sem_check(&g->bulkhead);
+        groupconc__sem_check(&g->conc);
+        GROUPCONC_ASSERT((int64_t)g->running <= g->conc.used);
+    }
+}
+#else
+#define groupconc__debug_check(ex, g) ((void)0)
+#endif
+
 /* Hand-offs can cascade (a task handed a global permit may be rejected at its group and pass the
    permit on), so they are processed from a worklist, never by recursion. */
 GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) {
     groupconc_task *t;
-    while ((t = groupconc__fifo_pop(&b->advance)) != NULL) groupconc__admit(ex, t, b);
+    while ((t = groupconc__fifo_pop(&b->advance)) != NULL) {
+        groupconc__admit(ex, t, b);
+        groupconc__debug_check(ex, t->group);
+    }
 }
 
 /* Take a not-yet-started task out of whatever queue holds it. Permits are not released here, so a
@@ -1310,6 +1333,7 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
     }
     groupconc__release_permits(ex, t, b);
     groupconc__pump(ex, b);
+    groupconc__debug_check(ex, t->group);
     t->stage = GROUPCONC__DONE;
     if (t->status == GROUPCONC_STATUS_CANCELLED) t->group->cancelled++;
     else t->group->completed++;
@@ -1573,6 +1597,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
         groupconc_executor_shutdown(ex);
         groupconc__mutex_lock(&ex->lock);
     }
+    GROUPCONC_ASSERT(ex->global.used == 0 && ex->ready.count == 0 && ex->running.count == 0);
     ex->stopping = true;
     groupconc__cond_broadcast(&ex->work_cv);
     list = ex->workers;
@@ -1653,6 +1678,7 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     ex->unfinished++;
     t->bits |= GROUPCONC__B_COUNTED;
     groupconc__admit(ex, t, &b);
+    groupconc__debug_check(ex, g);
     sync_reject = t->stage == GROUPCONC__DONE;
     if (sync_reject) {
         groupconc__fifo_remove(&b.todo, t); /* its rejection is handled here, synchronously */
