@@ -148,7 +148,7 @@ extern "C" {
     X(ECANCELLED, -16, "task was cancelled")
 
 typedef enum groupconc_error {
-#define GROUPCONC__ERR_ENUM(name, value, text) GROUPCONC_##name = value,
+#define GROUPCONC__ERR_ENUM(name, value, text) GROUPCONC_##name = (value),
     GROUPCONC_ERRNO_MAP(GROUPCONC__ERR_ENUM)
 #undef GROUPCONC__ERR_ENUM
 } groupconc_error;
@@ -443,7 +443,6 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 
 #if defined(GROUPCONC_MALLOC) && defined(GROUPCONC_FREE)
 #elif !defined(GROUPCONC_MALLOC) && !defined(GROUPCONC_FREE)
-#include <stdlib.h>
 #define GROUPCONC_MALLOC(sz) malloc(sz)
 #define GROUPCONC_FREE(p) free(p)
 #else
@@ -482,6 +481,7 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #if defined(GROUPCONC_USE_PTHREADS)
@@ -507,12 +507,21 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 /* Every call into the thread library goes through these wrappers: a new backend is added here, and
    lock/unlock/signal failures (library bugs, not API errors) end in GROUPCONC_ASSERT. */
 
+/* Wall clock, for C11 timed waits (and as the fallback clock). Failure is a platform bug. */
+GROUPCONC__FN void groupconc__utc_now(struct timespec *ts) {
+    int rc = timespec_get(ts, TIME_UTC);
+    GROUPCONC_ASSERT(rc == TIME_UTC);
+    (void)rc;
+}
+
 GROUPCONC__FN uint64_t groupconc__now_ns(void) {
     struct timespec ts;
 #if defined(CLOCK_MONOTONIC)
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int rc = clock_gettime(CLOCK_MONOTONIC, &ts);
+    GROUPCONC_ASSERT(rc == 0);
+    (void)rc;
 #else
-    timespec_get(&ts, TIME_UTC); /* see LIMITATIONS: strict ISO TU without POSIX declarations */
+    groupconc__utc_now(&ts); /* see LIMITATIONS: strict ISO TU without POSIX declarations */
 #endif
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
@@ -574,7 +583,7 @@ GROUPCONC__FN bool groupconc__cond_wait_until(groupconc__cond *c, groupconc__mut
 #else
     uint64_t now = groupconc__now_ns(), left = deadline_ns > now ? deadline_ns - now : 0, abs;
     struct timespec utc;
-    timespec_get(&utc, TIME_UTC);
+    groupconc__utc_now(&utc);
     abs = (uint64_t)utc.tv_sec * 1000000000u + (uint64_t)utc.tv_nsec + left;
     ts.tv_sec = (time_t)(abs / 1000000000u);
     ts.tv_nsec = (long)(abs % 1000000000u);
@@ -608,7 +617,11 @@ GROUPCONC__FN int groupconc__thread_start_(groupconc__thread *t, int (*fn)(void 
     }
     return GROUPCONC_OK;
 }
-GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) { pthread_join(t, NULL); }
+GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
+    int rc = pthread_join(t, NULL);
+    GROUPCONC_ASSERT(rc == 0);
+    (void)rc;
+}
 #else /* C11 <threads.h> */
 typedef mtx_t groupconc__mutex;
 typedef cnd_t groupconc__cond;
@@ -656,7 +669,7 @@ GROUPCONC__FN bool groupconc__cond_wait_until(groupconc__cond *c, groupconc__mut
     struct timespec ts;
     uint64_t now = groupconc__now_ns(), left = deadline_ns > now ? deadline_ns - now : 0, abs;
     int rc;
-    timespec_get(&ts, TIME_UTC);
+    groupconc__utc_now(&ts);
     abs = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + left;
     ts.tv_sec = (time_t)(abs / 1000000000u);
     ts.tv_nsec = (long)(abs % 1000000000u);
@@ -668,7 +681,11 @@ GROUPCONC__FN int groupconc__thread_start_(groupconc__thread *t, int (*fn)(void 
     if (GROUPCONC_TEST_THREAD_START_FAILS()) return GROUPCONC_ETHREAD;
     return groupconc__from_thrd(thrd_create(t, fn, arg));
 }
-GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) { thrd_join(t, NULL); }
+GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
+    int rc = thrd_join(t, NULL);
+    GROUPCONC_ASSERT(rc == thrd_success);
+    (void)rc;
+}
 #endif
 
 /* Relative timeout -> monotonic deadline; GROUPCONC_FOREVER (any negative) -> UINT64_MAX. */
@@ -1786,8 +1803,9 @@ GROUPCONC__PUBLIC int groupconc_task_wait_for(groupconc_task *task, int64_t time
                                               groupconc_result *out_result) {
     int rc = groupconc__handle_check(task);
     if (rc != GROUPCONC_OK) return rc;
+    if (!out_result) return GROUPCONC_EINVAL;
     rc = groupconc__wait_until(task, groupconc__deadline(timeout_ns));
-    if (rc == GROUPCONC_OK && out_result) groupconc__fill_result(task, out_result);
+    if (rc == GROUPCONC_OK) groupconc__fill_result(task, out_result);
     return rc;
 }
 

@@ -1,0 +1,621 @@
+/* bench.c - groupconc against GLib's GThreadPool and libuv's work queue, side by side in one run.
+
+   groupconc-bench [options]              run every workload R times, interleaved, print the table
+   groupconc-bench hotpath MODE N [T]     run N no-op tasks the W1 way in this process (for callgrind);
+                                          MODE: groupconc, groupconc-handles, glib, uv
+
+   For run in 1..R, for workload, for implementation (the order rotates every run): fork a child that
+   runs one measurement and pipes its numbers back. See README.md in this directory. */
+#include "bench.h"
+
+#include "groupconc.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <uv.h>
+
+/* ---- measurements ---------------------------------------------------------------------------- */
+
+typedef struct bench_job {
+    bench_workload w;
+    bench_impl impl;
+    int handles;
+} bench_job;
+
+static const bench_job jobs[] = {
+    {BENCH_W1, BENCH_GROUPCONC, 0},  {BENCH_W1, BENCH_GROUPCONC, 1}, {BENCH_W1, BENCH_GLIB, 0},
+    {BENCH_W1, BENCH_UV, 0},         {BENCH_W2, BENCH_GROUPCONC, 0}, {BENCH_W2, BENCH_GLIB, 0},
+    {BENCH_W2, BENCH_UV, 0},         {BENCH_W3, BENCH_GROUPCONC, 1}, {BENCH_W3, BENCH_GROUPCONC, 0},
+    {BENCH_W3, BENCH_GLIB, 0},       {BENCH_W3, BENCH_UV, 0},        {BENCH_W4A, BENCH_GROUPCONC, 0},
+    {BENCH_W4A, BENCH_GLIB, 0},      {BENCH_W4A, BENCH_UV, 0},       {BENCH_W4B, BENCH_GROUPCONC, 0},
+    {BENCH_W4B, BENCH_GLIB, 0},      {BENCH_W4B, BENCH_UV, 0},       {BENCH_W5, BENCH_GROUPCONC, 0},
+    {BENCH_W5, BENCH_GLIB, 0},       {BENCH_W5, BENCH_UV, 0},
+};
+enum { NJOBS = sizeof jobs / sizeof jobs[0] };
+
+static const char *const workload_names[BENCH_WORKLOAD_COUNT] = {"W1", "W2", "W3", "W4a", "W4b",
+                                                                 "W5"};
+static const char *const impl_names[BENCH_IMPL_COUNT] = {"groupconc", "glib", "uv"};
+
+static const bench_ops *ops_of(bench_impl impl) {
+    switch (impl) {
+    case BENCH_GROUPCONC: return &bench_ops_groupconc;
+    case BENCH_GLIB: return &bench_ops_glib;
+    default: return &bench_ops_uv;
+    }
+}
+
+static int find_job(bench_workload w, bench_impl impl, int handles) {
+    for (int i = 0; i < NJOBS; i++)
+        if (jobs[i].w == w && jobs[i].impl == impl && jobs[i].handles == handles) return i;
+    return -1;
+}
+
+/* ---- table rows ------------------------------------------------------------------------------ */
+
+typedef enum fmt_kind { FMT_RATE, FMT_BYTES, FMT_RATIO, FMT_COUNT } fmt_kind;
+typedef enum target_kind {
+    T_NONE,
+    T_RATIO_BOTH_MIN, /* median(gc/glib) and median(gc/uv) >= t */
+    T_RATIO_BEST_MIN, /* median over runs of gc / max(glib, uv) >= t */
+    T_ABS_MAX,        /* median(gc) <= t */
+    T_ABS_MIN,        /* median(gc) >= t */
+    T_THREADS,        /* max(gc) <= W3's max_threads */
+    T_HALF_W1         /* median(gc) >= median(W1 groupconc fire-and-forget) / t */
+} target_kind;
+
+typedef struct bench_row {
+    const char *label;
+    bench_workload w;
+    int gc_handles;
+    int metric;
+    fmt_kind fmt;
+    target_kind target;
+    double t;
+    const char *target_text;
+} bench_row;
+
+static const bench_row rows[] = {
+    {"W1 dispatch, tasks/s (fire-and-forget)", BENCH_W1, 0, BENCH_M_RATE, FMT_RATE, T_RATIO_BOTH_MIN,
+     1.0, ">= 1.0x both peers"},
+    {"W1 dispatch, tasks/s (handles: wait+release)", BENCH_W1, 1, BENCH_M_RATE, FMT_RATE, T_NONE, 0,
+     "(info)"},
+    {"W2 per-key serial, tasks/s", BENCH_W2, 0, BENCH_M_RATE, FMT_RATE, T_RATIO_BEST_MIN, 1.5,
+     ">= 1.5x best peer"},
+    {"W3 bytes per waiting task (with handle)", BENCH_W3, 1, BENCH_M_W3_BYTES, FMT_BYTES, T_ABS_MAX,
+     96, "<= 96 B"},
+    {"W3 bytes per waiting task (fire-and-forget)", BENCH_W3, 0, BENCH_M_W3_BYTES, FMT_BYTES, T_NONE,
+     0, "(info)"},
+    {"W3 worker threads alive while waiting", BENCH_W3, 1, BENCH_M_W3_THREADS, FMT_COUNT, T_THREADS, 0,
+     "<= max_threads"},
+    {"W3 drain of one key, tasks/s (handles)", BENCH_W3, 1, BENCH_M_W3_DRAIN, FMT_RATE, T_ABS_MIN,
+     5e6, ">= 5M/s"},
+    {"W3 drain of one key, tasks/s (fire-and-forget)", BENCH_W3, 0, BENCH_M_W3_DRAIN, FMT_RATE,
+     T_NONE, 0, "(info)"},
+    {"W4a makespan / ideal (many keys)", BENCH_W4A, 0, BENCH_M_W4_RATIO, FMT_RATIO, T_ABS_MAX, 1.05,
+     "<= 1.05"},
+    {"W4b makespan / ideal (few keys)", BENCH_W4B, 0, BENCH_M_W4_RATIO, FMT_RATIO, T_ABS_MAX, 1.05,
+     "<= 1.05"},
+    {"W5 many groups, tasks/s", BENCH_W5, 0, BENCH_M_RATE, FMT_RATE, T_HALF_W1, 2.0,
+     "within 2x of W1"},
+    {"W5 bytes per group (retained)", BENCH_W5, 0, BENCH_M_W5_RETAINED, FMT_BYTES, T_ABS_MAX, 200,
+     "<= 200 B"},
+    {"W5 peak bytes per task+group", BENCH_W5, 0, BENCH_M_W5_PEAK, FMT_BYTES, T_NONE, 0, "(info)"},
+};
+enum { NROWS = sizeof rows / sizeof rows[0] };
+
+/* ---- options --------------------------------------------------------------------------------- */
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: groupconc-bench [options]\n"
+            "       groupconc-bench hotpath MODE N [THREADS]   (W1 with N tasks, in this process)\n"
+            "       groupconc-bench one WORKLOAD MODE [options] (W1..W5, W4a, W4b; in this process)\n"
+            "       MODE: groupconc, groupconc-handles, glib, uv\n"
+            "  --runs R          repetitions of every measurement (default 5)\n"
+            "  --only LIST       workloads, e.g. W1,W3,W4 (default all)\n"
+            "  --scale F         multiply every task/key count by F (quick runs: 0.1)\n"
+            "  --threads T       workers for W1, W2, W3, W5 (default 2)\n"
+            "  --w1-tasks N      (1000000)   --w2-tasks N (1000000)  --w2-keys K (10000)\n"
+            "  --w3-tasks N      (1000000)   --w3-threads T (2)\n"
+            "  --w4-tasks N      (2000)      --w4-keys-a K (200)     --w4-keys-b K (20)\n"
+            "  --w4-cap C        (2)         --w4-global G (64)      --w4-sleep-us U (5000)\n"
+            "  --w5-keys N       (1000000)\n"
+            "  --timeout S       per measurement, seconds (default 180)\n"
+            "  --raw             also print every measurement\n");
+}
+
+static long parse_long(const char *s, const char *opt) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v <= 0) {
+        fprintf(stderr, "groupconc-bench: bad value for %s: %s\n", opt, s);
+        exit(2);
+    }
+    return v;
+}
+
+/* ---- one measurement in a child process ------------------------------------------------------ */
+
+static void measure(const bench_job *j, const bench_params *p, bench_out *res) {
+    memset(res, 0, sizeof *res);
+    int fds[2];
+    if (pipe(fds) != 0) {
+        bench_fail(res, "pipe: %s", strerror(errno));
+        return;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        bench_fail(res, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        alarm((unsigned)p->timeout_s);
+        bench_out out;
+        memset(&out, 0, sizeof out);
+        bench_run(ops_of(j->impl), j->w, p, j->handles, &out);
+        ssize_t wr = write(fds[1], &out, sizeof out);
+        _exit(wr == (ssize_t)sizeof out ? 0 : 1);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    while (got < sizeof *res) {
+        ssize_t r = read(fds[0], (char *)res + got, sizeof *res - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (got != sizeof *res) {
+        memset(res, 0, sizeof *res);
+        if (WIFSIGNALED(status))
+            bench_fail(res, "%s (signal %d)",
+                       WTERMSIG(status) == SIGALRM ? "timed out" : "crashed", WTERMSIG(status));
+        else
+            bench_fail(res, "child exited %d without a result", WEXITSTATUS(status));
+    }
+}
+
+/* ---- machine check: how much parallel CPU this machine really gives ---------------------------- */
+
+static void *spin_fn(void *arg) {
+    volatile uint64_t x = 0;
+    uint64_t n = *(const uint64_t *)arg;
+    for (uint64_t i = 0; i < n; i++) x += i;
+    return (void *)(uintptr_t)x; /* read x: keeps the loop and quiets "set but not used" */
+}
+
+/* Time n iterations on one thread, then on each of two threads at once: ~2.0 means two cores of
+   throughput, ~1.0 means the two vCPUs share one core's worth. Joined before any fork. */
+static double parallel_capacity(void) {
+    uint64_t n = 50000000;
+    pthread_t th[2];
+    uint64_t t0 = bench_now_ns();
+    spin_fn(&n);
+    uint64_t t1 = bench_now_ns();
+    for (int i = 0; i < 2; i++)
+        if (pthread_create(&th[i], NULL, spin_fn, &n) != 0) return NAN;
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    uint64_t t2 = bench_now_ns();
+    return 2.0 * (double)(t1 - t0) / (double)(t2 - t1);
+}
+
+/* 1-minute load average, or -1. */
+static double loadavg(void) {
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
+/* ---- statistics and formatting --------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct summary {
+    int n;
+    double med, min, max;
+} summary;
+
+static summary summarize(const double *v, int n) {
+    summary s = {n, NAN, NAN, NAN};
+    if (n == 0) return s;
+    double *c = malloc((size_t)n * sizeof *c);
+    if (!c) return s;
+    memcpy(c, v, (size_t)n * sizeof *c);
+    qsort(c, (size_t)n, sizeof *c, cmp_double);
+    s.min = c[0];
+    s.max = c[n - 1];
+    s.med = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+    free(c);
+    return s;
+}
+
+static void fmt_value(char *buf, size_t len, double v, fmt_kind f) {
+    if (isnan(v)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    switch (f) {
+    case FMT_RATE:
+        if (v >= 1e6)
+            snprintf(buf, len, "%.2fM", v / 1e6);
+        else
+            snprintf(buf, len, "%.0fk", v / 1e3);
+        break;
+    case FMT_BYTES: snprintf(buf, len, "%.1f", v); break;
+    case FMT_RATIO: snprintf(buf, len, "%.3f", v); break;
+    case FMT_COUNT: snprintf(buf, len, "%.0f", v); break;
+    }
+}
+
+static void fmt_summary(char *buf, size_t len, summary s, fmt_kind f) {
+    if (s.n == 0) {
+        snprintf(buf, len, "n/a");
+        return;
+    }
+    char a[32], b[32], c[32];
+    fmt_value(a, sizeof a, s.med, f);
+    fmt_value(b, sizeof b, s.min, f);
+    fmt_value(c, sizeof c, s.max, f);
+    if (s.n == 1)
+        snprintf(buf, len, "%s", a);
+    else
+        snprintf(buf, len, "%s [%s..%s]", a, b, c);
+}
+
+/* ---- main ------------------------------------------------------------------------------------ */
+
+static bench_out *results; /* [job * runs + run] */
+static int nruns;
+
+static bench_out *res_at(int job, int run) { return &results[job * nruns + run]; }
+
+/* values of metric m for job over the runs where it is valid (NaN-free), and per-run values */
+static int values(int job, int metric, double *out) {
+    int n = 0;
+    if (job < 0) return 0;
+    for (int r = 0; r < nruns; r++)
+        if (res_at(job, r)->ok) out[n++] = res_at(job, r)->m[metric];
+    return n;
+}
+
+static summary ratio_summary(int gc, int peer, int metric) {
+    double v[256];
+    int n = 0;
+    if (gc >= 0 && peer >= 0)
+        for (int r = 0; r < nruns && n < 256; r++)
+            if (res_at(gc, r)->ok && res_at(peer, r)->ok && res_at(peer, r)->m[metric] > 0)
+                v[n++] = res_at(gc, r)->m[metric] / res_at(peer, r)->m[metric];
+    return summarize(v, n);
+}
+
+static summary ratio_best_summary(int gc, int p1, int p2, int metric) {
+    double v[256];
+    int n = 0;
+    if (gc >= 0 && p1 >= 0 && p2 >= 0)
+        for (int r = 0; r < nruns && n < 256; r++) {
+            bench_out *a = res_at(gc, r), *b = res_at(p1, r), *c = res_at(p2, r);
+            if (!a->ok || !b->ok || !c->ok) continue;
+            double best = b->m[metric] > c->m[metric] ? b->m[metric] : c->m[metric];
+            if (best > 0) v[n++] = a->m[metric] / best;
+        }
+    return summarize(v, n);
+}
+
+/* "hotpath MODE N [THREADS]" (W1 with N tasks) and "one WORKLOAD MODE": one measurement in this
+   process, for callgrind / perf. MODE: groupconc, groupconc-handles, glib, uv. */
+static int single(bench_params *p, const char **pos, int npos) {
+    int hot = strcmp(pos[0], "hotpath") == 0;
+    if ((!hot && strcmp(pos[0], "one") != 0) || npos < 3) {
+        usage(stderr);
+        return 2;
+    }
+    bench_workload w = BENCH_W1;
+    const char *mode = hot ? pos[1] : pos[2];
+    if (hot) {
+        p->w1_tasks = parse_long(pos[2], "N");
+        if (npos >= 4) p->w1_threads = (int)parse_long(pos[3], "THREADS");
+    } else {
+        int found = 0;
+        for (int i = 0; i < BENCH_WORKLOAD_COUNT; i++)
+            if (strcasecmp(pos[1], workload_names[i]) == 0) {
+                w = (bench_workload)i;
+                found = 1;
+            }
+        if (!found) {
+            fprintf(stderr, "groupconc-bench: unknown workload %s\n", pos[1]);
+            return 2;
+        }
+    }
+    const bench_ops *ops = NULL;
+    int handles = 0;
+    if (strcmp(mode, "groupconc") == 0) {
+        ops = &bench_ops_groupconc;
+    } else if (strcmp(mode, "groupconc-handles") == 0) {
+        ops = &bench_ops_groupconc;
+        handles = 1;
+    } else if (strcmp(mode, "glib") == 0) {
+        ops = &bench_ops_glib;
+    } else if (strcmp(mode, "uv") == 0) {
+        ops = &bench_ops_uv;
+    } else {
+        fprintf(stderr, "groupconc-bench: unknown implementation %s\n", mode);
+        return 2;
+    }
+    bench_out out;
+    memset(&out, 0, sizeof out);
+    bench_run(ops, w, p, handles, &out);
+    printf("%s %s %s:", pos[0], workload_names[w], mode);
+    for (int m = 0; m < BENCH_MAX_METRICS; m++) printf(" m%d=%.6g", m, out.m[m]);
+    printf(" %s%s\n", out.ok ? "ok" : "FAILED: ", out.ok ? "" : out.err);
+    return out.ok ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    bench_params p = {5, 180, 1000000, 2, 1000000, 10000, 2, 1000000, 2, 2000, 200, 20, 2, 64,
+                      5000, 1000000, 2, 0};
+    int only[BENCH_WORKLOAD_COUNT] = {1, 1, 1, 1, 1, 1};
+    int impl_on[BENCH_IMPL_COUNT] = {1, 1, 1};
+    int raw = 0;
+    double scale = 1.0;
+    const char *pos[4] = {NULL, NULL, NULL, NULL};
+    int npos = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define OPT(name) (strcmp(a, name) == 0 && v && ++i)
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--raw") == 0) {
+            raw = 1;
+        } else if (OPT("--runs")) {
+            p.runs = (int)parse_long(v, a);
+        } else if (OPT("--timeout")) {
+            p.timeout_s = (int)parse_long(v, a);
+        } else if (OPT("--scale")) {
+            scale = atof(v);
+            if (!(scale > 0)) {
+                fprintf(stderr, "groupconc-bench: bad --scale\n");
+                return 2;
+            }
+        } else if (OPT("--threads")) {
+            p.w1_threads = p.w2_threads = p.w3_threads = p.w5_threads = (int)parse_long(v, a);
+        } else if (OPT("--w1-tasks")) {
+            p.w1_tasks = parse_long(v, a);
+        } else if (OPT("--w2-tasks")) {
+            p.w2_tasks = parse_long(v, a);
+        } else if (OPT("--w2-keys")) {
+            p.w2_keys = parse_long(v, a);
+        } else if (OPT("--w3-tasks")) {
+            p.w3_tasks = parse_long(v, a);
+        } else if (OPT("--w3-threads")) {
+            p.w3_threads = (int)parse_long(v, a);
+        } else if (OPT("--w4-tasks")) {
+            p.w4_tasks = parse_long(v, a);
+        } else if (OPT("--w4-keys-a")) {
+            p.w4_keys_a = parse_long(v, a);
+        } else if (OPT("--w4-keys-b")) {
+            p.w4_keys_b = parse_long(v, a);
+        } else if (OPT("--w4-cap")) {
+            p.w4_cap = (int)parse_long(v, a);
+        } else if (OPT("--w4-global")) {
+            p.w4_global = (int)parse_long(v, a);
+        } else if (OPT("--w4-sleep-us")) {
+            p.w4_sleep_us = (int)parse_long(v, a);
+        } else if (OPT("--w5-keys")) {
+            p.w5_keys = parse_long(v, a);
+        } else if (OPT("--only")) {
+            for (int w = 0; w < BENCH_WORKLOAD_COUNT; w++) only[w] = 0;
+            char buf[128];
+            snprintf(buf, sizeof buf, "%s", v);
+            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+                int hit = 0;
+                for (int w = 0; w < BENCH_WORKLOAD_COUNT; w++)
+                    if (strncasecmp(t, workload_names[w], strlen(t)) == 0 ||
+                        strcasecmp(t, workload_names[w]) == 0) {
+                        only[w] = 1;
+                        hit = 1;
+                    }
+                if (!hit) {
+                    fprintf(stderr, "groupconc-bench: unknown workload %s\n", t);
+                    return 2;
+                }
+            }
+        } else if (a[0] != '-' && npos < 4) {
+            pos[npos++] = a;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+#undef OPT
+    }
+    if (scale != 1.0) {
+        p.w1_tasks = (long)fmax(1, (double)p.w1_tasks * scale);
+        p.w2_tasks = (long)fmax(1, (double)p.w2_tasks * scale);
+        p.w2_keys = (long)fmax(1, (double)p.w2_keys * scale);
+        p.w3_tasks = (long)fmax(1, (double)p.w3_tasks * scale);
+        p.w5_keys = (long)fmax(1, (double)p.w5_keys * scale);
+    }
+    if (npos > 0) return single(&p, pos, npos);
+    if (p.runs > 256) p.runs = 256;
+    nruns = p.runs;
+    results = calloc((size_t)NJOBS * (size_t)nruns, sizeof *results);
+    if (!results) return 1;
+
+    printf("groupconc %s vs GLib %u.%u.%u GThreadPool vs libuv %s work queue; %ld CPUs; %d runs; "
+           "groupconc built %s\n",
+           groupconc_version(), glib_major_version, glib_minor_version, glib_micro_version,
+           uv_version_string(), sysconf(_SC_NPROCESSORS_ONLN), p.runs,
+#ifdef NDEBUG
+           "with NDEBUG"
+#else
+           "WITHOUT NDEBUG (GROUPCONC_DEBUG checks on)"
+#endif
+    );
+    printf("W1 %ld no-op tasks, 1 group, %d workers | W2 %ld tasks over %ld keys, cap 1, %d workers"
+           " | W3 %ld tasks behind a blocked key, %d workers\n"
+           "W4 %ld x %d us sleeps, cap %d per key, global %d, keys %ld / %ld | W5 %ld keys x 1 task, "
+           "%d workers\n",
+           p.w1_tasks, p.w1_threads, p.w2_tasks, p.w2_keys, p.w2_threads, p.w3_tasks, p.w3_threads,
+           p.w4_tasks, p.w4_sleep_us, p.w4_cap, p.w4_global, p.w4_keys_a, p.w4_keys_b, p.w5_keys,
+           p.w5_threads);
+    double load0 = loadavg();
+    printf("parallel capacity: 2 spinning threads do %.2fx the work per second of 1 "
+           "(2.00 = two real cores); load average before: %.2f\n",
+           parallel_capacity(), load0);
+    fflush(stdout);
+
+    int failures = 0;
+    uint64_t start = bench_now_ns();
+    for (int r = 0; r < nruns; r++) {
+        for (int w = 0; w < BENCH_WORKLOAD_COUNT; w++) {
+            if (!only[w]) continue;
+            /* this workload's measurements, in an order that rotates every run */
+            int idx[8], n = 0;
+            for (int j = 0; j < NJOBS && n < 8; j++)
+                if (jobs[j].w == (bench_workload)w && impl_on[jobs[j].impl]) idx[n++] = j;
+            for (int k = 0; k < n; k++) {
+                int j = idx[(k + r) % n];
+                bench_out *res = res_at(j, r);
+                measure(&jobs[j], &p, res);
+                if (!res->ok) failures++;
+                fprintf(stderr, "[%5.1fs] run %d/%d %-3s %-9s%s %s%s\n",
+                        (double)(bench_now_ns() - start) / 1e9, r + 1, nruns, workload_names[w],
+                        impl_names[jobs[j].impl], jobs[j].handles ? " (handles)" : "",
+                        res->ok ? "ok" : "FAILED: ", res->ok ? "" : res->err);
+                if (raw) {
+                    printf("raw run=%d %s %s%s ok=%d", r + 1, workload_names[w],
+                           impl_names[jobs[j].impl], jobs[j].handles ? "-handles" : "", res->ok);
+                    for (int m = 0; m < BENCH_MAX_METRICS; m++) printf(" m%d=%.6g", m, res->m[m]);
+                    printf("%s%s\n", res->ok ? "" : " err=", res->ok ? "" : res->err);
+                }
+            }
+        }
+    }
+
+    /* ---- the table ---- */
+    printf("\nmedian [min..max] over %d runs; ratio = median of per-run groupconc/peer "
+           "(throughput: higher is better; bytes, threads, makespan: lower is better)\n\n",
+           nruns);
+    printf("%-46s | %-26s | %-26s | %-26s | %-7s | %-7s | %-28s\n", "metric", "groupconc",
+           "GThreadPool", "libuv", "gc/glib", "gc/uv", "target: result");
+    char line[200];
+    memset(line, '-', sizeof line - 1);
+    line[sizeof line - 1] = '\0';
+    printf("%.*s\n", 46 + 3 + 26 + 3 + 26 + 3 + 26 + 3 + 7 + 3 + 7 + 3 + 28, line);
+    int met = 0, missed = 0;
+    double w1_gc_med = NAN;
+    for (int i = 0; i < NROWS; i++) {
+        const bench_row *row = &rows[i];
+        if (!only[row->w]) continue;
+        int gc = find_job(row->w, BENCH_GROUPCONC, row->gc_handles);
+        int gl = find_job(row->w, BENCH_GLIB, 0);
+        int uv = find_job(row->w, BENCH_UV, 0);
+        double v[256];
+        summary sg = summarize(v, values(gc, row->metric, v));
+        summary sl = summarize(v, values(gl, row->metric, v));
+        summary su = summarize(v, values(uv, row->metric, v));
+        summary rl = ratio_summary(gc, gl, row->metric);
+        summary ru = ratio_summary(gc, uv, row->metric);
+        if (row->w == BENCH_W1 && !row->gc_handles) w1_gc_med = sg.med;
+        char c1[128], c2[128], c3[128], r1[16] = "-", r2[16] = "-", tgt[128];
+        fmt_summary(c1, sizeof c1, sg, row->fmt);
+        fmt_summary(c2, sizeof c2, sl, row->fmt);
+        fmt_summary(c3, sizeof c3, su, row->fmt);
+        if (rl.n) snprintf(r1, sizeof r1, "%.2f", rl.med);
+        if (ru.n) snprintf(r2, sizeof r2, "%.2f", ru.med);
+        int pass = -1; /* -1: no target or no data */
+        char detail[40] = "";
+        switch (row->target) {
+        case T_NONE: break;
+        case T_RATIO_BOTH_MIN:
+            if (rl.n && ru.n) pass = rl.med >= row->t && ru.med >= row->t;
+            break;
+        case T_RATIO_BEST_MIN: {
+            summary rb = ratio_best_summary(gc, gl, uv, row->metric);
+            if (rb.n) {
+                pass = rb.med >= row->t;
+                snprintf(detail, sizeof detail, " (%.2fx)", rb.med);
+            }
+            break;
+        }
+        case T_ABS_MAX:
+            if (sg.n) pass = sg.med <= row->t;
+            break;
+        case T_ABS_MIN:
+            if (sg.n) pass = sg.med >= row->t;
+            break;
+        case T_THREADS:
+            if (sg.n) pass = sg.max <= p.w3_threads;
+            snprintf(detail, sizeof detail, " (%d)", p.w3_threads);
+            break;
+        case T_HALF_W1:
+            if (sg.n && !isnan(w1_gc_med)) {
+                pass = sg.med * row->t >= w1_gc_med;
+                snprintf(detail, sizeof detail, " (%.2fx)", w1_gc_med / sg.med);
+            }
+            break;
+        }
+        if (row->target == T_NONE)
+            snprintf(tgt, sizeof tgt, "%s", row->target_text);
+        else
+            snprintf(tgt, sizeof tgt, "%s%s: %s", row->target_text, detail,
+                     pass < 0 ? "n/a" : pass ? "MET" : "MISSED");
+        if (pass == 1) met++;
+        if (pass == 0) missed++;
+        printf("%-46s | %-26s | %-26s | %-26s | %-7s | %-7s | %s\n", row->label, c1, c2, c3, r1, r2,
+               tgt);
+    }
+    if (only[BENCH_W4A] || only[BENCH_W4B]) {
+        double ia = bench_w4_ideal_ns(p.w4_tasks, p.w4_keys_a, p.w4_cap, p.w4_global, p.w4_sleep_us);
+        double ib = bench_w4_ideal_ns(p.w4_tasks, p.w4_keys_b, p.w4_cap, p.w4_global, p.w4_sleep_us);
+        printf("\nW4 ideal makespan: %.0f ms (%ld keys), %.0f ms (%ld keys)\n", ia / 1e6, p.w4_keys_a,
+               ib / 1e6, p.w4_keys_b);
+    }
+    double load1 = loadavg();
+    printf("\ntargets: %d met, %d missed; measurements failed: %d; load average after: %.2f\n", met,
+           missed, failures, load1);
+    if (load0 > 0.7 || load1 > 1.7)
+        printf("WARNING: other processes were using the CPUs (load average %.2f before, %.2f after, "
+               "this benchmark adds ~1): timings are unreliable; bytes and callgrind counts are not "
+               "affected\n",
+               load0, load1);
+    if (failures) {
+        printf("failed measurements:\n");
+        for (int j = 0; j < NJOBS; j++)
+            for (int r = 0; r < nruns; r++)
+                if (only[jobs[j].w] && !res_at(j, r)->ok)
+                    printf("  run %d %s %s%s: %s\n", r + 1, workload_names[jobs[j].w],
+                           impl_names[jobs[j].impl], jobs[j].handles ? " (handles)" : "",
+                           res_at(j, r)->err);
+    }
+    free(results);
+    return failures ? 1 : 0;
+}

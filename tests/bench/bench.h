@@ -1,0 +1,174 @@
+/* bench.h - shared declarations of the groupconc benchmark (tests/bench/README.md).
+
+   Every measurement runs in a forked child process (bench.c): its RSS figures, libuv's process-wide
+   thread pool (sized once by UV_THREADPOOL_SIZE) and GLib's shared threads start fresh each time.
+   An implementation fills a bench_out with up to BENCH_MAX_METRICS numbers whose meaning depends on
+   the workload (see the BENCH_M_* names below). */
+#ifndef BENCH_H_INCLUDED
+#define BENCH_H_INCLUDED
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { BENCH_MAX_METRICS = 6 };
+
+typedef enum bench_impl { BENCH_GROUPCONC = 0, BENCH_GLIB, BENCH_UV, BENCH_IMPL_COUNT } bench_impl;
+
+/* Workloads. W4 runs twice (two key counts); W1 and W3 have a handle variant for groupconc. */
+typedef enum bench_workload {
+    BENCH_W1 = 0, /* dispatch overhead */
+    BENCH_W2,     /* per-key serialization */
+    BENCH_W3,     /* memory per waiting task + drain */
+    BENCH_W4A,    /* makespan, many keys */
+    BENCH_W4B,    /* makespan, few keys */
+    BENCH_W5,     /* many groups */
+    BENCH_WORKLOAD_COUNT
+} bench_workload;
+
+/* Metric slots, per workload. */
+enum {
+    BENCH_M_RATE = 0,      /* W1, W2, W5: tasks/s (first submit -> all done) */
+    BENCH_M_W3_BYTES = 0,  /* W3: (peak RSS - baseline) / N */
+    BENCH_M_W3_THREADS = 1,/* W3: worker threads alive while N tasks wait */
+    BENCH_M_W3_DRAIN = 2,  /* W3: tasks/s after the blocker is released */
+    BENCH_M_W3_RSSBYTES = 3,/* W3: (current RSS - baseline) / N, same moment */
+    BENCH_M_W4_RATIO = 0,  /* W4: makespan / ideal */
+    BENCH_M_W4_MS = 1,     /* W4: makespan, ms */
+    BENCH_M_W5_RETAINED = 1,/* W5: (RSS after all done and malloc_trim - baseline) / N */
+    BENCH_M_W5_PEAK = 2,   /* W5: (peak RSS - baseline) / N */
+    BENCH_M_W5_GROUPS = 3  /* W5: groups cached at the end (verification) */
+};
+
+typedef struct bench_params {
+    int runs;
+    int timeout_s;
+    long w1_tasks;
+    int w1_threads;
+    long w2_tasks;
+    long w2_keys;
+    int w2_threads;
+    long w3_tasks;
+    int w3_threads;
+    long w4_tasks;
+    long w4_keys_a, w4_keys_b;
+    int w4_cap;
+    int w4_global;
+    int w4_sleep_us;
+    long w5_keys;
+    int w5_threads;
+    int handles;   /* variant: groupconc keeps a handle per task (W1, W3) */
+} bench_params;
+
+typedef struct bench_out {
+    double m[BENCH_MAX_METRICS];
+    int ok;          /* 1: measured and verified */
+    char err[160];   /* why not ok */
+} bench_out;
+
+/* ---- helpers (bench_util.c) ---- */
+uint64_t bench_now_ns(void);
+void bench_sleep_us(long us);
+/* Fields of /proc/self/status, in bytes (kB * 1024) or as a count; -1 when missing. */
+long long bench_status_field(const char *name);
+/* Reset VmHWM to the current RSS (/proc/self/clear_refs "5"); returns 0 on success. */
+int bench_reset_peak(void);
+void bench_fail(bench_out *out, const char *fmt, ...);
+/* Keys "key-0000000" .. into one block: keys[i] points into it. Free with bench_keys_free. */
+char **bench_keys_make(long count, const char *prefix);
+void bench_keys_free(char **keys);
+/* Touch every page of a block so that its pages are in the baseline RSS. */
+void bench_touch(void *p, size_t n);
+
+/* Per-thread completion counters (one writer per slot, so no contended atomics in the measured
+   path); the sum is read after the run to verify that every task ran exactly once. */
+enum { BENCH_SHARDS = 256 };
+typedef struct bench_shard {
+    _Atomic uint64_t n;
+    char pad[64 - sizeof(uint64_t)];
+} bench_shard;
+extern bench_shard bench_shards[BENCH_SHARDS];
+extern _Atomic unsigned bench_next_shard;
+extern _Thread_local int bench_my_shard;
+static inline void bench_count_one(void) {
+    if (bench_my_shard < 0)
+        bench_my_shard = (int)(atomic_fetch_add(&bench_next_shard, 1u) % BENCH_SHARDS);
+    _Atomic uint64_t *c = &bench_shards[bench_my_shard].n;
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+uint64_t bench_count_total(void);
+void bench_count_reset(void);
+
+/* W2 verification: per-key in-flight counter (must never exceed 1) and next expected sequence
+   number. Padded to a cache line so that neighbouring keys do not share one. */
+typedef struct bench_keycheck {
+    _Atomic int in_flight;
+    _Atomic long next_seq;
+    char pad[64 - sizeof(int) - sizeof(long)];
+} bench_keycheck;
+typedef struct bench_w2check {
+    bench_keycheck *keys;
+    long nkeys;
+    _Atomic long overlap;   /* times a key had 2+ tasks at once */
+    _Atomic long misorder;  /* times a key's task ran out of submission order */
+} bench_w2check;
+int bench_w2check_init(bench_w2check *c, long nkeys);
+void bench_w2check_free(bench_w2check *c);
+/* Task index i (0-based, round-robin: key i % nkeys, sequence i / nkeys). */
+void bench_w2check_task(bench_w2check *c, long i);
+
+/* A gate the W3 blocker task waits on. */
+typedef struct bench_gate bench_gate;
+bench_gate *bench_gate_create(void);
+void bench_gate_destroy(bench_gate *g);
+void bench_gate_enter_and_wait(bench_gate *g); /* blocker: say "started", wait for open */
+void bench_gate_wait_started(bench_gate *g);   /* main: wait until the blocker runs */
+void bench_gate_open(bench_gate *g);
+
+/* W4 ideal makespan in ns for tasks spread round-robin over keys. */
+double bench_w4_ideal_ns(long tasks, long keys, int cap, int global, int sleep_us);
+
+/* The body every implementation's task runs, by workload (set bench_cur first):
+   W1, W5: count; W2: the W2 check, then count; W3: id < 0 is the blocker (waits on bench_blocker),
+   others count; W4: sleep bench_sleep_task_us, then count. */
+extern bench_workload bench_cur;
+extern bench_w2check bench_check;
+extern bench_gate *bench_blocker;
+extern int bench_sleep_task_us;
+void bench_task_body(long id);
+/* Common verification after a run: every task counted once, W2 check clean. */
+void bench_verify(const bench_params *p, bench_workload w, long expected, bench_out *out);
+
+/* ---- implementations ---- */
+
+/* What one run asks of an implementation (one run per process, so implementations keep their
+   state in file-scope variables). */
+typedef struct bench_cfg {
+    bench_workload w;
+    int threads;  /* worker threads (pool size / max_threads) */
+    int cap;      /* per-key concurrency; 0: no per-key limit at all (W1: the plain pool) */
+    int global;   /* global cap on running tasks; 0: none beyond `threads` */
+    long expect;  /* tasks that will be submitted (blocker included) */
+    int handles;  /* groupconc: keep a handle per task */
+} bench_cfg;
+
+typedef struct bench_ops {
+    const char *name;
+    int (*setup)(const bench_cfg *cfg, bench_out *out);
+    int (*submit)(const char *key, long id);        /* runs bench_task_body(id) under key's limits */
+    int (*wait_all)(bench_out *out);                /* until every submitted task has finished */
+    int (*collect)(bench_out *out);                 /* handles: wait + check + release; may be NULL */
+    long (*groups)(void);                           /* cached key states, -1 if unknown */
+    void (*teardown)(void);
+} bench_ops;
+
+extern const bench_ops bench_ops_groupconc;
+extern const bench_ops bench_ops_glib;
+extern const bench_ops bench_ops_uv;
+
+/* Run workload w with ops in this process (bench_workloads.c). */
+void bench_run(const bench_ops *ops, bench_workload w, const bench_params *p, int handles,
+               bench_out *out);
+
+#endif

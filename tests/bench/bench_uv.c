@@ -1,0 +1,126 @@
+/* bench_uv.c - the libuv peer: uv_queue_work on the process-wide thread pool, sized with
+   UV_THREADPOOL_SIZE before the first libuv call (each measurement is its own process).
+
+   W1: one malloc'd uv_work_t per job, uv_queue_work from the loop thread, the after-work callback
+   frees it; uv_run returns when every job is done.
+   Per-key limits (W2-W5): keyed.h with no lock at all - submissions and after-work callbacks both run
+   on the loop thread, which is how a libuv program keeps shared state. A job embeds its uv_work_t;
+   its after-work callback hands the key's slot to the next queued job and queues that one. */
+#include "bench.h"
+#include "keyed.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <uv.h>
+
+typedef struct uv_job {
+    keyed_job base;
+    uv_work_t req;
+} uv_job;
+
+#define JOB_OF(r) ((uv_job *)(void *)((char *)(r)-offsetof(uv_job, req)))
+
+static uv_loop_t loop;
+static int loop_live;
+static bench_cfg cfg;
+static keyed_table table;
+static int table_live;
+static long done_jobs;
+static int queue_err;
+
+static void plain_work(uv_work_t *req) { bench_task_body((long)(intptr_t)req->data); }
+
+static void plain_after(uv_work_t *req, int status) {
+    if (status != 0) queue_err = status;
+    done_jobs++;
+    free(req);
+}
+
+static void keyed_work(uv_work_t *req) { bench_task_body(JOB_OF(req)->base.id); }
+
+static void keyed_after(uv_work_t *req, int status);
+
+static int queue_job(uv_job *j) { return uv_queue_work(&loop, &j->req, keyed_work, keyed_after); }
+
+static void keyed_after(uv_work_t *req, int status) {
+    uv_job *j = JOB_OF(req);
+    if (status != 0) queue_err = status;
+    keyed_job *next = keyed_finish(j->base.key);
+    done_jobs++;
+    free(j);
+    if (next) {
+        int rc = queue_job((uv_job *)(void *)next);
+        if (rc != 0) queue_err = rc;
+    }
+}
+
+static int uv_setup(const bench_cfg *c, bench_out *out) {
+    cfg = *c;
+    done_jobs = 0;
+    queue_err = 0;
+    char size[16];
+    snprintf(size, sizeof size, "%d", c->threads);
+    setenv("UV_THREADPOOL_SIZE", size, 1); /* read once, at the first uv_queue_work */
+    int rc = uv_loop_init(&loop);
+    if (rc != 0) {
+        bench_fail(out, "uv_loop_init: %s", uv_strerror(rc));
+        return rc;
+    }
+    loop_live = 1;
+    if (c->cap) {
+        if (keyed_table_init(&table) != 0) return -1;
+        table_live = 1;
+    }
+    return 0;
+}
+
+static int uv_submit(const char *key, long id) {
+    if (!cfg.cap) {
+        uv_work_t *req = malloc(sizeof *req);
+        if (!req) return -1;
+        req->data = (void *)(intptr_t)id;
+        int rc = uv_queue_work(&loop, req, plain_work, plain_after);
+        if (rc != 0) free(req);
+        return rc;
+    }
+    uv_job *j = malloc(sizeof *j);
+    if (!j) return -1;
+    j->base.id = id;
+    keyed_key *k = keyed_table_get(&table, key);
+    if (!k) {
+        free(j);
+        return -1;
+    }
+    if (keyed_admit(k, &j->base, cfg.cap)) return queue_job(j);
+    return 0;
+}
+
+static int uv_wait_all(bench_out *out) {
+    int rc = uv_run(&loop, UV_RUN_DEFAULT); /* returns when no request is pending */
+    if (queue_err != 0) {
+        bench_fail(out, "uv_queue_work: %s", uv_strerror(queue_err));
+        return queue_err;
+    }
+    if (done_jobs != cfg.expect) {
+        bench_fail(out, "uv_run returned %d with %ld of %ld jobs done", rc, done_jobs, cfg.expect);
+        return -1;
+    }
+    return 0;
+}
+
+static long uv_groups(void) { return cfg.cap ? (long)table.count : -1; }
+
+static void uv_teardown(void) {
+    if (loop_live) {
+        uv_run(&loop, UV_RUN_DEFAULT);
+        uv_loop_close(&loop);
+        loop_live = 0;
+    }
+    if (table_live) {
+        keyed_table_free(&table);
+        table_live = 0;
+    }
+}
+
+const bench_ops bench_ops_uv = {"libuv", uv_setup, uv_submit, uv_wait_all, NULL, uv_groups,
+                                uv_teardown};

@@ -1,0 +1,138 @@
+#!/bin/sh
+# tests/bench/run.sh - the one command for the benchmarks (README.md in this directory).
+#
+#   tests/bench/run.sh [--no-callgrind] [--profile] [groupconc-bench options...]
+#
+# Installs the peers if they are missing (apt-get, when run as root), builds a release build
+# (-O2, NDEBUG, -g) in build-bench/ at the repository root, runs every workload against GLib's
+# GThreadPool and libuv's work queue, interleaved, 5 runs by default, and prints the table of
+# medians [min..max] with the groupconc/peer ratios; then the hot-path figure: instructions per
+# submit->complete of a no-op task, counted by valgrind's callgrind (not time-dependent).
+#   --no-callgrind   skip the instruction count
+#   --profile        also print callgrind_annotate's top functions for groupconc's hot path
+# Any other option goes to groupconc-bench (--runs R, --only W1,W3, --scale 0.1, ...; --help).
+# Environment: BUILD_DIR (default <repo>/build-bench), CALLGRIND_N1 / CALLGRIND_N2 (100000 / 300000).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${BUILD_DIR:-$root/build-bench}
+n1=${CALLGRIND_N1:-100000}
+n2=${CALLGRIND_N2:-300000}
+
+callgrind=1
+profile=0
+for a in "$@"; do
+    case $a in
+    --no-callgrind) callgrind=0 ;;
+    --profile) profile=1 ;;
+    -h | --help)
+        sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+        exit 0
+        ;;
+    esac
+done
+
+# ---- dependencies ----
+need=""
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+have_cmd cc || need="$need gcc"
+have_cmd meson || need="$need meson"
+have_cmd ninja || need="$need ninja-build"
+have_cmd pkg-config || need="$need pkg-config"
+if have_cmd pkg-config; then
+    pkg-config --exists glib-2.0 || need="$need libglib2.0-dev"
+    pkg-config --exists libuv || need="$need libuv1-dev"
+    pkg-config --exists cmocka || need="$need libcmocka-dev"
+else
+    need="$need libglib2.0-dev libuv1-dev libcmocka-dev"
+fi
+if [ "$callgrind" = 1 ] && ! have_cmd valgrind; then need="$need valgrind"; fi
+if [ -n "$need" ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "run.sh: installing$need" >&2
+        apt-get update -qq >&2
+        # shellcheck disable=SC2086
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >&2
+    else
+        echo "run.sh: missing packages; install them with: sudo apt-get install -y$need" >&2
+        exit 1
+    fi
+fi
+
+# ---- build: release, -O2, NDEBUG (no GROUPCONC_DEBUG checks), with symbols for profiles ----
+opts="-Dbuildtype=release -Doptimization=2 -Ddebug=true -Db_ndebug=true -Dbench=true"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+quiet() { # run quietly; show the output only if it fails
+    if ! "$@" >"$log" 2>&1; then
+        cat "$log" >&2
+        echo "run.sh: failed: $*" >&2
+        exit 1
+    fi
+}
+if [ -f "$build/build.ninja" ]; then
+    # shellcheck disable=SC2086
+    quiet meson configure "$build" $opts
+else
+    # shellcheck disable=SC2086
+    quiet meson setup "$build" "$root" $opts
+fi
+quiet ninja -C "$build" tests/bench/groupconc-bench
+bin=$build/tests/bench/groupconc-bench
+
+# ---- the table ----
+status=0
+set +e
+bench_args=""
+for a in "$@"; do
+    case $a in
+    --no-callgrind | --profile) ;;
+    *) bench_args="$bench_args $a" ;;
+    esac
+done
+# shellcheck disable=SC2086
+"$bin" $bench_args
+status=$?
+set -e
+
+# ---- the hot path, counted ----
+if [ "$callgrind" = 1 ]; then
+    echo
+    echo "hot path: instructions per submit->complete of a no-op task (W1 setup, 2 workers),"
+    echo "callgrind, all threads, (Ir(N=$n2) - Ir(N=$n1)) / $((n2 - n1)): start-up cancels out"
+    printf '%-20s | %12s | %s\n' "implementation" "instr/task" "vs groupconc"
+    printf '%s\n' "---------------------+--------------+-------------"
+    gc_per=""
+    for mode in groupconc groupconc-handles glib uv; do
+        irs=""
+        for n in $n1 $n2; do
+            out=$build/callgrind.$mode.$n.out
+            ir=$(valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" hotpath "$mode" "$n" 2>&1 |
+                sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+            if [ -z "$ir" ]; then
+                echo "callgrind failed for $mode N=$n" >&2
+                status=1
+                ir=0
+            fi
+            irs="$irs $ir"
+        done
+        set -- $irs
+        per=$(awk -v a="$1" -v b="$2" -v n1="$n1" -v n2="$n2" 'BEGIN { printf "%.0f", (b - a) / (n2 - n1) }')
+        [ "$mode" = groupconc ] && gc_per=$per
+        rel=$(awk -v g="$gc_per" -v p="$per" 'BEGIN { if (p > 0) printf "%.2f", g / p; else print "-" }')
+        label=$mode
+        [ "$mode" = groupconc ] && label="groupconc (f&f)"
+        [ "$mode" = glib ] && label="GThreadPool"
+        [ "$mode" = uv ] && label="libuv"
+        printf '%-20s | %12s | gc/this %s\n' "$label" "$per" "$rel"
+    done
+    echo "(profiles: $build/callgrind.<impl>.$n2.out; callgrind_annotate FILE)"
+    if [ "$profile" = 1 ] && have_cmd callgrind_annotate; then
+        echo
+        echo "groupconc hot path, top functions (exclusive Ir, N=$n2, all threads):"
+        callgrind_annotate "$build/callgrind.groupconc.$n2.out" 2>/dev/null |
+            awk '/file:function/ { on = 1 } on && NF { print } on && ++n > 30 { exit }'
+    fi
+fi
+exit $status

@@ -1,0 +1,14 @@
+/* std.c - the implementation compiled in another configuration and run: meson builds it with
+   c_std=c17, with c_std=c2x, and with -DNDEBUG (assertions and GROUPCONC_DEBUG off). */
+#define GROUPCONC_IMPLEMENTATION
+#include "groupconc.h"
+
+#include "compile_check.h"
+
+int main(void) {
+#ifdef NDEBUG
+    return compile_check_run("ndebug");
+#else
+    return compile_check_run("std");
+#endif
+}

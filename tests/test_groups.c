@@ -1,0 +1,373 @@
+/* test_groups.c - group control and stats: shutdown_group, evict_group (limits re-resolved),
+   stats of a latched state, unknown groups, the key list, bad input. */
+#define GROUPCONC_IMPLEMENTATION
+#include "groupconc.h"
+
+#include "testutil.h"
+
+typedef struct answer_resolver {
+    atomic_int calls;
+    atomic_int answer;
+} answer_resolver;
+
+static int answer_fn(const char *group, int *out_concurrency, void *user_data) {
+    (void)group;
+    answer_resolver *a = (answer_resolver *)user_data;
+    atomic_fetch_add(&a->calls, 1);
+    *out_concurrency = atomic_load(&a->answer);
+    return 0;
+}
+
+/* ---- shutdown_group ----------------------------------------------------------------------------- */
+
+static void test_shutdown_group_leaves_others(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 2);
+    tu_park pa, pb;
+    tu_park_init(&pa, &started, NULL);
+    tu_park_init(&pb, &started, NULL);
+    pa.cooperative = true;
+    groupconc_task *ha = tu_submit(ex, "A", "a-run", tu_park_fn, &pa);
+    groupconc_task *hb = tu_submit(ex, "B", "b-run", tu_park_fn, &pb);
+    assert_true(tu_latch_wait(&started));
+    atomic_int ran_a, ran_b;
+    atomic_init(&ran_a, 0);
+    atomic_init(&ran_b, 0);
+    groupconc_task *qa1 = tu_submit(ex, "A", "a-q1", tu_count_fn, &ran_a);
+    groupconc_task *qa2 = tu_submit(ex, "A", "a-q2", tu_count_fn, &ran_a);
+    groupconc_task *qb = tu_submit(ex, "B", "b-q", tu_count_fn, &ran_b);
+
+    assert_int_equal(groupconc_shutdown_group(ex, "A"), GROUPCONC_OK);
+
+    /* A's queued tasks are cancelled at once */
+    groupconc_result r;
+    assert_int_equal(groupconc_task_wait_for(qa1, 0, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(groupconc_task_wait_for(qa2, 0, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    /* A's running task is flagged and stops cooperatively */
+    r = tu_wait(ha);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    assert_true(atomic_load(&pa.saw_cancel));
+
+    /* B is untouched: still running, still queued, not flagged */
+    groupconc_group_stats s = tu_gstats(ex, "B");
+    assert_int_equal(s.running, 1);
+    assert_int_equal(s.waiting_concurrency, 1);
+    assert_int_equal(s.cancelled, 0);
+    bool done = true;
+    assert_int_equal(groupconc_task_is_done(qb, &done), GROUPCONC_OK);
+    assert_false(done);
+    tu_park_release(&pb);
+    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
+    tu_wait_status(qb, GROUPCONC_STATUS_SUCCESS);
+    assert_false(atomic_load(&pb.saw_cancel));
+    assert_int_equal(atomic_load(&ran_b), 1);
+
+    /* A is usable again, with its state (and counters) kept */
+    groupconc_task *again = tu_submit(ex, "A", "a-again", tu_count_fn, &ran_a);
+    tu_wait_status(again, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&ran_a), 1);
+    s = tu_gstats(ex, "A");
+    assert_int_equal(s.cancelled, 3);
+    assert_int_equal(s.submitted, 4);
+    assert_int_equal(s.running, 0);
+    assert_int_equal(s.in_flight, 0);
+    assert_false(tu_xstats(ex).shutdown);
+
+    /* an unknown key is a successful no-op */
+    assert_int_equal(groupconc_shutdown_group(ex, "never-used"), GROUPCONC_OK);
+    assert_int_equal(groupconc_group_stats_get(ex, "never-used", &s), GROUPCONC_ENOTFOUND);
+
+    groupconc_task *all[] = {ha, hb, qa1, qa2, qb, again};
+    for (size_t i = 0; i < 6; i++) assert_int_equal(groupconc_task_release(all[i]), GROUPCONC_OK);
+    tu_park_destroy(&pa);
+    tu_park_destroy(&pb);
+    tu_latch_destroy(&started);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+/* ---- evict_group -------------------------------------------------------------------------------- */
+
+static void test_evict_reresolves(void **state) {
+    (void)state;
+    answer_resolver ar;
+    atomic_init(&ar.calls, 0);
+    atomic_init(&ar.answer, 2);
+    groupconc_policy p = groupconc_policy_default();
+    p.resolver = answer_fn;
+    p.resolver_user_data = &ar;
+    groupconc_executor *ex = tu_executor(&p);
+
+    groupconc_task *t = tu_submit(ex, "e", NULL, tu_noop_fn, NULL);
+    tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(t);
+    assert_int_equal(tu_gstats(ex, "e").concurrency, 2);
+    assert_int_equal(atomic_load(&ar.calls), 1);
+
+    atomic_store(&ar.answer, 3);
+    t = tu_submit(ex, "e", NULL, tu_noop_fn, NULL); /* live group: no new resolution */
+    tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(t);
+    assert_int_equal(tu_gstats(ex, "e").concurrency, 2);
+    assert_int_equal(atomic_load(&ar.calls), 1);
+
+    assert_int_equal(groupconc_evict_group(ex, "e"), GROUPCONC_OK);
+    groupconc_group_stats s;
+    assert_int_equal(groupconc_group_stats_get(ex, "e", &s), GROUPCONC_ENOTFOUND); /* nothing in flight */
+    assert_int_equal(tu_xstats(ex).groups, 0);
+
+    /* next use: resolved afresh, the new limit is in force */
+    tu_latch started;
+    tu_latch_init(&started, 3);
+    tu_park parks[4];
+    groupconc_task *h[4];
+    for (int i = 0; i < 4; i++) {
+        tu_park_init(&parks[i], &started, NULL);
+        h[i] = tu_submit(ex, "e", NULL, tu_park_fn, &parks[i]);
+    }
+    assert_true(tu_latch_wait(&started));
+    assert_int_equal(atomic_load(&ar.calls), 2);
+    s = tu_gstats(ex, "e");
+    assert_int_equal(s.concurrency, 3);
+    assert_int_equal(s.running, 3);
+    assert_int_equal(s.waiting_concurrency, 1);
+    assert_int_equal(s.submitted, 4); /* counters start again with the new state */
+    for (int i = 0; i < 4; i++) tu_park_release(&parks[i]);
+    for (int i = 0; i < 4; i++) {
+        tu_wait_status(h[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(h[i]);
+        tu_park_destroy(&parks[i]);
+    }
+    tu_latch_destroy(&started);
+
+    assert_int_equal(groupconc_evict_group(ex, "never-used"), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+/* Evicting while a task runs: its queued peers are cancelled, it is flagged, and a new submit gets
+   fresh state at once (documented overlap: it may run beside the old task). */
+static void test_evict_while_running(void **state) {
+    (void)state;
+    answer_resolver ar;
+    atomic_init(&ar.calls, 0);
+    atomic_init(&ar.answer, 1);
+    groupconc_policy p = groupconc_policy_default();
+    p.resolver = answer_fn;
+    p.resolver_user_data = &ar;
+    groupconc_executor *ex = tu_executor(&p);
+
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park old;
+    tu_park_init(&old, &started, NULL); /* ignores its flag */
+    groupconc_task *ho = tu_submit(ex, "ev", NULL, tu_park_fn, &old);
+    assert_true(tu_latch_wait(&started));
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    groupconc_task *hq = tu_submit(ex, "ev", NULL, tu_count_fn, &ran);
+
+    atomic_store(&ar.answer, 2);
+    assert_int_equal(groupconc_evict_group(ex, "ev"), GROUPCONC_OK);
+    groupconc_result r;
+    assert_int_equal(groupconc_task_wait_for(hq, 0, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+
+    groupconc_task *hn = tu_submit(ex, "ev", NULL, tu_count_fn, &ran);
+    tu_wait_status(hn, GROUPCONC_STATUS_SUCCESS); /* while the old task still runs */
+    assert_int_equal(atomic_load(&ran), 1);
+    assert_int_equal(atomic_load(&ar.calls), 2);
+    groupconc_group_stats s = tu_gstats(ex, "ev");
+    assert_int_equal(s.concurrency, 2);
+    assert_int_equal(s.submitted, 1);
+    bool done = true;
+    assert_int_equal(groupconc_task_is_done(ho, &done), GROUPCONC_OK);
+    assert_false(done);
+
+    tu_park_release(&old);
+    r = tu_wait(ho);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS); /* it returned 0 */
+    assert_true(atomic_load(&old.saw_cancel));
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.global_in_flight, 0);
+    assert_int_equal(xs.running, 0);
+    groupconc_task_release(ho);
+    groupconc_task_release(hq);
+    groupconc_task_release(hn);
+    tu_park_destroy(&old);
+    tu_latch_destroy(&started);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+/* ---- stats -------------------------------------------------------------------------------------- */
+
+static void test_stats_latched_state(void **state) {
+    (void)state;
+    groupconc_group_limits table[] = {{"s", 3, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT}};
+    groupconc_policy p = groupconc_policy_default();
+    p.groups = table;
+    p.group_count = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    enum { N = 8 };
+    tu_latch started;
+    tu_latch_init(&started, 3);
+    tu_park parks[N];
+    groupconc_task *h[N];
+    for (int i = 0; i < N; i++) {
+        tu_park_init(&parks[i], &started, NULL);
+        h[i] = tu_submit(ex, "s", NULL, tu_park_fn, &parks[i]);
+    }
+    assert_true(tu_latch_wait(&started));
+    tu_sleep_ns(2 * TU_MS); /* give the oldest waiter a measurable age */
+
+    groupconc_group_stats s = tu_gstats(ex, "s");
+    assert_int_equal(s.concurrency, 3);
+    assert_int_equal(s.max_in_flight, GROUPCONC_UNLIMITED);
+    assert_int_equal(s.queue_threshold, GROUPCONC_UNLIMITED);
+    assert_int_equal(s.running, 3);
+    assert_int_equal(s.ready, 0);
+    assert_int_equal(s.waiting_global, 0);
+    assert_int_equal(s.waiting_bulkhead, 0);
+    assert_int_equal(s.waiting_concurrency, 5);
+    assert_int_equal(s.in_flight, 8);
+    assert_int_equal(s.submitted, 8);
+    assert_int_equal(s.rejected, 0);
+    assert_int_equal(s.completed, 0);
+    assert_int_equal(s.cancelled, 0);
+    assert_true(s.oldest_wait_ns >= (uint64_t)TU_MS);
+    assert_true(s.oldest_wait_ns < (uint64_t)(600 * TU_SEC));
+
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.groups, 1);
+    assert_int_equal(xs.running, 3);
+    assert_int_equal(xs.ready, 0);
+    assert_int_equal(xs.waiting, 5);
+    assert_int_equal(xs.global_in_flight, 8);
+    assert_int_equal(xs.global_max_in_flight, GROUPCONC_UNLIMITED);
+    assert_true(xs.threads >= 3);
+    assert_true(xs.threads <= 32);
+    assert_false(xs.shutdown);
+
+    for (int i = 0; i < N; i++) tu_park_release(&parks[i]);
+    for (int i = 0; i < N; i++) tu_wait_status(h[i], GROUPCONC_STATUS_SUCCESS);
+    s = tu_gstats(ex, "s");
+    assert_int_equal(s.running, 0);
+    assert_int_equal(s.waiting_concurrency, 0);
+    assert_int_equal(s.in_flight, 0);
+    assert_int_equal(s.completed, 8);
+    assert_int_equal(s.oldest_wait_ns, 0);
+    xs = tu_xstats(ex);
+    assert_int_equal(xs.running, 0);
+    assert_int_equal(xs.waiting, 0);
+    assert_int_equal(xs.global_in_flight, 0);
+    for (int i = 0; i < N; i++) {
+        groupconc_task_release(h[i]);
+        tu_park_destroy(&parks[i]);
+    }
+    tu_latch_destroy(&started);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+static void test_stats_unknown_group(void **state) {
+    (void)state;
+    groupconc_group_limits table[] = {{"configured", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT}};
+    groupconc_policy p = groupconc_policy_default();
+    p.groups = table;
+    p.group_count = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_group_stats s;
+    assert_int_equal(groupconc_group_stats_get(ex, "nobody", &s), GROUPCONC_ENOTFOUND);
+    assert_int_equal(tu_xstats(ex).groups, 0);
+    groupconc_task *t = tu_submit(ex, "somebody", NULL, tu_noop_fn, NULL);
+    tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(t);
+    assert_int_equal(groupconc_group_stats_get(ex, "somebody", &s), GROUPCONC_OK);
+    assert_int_equal(groupconc_group_stats_get(ex, "nobody", &s), GROUPCONC_ENOTFOUND);
+    assert_int_equal(groupconc_group_stats_get(ex, "somebodyX", &s), GROUPCONC_ENOTFOUND);
+    assert_int_equal(groupconc_group_stats_get(ex, "somebod", &s), GROUPCONC_ENOTFOUND);
+    assert_int_equal(tu_xstats(ex).groups, 1);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+static bool keys_contain(char **keys, size_t n, const char *k) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(keys[i], k) == 0) return true;
+    return false;
+}
+
+static void test_group_keys(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    char **keys = NULL;
+    size_t n = 99;
+    assert_int_equal(groupconc_group_keys(ex, &keys, &n), GROUPCONC_OK);
+    assert_int_equal(n, 0);
+    groupconc_keys_free(keys);
+    const char *names[] = {"alpha", "beta", "gamma"};
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 2; j++) {
+            groupconc_task *t = tu_submit(ex, names[i], NULL, tu_noop_fn, NULL);
+            tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+            groupconc_task_release(t);
+        }
+    }
+    assert_int_equal(groupconc_group_keys(ex, &keys, &n), GROUPCONC_OK);
+    assert_int_equal(n, 3);
+    for (int i = 0; i < 3; i++) assert_true(keys_contain(keys, n, names[i]));
+    groupconc_keys_free(keys);
+    assert_int_equal(groupconc_evict_group(ex, "beta"), GROUPCONC_OK);
+    assert_int_equal(groupconc_group_keys(ex, &keys, &n), GROUPCONC_OK);
+    assert_int_equal(n, 2);
+    assert_false(keys_contain(keys, n, "beta"));
+    groupconc_keys_free(keys);
+    groupconc_keys_free(NULL);
+    assert_int_equal(groupconc_group_keys(NULL, &keys, &n), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_group_keys(ex, NULL, &n), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_group_keys(ex, &keys, NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+static void test_group_functions_bad_input(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    char longkey[GROUPCONC_MAX_KEY_LEN + 2];
+    memset(longkey, 'k', sizeof longkey - 1);
+    longkey[sizeof longkey - 1] = '\0';
+    groupconc_group_stats s;
+    groupconc_executor_stats xs;
+    assert_int_equal(groupconc_group_stats_get(NULL, "g", &s), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_group_stats_get(ex, NULL, &s), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_group_stats_get(ex, "g", NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_group_stats_get(ex, "", &s), GROUPCONC_EKEYEMPTY);
+    assert_int_equal(groupconc_group_stats_get(ex, longkey, &s), GROUPCONC_EKEYTOOLONG);
+    assert_int_equal(groupconc_executor_stats_get(NULL, &xs), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_executor_stats_get(ex, NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_shutdown_group(NULL, "g"), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_shutdown_group(ex, NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_shutdown_group(ex, ""), GROUPCONC_EKEYEMPTY);
+    assert_int_equal(groupconc_shutdown_group(ex, longkey), GROUPCONC_EKEYTOOLONG);
+    assert_int_equal(groupconc_evict_group(NULL, "g"), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_evict_group(ex, NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_evict_group(ex, ""), GROUPCONC_EKEYEMPTY);
+    assert_int_equal(groupconc_evict_group(ex, longkey), GROUPCONC_EKEYTOOLONG);
+    assert_int_equal(tu_xstats(ex).groups, 0);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shutdown_group_leaves_others),
+        cmocka_unit_test(test_evict_reresolves),
+        cmocka_unit_test(test_evict_while_running),
+        cmocka_unit_test(test_stats_latched_state),
+        cmocka_unit_test(test_stats_unknown_group),
+        cmocka_unit_test(test_group_keys),
+        cmocka_unit_test(test_group_functions_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

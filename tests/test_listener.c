@@ -1,0 +1,387 @@
+/* test_listener.c - lifecycle listener: per-task event order (SUBMITTED < STARTED < COMPLETED;
+   REJECTED with the layer for refused tasks), COMPLETED before wait returns, and re-entrancy (the
+   listener submits, cancels and reads stats without deadlock). */
+#define GROUPCONC_IMPLEMENTATION
+#include "groupconc.h"
+
+#include "testutil.h"
+
+enum { MAXT = 256 };
+
+typedef struct ev_log {
+    atomic_long seq;                      /* global event counter */
+    atomic_long at[4][MAXT];              /* per event type, per task: sequence number (0: never) */
+    atomic_int count[4][MAXT];            /* per event type, per task: how many times */
+    atomic_int reason[MAXT];              /* REJECTED reason */
+    atomic_int completed_status[MAXT];    /* COMPLETED result status */
+    atomic_int completed_error[MAXT];
+    atomic_int bad;                       /* malformed events */
+    atomic_int unknown;                   /* events for tasks without a "t<n>" id */
+} ev_log;
+
+static void ev_log_init(ev_log *l) {
+    atomic_init(&l->seq, 0);
+    for (int e = 0; e < 4; e++)
+        for (int i = 0; i < MAXT; i++) {
+            atomic_init(&l->at[e][i], 0);
+            atomic_init(&l->count[e][i], 0);
+        }
+    for (int i = 0; i < MAXT; i++) {
+        atomic_init(&l->reason[i], 0);
+        atomic_init(&l->completed_status[i], -1);
+        atomic_init(&l->completed_error[i], 0);
+    }
+    atomic_init(&l->bad, 0);
+    atomic_init(&l->unknown, 0);
+}
+
+static void log_listener(const groupconc_event *ev, void *user_data) {
+    ev_log *l = (ev_log *)user_data;
+    long s = atomic_fetch_add(&l->seq, 1) + 1;
+    if (!ev || !ev->group || (int)ev->type < 0 || (int)ev->type > 3) {
+        atomic_fetch_add(&l->bad, 1);
+        return;
+    }
+    if (!ev->task_id || ev->task_id[0] != 't') {
+        atomic_fetch_add(&l->unknown, 1);
+        return;
+    }
+    int i = atoi(ev->task_id + 1);
+    if (i < 0 || i >= MAXT) {
+        atomic_fetch_add(&l->bad, 1);
+        return;
+    }
+    int e = (int)ev->type;
+    atomic_store(&l->at[e][i], s);
+    atomic_fetch_add(&l->count[e][i], 1);
+    if (ev->type == GROUPCONC_EVENT_REJECTED) atomic_store(&l->reason[i], ev->reason);
+    else if (ev->reason != 0) atomic_fetch_add(&l->bad, 1);
+    if (ev->type == GROUPCONC_EVENT_COMPLETED) {
+        if (!ev->result) {
+            atomic_fetch_add(&l->bad, 1);
+        } else {
+            atomic_store(&l->completed_status[i], (int)ev->result->status);
+            atomic_store(&l->completed_error[i], ev->result->error);
+        }
+    } else if (ev->result) {
+        atomic_fetch_add(&l->bad, 1);
+    }
+}
+
+static long at(ev_log *l, groupconc_event_type e, int i) { return atomic_load(&l->at[e][i]); }
+static int cnt(ev_log *l, groupconc_event_type e, int i) { return atomic_load(&l->count[e][i]); }
+
+/* A task that ran normally: SUBMITTED < STARTED < COMPLETED, each once, no REJECTED. */
+static void assert_normal_order(ev_log *l, int i, groupconc_status status) {
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_SUBMITTED, i), 1);
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_STARTED, i), 1);
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_COMPLETED, i), 1);
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_REJECTED, i), 0);
+    assert_true(at(l, GROUPCONC_EVENT_SUBMITTED, i) < at(l, GROUPCONC_EVENT_STARTED, i));
+    assert_true(at(l, GROUPCONC_EVENT_STARTED, i) < at(l, GROUPCONC_EVENT_COMPLETED, i));
+    assert_int_equal(atomic_load(&l->completed_status[i]), status);
+}
+
+/* A refused task: REJECTED once with `reason`, never STARTED; SUBMITTED (if reported) before it,
+   COMPLETED (if reported) after it, with status REJECTED. */
+static void assert_rejected_order(ev_log *l, int i, int reason) {
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_REJECTED, i), 1);
+    assert_int_equal(atomic_load(&l->reason[i]), reason);
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_STARTED, i), 0);
+    assert_true(cnt(l, GROUPCONC_EVENT_SUBMITTED, i) <= 1);
+    assert_true(cnt(l, GROUPCONC_EVENT_COMPLETED, i) <= 1);
+    if (cnt(l, GROUPCONC_EVENT_SUBMITTED, i))
+        assert_true(at(l, GROUPCONC_EVENT_SUBMITTED, i) < at(l, GROUPCONC_EVENT_REJECTED, i));
+    if (cnt(l, GROUPCONC_EVENT_COMPLETED, i)) {
+        assert_true(at(l, GROUPCONC_EVENT_REJECTED, i) < at(l, GROUPCONC_EVENT_COMPLETED, i));
+        assert_int_equal(atomic_load(&l->completed_status[i]), GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(atomic_load(&l->completed_error[i]), reason);
+    }
+}
+
+static int fail_fn(groupconc_context *ctx, void **out_value, void *user_data) {
+    (void)ctx;
+    (void)out_value;
+    (void)user_data;
+    return -31;
+}
+
+static void test_event_order(void **state) {
+    (void)state;
+    ev_log *l = (ev_log *)malloc(sizeof *l);
+    assert_non_null(l);
+    ev_log_init(l);
+    groupconc_group_limits table[] = {{"rej", 1, GROUPCONC_DEFAULT, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    p.groups = table;
+    p.group_count = 1;
+    p.default_concurrency = 2;
+    p.rejection = GROUPCONC_REJECT_DISCARD;
+    p.listener = log_listener;
+    p.listener_user_data = l;
+    groupconc_executor *ex = tu_executor(&p);
+
+    enum { N = 40 };
+    groupconc_task *h[N];
+    for (int i = 0; i < N; i++) {
+        char id[8];
+        snprintf(id, sizeof id, "t%d", i);
+        h[i] = tu_submit(ex, (i % 3) ? "work" : "other", id, (i % 7 == 3) ? fail_fn : tu_noop_fn, NULL);
+    }
+    for (int i = 0; i < N; i++) {
+        groupconc_result r = tu_wait(h[i]);
+        /* COMPLETED has run before wait returns */
+        assert_int_equal(cnt(l, GROUPCONC_EVENT_COMPLETED, i), 1);
+        assert_int_equal(r.status, (i % 7 == 3) ? GROUPCONC_STATUS_FAILED : GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(h[i]);
+    }
+
+    /* refused in submit (DISCARD): REJECTED naming layer 3 */
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *hb = tu_submit(ex, "rej", "t100", tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    groupconc_task *hr = tu_submit(ex, "rej", "t101", tu_noop_fn, NULL);
+    groupconc_result r = tu_wait(hr);
+    assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_REJECTED, 101), 1); /* before the handle was done */
+    tu_park_release(&blocker);
+    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(hb);
+    groupconc_task_release(hr);
+
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    for (int i = 0; i < N; i++)
+        assert_normal_order(l, i, (i % 7 == 3) ? GROUPCONC_STATUS_FAILED : GROUPCONC_STATUS_SUCCESS);
+    assert_normal_order(l, 100, GROUPCONC_STATUS_SUCCESS);
+    assert_rejected_order(l, 101, GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(atomic_load(&l->bad), 0);
+    assert_int_equal(atomic_load(&l->unknown), 0);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+    free(l);
+}
+
+/* Under ABORT: no handle, but the listener hears REJECTED with the layer; an asynchronous refusal
+   (queued at layer 1, refused at layer 2) completes REJECTED after the REJECTED event. */
+static void test_rejected_events_abort(void **state) {
+    (void)state;
+    ev_log *l = (ev_log *)malloc(sizeof *l);
+    assert_non_null(l);
+    ev_log_init(l);
+    groupconc_group_limits table[] = {{"B", 4, 1, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    p.groups = table;
+    p.group_count = 1;
+    p.global_max_in_flight = 2;
+    p.global_queue_threshold = 1;
+    p.listener = log_listener;
+    p.listener_user_data = l;
+    groupconc_executor *ex = tu_executor(&p);
+
+    tu_latch started;
+    tu_latch_init(&started, 2);
+    tu_park pb, px;
+    tu_park_init(&pb, &started, NULL);
+    tu_park_init(&px, &started, NULL);
+    groupconc_task *hb = tu_submit(ex, "B", "t0", tu_park_fn, &pb);
+    groupconc_task *hx = tu_submit(ex, "X", "t1", tu_park_fn, &px);
+    assert_true(tu_latch_wait(&started)); /* global 2/2 */
+    groupconc_task *late = tu_submit(ex, "B", "t2", tu_noop_fn, NULL); /* waits at layer 1 */
+    groupconc_task *t = NULL;
+    assert_int_equal(groupconc_submit(ex, "Y", "t3", tu_noop_fn, NULL, &t), GROUPCONC_EREJECTED_GLOBAL);
+    assert_null(t);
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_REJECTED, 3), 1); /* reported before submit returned */
+
+    tu_park_release(&px); /* X ends; its global permit goes to t2, which B's bulkhead refuses */
+    tu_wait_status(hx, GROUPCONC_STATUS_SUCCESS);
+    groupconc_result r = tu_wait(late);
+    assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(r.error, GROUPCONC_EREJECTED_BULKHEAD);
+    tu_park_release(&pb);
+    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(hb);
+    groupconc_task_release(hx);
+    groupconc_task_release(late);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+
+    assert_normal_order(l, 0, GROUPCONC_STATUS_SUCCESS);
+    assert_normal_order(l, 1, GROUPCONC_STATUS_SUCCESS);
+    assert_rejected_order(l, 2, GROUPCONC_EREJECTED_BULKHEAD);
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_SUBMITTED, 2), 1); /* it was accepted by submit */
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_COMPLETED, 2), 1); /* it has a result */
+    assert_rejected_order(l, 3, GROUPCONC_EREJECTED_GLOBAL);
+    assert_int_equal(atomic_load(&l->bad), 0);
+    tu_park_destroy(&pb);
+    tu_park_destroy(&px);
+    tu_latch_destroy(&started);
+    free(l);
+}
+
+/* CALLER_RUNS: REJECTED (with the layer) comes first, then COMPLETED with the run's outcome. */
+static void test_caller_runs_events(void **state) {
+    (void)state;
+    ev_log *l = (ev_log *)malloc(sizeof *l);
+    assert_non_null(l);
+    ev_log_init(l);
+    groupconc_group_limits table[] = {{"C", 1, GROUPCONC_DEFAULT, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    p.groups = table;
+    p.group_count = 1;
+    p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+    p.listener = log_listener;
+    p.listener_user_data = l;
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park pb;
+    tu_park_init(&pb, &started, NULL);
+    groupconc_task *hb = tu_submit(ex, "C", "t0", tu_park_fn, &pb);
+    assert_true(tu_latch_wait(&started));
+    groupconc_task *hc = tu_submit(ex, "C", "t1", tu_noop_fn, NULL);
+    tu_wait_status(hc, GROUPCONC_STATUS_SUCCESS);
+    tu_park_release(&pb);
+    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(hb);
+    groupconc_task_release(hc);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_REJECTED, 1), 1);
+    assert_int_equal(atomic_load(&l->reason[1]), GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(cnt(l, GROUPCONC_EVENT_COMPLETED, 1), 1);
+    assert_true(at(l, GROUPCONC_EVENT_REJECTED, 1) < at(l, GROUPCONC_EVENT_COMPLETED, 1));
+    assert_int_equal(atomic_load(&l->completed_status[1]), GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&l->bad), 0);
+    tu_park_destroy(&pb);
+    tu_latch_destroy(&started);
+    free(l);
+}
+
+/* ---- re-entrancy -------------------------------------------------------------------------------- */
+
+typedef struct reentrant {
+    groupconc_executor *ex;      /* set before the first submit */
+    groupconc_task *victim;      /* set before the trigger is submitted */
+    tu_latch *children;          /* counted down by each child task */
+    int rc_submit_on_submitted;
+    int rc_submit_on_started;
+    int rc_submit_on_completed;
+    int rc_cancel;
+    groupconc_cancel_outcome outcome;
+    int rc_gstats;
+    size_t trigger_running;      /* group stats read inside STARTED */
+    int rc_keys;
+    size_t nkeys;
+    groupconc_task *child2;
+    atomic_int stats_calls;
+    atomic_int stats_fail;
+} reentrant;
+
+static int child_fn(groupconc_context *ctx, void **out_value, void *user_data) {
+    (void)ctx;
+    (void)out_value;
+    tu_latch_count_down((tu_latch *)user_data);
+    return 0;
+}
+
+static void reentrant_listener(const groupconc_event *ev, void *user_data) {
+    reentrant *r = (reentrant *)user_data;
+    groupconc_executor_stats xs;
+    if (groupconc_executor_stats_get(r->ex, &xs) != GROUPCONC_OK) atomic_fetch_add(&r->stats_fail, 1);
+    atomic_fetch_add(&r->stats_calls, 1);
+    if (!ev->task_id || strcmp(ev->task_id, "trigger") != 0) return;
+    switch (ev->type) {
+    case GROUPCONC_EVENT_SUBMITTED: {
+        r->rc_submit_on_submitted =
+            groupconc_submit(r->ex, "child", "child-0", child_fn, r->children, NULL);
+        char **keys = NULL;
+        r->rc_keys = groupconc_group_keys(r->ex, &keys, &r->nkeys);
+        if (r->rc_keys == GROUPCONC_OK) groupconc_keys_free(keys);
+        break;
+    }
+    case GROUPCONC_EVENT_STARTED: {
+        r->rc_submit_on_started = groupconc_submit(r->ex, "child", "child-1", child_fn, r->children, NULL);
+        r->rc_cancel = groupconc_task_cancel(r->victim, &r->outcome);
+        groupconc_group_stats gs;
+        r->rc_gstats = groupconc_group_stats_get(r->ex, "trig", &gs);
+        if (r->rc_gstats == GROUPCONC_OK) r->trigger_running = gs.running;
+        break;
+    }
+    case GROUPCONC_EVENT_COMPLETED:
+        r->rc_submit_on_completed =
+            groupconc_submit(r->ex, "child", "child-2", child_fn, r->children, &r->child2);
+        break;
+    default:
+        break;
+    }
+}
+
+static void test_listener_reentrancy(void **state) {
+    (void)state;
+    reentrant re;
+    memset(&re, 0, sizeof re);
+    atomic_init(&re.stats_calls, 0);
+    atomic_init(&re.stats_fail, 0);
+    re.rc_submit_on_submitted = re.rc_submit_on_started = re.rc_submit_on_completed = -100;
+    re.rc_cancel = re.rc_gstats = re.rc_keys = -100;
+    tu_latch children;
+    tu_latch_init(&children, 3);
+    re.children = &children;
+    groupconc_policy p = groupconc_policy_default();
+    p.listener = reentrant_listener;
+    p.listener_user_data = &re;
+    groupconc_executor *ex = tu_executor(&p);
+    re.ex = ex;
+
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *hb = tu_submit(ex, "v", "blocker", tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    atomic_int victim_ran;
+    atomic_init(&victim_ran, 0);
+    re.victim = tu_submit(ex, "v", "victim", tu_count_fn, &victim_ran); /* queued behind blocker */
+
+    groupconc_task *trig = tu_submit(ex, "trig", "trigger", tu_noop_fn, NULL);
+    tu_wait_status(trig, GROUPCONC_STATUS_SUCCESS); /* COMPLETED listener has run */
+    assert_true(tu_latch_wait(&children));          /* all three children ran */
+
+    assert_int_equal(re.rc_submit_on_submitted, GROUPCONC_OK);
+    assert_int_equal(re.rc_keys, GROUPCONC_OK);
+    assert_true(re.nkeys >= 2);
+    assert_int_equal(re.rc_submit_on_started, GROUPCONC_OK);
+    assert_int_equal(re.rc_cancel, GROUPCONC_OK);
+    assert_int_equal(re.outcome, GROUPCONC_CANCEL_DEQUEUED);
+    assert_int_equal(re.rc_gstats, GROUPCONC_OK);
+    assert_int_equal(re.trigger_running, 1);
+    assert_int_equal(re.rc_submit_on_completed, GROUPCONC_OK);
+    assert_non_null(re.child2);
+    tu_wait_status(re.child2, GROUPCONC_STATUS_SUCCESS);
+    tu_wait_status(re.victim, GROUPCONC_STATUS_CANCELLED);
+
+    tu_park_release(&blocker);
+    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&victim_ran), 0);
+    assert_true(atomic_load(&re.stats_calls) > 0);
+    assert_int_equal(atomic_load(&re.stats_fail), 0);
+    groupconc_task_release(hb);
+    groupconc_task_release(re.victim);
+    groupconc_task_release(trig);
+    groupconc_task_release(re.child2);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+    tu_latch_destroy(&children);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_event_order),
+        cmocka_unit_test(test_rejected_events_abort),
+        cmocka_unit_test(test_caller_runs_events),
+        cmocka_unit_test(test_listener_reentrancy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

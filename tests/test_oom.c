@@ -1,0 +1,805 @@
+/* test_oom.c - allocation-failure injection (SPEC "Bad input and faults"; STYLE "OOM loop").
+
+   GROUPCONC_MALLOC / GROUPCONC_FREE point at a thread-safe counting allocator. For every public
+   operation that allocates, the loop runs N = 1, 2, ...: arm "fail the N-th allocation", run the
+   operation, disarm. While a failure was injected the operation must return GROUPCONC_ENOMEM (or
+   succeed completely, if the library could do without that block) and change nothing visible; the
+   loop ends at the first N at which no failure was injected, which must succeed. After every
+   iteration the executor is destroyed and zero blocks may remain live, and every task accepted
+   before the failure must have reached its terminal state (checked through handles, completion
+   callbacks and the listener).
+
+   By default only allocations made on the arming (main) thread are counted, so that the N-th
+   allocation is the operation's own; the *_any_thread tests also fail allocations made on worker
+   threads, and the *_sticky variants make every allocation after the first failure fail too (the
+   error paths and the shutdown/destroy paths must not need memory). */
+#define GROUPCONC_IMPLEMENTATION
+#define GROUPCONC_MALLOC(sz) oom_malloc(sz)
+#define GROUPCONC_FREE(p) oom_free(p)
+#include <stddef.h> /* size_t for the two prototypes below; sets no feature-test macros */
+void *oom_malloc(size_t size);
+void oom_free(void *ptr);
+#include "groupconc.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+/* ==== counting allocator ======================================================================= */
+
+static atomic_long g_live;       /* blocks handed out and not yet freed */
+static atomic_long g_countdown;  /* > 0: armed; the allocation that takes it from 1 to 0 fails */
+static atomic_int g_sticky;      /* after the first injected failure every counted one fails */
+static atomic_int g_any_thread;  /* count allocations made on every thread */
+static atomic_long g_injected;   /* failures injected since the last arm */
+static _Thread_local int tl_armed;
+
+void *oom_malloc(size_t size) {
+    if (tl_armed || atomic_load(&g_any_thread)) {
+        if (atomic_load(&g_sticky) && atomic_load(&g_injected) > 0) {
+            atomic_fetch_add(&g_injected, 1);
+            return NULL;
+        }
+        long c = atomic_load(&g_countdown);
+        while (c > 0 && !atomic_compare_exchange_weak(&g_countdown, &c, c - 1)) {
+        }
+        if (c == 1) {
+            atomic_fetch_add(&g_injected, 1);
+            return NULL;
+        }
+    }
+    void *p = malloc(size ? size : 1);
+    if (p) atomic_fetch_add(&g_live, 1);
+    return p;
+}
+
+void oom_free(void *ptr) {
+    if (!ptr) return;
+    atomic_fetch_sub(&g_live, 1);
+    free(ptr);
+}
+
+static void oom_arm(long n, bool sticky, bool any_thread) {
+    atomic_store(&g_injected, 0);
+    atomic_store(&g_sticky, sticky ? 1 : 0);
+    atomic_store(&g_any_thread, any_thread ? 1 : 0);
+    tl_armed = 1;
+    atomic_store(&g_countdown, n);
+}
+
+/* Returns how many failures were injected while armed. */
+static long oom_disarm(void) {
+    tl_armed = 0;
+    atomic_store(&g_any_thread, 0);
+    atomic_store(&g_countdown, 0);
+    atomic_store(&g_sticky, 0);
+    return atomic_load(&g_injected);
+}
+
+static long live_blocks(void) { return atomic_load(&g_live); }
+
+/* ==== helpers: time, latch, counter ============================================================ */
+
+#define BOUND_NS INT64_C(10000000000) /* generous bound for "must finish": 10 s */
+#define MAX_ITERS 2000                /* no operation allocates this often */
+
+static struct timespec deadline_after(int64_t ns) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t total = (int64_t)ts.tv_nsec + ns;
+    ts.tv_sec += (time_t)(total / 1000000000);
+    ts.tv_nsec = (long)(total % 1000000000);
+    return ts;
+}
+
+static void cond_init_monotonic(pthread_cond_t *cv) {
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &attr);
+    pthread_condattr_destroy(&attr);
+}
+
+/* A counter main can wait on (bounded). Used as a latch too: `open` releases parked tasks. */
+typedef struct counter {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int value;
+    int open;
+} counter;
+
+static void counter_init(counter *c) {
+    pthread_mutex_init(&c->mu, NULL);
+    cond_init_monotonic(&c->cv);
+    c->value = 0;
+    c->open = 0;
+}
+
+static void counter_destroy(counter *c) {
+    pthread_cond_destroy(&c->cv);
+    pthread_mutex_destroy(&c->mu);
+}
+
+static void counter_add(counter *c) {
+    pthread_mutex_lock(&c->mu);
+    c->value++;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static int counter_get(counter *c) {
+    pthread_mutex_lock(&c->mu);
+    int v = c->value;
+    pthread_mutex_unlock(&c->mu);
+    return v;
+}
+
+/* true when value reached `n` within BOUND_NS */
+static bool counter_wait(counter *c, int n) {
+    struct timespec dl = deadline_after(BOUND_NS);
+    pthread_mutex_lock(&c->mu);
+    int rc = 0;
+    while (c->value < n && rc == 0) rc = pthread_cond_timedwait(&c->cv, &c->mu, &dl);
+    bool ok = c->value >= n;
+    pthread_mutex_unlock(&c->mu);
+    return ok;
+}
+
+static void latch_open(counter *c) {
+    pthread_mutex_lock(&c->mu);
+    c->open = 1;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* ==== the world every iteration runs in ======================================================== */
+/* Parked state (when `parked`): P0 runs in "a" (conc 1), P1 waits behind it at layer 3, P2 runs in
+   "vip" (conc 2, fire-and-forget), P3 runs in "b", P4 runs in "solo" (conc 1, in-flight 1,
+   threshold 0). All wait on `gate`. P0, P1, P3, P4 have on_complete callbacks. */
+
+#define MAX_HANDLES 16
+
+typedef struct world {
+    groupconc_executor *ex;
+    counter gate;       /* parked tasks: value = how many arrived; open releases them */
+    counter completed;  /* COMPLETED listener events */
+    counter op_done;    /* runs of the operation's own tasks */
+    groupconc_task *h[MAX_HANDLES];
+    groupconc_status want[MAX_HANDLES]; /* expected final status */
+    int want_error[MAX_HANDLES];
+    bool want_cb[MAX_HANDLES];
+    atomic_int cb_calls[MAX_HANDLES];
+    int nh;
+    int accepted;       /* tasks accepted so far: each must produce exactly one COMPLETED event */
+    int completed_slack; /* tasks refused in execute_all that may or may not report COMPLETED */
+    atomic_int events_bad;
+} world;
+
+static int task_park(groupconc_context *ctx, void **out_value, void *user_data) {
+    (void)ctx;
+    (void)out_value;
+    counter *gate = user_data;
+    pthread_mutex_lock(&gate->mu);
+    gate->value++;
+    pthread_cond_broadcast(&gate->cv);
+    while (!gate->open) pthread_cond_wait(&gate->cv, &gate->mu);
+    pthread_mutex_unlock(&gate->mu);
+    return 0;
+}
+
+static int task_count(groupconc_context *ctx, void **out_value, void *user_data) {
+    (void)ctx;
+    *out_value = user_data;
+    counter_add(user_data);
+    return 0;
+}
+
+static void listener(const groupconc_event *ev, void *user_data) {
+    world *w = user_data;
+    if (ev->type == GROUPCONC_EVENT_COMPLETED) {
+        if (!ev->result) atomic_fetch_add(&w->events_bad, 1);
+        counter_add(&w->completed);
+    }
+}
+
+static void on_complete_count(groupconc_task *task, const groupconc_result *result, void *user_data) {
+    (void)task;
+    (void)result;
+    atomic_fetch_add((atomic_int *)user_data, 1);
+}
+
+static const groupconc_group_limits table[] = {
+    {"vip", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
+    {"solo", 1, 1, 0},
+    {"tbl", 3, 4, 2},
+};
+
+static groupconc_policy world_policy(world *w, groupconc_rejection_policy rejection) {
+    groupconc_policy p = groupconc_policy_default();
+    p.default_concurrency = 1;
+    p.groups = table;
+    p.group_count = sizeof table / sizeof table[0];
+    p.rejection = rejection;
+    p.listener = listener;
+    p.listener_user_data = w;
+    p.max_threads = 6;
+    p.keep_alive_ns = INT64_C(60000000000); /* no retirement during a test: deterministic */
+    return p;
+}
+
+static int add_handle(world *w, groupconc_task *t, groupconc_status want, int want_error) {
+    assert_true(w->nh < MAX_HANDLES);
+    int i = w->nh++;
+    w->h[i] = t;
+    w->want[i] = want;
+    w->want_error[i] = want_error;
+    w->want_cb[i] = false;
+    atomic_store(&w->cb_calls[i], 0);
+    return i;
+}
+
+static void submit_parked(world *w, const char *group, bool handle, bool cb) {
+    groupconc_task *t = NULL;
+    int rc = groupconc_submit(w->ex, group, "parked", task_park, &w->gate, handle ? &t : NULL);
+    assert_int_equal(rc, GROUPCONC_OK);
+    w->accepted++;
+    if (handle) {
+        int i = add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
+        if (cb) {
+            assert_int_equal(groupconc_task_on_complete(t, on_complete_count, &w->cb_calls[i]), GROUPCONC_OK);
+            w->want_cb[i] = true;
+        }
+    }
+}
+
+static void world_init(world *w, groupconc_rejection_policy rejection, bool parked) {
+    memset(w, 0, sizeof *w);
+    counter_init(&w->gate);
+    counter_init(&w->completed);
+    counter_init(&w->op_done);
+    atomic_store(&w->events_bad, 0);
+    groupconc_policy p = world_policy(w, rejection);
+    assert_int_equal(groupconc_executor_create(&p, &w->ex), GROUPCONC_OK);
+    if (!parked) return;
+    submit_parked(w, "a", true, true);     /* P0 */
+    assert_true(counter_wait(&w->gate, 1)); /* P0 holds "a"'s only run permit */
+    submit_parked(w, "a", true, true);     /* P1: waits at layer 3 */
+    submit_parked(w, "vip", false, false); /* P2 */
+    submit_parked(w, "b", true, true);     /* P3 */
+    submit_parked(w, "solo", true, true);  /* P4 */
+    assert_true(counter_wait(&w->gate, 4));
+}
+
+/* Release everything, check every accepted task reached its terminal state, destroy, check that no
+   block is left. */
+static void world_finish(world *w) {
+    latch_open(&w->gate);
+    for (int i = 0; i < w->nh; i++) {
+        groupconc_result r = {0};
+        int rc = groupconc_task_wait_for(w->h[i], BOUND_NS, &r);
+        if (rc != GROUPCONC_OK) fail_msg("handle %d not terminal within 10 s: %s", i, groupconc_errname(rc));
+        if (r.status != w->want[i] || (w->want_error[i] != 0 && r.error != w->want_error[i]))
+            fail_msg("handle %d: status %s error %s, want %s error %s", i, groupconc_status_name(r.status),
+                     groupconc_errname(r.error), groupconc_status_name(w->want[i]),
+                     groupconc_errname(w->want_error[i]));
+    }
+    if (!counter_wait(&w->completed, w->accepted))
+        fail_msg("COMPLETED events: %d, accepted tasks: %d", counter_get(&w->completed), w->accepted);
+    assert_int_equal(groupconc_executor_destroy(w->ex), GROUPCONC_OK);
+    int events = counter_get(&w->completed); /* exactly once per accepted task */
+    if (events < w->accepted || events > w->accepted + w->completed_slack)
+        fail_msg("COMPLETED events: %d, accepted tasks: %d (+%d refused)", events, w->accepted, w->completed_slack);
+    assert_int_equal(atomic_load(&w->events_bad), 0);
+    for (int i = 0; i < w->nh; i++) {
+        int calls = atomic_load(&w->cb_calls[i]);
+        if (calls != (w->want_cb[i] ? 1 : 0))
+            fail_msg("handle %d: completion callback ran %d times, want %d", i, calls, w->want_cb[i] ? 1 : 0);
+        assert_int_equal(groupconc_task_release(w->h[i]), GROUPCONC_OK);
+    }
+    counter_destroy(&w->gate);
+    counter_destroy(&w->completed);
+    counter_destroy(&w->op_done);
+    if (live_blocks() != 0) fail_msg("%ld blocks still live after destroy and release", live_blocks());
+}
+
+typedef struct snapshot {
+    groupconc_executor_stats es;
+    int grc;
+    groupconc_group_stats gs;
+} snapshot;
+
+static snapshot take(world *w, const char *group) {
+    snapshot s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(groupconc_executor_stats_get(w->ex, &s.es), GROUPCONC_OK);
+    s.grc = groupconc_group_stats_get(w->ex, group, &s.gs);
+    return s;
+}
+
+/* After a failed operation, nothing a task holds or waits for may have changed. */
+static void assert_unchanged(const snapshot *a, const snapshot *b) {
+    assert_int_equal(a->es.running, b->es.running);
+    assert_int_equal(a->es.ready, b->es.ready);
+    assert_int_equal(a->es.waiting, b->es.waiting);
+    assert_int_equal(a->es.global_in_flight, b->es.global_in_flight);
+    if (a->grc == GROUPCONC_OK && b->grc == GROUPCONC_OK) {
+        assert_int_equal(a->gs.running, b->gs.running);
+        assert_int_equal(a->gs.ready, b->gs.ready);
+        assert_int_equal(a->gs.waiting_bulkhead, b->gs.waiting_bulkhead);
+        assert_int_equal(a->gs.waiting_concurrency, b->gs.waiting_concurrency);
+        assert_int_equal(a->gs.in_flight, b->gs.in_flight);
+    } else if (b->grc == GROUPCONC_OK) { /* a group state created by the failed call holds nothing */
+        assert_int_equal(b->gs.running + b->gs.ready + b->gs.in_flight, 0);
+        assert_int_equal(b->gs.waiting_global + b->gs.waiting_bulkhead + b->gs.waiting_concurrency, 0);
+    } else {
+        assert_int_equal(b->grc, GROUPCONC_ENOTFOUND);
+    }
+}
+
+static void expect_enomem(int rc, long injected, const char *what, long n) {
+    if (injected > 0 && rc != GROUPCONC_ENOMEM && rc != GROUPCONC_OK)
+        fail_msg("%s, allocation %ld failed: returned %s, want GROUPCONC_ENOMEM", what, n, groupconc_errname(rc));
+    if (injected == 0 && rc != GROUPCONC_OK)
+        fail_msg("%s with no allocation failing returned %s", what, groupconc_errname(rc));
+}
+
+/* ==== executor create with a per-group table =================================================== */
+
+static void create_loop(bool sticky) {
+    char long_key[GROUPCONC_MAX_KEY_LEN + 1];
+    memset(long_key, 'k', GROUPCONC_MAX_KEY_LEN);
+    long_key[GROUPCONC_MAX_KEY_LEN] = '\0';
+    const groupconc_group_limits tbl[] = {
+        {"tenant-1", 3, 5, 2},
+        {"tenant-2", GROUPCONC_DEFAULT, GROUPCONC_UNLIMITED, 0},
+        {long_key, 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
+    };
+    groupconc_policy p = groupconc_policy_default();
+    p.groups = tbl;
+    p.group_count = 3;
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        groupconc_executor *ex = NULL;
+        oom_arm(n, sticky, false);
+        int rc = groupconc_executor_create(&p, &ex);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, "executor_create", n);
+        if (rc != GROUPCONC_OK) {
+            assert_null(ex);
+            if (live_blocks() != 0) fail_msg("executor_create failed at allocation %ld and left %ld blocks", n, live_blocks());
+            continue;
+        }
+        /* the table was copied whole: its limits apply */
+        counter done;
+        counter_init(&done);
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(ex, "tenant-1", NULL, task_count, &done, &t), GROUPCONC_OK);
+        groupconc_result r = {0};
+        assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &r), GROUPCONC_OK);
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_group_stats_get(ex, "tenant-1", &gs), GROUPCONC_OK);
+        assert_int_equal(gs.concurrency, 3);
+        assert_int_equal(gs.max_in_flight, 5);
+        assert_int_equal(gs.queue_threshold, 2);
+        assert_int_equal(groupconc_submit(ex, long_key, NULL, task_count, &done, NULL), GROUPCONC_OK);
+        assert_true(counter_wait(&done, 2));
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
+        counter_destroy(&done);
+        assert_int_equal(live_blocks(), 0);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("executor_create%s: %ld allocations\n", sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_create_with_table(void **state) {
+    (void)state;
+    create_loop(false);
+}
+static void test_create_with_table_sticky(void **state) {
+    (void)state;
+    create_loop(true);
+}
+
+/* ==== submit ==================================================================================== */
+
+typedef struct submit_case {
+    const char *name;
+    groupconc_rejection_policy rejection;
+    bool parked;            /* build the parked state first */
+    const char *group;
+    const char *task_id;
+    bool handle;
+    bool on_complete;       /* also register a completion callback (outside the armed window) */
+    groupconc_status want;  /* final status of the submitted task when accepted */
+    int want_error;
+    bool runs;              /* the accepted task's function runs */
+} submit_case;
+
+static const submit_case submit_cases[] = {
+    {"first submit, empty executor (worker start)", GROUPCONC_REJECT_ABORT, false, "new", "t", true, true,
+     GROUPCONC_STATUS_SUCCESS, 0, true},
+    {"new group, workers busy", GROUPCONC_REJECT_ABORT, true, "new", "t", true, true, GROUPCONC_STATUS_SUCCESS, 0, true},
+    {"new group from the table", GROUPCONC_REJECT_ABORT, true, "tbl", "t", true, false, GROUPCONC_STATUS_SUCCESS,
+     0, true},
+    {"new group, no task id", GROUPCONC_REJECT_ABORT, true, "new", NULL, true, false, GROUPCONC_STATUS_SUCCESS, 0, true},
+    {"new group, fire-and-forget", GROUPCONC_REJECT_ABORT, true, "new", "t", false, false, GROUPCONC_STATUS_SUCCESS, 0,
+     true},
+    {"existing group, runs at once", GROUPCONC_REJECT_ABORT, true, "vip", "t", true, true, GROUPCONC_STATUS_SUCCESS, 0,
+     true},
+    {"existing group, waits at layer 3", GROUPCONC_REJECT_ABORT, true, "a", "t", true, true, GROUPCONC_STATUS_SUCCESS,
+     0, true},
+    {"existing group, waits, fire-and-forget", GROUPCONC_REJECT_ABORT, true, "a", NULL, false, false,
+     GROUPCONC_STATUS_SUCCESS, 0, true},
+    {"DISCARD rejection", GROUPCONC_REJECT_DISCARD, true, "solo", "t", true, true, GROUPCONC_STATUS_REJECTED,
+     GROUPCONC_EREJECTED_BULKHEAD, false},
+    {"CALLER_RUNS rejection", GROUPCONC_REJECT_CALLER_RUNS, true, "solo", "t", true, true, GROUPCONC_STATUS_SUCCESS, 0,
+     true},
+};
+
+static void submit_loop(const submit_case *c, bool sticky) {
+    long n;
+    int ok_with_failure = 0;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world w;
+        world_init(&w, c->rejection, c->parked);
+        snapshot before = take(&w, c->group);
+        groupconc_task *t = NULL;
+        oom_arm(n, sticky, false);
+        int rc = groupconc_submit(w.ex, c->group, c->task_id, task_count, &w.op_done, c->handle ? &t : NULL);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, c->name, n);
+        if (rc == GROUPCONC_OK) {
+            if (injected) ok_with_failure++;
+            w.accepted++;
+            if (c->handle) {
+                assert_non_null(t);
+                int i = add_handle(&w, t, c->want, c->want_error);
+                if (c->on_complete) {
+                    assert_int_equal(groupconc_task_on_complete(t, on_complete_count, &w.cb_calls[i]), GROUPCONC_OK);
+                    w.want_cb[i] = true;
+                }
+            }
+        } else {
+            if (c->handle) assert_null(t);
+            snapshot after = take(&w, c->group);
+            assert_unchanged(&before, &after);
+        }
+        world_finish(&w); /* also: accepted tasks terminal, no leak */
+        int want_runs = (rc == GROUPCONC_OK && c->runs) ? 1 : 0;
+        if (counter_get(&w.op_done) != want_runs)
+            fail_msg("%s, allocation %ld (%s): task ran %d times, want %d", c->name, n, groupconc_errname(rc),
+                     counter_get(&w.op_done), want_runs);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("submit, %s%s: %ld allocations (%d accepted despite a failed allocation)\n", c->name,
+                  sticky ? " (sticky)" : "", n - 1, ok_with_failure);
+}
+
+static void test_submit_cases(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof submit_cases / sizeof submit_cases[0]; i++) submit_loop(&submit_cases[i], false);
+}
+
+static void test_submit_cases_sticky(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof submit_cases / sizeof submit_cases[0]; i++) submit_loop(&submit_cases[i], true);
+}
+
+/* ==== on_complete registration =================================================================== */
+
+static void on_complete_loop(int which, bool sticky) {
+    /* which: 0 = P0 (running), 1 = P1 (waiting), 2 = a task already finished */
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world w;
+        world_init(&w, GROUPCONC_REJECT_ABORT, true);
+        int idx;
+        if (which == 2) {
+            groupconc_task *t = NULL;
+            assert_int_equal(groupconc_submit(w.ex, "done", NULL, task_count, &w.op_done, &t), GROUPCONC_OK);
+            w.accepted++;
+            idx = add_handle(&w, t, GROUPCONC_STATUS_SUCCESS, 0);
+            groupconc_result r = {0};
+            assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &r), GROUPCONC_OK);
+        } else {
+            idx = which;
+        }
+        atomic_int extra;
+        atomic_init(&extra, 0);
+        oom_arm(n, sticky, false);
+        int rc = groupconc_task_on_complete(w.h[idx], on_complete_count, &extra);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, "on_complete", n);
+        if (which == 2 && rc == GROUPCONC_OK) assert_int_equal(atomic_load(&extra), 1); /* ran at once */
+        world_finish(&w);
+        int want = rc == GROUPCONC_OK ? 1 : 0;
+        if (atomic_load(&extra) != want)
+            fail_msg("on_complete (%d) at allocation %ld returned %s; callback ran %d times, want %d", which, n,
+                     groupconc_errname(rc), atomic_load(&extra), want);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("on_complete on a %s task%s: %ld allocations\n",
+                  which == 0 ? "running" : which == 1 ? "waiting" : "finished", sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_on_complete(void **state) {
+    (void)state;
+    for (int which = 0; which < 3; which++) {
+        on_complete_loop(which, false);
+        on_complete_loop(which, true);
+    }
+}
+
+/* ==== execute_all ================================================================================= */
+
+static void execute_all_loop(bool sticky) {
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world w;
+        world_init(&w, GROUPCONC_REJECT_ABORT, true);
+        /* an idle worker: when no further worker can start (sticky), queued work runs on it (documented);
+           without it, execute_all(FOREVER) would rightly wait for the parked workers */
+        counter warm;
+        counter_init(&warm);
+        groupconc_task *wt = NULL;
+        assert_int_equal(groupconc_submit(w.ex, "warm", NULL, task_count, &warm, &wt), GROUPCONC_OK);
+        w.accepted++;
+        add_handle(&w, wt, GROUPCONC_STATUS_SUCCESS, 0);
+        groupconc_result wr = {0};
+        assert_int_equal(groupconc_task_wait_for(wt, BOUND_NS, &wr), GROUPCONC_OK);
+        counter_destroy(&warm);
+        /* groups with room: "vip" has one free permit, x1/x2 are new */
+        groupconc_task_spec specs[5] = {
+            {"x1", "e0", task_count, &w.op_done}, {"vip", "e1", task_count, &w.op_done},
+            {"x2", "e2", task_count, &w.op_done}, {"x1", NULL, task_count, &w.op_done},
+            {"x3", "e4", task_count, &w.op_done},
+        };
+        groupconc_result res[5];
+        memset(res, 0xA5, sizeof res);
+        oom_arm(n, sticky, false);
+        int rc = groupconc_execute_all(w.ex, specs, 5, GROUPCONC_FOREVER, res);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, "execute_all", n);
+        int succeeded = 0, rejected_nomem = 0;
+        if (rc == GROUPCONC_OK) {
+            for (int i = 0; i < 5; i++) {
+                assert_ptr_equal(res[i].group, specs[i].group);
+                assert_ptr_equal(res[i].task_id, specs[i].task_id);
+                if (res[i].status == GROUPCONC_STATUS_SUCCESS) {
+                    succeeded++;
+                } else if (res[i].status == GROUPCONC_STATUS_REJECTED && res[i].error == GROUPCONC_ENOMEM) {
+                    rejected_nomem++;
+                    assert_true(res[i].start_ns == res[i].end_ns);
+                } else {
+                    fail_msg("execute_all at allocation %ld: result %d is %s / %s", n, i,
+                             groupconc_status_name(res[i].status), groupconc_errname(res[i].error));
+                }
+            }
+            if (injected == 0) assert_int_equal(succeeded, 5);
+            /* the listener saw the accepted ones complete; they count as accepted */
+            w.accepted += succeeded;
+        }
+        /* every run is a SUCCESS result and nothing else ran; an element refused in submit with ENOMEM
+           may or may not produce a COMPLETED event */
+        assert_int_equal(counter_get(&w.op_done), succeeded);
+        w.completed_slack = rejected_nomem;
+        world_finish(&w);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("execute_all%s: %ld allocations\n", sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_execute_all(void **state) {
+    (void)state;
+    execute_all_loop(false);
+    execute_all_loop(true);
+}
+
+/* ==== group keys ================================================================================= */
+
+static void test_group_keys(void **state) {
+    (void)state;
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world w;
+        world_init(&w, GROUPCONC_REJECT_ABORT, true);
+        char **keys = (char **)(uintptr_t)0x1;
+        size_t count = 12345;
+        oom_arm(n, false, false);
+        int rc = groupconc_group_keys(w.ex, &keys, &count);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, "group_keys", n);
+        if (rc == GROUPCONC_OK) {
+            bool seen_a = false, seen_b = false, seen_vip = false, seen_solo = false;
+            for (size_t i = 0; i < count; i++) {
+                assert_non_null(keys[i]);
+                seen_a |= strcmp(keys[i], "a") == 0;
+                seen_b |= strcmp(keys[i], "b") == 0;
+                seen_vip |= strcmp(keys[i], "vip") == 0;
+                seen_solo |= strcmp(keys[i], "solo") == 0;
+                for (size_t j = 0; j < i; j++) assert_string_not_equal(keys[i], keys[j]);
+            }
+            assert_true(seen_a && seen_b && seen_vip && seen_solo);
+            groupconc_keys_free(keys);
+        }
+        world_finish(&w);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("group_keys: %ld allocations\n", n - 1);
+}
+
+/* ==== calls that document no ENOMEM must work when no memory is left ============================ */
+/* Sticky from allocation N: cancel, shutdown_group, evict_group, stats, shutdown, graceful shutdown,
+   release and destroy may not fail (their contracts have no ENOMEM) and may lose no task. */
+
+static void shutdown_loop(int variant) {
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world w;
+        world_init(&w, GROUPCONC_REJECT_ABORT, true);
+        oom_arm(n, true, false);
+        groupconc_cancel_outcome co;
+        int rc = groupconc_task_cancel(w.h[1], &co); /* P1 waits at layer 3 */
+        if (rc != GROUPCONC_OK) fail_msg("cancel under OOM (%ld): %s", n, groupconc_errname(rc));
+        assert_int_equal(co, GROUPCONC_CANCEL_DEQUEUED);
+        w.want[1] = GROUPCONC_STATUS_CANCELLED;
+        w.want_error[1] = GROUPCONC_ECANCELLED;
+        groupconc_executor_stats es;
+        assert_int_equal(groupconc_executor_stats_get(w.ex, &es), GROUPCONC_OK);
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_group_stats_get(w.ex, "a", &gs), GROUPCONC_OK);
+        assert_int_equal(gs.waiting_concurrency, 0);
+        rc = groupconc_shutdown_group(w.ex, "b");
+        if (rc != GROUPCONC_OK) fail_msg("shutdown_group under OOM (%ld): %s", n, groupconc_errname(rc));
+        rc = groupconc_evict_group(w.ex, "vip");
+        if (rc != GROUPCONC_OK) fail_msg("evict_group under OOM (%ld): %s", n, groupconc_errname(rc));
+        if (variant == 0) {
+            rc = groupconc_executor_shutdown(w.ex);
+            if (rc != GROUPCONC_OK) fail_msg("shutdown under OOM (%ld): %s", n, groupconc_errname(rc));
+        } else if (variant == 1) {
+            rc = groupconc_executor_shutdown_graceful(w.ex, 0);
+            if (rc != GROUPCONC_OK && rc != GROUPCONC_ETIMEDOUT)
+                fail_msg("shutdown_graceful under OOM (%ld): %s", n, groupconc_errname(rc));
+        }
+        /* variant 2: straight to destroy */
+        rc = groupconc_submit(w.ex, "a", NULL, task_count, &w.op_done, NULL);
+        if (variant != 2 && rc != GROUPCONC_ESHUTDOWN)
+            fail_msg("submit after shutdown under OOM (%ld): %s, want GROUPCONC_ESHUTDOWN", n, groupconc_errname(rc));
+        if (rc == GROUPCONC_OK) w.accepted++;
+        latch_open(&w.gate);
+        rc = groupconc_executor_destroy(w.ex);
+        if (rc != GROUPCONC_OK) fail_msg("destroy under OOM (%ld): %s", n, groupconc_errname(rc));
+        /* handles outlive the executor; check them while still armed */
+        for (int i = 0; i < w.nh; i++) {
+            groupconc_result r = {0};
+            assert_int_equal(groupconc_task_wait_for(w.h[i], 0, &r), GROUPCONC_OK);
+            if (r.status != w.want[i]) fail_msg("handle %d after destroy under OOM (%ld): %s", i, n, groupconc_status_name(r.status));
+        }
+        if (!counter_wait(&w.completed, w.accepted))
+            fail_msg("COMPLETED events %d, accepted %d", counter_get(&w.completed), w.accepted);
+        for (int i = 0; i < w.nh; i++) {
+            assert_int_equal(atomic_load(&w.cb_calls[i]), w.want_cb[i] ? 1 : 0);
+            rc = groupconc_task_release(w.h[i]);
+            if (rc != GROUPCONC_OK) fail_msg("release under OOM (%ld): %s", n, groupconc_errname(rc));
+        }
+        long injected = oom_disarm();
+        counter_destroy(&w.gate);
+        counter_destroy(&w.completed);
+        counter_destroy(&w.op_done);
+        if (live_blocks() != 0) fail_msg("shutdown path under OOM (%ld): %ld blocks live", n, live_blocks());
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("shutdown path %d: %ld allocations\n", variant, n - 1);
+}
+
+static void test_shutdown_paths_without_memory(void **state) {
+    (void)state;
+    for (int v = 0; v < 3; v++) shutdown_loop(v);
+}
+
+/* ==== accepted tasks finish although no thread can allocate any more ========================== */
+
+static void test_accepted_tasks_finish_under_total_oom(void **state) {
+    (void)state;
+    world w;
+    world_init(&w, GROUPCONC_REJECT_ABORT, true);
+    oom_arm(1, true, true); /* from now on every allocation on every thread fails */
+    latch_open(&w.gate);
+    for (int i = 0; i < w.nh; i++) {
+        groupconc_result r = {0};
+        int rc = groupconc_task_wait_for(w.h[i], BOUND_NS, &r);
+        if (rc != GROUPCONC_OK) fail_msg("handle %d not terminal under total OOM: %s", i, groupconc_errname(rc));
+        assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS); /* P1 got its permit handed on, too */
+    }
+    assert_true(counter_wait(&w.completed, w.accepted));
+    assert_int_equal(groupconc_executor_destroy(w.ex), GROUPCONC_OK);
+    for (int i = 0; i < w.nh; i++) {
+        assert_int_equal(atomic_load(&w.cb_calls[i]), w.want_cb[i] ? 1 : 0);
+        assert_int_equal(groupconc_task_release(w.h[i]), GROUPCONC_OK);
+    }
+    long injected = oom_disarm();
+    print_message("allocations refused while the accepted tasks finished: %ld\n", injected);
+    counter_destroy(&w.gate);
+    counter_destroy(&w.completed);
+    counter_destroy(&w.op_done);
+    assert_int_equal(live_blocks(), 0);
+}
+
+/* ==== failures on any thread, workers included ================================================= */
+
+static void test_any_thread_oom_loop(void **state) {
+    (void)state;
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world w;
+        world_init(&w, GROUPCONC_REJECT_ABORT, false);
+        static const char *const groups[] = {"a", "b", "a", "vip", "c", "a"};
+        groupconc_task *t[6];
+        int accepted_with_handle = 0;
+        oom_arm(n, false, true);
+        for (int i = 0; i < 6; i++) {
+            t[i] = NULL;
+            int rc = groupconc_submit(w.ex, groups[i], i % 2 ? NULL : "id", task_count, &w.op_done, &t[i]);
+            if (rc != GROUPCONC_OK && rc != GROUPCONC_ENOMEM)
+                fail_msg("submit %d with allocation %ld failing on any thread: %s", i, n, groupconc_errname(rc));
+            if (rc == GROUPCONC_OK) {
+                w.accepted++;
+                accepted_with_handle++;
+                int idx = add_handle(&w, t[i], GROUPCONC_STATUS_SUCCESS, 0);
+                int rc2 = groupconc_task_on_complete(t[i], on_complete_count, &w.cb_calls[idx]);
+                if (rc2 != GROUPCONC_OK && rc2 != GROUPCONC_ENOMEM) fail_msg("on_complete: %s", groupconc_errname(rc2));
+                w.want_cb[idx] = rc2 == GROUPCONC_OK;
+            }
+        }
+        /* wait while still armed: completion paths on workers run under the same failure */
+        for (int i = 0; i < w.nh; i++) {
+            groupconc_result r = {0};
+            int rc = groupconc_task_wait_for(w.h[i], BOUND_NS, &r);
+            if (rc != GROUPCONC_OK) fail_msg("task %d not terminal (allocation %ld failing): %s", i, n, groupconc_errname(rc));
+            if (r.status != GROUPCONC_STATUS_SUCCESS) w.want[i] = r.status; /* terminal is what matters */
+        }
+        long injected = oom_disarm();
+        world_finish(&w);
+        /* a SUCCESS is a run; nothing ran twice */
+        int successes = 0;
+        for (int i = 0; i < accepted_with_handle; i++) successes += w.want[i] == GROUPCONC_STATUS_SUCCESS;
+        assert_true(counter_get(&w.op_done) >= successes);
+        assert_true(counter_get(&w.op_done) <= accepted_with_handle);
+        if (injected == 0) {
+            assert_int_equal(accepted_with_handle, 6);
+            break;
+        }
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("any-thread workload: %ld allocations\n", n - 1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_create_with_table),
+        cmocka_unit_test(test_create_with_table_sticky),
+        cmocka_unit_test(test_submit_cases),
+        cmocka_unit_test(test_submit_cases_sticky),
+        cmocka_unit_test(test_on_complete),
+        cmocka_unit_test(test_execute_all),
+        cmocka_unit_test(test_group_keys),
+        cmocka_unit_test(test_shutdown_paths_without_memory),
+        cmocka_unit_test(test_accepted_tasks_finish_under_total_oom),
+        cmocka_unit_test(test_any_thread_oom_loop),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,280 @@
+/* test_shutdown.c - executor shutdown: refusing new work, idempotence, the immediate form
+   (cancel queued and ready tasks, flag running ones), the graceful form (finish, or time out and
+   cancel what is left). */
+#define GROUPCONC_IMPLEMENTATION
+#include "groupconc.h"
+
+#include "testutil.h"
+
+static void test_submit_after_shutdown(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *t = tu_submit(ex, "g", NULL, tu_noop_fn, NULL);
+    tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(t);
+
+    assert_int_equal(groupconc_executor_shutdown(ex), GROUPCONC_OK);
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    t = NULL;
+    assert_int_equal(groupconc_submit(ex, "g", NULL, tu_count_fn, &ran, &t), GROUPCONC_ESHUTDOWN);
+    assert_null(t);
+    assert_int_equal(groupconc_submit(ex, "new", NULL, tu_count_fn, &ran, NULL), GROUPCONC_ESHUTDOWN);
+
+    /* execute_all reports each task as refused for that reason */
+    groupconc_task_spec specs[2] = {{"g", "x", tu_count_fn, &ran}, {"h", "y", tu_count_fn, &ran}};
+    groupconc_result res[2];
+    assert_int_equal(groupconc_execute_all(ex, specs, 2, GROUPCONC_FOREVER, res), GROUPCONC_OK);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(res[i].status, GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(res[i].error, GROUPCONC_ESHUTDOWN);
+    }
+
+    /* stats still report the groups as they are */
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_true(xs.shutdown);
+    assert_int_equal(xs.groups, 1);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.completed, 1);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&ran), 0);
+}
+
+static void test_shutdown_idempotent(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    assert_int_equal(groupconc_executor_shutdown(ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown(ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, 10 * TU_MS), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, GROUPCONC_FOREVER), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown(ex), GROUPCONC_OK);
+    assert_true(tu_xstats(ex).shutdown);
+    assert_int_equal(groupconc_submit(ex, "g", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_ESHUTDOWN);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+
+    /* graceful first, then immediate */
+    ex = tu_executor(&p);
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, GROUPCONC_FOREVER), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown(ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+
+    assert_int_equal(groupconc_executor_shutdown(NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_executor_shutdown_graceful(NULL, 0), GROUPCONC_EINVAL);
+}
+
+/* Immediate shutdown: queued (at a layer) and ready (no thread yet) tasks are cancelled and never
+   run; running tasks are flagged. */
+static void test_shutdown_immediate(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 2);
+    tu_park pa, pb;
+    tu_park_init(&pa, &started, NULL);
+    tu_park_init(&pb, &started, NULL);
+    pa.cooperative = true; /* stops when flagged */
+    groupconc_task *ha = tu_submit(ex, "A", NULL, tu_park_fn, &pa);
+    groupconc_task *hb = tu_submit(ex, "B", NULL, tu_park_fn, &pb); /* ignores its flag */
+    assert_true(tu_latch_wait(&started));
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    groupconc_task *ready = tu_submit(ex, "C", NULL, tu_count_fn, &ran);  /* no thread free */
+    groupconc_task *queued = tu_submit(ex, "A", NULL, tu_count_fn, &ran); /* at layer 3 */
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.running, 2);
+    assert_int_equal(xs.ready, 1);
+    assert_int_equal(xs.waiting, 1);
+
+    assert_int_equal(groupconc_executor_shutdown(ex), GROUPCONC_OK);
+    groupconc_result r;
+    assert_int_equal(groupconc_task_wait_for(ready, 0, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(groupconc_task_wait_for(queued, 0, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    r = tu_wait(ha);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    assert_true(atomic_load(&pa.saw_cancel));
+    /* B is flagged but finishes the way it wants */
+    tu_park_release(&pb);
+    r = tu_wait(hb);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_true(atomic_load(&pb.saw_cancel));
+    xs = tu_xstats(ex);
+    assert_true(xs.shutdown);
+    assert_int_equal(xs.running, 0);
+    assert_int_equal(xs.ready, 0);
+    assert_int_equal(xs.waiting, 0);
+    assert_int_equal(xs.global_in_flight, 0);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&ran), 0);
+    groupconc_task *all[] = {ha, hb, ready, queued};
+    for (int i = 0; i < 4; i++) assert_int_equal(groupconc_task_release(all[i]), GROUPCONC_OK);
+    tu_park_destroy(&pa);
+    tu_park_destroy(&pb);
+    tu_latch_destroy(&started);
+}
+
+/* ---- graceful ----------------------------------------------------------------------------------- */
+
+typedef struct opener {
+    groupconc_executor *ex;
+    tu_park *park;
+    atomic_bool saw_shutdown;
+} opener;
+
+/* Waits until the executor reports shutdown (a state, polled), then lets the blocker finish. */
+static void opener_main(void *arg) {
+    opener *o = (opener *)arg;
+    int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+    while (tu_now_ns() < deadline) {
+        groupconc_executor_stats xs;
+        if (groupconc_executor_stats_get(o->ex, &xs) == GROUPCONC_OK && xs.shutdown) {
+            atomic_store(&o->saw_shutdown, true);
+            break;
+        }
+        tu_sleep_ns(TU_MS);
+    }
+    tu_park_release(o->park);
+}
+
+static void test_shutdown_graceful_finishes(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *hb = tu_submit(ex, "g", NULL, tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    enum { N = 20 };
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    groupconc_task *h[N];
+    for (int i = 0; i < N; i++) h[i] = tu_submit(ex, (i % 2) ? "g" : "h", NULL, tu_count_fn, &ran);
+    assert_int_equal(tu_gstats(ex, "g").waiting_concurrency, N / 2); /* queued when graceful starts */
+
+    opener o = {ex, &blocker, false};
+    atomic_init(&o.saw_shutdown, false);
+    tu_thread th;
+    assert_true(tu_thread_start(&th, opener_main, &o));
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, GROUPCONC_FOREVER), GROUPCONC_OK);
+    tu_thread_join(th);
+    assert_true(atomic_load(&o.saw_shutdown));
+    /* every task finished normally */
+    assert_int_equal(atomic_load(&ran), N);
+    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
+    for (int i = 0; i < N; i++) {
+        tu_wait_status(h[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(h[i]);
+    }
+    assert_int_equal(groupconc_submit(ex, "g", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_ESHUTDOWN);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.global_in_flight, 0);
+    assert_int_equal(xs.running, 0);
+    groupconc_task_release(hb);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+static void test_shutdown_graceful_with_timeout_finishes(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    for (int i = 0; i < 50; i++) {
+        char key[8];
+        snprintf(key, sizeof key, "k%d", i % 5);
+        assert_int_equal(groupconc_submit(ex, key, NULL, tu_count_fn, &ran, NULL), GROUPCONC_OK);
+    }
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, TU_TIMEOUT_NS), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&ran), 50);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+static void test_shutdown_graceful_times_out(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    blocker.cooperative = true; /* never released: ends only when flagged */
+    groupconc_task *hb = tu_submit(ex, "slow", NULL, tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    groupconc_task *q[3];
+    for (int i = 0; i < 3; i++) q[i] = tu_submit(ex, "slow", NULL, tu_count_fn, &ran);
+    groupconc_task *fast = tu_submit(ex, "fast", NULL, tu_count_fn, &ran);
+    tu_wait_status(fast, GROUPCONC_STATUS_SUCCESS); /* other groups are not held up */
+
+    int64_t t0 = tu_now_ns();
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, 50 * TU_MS), GROUPCONC_ETIMEDOUT);
+    int64_t took = tu_now_ns() - t0;
+    assert_true(took >= 25 * TU_MS);
+    assert_true(took < TU_TIMEOUT_NS);
+
+    for (int i = 0; i < 3; i++) {
+        groupconc_result r = tu_wait(q[i]);
+        assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    }
+    groupconc_result r = tu_wait(hb);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED); /* flagged, returned ECANCELLED */
+    assert_true(atomic_load(&blocker.saw_cancel));
+    assert_false(atomic_load(&blocker.timed_out));
+    assert_true(tu_xstats(ex).shutdown);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&ran), 1); /* only "fast" ran */
+    for (int i = 0; i < 3; i++) groupconc_task_release(q[i]);
+    groupconc_task_release(fast);
+    groupconc_task_release(hb);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+}
+
+/* destroy without a prior shutdown: queued tasks are cancelled, running ones flagged and awaited */
+static void test_destroy_shuts_down(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    blocker.cooperative = true;
+    groupconc_task *hb = tu_submit(ex, "d", NULL, tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(groupconc_submit(ex, "d", NULL, tu_count_fn, &ran, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&ran), 0);
+    groupconc_result r;
+    assert_int_equal(groupconc_task_wait_for(hb, 0, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    groupconc_task_release(hb);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_submit_after_shutdown),
+        cmocka_unit_test(test_shutdown_idempotent),
+        cmocka_unit_test(test_shutdown_immediate),
+        cmocka_unit_test(test_shutdown_graceful_finishes),
+        cmocka_unit_test(test_shutdown_graceful_with_timeout_finishes),
+        cmocka_unit_test(test_shutdown_graceful_times_out),
+        cmocka_unit_test(test_destroy_shuts_down),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

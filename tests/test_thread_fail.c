@@ -1,0 +1,625 @@
+/* test_thread_fail.c - worker thread start failures (SPEC "Bad input and faults").
+
+   GROUPCONC_TEST_THREAD_START_FAILS() reads an atomic mode: never, always, or every second start.
+   Documented behaviour under test:
+   - no worker exists and none can start: submit returns GROUPCONC_ETHREAD and creates nothing (no
+     block retained, nothing running / ready / waiting, the function never runs); execute_all reports
+     such elements REJECTED with GROUPCONC_ETHREAD;
+   - a worker exists and further starts fail: tasks queue (ready) and run later on the existing
+     worker; nothing is lost, nothing hangs (every wait is bounded), shutdown / destroy complete.
+   A counting allocator checks that nothing leaks. */
+#define GROUPCONC_IMPLEMENTATION
+#define GROUPCONC_MALLOC(sz) tf_malloc(sz)
+#define GROUPCONC_FREE(p) tf_free(p)
+#define GROUPCONC_TEST_THREAD_START_FAILS() tf_thread_start_fails()
+#include <stddef.h> /* size_t for the prototypes below; sets no feature-test macros */
+void *tf_malloc(size_t size);
+void tf_free(void *ptr);
+int tf_thread_start_fails(void);
+#include "groupconc.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+/* ==== hooks ===================================================================================== */
+
+enum { START_OK = 0, START_FAILS = 1, START_FAILS_EVERY_SECOND = 2 };
+static atomic_int g_start_mode;
+static atomic_int g_start_calls; /* start attempts seen by the hook since the last reset */
+static atomic_long g_live;
+
+int tf_thread_start_fails(void) {
+    int n = atomic_fetch_add(&g_start_calls, 1) + 1;
+    switch (atomic_load(&g_start_mode)) {
+    case START_FAILS: return 1;
+    case START_FAILS_EVERY_SECOND: return n % 2 == 0;
+    default: return 0;
+    }
+}
+
+static void set_start_mode(int mode) {
+    atomic_store(&g_start_calls, 0);
+    atomic_store(&g_start_mode, mode);
+}
+
+void *tf_malloc(size_t size) {
+    void *p = malloc(size ? size : 1);
+    if (p) atomic_fetch_add(&g_live, 1);
+    return p;
+}
+
+void tf_free(void *ptr) {
+    if (!ptr) return;
+    atomic_fetch_sub(&g_live, 1);
+    free(ptr);
+}
+
+/* ==== helpers =================================================================================== */
+
+#define BOUND_NS INT64_C(10000000000) /* 10 s: "must finish", never a timing assertion */
+
+static struct timespec deadline_after(int64_t ns) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t total = (int64_t)ts.tv_nsec + ns;
+    ts.tv_sec += (time_t)(total / 1000000000);
+    ts.tv_nsec = (long)(total % 1000000000);
+    return ts;
+}
+
+typedef struct counter {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int value;
+    int open;
+} counter;
+
+static void counter_init(counter *c) {
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->cv, &attr);
+    pthread_condattr_destroy(&attr);
+    pthread_mutex_init(&c->mu, NULL);
+    c->value = 0;
+    c->open = 0;
+}
+
+static void counter_destroy(counter *c) {
+    pthread_cond_destroy(&c->cv);
+    pthread_mutex_destroy(&c->mu);
+}
+
+static void counter_add(counter *c) {
+    pthread_mutex_lock(&c->mu);
+    c->value++;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static int counter_get(counter *c) {
+    pthread_mutex_lock(&c->mu);
+    int v = c->value;
+    pthread_mutex_unlock(&c->mu);
+    return v;
+}
+
+static bool counter_wait(counter *c, int n) {
+    struct timespec dl = deadline_after(BOUND_NS);
+    pthread_mutex_lock(&c->mu);
+    int rc = 0;
+    while (c->value < n && rc == 0) rc = pthread_cond_timedwait(&c->cv, &c->mu, &dl);
+    bool ok = c->value >= n;
+    pthread_mutex_unlock(&c->mu);
+    return ok;
+}
+
+static void latch_open(counter *c) {
+    pthread_mutex_lock(&c->mu);
+    c->open = 1;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* What a task records; asserted on the main thread afterwards. */
+typedef struct rec {
+    counter *gate;        /* park here when set */
+    atomic_int runs;
+    atomic_int order;     /* 1-based position in the global run order */
+    pthread_t thread;
+} rec;
+
+typedef struct env {
+    groupconc_executor *ex;
+    counter arrived;      /* parked tasks that started */
+    counter completed;    /* COMPLETED listener events */
+    atomic_int running, max_running, run_seq;
+    atomic_int rejected_events[3]; /* EREJECTED_* seen by the listener (global, bulkhead, conc) */
+    atomic_int ethread_events;
+} env;
+
+static env E;
+
+static int task_fn(groupconc_context *ctx, void **out_value, void *user_data) {
+    (void)ctx;
+    rec *r = user_data;
+    int now = atomic_fetch_add(&E.running, 1) + 1;
+    int m = atomic_load(&E.max_running);
+    while (now > m && !atomic_compare_exchange_weak(&E.max_running, &m, now)) {
+    }
+    atomic_fetch_add(&r->runs, 1);
+    atomic_store(&r->order, atomic_fetch_add(&E.run_seq, 1) + 1);
+    r->thread = pthread_self();
+    if (r->gate) {
+        counter_add(&E.arrived);
+        pthread_mutex_lock(&r->gate->mu);
+        while (!r->gate->open) pthread_cond_wait(&r->gate->cv, &r->gate->mu);
+        pthread_mutex_unlock(&r->gate->mu);
+    }
+    atomic_fetch_sub(&E.running, 1);
+    *out_value = r;
+    return 0;
+}
+
+static void listener(const groupconc_event *ev, void *user_data) {
+    (void)user_data;
+    if (ev->type == GROUPCONC_EVENT_COMPLETED) counter_add(&E.completed);
+    if (ev->type == GROUPCONC_EVENT_REJECTED) {
+        if (ev->reason == GROUPCONC_EREJECTED_GLOBAL) atomic_fetch_add(&E.rejected_events[0], 1);
+        if (ev->reason == GROUPCONC_EREJECTED_BULKHEAD) atomic_fetch_add(&E.rejected_events[1], 1);
+        if (ev->reason == GROUPCONC_EREJECTED_CONCURRENCY) atomic_fetch_add(&E.rejected_events[2], 1);
+        if (ev->reason == GROUPCONC_ETHREAD) atomic_fetch_add(&E.ethread_events, 1);
+    }
+}
+
+static groupconc_policy base_policy(void) {
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 4;
+    p.keep_alive_ns = INT64_C(60000000000);
+    p.listener = listener;
+    return p;
+}
+
+static int setup(void **state) {
+    (void)state;
+    memset(&E, 0, sizeof E);
+    counter_init(&E.arrived);
+    counter_init(&E.completed);
+    set_start_mode(START_OK);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    set_start_mode(START_OK);
+    counter_destroy(&E.arrived);
+    counter_destroy(&E.completed);
+    return 0;
+}
+
+static void create(groupconc_policy *p) { assert_int_equal(groupconc_executor_create(p, &E.ex), GROUPCONC_OK); }
+
+static groupconc_task *submit_ok(const char *group, rec *r) {
+    groupconc_task *t = NULL;
+    int rc = groupconc_submit(E.ex, group, group, task_fn, r, &t);
+    if (rc != GROUPCONC_OK) fail_msg("submit to %s: %s", group, groupconc_errname(rc));
+    assert_non_null(t);
+    return t;
+}
+
+static groupconc_result wait_done(groupconc_task *t) {
+    groupconc_result r = {0};
+    int rc = groupconc_task_wait_for(t, BOUND_NS, &r);
+    if (rc != GROUPCONC_OK) fail_msg("task not terminal within 10 s: %s", groupconc_errname(rc));
+    return r;
+}
+
+static void destroy_and_check_leaks(void) {
+    assert_int_equal(groupconc_executor_destroy(E.ex), GROUPCONC_OK);
+    E.ex = NULL;
+}
+
+static void release_all(groupconc_task **t, int n) {
+    for (int i = 0; i < n; i++) assert_int_equal(groupconc_task_release(t[i]), GROUPCONC_OK);
+    if (atomic_load(&g_live) != 0) fail_msg("%ld blocks live after destroy and release", atomic_load(&g_live));
+}
+
+static groupconc_executor_stats stats(void) {
+    groupconc_executor_stats s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(groupconc_executor_stats_get(E.ex, &s), GROUPCONC_OK);
+    return s;
+}
+
+/* ==== no worker and none can start ============================================================= */
+
+static void test_no_worker_submit_fails(void **state) {
+    (void)state;
+    groupconc_policy p = base_policy();
+    create(&p);
+    long live_before = atomic_load(&g_live);
+    rec r;
+    memset(&r, 0, sizeof r);
+    set_start_mode(START_FAILS);
+    groupconc_task *t = (groupconc_task *)(uintptr_t)1;
+    assert_int_equal(groupconc_submit(E.ex, "a", "id", task_fn, &r, &t), GROUPCONC_ETHREAD);
+    assert_null(t);
+    assert_int_equal(groupconc_submit(E.ex, "a", NULL, task_fn, &r, NULL), GROUPCONC_ETHREAD);
+    assert_int_equal(groupconc_submit(E.ex, "b", "id", task_fn, &r, &t), GROUPCONC_ETHREAD);
+    assert_true(atomic_load(&g_start_calls) >= 3); /* the hook was consulted for each */
+    assert_int_equal(atomic_load(&g_live), live_before); /* created nothing */
+    groupconc_executor_stats s = stats();
+    assert_int_equal(s.running, 0);
+    assert_int_equal(s.ready, 0);
+    assert_int_equal(s.waiting, 0);
+    assert_int_equal(s.global_in_flight, 0);
+    assert_int_equal(s.threads, 0);
+    groupconc_group_stats gs;
+    int grc = groupconc_group_stats_get(E.ex, "a", &gs);
+    if (grc == GROUPCONC_OK) {
+        assert_int_equal(gs.in_flight + gs.running + gs.ready, 0);
+        assert_int_equal(gs.waiting_global + gs.waiting_bulkhead + gs.waiting_concurrency, 0);
+    } else {
+        assert_int_equal(grc, GROUPCONC_ENOTFOUND);
+    }
+    assert_int_equal(counter_get(&E.completed), 0);
+    /* starts work again: the executor is intact, no permit of "a" leaked (concurrency 1) */
+    set_start_mode(START_OK);
+    groupconc_task *h[2];
+    h[0] = submit_ok("a", &r);
+    assert_int_equal(wait_done(h[0]).status, GROUPCONC_STATUS_SUCCESS);
+    h[1] = submit_ok("a", &r);
+    assert_int_equal(wait_done(h[1]).status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&r.runs), 2); /* the refused submits never ran */
+    destroy_and_check_leaks();
+    release_all(h, 2);
+}
+
+static void test_no_worker_execute_all(void **state) {
+    (void)state;
+    groupconc_policy p = base_policy();
+    create(&p);
+    rec r;
+    memset(&r, 0, sizeof r);
+    groupconc_task_spec specs[3] = {{"a", "x", task_fn, &r}, {"b", NULL, task_fn, &r}, {"a", "z", task_fn, &r}};
+    groupconc_result res[3];
+    set_start_mode(START_FAILS);
+    assert_int_equal(groupconc_execute_all(E.ex, specs, 3, GROUPCONC_FOREVER, res), GROUPCONC_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(res[i].status, GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(res[i].error, GROUPCONC_ETHREAD);
+        assert_true(res[i].start_ns == res[i].end_ns);
+        assert_ptr_equal(res[i].group, specs[i].group);
+        assert_ptr_equal(res[i].task_id, specs[i].task_id);
+    }
+    assert_int_equal(atomic_load(&r.runs), 0);
+    set_start_mode(START_OK);
+    destroy_and_check_leaks();
+    release_all(NULL, 0);
+}
+
+/* ==== a worker exists: tasks queue onto it ====================================================== */
+
+static void test_existing_worker_takes_queued_tasks(void **state) {
+    (void)state;
+    groupconc_policy p = base_policy();
+    create(&p);
+    counter gate;
+    counter_init(&gate);
+    rec parked, r[6];
+    memset(&parked, 0, sizeof parked);
+    memset(r, 0, sizeof r);
+    parked.gate = &gate;
+    groupconc_task *h[7];
+    h[0] = submit_ok("a", &parked);
+    assert_true(counter_wait(&E.arrived, 1));
+    set_start_mode(START_FAILS);
+    static const char *const groups[6] = {"b", "c", "d", "e", "f", "g"};
+    for (int i = 0; i < 6; i++) h[i + 1] = submit_ok(groups[i], &r[i]);
+    assert_true(atomic_load(&g_start_calls) >= 1); /* it did try to start more workers */
+    groupconc_executor_stats s = stats();
+    assert_int_equal(s.threads, 1);
+    assert_int_equal(s.running, 1);
+    assert_int_equal(s.ready, 6); /* admitted, waiting for a thread */
+    assert_int_equal(s.global_in_flight, 7);
+    latch_open(&gate);
+    for (int i = 0; i < 7; i++) {
+        groupconc_result res = wait_done(h[i]);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+    }
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(atomic_load(&r[i].runs), 1);
+        assert_int_equal(atomic_load(&r[i].order), i + 2); /* FIFO ready queue */
+        assert_true(pthread_equal(r[i].thread, parked.thread)); /* on the one worker */
+    }
+    assert_int_equal(atomic_load(&E.max_running), 1);
+    assert_true(counter_wait(&E.completed, 7));
+    s = stats();
+    assert_int_equal(s.running + s.ready + s.waiting + s.global_in_flight, 0);
+    destroy_and_check_leaks();
+    release_all(h, 7);
+    counter_destroy(&gate);
+}
+
+/* A permit handed on at completion makes the next waiter ready; the finishing worker runs it. */
+static void test_handoff_runs_on_existing_worker(void **state) {
+    (void)state;
+    groupconc_policy p = base_policy();
+    create(&p);
+    counter gate;
+    counter_init(&gate);
+    rec parked, q[3];
+    memset(&parked, 0, sizeof parked);
+    memset(q, 0, sizeof q);
+    parked.gate = &gate;
+    groupconc_task *h[4];
+    h[0] = submit_ok("a", &parked);
+    assert_true(counter_wait(&E.arrived, 1));
+    set_start_mode(START_FAILS);
+    for (int i = 0; i < 3; i++) h[i + 1] = submit_ok("a", &q[i]); /* wait at layer 3 behind `parked` */
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_group_stats_get(E.ex, "a", &gs), GROUPCONC_OK);
+    assert_int_equal(gs.waiting_concurrency, 3);
+    latch_open(&gate);
+    for (int i = 0; i < 4; i++) assert_int_equal(wait_done(h[i]).status, GROUPCONC_STATUS_SUCCESS);
+    for (int i = 0; i < 3; i++) assert_int_equal(atomic_load(&q[i].order), i + 2);
+    destroy_and_check_leaks();
+    release_all(h, 4);
+    counter_destroy(&gate);
+}
+
+static void test_every_second_start_fails(void **state) {
+    (void)state;
+    groupconc_policy p = base_policy();
+    create(&p);
+    counter gate;
+    counter_init(&gate);
+    rec r[6];
+    memset(r, 0, sizeof r);
+    groupconc_task *h[6];
+    static const char *const groups[6] = {"a", "b", "c", "d", "e", "f"};
+    set_start_mode(START_FAILS_EVERY_SECOND);
+    for (int i = 0; i < 6; i++) {
+        r[i].gate = &gate;
+        h[i] = submit_ok(groups[i], &r[i]);
+    }
+    assert_true(counter_wait(&E.arrived, 1));
+    groupconc_executor_stats s = stats();
+    assert_true(s.threads >= 1 && s.threads <= 4);
+    assert_int_equal(s.running + s.ready, 6); /* none lost, none finished */
+    latch_open(&gate);
+    for (int i = 0; i < 6; i++) assert_int_equal(wait_done(h[i]).status, GROUPCONC_STATUS_SUCCESS);
+    for (int i = 0; i < 6; i++) assert_int_equal(atomic_load(&r[i].runs), 1);
+    assert_true(atomic_load(&E.max_running) <= 4);
+    destroy_and_check_leaks();
+    release_all(h, 6);
+    counter_destroy(&gate);
+}
+
+/* Workers retire at once (keep-alive 0 or 20 us) while starts fail: every submit either runs its task
+   or returns ETHREAD having done nothing; nothing hangs. Every 8th round first waits (bounded poll of
+   the stats) until every worker has retired, so ETHREAD is certain; after an ETHREAD, starts are
+   allowed for one submit to bring a worker back. */
+static bool wait_no_threads(void) {
+    struct timespec pause = {0, 100000};
+    for (int i = 0; i < 100000; i++) { /* at most ~10 s */
+        if (stats().threads == 0) return true;
+        nanosleep(&pause, NULL);
+    }
+    return false;
+}
+
+static void retire_race(int64_t keep_alive_ns) {
+    groupconc_policy p = base_policy();
+    p.keep_alive_ns = keep_alive_ns;
+    create(&p);
+    rec r;
+    memset(&r, 0, sizeof r);
+    groupconc_task *first = submit_ok("a", &r);
+    assert_int_equal(wait_done(first).status, GROUPCONC_STATUS_SUCCESS);
+    int ok = 1, ethread = 0;
+    for (int i = 0; i < 400; i++) {
+        bool retired = false;
+        if (i % 8 == 7) {
+            assert_true(wait_no_threads());
+            retired = true;
+        }
+        set_start_mode(START_FAILS);
+        groupconc_task *t = NULL;
+        int rc = groupconc_submit(E.ex, i % 3 ? "a" : "b", NULL, task_fn, &r, &t);
+        if (retired && rc != GROUPCONC_ETHREAD)
+            fail_msg("round %d: no worker, starts fail, submit returned %s", i, groupconc_errname(rc));
+        if (rc == GROUPCONC_ETHREAD) {
+            ethread++;
+            assert_null(t);
+            set_start_mode(START_OK); /* the next submit brings a worker back */
+            t = submit_ok(i % 3 ? "a" : "b", &r);
+        } else if (rc != GROUPCONC_OK) {
+            fail_msg("round %d: %s", i, groupconc_errname(rc));
+        }
+        ok++;
+        assert_int_equal(wait_done(t).status, GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
+    }
+    assert_int_equal(atomic_load(&r.runs), ok);
+    assert_true(ethread >= 50);
+    print_message("keep-alive %lld ns: %d ran, %d ETHREAD\n", (long long)keep_alive_ns, ok, ethread);
+    groupconc_executor_stats s = stats();
+    assert_int_equal(s.running + s.ready + s.waiting + s.global_in_flight, 0);
+    set_start_mode(START_OK);
+    destroy_and_check_leaks();
+    release_all(&first, 1);
+}
+
+static void test_idle_retire_race(void **state) {
+    (void)state;
+    retire_race(0);
+    retire_race(20000);
+}
+
+/* ==== shutdown and destroy with tasks that never got a thread =================================== */
+
+static void test_shutdown_cancels_ready_tasks(void **state) {
+    (void)state;
+    groupconc_policy p = base_policy();
+    create(&p);
+    counter gate;
+    counter_init(&gate);
+    rec parked, r[3];
+    memset(&parked, 0, sizeof parked);
+    memset(r, 0, sizeof r);
+    parked.gate = &gate;
+    groupconc_task *h[4];
+    h[0] = submit_ok("a", &parked);
+    assert_true(counter_wait(&E.arrived, 1));
+    set_start_mode(START_FAILS);
+    h[1] = submit_ok("b", &r[0]);
+    h[2] = submit_ok("c", &r[1]);
+    h[3] = submit_ok("b", &r[2]);
+    assert_int_equal(stats().ready, 2); /* r[2] waits at "b"'s layer 3 */
+    assert_int_equal(groupconc_executor_shutdown(E.ex), GROUPCONC_OK);
+    for (int i = 1; i < 4; i++) { /* never started: cancelled at once, while the worker is still busy */
+        groupconc_result res = wait_done(h[i]);
+        assert_int_equal(res.status, GROUPCONC_STATUS_CANCELLED);
+        assert_int_equal(res.error, GROUPCONC_ECANCELLED);
+    }
+    bool done = true;
+    assert_int_equal(groupconc_task_is_done(h[0], &done), GROUPCONC_OK);
+    assert_false(done);
+    latch_open(&gate);
+    assert_int_equal(wait_done(h[0]).status, GROUPCONC_STATUS_SUCCESS);
+    for (int i = 0; i < 3; i++) assert_int_equal(atomic_load(&r[i].runs), 0);
+    destroy_and_check_leaks();
+    assert_int_equal(counter_get(&E.completed), 4);
+    release_all(h, 4);
+    counter_destroy(&gate);
+}
+
+static void test_graceful_runs_ready_tasks_on_existing_worker(void **state) {
+    (void)state;
+    groupconc_policy p = base_policy();
+    create(&p);
+    counter gate;
+    counter_init(&gate);
+    rec parked, r[3];
+    memset(&parked, 0, sizeof parked);
+    memset(r, 0, sizeof r);
+    parked.gate = &gate;
+    groupconc_task *h[4];
+    h[0] = submit_ok("a", &parked);
+    assert_true(counter_wait(&E.arrived, 1));
+    set_start_mode(START_FAILS);
+    for (int i = 0; i < 3; i++) h[i + 1] = submit_ok(i == 1 ? "c" : "b", &r[i]);
+    latch_open(&gate);
+    assert_int_equal(groupconc_executor_shutdown_graceful(E.ex, BOUND_NS), GROUPCONC_OK);
+    for (int i = 0; i < 4; i++) assert_int_equal(wait_done(h[i]).status, GROUPCONC_STATUS_SUCCESS);
+    groupconc_executor_stats s = stats();
+    assert_true(s.shutdown);
+    assert_int_equal(s.running + s.ready + s.waiting + s.global_in_flight, 0);
+    destroy_and_check_leaks();
+    release_all(h, 4);
+    counter_destroy(&gate);
+}
+
+static void test_destroy_with_ready_queue(void **state) {
+    (void)state;
+    groupconc_policy p = base_policy();
+    create(&p);
+    counter gate;
+    counter_init(&gate);
+    rec parked, r[5];
+    memset(&parked, 0, sizeof parked);
+    memset(r, 0, sizeof r);
+    parked.gate = &gate;
+    groupconc_task *h[6];
+    h[0] = submit_ok("a", &parked);
+    assert_true(counter_wait(&E.arrived, 1));
+    set_start_mode(START_FAILS);
+    static const char *const groups[5] = {"b", "c", "d", "b", "e"};
+    for (int i = 0; i < 5; i++) h[i + 1] = submit_ok(groups[i], &r[i]);
+    latch_open(&gate);
+    destroy_and_check_leaks(); /* races the worker draining the ready queue */
+    for (int i = 1; i < 6; i++) {
+        groupconc_result res = {0};
+        assert_int_equal(groupconc_task_wait_for(h[i], 0, &res), GROUPCONC_OK); /* done after destroy */
+        int runs = atomic_load(&r[i - 1].runs);
+        if (res.status == GROUPCONC_STATUS_SUCCESS) assert_int_equal(runs, 1);
+        else if (res.status == GROUPCONC_STATUS_CANCELLED) assert_int_equal(runs, 0);
+        else fail_msg("task %d after destroy: %s", i, groupconc_status_name(res.status));
+    }
+    assert_int_equal(counter_get(&E.completed), 6);
+    release_all(h, 6);
+    counter_destroy(&gate);
+}
+
+/* An asynchronous CALLER_RUNS rejection goes back to the ready queue: with no new worker it must run
+   on an existing one. Global cap 2 held by P ("a") and Q ("b": in-flight 1, threshold 0); B waits at
+   layer 1; P finishes, hands B the global permit, "b" refuses B (bulkhead) -> B runs with no permits. */
+static void test_async_caller_runs_without_new_workers(void **state) {
+    (void)state;
+    static const groupconc_group_limits tbl[] = {{"b", 1, 1, 0}};
+    groupconc_policy p = base_policy();
+    p.global_max_in_flight = 2;
+    p.groups = tbl;
+    p.group_count = 1;
+    p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+    create(&p);
+    counter gate_p, gate_q;
+    counter_init(&gate_p);
+    counter_init(&gate_q);
+    rec rp, rq, rb;
+    memset(&rp, 0, sizeof rp);
+    memset(&rq, 0, sizeof rq);
+    memset(&rb, 0, sizeof rb);
+    rp.gate = &gate_p;
+    rq.gate = &gate_q;
+    groupconc_task *h[3];
+    h[0] = submit_ok("a", &rp);
+    h[1] = submit_ok("b", &rq);
+    assert_true(counter_wait(&E.arrived, 2));
+    set_start_mode(START_FAILS);
+    h[2] = submit_ok("b", &rb);
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_group_stats_get(E.ex, "b", &gs), GROUPCONC_OK);
+    assert_int_equal(gs.waiting_global, 1);
+    latch_open(&gate_p);
+    groupconc_result res = wait_done(h[2]);
+    assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS); /* ran, holding no permits */
+    assert_int_equal(atomic_load(&rb.runs), 1);
+    assert_true(pthread_equal(rb.thread, rp.thread));
+    assert_int_equal(atomic_load(&E.rejected_events[1]), 1);
+    bool done = true;
+    assert_int_equal(groupconc_task_is_done(h[1], &done), GROUPCONC_OK);
+    assert_false(done);
+    latch_open(&gate_q);
+    assert_int_equal(wait_done(h[0]).status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(wait_done(h[1]).status, GROUPCONC_STATUS_SUCCESS);
+    destroy_and_check_leaks();
+    release_all(h, 3);
+    counter_destroy(&gate_p);
+    counter_destroy(&gate_q);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_no_worker_submit_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_worker_execute_all, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_existing_worker_takes_queued_tasks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_handoff_runs_on_existing_worker, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_every_second_start_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_retire_race, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shutdown_cancels_ready_tasks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_graceful_runs_ready_tasks_on_existing_worker, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_destroy_with_ready_queue, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_async_caller_runs_without_new_workers, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
