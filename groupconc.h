@@ -316,7 +316,7 @@ GROUPCONC_API int groupconc_submit(groupconc_executor *ex, const char *group, co
                                    groupconc_task_fn fn, void *arg, groupconc_task **out_task);
 
 /* groupconc_task_wait: block until `task` is done; copy its result.
-   Returns: OK; EINVAL (NULL); ERELEASED (released handle, where detectable).
+   Returns: OK; EINVAL (task or out_result NULL); ERELEASED (released handle, where detectable).
    Permits are back and the COMPLETED event has run before this returns. */
 GROUPCONC_API int groupconc_task_wait(groupconc_task *task, groupconc_result *out_result);
 
@@ -508,7 +508,10 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
    lock/unlock/signal failures (library bugs, not API errors) end in GROUPCONC_ASSERT. */
 
 /* Wall clock, for C11 timed waits (and as the fallback clock). Failure is a platform bug. */
-GROUPCONC__FN void groupconc__utc_now(struct timespec *ts) {
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((unused)) /* unused by the POSIX backend on CLOCK_MONOTONIC platforms */
+#endif
+static void groupconc__utc_now(struct timespec *ts) {
     int rc = timespec_get(ts, TIME_UTC);
     GROUPCONC_ASSERT(rc == TIME_UTC);
     (void)rc;

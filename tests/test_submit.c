@@ -833,10 +833,9 @@ static void test_bad_input(void **state) {
     groupconc_cancel_outcome oc;
     assert_int_equal(groupconc_task_wait(NULL, &r), GROUPCONC_EINVAL);
     assert_int_equal(groupconc_task_wait_for(NULL, 0, &r), GROUPCONC_EINVAL);
-    /* out_result NULL is accepted as "wait, do not copy" (the header lists EINVAL only for NULL
-       task): both must still wait, and must not crash */
-    assert_int_equal(groupconc_task_wait(t, NULL), GROUPCONC_OK);
-    assert_int_equal(groupconc_task_wait_for(t, 0, NULL), GROUPCONC_OK);
+    /* out_result NULL is refused, before any waiting */
+    assert_int_equal(groupconc_task_wait(t, NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_task_wait_for(t, 0, NULL), GROUPCONC_EINVAL);
     assert_int_equal(groupconc_task_is_done(NULL, &done), GROUPCONC_EINVAL);
     assert_int_equal(groupconc_task_is_done(t, NULL), GROUPCONC_EINVAL);
     assert_int_equal(groupconc_task_cancel(NULL, &oc), GROUPCONC_EINVAL);

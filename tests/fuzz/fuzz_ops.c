@@ -14,7 +14,8 @@
        [6] max_threads 1 + b%4; keep_alive {0, 1 ms, 10 s}[(b>>2)%3]
        [7] bit0: table entry g0 {conc 2, in-flight DEFAULT, threshold 1}; bit1: table entry g1
            {conc DEFAULT, in-flight 1, threshold 0}; bit2: resolver (g2 -> 3, g3 -> 0 (=1), g4 -> fails,
-           others -> 2); bit3/bit4: latch 0/1 starts open; bits5-6: how the input ends
+           others -> 2); bit3/bit4: latch 0/1 starts open; bits5-6: how the input ends; bit7: the
+           listener cancels a task from inside its REJECTED event (callbacks may call into groupconc)
      then operations, one byte each (b % OP_COUNT) followed by its argument bytes (see fz_step).
 
    Tasks record, in atomics, how many run per group (per group-state generation: an evicted group's
@@ -126,6 +127,9 @@ typedef struct slot {
     bool named, exec_all, accepted, has_handle, released;
     int submit_rc;
     groupconc_task *h;
+    _Atomic(groupconc_task *) hx; /* h, for the listener (set once submit returned) */
+    atomic_int listener_cancel;   /* 1 + outcome of a cancel made by the listener */
+    atomic_int runs_at_listener_cancel;
     int cancel_seen;   /* bit per groupconc_cancel_outcome */
     int runs_at_too_late; /* runs when cancel first said TOO_LATE */
     int cb_registered;
@@ -151,11 +155,24 @@ static struct {
     pthread_cond_t cv;
     int latch_open[2];
     bool shutdown_called, swept;
+    bool cancel_in_listener;
     atomic_int anon_completed;
     int anon_min, anon_max;          /* anonymous COMPLETED events expected */
     atomic_int resolver_depth;
     int nops;
 } F;
+
+/* outcome counters (fuzzer thread only; printed by the replay program to show what was reached) */
+enum { C_ACCEPTED, C_REFUSED_LAYER, C_ENOMEM, C_ETHREAD, C_ESHUTDOWN, C_ASYNC_REJECTED, C_NO_PERMIT_RUNS, C_DEQUEUED,
+       C_FLAGGED, C_TOO_LATE, C_EVICT, C_EXEC_ALL, C_EXEC_ALL_CUT, C_GRACEFUL_OK, C_GRACEFUL_TIMEOUT, C_WAIT_TIMEOUT,
+       C_COUNT };
+static const char *const counter_names[C_COUNT] = {
+    "submits accepted", "submits refused by a layer (ABORT)", "ENOMEM returned", "ETHREAD returned",
+    "ESHUTDOWN returned", "accepted tasks later REJECTED", "runs without permits (CALLER_RUNS)", "cancel: DEQUEUED",
+    "cancel: FLAGGED", "cancel: TOO_LATE", "evictions", "execute_all calls", "execute_all cut by deadline",
+    "graceful shutdown OK", "graceful shutdown timed out", "wait_for timed out"};
+static long counters[C_COUNT];
+static atomic_long no_permit_runs;
 
 static bool caller_runs(void) { return F.rejection == GROUPCONC_REJECT_CALLER_RUNS; }
 static bool aborts(void) { return F.rejection == GROUPCONC_REJECT_ABORT; }
@@ -238,6 +255,7 @@ static int fz_task(groupconc_context *ctx, void **out_value, void *arg) {
        anonymous task's events cannot be matched to it: under CALLER_RUNS it is not counted) */
     bool no_permits = tl_fuzzer_thread || atomic_load(&s->ev_rejected) > 0 || (!s->named && caller_runs());
     FZ_CHECK(atomic_load(&s->handler_calls) == 0, "task %s ran after the rejection handler took it", s->id);
+    if (no_permits) atomic_fetch_add(&no_permit_runs, 1);
     if (!no_permits) {
         if (s->named) FZ_CHECK(atomic_load(&s->ev_started) == 1, "task %s runs before its STARTED event", s->id);
         int g_idx = s->group;
@@ -314,6 +332,14 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
         if (s) {
             FZ_CHECK(atomic_fetch_add(&s->ev_rejected, 1) == 0, "task %s: two REJECTED events", s->id);
             FZ_CHECK(!atomic_load(&s->counted), "task %s: REJECTED event after it started holding permits", s->id);
+            groupconc_task *h = atomic_load(&s->hx);
+            if (F.cancel_in_listener && h) { /* the executor still holds the task: safe even if released */
+                groupconc_cancel_outcome o = GROUPCONC_CANCEL_DEQUEUED;
+                atomic_store(&s->runs_at_listener_cancel, atomic_load(&s->runs));
+                int rc = groupconc_task_cancel(h, &o);
+                FZ_CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ERELEASED, "cancel in listener: %s", groupconc_errname(rc));
+                if (rc == GROUPCONC_OK) atomic_store(&s->listener_cancel, 1 + (int)o);
+            }
         }
         break;
     default: fz_fail("event type %d", (int)ev->type);
@@ -509,6 +535,8 @@ static void op_submit(reader *r) {
     int rc = groupconc_submit(F.ex, group_names[group], named ? s->id : NULL, fz_task, s, handle ? &h : NULL);
     s->submit_rc = rc;
     check_nomem(rc, inj, "submit");
+    counters[rc == GROUPCONC_OK ? C_ACCEPTED : is_layer_code(rc) ? C_REFUSED_LAYER : rc == GROUPCONC_ENOMEM ? C_ENOMEM
+             : rc == GROUPCONC_ETHREAD ? C_ETHREAD : C_ESHUTDOWN]++;
     if (rc == GROUPCONC_OK) {
         s->accepted = true;
         if (!named) {
@@ -518,6 +546,7 @@ static void op_submit(reader *r) {
         if (handle) {
             FZ_CHECK(h != NULL, "submit OK without a handle");
             s->h = h;
+            atomic_store(&s->hx, h);
             s->has_handle = true;
             if (cb) {
                 inj = atomic_load(&fz_injected);
@@ -557,6 +586,7 @@ static void op_cancel(reader *r) {
              "cancel outcome %d", (int)o);
     if (o == GROUPCONC_CANCEL_TOO_LATE && !(s->cancel_seen & (1 << o))) s->runs_at_too_late = atomic_load(&s->runs);
     s->cancel_seen |= 1 << o;
+    counters[o == GROUPCONC_CANCEL_DEQUEUED ? C_DEQUEUED : o == GROUPCONC_CANCEL_FLAGGED ? C_FLAGGED : C_TOO_LATE]++;
     /* DEQUEUED: completed CANCELLED before cancel returns. (TOO_LATE may be said a moment before the
        handle is marked done: checked at the end, where the task must not have run after it.) */
     if (o == GROUPCONC_CANCEL_DEQUEUED) {
@@ -577,6 +607,7 @@ static void op_wait_for(reader *r) {
     groupconc_result res;
     int rc = groupconc_task_wait_for(s->h, timeouts[(b >> 6) & 3u], &res);
     FZ_CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ETIMEDOUT, "wait_for: %s", groupconc_errname(rc));
+    if (rc == GROUPCONC_ETIMEDOUT) counters[C_WAIT_TIMEOUT]++;
     if (rc == GROUPCONC_OK) check_result(s, &res);
 }
 
@@ -624,6 +655,7 @@ static void op_group(reader *r, bool evict) {
     int rc = evict ? groupconc_evict_group(F.ex, group_names[g]) : groupconc_shutdown_group(F.ex, group_names[g]);
     FZ_CHECK(rc == GROUPCONC_OK, "%s(%s): %s", evict ? "evict_group" : "shutdown_group", group_names[g], groupconc_errname(rc));
     if (evict && F.gen[g] + 1 < MAX_GEN) F.gen[g]++;
+    if (evict) counters[C_EVICT]++;
 }
 
 static void op_keys(void) {
@@ -664,6 +696,8 @@ static void op_exec_all(reader *r) {
     groupconc_result res[4];
     long inj = atomic_load(&fz_injected);
     int rc = groupconc_execute_all(F.ex, specs, n, timeout, res);
+    counters[C_EXEC_ALL]++;
+    if (rc == GROUPCONC_ETIMEDOUT) counters[C_EXEC_ALL_CUT]++;
     check_nomem(rc, inj, "execute_all");
     if (rc == GROUPCONC_ENOMEM) {
         for (size_t i = 0; i < n; i++)
@@ -752,6 +786,7 @@ static void fz_step(reader *r) {
         static const int64_t timeouts[3] = {0, 200000, 2000000};
         rc = groupconc_executor_shutdown_graceful(F.ex, timeouts[rd(r) % 3u]);
         FZ_CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ETIMEDOUT, "shutdown_graceful: %s", groupconc_errname(rc));
+        counters[rc == GROUPCONC_OK ? C_GRACEFUL_OK : C_GRACEFUL_TIMEOUT]++;
         mark_swept();
         if (rc == GROUPCONC_OK) check_stats(true); /* every task finished: every permit is back */
         break;
@@ -802,6 +837,7 @@ static void fz_setup_policy(reader *r, groupconc_policy *p) {
     }
     p->listener = fz_listener;
     p->listener_user_data = &F;
+    F.cancel_in_listener = (h[7] & 0x80u) != 0;
     F.latch_open[0] = (h[7] >> 3) & 1u;
     F.latch_open[1] = (h[7] >> 4) & 1u;
     F.gcap = p->global_max_in_flight;
@@ -856,6 +892,7 @@ static void fz_finish(unsigned ending) {
                      atomic_load(&s->ev_started), runs);
         FZ_CHECK(runs == 0 || atomic_load(&s->finished), "task %s still running after destroy", s->id);
         FZ_CHECK(atomic_load(&s->handler_calls) == 0 || runs == 0, "task %s ran and was handed to the rejection handler", s->id);
+        if (s->accepted && atomic_load(&s->ev_rejected)) counters[C_ASYNC_REJECTED]++;
         if (s->exec_all) continue; /* checked when execute_all returned */
         if (s->accepted) {
             if (s->named) FZ_CHECK(completed == 1, "accepted task %s: %d COMPLETED events", s->id, completed);
@@ -868,6 +905,12 @@ static void fz_finish(unsigned ending) {
             FZ_CHECK(runs == 0 && (!s->named || atomic_load(&s->ev_status) == GROUPCONC_STATUS_CANCELLED),
                      "task %s dequeued, then ran", s->id);
         if (s->cancel_seen & (1 << GROUPCONC_CANCEL_FLAGGED)) FZ_CHECK(runs == 1, "task %s flagged while running but never ran", s->id);
+        int lc = atomic_load(&s->listener_cancel) - 1;
+        if (lc == GROUPCONC_CANCEL_TOO_LATE)
+            FZ_CHECK(runs == atomic_load(&s->runs_at_listener_cancel),
+                     "task %s: cancel (from its REJECTED event) said TOO_LATE (already finished), then the task ran (policy %d)",
+                     s->id, F.rejection);
+        if (lc == GROUPCONC_CANCEL_DEQUEUED) FZ_CHECK(runs == 0, "task %s: dequeued from its REJECTED event, then ran", s->id);
         if (s->cancel_seen & (1 << GROUPCONC_CANCEL_TOO_LATE))
             FZ_CHECK(runs == s->runs_at_too_late, "task %s: cancel said TOO_LATE (already finished), then the task ran (policy %d)",
                      s->id, F.rejection);
@@ -1017,6 +1060,8 @@ int main(int argc, char **argv) {
         replayed++;
     }
     printf("fuzz_ops_replay: %ld corpus files, %ld random inputs, all invariants held\n", files, replayed - files);
+    counters[C_NO_PERMIT_RUNS] = atomic_load(&no_permit_runs);
+    for (int i = 0; i < C_COUNT; i++) printf("  %-40s %ld\n", counter_names[i], counters[i]);
     return files == 0 && random_inputs == 0 ? 1 : 0;
 }
 #endif
