@@ -707,6 +707,7 @@ enum {
     GROUPCONC__QUEUED,  /* waiting in the FIFO of layer t->held (0 global, 1 bulkhead, 2 concurrency) */
     GROUPCONC__READY,   /* holds every permit (or none under CALLER_RUNS), in the ready queue */
     GROUPCONC__RUNNING, /* on a thread, linked in ex->running */
+    GROUPCONC__REJECTED, /* refused by a layer, permits returned; rejection handling is pending */
     GROUPCONC__DONE     /* left the executor's queues; completion may still be in progress */
 };
 
@@ -836,6 +837,15 @@ GROUPCONC__FN void groupconc__fifo_push(groupconc__fifo *q, groupconc_task *t) {
     if (q->tail) q->tail->next = t;
     else q->head = t;
     q->tail = t;
+    q->count++;
+}
+
+GROUPCONC__FN void groupconc__fifo_push_front(groupconc__fifo *q, groupconc_task *t) {
+    t->prev = NULL;
+    t->next = q->head;
+    if (q->head) q->head->prev = t;
+    else q->tail = t;
+    q->head = t;
     q->count++;
 }
 
@@ -1032,7 +1042,7 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
     t->status = GROUPCONC_STATUS_REJECTED;
     t->error = reason;
     t->start_ns = t->end_ns = groupconc__now_ns();
-    t->stage = GROUPCONC__DONE;
+    t->stage = GROUPCONC__REJECTED;
     t->group->rejected++;
     groupconc__fifo_push(&b->todo, t);
 }
@@ -1268,15 +1278,20 @@ GROUPCONC__FN void groupconc__task_free(groupconc_task *t) {
     if (g) groupconc__group_unref(g);
 }
 
+GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc_task **claimed);
+
 /* Finish a task that left every queue: COMPLETED event, then DONE (waking waiters), then callbacks,
-   then the executor lets go of it. No lock held on entry. Returns 1 if the caller must retire it
-   from ex->unfinished (under the lock, later), else 0. */
-GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t) {
+   then the executor lets go of it. No lock held on entry. `claimed` (may be NULL) is the next task
+   the calling worker already took: it is handed back before any user code runs here, so a listener
+   or callback may wait on it. Returns 1 if the caller must retire t from ex->unfinished, else 0. */
+GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t,
+                                         groupconc_task **claimed) {
     size_t counted = (t->bits & GROUPCONC__B_COUNTED) ? 1 : 0;
     groupconc__watch *list = NULL, *w, *cbs = NULL;
     groupconc_result r;
     uint32_t old;
     if (ex->policy.listener) {
+        groupconc__give_back(ex, claimed);
         groupconc__fill_result(t, &r);
         groupconc__emit(ex, GROUPCONC_EVENT_COMPLETED, r.group, r.task_id, 0, &r);
     }
@@ -1297,6 +1312,7 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
         }
         groupconc__mutex_unlock(&ex->done_lock);
         if (cbs) {
+            groupconc__give_back(ex, claimed);
             groupconc__fill_result(t, &r);
             while (cbs) {
                 w = cbs;
@@ -1343,6 +1359,25 @@ GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_tas
     }
 }
 
+/* Undo start_locked for a task the worker took but has not run: back to the head of the ready
+   queue (it keeps its place), and let an idle or new worker take it. Takes the lock. */
+GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc_task **claimed) {
+    groupconc_task *t = claimed ? *claimed : NULL;
+    if (!t) return;
+    *claimed = NULL;
+    groupconc__mutex_lock(&ex->lock);
+    groupconc__fifo_remove(&ex->running, t);
+    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+        ex->nrunning--;
+        t->group->running--;
+    }
+    t->stage = GROUPCONC__READY;
+    t->group->ready++;
+    groupconc__fifo_push_front(&ex->ready, t);
+    (void)groupconc__kick_locked(ex);
+    groupconc__mutex_unlock(&ex->lock);
+}
+
 /* The task returned: leave the running list, hand its permits on. Under the lock. */
 GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_task *t,
                                             groupconc__batch *b) {
@@ -1381,18 +1416,27 @@ GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *
                 rj.in_submit = false;
                 p->reject_handler(&rj, p->reject_user_data);
             } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
-                /* "else on a worker": back to the ready queue holding no permits */
-                t->bits |= GROUPCONC__B_NO_PERMITS;
-                t->status = GROUPCONC_STATUS_PENDING;
-                t->error = 0;
+                /* "else on a worker": back to the ready queue holding no permits, unless it was
+                   cancelled meanwhile (groupconc_task_cancel moved it to DONE) */
+                bool requeue;
                 groupconc__mutex_lock(&ex->lock);
-                groupconc__push_ready(ex, t);
-                (void)groupconc__kick_locked(ex);
+                requeue = t->stage == GROUPCONC__REJECTED;
+                if (requeue) {
+                    t->bits |= GROUPCONC__B_NO_PERMITS;
+                    t->status = GROUPCONC_STATUS_PENDING;
+                    t->error = 0;
+                    groupconc__push_ready(ex, t);
+                    (void)groupconc__kick_locked(ex);
+                } else {
+                    t->status = GROUPCONC_STATUS_CANCELLED;
+                    t->error = GROUPCONC_ECANCELLED;
+                    t->group->cancelled++;
+                }
                 groupconc__mutex_unlock(&ex->lock);
-                continue;
+                if (requeue) continue;
             }
         }
-        retired += groupconc__complete(ex, t);
+        retired += groupconc__complete(ex, t, NULL);
     }
     return retired;
 }
@@ -1453,7 +1497,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             if (next) groupconc__start_locked(ex, next);
             (void)groupconc__kick_locked(ex);
             groupconc__mutex_unlock(&ex->lock);
-            to_retire += groupconc__complete(ex, t);
+            to_retire += groupconc__complete(ex, t, &next);
             to_retire += groupconc__flush(ex, &b);
             if (!next) break;
             t = next;
@@ -1699,7 +1743,7 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     t->bits |= GROUPCONC__B_COUNTED;
     groupconc__admit(ex, t, &b);
     groupconc__debug_check(ex, g);
-    sync_reject = t->stage == GROUPCONC__DONE;
+    sync_reject = t->stage == GROUPCONC__REJECTED;
     if (sync_reject) {
         groupconc__fifo_remove(&b.todo, t); /* its rejection is handled here, synchronously */
         if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
@@ -1743,7 +1787,7 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
         groupconc__mutex_unlock(&ex->lock);
     }
     if (out_task) *out_task = t;
-    if (groupconc__complete(ex, t)) {
+    if (groupconc__complete(ex, t, NULL)) {
         groupconc__mutex_lock(&ex->lock);
         groupconc__retire_locked(ex, 1);
         groupconc__mutex_unlock(&ex->lock);
@@ -1839,6 +1883,10 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             groupconc__cancel_locked(ex, task, &b);
             groupconc__pump(ex, &b);
             (void)groupconc__kick_locked(ex);
+            outcome = GROUPCONC_CANCEL_DEQUEUED;
+        } else if (task->stage == GROUPCONC__REJECTED && !ex->policy.reject_handler &&
+                   ex->policy.rejection == GROUPCONC_REJECT_CALLER_RUNS) {
+            task->stage = GROUPCONC__DONE; /* its pending CALLER_RUNS re-run is called off */
             outcome = GROUPCONC_CANCEL_DEQUEUED;
         } else if (task->stage == GROUPCONC__RUNNING) {
             atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);

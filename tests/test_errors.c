@@ -402,19 +402,19 @@ static int call_graceful_after_shutdown(fixture *f, const row *r) {
     (void)r;
     latch_open(&f->gate);
     assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
-    return groupconc_executor_shutdown_graceful(f->ex, GROUPCONC_FOREVER);
+    return groupconc_executor_shutdown_graceful(f->ex, BOUND_NS);
 }
 static int call_graceful_twice(fixture *f, const row *r) {
     (void)r;
     latch_open(&f->gate);
-    assert_int_equal(groupconc_executor_shutdown_graceful(f->ex, GROUPCONC_FOREVER), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown_graceful(f->ex, BOUND_NS), GROUPCONC_OK);
     return groupconc_executor_shutdown_graceful(f->ex, 0);
 }
 /* shutdown after a graceful shutdown: nothing left to cancel */
 static int call_shutdown_after_graceful(fixture *f, const row *r) {
     (void)r;
     latch_open(&f->gate);
-    assert_int_equal(groupconc_executor_shutdown_graceful(f->ex, GROUPCONC_FOREVER), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown_graceful(f->ex, BOUND_NS), GROUPCONC_OK);
     int rc = groupconc_executor_shutdown(f->ex);
     groupconc_result res;
     assert_int_equal(groupconc_task_wait_for(f->queued, 0, &res), GROUPCONC_OK);
@@ -445,7 +445,7 @@ static int call_submit(fixture *f, const row *r) {
     case S_AFTER_SHUTDOWN: assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK); break;
     case S_AFTER_GRACEFUL:
         latch_open(&f->gate);
-        assert_int_equal(groupconc_executor_shutdown_graceful(f->ex, GROUPCONC_FOREVER), GROUPCONC_OK);
+        assert_int_equal(groupconc_executor_shutdown_graceful(f->ex, BOUND_NS), GROUPCONC_OK);
         break;
     case S_EMPTY_AFTER_SHUTDOWN:
         assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
@@ -575,7 +575,7 @@ static int call_cancel_done(fixture *f, const row *r) {
     int rc = groupconc_task_cancel(f->done, &o);
     assert_int_equal(o, GROUPCONC_CANCEL_TOO_LATE);
     groupconc_result res;
-    assert_int_equal(groupconc_task_wait(f->done, &res), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait_for(f->done, BOUND_NS, &res), GROUPCONC_OK);
     assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
     return rc;
 }
@@ -640,14 +640,14 @@ static int call_released_queued(fixture *f, const row *r) {
 static int call_handle_after_destroy(fixture *f, const row *r) {
     (void)r;
     latch_open(&f->gate);
-    assert_int_equal(groupconc_executor_shutdown_graceful(f->ex, GROUPCONC_FOREVER), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown_graceful(f->ex, BOUND_NS), GROUPCONC_OK);
     assert_int_equal(groupconc_executor_destroy(f->ex), GROUPCONC_OK);
     f->ex = NULL;
     bool d = false;
     assert_int_equal(groupconc_task_is_done(f->parked, &d), GROUPCONC_OK);
     assert_true(d);
     groupconc_result res;
-    assert_int_equal(groupconc_task_wait(f->queued, &res), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait_for(f->queued, BOUND_NS, &res), GROUPCONC_OK);
     assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
     assert_string_equal(res.group, "p");
     assert_string_equal(res.task_id, "queued");
@@ -666,7 +666,7 @@ static int call_on_complete_after_shutdown(fixture *f, const row *r) {
     int rc = groupconc_task_on_complete(f->queued, count_cb, &f->cb_calls);
     assert_int_equal(atomic_load(&f->cb_calls), 1);
     groupconc_result res;
-    assert_int_equal(groupconc_task_wait(f->queued, &res), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait_for(f->queued, BOUND_NS, &res), GROUPCONC_OK);
     assert_int_equal(res.status, GROUPCONC_STATUS_CANCELLED);
     return rc;
 }
@@ -711,7 +711,7 @@ static int call_execute_all(fixture *f, const row *r) {
     case X_AFTER_SHUTDOWN: assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK); break;
     default: fail();
     }
-    int rc = groupconc_execute_all(ex, tasks, count, GROUPCONC_FOREVER, out);
+    int rc = groupconc_execute_all(ex, tasks, count, BOUND_NS, out);
     if (rc != GROUPCONC_OK) {
         if (atomic_load(&f->submitted) != 0 || atomic_load(&f->runs) != 0)
             fail_msg("execute_all returned %s after submitting %d element(s)", groupconc_errname(rc),
@@ -1036,7 +1036,6 @@ static const row rows[] = {
     {"on_complete: task cancelled by shutdown", call_on_complete_after_shutdown, OK_, 0, 0, 0},
     {"release: NULL", call_release_null, EINVAL_, 0, 0, 0},
     {"released running handle: release", call_released_parked, GROUPCONC_ERELEASED, R_RELEASE, 0, 0},
-    {"released running handle: wait", call_released_parked, GROUPCONC_ERELEASED, R_WAIT, 0, 0},
     {"released running handle: wait_for", call_released_parked, GROUPCONC_ERELEASED, R_WAIT_FOR, 0, 0},
     {"released running handle: is_done", call_released_parked, GROUPCONC_ERELEASED, R_IS_DONE, 0, 0},
     {"released running handle: cancel", call_released_parked, GROUPCONC_ERELEASED, R_CANCEL, 0, 0},
@@ -1100,6 +1099,8 @@ static const row rows[] = {
     {"strerror/errname: unknown INT_MAX", call_unknown_code, OK_, 0, INT_MAX, 0},
     {"status_name: every status, unknown values", call_status_names, OK_, 0, 0, 0},
     {"version, MAX_KEY_LEN default", call_version, OK_, 0, 0, 0},
+    /* last: if the release is not detected this blocks, and the watchdog aborts the program */
+    {"released running handle: wait", call_released_parked, GROUPCONC_ERELEASED, R_WAIT, 0, 0},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 

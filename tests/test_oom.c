@@ -277,8 +277,10 @@ static void world_init(world *w, groupconc_rejection_policy rejection, bool park
     assert_true(counter_wait(&w->gate, 4));
 }
 
-/* Release everything, check every accepted task reached its terminal state, destroy, check that no
-   block is left. */
+static void assert_quiet(world *w);
+
+/* Release everything, check every accepted task reached its terminal state and every permit is back,
+   destroy, check that no block is left. */
 static void world_finish(world *w) {
     latch_open(&w->gate);
     for (int i = 0; i < w->nh; i++) {
@@ -292,6 +294,7 @@ static void world_finish(world *w) {
     }
     if (!counter_wait(&w->completed, w->accepted))
         fail_msg("COMPLETED events: %d, accepted tasks: %d", counter_get(&w->completed), w->accepted);
+    assert_quiet(w);
     assert_int_equal(groupconc_executor_destroy(w->ex), GROUPCONC_OK);
     int events = counter_get(&w->completed); /* exactly once per accepted task */
     if (events < w->accepted || events > w->accepted + w->completed_slack)
@@ -307,6 +310,25 @@ static void world_finish(world *w) {
     counter_destroy(&w->completed);
     counter_destroy(&w->op_done);
     if (live_blocks() != 0) fail_msg("%ld blocks still live after destroy and release", live_blocks());
+}
+
+/* Graceful shutdown returns OK only once every task finished: then every permit must be back. */
+static void assert_quiet(world *w) {
+    int rc = groupconc_executor_shutdown_graceful(w->ex, BOUND_NS);
+    if (rc != GROUPCONC_OK) fail_msg("graceful shutdown with every task released: %s", groupconc_errname(rc));
+    groupconc_executor_stats es;
+    assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+    if (es.running || es.ready || es.waiting || es.global_in_flight)
+        fail_msg("all done, yet running %zu ready %zu waiting %zu global in-flight %zu", es.running, es.ready, es.waiting,
+                 es.global_in_flight);
+    static const char *const groups[] = {"a", "b", "vip", "solo", "tbl", "new", "x1", "x2", "x3", "warm", "done", "c"};
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+        groupconc_group_stats gs;
+        if (groupconc_group_stats_get(w->ex, groups[i], &gs) != GROUPCONC_OK) continue;
+        if (gs.in_flight || gs.running || gs.ready || gs.waiting_global || gs.waiting_bulkhead || gs.waiting_concurrency)
+            fail_msg("all done, yet group %s has in-flight %zu running %zu ready %zu waiting %zu/%zu/%zu", groups[i],
+                     gs.in_flight, gs.running, gs.ready, gs.waiting_global, gs.waiting_bulkhead, gs.waiting_concurrency);
+    }
 }
 
 typedef struct snapshot {
@@ -568,7 +590,7 @@ static void execute_all_loop(bool sticky) {
         groupconc_result res[5];
         memset(res, 0xA5, sizeof res);
         oom_arm(n, sticky, false);
-        int rc = groupconc_execute_all(w.ex, specs, 5, GROUPCONC_FOREVER, res);
+        int rc = groupconc_execute_all(w.ex, specs, 5, BOUND_NS, res); /* bounded: a bug fails, never hangs */
         long injected = oom_disarm();
         expect_enomem(rc, injected, "execute_all", n);
         int succeeded = 0, rejected_nomem = 0;
@@ -662,6 +684,8 @@ static void shutdown_loop(int variant) {
         groupconc_group_stats gs;
         assert_int_equal(groupconc_group_stats_get(w.ex, "a", &gs), GROUPCONC_OK);
         assert_int_equal(gs.waiting_concurrency, 0);
+        assert_int_equal(gs.in_flight, 1); /* the cancelled task gave its bulkhead permit back */
+        assert_int_equal(es.global_in_flight, 4); /* P0, P2, P3, P4 */
         rc = groupconc_shutdown_group(w.ex, "b");
         if (rc != GROUPCONC_OK) fail_msg("shutdown_group under OOM (%ld): %s", n, groupconc_errname(rc));
         rc = groupconc_evict_group(w.ex, "vip");
@@ -788,18 +812,26 @@ static void test_any_thread_oom_loop(void **state) {
     print_message("any-thread workload: %ld allocations\n", n - 1);
 }
 
+/* A failed test may leave blocks behind: start every test from zero so failures do not cascade. */
+static int reset_counts(void **state) {
+    (void)state;
+    (void)oom_disarm();
+    atomic_store(&g_live, 0);
+    return 0;
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_create_with_table),
-        cmocka_unit_test(test_create_with_table_sticky),
-        cmocka_unit_test(test_submit_cases),
-        cmocka_unit_test(test_submit_cases_sticky),
-        cmocka_unit_test(test_on_complete),
-        cmocka_unit_test(test_execute_all),
-        cmocka_unit_test(test_group_keys),
-        cmocka_unit_test(test_shutdown_paths_without_memory),
-        cmocka_unit_test(test_accepted_tasks_finish_under_total_oom),
-        cmocka_unit_test(test_any_thread_oom_loop),
+        cmocka_unit_test_setup(test_create_with_table, reset_counts),
+        cmocka_unit_test_setup(test_create_with_table_sticky, reset_counts),
+        cmocka_unit_test_setup(test_submit_cases, reset_counts),
+        cmocka_unit_test_setup(test_submit_cases_sticky, reset_counts),
+        cmocka_unit_test_setup(test_on_complete, reset_counts),
+        cmocka_unit_test_setup(test_execute_all, reset_counts),
+        cmocka_unit_test_setup(test_group_keys, reset_counts),
+        cmocka_unit_test_setup(test_shutdown_paths_without_memory, reset_counts),
+        cmocka_unit_test_setup(test_accepted_tasks_finish_under_total_oom, reset_counts),
+        cmocka_unit_test_setup(test_any_thread_oom_loop, reset_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

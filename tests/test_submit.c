@@ -476,6 +476,59 @@ static void test_completion_callback_once(void **state) {
     tu_latch_destroy(&fired);
 }
 
+/* A completion callback may block on *another* task (only waiting on its own task is forbidden).
+   Here A's callback waits for B, the next task of A's group: B must be able to start. */
+typedef struct wait_next {
+    groupconc_task *next;
+    int rc;
+    groupconc_status status;
+    atomic_int calls;
+} wait_next;
+
+static void wait_next_cb(groupconc_task *task, const groupconc_result *result, void *user_data) {
+    (void)task;
+    (void)result;
+    wait_next *w = (wait_next *)user_data;
+    groupconc_result r;
+    w->rc = groupconc_task_wait_for(w->next, 5 * TU_SEC, &r);
+    w->status = w->rc == GROUPCONC_OK ? r.status : GROUPCONC_STATUS_PENDING;
+    atomic_fetch_add(&w->calls, 1);
+}
+
+static void test_callback_may_wait_for_next_task(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default(); /* 32 threads: plenty are free */
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park a;
+    tu_park_init(&a, &started, NULL);
+    groupconc_task *ha = tu_submit(ex, "chain", "A", tu_park_fn, &a);
+    assert_true(tu_latch_wait(&started));
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    wait_next w;
+    w.rc = -100;
+    w.status = GROUPCONC_STATUS_PENDING;
+    atomic_init(&w.calls, 0);
+    w.next = tu_submit(ex, "chain", "B", tu_count_fn, &ran); /* waits behind A */
+    assert_int_equal(groupconc_task_on_complete(ha, wait_next_cb, &w), GROUPCONC_OK);
+    tu_park_release(&a);
+    tu_wait_status(w.next, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK); /* callbacks have run */
+    groupconc_task_release(ha);
+    groupconc_task_release(w.next);
+    tu_park_destroy(&a);
+    tu_latch_destroy(&started);
+    assert_int_equal(atomic_load(&w.calls), 1);
+    assert_int_equal(atomic_load(&ran), 1);
+    if (w.rc != GROUPCONC_OK)
+        print_error("A's completion callback waited for B and got %s: B could not start while the "
+                    "callback ran\n", groupconc_errname(w.rc));
+    assert_int_equal(w.rc, GROUPCONC_OK); /* ETIMEDOUT if B cannot start meanwhile */
+    assert_int_equal(w.status, GROUPCONC_STATUS_SUCCESS);
+}
+
 /* ---- handle lifetime ---------------------------------------------------------------------------- */
 
 static void test_handle_valid_after_destroy(void **state) {
@@ -933,6 +986,7 @@ int main(void) {
         cmocka_unit_test(test_fifo_within_group),
         cmocka_unit_test(test_timed_wait),
         cmocka_unit_test(test_completion_callback_once),
+        cmocka_unit_test(test_callback_may_wait_for_next_task),
         cmocka_unit_test(test_handle_valid_after_destroy),
         cmocka_unit_test(test_100k_waiting_in_one_group),
         cmocka_unit_test(test_50k_over_1000_groups),
