@@ -10,6 +10,10 @@ static double rate(long n, uint64_t t0, uint64_t t1) {
     return t1 > t0 ? (double)n * 1e9 / (double)(t1 - t0) : 0.0;
 }
 
+static double per_task(uint64_t c0, uint64_t c1, long n) {
+    return n > 0 ? (double)(c1 - c0) / (double)n : 0.0;
+}
+
 static int must(int rc, bench_out *out, const char *what) {
     if (rc != 0 && out->err[0] == '\0') bench_fail(out, "%s failed (%d)", what, rc);
     return rc;
@@ -20,17 +24,18 @@ static void run_w1(const bench_ops *ops, const bench_params *p, int handles, ben
     bench_cfg cfg = {BENCH_W1, p->w1_threads, 0, 0, n, handles};
     if (must(ops->setup(&cfg, out), out, "setup")) return;
     int rc = 0;
-    uint64_t t0 = bench_now_ns();
+    uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns();
     for (long i = 0; i < n && rc == 0; i++) rc = ops->submit("w1", i);
     /* "Run 1M jobs and wait": with handles, wait on each (and release it); otherwise the
        implementation's own way of waiting for everything. */
     int by_handles = handles && ops->collect;
     if (rc == 0) rc = by_handles ? ops->collect(out) : ops->wait_all(out);
-    uint64_t t1 = bench_now_ns();
+    uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
     if (rc == 0 && by_handles) rc = ops->wait_all(out);
     ops->teardown();
     if (must(rc, out, "W1 run")) return;
     out->m[BENCH_M_RATE] = rate(n, t0, t1);
+    out->m[BENCH_M_CPU] = per_task(c0, c1, n);
     bench_verify(p, BENCH_W1, n, out);
 }
 
@@ -45,13 +50,14 @@ static void run_w2(const bench_ops *ops, const bench_params *p, bench_out *out) 
     bench_cfg cfg = {BENCH_W2, p->w2_threads, 1, 0, n, 0};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup") == 0) {
-        uint64_t t0 = bench_now_ns();
+        uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns();
         for (long i = 0; i < n && rc == 0; i++) rc = ops->submit(keys[i % k], i);
         if (rc == 0) rc = ops->wait_all(out);
-        uint64_t t1 = bench_now_ns();
+        uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
         ops->teardown();
         if (must(rc, out, "W2 run") == 0) {
             out->m[BENCH_M_RATE] = rate(n, t0, t1);
+            out->m[BENCH_M_CPU] = per_task(c0, c1, n);
             bench_verify(p, BENCH_W2, n, out);
         }
     }
@@ -144,10 +150,10 @@ static void run_w5(const bench_ops *ops, const bench_params *p, bench_out *out) 
         malloc_trim(0);
         long long base = bench_status_field("VmRSS");
         int peak_ok = bench_reset_peak() == 0;
-        uint64_t t0 = bench_now_ns();
+        uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns();
         for (long i = 0; i < n && rc == 0; i++) rc = ops->submit(keys[i], i);
         if (rc == 0) rc = ops->wait_all(out);
-        uint64_t t1 = bench_now_ns();
+        uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
         long long peak = bench_status_field("VmHWM");
         /* Retained state: task memory is free again by now; give it back to the kernel so that
            RSS shows what the groups themselves keep. */
@@ -158,6 +164,7 @@ static void run_w5(const bench_ops *ops, const bench_params *p, bench_out *out) 
         ops->teardown();
         if (must(rc, out, "W5 run") == 0) {
             out->m[BENCH_M_RATE] = rate(n, t0, t1);
+            out->m[BENCH_M_CPU] = per_task(c0, c1, n);
             out->m[BENCH_M_W5_RETAINED] = (double)(cur - base) / (double)n;
             out->m[BENCH_M_W5_PEAK] = (double)(peak - base) / (double)n;
             out->m[BENCH_M_W5_GROUPS] = (double)groups;

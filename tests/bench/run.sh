@@ -11,7 +11,8 @@
 #   --no-callgrind   skip the instruction count
 #   --profile        also print callgrind_annotate's top functions for groupconc's hot path
 # Any other option goes to groupconc-bench (--runs R, --only W1,W3, --scale 0.1, ...; --help).
-# Environment: BUILD_DIR (default <repo>/build-bench), CALLGRIND_N1 / CALLGRIND_N2 (100000 / 300000).
+# Environment: BUILD_DIR (default <repo>/build-bench), CALLGRIND_N1 / CALLGRIND_N2 (100000 / 300000),
+# CALLGRIND_REPS (3).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +20,7 @@ root=$(cd "$here/../.." && pwd)
 build=${BUILD_DIR:-$root/build-bench}
 n1=${CALLGRIND_N1:-100000}
 n2=${CALLGRIND_N2:-300000}
+reps=${CALLGRIND_REPS:-3}
 
 callgrind=1
 profile=0
@@ -97,35 +99,47 @@ status=$?
 set -e
 
 # ---- the hot path, counted ----
+# --fair-sched=yes: valgrind runs threads round-robin, so the count does not depend on how the OS
+# happened to schedule them; the median of 3 pairs smooths what is left (GLib's idle timeouts).
+count_ir() { # mode n out -> total Ir over all threads
+    valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$3" "$bin" hotpath "$1" "$2" 2>&1 |
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
 if [ "$callgrind" = 1 ]; then
     echo
-    echo "hot path: instructions per submit->complete of a no-op task (W1 setup, 2 workers),"
-    echo "callgrind, all threads, (Ir(N=$n2) - Ir(N=$n1)) / $((n2 - n1)): start-up cancels out"
-    printf '%-20s | %12s | %s\n' "implementation" "instr/task" "vs groupconc"
-    printf '%s\n' "---------------------+--------------+-------------"
+    echo "hot path: instructions per submit->complete of a no-op task (W1 setup, 2 workers), callgrind"
+    echo "--fair-sched=yes, all threads, (Ir(N=$n2) - Ir(N=$n1)) / $((n2 - n1)) so start-up cancels out;"
+    echo "median [min..max] of $reps pairs"
+    printf '%-20s | %-22s | %s\n' "implementation" "instr/task" "groupconc/this (>1: groupconc runs more)"
+    printf '%s\n' "---------------------+------------------------+---------------"
     gc_per=""
     for mode in groupconc groupconc-handles glib uv; do
-        irs=""
-        for n in $n1 $n2; do
-            out=$build/callgrind.$mode.$n.out
-            ir=$(valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" hotpath "$mode" "$n" 2>&1 |
-                sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
-            if [ -z "$ir" ]; then
-                echo "callgrind failed for $mode N=$n" >&2
+        pers=""
+        r=1
+        while [ "$r" -le "$reps" ]; do
+            a=$(count_ir "$mode" "$n1" "$build/callgrind.$mode.$n1.out")
+            b=$(count_ir "$mode" "$n2" "$build/callgrind.$mode.$n2.out")
+            if [ -z "$a" ] || [ -z "$b" ]; then
+                echo "callgrind failed for $mode" >&2
                 status=1
-                ir=0
+                a=0
+                b=0
             fi
-            irs="$irs $ir"
+            pers="$pers $(awk -v a="$a" -v b="$b" -v n1="$n1" -v n2="$n2" 'BEGIN { printf "%.0f", (b - a) / (n2 - n1) }')"
+            r=$((r + 1))
         done
-        set -- $irs
-        per=$(awk -v a="$1" -v b="$2" -v n1="$n1" -v n2="$n2" 'BEGIN { printf "%.0f", (b - a) / (n2 - n1) }')
+        # shellcheck disable=SC2086
+        stats=$(printf '%s\n' $pers | sort -n | awk '{ v[NR] = $1 } END { printf "%d %d %d", v[int((NR + 1) / 2)], v[1], v[NR] }')
+        # shellcheck disable=SC2086
+        set -- $stats
+        per=$1
         [ "$mode" = groupconc ] && gc_per=$per
         rel=$(awk -v g="$gc_per" -v p="$per" 'BEGIN { if (p > 0) printf "%.2f", g / p; else print "-" }')
         label=$mode
         [ "$mode" = groupconc ] && label="groupconc (f&f)"
         [ "$mode" = glib ] && label="GThreadPool"
         [ "$mode" = uv ] && label="libuv"
-        printf '%-20s | %12s | gc/this %s\n' "$label" "$per" "$rel"
+        printf '%-20s | %-22s | %s\n' "$label" "$1 [$2..$3]" "$rel"
     done
     echo "(profiles: $build/callgrind.<impl>.$n2.out; callgrind_annotate FILE)"
     if [ "$profile" = 1 ] && have_cmd callgrind_annotate; then
