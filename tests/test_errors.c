@@ -488,7 +488,10 @@ static int call_reject_concurrency(fixture *f, const row *r) {
     assert_true(latch_wait_arrived(&f->gate, 2));
     groupconc_task *u = NULL;
     int rc = groupconc_submit(f->ex, "solo", NULL, task_count, &f->runs, &u);
-    if (u) fail_msg("rejected submit gave a handle");
+    if (u) {
+        add_extra(f, u);
+        fail_msg("rejected submit returned %s and gave a handle", groupconc_errname(rc));
+    }
     return rc;
 }
 static int call_reject_bulkhead(fixture *f, const row *r) {
@@ -499,7 +502,10 @@ static int call_reject_bulkhead(fixture *f, const row *r) {
     assert_true(latch_wait_arrived(&f->gate, 2));
     groupconc_task *u = NULL;
     int rc = groupconc_submit(f->ex, "bulk", NULL, task_count, &f->runs, &u);
-    if (u) fail_msg("rejected submit gave a handle");
+    if (u) {
+        add_extra(f, u);
+        fail_msg("rejected submit returned %s and gave a handle", groupconc_errname(rc));
+    }
     return rc;
 }
 static int call_reject_global(fixture *f, const row *r) {
@@ -514,7 +520,10 @@ static int call_reject_global(fixture *f, const row *r) {
     assert_true(latch_wait_arrived(&f->gate, 2));
     groupconc_task *u = NULL;
     int rc = groupconc_submit(f->tmp_ex, "y", NULL, task_count, &f->runs, &u);
-    if (u) fail_msg("rejected submit gave a handle");
+    if (u) {
+        add_extra(f, u);
+        fail_msg("rejected submit returned %s and gave a handle", groupconc_errname(rc));
+    }
     latch_open(&f->gate);
     return rc;
 }

@@ -159,6 +159,22 @@ static void latch_open(counter *c) {
     pthread_mutex_unlock(&c->mu);
 }
 
+/* Storage that is never reused: when a test fails, cmocka jumps out while workers may still be parked
+   on that test's latches, so what they touch must stay valid (and untouched) for the rest of the run. */
+static void *scratch(size_t size) {
+    static _Alignas(max_align_t) unsigned char arena[1 << 21];
+    static size_t used;
+    size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    if (used + size > sizeof arena) {
+        fprintf(stderr, "test_oom: scratch arena exhausted\n");
+        abort();
+    }
+    void *p = arena + used;
+    used += size;
+    memset(p, 0, size);
+    return p;
+}
+
 /* ==== the world every iteration runs in ======================================================== */
 /* Parked state (when `parked`): P0 runs in "a" (conc 1), P1 waits behind it at layer 3, P2 runs in
    "vip" (conc 2, fire-and-forget), P3 runs in "b", P4 runs in "solo" (conc 1, in-flight 1,
@@ -308,9 +324,11 @@ static void world_finish(world *w) {
     }
     counter_destroy(&w->gate);
     counter_destroy(&w->completed);
-    counter_destroy(&w->op_done);
     if (live_blocks() != 0) fail_msg("%ld blocks still live after destroy and release", live_blocks());
+    /* w->op_done stays: the caller reads it, then calls world_free */
 }
+
+static void world_free(world *w) { counter_destroy(&w->op_done); }
 
 /* Graceful shutdown returns OK only once every task finished: then every permit must be back. */
 static void assert_quiet(world *w) {
@@ -471,35 +489,36 @@ static void submit_loop(const submit_case *c, bool sticky) {
     long n;
     int ok_with_failure = 0;
     for (n = 1; n < MAX_ITERS; n++) {
-        world w;
-        world_init(&w, c->rejection, c->parked);
-        snapshot before = take(&w, c->group);
+        world *w = scratch(sizeof *w);
+        world_init(w, c->rejection, c->parked);
+        snapshot before = take(w, c->group);
         groupconc_task *t = NULL;
         oom_arm(n, sticky, false);
-        int rc = groupconc_submit(w.ex, c->group, c->task_id, task_count, &w.op_done, c->handle ? &t : NULL);
+        int rc = groupconc_submit(w->ex, c->group, c->task_id, task_count, &w->op_done, c->handle ? &t : NULL);
         long injected = oom_disarm();
         expect_enomem(rc, injected, c->name, n);
         if (rc == GROUPCONC_OK) {
             if (injected) ok_with_failure++;
-            w.accepted++;
+            w->accepted++;
             if (c->handle) {
                 assert_non_null(t);
-                int i = add_handle(&w, t, c->want, c->want_error);
+                int i = add_handle(w, t, c->want, c->want_error);
                 if (c->on_complete) {
-                    assert_int_equal(groupconc_task_on_complete(t, on_complete_count, &w.cb_calls[i]), GROUPCONC_OK);
-                    w.want_cb[i] = true;
+                    assert_int_equal(groupconc_task_on_complete(t, on_complete_count, &w->cb_calls[i]), GROUPCONC_OK);
+                    w->want_cb[i] = true;
                 }
             }
         } else {
             if (c->handle) assert_null(t);
-            snapshot after = take(&w, c->group);
+            snapshot after = take(w, c->group);
             assert_unchanged(&before, &after);
         }
-        world_finish(&w); /* also: accepted tasks terminal, no leak */
+        world_finish(w); /* also: accepted tasks terminal, no leak */
         int want_runs = (rc == GROUPCONC_OK && c->runs) ? 1 : 0;
-        if (counter_get(&w.op_done) != want_runs)
+        if (counter_get(&w->op_done) != want_runs)
             fail_msg("%s, allocation %ld (%s): task ran %d times, want %d", c->name, n, groupconc_errname(rc),
-                     counter_get(&w.op_done), want_runs);
+                     counter_get(&w->op_done), want_runs);
+        world_free(w);
         if (injected == 0) break;
     }
     assert_true(n < MAX_ITERS);
@@ -523,31 +542,34 @@ static void on_complete_loop(int which, bool sticky) {
     /* which: 0 = P0 (running), 1 = P1 (waiting), 2 = a task already finished */
     long n;
     for (n = 1; n < MAX_ITERS; n++) {
-        world w;
-        world_init(&w, GROUPCONC_REJECT_ABORT, true);
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
         int idx;
         if (which == 2) {
             groupconc_task *t = NULL;
-            assert_int_equal(groupconc_submit(w.ex, "done", NULL, task_count, &w.op_done, &t), GROUPCONC_OK);
-            w.accepted++;
-            idx = add_handle(&w, t, GROUPCONC_STATUS_SUCCESS, 0);
+            assert_int_equal(groupconc_submit(w->ex, "done", NULL, task_count, &w->op_done, &t), GROUPCONC_OK);
+            w->accepted++;
+            idx = add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
             groupconc_result r = {0};
             assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &r), GROUPCONC_OK);
         } else {
             idx = which;
         }
-        atomic_int extra;
-        atomic_init(&extra, 0);
+        atomic_int *extra_p = scratch(sizeof *extra_p); /* the callback may outlive a failed iteration */
+        atomic_init(extra_p, 0);
+#define extra (*extra_p)
         oom_arm(n, sticky, false);
-        int rc = groupconc_task_on_complete(w.h[idx], on_complete_count, &extra);
+        int rc = groupconc_task_on_complete(w->h[idx], on_complete_count, &extra);
         long injected = oom_disarm();
         expect_enomem(rc, injected, "on_complete", n);
         if (which == 2 && rc == GROUPCONC_OK) assert_int_equal(atomic_load(&extra), 1); /* ran at once */
-        world_finish(&w);
+        world_finish(w);
         int want = rc == GROUPCONC_OK ? 1 : 0;
         if (atomic_load(&extra) != want)
             fail_msg("on_complete (%d) at allocation %ld returned %s; callback ran %d times, want %d", which, n,
                      groupconc_errname(rc), atomic_load(&extra), want);
+        world_free(w);
+#undef extra
         if (injected == 0) break;
     }
     assert_true(n < MAX_ITERS);
@@ -568,29 +590,29 @@ static void test_on_complete(void **state) {
 static void execute_all_loop(bool sticky) {
     long n;
     for (n = 1; n < MAX_ITERS; n++) {
-        world w;
-        world_init(&w, GROUPCONC_REJECT_ABORT, true);
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
         /* an idle worker: when no further worker can start (sticky), queued work runs on it (documented);
            without it, execute_all(FOREVER) would rightly wait for the parked workers */
         counter warm;
         counter_init(&warm);
         groupconc_task *wt = NULL;
-        assert_int_equal(groupconc_submit(w.ex, "warm", NULL, task_count, &warm, &wt), GROUPCONC_OK);
-        w.accepted++;
-        add_handle(&w, wt, GROUPCONC_STATUS_SUCCESS, 0);
+        assert_int_equal(groupconc_submit(w->ex, "warm", NULL, task_count, &warm, &wt), GROUPCONC_OK);
+        w->accepted++;
+        add_handle(w, wt, GROUPCONC_STATUS_SUCCESS, 0);
         groupconc_result wr = {0};
         assert_int_equal(groupconc_task_wait_for(wt, BOUND_NS, &wr), GROUPCONC_OK);
         counter_destroy(&warm);
         /* groups with room: "vip" has one free permit, x1/x2 are new */
         groupconc_task_spec specs[5] = {
-            {"x1", "e0", task_count, &w.op_done}, {"vip", "e1", task_count, &w.op_done},
-            {"x2", "e2", task_count, &w.op_done}, {"x1", NULL, task_count, &w.op_done},
-            {"x3", "e4", task_count, &w.op_done},
+            {"x1", "e0", task_count, &w->op_done}, {"vip", "e1", task_count, &w->op_done},
+            {"x2", "e2", task_count, &w->op_done}, {"x1", NULL, task_count, &w->op_done},
+            {"x3", "e4", task_count, &w->op_done},
         };
         groupconc_result res[5];
         memset(res, 0xA5, sizeof res);
         oom_arm(n, sticky, false);
-        int rc = groupconc_execute_all(w.ex, specs, 5, BOUND_NS, res); /* bounded: a bug fails, never hangs */
+        int rc = groupconc_execute_all(w->ex, specs, 5, BOUND_NS, res); /* bounded: a bug fails, never hangs */
         long injected = oom_disarm();
         expect_enomem(rc, injected, "execute_all", n);
         int succeeded = 0, rejected_nomem = 0;
@@ -610,13 +632,14 @@ static void execute_all_loop(bool sticky) {
             }
             if (injected == 0) assert_int_equal(succeeded, 5);
             /* the listener saw the accepted ones complete; they count as accepted */
-            w.accepted += succeeded;
+            w->accepted += succeeded;
         }
         /* every run is a SUCCESS result and nothing else ran; an element refused in submit with ENOMEM
            may or may not produce a COMPLETED event */
-        assert_int_equal(counter_get(&w.op_done), succeeded);
-        w.completed_slack = rejected_nomem;
-        world_finish(&w);
+        assert_int_equal(counter_get(&w->op_done), succeeded);
+        w->completed_slack = rejected_nomem;
+        world_finish(w);
+        world_free(w);
         if (injected == 0) break;
     }
     assert_true(n < MAX_ITERS);
@@ -635,12 +658,12 @@ static void test_group_keys(void **state) {
     (void)state;
     long n;
     for (n = 1; n < MAX_ITERS; n++) {
-        world w;
-        world_init(&w, GROUPCONC_REJECT_ABORT, true);
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
         char **keys = (char **)(uintptr_t)0x1;
         size_t count = 12345;
         oom_arm(n, false, false);
-        int rc = groupconc_group_keys(w.ex, &keys, &count);
+        int rc = groupconc_group_keys(w->ex, &keys, &count);
         long injected = oom_disarm();
         expect_enomem(rc, injected, "group_keys", n);
         if (rc == GROUPCONC_OK) {
@@ -656,7 +679,8 @@ static void test_group_keys(void **state) {
             assert_true(seen_a && seen_b && seen_vip && seen_solo);
             groupconc_keys_free(keys);
         }
-        world_finish(&w);
+        world_finish(w);
+        world_free(w);
         if (injected == 0) break;
     }
     assert_true(n < MAX_ITERS);
@@ -670,59 +694,59 @@ static void test_group_keys(void **state) {
 static void shutdown_loop(int variant) {
     long n;
     for (n = 1; n < MAX_ITERS; n++) {
-        world w;
-        world_init(&w, GROUPCONC_REJECT_ABORT, true);
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
         oom_arm(n, true, false);
         groupconc_cancel_outcome co;
-        int rc = groupconc_task_cancel(w.h[1], &co); /* P1 waits at layer 3 */
+        int rc = groupconc_task_cancel(w->h[1], &co); /* P1 waits at layer 3 */
         if (rc != GROUPCONC_OK) fail_msg("cancel under OOM (%ld): %s", n, groupconc_errname(rc));
         assert_int_equal(co, GROUPCONC_CANCEL_DEQUEUED);
-        w.want[1] = GROUPCONC_STATUS_CANCELLED;
-        w.want_error[1] = GROUPCONC_ECANCELLED;
+        w->want[1] = GROUPCONC_STATUS_CANCELLED;
+        w->want_error[1] = GROUPCONC_ECANCELLED;
         groupconc_executor_stats es;
-        assert_int_equal(groupconc_executor_stats_get(w.ex, &es), GROUPCONC_OK);
+        assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
         groupconc_group_stats gs;
-        assert_int_equal(groupconc_group_stats_get(w.ex, "a", &gs), GROUPCONC_OK);
+        assert_int_equal(groupconc_group_stats_get(w->ex, "a", &gs), GROUPCONC_OK);
         assert_int_equal(gs.waiting_concurrency, 0);
         assert_int_equal(gs.in_flight, 1); /* the cancelled task gave its bulkhead permit back */
         assert_int_equal(es.global_in_flight, 4); /* P0, P2, P3, P4 */
-        rc = groupconc_shutdown_group(w.ex, "b");
+        rc = groupconc_shutdown_group(w->ex, "b");
         if (rc != GROUPCONC_OK) fail_msg("shutdown_group under OOM (%ld): %s", n, groupconc_errname(rc));
-        rc = groupconc_evict_group(w.ex, "vip");
+        rc = groupconc_evict_group(w->ex, "vip");
         if (rc != GROUPCONC_OK) fail_msg("evict_group under OOM (%ld): %s", n, groupconc_errname(rc));
         if (variant == 0) {
-            rc = groupconc_executor_shutdown(w.ex);
+            rc = groupconc_executor_shutdown(w->ex);
             if (rc != GROUPCONC_OK) fail_msg("shutdown under OOM (%ld): %s", n, groupconc_errname(rc));
         } else if (variant == 1) {
-            rc = groupconc_executor_shutdown_graceful(w.ex, 0);
+            rc = groupconc_executor_shutdown_graceful(w->ex, 0);
             if (rc != GROUPCONC_OK && rc != GROUPCONC_ETIMEDOUT)
                 fail_msg("shutdown_graceful under OOM (%ld): %s", n, groupconc_errname(rc));
         }
         /* variant 2: straight to destroy */
-        rc = groupconc_submit(w.ex, "a", NULL, task_count, &w.op_done, NULL);
+        rc = groupconc_submit(w->ex, "a", NULL, task_count, &w->op_done, NULL);
         if (variant != 2 && rc != GROUPCONC_ESHUTDOWN)
             fail_msg("submit after shutdown under OOM (%ld): %s, want GROUPCONC_ESHUTDOWN", n, groupconc_errname(rc));
-        if (rc == GROUPCONC_OK) w.accepted++;
-        latch_open(&w.gate);
-        rc = groupconc_executor_destroy(w.ex);
+        if (rc == GROUPCONC_OK) w->accepted++;
+        latch_open(&w->gate);
+        rc = groupconc_executor_destroy(w->ex);
         if (rc != GROUPCONC_OK) fail_msg("destroy under OOM (%ld): %s", n, groupconc_errname(rc));
         /* handles outlive the executor; check them while still armed */
-        for (int i = 0; i < w.nh; i++) {
+        for (int i = 0; i < w->nh; i++) {
             groupconc_result r = {0};
-            assert_int_equal(groupconc_task_wait_for(w.h[i], 0, &r), GROUPCONC_OK);
-            if (r.status != w.want[i]) fail_msg("handle %d after destroy under OOM (%ld): %s", i, n, groupconc_status_name(r.status));
+            assert_int_equal(groupconc_task_wait_for(w->h[i], 0, &r), GROUPCONC_OK);
+            if (r.status != w->want[i]) fail_msg("handle %d after destroy under OOM (%ld): %s", i, n, groupconc_status_name(r.status));
         }
-        if (!counter_wait(&w.completed, w.accepted))
-            fail_msg("COMPLETED events %d, accepted %d", counter_get(&w.completed), w.accepted);
-        for (int i = 0; i < w.nh; i++) {
-            assert_int_equal(atomic_load(&w.cb_calls[i]), w.want_cb[i] ? 1 : 0);
-            rc = groupconc_task_release(w.h[i]);
+        if (!counter_wait(&w->completed, w->accepted))
+            fail_msg("COMPLETED events %d, accepted %d", counter_get(&w->completed), w->accepted);
+        for (int i = 0; i < w->nh; i++) {
+            assert_int_equal(atomic_load(&w->cb_calls[i]), w->want_cb[i] ? 1 : 0);
+            rc = groupconc_task_release(w->h[i]);
             if (rc != GROUPCONC_OK) fail_msg("release under OOM (%ld): %s", n, groupconc_errname(rc));
         }
         long injected = oom_disarm();
-        counter_destroy(&w.gate);
-        counter_destroy(&w.completed);
-        counter_destroy(&w.op_done);
+        counter_destroy(&w->gate);
+        counter_destroy(&w->completed);
+        counter_destroy(&w->op_done);
         if (live_blocks() != 0) fail_msg("shutdown path under OOM (%ld): %ld blocks live", n, live_blocks());
         if (injected == 0) break;
     }
@@ -739,27 +763,27 @@ static void test_shutdown_paths_without_memory(void **state) {
 
 static void test_accepted_tasks_finish_under_total_oom(void **state) {
     (void)state;
-    world w;
-    world_init(&w, GROUPCONC_REJECT_ABORT, true);
+    world *w = scratch(sizeof *w);
+    world_init(w, GROUPCONC_REJECT_ABORT, true);
     oom_arm(1, true, true); /* from now on every allocation on every thread fails */
-    latch_open(&w.gate);
-    for (int i = 0; i < w.nh; i++) {
+    latch_open(&w->gate);
+    for (int i = 0; i < w->nh; i++) {
         groupconc_result r = {0};
-        int rc = groupconc_task_wait_for(w.h[i], BOUND_NS, &r);
+        int rc = groupconc_task_wait_for(w->h[i], BOUND_NS, &r);
         if (rc != GROUPCONC_OK) fail_msg("handle %d not terminal under total OOM: %s", i, groupconc_errname(rc));
         assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS); /* P1 got its permit handed on, too */
     }
-    assert_true(counter_wait(&w.completed, w.accepted));
-    assert_int_equal(groupconc_executor_destroy(w.ex), GROUPCONC_OK);
-    for (int i = 0; i < w.nh; i++) {
-        assert_int_equal(atomic_load(&w.cb_calls[i]), w.want_cb[i] ? 1 : 0);
-        assert_int_equal(groupconc_task_release(w.h[i]), GROUPCONC_OK);
+    assert_true(counter_wait(&w->completed, w->accepted));
+    assert_int_equal(groupconc_executor_destroy(w->ex), GROUPCONC_OK);
+    for (int i = 0; i < w->nh; i++) {
+        assert_int_equal(atomic_load(&w->cb_calls[i]), w->want_cb[i] ? 1 : 0);
+        assert_int_equal(groupconc_task_release(w->h[i]), GROUPCONC_OK);
     }
     long injected = oom_disarm();
     print_message("allocations refused while the accepted tasks finished: %ld\n", injected);
-    counter_destroy(&w.gate);
-    counter_destroy(&w.completed);
-    counter_destroy(&w.op_done);
+    counter_destroy(&w->gate);
+    counter_destroy(&w->completed);
+    counter_destroy(&w->op_done);
     assert_int_equal(live_blocks(), 0);
 }
 
@@ -769,40 +793,41 @@ static void test_any_thread_oom_loop(void **state) {
     (void)state;
     long n;
     for (n = 1; n < MAX_ITERS; n++) {
-        world w;
-        world_init(&w, GROUPCONC_REJECT_ABORT, false);
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, false);
         static const char *const groups[] = {"a", "b", "a", "vip", "c", "a"};
         groupconc_task *t[6];
         int accepted_with_handle = 0;
         oom_arm(n, false, true);
         for (int i = 0; i < 6; i++) {
             t[i] = NULL;
-            int rc = groupconc_submit(w.ex, groups[i], i % 2 ? NULL : "id", task_count, &w.op_done, &t[i]);
+            int rc = groupconc_submit(w->ex, groups[i], i % 2 ? NULL : "id", task_count, &w->op_done, &t[i]);
             if (rc != GROUPCONC_OK && rc != GROUPCONC_ENOMEM)
                 fail_msg("submit %d with allocation %ld failing on any thread: %s", i, n, groupconc_errname(rc));
             if (rc == GROUPCONC_OK) {
-                w.accepted++;
+                w->accepted++;
                 accepted_with_handle++;
-                int idx = add_handle(&w, t[i], GROUPCONC_STATUS_SUCCESS, 0);
-                int rc2 = groupconc_task_on_complete(t[i], on_complete_count, &w.cb_calls[idx]);
+                int idx = add_handle(w, t[i], GROUPCONC_STATUS_SUCCESS, 0);
+                int rc2 = groupconc_task_on_complete(t[i], on_complete_count, &w->cb_calls[idx]);
                 if (rc2 != GROUPCONC_OK && rc2 != GROUPCONC_ENOMEM) fail_msg("on_complete: %s", groupconc_errname(rc2));
-                w.want_cb[idx] = rc2 == GROUPCONC_OK;
+                w->want_cb[idx] = rc2 == GROUPCONC_OK;
             }
         }
         /* wait while still armed: completion paths on workers run under the same failure */
-        for (int i = 0; i < w.nh; i++) {
+        for (int i = 0; i < w->nh; i++) {
             groupconc_result r = {0};
-            int rc = groupconc_task_wait_for(w.h[i], BOUND_NS, &r);
+            int rc = groupconc_task_wait_for(w->h[i], BOUND_NS, &r);
             if (rc != GROUPCONC_OK) fail_msg("task %d not terminal (allocation %ld failing): %s", i, n, groupconc_errname(rc));
-            if (r.status != GROUPCONC_STATUS_SUCCESS) w.want[i] = r.status; /* terminal is what matters */
+            if (r.status != GROUPCONC_STATUS_SUCCESS) w->want[i] = r.status; /* terminal is what matters */
         }
         long injected = oom_disarm();
-        world_finish(&w);
+        world_finish(w);
         /* a SUCCESS is a run; nothing ran twice */
         int successes = 0;
-        for (int i = 0; i < accepted_with_handle; i++) successes += w.want[i] == GROUPCONC_STATUS_SUCCESS;
-        assert_true(counter_get(&w.op_done) >= successes);
-        assert_true(counter_get(&w.op_done) <= accepted_with_handle);
+        for (int i = 0; i < accepted_with_handle; i++) successes += w->want[i] == GROUPCONC_STATUS_SUCCESS;
+        assert_true(counter_get(&w->op_done) >= successes);
+        assert_true(counter_get(&w->op_done) <= accepted_with_handle);
+        world_free(w);
         if (injected == 0) {
             assert_int_equal(accepted_with_handle, 6);
             break;

@@ -322,9 +322,9 @@ static void test_existing_worker_takes_queued_tasks(void **state) {
     (void)state;
     groupconc_policy p = base_policy();
     create(&p);
-    counter gate;
+    static counter gate; /* static: never reused if a failed test leaves workers parked */
     counter_init(&gate);
-    rec parked, r[6];
+    static rec parked, r[6]; /* static: never reused if a failed test leaves workers parked */
     memset(&parked, 0, sizeof parked);
     memset(r, 0, sizeof r);
     parked.gate = &gate;
@@ -364,9 +364,9 @@ static void test_handoff_runs_on_existing_worker(void **state) {
     (void)state;
     groupconc_policy p = base_policy();
     create(&p);
-    counter gate;
+    static counter gate; /* static: never reused if a failed test leaves workers parked */
     counter_init(&gate);
-    rec parked, q[3];
+    static rec parked, q[3]; /* static: never reused if a failed test leaves workers parked */
     memset(&parked, 0, sizeof parked);
     memset(q, 0, sizeof q);
     parked.gate = &gate;
@@ -390,9 +390,9 @@ static void test_every_second_start_fails(void **state) {
     (void)state;
     groupconc_policy p = base_policy();
     create(&p);
-    counter gate;
+    static counter gate; /* static: never reused if a failed test leaves workers parked */
     counter_init(&gate);
-    rec r[6];
+    static rec r[6]; /* static: never reused if a failed test leaves workers parked */
     memset(r, 0, sizeof r);
     groupconc_task *h[6];
     static const char *const groups[6] = {"a", "b", "c", "d", "e", "f"};
@@ -481,9 +481,9 @@ static void test_shutdown_cancels_ready_tasks(void **state) {
     (void)state;
     groupconc_policy p = base_policy();
     create(&p);
-    counter gate;
+    static counter gate; /* static: never reused if a failed test leaves workers parked */
     counter_init(&gate);
-    rec parked, r[3];
+    static rec parked, r[3]; /* static: never reused if a failed test leaves workers parked */
     memset(&parked, 0, sizeof parked);
     memset(r, 0, sizeof r);
     parked.gate = &gate;
@@ -520,9 +520,9 @@ static void test_graceful_runs_ready_tasks_on_existing_worker(void **state) {
     (void)state;
     groupconc_policy p = base_policy();
     create(&p);
-    counter gate;
+    static counter gate; /* static: never reused if a failed test leaves workers parked */
     counter_init(&gate);
-    rec parked, r[3];
+    static rec parked, r[3]; /* static: never reused if a failed test leaves workers parked */
     memset(&parked, 0, sizeof parked);
     memset(r, 0, sizeof r);
     parked.gate = &gate;
@@ -546,9 +546,9 @@ static void test_destroy_with_ready_queue(void **state) {
     (void)state;
     groupconc_policy p = base_policy();
     create(&p);
-    counter gate;
+    static counter gate; /* static: never reused if a failed test leaves workers parked */
     counter_init(&gate);
-    rec parked, r[5];
+    static rec parked, r[5]; /* static: never reused if a failed test leaves workers parked */
     memset(&parked, 0, sizeof parked);
     memset(r, 0, sizeof r);
     parked.gate = &gate;
@@ -586,10 +586,10 @@ static void test_async_caller_runs_without_new_workers(void **state) {
     p.group_count = 1;
     p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
     create(&p);
-    counter gate_p, gate_q;
+    static counter gate_p, gate_q; /* static: never reused if a failed test leaves workers parked */
     counter_init(&gate_p);
     counter_init(&gate_q);
-    rec rp, rq, rb;
+    static rec rp, rq, rb; /* static: never reused if a failed test leaves workers parked */
     memset(&rp, 0, sizeof rp);
     memset(&rq, 0, sizeof rq);
     memset(&rb, 0, sizeof rb);
