@@ -507,6 +507,17 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 /* Every call into the thread library goes through these wrappers: a new backend is added here, and
    lock/unlock/signal failures (library bugs, not API errors) end in GROUPCONC_ASSERT. */
 
+/* Locks are held for a few hundred nanoseconds, while sleeping on a contended mutex and being woken
+   costs microseconds: try a little before blocking. */
+#define GROUPCONC__SPIN_TRIES 32
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define GROUPCONC__CPU_RELAX() __builtin_ia32_pause()
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+#define GROUPCONC__CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define GROUPCONC__CPU_RELAX() ((void)0)
+#endif
+
 /* Wall clock, for C11 timed waits (and as the fallback clock). Failure is a platform bug. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((unused)) /* unused by the POSIX backend on CLOCK_MONOTONIC platforms */
@@ -539,7 +550,12 @@ GROUPCONC__FN int groupconc__mutex_init(groupconc__mutex *m) {
 }
 GROUPCONC__FN void groupconc__mutex_destroy(groupconc__mutex *m) { pthread_mutex_destroy(m); }
 GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
-    int rc = pthread_mutex_lock(m);
+    int rc, i;
+    for (i = 0; i < GROUPCONC__SPIN_TRIES; i++) {
+        if (pthread_mutex_trylock(m) == 0) return;
+        GROUPCONC__CPU_RELAX();
+    }
+    rc = pthread_mutex_lock(m);
     GROUPCONC_ASSERT(rc == 0);
     (void)rc;
 }
@@ -638,7 +654,12 @@ GROUPCONC__FN int groupconc__mutex_init(groupconc__mutex *m) {
 }
 GROUPCONC__FN void groupconc__mutex_destroy(groupconc__mutex *m) { mtx_destroy(m); }
 GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
-    int rc = mtx_lock(m);
+    int rc, i;
+    for (i = 0; i < GROUPCONC__SPIN_TRIES; i++) {
+        if (mtx_trylock(m) == thrd_success) return;
+        GROUPCONC__CPU_RELAX();
+    }
+    rc = mtx_lock(m);
     GROUPCONC_ASSERT(rc == thrd_success);
     (void)rc;
 }
@@ -717,23 +738,35 @@ enum {
 #define GROUPCONC__ST_CANCEL 4u       /* cancellation requested (cooperative) */
 #define GROUPCONC__ST_HANDLE_REF 8u   /* the user's handle is alive */
 #define GROUPCONC__ST_EXEC_REF 16u    /* the executor still uses the task */
+#define GROUPCONC__ST_STARTED 32u     /* its worker committed to running it (one atomic RMW) */
+#define GROUPCONC__ST_TAKEN 64u       /* a cancel took it from the worker that had claimed it but not
+                                         started it; that worker keeps EXEC_REF and lets go */
 
 /* t->bits (written before the task is visible, or under the lock). */
 #define GROUPCONC__B_HAS_ID 1u        /* task id stored inline after the struct */
 #define GROUPCONC__B_NO_PERMITS 2u    /* running under CALLER_RUNS: holds no permits, not counted */
 #define GROUPCONC__B_COUNTED 4u       /* counted in ex->unfinished */
+#define GROUPCONC__B_RAN 8u           /* the function returned: end_ns and value are valid */
+#define GROUPCONC__B_TIMED 16u        /* someone can see the result: take start/end times */
+#define GROUPCONC__B_QUEUED_ONCE 32u  /* start_ns holds the time it first had to wait */
 
 typedef struct groupconc__group groupconc__group;
 typedef struct groupconc__watch groupconc__watch;
 
+/* 72 bytes (an 80-byte malloc chunk) with no task id: a waiting task costs nothing else. */
 struct groupconc_task {
     groupconc_task *next, *prev;   /* links in exactly one FIFO (a layer, ready, running, a todo) */
     groupconc__group *group;       /* counted reference */
-    groupconc_task_fn fn;
-    void *arg;
-    void *value;
-    uint64_t start_ns;             /* submit time while waiting; start time once running */
-    uint64_t end_ns;
+    union {                        /* the function is dead once it returned (B_RAN) */
+        groupconc_task_fn fn;
+        uint64_t end_ns;
+    };
+    union {                        /* likewise its argument, once the value is stored (B_RAN) */
+        void *arg;
+        void *value;
+    };
+    uint64_t start_ns;             /* first enqueue while waiting; start once running; else the
+                                      moment it was rejected or cancelled (zero duration) */
     groupconc__watch *watchers;    /* guarded by ex->done_lock */
     _Atomic uint32_t state;        /* GROUPCONC__ST_* */
     int32_t error;
@@ -755,30 +788,31 @@ struct groupconc__watch {
 
 typedef struct groupconc__fifo {
     groupconc_task *head, *tail;
-    size_t count;
+    uint32_t count;
 } groupconc__fifo;
 
 /* A fair semaphore: a permit is taken at once only when one is free AND nobody waits (no barging);
    a released permit goes straight to the oldest waiter (hand-off). */
 typedef struct groupconc__sem {
-    int64_t limit;                 /* INT64_MAX = unlimited */
-    int64_t used;
     groupconc__fifo waiters;
+    int32_t limit;                 /* INT32_MAX = unlimited */
+    int32_t used;
 } groupconc__sem;
 
+/* 137 bytes before the key: with a short key, a 160-byte malloc chunk. */
 struct groupconc__group {
     groupconc_executor *exec;
-    _Atomic size_t refs;           /* the table's, plus one per task */
     uint64_t hash;
     groupconc__sem bulkhead;       /* layer 2 */
     groupconc__sem conc;           /* layer 3 */
+    uint64_t submitted, rejected, completed, cancelled;
+    _Atomic uint32_t refs;         /* the table's, plus one per task */
     int32_t threshold;             /* waiting at layers 2+3; -1 = unlimited */
     uint32_t waiting_global;       /* this group's tasks waiting at layer 1 */
     uint32_t ready;
     uint32_t running;
     uint32_t keylen;
     bool in_table;
-    uint64_t submitted, rejected, completed, cancelled;
     char key[];
 };
 
@@ -818,7 +852,14 @@ struct groupconc_executor {
     _Atomic size_t unfinished;     /* accepted tasks not yet completed (no lock) */
     _Atomic int shutdown;          /* read without the lock as a fast path in submit */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
+
+    groupconc_task *node_cache;    /* recycled task nodes (no task id), linked by `next` */
+    _Atomic size_t ncached;        /* written under the lock; read without it as a hint */
 };
+
+/* Task nodes kept for reuse: a node freed on a worker and allocated again on the submitting
+   thread is the most expensive part of malloc's work (cross-thread free). */
+#define GROUPCONC__NODE_CACHE_MAX 1024
 
 /* Work collected under the lock and finished after unlocking (events, completion, rejection). */
 typedef struct groupconc__batch {
@@ -867,23 +908,23 @@ GROUPCONC__FN groupconc_task *groupconc__fifo_pop(groupconc__fifo *q) {
 
 /* ==== key table ================================================================================= */
 
-GROUPCONC__FN int groupconc__key_check(const char *key, size_t *out_len) {
+/* Check a key and hash it in one pass (FNV-1a, then a final mix so the low bits spread). */
+GROUPCONC__FN int groupconc__key_hash(const char *key, size_t *out_len, uint64_t *out_hash) {
+    uint64_t h = 14695981039346656037u;
     size_t n = 0;
-    while (n <= GROUPCONC_MAX_KEY_LEN && key[n]) n++;
+    unsigned char c;
+    while ((c = (unsigned char)key[n]) != 0) {
+        if (n == GROUPCONC_MAX_KEY_LEN) return GROUPCONC_EKEYTOOLONG;
+        h = (h ^ c) * 1099511628211u;
+        n++;
+    }
     if (n == 0) return GROUPCONC_EKEYEMPTY;
-    if (n > GROUPCONC_MAX_KEY_LEN) return GROUPCONC_EKEYTOOLONG;
-    *out_len = n;
-    return GROUPCONC_OK;
-}
-
-GROUPCONC__FN uint64_t groupconc__hash(const char *key, size_t len) {
-    uint64_t h = 14695981039346656037u; /* FNV-1a, then a final mix so low bits spread */
-    size_t i;
-    for (i = 0; i < len; i++) h = (h ^ (unsigned char)key[i]) * 1099511628211u;
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9u;
     h ^= h >> 32;
-    return h;
+    *out_len = n;
+    *out_hash = h;
+    return GROUPCONC_OK;
 }
 
 GROUPCONC__FN groupconc__group *groupconc__table_find(groupconc_executor *ex, const char *key,
@@ -951,7 +992,7 @@ GROUPCONC__FN int groupconc__limits_cmp(const void *a, const void *b) {
     return strcmp(((const groupconc__limits_entry *)a)->key, ((const groupconc__limits_entry *)b)->key);
 }
 
-GROUPCONC__FN int64_t groupconc__cap(int v) { return v == GROUPCONC_UNLIMITED ? INT64_MAX : v; }
+GROUPCONC__FN int32_t groupconc__cap(int v) { return v == GROUPCONC_UNLIMITED ? INT32_MAX : (int32_t)v; }
 
 /* Resolve the limits once, at creation ("first resolution fixed"). Called with ex->lock held. */
 GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, size_t len,
@@ -964,9 +1005,9 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
         *out = g;
         return GROUPCONC_OK;
     }
-    g = (groupconc__group *)GROUPCONC_MALLOC(sizeof *g + len + 1);
+    g = (groupconc__group *)GROUPCONC_MALLOC(offsetof(groupconc__group, key) + len + 1);
     if (!g) return GROUPCONC_ENOMEM;
-    memset(g, 0, sizeof *g);
+    memset(g, 0, offsetof(groupconc__group, key));
     memcpy(g->key, key, len);
     g->key[len] = '\0';
     g->keylen = (uint32_t)len;
@@ -1041,7 +1082,7 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
     groupconc__release_permits(ex, t, b); /* before any rejection handling runs */
     t->status = GROUPCONC_STATUS_REJECTED;
     t->error = reason;
-    t->start_ns = t->end_ns = groupconc__now_ns();
+    t->start_ns = groupconc__now_ns();
     t->stage = GROUPCONC__REJECTED;
     t->group->rejected++;
     groupconc__fifo_push(&b->todo, t);
@@ -1075,6 +1116,10 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
                 return;
             }
             ex->waiting_groups++;
+        }
+        if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) {
+            t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
+            t->start_ns = groupconc__now_ns();
         }
         t->stage = GROUPCONC__QUEUED;
         groupconc__fifo_push(&s->waiters, t);
@@ -1132,7 +1177,7 @@ GROUPCONC__FN void groupconc__cancel_locked(groupconc_executor *ex, groupconc_ta
     groupconc__release_permits(ex, t, b);
     t->status = GROUPCONC_STATUS_CANCELLED;
     t->error = GROUPCONC_ECANCELLED;
-    t->start_ns = t->end_ns = groupconc__now_ns();
+    t->start_ns = groupconc__now_ns();
     t->stage = GROUPCONC__DONE;
     t->group->cancelled++;
     groupconc__fifo_push(&b->todo, t);
@@ -1252,13 +1297,14 @@ GROUPCONC__FN const char *groupconc__task_id(const groupconc_task *t) {
 }
 
 GROUPCONC__FN void groupconc__fill_result(const groupconc_task *t, groupconc_result *r) {
+    bool ran = (t->bits & GROUPCONC__B_RAN) != 0;
     r->group = t->group->key;
     r->task_id = groupconc__task_id(t);
     r->status = (groupconc_status)t->status;
-    r->value = t->value;
+    r->value = ran ? t->value : NULL;
     r->error = t->error;
     r->start_ns = t->start_ns;
-    r->end_ns = t->end_ns;
+    r->end_ns = ran ? t->end_ns : t->start_ns;
 }
 
 GROUPCONC__FN void groupconc__emit(groupconc_executor *ex, groupconc_event_type type, const char *group,
@@ -1278,6 +1324,11 @@ GROUPCONC__FN void groupconc__task_free(groupconc_task *t) {
     if (g) groupconc__group_unref(g);
 }
 
+GROUPCONC__FN void groupconc__drop_exec_ref(groupconc_task *t) {
+    uint32_t old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
+    if (!(old & GROUPCONC__ST_HANDLE_REF)) groupconc__task_free(t);
+}
+
 GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc_task **claimed);
 
 /* Finish a task that left every queue: COMPLETED event, then DONE (waking waiters), then callbacks,
@@ -1285,7 +1336,7 @@ GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc_task *
    the calling worker already took: it is handed back before any user code runs here, so a listener
    or callback may wait on it. Returns 1 if the caller must retire t from ex->unfinished, else 0. */
 GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t,
-                                         groupconc_task **claimed) {
+                                         groupconc_task **claimed, groupconc_task **recycle) {
     size_t counted = (t->bits & GROUPCONC__B_COUNTED) ? 1 : 0;
     groupconc__watch *list = NULL, *w, *cbs = NULL;
     groupconc_result r;
@@ -1322,20 +1373,32 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
             }
         }
     }
+    if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN)
+        return counted; /* the worker that claimed it still holds EXEC_REF and drops it */
     old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
-    if (!(old & GROUPCONC__ST_HANDLE_REF)) groupconc__task_free(t);
+    if (!(old & GROUPCONC__ST_HANDLE_REF)) {
+        if (recycle && !(t->bits & GROUPCONC__B_HAS_ID)) { /* the worker caches it when it next locks */
+            groupconc__group_unref(t->group);
+            t->next = *recycle;
+            *recycle = t;
+        } else {
+            groupconc__task_free(t);
+        }
+    }
     return counted;
 }
 
 GROUPCONC__FN void groupconc__run(groupconc_executor *ex, groupconc_task *t) {
+    bool timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* nobody sees a fire-and-forget's times */
     void *value = NULL;
     int rc;
     if (ex->policy.listener)
         groupconc__emit(ex, GROUPCONC_EVENT_STARTED, t->group->key, groupconc__task_id(t), 0, NULL);
-    t->start_ns = groupconc__now_ns();
+    if (timed) t->start_ns = groupconc__now_ns();
     rc = t->fn((groupconc_context *)(void *)t, &value, t->arg);
-    t->end_ns = groupconc__now_ns();
+    t->end_ns = timed ? groupconc__now_ns() : t->start_ns;
     t->value = value;
+    t->bits |= GROUPCONC__B_RAN;
     if (rc == 0) {
         t->status = GROUPCONC_STATUS_SUCCESS;
         t->error = 0;
@@ -1366,6 +1429,11 @@ GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc_task *
     if (!t) return;
     *claimed = NULL;
     groupconc__mutex_lock(&ex->lock);
+    if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) {
+        groupconc__mutex_unlock(&ex->lock); /* a cancel took it meanwhile */
+        groupconc__drop_exec_ref(t);
+        return;
+    }
     groupconc__fifo_remove(&ex->running, t);
     if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
         ex->nrunning--;
@@ -1436,7 +1504,7 @@ GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *
                 if (requeue) continue;
             }
         }
-        retired += groupconc__complete(ex, t, NULL);
+        retired += groupconc__complete(ex, t, NULL, NULL);
     }
     return retired;
 }
@@ -1451,12 +1519,40 @@ GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc
     }
 }
 
+GROUPCONC__FN void groupconc__cache_put_locked(groupconc_executor *ex, groupconc_task **list) {
+    size_t n = atomic_load_explicit(&ex->ncached, memory_order_relaxed);
+    while (*list) {
+        groupconc_task *t = *list;
+        *list = t->next;
+        if (n < GROUPCONC__NODE_CACHE_MAX) {
+            t->next = ex->node_cache;
+            ex->node_cache = t;
+            n++;
+        } else {
+            GROUPCONC_FREE(t);
+        }
+    }
+    atomic_store_explicit(&ex->ncached, n, memory_order_relaxed);
+}
+
+GROUPCONC__FN groupconc_task *groupconc__cache_get_locked(groupconc_executor *ex) {
+    groupconc_task *t = ex->node_cache;
+    if (t) {
+        ex->node_cache = t->next;
+        atomic_store_explicit(&ex->ncached,
+                              atomic_load_explicit(&ex->ncached, memory_order_relaxed) - 1,
+                              memory_order_relaxed);
+    }
+    return t;
+}
+
 /* A worker runs ready tasks back to back. After a task returns it takes the lock once: hands the
    permits on (the next waiter of the same group becomes ready), takes the next ready task for itself
    (FIFO, so a busy group cannot starve the others), and retires the previous completions. */
 GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__worker *self = (groupconc__worker *)arg;
     groupconc_executor *ex = self->exec;
+    groupconc_task *dead = NULL; /* nodes this worker freed, cached at its next lock */
     size_t to_retire = 0;
     groupconc__mutex_lock(&ex->lock);
     ex->nstarting--;
@@ -1464,6 +1560,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         groupconc_task *t = groupconc__fifo_pop(&ex->ready), *next;
         groupconc__retire_locked(ex, to_retire);
         to_retire = 0;
+        groupconc__cache_put_locked(ex, &dead);
         if (!t) {
             bool signalled;
             if (ex->stopping) break;
@@ -1488,17 +1585,33 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         groupconc__mutex_unlock(&ex->lock);
         for (;;) {
             groupconc__batch b = GROUPCONC__BATCH_INIT;
-            groupconc__run(ex, t);
+            uint32_t st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED,
+                                                   memory_order_acq_rel);
+            if (st & GROUPCONC__ST_TAKEN) { /* a cancel completed it already: just let go */
+                groupconc__drop_exec_ref(t);
+                break;
+            }
+            if (st & GROUPCONC__ST_CANCEL) { /* flagged by a shutdown before it started: skip it */
+                t->status = GROUPCONC_STATUS_CANCELLED;
+                t->error = GROUPCONC_ECANCELLED;
+                t->start_ns = groupconc__now_ns();
+            } else {
+                groupconc__run(ex, t);
+            }
             groupconc__mutex_lock(&ex->lock);
             groupconc__finish_locked(ex, t, &b);
             groupconc__retire_locked(ex, to_retire);
             to_retire = 0;
+            groupconc__cache_put_locked(ex, &dead);
             next = groupconc__fifo_pop(&ex->ready);
             if (next) groupconc__start_locked(ex, next);
             (void)groupconc__kick_locked(ex);
             groupconc__mutex_unlock(&ex->lock);
-            to_retire += groupconc__complete(ex, t, &next);
-            to_retire += groupconc__flush(ex, &b);
+            to_retire += groupconc__complete(ex, t, &next, &dead);
+            if (b.todo.count) { /* user code (events, handlers) may wait on what we took */
+                groupconc__give_back(ex, &next);
+                to_retire += groupconc__flush(ex, &b);
+            }
             if (!next) break;
             t = next;
         }
@@ -1528,6 +1641,7 @@ GROUPCONC__FN bool groupconc__cap_ok(int v) { return v >= 1 || v == GROUPCONC_UN
 GROUPCONC__FN bool groupconc__threshold_ok(int v) { return v >= 0 || v == GROUPCONC_UNLIMITED; }
 
 GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p) {
+    uint64_t hash;
     size_t i, len;
     int rc;
     if (p->default_concurrency < 1 || !groupconc__cap_ok(p->default_max_in_flight) ||
@@ -1543,7 +1657,7 @@ GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p) {
     for (i = 0; i < p->group_count; i++) {
         const groupconc_group_limits *e = &p->groups[i];
         if (!e->group) return GROUPCONC_EINVAL;
-        if ((rc = groupconc__key_check(e->group, &len)) != GROUPCONC_OK) return rc;
+        if ((rc = groupconc__key_hash(e->group, &len, &hash)) != GROUPCONC_OK) return rc;
         if ((e->concurrency < 1 && e->concurrency != GROUPCONC_DEFAULT) ||
             (!groupconc__cap_ok(e->max_in_flight) && e->max_in_flight != GROUPCONC_DEFAULT) ||
             (!groupconc__threshold_ok(e->queue_threshold) && e->queue_threshold != GROUPCONC_DEFAULT))
@@ -1685,6 +1799,11 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     for (i = 0; i < ex->nslots; i++)
         if (ex->slots[i]) groupconc__group_unref(ex->slots[i]);
     if (ex->slots) GROUPCONC_FREE(ex->slots);
+    while (ex->node_cache) {
+        groupconc_task *t = ex->node_cache;
+        ex->node_cache = t->next;
+        GROUPCONC_FREE(t);
+    }
     if (ex->limits) GROUPCONC_FREE(ex->limits);
     groupconc__cond_destroy(&ex->idle_cv);
     groupconc__cond_destroy(&ex->work_cv);
@@ -1708,12 +1827,34 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     bool sync_reject;
     if (out_task) *out_task = NULL;
     if (!ex || !group || !fn) return GROUPCONC_EINVAL;
-    if ((rc = groupconc__key_check(group, &klen)) != GROUPCONC_OK) return rc;
+    if ((rc = groupconc__key_hash(group, &klen, &hash)) != GROUPCONC_OK) return rc;
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
     p = &ex->policy;
     if (task_id) idlen = strlen(task_id) + 1;
-    t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t + idlen);
-    if (!t) return GROUPCONC_ENOMEM;
+    /* A node with a task id has its own size; a plain one comes from the cache (under the lock,
+       below) unless the cache looks empty: then allocate here, outside the lock. */
+    t = NULL;
+    if (task_id || atomic_load_explicit(&ex->ncached, memory_order_relaxed) == 0) {
+        t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t + idlen);
+        if (!t) return GROUPCONC_ENOMEM;
+    }
+    if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
+
+    groupconc__mutex_lock(&ex->lock);
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
+    else if (ex->nthreads == 0) rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
+    if (rc == GROUPCONC_OK) rc = groupconc__group_get(ex, group, klen, hash, &g);
+    if (rc == GROUPCONC_OK && !t) {
+        t = groupconc__cache_get_locked(ex);
+        if (!t) t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t); /* raced with another submit */
+        if (!t) rc = GROUPCONC_ENOMEM;
+    }
+    if (rc != GROUPCONC_OK) {
+        groupconc__mutex_unlock(&ex->lock);
+        if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
+        if (t) GROUPCONC_FREE(t);
+        return rc;
+    }
     memset(t, 0, sizeof *t);
     if (task_id) {
         memcpy(t + 1, task_id, idlen);
@@ -1721,21 +1862,8 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     }
     t->fn = fn;
     t->arg = arg;
-    t->start_ns = groupconc__now_ns();
+    if (out_task || p->listener) t->bits |= GROUPCONC__B_TIMED;
     atomic_init(&t->state, GROUPCONC__ST_EXEC_REF | (out_task ? GROUPCONC__ST_HANDLE_REF : 0u));
-    hash = groupconc__hash(group, klen);
-    if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
-
-    groupconc__mutex_lock(&ex->lock);
-    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
-    else if (ex->nthreads == 0) rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
-    if (rc == GROUPCONC_OK) rc = groupconc__group_get(ex, group, klen, hash, &g);
-    if (rc != GROUPCONC_OK) {
-        groupconc__mutex_unlock(&ex->lock);
-        if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
-        GROUPCONC_FREE(t);
-        return rc;
-    }
     atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed);
     t->group = g;
     g->submitted++;
@@ -1787,7 +1915,7 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
         groupconc__mutex_unlock(&ex->lock);
     }
     if (out_task) *out_task = t;
-    if (groupconc__complete(ex, t, NULL)) {
+    if (groupconc__complete(ex, t, NULL, NULL)) {
         groupconc__mutex_lock(&ex->lock);
         groupconc__retire_locked(ex, 1);
         groupconc__mutex_unlock(&ex->lock);
@@ -1889,8 +2017,30 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             task->stage = GROUPCONC__DONE; /* its pending CALLER_RUNS re-run is called off */
             outcome = GROUPCONC_CANCEL_DEQUEUED;
         } else if (task->stage == GROUPCONC__RUNNING) {
-            atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
-            outcome = GROUPCONC_CANCEL_FLAGGED;
+            /* Either its worker set STARTED first (flag it) or we take it before it starts: the
+               CAS and the worker's fetch_or on the same word decide which, exactly once. */
+            uint32_t cur = atomic_load_explicit(&task->state, memory_order_acquire);
+            for (;;) {
+                if (cur & GROUPCONC__ST_STARTED) {
+                    atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
+                    outcome = GROUPCONC_CANCEL_FLAGGED;
+                    break;
+                }
+                if (atomic_compare_exchange_weak_explicit(
+                        &task->state, &cur, cur | GROUPCONC__ST_CANCEL | GROUPCONC__ST_TAKEN,
+                        memory_order_acq_rel, memory_order_acquire)) {
+                    groupconc__fifo_remove(&ex->running, task);
+                    if (!(task->bits & GROUPCONC__B_NO_PERMITS)) {
+                        ex->nrunning--;
+                        task->group->running--;
+                    }
+                    groupconc__cancel_locked(ex, task, &b);
+                    groupconc__pump(ex, &b);
+                    (void)groupconc__kick_locked(ex);
+                    outcome = GROUPCONC_CANCEL_DEQUEUED;
+                    break;
+                }
+            }
         }
         groupconc__mutex_unlock(&ex->lock);
         groupconc__flush_and_retire(ex, &b);
@@ -1957,6 +2107,7 @@ GROUPCONC__PUBLIC groupconc_executor *groupconc_context_executor(const groupconc
 GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupconc_task_spec *tasks,
                                             size_t count, int64_t timeout_ns,
                                             groupconc_result *out_results) {
+    uint64_t hash;
     groupconc_task **handles;
     bool *late;
     uint64_t deadline;
@@ -1965,7 +2116,7 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
     if (!ex || (count > 0 && (!tasks || !out_results))) return GROUPCONC_EINVAL;
     for (i = 0; i < count; i++) { /* refuse the whole call before submitting anything */
         if (!tasks[i].group || !tasks[i].fn) return GROUPCONC_EINVAL;
-        if ((rc = groupconc__key_check(tasks[i].group, &len)) != GROUPCONC_OK) return rc;
+        if ((rc = groupconc__key_hash(tasks[i].group, &len, &hash)) != GROUPCONC_OK) return rc;
     }
     if (count == 0) return GROUPCONC_OK;
     if (count > SIZE_MAX / (sizeof *handles + sizeof *late)) return GROUPCONC_ENOMEM;
@@ -2020,14 +2171,15 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
 /* ==== public API: group control and stats ======================================================= */
 
 GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group, bool evict) {
+    uint64_t hash;
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc__group *g;
     size_t len;
     int rc;
     if (!ex || !group) return GROUPCONC_EINVAL;
-    if ((rc = groupconc__key_check(group, &len)) != GROUPCONC_OK) return rc;
+    if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);
-    g = groupconc__table_find(ex, group, len, groupconc__hash(group, len));
+    g = groupconc__table_find(ex, group, len, hash);
     if (g) {
         groupconc__sweep_locked(ex, g, &b);
         (void)groupconc__kick_locked(ex);
@@ -2049,20 +2201,21 @@ GROUPCONC__PUBLIC int groupconc_evict_group(groupconc_executor *ex, const char *
     return groupconc__group_op(ex, group, true);
 }
 
-GROUPCONC__FN int groupconc__limit_out(int64_t limit) {
-    return limit == INT64_MAX ? GROUPCONC_UNLIMITED : (int)limit;
+GROUPCONC__FN int groupconc__limit_out(int32_t limit) {
+    return limit == INT32_MAX ? GROUPCONC_UNLIMITED : (int)limit;
 }
 
 GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
                                                 groupconc_group_stats *out_stats) {
+    uint64_t hash;
     groupconc__group *g;
     groupconc_task *t, *oldest = NULL;
     size_t len;
     int rc;
     if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
-    if ((rc = groupconc__key_check(group, &len)) != GROUPCONC_OK) return rc;
+    if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);
-    g = groupconc__table_find(ex, group, len, groupconc__hash(group, len));
+    g = groupconc__table_find(ex, group, len, hash);
     if (!g) {
         groupconc__mutex_unlock(&ex->lock);
         return GROUPCONC_ENOTFOUND;
