@@ -394,7 +394,8 @@ typedef struct groupconc_group_stats {
     size_t waiting_concurrency; /* waiting at layer 3 */
     size_t in_flight;           /* past layer 2 (holding a bulkhead permit) */
     uint64_t submitted, rejected, completed, cancelled; /* totals since the group's state was created */
-    uint64_t oldest_wait_ns;    /* age of the oldest waiting task (0 if none) */
+    uint64_t oldest_wait_ns;    /* age of the oldest waiting task (0 if none); measured with a
+                                   coarse clock where there is one: a few ms resolution */
 } groupconc_group_stats;
 
 typedef struct groupconc_executor_stats {
@@ -538,6 +539,17 @@ GROUPCONC__FN uint64_t groupconc__now_ns(void) {
     groupconc__utc_now(&ts); /* see LIMITATIONS: strict ISO TU without POSIX declarations */
 #endif
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* For the enqueue time behind the oldest-waiter age, taken under the lock: a coarse clock
+   (same base, a few ms resolution) costs a fraction of a precise read where it exists. */
+GROUPCONC__FN uint64_t groupconc__coarse_now_ns(void) {
+#if defined(CLOCK_MONOTONIC_COARSE)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0)
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+    return groupconc__now_ns();
 }
 
 #if defined(GROUPCONC_USE_PTHREADS)
@@ -1119,7 +1131,7 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
         }
         if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) {
             t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
-            t->start_ns = groupconc__now_ns();
+            t->start_ns = groupconc__coarse_now_ns();
         }
         t->stage = GROUPCONC__QUEUED;
         groupconc__fifo_push(&s->waiters, t);
@@ -2241,7 +2253,12 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
     t = g->conc.waiters.head;
     if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
-    out_stats->oldest_wait_ns = oldest ? groupconc__now_ns() - oldest->start_ns : 0;
+    if (oldest) {
+        uint64_t now = groupconc__coarse_now_ns();
+        out_stats->oldest_wait_ns = now > oldest->start_ns ? now - oldest->start_ns : 0;
+    } else {
+        out_stats->oldest_wait_ns = 0;
+    }
     groupconc__mutex_unlock(&ex->lock);
     return GROUPCONC_OK;
 }
