@@ -218,7 +218,9 @@ typedef struct groupconc_event {
     groupconc_event_type type;
     const char *group;
     const char *task_id;              /* may be NULL */
-    int reason;                       /* REJECTED: GROUPCONC_EREJECTED_*, ESHUTDOWN or ENOMEM; else 0 */
+    int reason;                       /* REJECTED: GROUPCONC_EREJECTED_* (a layer refused it), or
+                                         ESHUTDOWN / ENOMEM / ETHREAD (submit failed after SUBMITTED
+                                         was reported); else 0 */
     const groupconc_result *result;   /* COMPLETED: the final result; else NULL */
 } groupconc_event;
 
@@ -329,8 +331,10 @@ GROUPCONC_API int groupconc_task_wait_for(groupconc_task *task, int64_t timeout_
    Returns: OK; EINVAL; ERELEASED. */
 GROUPCONC_API int groupconc_task_is_done(groupconc_task *task, bool *out_done);
 
-/* groupconc_task_cancel: waiting task -> dequeued, permits returned, CANCELLED; running -> flagged;
-   finished -> unaffected. *out_outcome (may be NULL) says which.
+/* groupconc_task_cancel: not started -> dequeued, permits returned, CANCELLED (DEQUEUED; also for a
+   task a worker had taken but not yet started: it never runs); running -> flagged (FLAGGED);
+   finished -> unaffected (TOO_LATE). *out_outcome (may be NULL) says which. After DEQUEUED the task
+   is done when this returns.
    Returns: OK; EINVAL; ERELEASED. */
 GROUPCONC_API int groupconc_task_cancel(groupconc_task *task, groupconc_cancel_outcome *out_outcome);
 
@@ -388,7 +392,8 @@ typedef struct groupconc_group_stats {
     int max_in_flight;          /* or GROUPCONC_UNLIMITED */
     int queue_threshold;        /* or GROUPCONC_UNLIMITED */
     size_t running;             /* executing now (CALLER_RUNS tasks not counted) */
-    size_t ready;               /* hold all permits, waiting for a worker thread */
+    size_t ready;               /* hold all permits, waiting for a worker thread (also CALLER_RUNS
+                                   re-runs waiting for a worker, which hold none) */
     size_t waiting_global;      /* waiting at layer 1 */
     size_t waiting_bulkhead;    /* waiting at layer 2 */
     size_t waiting_concurrency; /* waiting at layer 3 */
