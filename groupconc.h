@@ -1011,18 +1011,19 @@ GROUPCONC__FN int groupconc__limits_cmp(const void *a, const void *b) {
 
 GROUPCONC__FN int32_t groupconc__cap(int v) { return v == GROUPCONC_UNLIMITED ? INT32_MAX : (int32_t)v; }
 
-GROUPCONC__FN size_t groupconc__group_size(size_t keylen) {
-    return offsetof(groupconc__group, key) + keylen + 1;
-}
-
-/* Set up a new group in `g` (groupconc__group_size(len) bytes, allocated by the caller outside the
-   lock) and insert it. The limits are resolved here, once ("first resolution fixed"). Called with
-   ex->lock held; on failure the caller still owns `g`. */
-GROUPCONC__FN int groupconc__group_create(groupconc_executor *ex, groupconc__group *g, const char *key,
-                                          size_t len, uint64_t hash) {
+/* Resolve the limits once, at creation ("first resolution fixed"). Called with ex->lock held. */
+GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, size_t len,
+                                       uint64_t hash, groupconc__group **out) {
     const groupconc_policy *p = &ex->policy;
     groupconc__limits_entry probe, *e = NULL;
+    groupconc__group *g = groupconc__table_find(ex, key, len, hash);
     int conc, inflight, threshold;
+    if (g) {
+        *out = g;
+        return GROUPCONC_OK;
+    }
+    g = (groupconc__group *)GROUPCONC_MALLOC(offsetof(groupconc__group, key) + len + 1);
+    if (!g) return GROUPCONC_ENOMEM;
     memset(g, 0, offsetof(groupconc__group, key));
     memcpy(g->key, key, len);
     g->key[len] = '\0';
@@ -1048,7 +1049,12 @@ GROUPCONC__FN int groupconc__group_create(groupconc_executor *ex, groupconc__gro
     g->conc.limit = conc;
     g->bulkhead.limit = groupconc__cap(inflight);
     g->threshold = threshold;
-    return groupconc__table_insert(ex, g);
+    if (groupconc__table_insert(ex, g) != GROUPCONC_OK) {
+        GROUPCONC_FREE(g);
+        return GROUPCONC_ENOMEM;
+    }
+    *out = g;
+    return GROUPCONC_OK;
 }
 
 /* ==== fair semaphores: admission and hand-off ==================================================== */
@@ -1830,7 +1836,7 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
                                        groupconc_task_fn fn, void *arg, groupconc_task **out_task) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     const groupconc_policy *p;
-    groupconc__group *g = NULL, *fresh = NULL;
+    groupconc__group *g;
     groupconc_task *t;
     size_t klen, idlen = 0;
     uint64_t hash;
@@ -1852,26 +1858,9 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
 
     groupconc__mutex_lock(&ex->lock);
-    for (;;) {
-        if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
-            rc = GROUPCONC_ESHUTDOWN;
-        } else if (ex->nthreads == 0) {
-            rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
-            if (rc == GROUPCONC_OK) continue;
-        } else if ((g = groupconc__table_find(ex, group, klen, hash)) == NULL) {
-            if (!fresh) { /* a new group: allocate outside the lock, then look again */
-                groupconc__mutex_unlock(&ex->lock);
-                fresh = (groupconc__group *)GROUPCONC_MALLOC(groupconc__group_size(klen));
-                groupconc__mutex_lock(&ex->lock);
-                if (fresh) continue;
-                rc = GROUPCONC_ENOMEM;
-            } else if ((rc = groupconc__group_create(ex, fresh, group, klen, hash)) == GROUPCONC_OK) {
-                g = fresh;
-                fresh = NULL;
-            }
-        }
-        break;
-    }
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
+    else if (ex->nthreads == 0) rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
+    if (rc == GROUPCONC_OK) rc = groupconc__group_get(ex, group, klen, hash, &g);
     if (rc == GROUPCONC_OK && !t) {
         t = groupconc__cache_get_locked(ex);
         if (!t) t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t); /* raced with another submit */
@@ -1881,10 +1870,8 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
         groupconc__mutex_unlock(&ex->lock);
         if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
         if (t) GROUPCONC_FREE(t);
-        if (fresh) GROUPCONC_FREE(fresh);
         return rc;
     }
-    if (fresh) GROUPCONC_FREE(fresh); /* another submit created the group meanwhile */
     memset(t, 0, sizeof *t);
     if (task_id) {
         memcpy(t + 1, task_id, idlen);
