@@ -68,8 +68,10 @@
        Every function is thread-safe, except that groupconc_executor_destroy must not run concurrently
        with any other call on the same executor or its unfinished handles.
        Listener events, completion callbacks and rejection handlers never run with an internal lock
-       held: they may submit, cancel, read stats. The resolver DOES run under the executor lock (so it
-       is called exactly once per group creation): it must be quick and must not call into groupconc.
+       held: they may submit, cancel, read stats, and even wait on other tasks (a worker hands back
+       the task it had taken next before it runs any of them). The resolver DOES run under the
+       executor lock (so it is called exactly once per group creation): it must be quick and must
+       not call into groupconc.
        A task must not wait on its own handle, and must not destroy its own executor.
 
    ERRORS
