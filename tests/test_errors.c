@@ -9,12 +9,7 @@
    in-flight 1, threshold 0), a task `parked` running in "p" on a latch, `queued` waiting behind it,
    and `done`, finished. */
 #define GROUPCONC_IMPLEMENTATION
-#define GROUPCONC_MALLOC(sz) er_malloc(sz)
-#define GROUPCONC_FREE(p) er_free(p)
-#include <stddef.h> /* size_t for the prototypes below; sets no feature-test macros */
-void *er_malloc(size_t size);
-void er_free(void *ptr);
-#include "groupconc.h"
+#include "faultutil.h" /* counting allocator, counter / latch; includes groupconc.h */
 
 #include <limits.h>
 #include <pthread.h>
@@ -33,72 +28,12 @@ void er_free(void *ptr);
 #endif
 #define KEYMAX GROUPCONC_MAX_KEY_LEN
 
-static atomic_long g_live;
-
-void *er_malloc(size_t size) {
-    void *p = malloc(size ? size : 1);
-    if (p) atomic_fetch_add(&g_live, 1);
-    return p;
-}
-
-void er_free(void *ptr) {
-    if (!ptr) return;
-    atomic_fetch_sub(&g_live, 1);
-    free(ptr);
-}
-
-/* ==== latch, watchdog =========================================================================== */
-
-#define BOUND_NS INT64_C(10000000000)
-
-typedef struct latch {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int arrived;
-    int open;
-} latch;
-
-static struct timespec deadline_after(int64_t ns) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t total = (int64_t)ts.tv_nsec + ns;
-    ts.tv_sec += (time_t)(total / 1000000000);
-    ts.tv_nsec = (long)(total % 1000000000);
-    return ts;
-}
-
-static void latch_init(latch *l) {
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&l->cv, &attr);
-    pthread_condattr_destroy(&attr);
-    pthread_mutex_init(&l->mu, NULL);
-    l->arrived = 0;
-    l->open = 0;
-}
-
-static void latch_open(latch *l) {
-    pthread_mutex_lock(&l->mu);
-    l->open = 1;
-    pthread_cond_broadcast(&l->cv);
-    pthread_mutex_unlock(&l->mu);
-}
-
-static bool latch_wait_arrived(latch *l, int n) {
-    struct timespec dl = deadline_after(BOUND_NS);
-    pthread_mutex_lock(&l->mu);
-    int rc = 0;
-    while (l->arrived < n && rc == 0) rc = pthread_cond_timedwait(&l->cv, &l->mu, &dl);
-    bool ok = l->arrived >= n;
-    pthread_mutex_unlock(&l->mu);
-    return ok;
-}
+/* ==== watchdog ================================================================================= */
 
 /* A call that should return at once but might block: abort with a message instead of hanging. */
 typedef struct watchdog {
     pthread_t thread;
-    latch done;
+    counter done;
     const char *what;
 } watchdog;
 
@@ -118,7 +53,7 @@ static void *watchdog_main(void *arg) {
 }
 
 static void watchdog_start(watchdog *w, const char *what) {
-    latch_init(&w->done);
+    counter_init(&w->done);
     w->what = what;
     pthread_create(&w->thread, NULL, watchdog_main, w);
 }
@@ -138,7 +73,7 @@ typedef struct fixture {
     const row *row;
     groupconc_executor *ex;
     groupconc_executor *tmp_ex; /* made by a create row */
-    latch gate;
+    counter gate;
     groupconc_task *parked, *queued, *done;
     bool parked_released, queued_released, done_released;
     groupconc_task *extra[MAX_EXTRA];
@@ -159,29 +94,11 @@ struct row {
     int entry;     /* table rows: which entry */
 };
 
-static int task_park(groupconc_context *ctx, void **out_value, void *user_data) {
-    (void)ctx;
-    (void)out_value;
-    latch *l = user_data;
-    pthread_mutex_lock(&l->mu);
-    l->arrived++;
-    pthread_cond_broadcast(&l->cv);
-    while (!l->open) pthread_cond_wait(&l->cv, &l->mu);
-    pthread_mutex_unlock(&l->mu);
-    return 0;
-}
-
 static int task_count(groupconc_context *ctx, void **out_value, void *user_data) {
     (void)ctx;
     (void)out_value;
     atomic_fetch_add((atomic_int *)user_data, 1);
     return 0;
-}
-
-static void count_cb(groupconc_task *task, const groupconc_result *result, void *user_data) {
-    (void)task;
-    (void)result;
-    atomic_fetch_add((atomic_int *)user_data, 1);
 }
 
 static void listener(const groupconc_event *ev, void *user_data) {
@@ -199,7 +116,7 @@ static int fixture_setup(void **state) {
     if (!f) return -1;
     f->row = *state;
     *state = f;
-    latch_init(&f->gate);
+    counter_init(&f->gate);
     memset(f->max_key, 'm', KEYMAX);
     f->max_key[KEYMAX] = '\0';
     memset(f->long_key, 'l', KEYMAX + 1);
@@ -213,7 +130,7 @@ static int fixture_setup(void **state) {
     p.listener_user_data = f;
     if (groupconc_executor_create(&p, &f->ex) != GROUPCONC_OK) return -1;
     if (groupconc_submit(f->ex, "p", "parked", task_park, &f->gate, &f->parked) != GROUPCONC_OK) return -1;
-    if (!latch_wait_arrived(&f->gate, 1)) return -1;
+    if (!counter_wait(&f->gate, 1)) return -1;
     if (groupconc_submit(f->ex, "p", "queued", task_count, &f->runs, &f->queued) != GROUPCONC_OK) return -1;
     if (groupconc_submit(f->ex, "d", "done", task_count, &f->runs, &f->done) != GROUPCONC_OK) return -1;
     groupconc_result r;
@@ -234,12 +151,12 @@ static int fixture_teardown(void **state) {
     if (!f->done_released && groupconc_task_release(f->done) != GROUPCONC_OK) bad = 1;
     for (int i = 0; i < f->nextra; i++)
         if (groupconc_task_release(f->extra[i]) != GROUPCONC_OK) bad = 1;
-    long live = atomic_load(&g_live);
+    long live = live_blocks();
     if (live != 0) {
         fprintf(stderr, "row \"%s\": %ld blocks live after destroy and release\n", f->row->name, live);
         bad = 1;
     }
-    atomic_store(&g_live, 0); /* do not blame the next row */
+    live_blocks_reset(); /* do not blame the next row */
     free(f);
     return bad ? -1 : 0;
 }
@@ -485,7 +402,7 @@ static int call_reject_concurrency(fixture *f, const row *r) {
     groupconc_task *t = NULL;
     assert_int_equal(groupconc_submit(f->ex, "solo", NULL, task_park, &f->gate, &t), GROUPCONC_OK);
     add_extra(f, t);
-    assert_true(latch_wait_arrived(&f->gate, 2));
+    assert_true(counter_wait(&f->gate, 2));
     groupconc_task *u = NULL;
     int rc = groupconc_submit(f->ex, "solo", NULL, task_count, &f->runs, &u);
     if (u) {
@@ -499,7 +416,7 @@ static int call_reject_bulkhead(fixture *f, const row *r) {
     groupconc_task *t = NULL;
     assert_int_equal(groupconc_submit(f->ex, "bulk", NULL, task_park, &f->gate, &t), GROUPCONC_OK);
     add_extra(f, t);
-    assert_true(latch_wait_arrived(&f->gate, 2));
+    assert_true(counter_wait(&f->gate, 2));
     groupconc_task *u = NULL;
     int rc = groupconc_submit(f->ex, "bulk", NULL, task_count, &f->runs, &u);
     if (u) {
@@ -517,7 +434,7 @@ static int call_reject_global(fixture *f, const row *r) {
     groupconc_task *t = NULL;
     assert_int_equal(groupconc_submit(f->tmp_ex, "x", NULL, task_park, &f->gate, &t), GROUPCONC_OK);
     add_extra(f, t);
-    assert_true(latch_wait_arrived(&f->gate, 2));
+    assert_true(counter_wait(&f->gate, 2));
     groupconc_task *u = NULL;
     int rc = groupconc_submit(f->tmp_ex, "y", NULL, task_count, &f->runs, &u);
     if (u) {

@@ -14,12 +14,7 @@
    threads, and the *_sticky variants make every allocation after the first failure fail too (the
    error paths and the shutdown/destroy paths must not need memory). */
 #define GROUPCONC_IMPLEMENTATION
-#define GROUPCONC_MALLOC(sz) oom_malloc(sz)
-#define GROUPCONC_FREE(p) oom_free(p)
-#include <stddef.h> /* size_t for the two prototypes below; sets no feature-test macros */
-void *oom_malloc(size_t size);
-void oom_free(void *ptr);
-#include "groupconc.h"
+#include "faultutil.h" /* counting allocator (oom_arm / oom_disarm), counter / latch; includes groupconc.h */
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -32,132 +27,9 @@ void oom_free(void *ptr);
 #include <setjmp.h>
 #include <cmocka.h>
 
-/* ==== counting allocator ======================================================================= */
+/* ==== helpers ================================================================================= */
 
-static atomic_long g_live;       /* blocks handed out and not yet freed */
-static atomic_long g_countdown;  /* > 0: armed; the allocation that takes it from 1 to 0 fails */
-static atomic_int g_sticky;      /* after the first injected failure every counted one fails */
-static atomic_int g_any_thread;  /* count allocations made on every thread */
-static atomic_long g_injected;   /* failures injected since the last arm */
-static _Thread_local int tl_armed;
-
-void *oom_malloc(size_t size) {
-    if (tl_armed || atomic_load(&g_any_thread)) {
-        if (atomic_load(&g_sticky) && atomic_load(&g_injected) > 0) {
-            atomic_fetch_add(&g_injected, 1);
-            return NULL;
-        }
-        long c = atomic_load(&g_countdown);
-        while (c > 0 && !atomic_compare_exchange_weak(&g_countdown, &c, c - 1)) {
-        }
-        if (c == 1) {
-            atomic_fetch_add(&g_injected, 1);
-            return NULL;
-        }
-    }
-    void *p = malloc(size ? size : 1);
-    if (p) atomic_fetch_add(&g_live, 1);
-    return p;
-}
-
-void oom_free(void *ptr) {
-    if (!ptr) return;
-    atomic_fetch_sub(&g_live, 1);
-    free(ptr);
-}
-
-static void oom_arm(long n, bool sticky, bool any_thread) {
-    atomic_store(&g_injected, 0);
-    atomic_store(&g_sticky, sticky ? 1 : 0);
-    atomic_store(&g_any_thread, any_thread ? 1 : 0);
-    tl_armed = 1;
-    atomic_store(&g_countdown, n);
-}
-
-/* Returns how many failures were injected while armed. */
-static long oom_disarm(void) {
-    tl_armed = 0;
-    atomic_store(&g_any_thread, 0);
-    atomic_store(&g_countdown, 0);
-    atomic_store(&g_sticky, 0);
-    return atomic_load(&g_injected);
-}
-
-static long live_blocks(void) { return atomic_load(&g_live); }
-
-/* ==== helpers: time, latch, counter ============================================================ */
-
-#define BOUND_NS INT64_C(10000000000) /* generous bound for "must finish": 10 s */
-#define MAX_ITERS 2000                /* no operation allocates this often */
-
-static struct timespec deadline_after(int64_t ns) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t total = (int64_t)ts.tv_nsec + ns;
-    ts.tv_sec += (time_t)(total / 1000000000);
-    ts.tv_nsec = (long)(total % 1000000000);
-    return ts;
-}
-
-static void cond_init_monotonic(pthread_cond_t *cv) {
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(cv, &attr);
-    pthread_condattr_destroy(&attr);
-}
-
-/* A counter main can wait on (bounded). Used as a latch too: `open` releases parked tasks. */
-typedef struct counter {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int value;
-    int open;
-} counter;
-
-static void counter_init(counter *c) {
-    pthread_mutex_init(&c->mu, NULL);
-    cond_init_monotonic(&c->cv);
-    c->value = 0;
-    c->open = 0;
-}
-
-static void counter_destroy(counter *c) {
-    pthread_cond_destroy(&c->cv);
-    pthread_mutex_destroy(&c->mu);
-}
-
-static void counter_add(counter *c) {
-    pthread_mutex_lock(&c->mu);
-    c->value++;
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu);
-}
-
-static int counter_get(counter *c) {
-    pthread_mutex_lock(&c->mu);
-    int v = c->value;
-    pthread_mutex_unlock(&c->mu);
-    return v;
-}
-
-/* true when value reached `n` within BOUND_NS */
-static bool counter_wait(counter *c, int n) {
-    struct timespec dl = deadline_after(BOUND_NS);
-    pthread_mutex_lock(&c->mu);
-    int rc = 0;
-    while (c->value < n && rc == 0) rc = pthread_cond_timedwait(&c->cv, &c->mu, &dl);
-    bool ok = c->value >= n;
-    pthread_mutex_unlock(&c->mu);
-    return ok;
-}
-
-static void latch_open(counter *c) {
-    pthread_mutex_lock(&c->mu);
-    c->open = 1;
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu);
-}
+#define MAX_ITERS 2000 /* no operation allocates this often */
 
 /* Storage that is never reused: when a test fails, cmocka jumps out while workers may still be parked
    on that test's latches, so what they touch must stay valid (and untouched) for the rest of the run. */
@@ -198,18 +70,6 @@ typedef struct world {
     atomic_int events_bad;
 } world;
 
-static int task_park(groupconc_context *ctx, void **out_value, void *user_data) {
-    (void)ctx;
-    (void)out_value;
-    counter *gate = user_data;
-    pthread_mutex_lock(&gate->mu);
-    gate->value++;
-    pthread_cond_broadcast(&gate->cv);
-    while (!gate->open) pthread_cond_wait(&gate->cv, &gate->mu);
-    pthread_mutex_unlock(&gate->mu);
-    return 0;
-}
-
 static int task_count(groupconc_context *ctx, void **out_value, void *user_data) {
     (void)ctx;
     *out_value = user_data;
@@ -223,12 +83,6 @@ static void listener(const groupconc_event *ev, void *user_data) {
         if (!ev->result) atomic_fetch_add(&w->events_bad, 1);
         counter_add(&w->completed);
     }
-}
-
-static void on_complete_count(groupconc_task *task, const groupconc_result *result, void *user_data) {
-    (void)task;
-    (void)result;
-    atomic_fetch_add((atomic_int *)user_data, 1);
 }
 
 static const groupconc_group_limits table[] = {
@@ -269,7 +123,7 @@ static void submit_parked(world *w, const char *group, bool handle, bool cb) {
     if (handle) {
         int i = add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
         if (cb) {
-            assert_int_equal(groupconc_task_on_complete(t, on_complete_count, &w->cb_calls[i]), GROUPCONC_OK);
+            assert_int_equal(groupconc_task_on_complete(t, count_cb, &w->cb_calls[i]), GROUPCONC_OK);
             w->want_cb[i] = true;
         }
     }
@@ -504,7 +358,7 @@ static void submit_loop(const submit_case *c, bool sticky) {
                 assert_non_null(t);
                 int i = add_handle(w, t, c->want, c->want_error);
                 if (c->on_complete) {
-                    assert_int_equal(groupconc_task_on_complete(t, on_complete_count, &w->cb_calls[i]), GROUPCONC_OK);
+                    assert_int_equal(groupconc_task_on_complete(t, count_cb, &w->cb_calls[i]), GROUPCONC_OK);
                     w->want_cb[i] = true;
                 }
             }
@@ -559,7 +413,7 @@ static void on_complete_loop(int which, bool sticky) {
         atomic_init(extra_p, 0);
 #define extra (*extra_p)
         oom_arm(n, sticky, false);
-        int rc = groupconc_task_on_complete(w->h[idx], on_complete_count, &extra);
+        int rc = groupconc_task_on_complete(w->h[idx], count_cb, &extra);
         long injected = oom_disarm();
         expect_enomem(rc, injected, "on_complete", n);
         if (which == 2 && rc == GROUPCONC_OK) assert_int_equal(atomic_load(&extra), 1); /* ran at once */
@@ -808,7 +662,7 @@ static void test_any_thread_oom_loop(void **state) {
                 w->accepted++;
                 accepted_with_handle++;
                 int idx = add_handle(w, t[i], GROUPCONC_STATUS_SUCCESS, 0);
-                int rc2 = groupconc_task_on_complete(t[i], on_complete_count, &w->cb_calls[idx]);
+                int rc2 = groupconc_task_on_complete(t[i], count_cb, &w->cb_calls[idx]);
                 if (rc2 != GROUPCONC_OK && rc2 != GROUPCONC_ENOMEM) fail_msg("on_complete: %s", groupconc_errname(rc2));
                 w->want_cb[idx] = rc2 == GROUPCONC_OK;
             }
@@ -841,7 +695,7 @@ static void test_any_thread_oom_loop(void **state) {
 static int reset_counts(void **state) {
     (void)state;
     (void)oom_disarm();
-    atomic_store(&g_live, 0);
+    live_blocks_reset();
     return 0;
 }
 

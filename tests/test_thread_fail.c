@@ -9,14 +9,9 @@
      worker; nothing is lost, nothing hangs (every wait is bounded), shutdown / destroy complete.
    A counting allocator checks that nothing leaks. */
 #define GROUPCONC_IMPLEMENTATION
-#define GROUPCONC_MALLOC(sz) tf_malloc(sz)
-#define GROUPCONC_FREE(p) tf_free(p)
 #define GROUPCONC_TEST_THREAD_START_FAILS() tf_thread_start_fails()
-#include <stddef.h> /* size_t for the prototypes below; sets no feature-test macros */
-void *tf_malloc(size_t size);
-void tf_free(void *ptr);
 int tf_thread_start_fails(void);
-#include "groupconc.h"
+#include "faultutil.h" /* counting allocator, counter / latch; includes groupconc.h */
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -34,7 +29,6 @@ int tf_thread_start_fails(void);
 enum { START_OK = 0, START_FAILS = 1, START_FAILS_EVERY_SECOND = 2 };
 static atomic_int g_start_mode;
 static atomic_int g_start_calls; /* start attempts seen by the hook since the last reset */
-static atomic_long g_live;
 
 int tf_thread_start_fails(void) {
     int n = atomic_fetch_add(&g_start_calls, 1) + 1;
@@ -50,84 +44,7 @@ static void set_start_mode(int mode) {
     atomic_store(&g_start_mode, mode);
 }
 
-void *tf_malloc(size_t size) {
-    void *p = malloc(size ? size : 1);
-    if (p) atomic_fetch_add(&g_live, 1);
-    return p;
-}
-
-void tf_free(void *ptr) {
-    if (!ptr) return;
-    atomic_fetch_sub(&g_live, 1);
-    free(ptr);
-}
-
 /* ==== helpers =================================================================================== */
-
-#define BOUND_NS INT64_C(10000000000) /* 10 s: "must finish", never a timing assertion */
-
-static struct timespec deadline_after(int64_t ns) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t total = (int64_t)ts.tv_nsec + ns;
-    ts.tv_sec += (time_t)(total / 1000000000);
-    ts.tv_nsec = (long)(total % 1000000000);
-    return ts;
-}
-
-typedef struct counter {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int value;
-    int open;
-} counter;
-
-static void counter_init(counter *c) {
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&c->cv, &attr);
-    pthread_condattr_destroy(&attr);
-    pthread_mutex_init(&c->mu, NULL);
-    c->value = 0;
-    c->open = 0;
-}
-
-static void counter_destroy(counter *c) {
-    pthread_cond_destroy(&c->cv);
-    pthread_mutex_destroy(&c->mu);
-}
-
-static void counter_add(counter *c) {
-    pthread_mutex_lock(&c->mu);
-    c->value++;
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu);
-}
-
-static int counter_get(counter *c) {
-    pthread_mutex_lock(&c->mu);
-    int v = c->value;
-    pthread_mutex_unlock(&c->mu);
-    return v;
-}
-
-static bool counter_wait(counter *c, int n) {
-    struct timespec dl = deadline_after(BOUND_NS);
-    pthread_mutex_lock(&c->mu);
-    int rc = 0;
-    while (c->value < n && rc == 0) rc = pthread_cond_timedwait(&c->cv, &c->mu, &dl);
-    bool ok = c->value >= n;
-    pthread_mutex_unlock(&c->mu);
-    return ok;
-}
-
-static void latch_open(counter *c) {
-    pthread_mutex_lock(&c->mu);
-    c->open = 1;
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu);
-}
 
 /* What a task records; asserted on the main thread afterwards. */
 typedef struct rec {
@@ -160,9 +77,7 @@ static int task_fn(groupconc_context *ctx, void **out_value, void *user_data) {
     r->thread = pthread_self();
     if (r->gate) {
         counter_add(&E.arrived);
-        pthread_mutex_lock(&r->gate->mu);
-        while (!r->gate->open) pthread_cond_wait(&r->gate->cv, &r->gate->mu);
-        pthread_mutex_unlock(&r->gate->mu);
+        latch_wait_open(r->gate);
     }
     atomic_fetch_sub(&E.running, 1);
     *out_value = r;
@@ -190,7 +105,7 @@ static groupconc_policy base_policy(void) {
 
 static int setup(void **state) {
     (void)state;
-    atomic_store(&g_live, 0); /* a failed test may leave blocks behind: no cascade */
+    live_blocks_reset(); /* a failed test may leave blocks behind: no cascade */
     memset(&E, 0, sizeof E);
     counter_init(&E.arrived);
     counter_init(&E.completed);
@@ -239,7 +154,7 @@ static void destroy_and_check_leaks(void) {
 
 static void release_all(groupconc_task **t, int n) {
     for (int i = 0; i < n; i++) assert_int_equal(groupconc_task_release(t[i]), GROUPCONC_OK);
-    if (atomic_load(&g_live) != 0) fail_msg("%ld blocks live after destroy and release", atomic_load(&g_live));
+    if (live_blocks() != 0) fail_msg("%ld blocks live after destroy and release", live_blocks());
 }
 
 static groupconc_executor_stats stats(void) {
@@ -255,7 +170,7 @@ static void test_no_worker_submit_fails(void **state) {
     (void)state;
     groupconc_policy p = base_policy();
     create(&p);
-    long live_before = atomic_load(&g_live);
+    long live_before = live_blocks();
     rec r;
     memset(&r, 0, sizeof r);
     set_start_mode(START_FAILS);
@@ -265,7 +180,7 @@ static void test_no_worker_submit_fails(void **state) {
     assert_int_equal(groupconc_submit(E.ex, "a", NULL, task_fn, &r, NULL), GROUPCONC_ETHREAD);
     assert_int_equal(groupconc_submit(E.ex, "b", "id", task_fn, &r, &t), GROUPCONC_ETHREAD);
     assert_true(atomic_load(&g_start_calls) >= 3); /* the hook was consulted for each */
-    assert_int_equal(atomic_load(&g_live), live_before); /* created nothing */
+    assert_int_equal(live_blocks(), live_before); /* created nothing */
     groupconc_executor_stats s = stats();
     assert_int_equal(s.running, 0);
     assert_int_equal(s.ready, 0);
