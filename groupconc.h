@@ -758,8 +758,10 @@ enum {
 #define GROUPCONC__ST_HANDLE_REF 8u   /* the user's handle is alive */
 #define GROUPCONC__ST_EXEC_REF 16u    /* the executor still uses the task */
 #define GROUPCONC__ST_STARTED 32u     /* its worker committed to running it (one atomic RMW) */
-#define GROUPCONC__ST_TAKEN 64u       /* a cancel took it from the worker that had claimed it but not
-                                         started it; that worker keeps EXEC_REF and lets go */
+#define GROUPCONC__ST_TAKEN 64u       /* a cancel completed it while another thread still held it (a
+                                         worker that had claimed but not started it, or the thread
+                                         handling its CALLER_RUNS rejection): that thread keeps
+                                         EXEC_REF and lets go */
 
 /* t->bits (written before the task is visible, or under the lock). */
 #define GROUPCONC__B_HAS_ID 1u        /* task id stored inline after the struct */
@@ -793,6 +795,8 @@ struct groupconc_task {
     uint8_t held;                  /* permits held: layers [0, held) */
     uint8_t status;                /* groupconc_status once decided */
     uint8_t bits;                  /* GROUPCONC__B_* */
+    int8_t reject_reason;          /* GROUPCONC_EREJECTED_* once refused; never changed after, so the
+                                      thread handling the rejection reads it without the lock */
 };
 
 /* The context a task function receives is the task itself. */
@@ -883,10 +887,11 @@ struct groupconc_executor {
 /* Work collected under the lock and finished after unlocking (events, completion, rejection). */
 typedef struct groupconc__batch {
     groupconc__fifo advance;       /* tasks that were just handed a permit and must move on */
-    groupconc__fifo todo;          /* tasks to complete or reject outside the lock */
+    groupconc__fifo todo;          /* tasks to complete outside the lock */
+    groupconc__fifo rejected;      /* tasks a layer refused: event, then handler or policy */
 } groupconc__batch;
 
-#define GROUPCONC__BATCH_INIT {{NULL, NULL, 0}, {NULL, NULL, 0}}
+#define GROUPCONC__BATCH_INIT {{NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}}
 
 /* ==== intrusive FIFO ============================================================================ */
 /* A task sits in at most one FIFO at a time, so its two links serve every queue. */
@@ -1101,10 +1106,11 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
     groupconc__release_permits(ex, t, b); /* before any rejection handling runs */
     t->status = GROUPCONC_STATUS_REJECTED;
     t->error = reason;
+    t->reject_reason = (int8_t)reason;
     t->start_ns = groupconc__now_ns();
     t->stage = GROUPCONC__REJECTED;
     t->group->rejected++;
-    groupconc__fifo_push(&b->todo, t);
+    groupconc__fifo_push(&b->rejected, t);
 }
 
 /* Move t through the layers from t->held on: take each permit that is free with nobody waiting,
@@ -1482,49 +1488,48 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
 }
 
 /* Process what a locked section collected, with no lock held: complete cancelled tasks, handle
-   asynchronous rejections (event, then handler or policy). Returns how many tasks to retire. */
+   asynchronous rejections (event, then handler or policy). Returns how many tasks to retire.
+   A rejected task can be cancelled while its REJECTED event runs: only its immutable fields are
+   read here without the lock. */
 GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *b) {
+    const groupconc_policy *p = &ex->policy;
     groupconc_task *t;
     size_t retired = 0;
-    while ((t = groupconc__fifo_pop(&b->todo)) != NULL) {
-        if (t->status == GROUPCONC_STATUS_REJECTED) {
-            const groupconc_policy *p = &ex->policy;
-            if (p->listener)
-                groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, t->group->key, groupconc__task_id(t),
-                                t->error, NULL);
-            if (p->reject_handler) {
-                groupconc_rejection rj;
-                rj.executor = ex;
-                rj.group = t->group->key;
-                rj.task_id = groupconc__task_id(t);
-                rj.fn = t->fn;
-                rj.arg = t->arg;
-                rj.reason = t->error;
-                rj.in_submit = false;
-                p->reject_handler(&rj, p->reject_user_data);
-            } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
-                /* "else on a worker": back to the ready queue holding no permits, unless it was
-                   cancelled meanwhile (groupconc_task_cancel moved it to DONE) */
-                bool requeue;
-                groupconc__mutex_lock(&ex->lock);
-                requeue = t->stage == GROUPCONC__REJECTED;
-                if (requeue) {
-                    t->bits |= GROUPCONC__B_NO_PERMITS;
-                    t->status = GROUPCONC_STATUS_PENDING;
-                    t->error = 0;
-                    groupconc__push_ready(ex, t);
-                    (void)groupconc__kick_locked(ex);
-                } else {
-                    t->status = GROUPCONC_STATUS_CANCELLED;
-                    t->error = GROUPCONC_ECANCELLED;
-                    t->group->cancelled++;
-                }
-                groupconc__mutex_unlock(&ex->lock);
-                if (requeue) continue;
+    while ((t = groupconc__fifo_pop(&b->rejected)) != NULL) {
+        int reason = t->reject_reason;
+        if (p->listener)
+            groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, t->group->key, groupconc__task_id(t), reason,
+                            NULL);
+        if (p->reject_handler) {
+            groupconc_rejection rj;
+            rj.executor = ex;
+            rj.group = t->group->key;
+            rj.task_id = groupconc__task_id(t);
+            rj.fn = t->fn;
+            rj.arg = t->arg;
+            rj.reason = reason;
+            rj.in_submit = false;
+            p->reject_handler(&rj, p->reject_user_data);
+        } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
+            /* "else on a worker": back to the ready queue holding no permits, unless a cancel
+               took it meanwhile (and completed it) */
+            bool taken;
+            groupconc__mutex_lock(&ex->lock);
+            taken = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) != 0;
+            if (!taken) {
+                t->bits |= GROUPCONC__B_NO_PERMITS;
+                t->status = GROUPCONC_STATUS_PENDING;
+                t->error = 0;
+                groupconc__push_ready(ex, t);
+                (void)groupconc__kick_locked(ex);
             }
+            groupconc__mutex_unlock(&ex->lock);
+            if (taken) groupconc__drop_exec_ref(t);
+            continue;
         }
         retired += groupconc__complete(ex, t, NULL, NULL);
     }
+    while ((t = groupconc__fifo_pop(&b->todo)) != NULL) retired += groupconc__complete(ex, t, NULL, NULL);
     return retired;
 }
 
@@ -1627,7 +1632,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             (void)groupconc__kick_locked(ex);
             groupconc__mutex_unlock(&ex->lock);
             to_retire += groupconc__complete(ex, t, &next, &dead);
-            if (b.todo.count) { /* user code (events, handlers) may wait on what we took */
+            if (b.todo.count || b.rejected.count) { /* user code may wait on what we took */
                 groupconc__give_back(ex, &next);
                 to_retire += groupconc__flush(ex, &b);
             }
@@ -1892,7 +1897,7 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     groupconc__debug_check(ex, g);
     sync_reject = t->stage == GROUPCONC__REJECTED;
     if (sync_reject) {
-        groupconc__fifo_remove(&b.todo, t); /* its rejection is handled here, synchronously */
+        groupconc__fifo_remove(&b.rejected, t); /* its rejection is handled here, synchronously */
         if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
             ex->unfinished--; /* never accepted: no handle, no completion */
             t->bits &= (uint8_t)~GROUPCONC__B_COUNTED;
@@ -1908,7 +1913,7 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     }
 
     /* Rejected in submit; its permits are already back. */
-    rc = t->error;
+    rc = t->reject_reason;
     if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, g->key, task_id, rc, NULL);
     if (p->reject_handler) {
         groupconc_rejection rj;
@@ -2033,7 +2038,11 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             outcome = GROUPCONC_CANCEL_DEQUEUED;
         } else if (task->stage == GROUPCONC__REJECTED && !ex->policy.reject_handler &&
                    ex->policy.rejection == GROUPCONC_REJECT_CALLER_RUNS) {
-            task->stage = GROUPCONC__DONE; /* its pending CALLER_RUNS re-run is called off */
+            /* refused, its CALLER_RUNS re-run not queued yet: call it off and complete it here;
+               the thread handling the rejection sees ST_TAKEN under the lock and lets go */
+            atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL | GROUPCONC__ST_TAKEN,
+                                     memory_order_acq_rel);
+            groupconc__cancel_locked(ex, task, &b);
             outcome = GROUPCONC_CANCEL_DEQUEUED;
         } else if (task->stage == GROUPCONC__RUNNING) {
             /* Either its worker set STARTED first (flag it) or we take it before it starts: the
