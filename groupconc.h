@@ -758,10 +758,12 @@ enum {
 #define GROUPCONC__ST_HANDLE_REF 8u   /* the user's handle is alive */
 #define GROUPCONC__ST_EXEC_REF 16u    /* the executor still uses the task */
 #define GROUPCONC__ST_STARTED 32u     /* its worker committed to running it (one atomic RMW) */
-#define GROUPCONC__ST_TAKEN 64u       /* a cancel completed it while another thread still held it (a
-                                         worker that had claimed but not started it, or the thread
-                                         handling its CALLER_RUNS rejection): that thread keeps
-                                         EXEC_REF and lets go */
+#define GROUPCONC__ST_TAKEN 64u       /* a cancel or sweep completed it while another thread still
+                                         held it (a worker that had claimed but not started it, or the
+                                         thread handling its CALLER_RUNS rejection): that holder lets
+                                         go of it by dropping CLAIM_REF */
+#define GROUPCONC__ST_CLAIM_REF 128u  /* the holder's reference, added when the task is taken */
+#define GROUPCONC__ST_REFS (GROUPCONC__ST_HANDLE_REF | GROUPCONC__ST_EXEC_REF | GROUPCONC__ST_CLAIM_REF)
 
 /* t->bits (written before the task is visible, or under the lock). */
 #define GROUPCONC__B_HAS_ID 1u        /* task id stored inline after the struct */
@@ -1208,6 +1210,33 @@ GROUPCONC__FN void groupconc__cancel_locked(groupconc_executor *ex, groupconc_ta
     groupconc__fifo_push(&b->todo, t);
 }
 
+/* A task in ex->running that its worker has not started yet (ST_STARTED unset) is taken: it never
+   runs, is unlinked, and completes CANCELLED through `b`; its worker sees ST_TAKEN and lets go.
+   One already started is flagged (cooperative). The CAS and the worker's fetch_or(ST_STARTED) on
+   the same word decide which, exactly once. Returns true if taken. Under the lock. */
+GROUPCONC__FN bool groupconc__take_or_flag_locked(groupconc_executor *ex, groupconc_task *t,
+                                                  groupconc__batch *b) {
+    uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
+    for (;;) {
+        if (cur & GROUPCONC__ST_STARTED) {
+            atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
+            return false;
+        }
+        if (atomic_compare_exchange_weak_explicit(
+                &t->state, &cur,
+                cur | GROUPCONC__ST_CANCEL | GROUPCONC__ST_TAKEN | GROUPCONC__ST_CLAIM_REF,
+                memory_order_acq_rel, memory_order_acquire))
+            break;
+    }
+    groupconc__fifo_remove(&ex->running, t);
+    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+        ex->nrunning--;
+        t->group->running--;
+    }
+    groupconc__cancel_locked(ex, t, b);
+    return true;
+}
+
 GROUPCONC__FN void groupconc__sweep_group_queues(groupconc_executor *ex, groupconc__group *h,
                                                  groupconc__fifo *victims) {
     groupconc_task *t;
@@ -1251,10 +1280,11 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
             }
         }
     }
-    for (t = ex->running.head; t; t = t->next)
-        if (!g || t->group == g)
-            atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
     while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
+    for (t = ex->running.head; t; t = next) { /* after the queues: what it frees goes nowhere */
+        next = t->next;
+        if (!g || t->group == g) (void)groupconc__take_or_flag_locked(ex, t, b);
+    }
     groupconc__pump(ex, b);
 }
 
@@ -1349,9 +1379,10 @@ GROUPCONC__FN void groupconc__task_free(groupconc_task *t) {
     if (g) groupconc__group_unref(g);
 }
 
-GROUPCONC__FN void groupconc__drop_exec_ref(groupconc_task *t) {
-    uint32_t old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
-    if (!(old & GROUPCONC__ST_HANDLE_REF)) groupconc__task_free(t);
+/* Whoever clears the last of HANDLE_REF, EXEC_REF and CLAIM_REF frees the task. */
+GROUPCONC__FN void groupconc__drop_claim_ref(groupconc_task *t) {
+    uint32_t old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_CLAIM_REF, memory_order_acq_rel);
+    if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_CLAIM_REF) groupconc__task_free(t);
 }
 
 GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc_task **claimed);
@@ -1398,10 +1429,8 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
             }
         }
     }
-    if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN)
-        return counted; /* the worker that claimed it still holds EXEC_REF and drops it */
     old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
-    if (!(old & GROUPCONC__ST_HANDLE_REF)) {
+    if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
         if (recycle && !(t->bits & GROUPCONC__B_HAS_ID)) { /* the worker caches it when it next locks */
             groupconc__group_unref(t->group);
             t->next = *recycle;
@@ -1456,7 +1485,7 @@ GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc_task *
     groupconc__mutex_lock(&ex->lock);
     if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) {
         groupconc__mutex_unlock(&ex->lock); /* a cancel took it meanwhile */
-        groupconc__drop_exec_ref(t);
+        groupconc__drop_claim_ref(t);
         return;
     }
     groupconc__fifo_remove(&ex->running, t);
@@ -1524,7 +1553,7 @@ GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *
                 (void)groupconc__kick_locked(ex);
             }
             groupconc__mutex_unlock(&ex->lock);
-            if (taken) groupconc__drop_exec_ref(t);
+            if (taken) groupconc__drop_claim_ref(t);
             continue;
         }
         retired += groupconc__complete(ex, t, NULL, NULL);
@@ -1611,17 +1640,11 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             groupconc__batch b = GROUPCONC__BATCH_INIT;
             uint32_t st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED,
                                                    memory_order_acq_rel);
-            if (st & GROUPCONC__ST_TAKEN) { /* a cancel completed it already: just let go */
-                groupconc__drop_exec_ref(t);
+            if (st & GROUPCONC__ST_TAKEN) { /* a cancel or shutdown completed it: just let go */
+                groupconc__drop_claim_ref(t);
                 break;
             }
-            if (st & GROUPCONC__ST_CANCEL) { /* flagged by a shutdown before it started: skip it */
-                t->status = GROUPCONC_STATUS_CANCELLED;
-                t->error = GROUPCONC_ECANCELLED;
-                t->start_ns = groupconc__now_ns();
-            } else {
-                groupconc__run(ex, t);
-            }
+            groupconc__run(ex, t);
             groupconc__mutex_lock(&ex->lock);
             groupconc__finish_locked(ex, t, &b);
             groupconc__retire_locked(ex, to_retire);
@@ -2040,34 +2063,17 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
                    ex->policy.rejection == GROUPCONC_REJECT_CALLER_RUNS) {
             /* refused, its CALLER_RUNS re-run not queued yet: call it off and complete it here;
                the thread handling the rejection sees ST_TAKEN under the lock and lets go */
-            atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL | GROUPCONC__ST_TAKEN,
+            atomic_fetch_or_explicit(&task->state,
+                                     GROUPCONC__ST_CANCEL | GROUPCONC__ST_TAKEN | GROUPCONC__ST_CLAIM_REF,
                                      memory_order_acq_rel);
             groupconc__cancel_locked(ex, task, &b);
             outcome = GROUPCONC_CANCEL_DEQUEUED;
         } else if (task->stage == GROUPCONC__RUNNING) {
-            /* Either its worker set STARTED first (flag it) or we take it before it starts: the
-               CAS and the worker's fetch_or on the same word decide which, exactly once. */
-            uint32_t cur = atomic_load_explicit(&task->state, memory_order_acquire);
-            for (;;) {
-                if (cur & GROUPCONC__ST_STARTED) {
-                    atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
-                    outcome = GROUPCONC_CANCEL_FLAGGED;
-                    break;
-                }
-                if (atomic_compare_exchange_weak_explicit(
-                        &task->state, &cur, cur | GROUPCONC__ST_CANCEL | GROUPCONC__ST_TAKEN,
-                        memory_order_acq_rel, memory_order_acquire)) {
-                    groupconc__fifo_remove(&ex->running, task);
-                    if (!(task->bits & GROUPCONC__B_NO_PERMITS)) {
-                        ex->nrunning--;
-                        task->group->running--;
-                    }
-                    groupconc__cancel_locked(ex, task, &b);
-                    groupconc__pump(ex, &b);
-                    (void)groupconc__kick_locked(ex);
-                    outcome = GROUPCONC_CANCEL_DEQUEUED;
-                    break;
-                }
+            outcome = GROUPCONC_CANCEL_FLAGGED;
+            if (groupconc__take_or_flag_locked(ex, task, &b)) { /* its worker had not started it */
+                groupconc__pump(ex, &b);
+                (void)groupconc__kick_locked(ex);
+                outcome = GROUPCONC_CANCEL_DEQUEUED;
             }
         }
         groupconc__mutex_unlock(&ex->lock);
@@ -2113,7 +2119,7 @@ GROUPCONC__PUBLIC int groupconc_task_release(groupconc_task *task) {
     if (!task) return GROUPCONC_EINVAL;
     old = atomic_fetch_and_explicit(&task->state, ~GROUPCONC__ST_HANDLE_REF, memory_order_acq_rel);
     if (!(old & GROUPCONC__ST_HANDLE_REF)) return GROUPCONC_ERELEASED;
-    if (!(old & GROUPCONC__ST_EXEC_REF)) groupconc__task_free(task);
+    if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_HANDLE_REF) groupconc__task_free(task);
     return GROUPCONC_OK;
 }
 
