@@ -797,7 +797,7 @@ struct groupconc_task {
     uint8_t held;                  /* permits held: layers [0, held) */
     uint8_t status;                /* groupconc_status once decided */
     uint8_t bits;                  /* GROUPCONC__B_* */
-    int8_t reject_reason;          /* GROUPCONC_EREJECTED_* once refused; never changed after, so the
+    int16_t reject_reason;         /* GROUPCONC_EREJECTED_* once refused; never changed after, so the
                                       thread handling the rejection reads it without the lock */
 };
 
@@ -1108,7 +1108,7 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
     groupconc__release_permits(ex, t, b); /* before any rejection handling runs */
     t->status = GROUPCONC_STATUS_REJECTED;
     t->error = reason;
-    t->reject_reason = (int8_t)reason;
+    t->reject_reason = (int16_t)reason;
     t->start_ns = groupconc__now_ns();
     t->stage = GROUPCONC__REJECTED;
     t->group->rejected++;
@@ -1522,10 +1522,16 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
    read here without the lock. */
 GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *b) {
     const groupconc_policy *p = &ex->policy;
-    groupconc_task *t;
+    groupconc_task *t, *next;
     size_t retired = 0;
-    while ((t = groupconc__fifo_pop(&b->rejected)) != NULL) {
+    /* Detach both lists, then walk them with the next link saved first: a task may be freed as it
+       is handled, and nothing else relinks a task while it sits in a batch. */
+    groupconc__fifo rejected = b->rejected, todo = b->todo;
+    b->rejected.head = b->rejected.tail = b->todo.head = b->todo.tail = NULL;
+    b->rejected.count = b->todo.count = 0;
+    for (t = rejected.head; t; t = next) {
         int reason = t->reject_reason;
+        next = t->next;
         if (p->listener)
             groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, t->group->key, groupconc__task_id(t), reason,
                             NULL);
@@ -1558,7 +1564,10 @@ GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *
         }
         retired += groupconc__complete(ex, t, NULL, NULL);
     }
-    while ((t = groupconc__fifo_pop(&b->todo)) != NULL) retired += groupconc__complete(ex, t, NULL, NULL);
+    for (t = todo.head; t; t = next) {
+        next = t->next;
+        retired += groupconc__complete(ex, t, NULL, NULL);
+    }
     return retired;
 }
 
@@ -2048,6 +2057,7 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc_cancel_outcome outcome = GROUPCONC_CANCEL_TOO_LATE;
     groupconc_executor *ex;
+    bool taken_rejected = false;
     int rc = groupconc__handle_check(task);
     if (rc != GROUPCONC_OK) return rc;
     if (!groupconc__is_done(task)) {
@@ -2061,12 +2071,18 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             outcome = GROUPCONC_CANCEL_DEQUEUED;
         } else if (task->stage == GROUPCONC__REJECTED && !ex->policy.reject_handler &&
                    ex->policy.rejection == GROUPCONC_REJECT_CALLER_RUNS) {
-            /* refused, its CALLER_RUNS re-run not queued yet: call it off and complete it here;
-               the thread handling the rejection sees ST_TAKEN under the lock and lets go */
+            /* refused, its CALLER_RUNS re-run not queued yet: call it off and complete it here.
+               It may still be linked in the batch of the thread handling its rejection, so its
+               links are left alone; that thread sees ST_TAKEN under the lock and lets go. */
             atomic_fetch_or_explicit(&task->state,
                                      GROUPCONC__ST_CANCEL | GROUPCONC__ST_TAKEN | GROUPCONC__ST_CLAIM_REF,
                                      memory_order_acq_rel);
-            groupconc__cancel_locked(ex, task, &b);
+            task->status = GROUPCONC_STATUS_CANCELLED;
+            task->error = GROUPCONC_ECANCELLED;
+            task->start_ns = groupconc__now_ns();
+            task->stage = GROUPCONC__DONE;
+            task->group->cancelled++;
+            taken_rejected = true;
             outcome = GROUPCONC_CANCEL_DEQUEUED;
         } else if (task->stage == GROUPCONC__RUNNING) {
             outcome = GROUPCONC_CANCEL_FLAGGED;
@@ -2078,6 +2094,11 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
         }
         groupconc__mutex_unlock(&ex->lock);
         groupconc__flush_and_retire(ex, &b);
+        if (taken_rejected && groupconc__complete(ex, task, NULL, NULL)) {
+            groupconc__mutex_lock(&ex->lock);
+            groupconc__retire_locked(ex, 1);
+            groupconc__mutex_unlock(&ex->lock);
+        }
     }
     if (out_outcome) *out_outcome = outcome;
     return GROUPCONC_OK;
