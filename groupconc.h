@@ -1571,14 +1571,17 @@ GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *
     return retired;
 }
 
-/* Flush from an API call (not a worker): retire under the lock right away. */
-GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc__batch *b) {
-    size_t n = groupconc__flush(ex, b);
+/* From an API call (not a worker, which retires at its next locked step): retire n tasks now. */
+GROUPCONC__FN void groupconc__retire(groupconc_executor *ex, size_t n) {
     if (n) {
         groupconc__mutex_lock(&ex->lock);
         groupconc__retire_locked(ex, n);
         groupconc__mutex_unlock(&ex->lock);
     }
+}
+
+GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__retire(ex, groupconc__flush(ex, b));
 }
 
 GROUPCONC__FN void groupconc__cache_put_locked(groupconc_executor *ex, groupconc_task **list) {
@@ -1971,11 +1974,7 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
         groupconc__mutex_unlock(&ex->lock);
     }
     if (out_task) *out_task = t;
-    if (groupconc__complete(ex, t, NULL, NULL)) {
-        groupconc__mutex_lock(&ex->lock);
-        groupconc__retire_locked(ex, 1);
-        groupconc__mutex_unlock(&ex->lock);
-    }
+    groupconc__retire(ex, groupconc__complete(ex, t, NULL, NULL));
     return GROUPCONC_OK;
 }
 
@@ -2094,11 +2093,7 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
         }
         groupconc__mutex_unlock(&ex->lock);
         groupconc__flush_and_retire(ex, &b);
-        if (taken_rejected && groupconc__complete(ex, task, NULL, NULL)) {
-            groupconc__mutex_lock(&ex->lock);
-            groupconc__retire_locked(ex, 1);
-            groupconc__mutex_unlock(&ex->lock);
-        }
+        if (taken_rejected) groupconc__retire(ex, groupconc__complete(ex, task, NULL, NULL));
     }
     if (out_outcome) *out_outcome = outcome;
     return GROUPCONC_OK;
