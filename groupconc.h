@@ -852,38 +852,57 @@ typedef struct groupconc__limits_entry {
     int concurrency, max_in_flight, queue_threshold;
 } groupconc__limits_entry;
 
+/* Cache-line padding between fields that different threads write (no false sharing). */
+#define GROUPCONC__LINE 64
+
 struct groupconc_executor {
+    /* Read-mostly: everyone reads these, hardly anyone writes them. */
+    groupconc_policy policy;       /* copy; policy.groups points at `limits` */
+    groupconc__limits_entry *limits; /* sorted by key */
+    _Atomic int shutdown;          /* read without the lock as a fast path in submit */
+    bool inbox_ok;                 /* no layer can refuse a task: submit may use the inbox */
+    char pad0[GROUPCONC__LINE];
+
+    /* The submitters' side. The key table and the node pool have their own lock, so that looking
+       up or creating a group never holds up the workers. Lock order: lock, then table_lock. */
+    groupconc__mutex table_lock;
+    groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
+    size_t nslots, ngroups;
+    groupconc_task *node_pool;     /* recycled task nodes (no task id), linked by `next` */
+    char pad1[GROUPCONC__LINE];
+
+    /* Submitted tasks not yet admitted, newest first (a lock-free stack: submit pushes, whoever
+       holds `lock` next takes them all and admits them in submission order). INBOX_CLOSED once the
+       executor shuts down: a push that finds it fails. */
+    _Atomic(groupconc_task *) inbox;
+    char pad2[GROUPCONC__LINE];
+    _Atomic(groupconc_task *) node_returns; /* nodes the workers freed (lock-free; taken whole) */
+    char pad3[GROUPCONC__LINE];
+
+    /* The workers' side. */
     groupconc__mutex lock;         /* guards everything below unless noted; lock order: lock, done_lock */
     groupconc__cond work_cv;       /* idle workers sleep here */
     groupconc__cond idle_cv;       /* graceful shutdown / destroy wait for ex->unfinished == 0 */
     groupconc__mutex done_lock;    /* guards task watchers lists */
-
-    groupconc_policy policy;       /* copy; policy.groups points at `limits` */
-    groupconc__limits_entry *limits; /* sorted by key */
 
     groupconc__sem global;         /* layer 1 */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / shutdown_group) */
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at layers 2 and 3, all groups */
-
-    groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
-    size_t nslots, ngroups;
+    size_t unfinished;             /* accepted tasks not yet completed */
+    bool stopping;                 /* destroy: workers exit when nothing is ready */
 
     groupconc__worker *workers;    /* live workers */
     groupconc__worker *zombies;    /* retired workers, to be joined */
-    size_t nthreads, nidle, nwaking, nstarting;
-
-    _Atomic size_t unfinished;     /* accepted tasks not yet completed (no lock) */
-    _Atomic int shutdown;          /* read without the lock as a fast path in submit */
-    bool stopping;                 /* destroy: workers exit when nothing is ready */
-
-    groupconc_task *node_cache;    /* recycled task nodes (no task id), linked by `next` */
-    _Atomic size_t ncached;        /* written under the lock; read without it as a hint */
+    size_t nwaking, nstarting;
+    _Atomic size_t nthreads, nidle; /* written under the lock, read by submit without it */
 };
 
-/* Task nodes kept for reuse: a node freed on a worker and allocated again on the submitting
-   thread is the most expensive part of malloc's work (cross-thread free). */
+#define GROUPCONC__INBOX_CLOSED(ex) ((groupconc_task *)(void *)&(ex)->inbox)
+
+/* Task nodes a worker keeps for reuse: a node freed on a worker and allocated again on the
+   submitting thread is the most expensive part of malloc's work (cross-thread free). */
 #define GROUPCONC__NODE_CACHE_MAX 1024
 
 /* Work collected under the lock and finished after unlocking (events, completion, rejection). */
@@ -894,6 +913,12 @@ typedef struct groupconc__batch {
 } groupconc__batch;
 
 #define GROUPCONC__BATCH_INIT {{NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}}
+
+/* Task nodes a worker freed, held until it can hand them to the submitters in one piece. */
+typedef struct groupconc__nodes {
+    groupconc_task *head;
+    size_t count;
+} groupconc__nodes;
 
 /* ==== intrusive FIFO ============================================================================ */
 /* A task sits in at most one FIFO at a time, so its two links serve every queue. */
@@ -1268,8 +1293,10 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
     if (g) {
         groupconc__sweep_group_queues(ex, g, &victims);
     } else {
+        groupconc__mutex_lock(&ex->table_lock);
         for (i = 0; i < ex->nslots; i++)
             if (ex->slots[i]) groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
+        groupconc__mutex_unlock(&ex->table_lock);
     }
     if (!g || g->ready > 0) {
         for (t = ex->ready.head; t; t = next) {
@@ -1286,6 +1313,65 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
         if (!g || t->group == g) (void)groupconc__take_or_flag_locked(ex, t, b);
     }
     groupconc__pump(ex, b);
+}
+
+/* ==== inbox: submitting without the executor lock =============================================== */
+/* When no layer can refuse a task (no queue thresholds: ex->inbox_ok), submit has nothing to decide
+   under the executor lock. It finds the group under table_lock and pushes the task onto ex->inbox;
+   whoever takes ex->lock next admits the whole inbox in submission order: a worker at each locked
+   step, and every API call that looks at queues (groupconc__lock). A submit that finds the inbox
+   empty makes sure someone will: when no worker is sure to lock again soon, it locks itself. */
+
+GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
+    groupconc_task *head = atomic_load(&ex->inbox); /* seq_cst: see groupconc__inbox_watched */
+    return head != NULL && head != GROUPCONC__INBOX_CLOSED(ex);
+}
+
+/* Admit every task in the inbox, oldest first. Under ex->lock; `close` (shutdown) leaves the inbox
+   closed, so that a later push fails. The submitter took no group reference: a group cannot leave
+   the table while one of its tasks is in the inbox (evict drains under table_lock, and a push
+   happens under table_lock with the group found in the table). */
+GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
+    groupconc_task *list, *fifo = NULL, *t;
+    size_t n = 0;
+    if (!close && !groupconc__inbox_pending(ex)) return 0;
+    list = atomic_exchange_explicit(&ex->inbox, close ? GROUPCONC__INBOX_CLOSED(ex) : NULL,
+                                    memory_order_acq_rel);
+    if (list == GROUPCONC__INBOX_CLOSED(ex)) return 0;
+    while ((t = list) != NULL) { /* newest first -> oldest first */
+        list = t->next;
+        t->next = fifo;
+        fifo = t;
+    }
+    while ((t = fifo) != NULL) {
+        groupconc__group *g = t->group;
+        fifo = t->next;
+        atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed);
+        g->submitted++;
+        n++;
+        groupconc__admit(ex, t, b);
+        groupconc__debug_check(ex, g);
+    }
+    ex->unfinished += n;
+    return n;
+}
+
+GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
+
+/* Lock the executor for an API call that looks at queues: admit the inbox first. */
+GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__mutex_lock(&ex->lock);
+    if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
+}
+
+/* After pushing onto an empty inbox: true if a worker will look at it without being told, because
+   every worker there can be is awake, and each takes the lock again when its task returns. (An idle
+   worker could start the task sooner, a missing one could be started: the submitter locks.) A worker
+   raises nidle before its last look at the inbox; with the push before these loads (sequentially
+   consistent), one of the two sides sees the other. A worker lowers nthreads under table_lock. */
+GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
+    return atomic_load(&ex->nidle) == 0 &&
+           atomic_load(&ex->nthreads) >= (size_t)ex->policy.max_threads;
 }
 
 /* ==== worker pool =============================================================================== */
@@ -1392,7 +1478,7 @@ GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc_task *
    the calling worker already took: it is handed back before any user code runs here, so a listener
    or callback may wait on it. Returns 1 if the caller must retire t from ex->unfinished, else 0. */
 GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t,
-                                         groupconc_task **claimed, groupconc_task **recycle) {
+                                         groupconc_task **claimed, groupconc__nodes *recycle) {
     size_t counted = (t->bits & GROUPCONC__B_COUNTED) ? 1 : 0;
     groupconc__watch *list = NULL, *w, *cbs = NULL;
     groupconc_result r;
@@ -1431,10 +1517,11 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
     }
     old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
-        if (recycle && !(t->bits & GROUPCONC__B_HAS_ID)) { /* the worker caches it when it next locks */
-            groupconc__group_unref(t->group);
-            t->next = *recycle;
-            *recycle = t;
+        if (recycle && !(t->bits & GROUPCONC__B_HAS_ID) && recycle->count < GROUPCONC__NODE_CACHE_MAX) {
+            groupconc__group_unref(t->group); /* the worker hands it back to the submitters */
+            t->next = recycle->head;
+            recycle->head = t;
+            recycle->count++;
         } else {
             groupconc__task_free(t);
         }
@@ -1584,52 +1671,64 @@ GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc
     groupconc__retire(ex, groupconc__flush(ex, b));
 }
 
-GROUPCONC__FN void groupconc__cache_put_locked(groupconc_executor *ex, groupconc_task **list) {
-    size_t n = atomic_load_explicit(&ex->ncached, memory_order_relaxed);
-    while (*list) {
-        groupconc_task *t = *list;
-        *list = t->next;
-        if (n < GROUPCONC__NODE_CACHE_MAX) {
-            t->next = ex->node_cache;
-            ex->node_cache = t;
-            n++;
-        } else {
-            GROUPCONC_FREE(t);
-        }
+/* A worker's freed nodes go to the submitters whole, and only once they took the previous lot:
+   what is cached stays bounded (a pool, one lot in transit, one per worker) without a counter
+   that every submit would have to write. */
+GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__nodes *d) {
+    groupconc_task *none = NULL;
+    if (d->head && atomic_load_explicit(&ex->node_returns, memory_order_relaxed) == NULL &&
+        atomic_compare_exchange_strong_explicit(&ex->node_returns, &none, d->head,
+                                                memory_order_release, memory_order_relaxed)) {
+        d->head = NULL;
+        d->count = 0;
     }
-    atomic_store_explicit(&ex->ncached, n, memory_order_relaxed);
 }
 
-GROUPCONC__FN groupconc_task *groupconc__cache_get_locked(groupconc_executor *ex) {
-    groupconc_task *t = ex->node_cache;
-    if (t) {
-        ex->node_cache = t->next;
-        atomic_store_explicit(&ex->ncached,
-                              atomic_load_explicit(&ex->ncached, memory_order_relaxed) - 1,
-                              memory_order_relaxed);
+GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
+    while (list) {
+        groupconc_task *t = list;
+        list = t->next;
+        GROUPCONC_FREE(t);
     }
+}
+
+/* A recycled node, or NULL. Under ex->table_lock. */
+GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex) {
+    groupconc_task *t = ex->node_pool;
+    if (!t && atomic_load_explicit(&ex->node_returns, memory_order_relaxed))
+        t = atomic_exchange_explicit(&ex->node_returns, NULL, memory_order_acquire);
+    if (t) ex->node_pool = t->next;
     return t;
 }
 
-/* A worker runs ready tasks back to back. After a task returns it takes the lock once: hands the
-   permits on (the next waiter of the same group becomes ready), takes the next ready task for itself
-   (FIFO, so a busy group cannot starve the others), and retires the previous completions. */
+/* A worker runs ready tasks back to back. After a task returns it takes the lock once: admits the
+   inbox, hands the permits on (the next waiter of the same group becomes ready), takes the next
+   ready task for itself (FIFO, so a busy group cannot starve the others), and retires the previous
+   completions. The inbox drains never refuse or cancel anything (no thresholds: see ex->inbox_ok). */
 GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__worker *self = (groupconc__worker *)arg;
     groupconc_executor *ex = self->exec;
-    groupconc_task *dead = NULL; /* nodes this worker freed, cached at its next lock */
+    groupconc__nodes dead = {NULL, 0}; /* nodes this worker freed, for the submitters */
     size_t to_retire = 0;
     groupconc__mutex_lock(&ex->lock);
     ex->nstarting--;
     for (;;) {
-        groupconc_task *t = groupconc__fifo_pop(&ex->ready), *next;
+        groupconc__batch b = GROUPCONC__BATCH_INIT;
+        groupconc_task *t, *next;
+        groupconc__drain_locked(ex, &b, false);
+        GROUPCONC_ASSERT(b.todo.count == 0 && b.rejected.count == 0);
+        t = groupconc__fifo_pop(&ex->ready);
         groupconc__retire_locked(ex, to_retire);
         to_retire = 0;
-        groupconc__cache_put_locked(ex, &dead);
+        groupconc__nodes_return(ex, &dead);
         if (!t) {
             bool signalled;
             if (ex->stopping) break;
-            ex->nidle++;
+            ex->nidle++; /* before the last look at the inbox (groupconc__inbox_watched) */
+            if (groupconc__inbox_pending(ex)) {
+                ex->nidle--;
+                continue;
+            }
             signalled = groupconc__cond_wait_until(
                 &ex->work_cv, &ex->lock,
                 groupconc__deadline(ex->policy.keep_alive_ns));
@@ -1637,11 +1736,18 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             if (ex->nwaking) ex->nwaking--;
             if (!signalled && ex->ready.count == 0 && !ex->stopping) { /* idle too long: retire */
                 groupconc__worker **pw = &ex->workers;
+                bool retire;
+                /* Under table_lock, where submit checks for a worker and pushes in one step: either
+                   it sees this worker gone, or this worker sees its task. */
+                groupconc__mutex_lock(&ex->table_lock);
+                retire = !groupconc__inbox_pending(ex);
+                if (retire) ex->nthreads--;
+                groupconc__mutex_unlock(&ex->table_lock);
+                if (!retire) continue;
                 while (*pw != self) pw = &(*pw)->next;
                 *pw = self->next;
                 self->next = ex->zombies;
                 ex->zombies = self;
-                ex->nthreads--;
                 break;
             }
             continue;
@@ -1649,7 +1755,6 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         groupconc__start_locked(ex, t);
         groupconc__mutex_unlock(&ex->lock);
         for (;;) {
-            groupconc__batch b = GROUPCONC__BATCH_INIT;
             uint32_t st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED,
                                                    memory_order_acq_rel);
             if (st & GROUPCONC__ST_TAKEN) { /* a cancel or shutdown completed it: just let go */
@@ -1658,10 +1763,11 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             }
             groupconc__run(ex, t);
             groupconc__mutex_lock(&ex->lock);
+            groupconc__drain_locked(ex, &b, false);
             groupconc__finish_locked(ex, t, &b);
             groupconc__retire_locked(ex, to_retire);
             to_retire = 0;
-            groupconc__cache_put_locked(ex, &dead);
+            groupconc__nodes_return(ex, &dead);
             next = groupconc__fifo_pop(&ex->ready);
             if (next) groupconc__start_locked(ex, next);
             (void)groupconc__kick_locked(ex);
@@ -1677,6 +1783,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         groupconc__mutex_lock(&ex->lock);
     }
     groupconc__mutex_unlock(&ex->lock);
+    groupconc__nodes_free(dead.head);
     return 0;
 }
 
@@ -1751,6 +1858,19 @@ GROUPCONC__FN int groupconc__copy_limits(groupconc_executor *ex, const groupconc
     return GROUPCONC_OK;
 }
 
+/* True if no layer can refuse a task: no queue threshold anywhere (the global one, the default, or a
+   configured group's). Then submit never has to decide in the lock (see "inbox"). */
+GROUPCONC__FN bool groupconc__never_refuses(const groupconc_policy *p) {
+    size_t i;
+    if (p->global_queue_threshold != GROUPCONC_UNLIMITED) return false;
+    if (p->default_queue_threshold != GROUPCONC_UNLIMITED) return false;
+    for (i = 0; i < p->group_count; i++)
+        if (p->groups[i].queue_threshold != GROUPCONC_UNLIMITED &&
+            p->groups[i].queue_threshold != GROUPCONC_DEFAULT)
+            return false;
+    return true;
+}
+
 GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
                                                 groupconc_executor **out_executor) {
     groupconc_executor *ex;
@@ -1764,6 +1884,11 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     ex->policy = *policy;
     ex->global.limit = groupconc__cap(policy->global_max_in_flight);
     atomic_init(&ex->shutdown, 0);
+    atomic_init(&ex->inbox, NULL);
+    atomic_init(&ex->node_returns, NULL);
+    atomic_init(&ex->nthreads, 0);
+    atomic_init(&ex->nidle, 0);
+    ex->inbox_ok = groupconc__never_refuses(policy);
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
     if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
     stage = 1;
@@ -1772,9 +1897,12 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     if ((rc = groupconc__cond_init(&ex->work_cv)) != GROUPCONC_OK) goto fail;
     stage = 3;
     if ((rc = groupconc__cond_init(&ex->idle_cv)) != GROUPCONC_OK) goto fail;
+    stage = 4;
+    if ((rc = groupconc__mutex_init(&ex->table_lock)) != GROUPCONC_OK) goto fail;
     *out_executor = ex;
     return GROUPCONC_OK;
 fail: /* undo in reverse */
+    if (stage >= 4) groupconc__cond_destroy(&ex->idle_cv);
     if (stage >= 3) groupconc__cond_destroy(&ex->work_cv);
     if (stage >= 2) groupconc__mutex_destroy(&ex->done_lock);
     if (stage >= 1) groupconc__mutex_destroy(&ex->lock);
@@ -1788,6 +1916,7 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
     if (!ex) return GROUPCONC_EINVAL;
     groupconc__mutex_lock(&ex->lock);
     atomic_store(&ex->shutdown, 1);
+    groupconc__drain_locked(ex, &b, true);
     groupconc__sweep_locked(ex, NULL, &b);
     (void)groupconc__kick_locked(ex);
     if (ex->unfinished == 0) groupconc__cond_broadcast(&ex->idle_cv);
@@ -1811,11 +1940,14 @@ GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t
 }
 
 GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *ex, int64_t timeout_ns) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
     uint64_t deadline = groupconc__deadline(timeout_ns);
     bool all;
     if (!ex) return GROUPCONC_EINVAL;
     groupconc__mutex_lock(&ex->lock);
     atomic_store(&ex->shutdown, 1);
+    groupconc__drain_locked(ex, &b, true); /* what got in before runs; later pushes fail */
+    GROUPCONC_ASSERT(b.todo.count == 0 && b.rejected.count == 0);
     all = groupconc__wait_quiet_locked(ex, deadline);
     groupconc__mutex_unlock(&ex->lock);
     if (all) return GROUPCONC_OK;
@@ -1858,12 +1990,10 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     for (i = 0; i < ex->nslots; i++)
         if (ex->slots[i]) groupconc__group_unref(ex->slots[i]);
     if (ex->slots) GROUPCONC_FREE(ex->slots);
-    while (ex->node_cache) {
-        groupconc_task *t = ex->node_cache;
-        ex->node_cache = t->next;
-        GROUPCONC_FREE(t);
-    }
+    groupconc__nodes_free(ex->node_pool);
+    groupconc__nodes_free(atomic_load(&ex->node_returns));
     if (ex->limits) GROUPCONC_FREE(ex->limits);
+    groupconc__mutex_destroy(&ex->table_lock);
     groupconc__cond_destroy(&ex->idle_cv);
     groupconc__cond_destroy(&ex->work_cv);
     groupconc__mutex_destroy(&ex->done_lock);
@@ -1874,12 +2004,87 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
 
 /* ==== public API: submit ======================================================================== */
 
+/* A fresh node for a task of group g. The group reference is taken when it is admitted. */
+GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g, groupconc_task_fn fn,
+                                        void *arg, const char *task_id, size_t idlen, bool handle,
+                                        bool timed) {
+    memset(t, 0, sizeof *t);
+    if (task_id) {
+        memcpy(t + 1, task_id, idlen);
+        t->bits = GROUPCONC__B_HAS_ID;
+    }
+    t->fn = fn;
+    t->arg = arg;
+    t->group = g;
+    t->bits |= GROUPCONC__B_COUNTED;
+    if (timed) t->bits |= GROUPCONC__B_TIMED; /* someone can see its times */
+    atomic_init(&t->state, GROUPCONC__ST_EXEC_REF | (handle ? GROUPCONC__ST_HANDLE_REF : 0u));
+}
+
+/* Find or create the group and take a node, under table_lock. On failure nothing is left held
+   (a node the caller allocated is its own to free). */
+GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, const char *group, size_t klen,
+                                             uint64_t hash, groupconc__group **g, groupconc_task **t) {
+    int rc = groupconc__group_get(ex, group, klen, hash, g);
+    if (rc == GROUPCONC_OK && !*t) {
+        *t = groupconc__node_get_tlocked(ex);
+        if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(sizeof **t);
+        if (!*t) rc = GROUPCONC_ENOMEM;
+    }
+    return rc;
+}
+
+#define GROUPCONC__NO_WORKER 1 /* internal: take the locked path */
+
+/* The inbox path (ex->inbox_ok): look the group up and push, without ex->lock. A worker must be
+   alive at the push (one that retires checks the inbox under the same table_lock). */
+GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const char *group, size_t klen,
+                                          uint64_t hash, const char *task_id, size_t idlen,
+                                          groupconc_task_fn fn, void *arg, groupconc_task **out_task,
+                                          groupconc_task *t) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc__group *g = NULL;
+    groupconc_task *old;
+    int rc;
+    groupconc__mutex_lock(&ex->table_lock);
+    if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0) {
+        groupconc__mutex_unlock(&ex->table_lock);
+        return GROUPCONC__NO_WORKER; /* the locked path starts one, or refuses */
+    }
+    rc = groupconc__prepare_tlocked(ex, group, klen, hash, &g, &t);
+    if (rc == GROUPCONC_OK) {
+        groupconc__task_init(t, g, fn, arg, task_id, idlen, out_task != NULL,
+                             out_task || ex->policy.listener);
+        old = atomic_load_explicit(&ex->inbox, memory_order_relaxed);
+        do {
+            if (old == GROUPCONC__INBOX_CLOSED(ex)) break;
+            t->next = old;
+        } while (!atomic_compare_exchange_weak_explicit(&ex->inbox, &old, t, memory_order_seq_cst,
+                                                        memory_order_relaxed));
+        if (old == GROUPCONC__INBOX_CLOSED(ex)) rc = GROUPCONC_ESHUTDOWN;
+    }
+    groupconc__mutex_unlock(&ex->table_lock); /* from here on t may already be running */
+    if (rc != GROUPCONC_OK) {
+        if (ex->policy.listener) groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
+        if (t) GROUPCONC_FREE(t);
+        return rc;
+    }
+    if (out_task) *out_task = t;
+    if (old == NULL && !groupconc__inbox_watched(ex)) {
+        groupconc__lock(ex, &b);
+        (void)groupconc__kick_locked(ex); /* a failure leaves it ready for the live worker */
+        groupconc__mutex_unlock(&ex->lock);
+        groupconc__flush_and_retire(ex, &b);
+    }
+    return GROUPCONC_OK;
+}
+
 GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group, const char *task_id,
                                        groupconc_task_fn fn, void *arg, groupconc_task **out_task) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     const groupconc_policy *p;
-    groupconc__group *g;
-    groupconc_task *t;
+    groupconc__group *g = NULL;
+    groupconc_task *t = NULL;
     size_t klen, idlen = 0;
     uint64_t hash;
     int rc;
@@ -1889,45 +2094,37 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     if ((rc = groupconc__key_hash(group, &klen, &hash)) != GROUPCONC_OK) return rc;
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
     p = &ex->policy;
-    if (task_id) idlen = strlen(task_id) + 1;
-    /* A node with a task id has its own size; a plain one comes from the cache (under the lock,
-       below) unless the cache looks empty: then allocate here, outside the lock. */
-    t = NULL;
-    if (task_id || atomic_load_explicit(&ex->ncached, memory_order_relaxed) == 0) {
+    if (task_id) { /* a node with a task id has its own size; a plain one may be recycled */
+        idlen = strlen(task_id) + 1;
         t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t + idlen);
         if (!t) return GROUPCONC_ENOMEM;
     }
     if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
+    if (ex->inbox_ok) {
+        rc = groupconc__submit_inbox(ex, group, klen, hash, task_id, idlen, fn, arg, out_task, t);
+        if (rc != GROUPCONC__NO_WORKER) return rc;
+        rc = GROUPCONC_OK;
+    }
 
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__lock(ex, &b);
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
     else if (ex->nthreads == 0) rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
-    if (rc == GROUPCONC_OK) rc = groupconc__group_get(ex, group, klen, hash, &g);
-    if (rc == GROUPCONC_OK && !t) {
-        t = groupconc__cache_get_locked(ex);
-        if (!t) t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t); /* raced with another submit */
-        if (!t) rc = GROUPCONC_ENOMEM;
+    if (rc == GROUPCONC_OK) {
+        groupconc__mutex_lock(&ex->table_lock);
+        rc = groupconc__prepare_tlocked(ex, group, klen, hash, &g, &t);
+        groupconc__mutex_unlock(&ex->table_lock);
     }
     if (rc != GROUPCONC_OK) {
         groupconc__mutex_unlock(&ex->lock);
+        groupconc__flush_and_retire(ex, &b);
         if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
         if (t) GROUPCONC_FREE(t);
         return rc;
     }
-    memset(t, 0, sizeof *t);
-    if (task_id) {
-        memcpy(t + 1, task_id, idlen);
-        t->bits = GROUPCONC__B_HAS_ID;
-    }
-    t->fn = fn;
-    t->arg = arg;
-    if (out_task || p->listener) t->bits |= GROUPCONC__B_TIMED;
-    atomic_init(&t->state, GROUPCONC__ST_EXEC_REF | (out_task ? GROUPCONC__ST_HANDLE_REF : 0u));
+    groupconc__task_init(t, g, fn, arg, task_id, idlen, out_task != NULL, out_task || p->listener);
     atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed);
-    t->group = g;
     g->submitted++;
     ex->unfinished++;
-    t->bits |= GROUPCONC__B_COUNTED;
     groupconc__admit(ex, t, &b);
     groupconc__debug_check(ex, g);
     sync_reject = t->stage == GROUPCONC__REJECTED;
@@ -2061,7 +2258,7 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
     if (rc != GROUPCONC_OK) return rc;
     if (!groupconc__is_done(task)) {
         ex = task->group->exec;
-        groupconc__mutex_lock(&ex->lock);
+        groupconc__lock(ex, &b); /* it may still be in the inbox */
         if (task->stage == GROUPCONC__QUEUED || task->stage == GROUPCONC__READY) {
             groupconc__unlink_waiting(ex, task);
             groupconc__cancel_locked(ex, task, &b);
@@ -2229,6 +2426,8 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
     if (!ex || !group) return GROUPCONC_EINVAL;
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);
+    groupconc__mutex_lock(&ex->table_lock); /* no push between the drain and the removal */
+    groupconc__drain_locked(ex, &b, false);
     g = groupconc__table_find(ex, group, len, hash);
     if (g) {
         groupconc__sweep_locked(ex, g, &b);
@@ -2238,6 +2437,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
             groupconc__group_unref(g);
         }
     }
+    groupconc__mutex_unlock(&ex->table_lock);
     groupconc__mutex_unlock(&ex->lock);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
@@ -2257,6 +2457,7 @@ GROUPCONC__FN int groupconc__limit_out(int32_t limit) {
 
 GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
                                                 groupconc_group_stats *out_stats) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* stays empty: an inbox drain refuses nothing */
     uint64_t hash;
     groupconc__group *g;
     groupconc_task *t, *oldest = NULL;
@@ -2264,8 +2465,10 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     int rc;
     if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__lock(ex, &b);
+    groupconc__mutex_lock(&ex->table_lock);
     g = groupconc__table_find(ex, group, len, hash);
+    groupconc__mutex_unlock(&ex->table_lock); /* it cannot leave the table: that takes ex->lock */
     if (!g) {
         groupconc__mutex_unlock(&ex->lock);
         return GROUPCONC_ENOTFOUND;
@@ -2303,9 +2506,12 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
 
 GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
                                                    groupconc_executor_stats *out_stats) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* stays empty: an inbox drain refuses nothing */
     if (!ex || !out_stats) return GROUPCONC_EINVAL;
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__lock(ex, &b);
+    groupconc__mutex_lock(&ex->table_lock);
     out_stats->groups = ex->ngroups;
+    groupconc__mutex_unlock(&ex->table_lock);
     out_stats->running = ex->nrunning;
     out_stats->ready = ex->ready.count;
     out_stats->waiting = ex->global.waiters.count + ex->waiting_groups;
@@ -2325,13 +2531,13 @@ GROUPCONC__PUBLIC int groupconc_group_keys(groupconc_executor *ex, char ***out_k
     if (out_keys) *out_keys = NULL;
     if (out_count) *out_count = 0;
     if (!ex || !out_keys || !out_count) return GROUPCONC_EINVAL;
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__mutex_lock(&ex->table_lock);
     bytes = (ex->ngroups + 1) * sizeof(char *);
     for (i = 0; i < ex->nslots; i++)
         if (ex->slots[i]) bytes += ex->slots[i]->keylen + 1;
     keys = (char **)GROUPCONC_MALLOC(bytes);
     if (!keys) {
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__mutex_unlock(&ex->table_lock);
         return GROUPCONC_ENOMEM;
     }
     text = (char *)(keys + ex->ngroups + 1);
@@ -2343,7 +2549,7 @@ GROUPCONC__PUBLIC int groupconc_group_keys(groupconc_executor *ex, char ***out_k
         text += g->keylen + 1;
     }
     keys[n] = NULL;
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__mutex_unlock(&ex->table_lock);
     *out_keys = keys;
     *out_count = n;
     return GROUPCONC_OK;
