@@ -824,10 +824,10 @@ typedef struct groupconc__sem {
     int32_t used;
 } groupconc__sem;
 
-/* 137 bytes before the key: with a short key, a 160-byte malloc chunk. */
+/* 129 bytes before the key: with a key of up to 6 bytes a 144-byte malloc chunk, up to 22 a 160.
+   (The key's hash lives in the table.) */
 struct groupconc__group {
     groupconc_executor *exec;
-    uint64_t hash;
     groupconc__sem bulkhead;       /* layer 2 */
     groupconc__sem conc;           /* layer 3 */
     uint64_t submitted, rejected, completed, cancelled;
@@ -867,6 +867,7 @@ struct groupconc_executor {
        up or creating a group never holds up the workers. Lock order: lock, then table_lock. */
     groupconc__mutex table_lock;
     groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
+    uint32_t *tags;                /* tags[i]: the low 32 bits of slots[i]'s key hash */
     size_t nslots, ngroups;
     groupconc_task *node_pool;     /* recycled task nodes (no task id), linked by `next` */
     char pad1[GROUPCONC__LINE];
@@ -897,6 +898,7 @@ struct groupconc_executor {
     groupconc__worker *zombies;    /* retired workers, to be joined */
     size_t nwaking, nstarting;
     _Atomic size_t nthreads, nidle; /* written under the lock, read by submit without it */
+    _Atomic int nspinning;         /* 0 or 1: an idle worker polling the inbox before it sleeps */
 };
 
 #define GROUPCONC__INBOX_CLOSED(ex) ((groupconc_task *)(void *)&(ex)->inbox)
@@ -978,53 +980,63 @@ GROUPCONC__FN int groupconc__key_hash(const char *key, size_t *out_len, uint64_t
     return GROUPCONC_OK;
 }
 
+/* Each slot's hash (its low 32 bits, which also pick the home slot: tables stay below 2^32 slots)
+   sits in a parallel array: a probe compares there and reads a group only on a match, so a miss
+   (every new key) costs a few cache lines rather than one per probe, and growing reads no group. */
 GROUPCONC__FN groupconc__group *groupconc__table_find(groupconc_executor *ex, const char *key,
                                                        size_t len, uint64_t hash) {
     size_t mask = ex->nslots - 1, i;
+    uint32_t tag = (uint32_t)hash;
     groupconc__group *g;
     if (ex->nslots == 0) return NULL;
-    for (i = (size_t)hash & mask; (g = ex->slots[i]) != NULL; i = (i + 1) & mask)
-        if (g->hash == hash && g->keylen == len && memcmp(g->key, key, len) == 0) return g;
+    for (i = (size_t)tag & mask; (g = ex->slots[i]) != NULL; i = (i + 1) & mask)
+        if (ex->tags[i] == tag && g->keylen == len && memcmp(g->key, key, len) == 0) return g;
     return NULL;
 }
 
-GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, size_t nslots, groupconc__group *g) {
-    size_t mask = nslots - 1, i = (size_t)g->hash & mask;
+GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, uint32_t *tags, size_t nslots,
+                                          groupconc__group *g, uint32_t tag) {
+    size_t mask = nslots - 1, i = (size_t)tag & mask;
     while (slots[i]) i = (i + 1) & mask;
     slots[i] = g;
+    tags[i] = tag;
 }
 
-/* Grows at 3/4 load; no fixed maximum of groups. */
-GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__group *g) {
+/* Grows at 3/4 load, up to 2^31 slots. One allocation holds both arrays. */
+GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__group *g, uint64_t hash) {
     if ((ex->ngroups + 1) * 4 > ex->nslots * 3) {
-        size_t n = ex->nslots ? ex->nslots * 2 : 16, i;
+        size_t n = ex->nslots ? ex->nslots * 2 : 16, i, each = sizeof(groupconc__group *) + sizeof(uint32_t);
         groupconc__group **slots;
-        if (n > SIZE_MAX / sizeof *slots) return GROUPCONC_ENOMEM;
-        slots = (groupconc__group **)GROUPCONC_MALLOC(n * sizeof *slots);
+        uint32_t *tags;
+        if (n > ((size_t)1 << 31) || n > SIZE_MAX / each) return GROUPCONC_ENOMEM;
+        slots = (groupconc__group **)GROUPCONC_MALLOC(n * each);
         if (!slots) return GROUPCONC_ENOMEM;
+        tags = (uint32_t *)(void *)(slots + n);
         memset(slots, 0, n * sizeof *slots);
         for (i = 0; i < ex->nslots; i++)
-            if (ex->slots[i]) groupconc__table_place(slots, n, ex->slots[i]);
+            if (ex->slots[i]) groupconc__table_place(slots, tags, n, ex->slots[i], ex->tags[i]);
         if (ex->slots) GROUPCONC_FREE(ex->slots);
         ex->slots = slots;
+        ex->tags = tags;
         ex->nslots = n;
     }
-    groupconc__table_place(ex->slots, ex->nslots, g);
+    groupconc__table_place(ex->slots, ex->tags, ex->nslots, g, (uint32_t)hash);
     ex->ngroups++;
     g->in_table = true;
     return GROUPCONC_OK;
 }
 
 /* Backward-shift deletion keeps probe chains intact without tombstones. */
-GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, groupconc__group *g) {
-    size_t mask = ex->nslots - 1, i = (size_t)g->hash & mask, j;
+GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, groupconc__group *g, uint64_t hash) {
+    size_t mask = ex->nslots - 1, i = (size_t)(uint32_t)hash & mask, j;
     while (ex->slots[i] != g) i = (i + 1) & mask;
     ex->slots[i] = NULL;
     for (j = (i + 1) & mask; ex->slots[j]; j = (j + 1) & mask) {
-        size_t home = (size_t)ex->slots[j]->hash & mask;
+        size_t home = (size_t)ex->tags[j] & mask;
         bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
         if (!stays) {
             ex->slots[i] = ex->slots[j];
+            ex->tags[i] = ex->tags[j];
             ex->slots[j] = NULL;
             i = j;
         }
@@ -1062,7 +1074,6 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
     memcpy(g->key, key, len);
     g->key[len] = '\0';
     g->keylen = (uint32_t)len;
-    g->hash = hash;
     g->exec = ex;
     atomic_init(&g->refs, 1); /* the table's */
     if (p->group_count) {
@@ -1083,7 +1094,7 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
     g->conc.limit = conc;
     g->bulkhead.limit = groupconc__cap(inflight);
     g->threshold = threshold;
-    if (groupconc__table_insert(ex, g) != GROUPCONC_OK) {
+    if (groupconc__table_insert(ex, g, hash) != GROUPCONC_OK) {
         GROUPCONC_FREE(g);
         return GROUPCONC_ENOMEM;
     }
@@ -1370,8 +1381,38 @@ GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) 
    raises nidle before its last look at the inbox; with the push before these loads (sequentially
    consistent), one of the two sides sees the other. A worker lowers nthreads under table_lock. */
 GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
-    return atomic_load(&ex->nidle) == 0 &&
-           atomic_load(&ex->nthreads) >= (size_t)ex->policy.max_threads;
+    return atomic_load(&ex->nspinning) > 0 ||
+           (atomic_load(&ex->nidle) == 0 &&
+            atomic_load(&ex->nthreads) >= (size_t)ex->policy.max_threads);
+}
+
+/* How long an idle worker polls the inbox before it sleeps: catching a task this way costs nothing,
+   while waking a sleeping thread costs the submitter a system call and the task ~5-10 us. */
+#ifndef GROUPCONC_SPIN_NS
+#define GROUPCONC_SPIN_NS 50000
+#endif
+
+/* Poll the inbox without the lock for up to GROUPCONC_SPIN_NS, as the only spinner. Called and
+   returns with ex->lock held; true if something arrived. Clearing nspinning comes before the
+   caller's look at the inbox under the lock (see groupconc__inbox_watched). */
+GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
+    int zero = 0;
+    bool found = false;
+    uint64_t until;
+    unsigned i;
+    if (GROUPCONC_SPIN_NS <= 0 || !ex->inbox_ok || ex->policy.max_threads < 2 ||
+        !atomic_compare_exchange_strong(&ex->nspinning, &zero, 1))
+        return false;
+    groupconc__mutex_unlock(&ex->lock);
+    until = groupconc__now_ns() + (uint64_t)GROUPCONC_SPIN_NS;
+    for (i = 1; !found; i++) {
+        found = atomic_load_explicit(&ex->inbox, memory_order_relaxed) != NULL;
+        if (!found && (i & 63) == 0 && groupconc__now_ns() >= until) break;
+        GROUPCONC__CPU_RELAX();
+    }
+    atomic_store(&ex->nspinning, 0);
+    groupconc__mutex_lock(&ex->lock);
+    return found;
 }
 
 /* ==== worker pool =============================================================================== */
@@ -1724,6 +1765,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         if (!t) {
             bool signalled;
             if (ex->stopping) break;
+            if (groupconc__spin_locked(ex)) continue;
             ex->nidle++; /* before the last look at the inbox (groupconc__inbox_watched) */
             if (groupconc__inbox_pending(ex)) {
                 ex->nidle--;
@@ -1888,6 +1930,7 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->node_returns, NULL);
     atomic_init(&ex->nthreads, 0);
     atomic_init(&ex->nidle, 0);
+    atomic_init(&ex->nspinning, 0);
     ex->inbox_ok = groupconc__never_refuses(policy);
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
     if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
@@ -1989,7 +2032,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__mutex_unlock(&ex->done_lock);
     for (i = 0; i < ex->nslots; i++)
         if (ex->slots[i]) groupconc__group_unref(ex->slots[i]);
-    if (ex->slots) GROUPCONC_FREE(ex->slots);
+    if (ex->slots) GROUPCONC_FREE(ex->slots); /* the tags share its allocation */
     groupconc__nodes_free(ex->node_pool);
     groupconc__nodes_free(atomic_load(&ex->node_returns));
     if (ex->limits) GROUPCONC_FREE(ex->limits);
@@ -2433,7 +2476,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
         groupconc__sweep_locked(ex, g, &b);
         (void)groupconc__kick_locked(ex);
         if (evict) { /* running tasks keep the old state alive through their references */
-            groupconc__table_remove(ex, g);
+            groupconc__table_remove(ex, g, hash);
             groupconc__group_unref(g);
         }
     }
