@@ -897,8 +897,12 @@ struct groupconc_executor {
     groupconc__worker *workers;    /* live workers */
     groupconc__worker *zombies;    /* retired workers, to be joined */
     size_t nwaking, nstarting;
-    _Atomic size_t nthreads, nidle; /* written under the lock, read by submit without it */
-    _Atomic int nspinning;         /* 0 or 1: an idle worker polling the inbox before it sleeps */
+    char pad4[GROUPCONC__LINE];
+
+    /* Written under the lock when workers come and go or idle, read by submit without it. */
+    _Atomic size_t nthreads, nidle;
+    _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
+    _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
 };
 
 #define GROUPCONC__INBOX_CLOSED(ex) ((groupconc_task *)(void *)&(ex)->inbox)
@@ -1392,9 +1396,10 @@ GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
 #define GROUPCONC_SPIN_NS 50000
 #endif
 
-/* Poll the inbox without the lock for up to GROUPCONC_SPIN_NS, as the only spinner. Called and
-   returns with ex->lock held; true if something arrived. Clearing nspinning comes before the
-   caller's look at the inbox under the lock (see groupconc__inbox_watched). */
+/* Poll the inbox (and spin_poke) without the lock for up to GROUPCONC_SPIN_NS, as the only spinner.
+   Called and returns with ex->lock held; true if something arrived. Clearing nspinning comes before
+   the caller's look at the inbox under the lock (see groupconc__inbox_watched); tasks made ready
+   meanwhile are seen there too, whether or not a poke reached the spinner. */
 GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
     int zero = 0;
     bool found = false;
@@ -1406,12 +1411,15 @@ GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
     groupconc__mutex_unlock(&ex->lock);
     until = groupconc__now_ns() + (uint64_t)GROUPCONC_SPIN_NS;
     for (i = 1; !found; i++) {
-        found = atomic_load_explicit(&ex->inbox, memory_order_relaxed) != NULL;
-        if (!found && (i & 63) == 0 && groupconc__now_ns() >= until) break;
-        GROUPCONC__CPU_RELAX();
+        unsigned k;
+        found = atomic_load_explicit(&ex->inbox, memory_order_relaxed) != NULL ||
+                atomic_load_explicit(&ex->spin_poke, memory_order_relaxed);
+        if (!found && (i & 15) == 0 && groupconc__now_ns() >= until) break;
+        for (k = 0; k < 16; k++) GROUPCONC__CPU_RELAX(); /* a poll steals the line from pushes */
     }
     atomic_store(&ex->nspinning, 0);
     groupconc__mutex_lock(&ex->lock);
+    atomic_store_explicit(&ex->spin_poke, 0, memory_order_relaxed);
     return found;
 }
 
@@ -1446,12 +1454,17 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     return GROUPCONC_OK;
 }
 
-/* Give every ready task a thread that will take it: a worker already waking or starting, else an
-   idle one (woken: ~7 us, so only when needed), else a new one up to max_threads. Busy workers are
-   not woken for: they pick up the next ready task themselves when they finish. */
+/* Give every ready task a thread that will take it: a worker already waking or starting, or the
+   spinning one (poked), else an idle one (woken: ~7 us, so only when needed), else a new one up to
+   max_threads. Busy workers are not woken for: they pick up the next ready task themselves when
+   they finish. */
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
     size_t covered = ex->nwaking + ex->nstarting;
     int rc = GROUPCONC_OK;
+    if (ex->ready.count > covered && atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
+        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
+        covered++;
+    }
     while (ex->ready.count > covered && ex->nidle > ex->nwaking) {
         groupconc__cond_signal(&ex->work_cv);
         ex->nwaking++;
@@ -1756,16 +1769,17 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     for (;;) {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
         groupconc_task *t, *next;
-        groupconc__drain_locked(ex, &b, false);
+        size_t drained = groupconc__drain_locked(ex, &b, false);
         GROUPCONC_ASSERT(b.todo.count == 0 && b.rejected.count == 0);
         t = groupconc__fifo_pop(&ex->ready);
+        if (drained) (void)groupconc__kick_locked(ex); /* what this one cannot run, others may */
         groupconc__retire_locked(ex, to_retire);
         to_retire = 0;
         groupconc__nodes_return(ex, &dead);
         if (!t) {
             bool signalled;
             if (ex->stopping) break;
-            if (groupconc__spin_locked(ex)) continue;
+            if (groupconc__spin_locked(ex) || ex->ready.count > 0) continue;
             ex->nidle++; /* before the last look at the inbox (groupconc__inbox_watched) */
             if (groupconc__inbox_pending(ex)) {
                 ex->nidle--;
@@ -1931,6 +1945,7 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->nthreads, 0);
     atomic_init(&ex->nidle, 0);
     atomic_init(&ex->nspinning, 0);
+    atomic_init(&ex->spin_poke, 0);
     ex->inbox_ok = groupconc__never_refuses(policy);
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
     if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
@@ -1989,7 +2004,8 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     if (!ex) return GROUPCONC_EINVAL;
     groupconc__mutex_lock(&ex->lock);
     atomic_store(&ex->shutdown, 1);
-    groupconc__drain_locked(ex, &b, true); /* what got in before runs; later pushes fail */
+    if (groupconc__drain_locked(ex, &b, true)) /* what got in before runs; later pushes fail */
+        (void)groupconc__kick_locked(ex);
     GROUPCONC_ASSERT(b.todo.count == 0 && b.rejected.count == 0);
     all = groupconc__wait_quiet_locked(ex, deadline);
     groupconc__mutex_unlock(&ex->lock);
@@ -2470,7 +2486,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);
     groupconc__mutex_lock(&ex->table_lock); /* no push between the drain and the removal */
-    groupconc__drain_locked(ex, &b, false);
+    if (groupconc__drain_locked(ex, &b, false)) (void)groupconc__kick_locked(ex);
     g = groupconc__table_find(ex, group, len, hash);
     if (g) {
         groupconc__sweep_locked(ex, g, &b);
