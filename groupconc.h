@@ -393,7 +393,9 @@ typedef struct groupconc_group_stats {
     int concurrency;            /* resolved limits */
     int max_in_flight;          /* or GROUPCONC_UNLIMITED */
     int queue_threshold;        /* or GROUPCONC_UNLIMITED */
-    size_t running;             /* executing now (CALLER_RUNS tasks not counted) */
+    size_t running;             /* on a worker: executing, or taken to run next (a worker takes up
+                                   to GROUPCONC_BATCH_MAX short tasks at a time and finishes them
+                                   together); CALLER_RUNS tasks not counted */
     size_t ready;               /* hold all permits, waiting for a worker thread (also CALLER_RUNS
                                    re-runs waiting for a worker, which hold none) */
     size_t waiting_global;      /* waiting at layer 1 */
@@ -407,7 +409,7 @@ typedef struct groupconc_group_stats {
 
 typedef struct groupconc_executor_stats {
     size_t groups;              /* groups with cached state */
-    size_t running;             /* executing now */
+    size_t running;             /* on a worker (see groupconc_group_stats.running) */
     size_t ready;               /* hold all permits, waiting for a worker thread */
     size_t waiting;             /* waiting at any layer */
     size_t global_in_flight;    /* tasks past layer 1 (counted even with no global cap) */
@@ -919,6 +921,16 @@ typedef struct groupconc__batch {
 } groupconc__batch;
 
 #define GROUPCONC__BATCH_INIT {{NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}}
+
+/* Tasks a worker took from the ready queue and has not started yet, oldest first. It takes more
+   than one at a time only while tasks are short (see worker_main). */
+#ifndef GROUPCONC_BATCH_MAX
+#define GROUPCONC_BATCH_MAX 16
+#endif
+typedef struct groupconc__claims {
+    groupconc_task *t[GROUPCONC_BATCH_MAX];
+    unsigned head, count;
+} groupconc__claims;
 
 /* Task nodes a worker freed, held until it can hand them to the submitters in one piece. */
 typedef struct groupconc__nodes {
@@ -1525,14 +1537,14 @@ GROUPCONC__FN void groupconc__drop_claim_ref(groupconc_task *t) {
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_CLAIM_REF) groupconc__task_free(t);
 }
 
-GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc_task **claimed);
+GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claims *claims);
 
 /* Finish a task that left every queue: COMPLETED event, then DONE (waking waiters), then callbacks,
    then the executor lets go of it. No lock held on entry. `claimed` (may be NULL) is the next task
    the calling worker already took: it is handed back before any user code runs here, so a listener
    or callback may wait on it. Returns 1 if the caller must retire t from ex->unfinished, else 0. */
 GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t,
-                                         groupconc_task **claimed, groupconc__nodes *recycle) {
+                                         groupconc__claims *claimed, groupconc__nodes *recycle) {
     size_t counted = (t->bits & GROUPCONC__B_COUNTED) ? 1 : 0;
     groupconc__watch *list = NULL, *w, *cbs = NULL;
     groupconc_result r;
@@ -1617,27 +1629,35 @@ GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_tas
     }
 }
 
-/* Undo start_locked for a task the worker took but has not run: back to the head of the ready
-   queue (it keeps its place), and let an idle or new worker take it. Takes the lock. */
-GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc_task **claimed) {
-    groupconc_task *t = claimed ? *claimed : NULL;
-    if (!t) return;
-    *claimed = NULL;
-    groupconc__mutex_lock(&ex->lock);
-    if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) {
-        groupconc__mutex_unlock(&ex->lock); /* a cancel took it meanwhile */
-        groupconc__drop_claim_ref(t);
-        return;
+/* Undo start_locked for tasks the worker took but has not run: back to the head of the ready
+   queue, in their order (they keep their place), for an idle or new worker. Under the lock. A task a
+   cancel took meanwhile is let go instead. */
+GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__claims *claims) {
+    while (claims->count > 0) {
+        groupconc_task *t = claims->t[claims->head + --claims->count]; /* newest first */
+        if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) {
+            groupconc__drop_claim_ref(t);
+            continue;
+        }
+        groupconc__fifo_remove(&ex->running, t);
+        if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+            ex->nrunning--;
+            t->group->running--;
+        }
+        t->stage = GROUPCONC__READY;
+        t->group->ready++;
+        groupconc__fifo_push_front(&ex->ready, t);
     }
-    groupconc__fifo_remove(&ex->running, t);
-    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-        ex->nrunning--;
-        t->group->running--;
-    }
-    t->stage = GROUPCONC__READY;
-    t->group->ready++;
-    groupconc__fifo_push_front(&ex->ready, t);
+    claims->head = 0;
     (void)groupconc__kick_locked(ex);
+}
+
+/* The same before user code runs on a worker (listener, callbacks, rejection handlers), so that it
+   may wait on those tasks. Takes the lock. */
+GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claims *claims) {
+    if (!claims || claims->count == 0) return;
+    groupconc__mutex_lock(&ex->lock);
+    groupconc__unclaim_locked(ex, claims);
     groupconc__mutex_unlock(&ex->lock);
 }
 
@@ -1755,28 +1775,51 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
     return t;
 }
 
-/* A worker runs ready tasks back to back. After a task returns it takes the lock once: admits the
-   inbox, hands the permits on (the next waiter of the same group becomes ready), takes the next
-   ready task for itself (FIFO, so a busy group cannot starve the others), and retires the previous
-   completions. The inbox drains never refuse or cancel anything (no thresholds: see ex->inbox_ok). */
+/* Batching: a worker that sees tasks finish in under GROUPCONC__SHORT_NS each doubles how many it
+   takes per locked step (up to GROUPCONC_BATCH_MAX), and finishes them together at its next one;
+   a task that runs longer sends it back to one at a time, and hands back what it had not started.
+   So a short task holds its permits for at most GROUPCONC__BATCH_NS after it returned. */
+#define GROUPCONC__SHORT_NS 2000
+#define GROUPCONC__BATCH_NS 20000
+
+/* A worker runs ready tasks back to back. Each locked step admits the inbox, finishes the tasks
+   that returned (hands their permits on: the next waiter of a group becomes ready), takes the next
+   ready tasks for itself (FIFO, so a busy group cannot starve the others), and retires the previous
+   completions. The inbox drains never refuse or cancel anything (no thresholds: ex->inbox_ok). */
 GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__worker *self = (groupconc__worker *)arg;
     groupconc_executor *ex = self->exec;
     groupconc__nodes dead = {NULL, 0}; /* nodes this worker freed, for the submitters */
+    groupconc__claims mine;            /* taken, not started */
+    groupconc_task *done[GROUPCONC_BATCH_MAX]; /* returned, not finished */
+    unsigned ndone = 0, want = 1, i;
+    bool slow = false;
     size_t to_retire = 0;
+    mine.head = mine.count = 0;
     groupconc__mutex_lock(&ex->lock);
     ex->nstarting--;
     for (;;) {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
-        groupconc_task *t, *next;
         size_t drained = groupconc__drain_locked(ex, &b, false);
         GROUPCONC_ASSERT(b.todo.count == 0 && b.rejected.count == 0);
-        t = groupconc__fifo_pop(&ex->ready);
-        if (drained) (void)groupconc__kick_locked(ex); /* what this one cannot run, others may */
+        for (i = 0; i < ndone; i++) groupconc__finish_locked(ex, done[i], &b);
         groupconc__retire_locked(ex, to_retire);
         to_retire = 0;
         groupconc__nodes_return(ex, &dead);
-        if (!t) {
+        if (slow && mine.count) groupconc__unclaim_locked(ex, &mine); /* let others have them */
+        if (mine.count == 0) {
+            size_t share = ex->ready.count / (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) + 1);
+            unsigned n = share < want ? (unsigned)share : want;
+            groupconc_task *t;
+            mine.head = 0;
+            if (n == 0) n = 1;
+            while (mine.count < n && (t = groupconc__fifo_pop(&ex->ready)) != NULL) {
+                groupconc__start_locked(ex, t);
+                mine.t[mine.count++] = t;
+            }
+        }
+        if (drained || ndone) (void)groupconc__kick_locked(ex);
+        if (mine.count == 0 && ndone == 0) { /* nothing to do */
             bool signalled;
             if (ex->stopping) break;
             if (groupconc__spin_locked(ex) || ex->ready.count > 0) continue;
@@ -1808,36 +1851,40 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             }
             continue;
         }
-        groupconc__start_locked(ex, t);
         groupconc__mutex_unlock(&ex->lock);
-        for (;;) {
-            uint32_t st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED,
-                                                   memory_order_acq_rel);
-            if (st & GROUPCONC__ST_TAKEN) { /* a cancel or shutdown completed it: just let go */
-                groupconc__drop_claim_ref(t);
-                break;
+
+        for (i = 0; i < ndone; i++) to_retire += groupconc__complete(ex, done[i], &mine, &dead);
+        ndone = 0;
+        if (b.todo.count || b.rejected.count) { /* user code may wait on what we took */
+            groupconc__give_back(ex, &mine);
+            to_retire += groupconc__flush(ex, &b);
+        }
+
+        if (mine.count) {
+            uint64_t t0 = groupconc__now_ns(), t1 = t0;
+            slow = false;
+            while (mine.count > 0 && !slow) {
+                groupconc_task *t = mine.t[mine.head++];
+                uint32_t st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED,
+                                                       memory_order_acq_rel);
+                mine.count--;
+                if (st & GROUPCONC__ST_TAKEN) { /* a cancel or shutdown completed it: let go */
+                    groupconc__drop_claim_ref(t);
+                    continue;
+                }
+                groupconc__run(ex, t);
+                done[ndone++] = t;
+                t1 = groupconc__now_ns();
+                slow = t1 - t0 > GROUPCONC__BATCH_NS;
             }
-            groupconc__run(ex, t);
-            groupconc__mutex_lock(&ex->lock);
-            groupconc__drain_locked(ex, &b, false);
-            groupconc__finish_locked(ex, t, &b);
-            groupconc__retire_locked(ex, to_retire);
-            to_retire = 0;
-            groupconc__nodes_return(ex, &dead);
-            next = groupconc__fifo_pop(&ex->ready);
-            if (next) groupconc__start_locked(ex, next);
-            (void)groupconc__kick_locked(ex);
-            groupconc__mutex_unlock(&ex->lock);
-            to_retire += groupconc__complete(ex, t, &next, &dead);
-            if (b.todo.count || b.rejected.count) { /* user code may wait on what we took */
-                groupconc__give_back(ex, &next);
-                to_retire += groupconc__flush(ex, &b);
-            }
-            if (!next) break;
-            t = next;
+            if (ndone && !slow && (t1 - t0) / ndone < GROUPCONC__SHORT_NS)
+                want = want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : want * 2;
+            else
+                want = 1;
         }
         groupconc__mutex_lock(&ex->lock);
     }
+    GROUPCONC_ASSERT(mine.count == 0 && ndone == 0);
     groupconc__mutex_unlock(&ex->lock);
     groupconc__nodes_free(dead.head);
     return 0;
