@@ -1822,7 +1822,9 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         if (mine.count == 0 && ndone == 0) { /* nothing to do */
             bool signalled;
             if (ex->stopping) break;
-            if (groupconc__spin_locked(ex) || ex->ready.count > 0) continue;
+            /* spinning pays only while tasks are short: behind long ones it takes a core from
+               the threads that are about to finish them */
+            if ((!slow && groupconc__spin_locked(ex)) || ex->ready.count > 0) continue;
             ex->nidle++; /* before the last look at the inbox (groupconc__inbox_watched) */
             if (groupconc__inbox_pending(ex)) {
                 ex->nidle--;
