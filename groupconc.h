@@ -826,10 +826,10 @@ typedef struct groupconc__sem {
     int32_t used;
 } groupconc__sem;
 
-/* 129 bytes before the key: with a key of up to 6 bytes a 144-byte malloc chunk, up to 22 a 160.
-   (The key's hash lives in the table.) */
+/* 137 bytes before the key: with a key of up to 14 bytes, a 160-byte malloc chunk. */
 struct groupconc__group {
     groupconc_executor *exec;
+    uint64_t hash;
     groupconc__sem bulkhead;       /* layer 2 */
     groupconc__sem conc;           /* layer 3 */
     uint64_t submitted, rejected, completed, cancelled;
@@ -869,7 +869,7 @@ struct groupconc_executor {
        up or creating a group never holds up the workers. Lock order: lock, then table_lock. */
     groupconc__mutex table_lock;
     groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
-    uint32_t *tags;                /* tags[i]: the low 32 bits of slots[i]'s key hash */
+    uint8_t *ctrl;                 /* ctrl[i]: 0 if slots[i] is empty, else 8 bits of its hash */
     size_t nslots, ngroups;
     groupconc_task *node_pool;     /* recycled task nodes (no task id), linked by `next` */
     char pad1[GROUPCONC__LINE];
@@ -996,64 +996,80 @@ GROUPCONC__FN int groupconc__key_hash(const char *key, size_t *out_len, uint64_t
     return GROUPCONC_OK;
 }
 
-/* Each slot's hash (its low 32 bits, which also pick the home slot: tables stay below 2^32 slots)
-   sits in a parallel array: a probe compares there and reads a group only on a match, so a miss
-   (every new key) costs a few cache lines rather than one per probe, and growing reads no group. */
+/* A control byte per slot (0 = empty, else 8 bits of the key's hash) sits in its own small array:
+   a probe walks the control bytes and reads a slot, and its group, only on a match. A new key (no
+   match) costs no load from the big arrays at all, and the control bytes stay in cache. */
+GROUPCONC__FN uint8_t groupconc__ctrl_tag(uint64_t hash) {
+    uint8_t tag = (uint8_t)(hash >> 56);
+    return tag ? tag : 1;
+}
+
 GROUPCONC__FN groupconc__group *groupconc__table_find(groupconc_executor *ex, const char *key,
                                                        size_t len, uint64_t hash) {
     size_t mask = ex->nslots - 1, i;
-    uint32_t tag = (uint32_t)hash;
-    groupconc__group *g;
+    uint8_t tag = groupconc__ctrl_tag(hash), c;
     if (ex->nslots == 0) return NULL;
-    for (i = (size_t)tag & mask; (g = ex->slots[i]) != NULL; i = (i + 1) & mask)
-        if (ex->tags[i] == tag && g->keylen == len && memcmp(g->key, key, len) == 0) return g;
+    for (i = (size_t)hash & mask; (c = ex->ctrl[i]) != 0; i = (i + 1) & mask) {
+        groupconc__group *g = ex->slots[i];
+        if (c == tag && g->hash == hash && g->keylen == len && memcmp(g->key, key, len) == 0) return g;
+    }
     return NULL;
 }
 
-GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, uint32_t *tags, size_t nslots,
-                                          groupconc__group *g, uint32_t tag) {
-    size_t mask = nslots - 1, i = (size_t)tag & mask;
-    while (slots[i]) i = (i + 1) & mask;
+GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, uint8_t *ctrl, size_t nslots,
+                                          groupconc__group *g) {
+    size_t mask = nslots - 1, i = (size_t)g->hash & mask;
+    while (ctrl[i]) i = (i + 1) & mask;
+    ctrl[i] = groupconc__ctrl_tag(g->hash);
     slots[i] = g;
-    tags[i] = tag;
 }
 
-/* Grows at 3/4 load, up to 2^31 slots. One allocation holds both arrays. */
-GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__group *g, uint64_t hash) {
+#if defined(__GNUC__) || defined(__clang__)
+#define GROUPCONC__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define GROUPCONC__PREFETCH(p) ((void)0)
+#endif
+
+/* Grows at 3/4 load; no fixed maximum of groups. One allocation holds both arrays. Growing reads
+   every group's hash: fetched a few slots ahead, so the cache misses overlap. */
+GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__group *g) {
     if ((ex->ngroups + 1) * 4 > ex->nslots * 3) {
-        size_t n = ex->nslots ? ex->nslots * 2 : 16, i, each = sizeof(groupconc__group *) + sizeof(uint32_t);
+        enum { AHEAD = 16 };
+        size_t n = ex->nslots ? ex->nslots * 2 : 16, i, each = sizeof(groupconc__group *) + 1;
         groupconc__group **slots;
-        uint32_t *tags;
-        if (n > ((size_t)1 << 31) || n > SIZE_MAX / each) return GROUPCONC_ENOMEM;
+        uint8_t *ctrl;
+        if (n > SIZE_MAX / each) return GROUPCONC_ENOMEM;
         slots = (groupconc__group **)GROUPCONC_MALLOC(n * each);
         if (!slots) return GROUPCONC_ENOMEM;
-        tags = (uint32_t *)(void *)(slots + n);
-        memset(slots, 0, n * sizeof *slots);
-        for (i = 0; i < ex->nslots; i++)
-            if (ex->slots[i]) groupconc__table_place(slots, tags, n, ex->slots[i], ex->tags[i]);
+        ctrl = (uint8_t *)(void *)(slots + n);
+        memset(ctrl, 0, n);
+        for (i = 0; i < ex->nslots; i++) {
+            if (i + AHEAD < ex->nslots && ex->ctrl[i + AHEAD]) GROUPCONC__PREFETCH(ex->slots[i + AHEAD]);
+            if (ex->ctrl[i]) groupconc__table_place(slots, ctrl, n, ex->slots[i]);
+        }
         if (ex->slots) GROUPCONC_FREE(ex->slots);
         ex->slots = slots;
-        ex->tags = tags;
+        ex->ctrl = ctrl;
         ex->nslots = n;
     }
-    groupconc__table_place(ex->slots, ex->tags, ex->nslots, g, (uint32_t)hash);
+    groupconc__table_place(ex->slots, ex->ctrl, ex->nslots, g);
     ex->ngroups++;
     g->in_table = true;
     return GROUPCONC_OK;
 }
 
 /* Backward-shift deletion keeps probe chains intact without tombstones. */
-GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, groupconc__group *g, uint64_t hash) {
-    size_t mask = ex->nslots - 1, i = (size_t)(uint32_t)hash & mask, j;
-    while (ex->slots[i] != g) i = (i + 1) & mask;
-    ex->slots[i] = NULL;
-    for (j = (i + 1) & mask; ex->slots[j]; j = (j + 1) & mask) {
-        size_t home = (size_t)ex->tags[j] & mask;
+GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, groupconc__group *g) {
+    size_t mask = ex->nslots - 1, i = (size_t)g->hash & mask, j;
+    while (ex->slots[i] != g || !ex->ctrl[i]) i = (i + 1) & mask;
+    ex->ctrl[i] = 0;
+    for (j = (i + 1) & mask; ex->ctrl[j]; j = (j + 1) & mask) {
+        size_t home = (size_t)ex->slots[j]->hash & mask;
         bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
         if (!stays) {
             ex->slots[i] = ex->slots[j];
-            ex->tags[i] = ex->tags[j];
-            ex->slots[j] = NULL;
+            ex->ctrl[i] = ex->ctrl[j];
+            ex->ctrl[j] = 0;
             i = j;
         }
     }
@@ -1110,7 +1126,8 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
     g->conc.limit = conc;
     g->bulkhead.limit = groupconc__cap(inflight);
     g->threshold = threshold;
-    if (groupconc__table_insert(ex, g, hash) != GROUPCONC_OK) {
+    g->hash = hash;
+    if (groupconc__table_insert(ex, g) != GROUPCONC_OK) {
         GROUPCONC_FREE(g);
         return GROUPCONC_ENOMEM;
     }
@@ -1322,7 +1339,7 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
     } else {
         groupconc__mutex_lock(&ex->table_lock);
         for (i = 0; i < ex->nslots; i++)
-            if (ex->slots[i]) groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
+            if (ex->ctrl[i]) groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
         groupconc__mutex_unlock(&ex->table_lock);
     }
     if (!g || g->ready > 0) {
@@ -1407,6 +1424,9 @@ GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
 #ifndef GROUPCONC_SPIN_NS
 #define GROUPCONC_SPIN_NS 50000
 #endif
+#ifndef GROUPCONC__SPIN_PAUSES
+#define GROUPCONC__SPIN_PAUSES 64
+#endif
 
 /* Poll the inbox (and spin_poke) without the lock for up to GROUPCONC_SPIN_NS, as the only spinner.
    Called and returns with ex->lock held; true if something arrived. Clearing nspinning comes before
@@ -1426,8 +1446,8 @@ GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
         unsigned k;
         found = atomic_load_explicit(&ex->inbox, memory_order_relaxed) != NULL ||
                 atomic_load_explicit(&ex->spin_poke, memory_order_relaxed);
-        if (!found && (i & 15) == 0 && groupconc__now_ns() >= until) break;
-        for (k = 0; k < 16; k++) GROUPCONC__CPU_RELAX(); /* a poll steals the line from pushes */
+        if (!found && (i & 3) == 0 && groupconc__now_ns() >= until) break;
+        for (k = 0; k < GROUPCONC__SPIN_PAUSES; k++) GROUPCONC__CPU_RELAX(); /* a poll steals the line from pushes */
     }
     atomic_store(&ex->nspinning, 0);
     groupconc__mutex_lock(&ex->lock);
@@ -1771,7 +1791,10 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
     groupconc_task *t = ex->node_pool;
     if (!t && atomic_load_explicit(&ex->node_returns, memory_order_relaxed))
         t = atomic_exchange_explicit(&ex->node_returns, NULL, memory_order_acquire);
-    if (t) ex->node_pool = t->next;
+    if (t) {
+        ex->node_pool = t->next;
+        if (t->next) GROUPCONC__PREFETCH(t->next); /* last written by a worker: fetch it early */
+    }
     return t;
 }
 
@@ -2096,8 +2119,8 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__mutex_lock(&ex->done_lock);
     groupconc__mutex_unlock(&ex->done_lock);
     for (i = 0; i < ex->nslots; i++)
-        if (ex->slots[i]) groupconc__group_unref(ex->slots[i]);
-    if (ex->slots) GROUPCONC_FREE(ex->slots); /* the tags share its allocation */
+        if (ex->ctrl[i]) groupconc__group_unref(ex->slots[i]);
+    if (ex->slots) GROUPCONC_FREE(ex->slots); /* ctrl shares its allocation */
     groupconc__nodes_free(ex->node_pool);
     groupconc__nodes_free(atomic_load(&ex->node_returns));
     if (ex->limits) GROUPCONC_FREE(ex->limits);
@@ -2541,7 +2564,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
         groupconc__sweep_locked(ex, g, &b);
         (void)groupconc__kick_locked(ex);
         if (evict) { /* running tasks keep the old state alive through their references */
-            groupconc__table_remove(ex, g, hash);
+            groupconc__table_remove(ex, g);
             groupconc__group_unref(g);
         }
     }
@@ -2642,7 +2665,7 @@ GROUPCONC__PUBLIC int groupconc_group_keys(groupconc_executor *ex, char ***out_k
     groupconc__mutex_lock(&ex->table_lock);
     bytes = (ex->ngroups + 1) * sizeof(char *);
     for (i = 0; i < ex->nslots; i++)
-        if (ex->slots[i]) bytes += ex->slots[i]->keylen + 1;
+        if (ex->ctrl[i]) bytes += ex->slots[i]->keylen + 1;
     keys = (char **)GROUPCONC_MALLOC(bytes);
     if (!keys) {
         groupconc__mutex_unlock(&ex->table_lock);
@@ -2651,7 +2674,7 @@ GROUPCONC__PUBLIC int groupconc_group_keys(groupconc_executor *ex, char ***out_k
     text = (char *)(keys + ex->ngroups + 1);
     for (i = 0; i < ex->nslots; i++) {
         groupconc__group *g = ex->slots[i];
-        if (!g) continue;
+        if (!ex->ctrl[i]) continue;
         memcpy(text, g->key, g->keylen + 1);
         keys[n++] = text;
         text += g->keylen + 1;
