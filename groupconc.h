@@ -38,6 +38,10 @@
        GROUPCONC_ASSERT(x)        impl TU          assert(x)            internal invariants only, never user input
        GROUPCONC_DEBUG            impl TU          on unless NDEBUG     extra invariant checks (permit counts, queue links)
        GROUPCONC_MAX_KEY_LEN      impl TU          256                  longest accepted group key, bytes
+       GROUPCONC_BATCH_MAX        impl TU          16                   most short tasks a worker takes per locked step
+                                                                        (1: one at a time; see Worker pool)
+       GROUPCONC_SPIN_NS          impl TU          50000                how long an idle worker polls for new tasks
+                                                                        before it sleeps, after short tasks (0: never)
        GROUPCONC_USE_PTHREADS     impl TU          auto                 POSIX threads backend instead of C11 <threads.h>;
                                                                         chosen automatically under ThreadSanitizer and
                                                                         where __STDC_NO_THREADS__ is defined
@@ -59,7 +63,18 @@
                       "run now or be rejected"; GROUPCONC_UNLIMITED means no bound.
        Worker pool    elastic: threads start on demand up to max_threads and retire after keep_alive_ns
                       idle. Tasks holding all permits wait for a thread in a FIFO ready queue. A worker
-                      that finishes a task runs the next ready one without sleeping.
+                      that finishes a task runs the next ready one without sleeping. While tasks take
+                      under ~2 us, a worker takes up to GROUPCONC_BATCH_MAX of them at a time and
+                      finishes them together: their permits and handles are released at most ~20 us
+                      after they returned (stats count them as running until then); a longer task
+                      ends the batch and hands back what it had not started. After short tasks one
+                      idle worker polls for new ones for GROUPCONC_SPIN_NS before it sleeps.
+       Submission     with no queue threshold anywhere in the policy (the default), nothing in
+                      submit can refuse a task, so submit does not take the executor lock: it finds
+                      the group under the key table's own lock and pushes the task onto a lock-free
+                      inbox, which the next locked step admits in submission order (every call that
+                      reads queues - stats, cancel, shutdown - admits it first). With a threshold,
+                      submit admits under the executor lock and can refuse at once.
        Handles        groupconc_submit gives a handle (groupconc_task). It stays valid until
                       groupconc_task_release, even after the executor is destroyed. Pass out_task = NULL
                       to submit fire-and-forget (no handle).
@@ -69,9 +84,9 @@
        with any other call on the same executor or its unfinished handles.
        Listener events, completion callbacks and rejection handlers never run with an internal lock
        held: they may submit, cancel, read stats, and even wait on other tasks (a worker hands back
-       the task it had taken next before it runs any of them). The resolver DOES run under the
-       executor lock (so it is called exactly once per group creation): it must be quick and must
-       not call into groupconc.
+       the tasks it had taken next before it runs any of them). The resolver DOES run under the key
+       table's lock (so it is called exactly once per group creation; with queue thresholds in the
+       policy, under the executor lock too): it must be quick and must not call into groupconc.
        A task must not wait on its own handle, and must not destroy its own executor.
 
    ERRORS
@@ -88,6 +103,8 @@
          timespec_get(TIME_UTC): include groupconc.h first in the implementation TU, or define
          _POSIX_C_SOURCE=200809L.
        - Backends: C11 threads and POSIX threads. No Win32 backend yet.
+       - Short tasks are finished in batches (permits and handles released up to ~20 us after the
+         task returned); after short tasks an idle worker spins up to GROUPCONC_SPIN_NS.
 
    HISTORY
        0.1.0  first release: executor, three layers, thresholds, rejection policies, listener,
@@ -760,10 +777,11 @@ enum {
 #define GROUPCONC__ST_HANDLE_REF 8u   /* the user's handle is alive */
 #define GROUPCONC__ST_EXEC_REF 16u    /* the executor still uses the task */
 #define GROUPCONC__ST_STARTED 32u     /* its worker committed to running it (one atomic RMW) */
-#define GROUPCONC__ST_TAKEN 64u       /* a cancel or sweep completed it while another thread still
-                                         held it (a worker that had claimed but not started it, or the
-                                         thread handling its CALLER_RUNS rejection): that holder lets
-                                         go of it by dropping CLAIM_REF */
+#define GROUPCONC__ST_TAKEN 64u       /* a cancel or sweep completed it, or an idle worker took it over
+                                         (steal_locked), while another thread still held it (a worker
+                                         that had claimed but not started it, or the thread handling
+                                         its CALLER_RUNS rejection): that holder lets go of it by
+                                         dropping CLAIM_REF */
 #define GROUPCONC__ST_CLAIM_REF 128u  /* the holder's reference, added when the task is taken */
 #define GROUPCONC__ST_REFS (GROUPCONC__ST_HANDLE_REF | GROUPCONC__ST_EXEC_REF | GROUPCONC__ST_CLAIM_REF)
 
@@ -1805,6 +1823,33 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
 #define GROUPCONC__SHORT_NS 2000
 #define GROUPCONC__BATCH_NS 20000
 
+/* A worker with nothing to do takes over a task another worker took in a batch but has not started:
+   its owner may be stuck in a long task, which may even be waiting for this one. The owner sees
+   ST_TAKEN and lets go (as after a cancel); ST_STARTED makes a later cancel only flag it. */
+GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
+    const uint32_t gone = GROUPCONC__ST_STARTED | GROUPCONC__ST_TAKEN;
+    groupconc_task *t;
+    for (t = ex->running.head; t; t = t->next) {
+        uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
+        while (!(cur & gone))
+            if (atomic_compare_exchange_weak_explicit(&t->state, &cur,
+                                                      cur | gone | GROUPCONC__ST_CLAIM_REF,
+                                                      memory_order_acq_rel, memory_order_acquire))
+                return t;
+    }
+    return NULL;
+}
+
+/* A worker that took a batch makes sure another one will look: the spinner, else an idle one. */
+GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex) {
+    if (atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
+        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed);
+    } else if (ex->nidle > ex->nwaking) {
+        groupconc__cond_signal(&ex->work_cv);
+        ex->nwaking++;
+    }
+}
+
 /* A worker runs ready tasks back to back. Each locked step admits the inbox, finishes the tasks
    that returned (hands their permits on: the next waiter of a group becomes ready), takes the next
    ready tasks for itself (FIFO, so a busy group cannot starve the others), and retires the previous
@@ -1814,6 +1859,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc_executor *ex = self->exec;
     groupconc__nodes dead = {NULL, 0}; /* nodes this worker freed, for the submitters */
     groupconc__claims mine;            /* taken, not started */
+    groupconc_task *stolen = NULL;     /* taken over from another worker's batch, started */
     groupconc_task *done[GROUPCONC_BATCH_MAX]; /* returned, not finished */
     unsigned ndone = 0, want = 1, i;
     bool slow = false;
@@ -1840,9 +1886,12 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 groupconc__start_locked(ex, t);
                 mine.t[mine.count++] = t;
             }
+            if (mine.count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
         }
         if (drained || ndone) (void)groupconc__kick_locked(ex);
-        if (mine.count == 0 && ndone == 0) { /* nothing to do */
+        if (mine.count == 0 && ndone == 0 && ex->running.count > 0)
+            stolen = groupconc__steal_locked(ex);
+        if (mine.count == 0 && ndone == 0 && !stolen) { /* nothing to do */
             bool signalled;
             if (ex->stopping) break;
             /* spinning pays only while tasks are short: behind long ones it takes a core from
@@ -1885,15 +1934,22 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             to_retire += groupconc__flush(ex, &b);
         }
 
-        if (mine.count) {
+        if (mine.count || stolen) {
             uint64_t t0 = groupconc__now_ns(), t1 = t0;
             slow = false;
+            if (stolen) {
+                groupconc__run(ex, stolen);
+                done[ndone++] = stolen;
+                stolen = NULL;
+                t1 = groupconc__now_ns();
+                slow = t1 - t0 > GROUPCONC__BATCH_NS;
+            }
             while (mine.count > 0 && !slow) {
                 groupconc_task *t = mine.t[mine.head++];
                 uint32_t st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED,
                                                        memory_order_acq_rel);
                 mine.count--;
-                if (st & GROUPCONC__ST_TAKEN) { /* a cancel or shutdown completed it: let go */
+                if (st & GROUPCONC__ST_TAKEN) { /* a cancel, a shutdown or a thief took it: let go */
                     groupconc__drop_claim_ref(t);
                     continue;
                 }

@@ -818,6 +818,61 @@ static void test_ready_queue_fifo(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* ---- a task may wait on a task submitted after it --------------------------------------------
+   Workers take short tasks in batches. A task that blocks must not hold the rest of its worker's
+   batch hostage: here X waits for Y, submitted right after it in a stream of short tasks, so that
+   the same worker often takes both. Another worker must take Y over. */
+typedef struct joiner {
+    tu_latch published;               /* Y's handle is in `other` */
+    _Atomic(groupconc_task *) other;
+    _Atomic int status;               /* Y's status as X saw it, or -1 */
+} joiner;
+
+static int join_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    joiner *j = (joiner *)arg;
+    groupconc_result r;
+    (void)ctx;
+    (void)out_value;
+    if (!tu_latch_wait_for(&j->published, 5 * TU_SEC)) return -100;
+    if (groupconc_task_wait_for(atomic_load(&j->other), 3 * TU_SEC, &r) != GROUPCONC_OK) return -101;
+    atomic_store(&j->status, (int)r.status);
+    return 0;
+}
+
+static int noop_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    return 0;
+}
+
+static void test_task_waits_on_later_task(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 1000000; /* no effective cap: only the workers bound it */
+    groupconc_executor *ex = tu_executor(&p);
+    for (int round = 0; round < 40; round++) {
+        joiner j;
+        tu_latch_init(&j.published, 1);
+        atomic_init(&j.other, NULL);
+        atomic_init(&j.status, -1);
+        for (int i = 0; i < 300; i++) assert_int_equal(groupconc_submit(ex, "g", NULL, noop_fn, NULL, NULL), GROUPCONC_OK);
+        groupconc_task *x = tu_submit(ex, "g", NULL, join_fn, &j);
+        groupconc_task *y = tu_submit(ex, "g", NULL, noop_fn, NULL);
+        atomic_store(&j.other, y);
+        tu_latch_open(&j.published);
+        for (int i = 0; i < 300; i++) assert_int_equal(groupconc_submit(ex, "g", NULL, noop_fn, NULL, NULL), GROUPCONC_OK);
+        tu_wait_status(x, GROUPCONC_STATUS_SUCCESS); /* join_fn returns non-zero if Y never ran */
+        assert_int_equal(atomic_load(&j.status), GROUPCONC_STATUS_SUCCESS);
+        tu_wait_status(y, GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(x);
+        groupconc_task_release(y);
+        tu_latch_destroy(&j.published);
+    }
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 static void test_idle_workers_retire(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
@@ -991,6 +1046,7 @@ int main(void) {
         cmocka_unit_test(test_100k_waiting_in_one_group),
         cmocka_unit_test(test_50k_over_1000_groups),
         cmocka_unit_test(test_ready_queue_fifo),
+        cmocka_unit_test(test_task_waits_on_later_task),
         cmocka_unit_test(test_idle_workers_retire),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_context_accessors),
