@@ -861,10 +861,20 @@ struct groupconc__group {
     char key[];
 };
 
+#ifndef GROUPCONC_BATCH_MAX
+#define GROUPCONC_BATCH_MAX 16
+#endif
+
 typedef struct groupconc__worker {
     struct groupconc__worker *next;
     groupconc__thread thread;
     groupconc_executor *exec;
+    /* Tasks this worker ran and has not finished yet (a batch: see worker_main), published so that
+       any thread holding ex->lock can finish them (groupconc__help_locked). Only the owner appends
+       (ret[nret] then nret, release); [nfinished, nret) are left to finish, under ex->lock. */
+    groupconc_task *ret[GROUPCONC_BATCH_MAX];
+    _Atomic unsigned nret;
+    unsigned nfinished;
 } groupconc__worker;
 
 typedef struct groupconc__limits_entry {
@@ -923,6 +933,9 @@ struct groupconc_executor {
     _Atomic size_t nthreads, nidle;
     _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
     _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
+    char pad5[GROUPCONC__LINE];
+    _Atomic size_t npending;       /* tasks in workers' ret[] not finished yet */
+    _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
 };
 
 #define GROUPCONC__INBOX_CLOSED(ex) ((groupconc_task *)(void *)&(ex)->inbox)
@@ -942,9 +955,6 @@ typedef struct groupconc__batch {
 
 /* Tasks a worker took from the ready queue and has not started yet, oldest first. It takes more
    than one at a time only while tasks are short (see worker_main). */
-#ifndef GROUPCONC_BATCH_MAX
-#define GROUPCONC_BATCH_MAX 16
-#endif
 typedef struct groupconc__claims {
     groupconc_task *t[GROUPCONC_BATCH_MAX];
     unsigned head, count;
@@ -1384,6 +1394,8 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
    step, and every API call that looks at queues (groupconc__lock). A submit that finds the inbox
    empty makes sure someone will: when no worker is sure to lock again soon, it locks itself. */
 
+GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b);
+
 GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
     groupconc_task *head = atomic_load(&ex->inbox); /* seq_cst: see groupconc__inbox_watched */
     return head != NULL && head != GROUPCONC__INBOX_CLOSED(ex);
@@ -1397,6 +1409,7 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
     groupconc_task *list, *fifo = NULL, *t;
     size_t n = 0;
     if (!close && !groupconc__inbox_pending(ex)) return 0;
+    groupconc__help_locked(ex, b); /* a permit a new task needs may sit with a finished task */
     list = atomic_exchange_explicit(&ex->inbox, close ? GROUPCONC__INBOX_CLOSED(ex) : NULL,
                                     memory_order_acq_rel);
     if (list == GROUPCONC__INBOX_CLOSED(ex)) return 0;
@@ -1490,6 +1503,8 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     w = (groupconc__worker *)GROUPCONC_MALLOC(sizeof *w);
     if (!w) return GROUPCONC_ENOMEM;
     w->exec = ex;
+    atomic_init(&w->nret, 0);
+    w->nfinished = 0;
     ex->nthreads++;
     ex->nstarting++;
     rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
@@ -1715,6 +1730,24 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
     else t->group->completed++;
 }
 
+/* Finish, on this thread, the tasks that workers ran but left unfinished in their batches: their
+   permits are handed on now, and their completion runs from b->todo. Under the lock. New tasks'
+   admission (inbox drains), idle workers and waiters call it, so that a worker deep in a long task
+   holds nothing up that it ran before. */
+GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__worker *w;
+    if (atomic_load(&ex->npending) == 0) return;
+    for (w = ex->workers; w; w = w->next) {
+        unsigned n = atomic_load(&w->nret);
+        for (; w->nfinished < n; w->nfinished++) {
+            groupconc_task *t = w->ret[w->nfinished];
+            groupconc__finish_locked(ex, t, b);
+            groupconc__fifo_push(&b->todo, t);
+            atomic_fetch_sub_explicit(&ex->npending, 1, memory_order_relaxed);
+        }
+    }
+}
+
 /* Process what a locked section collected, with no lock held: complete cancelled tasks, handle
    asynchronous rejections (event, then handler or policy). Returns how many tasks to retire.
    A rejected task can be cancelled while its REJECTED event runs: only its immutable fields are
@@ -1850,6 +1883,18 @@ GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex) {
     }
 }
 
+/* A task returned on worker `self`: publish it in self->ret (index i), where a helper may finish it.
+   True if a thread is blocked waiting (maybe for it): then the worker finishes at once rather than
+   start its next task. Pairs with groupconc__wait_until: each side writes, then reads the other's
+   counter (sequentially consistent), so a waiter either sees the task published or is seen. */
+GROUPCONC__FN bool groupconc__publish(groupconc_executor *ex, groupconc__worker *self,
+                                      groupconc_task *t, unsigned i) {
+    self->ret[i] = t;
+    atomic_store_explicit(&self->nret, i + 1, memory_order_release);
+    atomic_fetch_add(&ex->npending, 1);
+    return atomic_load(&ex->nwaiters) > 0;
+}
+
 /* A worker runs ready tasks back to back. Each locked step admits the inbox, finishes the tasks
    that returned (hands their permits on: the next waiter of a group becomes ready), takes the next
    ready tasks for itself (FIFO, so a busy group cannot starve the others), and retires the previous
@@ -1860,8 +1905,8 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__nodes dead = {NULL, 0}; /* nodes this worker freed, for the submitters */
     groupconc__claims mine;            /* taken, not started */
     groupconc_task *stolen = NULL;     /* taken over from another worker's batch, started */
-    groupconc_task *done[GROUPCONC_BATCH_MAX]; /* returned, not finished */
-    unsigned ndone = 0, want = 1, i;
+    groupconc_task *done[GROUPCONC_BATCH_MAX]; /* finished here, to complete after unlocking */
+    unsigned ndone = 0, want = 1, i, nran = 0; /* nran: published in self->ret this round */
     bool slow = false;
     size_t to_retire = 0;
     mine.head = mine.count = 0;
@@ -1870,8 +1915,14 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     for (;;) {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
         size_t drained = groupconc__drain_locked(ex, &b, false);
-        GROUPCONC_ASSERT(b.todo.count == 0 && b.rejected.count == 0);
-        for (i = 0; i < ndone; i++) groupconc__finish_locked(ex, done[i], &b);
+        ndone = 0;
+        for (i = self->nfinished; i < nran; i++) { /* what no helper finished meanwhile */
+            groupconc__finish_locked(ex, self->ret[i], &b);
+            done[ndone++] = self->ret[i];
+            atomic_fetch_sub_explicit(&ex->npending, 1, memory_order_relaxed);
+        }
+        atomic_store_explicit(&self->nret, 0, memory_order_relaxed);
+        self->nfinished = 0;
         groupconc__retire_locked(ex, to_retire);
         to_retire = 0;
         groupconc__nodes_return(ex, &dead);
@@ -1888,10 +1939,14 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             }
             if (mine.count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
         }
-        if (drained || ndone) (void)groupconc__kick_locked(ex);
-        if (mine.count == 0 && ndone == 0 && ex->running.count > 0)
+        if (mine.count == 0 && nran == 0 && ex->running.count > 0) {
+            groupconc__help_locked(ex, &b); /* idle: finish what a busy worker left */
             stolen = groupconc__steal_locked(ex);
-        if (mine.count == 0 && ndone == 0 && !stolen) { /* nothing to do */
+        }
+        nran = 0;
+        if (drained || ndone || b.todo.count) (void)groupconc__kick_locked(ex);
+        if (mine.count == 0 && ndone == 0 && !stolen && b.todo.count == 0 && b.rejected.count == 0) {
+            /* nothing to do */
             bool signalled;
             if (ex->stopping) break;
             /* spinning pays only while tasks are short: behind long ones it takes a core from
@@ -1929,22 +1984,28 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
 
         for (i = 0; i < ndone; i++) to_retire += groupconc__complete(ex, done[i], &mine, &dead);
         ndone = 0;
-        if (b.todo.count || b.rejected.count) { /* user code may wait on what we took */
+        {
+            groupconc_task *t;
+            while ((t = groupconc__fifo_pop(&b.todo)) != NULL) /* finished by helping */
+                to_retire += groupconc__complete(ex, t, &mine, &dead);
+        }
+        if (b.rejected.count) { /* user code may wait on what we took */
             groupconc__give_back(ex, &mine);
             to_retire += groupconc__flush(ex, &b);
         }
 
         if (mine.count || stolen) {
             uint64_t t0 = groupconc__now_ns(), t1 = t0;
+            bool waited_for = false;
             slow = false;
             if (stolen) {
                 groupconc__run(ex, stolen);
-                done[ndone++] = stolen;
+                groupconc__publish(ex, self, stolen, nran++);
                 stolen = NULL;
                 t1 = groupconc__now_ns();
                 slow = t1 - t0 > GROUPCONC__BATCH_NS;
             }
-            while (mine.count > 0 && !slow) {
+            while (mine.count > 0 && !slow && !waited_for) {
                 groupconc_task *t = mine.t[mine.head++];
                 uint32_t st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED,
                                                        memory_order_acq_rel);
@@ -1954,18 +2015,18 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                     continue;
                 }
                 groupconc__run(ex, t);
-                done[ndone++] = t;
+                waited_for = groupconc__publish(ex, self, t, nran++);
                 t1 = groupconc__now_ns();
                 slow = t1 - t0 > GROUPCONC__BATCH_NS;
             }
-            if (ndone && !slow && (t1 - t0) / ndone < GROUPCONC__SHORT_NS)
+            if (nran && !slow && (t1 - t0) / nran < GROUPCONC__SHORT_NS)
                 want = want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : want * 2;
             else
                 want = 1;
         }
         groupconc__mutex_lock(&ex->lock);
     }
-    GROUPCONC_ASSERT(mine.count == 0 && ndone == 0);
+    GROUPCONC_ASSERT(mine.count == 0 && nran == 0);
     groupconc__mutex_unlock(&ex->lock);
     groupconc__nodes_free(dead.head);
     return 0;
@@ -2074,6 +2135,8 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->nidle, 0);
     atomic_init(&ex->nspinning, 0);
     atomic_init(&ex->spin_poke, 0);
+    atomic_init(&ex->npending, 0);
+    atomic_init(&ex->nwaiters, 0);
     ex->inbox_ok = groupconc__never_refuses(policy);
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
     if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
@@ -2134,7 +2197,9 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     atomic_store(&ex->shutdown, 1);
     if (groupconc__drain_locked(ex, &b, true)) /* what got in before runs; later pushes fail */
         (void)groupconc__kick_locked(ex);
-    GROUPCONC_ASSERT(b.todo.count == 0 && b.rejected.count == 0);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b); /* what the drain finished (helping) completes first */
+    groupconc__mutex_lock(&ex->lock);
     all = groupconc__wait_quiet_locked(ex, deadline);
     groupconc__mutex_unlock(&ex->lock);
     if (all) return GROUPCONC_OK;
@@ -2386,6 +2451,17 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
     if (deadline != UINT64_MAX && groupconc__now_ns() >= deadline) return GROUPCONC_ETIMEDOUT;
     ex = t->group->exec;
     if (groupconc__cond_init(&cv) != GROUPCONC_OK) return GROUPCONC_ENOMEM;
+    /* A worker that ran t may have left it unfinished in a batch while it runs a long task: once
+       nwaiters is up, workers finish at once; what was published before, finish here. */
+    atomic_fetch_add(&ex->nwaiters, 1);
+    if (atomic_load(&ex->npending) > 0) {
+        groupconc__batch b = GROUPCONC__BATCH_INIT;
+        groupconc__mutex_lock(&ex->lock);
+        groupconc__help_locked(ex, &b);
+        (void)groupconc__kick_locked(ex);
+        groupconc__mutex_unlock(&ex->lock);
+        groupconc__flush_and_retire(ex, &b);
+    }
     groupconc__mutex_lock(&ex->done_lock);
     if (!(atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_WATCHED, memory_order_acq_rel) &
           GROUPCONC__ST_DONE)) {
@@ -2409,6 +2485,7 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
             }
     }
     groupconc__mutex_unlock(&ex->done_lock);
+    atomic_fetch_sub(&ex->nwaiters, 1); /* t done (the executor lives) or timed out (it must) */
     groupconc__cond_destroy(&cv);
     return timed_out ? GROUPCONC_ETIMEDOUT : GROUPCONC_OK;
 }
@@ -2644,7 +2721,7 @@ GROUPCONC__FN int groupconc__limit_out(int32_t limit) {
 
 GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
                                                 groupconc_group_stats *out_stats) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT; /* stays empty: an inbox drain refuses nothing */
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
     uint64_t hash;
     groupconc__group *g;
     groupconc_task *t, *oldest = NULL;
@@ -2658,6 +2735,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     groupconc__mutex_unlock(&ex->table_lock); /* it cannot leave the table: that takes ex->lock */
     if (!g) {
         groupconc__mutex_unlock(&ex->lock);
+        groupconc__flush_and_retire(ex, &b);
         return GROUPCONC_ENOTFOUND;
     }
     out_stats->concurrency = (int)g->conc.limit;
@@ -2688,12 +2766,13 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
         out_stats->oldest_wait_ns = 0;
     }
     groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
 }
 
 GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
                                                    groupconc_executor_stats *out_stats) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT; /* stays empty: an inbox drain refuses nothing */
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
     if (!ex || !out_stats) return GROUPCONC_EINVAL;
     groupconc__lock(ex, &b);
     groupconc__mutex_lock(&ex->table_lock);
@@ -2708,6 +2787,7 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->idle_threads = ex->nidle;
     out_stats->shutdown = atomic_load_explicit(&ex->shutdown, memory_order_relaxed) != 0;
     groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
 }
 
