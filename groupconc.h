@@ -65,10 +65,12 @@
                       idle. Tasks holding all permits wait for a thread in a FIFO ready queue. A worker
                       that finishes a task runs the next ready one without sleeping. While tasks take
                       under ~2 us, a worker takes up to GROUPCONC_BATCH_MAX of them at a time and
-                      finishes them together: their permits and handles are released at most ~20 us
-                      after they returned (stats count them as running until then); a longer task
-                      ends the batch and hands back what it had not started. After short tasks one
-                      idle worker polls for new ones for GROUPCONC_SPIN_NS before it sleeps.
+                      finishes them together (stats count them as running until then); a longer
+                      task ends the batch and hands back what it had not started. An idle worker
+                      takes over tasks a busy one took but has not started, and a waiter, a new
+                      task's admission or an idle worker finishes tasks a busy one ran but has not
+                      finished: a blocked wait never waits behind another task. After short tasks
+                      one idle worker polls for new ones for GROUPCONC_SPIN_NS before it sleeps.
        Submission     with no queue threshold anywhere in the policy (the default), nothing in
                       submit can refuse a task, so submit does not take the executor lock: it finds
                       the group under the key table's own lock and pushes the task onto a lock-free
@@ -103,8 +105,10 @@
          timespec_get(TIME_UTC): include groupconc.h first in the implementation TU, or define
          _POSIX_C_SOURCE=200809L.
        - Backends: C11 threads and POSIX threads. No Win32 backend yet.
-       - Short tasks are finished in batches (permits and handles released up to ~20 us after the
-         task returned); after short tasks an idle worker spins up to GROUPCONC_SPIN_NS.
+       - Short tasks are finished in batches: permits, handles, callbacks and the COMPLETED event
+         normally follow within ~20 us of the return, later if the worker started a long task next
+         and nothing else picked them up (a blocked wait always does). After short tasks an idle
+         worker spins up to GROUPCONC_SPIN_NS.
 
    HISTORY
        0.1.0  first release: executor, three layers, thresholds, rejection policies, listener,
@@ -1851,8 +1855,10 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
 
 /* Batching: a worker that sees tasks finish in under GROUPCONC__SHORT_NS each doubles how many it
    takes per locked step (up to GROUPCONC_BATCH_MAX), and finishes them together at its next one;
-   a task that runs longer sends it back to one at a time, and hands back what it had not started.
-   So a short task holds its permits for at most GROUPCONC__BATCH_NS after it returned. */
+   a batch that runs past GROUPCONC__BATCH_NS sends it back to one at a time and hands back what it
+   had not started. What it ran is published in self->ret as each task returns, so that nothing
+   waits for it behind a long task (groupconc__help_locked), and it does not start another task
+   while any thread is blocked in a wait. */
 #define GROUPCONC__SHORT_NS 2000
 #define GROUPCONC__BATCH_NS 20000
 
