@@ -869,6 +869,15 @@ struct groupconc__group {
 #define GROUPCONC_BATCH_MAX 16
 #endif
 
+/* Batching: a worker that sees tasks finish in under GROUPCONC__SHORT_NS each doubles how many it
+   takes per locked step (up to GROUPCONC_BATCH_MAX), and finishes them together at its next one;
+   a batch that runs past GROUPCONC__BATCH_NS sends it back to one at a time and hands back what it
+   had not started. What it ran is published in self->ret as each task returns, so that nothing
+   waits for it behind a long task (groupconc__help_locked), and it does not start another task
+   while any thread is blocked in a wait. */
+#define GROUPCONC__SHORT_NS 2000
+#define GROUPCONC__BATCH_NS 20000
+
 typedef struct groupconc__worker {
     struct groupconc__worker *next;
     groupconc__thread thread;
@@ -879,6 +888,7 @@ typedef struct groupconc__worker {
     groupconc_task *ret[GROUPCONC_BATCH_MAX];
     _Atomic unsigned nret;
     unsigned nfinished;
+    _Atomic uint64_t busy_since;   /* when the task it runs now started (batches only) */
 } groupconc__worker;
 
 typedef struct groupconc__limits_entry {
@@ -938,7 +948,6 @@ struct groupconc_executor {
     _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
     _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
     char pad5[GROUPCONC__LINE];
-    _Atomic size_t npending;       /* tasks in workers' ret[] not finished yet */
     _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
 };
 
@@ -1398,7 +1407,7 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
    step, and every API call that looks at queues (groupconc__lock). A submit that finds the inbox
    empty makes sure someone will: when no worker is sure to lock again soon, it locks itself. */
 
-GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b);
+GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all);
 
 GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
     groupconc_task *head = atomic_load(&ex->inbox); /* seq_cst: see groupconc__inbox_watched */
@@ -1413,7 +1422,7 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
     groupconc_task *list, *fifo = NULL, *t;
     size_t n = 0;
     if (!close && !groupconc__inbox_pending(ex)) return 0;
-    groupconc__help_locked(ex, b); /* a permit a new task needs may sit with a finished task */
+    groupconc__help_locked(ex, b, false); /* a permit it needs may sit with a finished task */
     list = atomic_exchange_explicit(&ex->inbox, close ? GROUPCONC__INBOX_CLOSED(ex) : NULL,
                                     memory_order_acq_rel);
     if (list == GROUPCONC__INBOX_CLOSED(ex)) return 0;
@@ -1508,6 +1517,7 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     if (!w) return GROUPCONC_ENOMEM;
     w->exec = ex;
     atomic_init(&w->nret, 0);
+    atomic_init(&w->busy_since, 0);
     w->nfinished = 0;
     ex->nthreads++;
     ex->nstarting++;
@@ -1734,20 +1744,26 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
     else t->group->completed++;
 }
 
-/* Finish, on this thread, the tasks that workers ran but left unfinished in their batches: their
-   permits are handed on now, and their completion runs from b->todo. Under the lock. New tasks'
-   admission (inbox drains), idle workers and waiters call it, so that a worker deep in a long task
-   holds nothing up that it ran before. */
-GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b) {
+/* Finish, on this thread, tasks that workers ran but left unfinished in their batches: their
+   permits are handed on now, and their completion runs from b->todo. Under the lock. A waiter
+   takes all (`all`); a new task's admission and an idle worker take only those of a worker that
+   has been in its current task for longer than a batch lasts, so that nothing it ran before waits
+   behind it (a worker that is moving finishes its own, cheaper). */
+GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all) {
     groupconc__worker *w;
-    if (atomic_load(&ex->npending) == 0) return;
+    uint64_t now = 0;
     for (w = ex->workers; w; w = w->next) {
         unsigned n = atomic_load(&w->nret);
+        if (w->nfinished >= n) continue;
+        if (!all) {
+            if (!now) now = groupconc__now_ns();
+            if (now - atomic_load_explicit(&w->busy_since, memory_order_relaxed) < GROUPCONC__BATCH_NS)
+                continue;
+        }
         for (; w->nfinished < n; w->nfinished++) {
             groupconc_task *t = w->ret[w->nfinished];
             groupconc__finish_locked(ex, t, b);
             groupconc__fifo_push(&b->todo, t);
-            atomic_fetch_sub_explicit(&ex->npending, 1, memory_order_relaxed);
         }
     }
 }
@@ -1853,14 +1869,6 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
     return t;
 }
 
-/* Batching: a worker that sees tasks finish in under GROUPCONC__SHORT_NS each doubles how many it
-   takes per locked step (up to GROUPCONC_BATCH_MAX), and finishes them together at its next one;
-   a batch that runs past GROUPCONC__BATCH_NS sends it back to one at a time and hands back what it
-   had not started. What it ran is published in self->ret as each task returns, so that nothing
-   waits for it behind a long task (groupconc__help_locked), and it does not start another task
-   while any thread is blocked in a wait. */
-#define GROUPCONC__SHORT_NS 2000
-#define GROUPCONC__BATCH_NS 20000
 
 /* A worker with nothing to do takes over a task another worker took in a batch but has not started:
    its owner may be stuck in a long task, which may even be waiting for this one. The owner sees
@@ -1896,8 +1904,7 @@ GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex) {
 GROUPCONC__FN bool groupconc__publish(groupconc_executor *ex, groupconc__worker *self,
                                       groupconc_task *t, unsigned i) {
     self->ret[i] = t;
-    atomic_store_explicit(&self->nret, i + 1, memory_order_release);
-    atomic_fetch_add(&ex->npending, 1);
+    atomic_store(&self->nret, i + 1);
     return atomic_load(&ex->nwaiters) > 0;
 }
 
@@ -1925,7 +1932,6 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         for (i = self->nfinished; i < nran; i++) { /* what no helper finished meanwhile */
             groupconc__finish_locked(ex, self->ret[i], &b);
             done[ndone++] = self->ret[i];
-            atomic_fetch_sub_explicit(&ex->npending, 1, memory_order_relaxed);
         }
         atomic_store_explicit(&self->nret, 0, memory_order_relaxed);
         self->nfinished = 0;
@@ -1946,7 +1952,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             if (mine.count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
         }
         if (mine.count == 0 && nran == 0 && ex->running.count > 0) {
-            groupconc__help_locked(ex, &b); /* idle: finish what a busy worker left */
+            groupconc__help_locked(ex, &b, false); /* idle: what a stuck worker left */
             stolen = groupconc__steal_locked(ex);
         }
         nran = 0;
@@ -2004,11 +2010,13 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             uint64_t t0 = groupconc__now_ns(), t1 = t0;
             bool waited_for = false;
             slow = false;
+            atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
             if (stolen) {
                 groupconc__run(ex, stolen);
                 groupconc__publish(ex, self, stolen, nran++);
                 stolen = NULL;
                 t1 = groupconc__now_ns();
+                atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
                 slow = t1 - t0 > GROUPCONC__BATCH_NS;
             }
             while (mine.count > 0 && !slow && !waited_for) {
@@ -2023,6 +2031,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 groupconc__run(ex, t);
                 waited_for = groupconc__publish(ex, self, t, nran++);
                 t1 = groupconc__now_ns();
+                atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
                 slow = t1 - t0 > GROUPCONC__BATCH_NS;
             }
             if (nran && !slow && (t1 - t0) / nran < GROUPCONC__SHORT_NS)
@@ -2141,7 +2150,6 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->nidle, 0);
     atomic_init(&ex->nspinning, 0);
     atomic_init(&ex->spin_poke, 0);
-    atomic_init(&ex->npending, 0);
     atomic_init(&ex->nwaiters, 0);
     ex->inbox_ok = groupconc__never_refuses(policy);
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
@@ -2460,10 +2468,10 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
     /* A worker that ran t may have left it unfinished in a batch while it runs a long task: once
        nwaiters is up, workers finish at once; what was published before, finish here. */
     atomic_fetch_add(&ex->nwaiters, 1);
-    if (atomic_load(&ex->npending) > 0) {
+    {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
         groupconc__mutex_lock(&ex->lock);
-        groupconc__help_locked(ex, &b);
+        groupconc__help_locked(ex, &b, true);
         (void)groupconc__kick_locked(ex);
         groupconc__mutex_unlock(&ex->lock);
         groupconc__flush_and_retire(ex, &b);

@@ -873,6 +873,50 @@ static void test_task_waits_on_later_task(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* ---- a finished task is not held up by a long task its worker runs next -----------------------
+   With one worker, short tasks run in batches; E (short) and then L (parks until released) are
+   submitted back to back so that they often share a batch. Waiting for E must return while L is
+   still parked: the worker finishes E before it starts L when someone waits, or the waiter
+   finishes it. */
+static void test_done_task_not_held_by_next(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 1;
+    p.default_concurrency = 1000000;
+    groupconc_executor *ex = tu_executor(&p);
+    for (int round = 0; round < 20; round++) {
+        tu_latch started, first_started;
+        tu_park park, first;
+        tu_latch_init(&started, 1);
+        tu_latch_init(&first_started, 1);
+        tu_park_init(&park, &started, NULL);
+        tu_park_init(&first, &first_started, NULL);
+        /* the worker is held while the queue builds up, then runs it in growing batches */
+        groupconc_task *f = tu_submit(ex, "g", NULL, tu_park_fn, &first);
+        assert_true(tu_latch_wait(&first_started));
+        for (int i = 0; i < 300; i++) assert_int_equal(groupconc_submit(ex, "g", NULL, noop_fn, NULL, NULL), GROUPCONC_OK);
+        groupconc_task *e = tu_submit(ex, "g", NULL, noop_fn, NULL);
+        groupconc_task *l = tu_submit(ex, "g", NULL, tu_park_fn, &park);
+        for (int i = 0; i < 30; i++) assert_int_equal(groupconc_submit(ex, "g", NULL, noop_fn, NULL, NULL), GROUPCONC_OK);
+        tu_park_release(&first);
+        tu_wait_status(f, GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(f);
+        tu_park_destroy(&first);
+        tu_latch_destroy(&first_started);
+        assert_true(tu_latch_wait(&started)); /* L is running: E returned before it */
+        groupconc_result r;
+        assert_int_equal(groupconc_task_wait_for(e, 5 * TU_SEC, &r), GROUPCONC_OK);
+        assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+        tu_park_release(&park);
+        tu_wait_status(l, GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(e);
+        groupconc_task_release(l);
+        tu_park_destroy(&park);
+        tu_latch_destroy(&started);
+    }
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 static void test_idle_workers_retire(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
@@ -1047,6 +1091,7 @@ int main(void) {
         cmocka_unit_test(test_50k_over_1000_groups),
         cmocka_unit_test(test_ready_queue_fifo),
         cmocka_unit_test(test_task_waits_on_later_task),
+        cmocka_unit_test(test_done_task_not_held_by_next),
         cmocka_unit_test(test_idle_workers_retire),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_context_accessors),
