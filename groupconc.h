@@ -1757,8 +1757,8 @@ GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__bat
         if (w->nfinished >= n) continue;
         if (!all) {
             if (!now) now = groupconc__now_ns();
-            if (now - atomic_load_explicit(&w->busy_since, memory_order_relaxed) < GROUPCONC__BATCH_NS)
-                continue;
+            uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+            if (since == UINT64_MAX || now - since < GROUPCONC__BATCH_NS) continue;
         }
         for (; w->nfinished < n; w->nfinished++) {
             groupconc_task *t = w->ret[w->nfinished];
@@ -2039,6 +2039,8 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             else
                 want = 1;
         }
+        /* on its way to finish them itself: nobody needs to help, however long the lock takes */
+        atomic_store_explicit(&self->busy_since, UINT64_MAX, memory_order_relaxed);
         groupconc__mutex_lock(&ex->lock);
     }
     GROUPCONC_ASSERT(mine.count == 0 && nran == 0);
