@@ -1919,7 +1919,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__claims mine;            /* taken, not started */
     groupconc_task *stolen = NULL;     /* taken over from another worker's batch, started */
     groupconc_task *done[GROUPCONC_BATCH_MAX]; /* finished here, to complete after unlocking */
-    unsigned ndone = 0, want = 1, i, nran = 0; /* nran: published in self->ret this round */
+    unsigned ndone, want = 1, i, nran = 0; /* nran: published in self->ret this round */
     bool slow = false;
     size_t to_retire = 0;
     mine.head = mine.count = 0;
@@ -1995,7 +1995,6 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         groupconc__mutex_unlock(&ex->lock);
 
         for (i = 0; i < ndone; i++) to_retire += groupconc__complete(ex, done[i], &mine, &dead);
-        ndone = 0;
         {
             groupconc_task *t;
             while ((t = groupconc__fifo_pop(&b.todo)) != NULL) /* finished by helping */
