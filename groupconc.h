@@ -1870,6 +1870,17 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
 }
 
 
+/* True if a worker left tasks it ran unfinished (a batch in progress). Under the lock. An idle
+   worker then sleeps in naps of GROUPCONC__HELP_NS, to finish them if that worker gets stuck in a
+   long task: their permits may be what a waiting task needs. */
+#define GROUPCONC__HELP_NS 100000
+GROUPCONC__FN bool groupconc__unfinished_elsewhere(groupconc_executor *ex) {
+    const groupconc__worker *w;
+    for (w = ex->workers; w; w = w->next)
+        if (w->nfinished < atomic_load_explicit(&w->nret, memory_order_relaxed)) return true;
+    return false;
+}
+
 /* A worker with nothing to do takes over a task another worker took in a batch but has not started:
    its owner may be stuck in a long task, which may even be waiting for this one. The owner sees
    ST_TAKEN and lets go (as after a cancel); ST_STARTED makes a later cancel only flag it. */
@@ -1920,7 +1931,8 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc_task *stolen = NULL;     /* taken over from another worker's batch, started */
     groupconc_task *done[GROUPCONC_BATCH_MAX]; /* finished here, to complete after unlocking */
     unsigned ndone, want = 1, i, nran = 0; /* nran: published in self->ret this round */
-    bool slow = false;
+    bool slow = false, spun = false;
+    uint64_t idle_since = 0;           /* keep-alive runs from here (0: not idle) */
     size_t to_retire = 0;
     mine.head = mine.count = 0;
     groupconc__mutex_lock(&ex->lock);
@@ -1960,21 +1972,34 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         if (mine.count == 0 && ndone == 0 && !stolen && b.todo.count == 0 && b.rejected.count == 0) {
             /* nothing to do */
             bool signalled;
+            uint64_t now, until;
             if (ex->stopping) break;
             /* spinning pays only while tasks are short: behind long ones it takes a core from
-               the threads that are about to finish them */
-            if ((!slow && groupconc__spin_locked(ex)) || ex->ready.count > 0) continue;
+               the threads that are about to finish them. Whatever ends the spin (a task, a poke,
+               the time), the loop looks at everything again before sleeping. */
+            if (!slow && !spun) {
+                spun = true;
+                (void)groupconc__spin_locked(ex);
+                continue;
+            }
             ex->nidle++; /* before the last look at the inbox (groupconc__inbox_watched) */
             if (groupconc__inbox_pending(ex)) {
                 ex->nidle--;
                 continue;
             }
-            signalled = groupconc__cond_wait_until(
-                &ex->work_cv, &ex->lock,
-                groupconc__deadline(ex->policy.keep_alive_ns));
+            now = groupconc__now_ns();
+            if (!idle_since) idle_since = now;
+            until = now - idle_since < (uint64_t)ex->policy.keep_alive_ns
+                        ? groupconc__deadline(ex->policy.keep_alive_ns - (int64_t)(now - idle_since))
+                        : now;
+            if (groupconc__unfinished_elsewhere(ex) && until - now > GROUPCONC__HELP_NS)
+                until = now + GROUPCONC__HELP_NS; /* a nap: come back to help a stuck worker */
+            signalled = groupconc__cond_wait_until(&ex->work_cv, &ex->lock, until);
             ex->nidle--;
             if (ex->nwaking) ex->nwaking--;
-            if (!signalled && ex->ready.count == 0 && !ex->stopping) { /* idle too long: retire */
+            if (!signalled && ex->ready.count == 0 && !ex->stopping &&
+                groupconc__now_ns() - idle_since >= (uint64_t)ex->policy.keep_alive_ns) {
+                /* idle too long: retire */
                 groupconc__worker **pw = &ex->workers;
                 bool retire;
                 /* Under table_lock, where submit checks for a worker and pushes in one step: either
@@ -1993,6 +2018,8 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             continue;
         }
         groupconc__mutex_unlock(&ex->lock);
+        spun = false;
+        idle_since = 0;
 
         for (i = 0; i < ndone; i++) to_retire += groupconc__complete(ex, done[i], &mine, &dead);
         {
