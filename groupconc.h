@@ -946,7 +946,6 @@ struct groupconc_executor {
     /* Written under the lock when workers come and go or idle, read by submit without it. */
     _Atomic size_t nthreads, nidle;
     _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
-    _Atomic size_t nnapping;       /* idle workers in a short sleep: each looks again soon */
     _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
     char pad5[GROUPCONC__LINE];
     _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
@@ -1459,7 +1458,7 @@ GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) 
    raises nidle before its last look at the inbox; with the push before these loads (sequentially
    consistent), one of the two sides sees the other. A worker lowers nthreads under table_lock. */
 GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
-    return atomic_load(&ex->nspinning) > 0 || atomic_load(&ex->nnapping) > 0 ||
+    return atomic_load(&ex->nspinning) > 0 ||
            (atomic_load(&ex->nidle) == 0 &&
             atomic_load(&ex->nthreads) >= (size_t)ex->policy.max_threads);
 }
@@ -1972,7 +1971,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         if (drained || ndone || b.todo.count) (void)groupconc__kick_locked(ex);
         if (mine.count == 0 && ndone == 0 && !stolen && b.todo.count == 0 && b.rejected.count == 0) {
             /* nothing to do */
-            bool signalled, nap;
+            bool signalled;
             uint64_t now, until;
             if (ex->stopping) break;
             /* spinning pays only while tasks are short: behind long ones it takes a core from
@@ -1983,15 +1982,9 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 (void)groupconc__spin_locked(ex);
                 continue;
             }
-            /* A nap instead of a sleep while another worker spins or has unfinished tasks: come
-               back to help if it gets stuck, and meanwhile count as watching the inbox (a submit
-               need not wake anyone: this worker looks again within GROUPCONC__HELP_NS). */
-            nap = atomic_load(&ex->nspinning) > 0 || groupconc__unfinished_elsewhere(ex);
             ex->nidle++; /* before the last look at the inbox (groupconc__inbox_watched) */
-            if (nap) ex->nnapping++;
             if (groupconc__inbox_pending(ex)) {
                 ex->nidle--;
-                if (nap) ex->nnapping--;
                 continue;
             }
             now = groupconc__now_ns();
@@ -1999,10 +1992,10 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             until = now - idle_since < (uint64_t)ex->policy.keep_alive_ns
                         ? groupconc__deadline(ex->policy.keep_alive_ns - (int64_t)(now - idle_since))
                         : now;
-            if (nap && until - now > GROUPCONC__HELP_NS) until = now + GROUPCONC__HELP_NS;
+            if (groupconc__unfinished_elsewhere(ex) && until - now > GROUPCONC__HELP_NS)
+                until = now + GROUPCONC__HELP_NS; /* a nap: come back to help a stuck worker */
             signalled = groupconc__cond_wait_until(&ex->work_cv, &ex->lock, until);
             ex->nidle--;
-            if (nap) ex->nnapping--;
             if (ex->nwaking) ex->nwaking--;
             if (!signalled && ex->ready.count == 0 && !ex->stopping &&
                 groupconc__now_ns() - idle_since >= (uint64_t)ex->policy.keep_alive_ns) {
@@ -2185,7 +2178,6 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->nidle, 0);
     atomic_init(&ex->nspinning, 0);
     atomic_init(&ex->spin_poke, 0);
-    atomic_init(&ex->nnapping, 0);
     atomic_init(&ex->nwaiters, 0);
     ex->inbox_ok = groupconc__never_refuses(policy);
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
