@@ -839,11 +839,9 @@ static int join_fn(groupconc_context *ctx, void **out_value, void *arg) {
     return 0;
 }
 
-static int noop_fn(groupconc_context *ctx, void **out_value, void *arg) {
-    (void)ctx;
-    (void)out_value;
-    (void)arg;
-    return 0;
+/* n fire-and-forget no-op tasks to group "g": a queue for workers to batch through */
+static void submit_noops(groupconc_executor *ex, int n) {
+    for (int i = 0; i < n; i++) assert_int_equal(groupconc_submit(ex, "g", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_OK);
 }
 
 static void test_task_waits_on_later_task(void **state) {
@@ -857,12 +855,12 @@ static void test_task_waits_on_later_task(void **state) {
         tu_latch_init(&j.published, 1);
         atomic_init(&j.other, NULL);
         atomic_init(&j.status, -1);
-        for (int i = 0; i < 300; i++) assert_int_equal(groupconc_submit(ex, "g", NULL, noop_fn, NULL, NULL), GROUPCONC_OK);
+        submit_noops(ex, 300);
         groupconc_task *x = tu_submit(ex, "g", NULL, join_fn, &j);
-        groupconc_task *y = tu_submit(ex, "g", NULL, noop_fn, NULL);
+        groupconc_task *y = tu_submit(ex, "g", NULL, tu_noop_fn, NULL);
         atomic_store(&j.other, y);
         tu_latch_open(&j.published);
-        for (int i = 0; i < 300; i++) assert_int_equal(groupconc_submit(ex, "g", NULL, noop_fn, NULL, NULL), GROUPCONC_OK);
+        submit_noops(ex, 300);
         tu_wait_status(x, GROUPCONC_STATUS_SUCCESS); /* join_fn returns non-zero if Y never ran */
         assert_int_equal(atomic_load(&j.status), GROUPCONC_STATUS_SUCCESS);
         tu_wait_status(y, GROUPCONC_STATUS_SUCCESS);
@@ -894,10 +892,10 @@ static void test_done_task_not_held_by_next(void **state) {
         /* the worker is held while the queue builds up, then runs it in growing batches */
         groupconc_task *f = tu_submit(ex, "g", NULL, tu_park_fn, &first);
         assert_true(tu_latch_wait(&first_started));
-        for (int i = 0; i < 300; i++) assert_int_equal(groupconc_submit(ex, "g", NULL, noop_fn, NULL, NULL), GROUPCONC_OK);
-        groupconc_task *e = tu_submit(ex, "g", NULL, noop_fn, NULL);
+        submit_noops(ex, 300);
+        groupconc_task *e = tu_submit(ex, "g", NULL, tu_noop_fn, NULL);
         groupconc_task *l = tu_submit(ex, "g", NULL, tu_park_fn, &park);
-        for (int i = 0; i < 30; i++) assert_int_equal(groupconc_submit(ex, "g", NULL, noop_fn, NULL, NULL), GROUPCONC_OK);
+        submit_noops(ex, 30);
         tu_park_release(&first);
         tu_wait_status(f, GROUPCONC_STATUS_SUCCESS);
         groupconc_task_release(f);
