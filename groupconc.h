@@ -69,8 +69,10 @@
                       task ends the batch and hands back what it had not started. An idle worker
                       takes over tasks a busy one took but has not started, and a waiter, a new
                       task's admission or an idle worker finishes tasks a busy one ran but has not
-                      finished: a blocked wait never waits behind another task. After short tasks
-                      one idle worker polls for new ones for GROUPCONC_SPIN_NS before it sleeps.
+                      finished: a blocked wait never waits behind another task. While another
+                      worker runs short tasks, idle workers nap (100 us) instead of sleeping, and
+                      new tasks wake nobody; else, after short tasks, one idle worker polls for new
+                      ones for GROUPCONC_SPIN_NS before it sleeps.
        Submission     with no queue threshold anywhere in the policy (the default), nothing in
                       submit can refuse a task, so submit does not take the executor lock: it finds
                       the group under the key table's own lock and pushes the task onto a lock-free
@@ -108,7 +110,8 @@
        - Short tasks are finished in batches: permits, handles, callbacks and the COMPLETED event
          normally follow within ~20 us of the return, later if the worker started a long task next
          and nothing else picked them up (a blocked wait always does). After short tasks an idle
-         worker spins up to GROUPCONC_SPIN_NS.
+         worker spins up to GROUPCONC_SPIN_NS. A task submitted while one worker runs short tasks
+         and another naps can wait up to 100 us if the busy one's task turns out long.
 
    HISTORY
        0.1.0  first release: executor, three layers, thresholds, rejection policies, listener,
@@ -947,6 +950,7 @@ struct groupconc_executor {
     _Atomic size_t nthreads, nidle;
     _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
     _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
+    _Atomic size_t nnapping;       /* idle workers in naps: each looks again within HELP_NS */
     char pad5[GROUPCONC__LINE];
     _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
 };
@@ -1452,15 +1456,19 @@ GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) 
     if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
 }
 
-/* After pushing onto an empty inbox: true if a worker will look at it without being told, because
-   every worker there can be is awake, and each takes the lock again when its task returns. (An idle
-   worker could start the task sooner, a missing one could be started: the submitter locks.) A worker
-   raises nidle before its last look at the inbox; with the push before these loads (sequentially
-   consistent), one of the two sides sees the other. A worker lowers nthreads under table_lock. */
+/* After pushing onto an empty inbox: true if a worker will look at it without being told. That is
+   the spinner; or a worker that is awake (each takes the lock again, and looks, before it sleeps)
+   while an idle one naps, which looks within GROUPCONC__HELP_NS should the awake one be in a long
+   task; or every worker there can be, all awake. (Otherwise an idle worker could start the task
+   sooner, a missing one could be started: the submitter locks.) A worker raises nidle and nnapping
+   before its last look at the inbox; with the push before these loads (sequentially consistent),
+   one of the two sides sees the other. A worker lowers nthreads under table_lock. */
 GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
-    return atomic_load(&ex->nspinning) > 0 ||
-           (atomic_load(&ex->nidle) == 0 &&
-            atomic_load(&ex->nthreads) >= (size_t)ex->policy.max_threads);
+    size_t idle;
+    if (atomic_load(&ex->nspinning) > 0) return true;
+    idle = atomic_load(&ex->nidle);
+    if (idle == 0) return atomic_load(&ex->nthreads) >= (size_t)ex->policy.max_threads;
+    return atomic_load(&ex->nnapping) > 0 && idle < atomic_load(&ex->nthreads);
 }
 
 /* How long an idle worker polls the inbox before it sleeps: catching a task this way costs nothing,
@@ -1870,15 +1878,30 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
 }
 
 
-/* True if a worker left tasks it ran unfinished (a batch in progress). Under the lock. An idle
-   worker then sleeps in naps of GROUPCONC__HELP_NS, to finish them if that worker gets stuck in a
-   long task: their permits may be what a waiting task needs. */
+/* What an idle worker needs to know about the others, under the lock: whether one is running short
+   tasks (its current one started less than a batch ago, or it is on its way back to the lock), and
+   whether one left tasks it ran unfinished (a batch in progress). Either way the idle worker sleeps
+   in naps of GROUPCONC__HELP_NS, ready to take over should that worker get stuck in a long task: new
+   tasks need not wake anyone meanwhile (groupconc__inbox_watched), and the unfinished ones hold
+   permits that a waiting task may need. Only with no other worker running short tasks does an idle
+   worker spin: one polling core is enough, and on a machine with few cores a second one would take
+   a core from the submitting thread. */
 #define GROUPCONC__HELP_NS 100000
-GROUPCONC__FN bool groupconc__unfinished_elsewhere(groupconc_executor *ex) {
+enum { GROUPCONC__OTHER_ACTIVE = 1, GROUPCONC__OTHER_UNFINISHED = 2 };
+GROUPCONC__FN unsigned groupconc__others(groupconc_executor *ex, const groupconc__worker *self,
+                                         uint64_t now) {
     const groupconc__worker *w;
-    for (w = ex->workers; w; w = w->next)
-        if (w->nfinished < atomic_load_explicit(&w->nret, memory_order_relaxed)) return true;
-    return false;
+    unsigned seen = 0;
+    for (w = ex->workers; w; w = w->next) {
+        uint64_t since;
+        if (w == self) continue;
+        since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+        if (since == UINT64_MAX || (since != 0 && now - since < GROUPCONC__BATCH_NS))
+            seen |= GROUPCONC__OTHER_ACTIVE;
+        if (w->nfinished < atomic_load_explicit(&w->nret, memory_order_relaxed))
+            seen |= GROUPCONC__OTHER_UNFINISHED;
+    }
+    return seen;
 }
 
 /* A worker with nothing to do takes over a task another worker took in a batch but has not started:
@@ -1971,31 +1994,38 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         if (drained || ndone || b.todo.count) (void)groupconc__kick_locked(ex);
         if (mine.count == 0 && ndone == 0 && !stolen && b.todo.count == 0 && b.rejected.count == 0) {
             /* nothing to do */
-            bool signalled;
+            bool signalled, nap;
             uint64_t now, until;
+            unsigned others;
             if (ex->stopping) break;
+            atomic_store_explicit(&self->busy_since, 0, memory_order_relaxed); /* idle */
+            now = groupconc__now_ns();
+            others = groupconc__others(ex, self, now);
             /* spinning pays only while tasks are short: behind long ones it takes a core from
                the threads that are about to finish them. Whatever ends the spin (a task, a poke,
                the time), the loop looks at everything again before sleeping. */
-            if (!slow && !spun) {
+            if (!slow && !spun && !(others & GROUPCONC__OTHER_ACTIVE)) {
                 spun = true;
                 (void)groupconc__spin_locked(ex);
                 continue;
             }
-            ex->nidle++; /* before the last look at the inbox (groupconc__inbox_watched) */
+            nap = others != 0;
+            ex->nidle++; /* both before the last look at the inbox (groupconc__inbox_watched) */
+            if (nap) ex->nnapping++;
             if (groupconc__inbox_pending(ex)) {
                 ex->nidle--;
+                if (nap) ex->nnapping--;
                 continue;
             }
-            now = groupconc__now_ns();
             if (!idle_since) idle_since = now;
             until = now - idle_since < (uint64_t)ex->policy.keep_alive_ns
                         ? groupconc__deadline(ex->policy.keep_alive_ns - (int64_t)(now - idle_since))
                         : now;
-            if (groupconc__unfinished_elsewhere(ex) && until - now > GROUPCONC__HELP_NS)
+            if (nap && until - now > GROUPCONC__HELP_NS)
                 until = now + GROUPCONC__HELP_NS; /* a nap: come back to help a stuck worker */
             signalled = groupconc__cond_wait_until(&ex->work_cv, &ex->lock, until);
             ex->nidle--;
+            if (nap) ex->nnapping--;
             if (ex->nwaking) ex->nwaking--;
             if (!signalled && ex->ready.count == 0 && !ex->stopping &&
                 groupconc__now_ns() - idle_since >= (uint64_t)ex->policy.keep_alive_ns) {
@@ -2178,6 +2208,7 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->nidle, 0);
     atomic_init(&ex->nspinning, 0);
     atomic_init(&ex->spin_poke, 0);
+    atomic_init(&ex->nnapping, 0);
     atomic_init(&ex->nwaiters, 0);
     ex->inbox_ok = groupconc__never_refuses(policy);
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
