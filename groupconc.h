@@ -551,6 +551,11 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 #else
 #define GROUPCONC__CPU_RELAX() ((void)0)
 #endif
+#if defined(__GNUC__) || defined(__clang__)
+#define GROUPCONC__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define GROUPCONC__PREFETCH(p) ((void)0)
+#endif
 
 /* Wall clock, for C11 timed waits (and as the fallback clock). Failure is a platform bug. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -851,10 +856,10 @@ typedef struct groupconc__sem {
     int32_t used;
 } groupconc__sem;
 
-/* 137 bytes before the key: with a key of up to 14 bytes, a 160-byte malloc chunk. */
+/* 125 bytes before the key: with a key of up to 10 bytes, a 144-byte malloc chunk (160 up to 26).
+   The key table keeps the hash; the key's length is looked up rarely (strlen). */
 struct groupconc__group {
     groupconc_executor *exec;
-    uint64_t hash;
     groupconc__sem bulkhead;       /* layer 2 */
     groupconc__sem conc;           /* layer 3 */
     uint64_t submitted, rejected, completed, cancelled;
@@ -863,7 +868,6 @@ struct groupconc__group {
     uint32_t waiting_global;       /* this group's tasks waiting at layer 1 */
     uint32_t ready;
     uint32_t running;
-    uint32_t keylen;
     bool in_table;
     char key[];
 };
@@ -914,7 +918,7 @@ struct groupconc_executor {
        up or creating a group never holds up the workers. Lock order: lock, then table_lock. */
     groupconc__mutex table_lock;
     groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
-    uint8_t *ctrl;                 /* ctrl[i]: 0 if slots[i] is empty, else 8 bits of its hash */
+    uint32_t *hashes;              /* hashes[i]: 0 if slots[i] is empty, else its key's hash */
     size_t nslots, ngroups;
     groupconc_task *node_pool;     /* recycled task nodes (no task id), linked by `next` */
     char pad1[GROUPCONC__LINE];
@@ -1036,85 +1040,73 @@ GROUPCONC__FN int groupconc__key_hash(const char *key, size_t *out_len, uint64_t
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9u;
     h ^= h >> 32;
+    if ((uint32_t)h == 0) h |= 1; /* 0 marks an empty slot in the key table */
     *out_len = n;
     *out_hash = h;
     return GROUPCONC_OK;
 }
 
-/* A control byte per slot (0 = empty, else 8 bits of the key's hash) sits in its own small array:
-   a probe walks the control bytes and reads a slot, and its group, only on a match. A new key (no
-   match) costs no load from the big arrays at all, and the control bytes stay in cache. */
-GROUPCONC__FN uint8_t groupconc__ctrl_tag(uint64_t hash) {
-    uint8_t tag = (uint8_t)(hash >> 56);
-    return tag ? tag : 1;
-}
-
+/* Beside each slot, the low 32 bits of its key's hash (0 = empty; groupconc__key_hash never gives
+   0): a probe compares those and reads a group only on a match, so a new key costs no load beyond
+   the hash words; and growing re-places every group from its hash word alone, without touching the
+   groups (a million groups are 150 MB of scattered memory). */
 GROUPCONC__FN groupconc__group *groupconc__table_find(groupconc_executor *ex, const char *key,
                                                        size_t len, uint64_t hash) {
     size_t mask = ex->nslots - 1, i;
-    uint8_t tag = groupconc__ctrl_tag(hash), c;
+    uint32_t h = (uint32_t)hash, c;
     if (ex->nslots == 0) return NULL;
-    for (i = (size_t)hash & mask; (c = ex->ctrl[i]) != 0; i = (i + 1) & mask) {
+    for (i = (size_t)h & mask; (c = ex->hashes[i]) != 0; i = (i + 1) & mask) {
         groupconc__group *g = ex->slots[i];
-        if (c == tag && g->hash == hash && g->keylen == len && memcmp(g->key, key, len) == 0) return g;
+        if (c == h && memcmp(g->key, key, len) == 0 && g->key[len] == '\0') return g;
     }
     return NULL;
 }
 
-GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, uint8_t *ctrl, size_t nslots,
-                                          groupconc__group *g) {
-    size_t mask = nslots - 1, i = (size_t)g->hash & mask;
-    while (ctrl[i]) i = (i + 1) & mask;
-    ctrl[i] = groupconc__ctrl_tag(g->hash);
+GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, uint32_t *hashes, size_t nslots,
+                                          groupconc__group *g, uint32_t h) {
+    size_t mask = nslots - 1, i = (size_t)h & mask;
+    while (hashes[i]) i = (i + 1) & mask;
+    hashes[i] = h;
     slots[i] = g;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-#define GROUPCONC__PREFETCH(p) __builtin_prefetch(p)
-#else
-#define GROUPCONC__PREFETCH(p) ((void)0)
-#endif
-
-/* Grows at 3/4 load; no fixed maximum of groups. One allocation holds both arrays. Growing reads
-   every group's hash: fetched a few slots ahead, so the cache misses overlap. */
-GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__group *g) {
+/* Grows at 3/4 load; no fixed maximum of groups (below 2^32 slots: the hash words hold 32 bits of
+   position). One allocation holds both arrays. */
+GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__group *g, uint64_t hash) {
     if ((ex->ngroups + 1) * 4 > ex->nslots * 3) {
-        enum { AHEAD = 16 };
-        size_t n = ex->nslots ? ex->nslots * 2 : 16, i, each = sizeof(groupconc__group *) + 1;
+        size_t n = ex->nslots ? ex->nslots * 2 : 16, i, each = sizeof(groupconc__group *) + sizeof(uint32_t);
         groupconc__group **slots;
-        uint8_t *ctrl;
-        if (n > SIZE_MAX / each) return GROUPCONC_ENOMEM;
+        uint32_t *hashes;
+        if (n - 1 > UINT32_MAX || n > SIZE_MAX / each) return GROUPCONC_ENOMEM;
         slots = (groupconc__group **)GROUPCONC_MALLOC(n * each);
         if (!slots) return GROUPCONC_ENOMEM;
-        ctrl = (uint8_t *)(void *)(slots + n);
-        memset(ctrl, 0, n);
-        for (i = 0; i < ex->nslots; i++) {
-            if (i + AHEAD < ex->nslots && ex->ctrl[i + AHEAD]) GROUPCONC__PREFETCH(ex->slots[i + AHEAD]);
-            if (ex->ctrl[i]) groupconc__table_place(slots, ctrl, n, ex->slots[i]);
-        }
+        hashes = (uint32_t *)(void *)(slots + n);
+        memset(hashes, 0, n * sizeof *hashes);
+        for (i = 0; i < ex->nslots; i++)
+            if (ex->hashes[i]) groupconc__table_place(slots, hashes, n, ex->slots[i], ex->hashes[i]);
         if (ex->slots) GROUPCONC_FREE(ex->slots);
         ex->slots = slots;
-        ex->ctrl = ctrl;
+        ex->hashes = hashes;
         ex->nslots = n;
     }
-    groupconc__table_place(ex->slots, ex->ctrl, ex->nslots, g);
+    groupconc__table_place(ex->slots, ex->hashes, ex->nslots, g, (uint32_t)hash);
     ex->ngroups++;
     g->in_table = true;
     return GROUPCONC_OK;
 }
 
 /* Backward-shift deletion keeps probe chains intact without tombstones. */
-GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, groupconc__group *g) {
-    size_t mask = ex->nslots - 1, i = (size_t)g->hash & mask, j;
-    while (ex->slots[i] != g || !ex->ctrl[i]) i = (i + 1) & mask;
-    ex->ctrl[i] = 0;
-    for (j = (i + 1) & mask; ex->ctrl[j]; j = (j + 1) & mask) {
-        size_t home = (size_t)ex->slots[j]->hash & mask;
+GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, groupconc__group *g, uint64_t hash) {
+    size_t mask = ex->nslots - 1, i = (size_t)(uint32_t)hash & mask, j;
+    while (ex->slots[i] != g || !ex->hashes[i]) i = (i + 1) & mask;
+    ex->hashes[i] = 0;
+    for (j = (i + 1) & mask; ex->hashes[j]; j = (j + 1) & mask) {
+        size_t home = (size_t)ex->hashes[j] & mask;
         bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
         if (!stays) {
             ex->slots[i] = ex->slots[j];
-            ex->ctrl[i] = ex->ctrl[j];
-            ex->ctrl[j] = 0;
+            ex->hashes[i] = ex->hashes[j];
+            ex->hashes[j] = 0;
             i = j;
         }
     }
@@ -1150,7 +1142,6 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
     memset(g, 0, offsetof(groupconc__group, key));
     memcpy(g->key, key, len);
     g->key[len] = '\0';
-    g->keylen = (uint32_t)len;
     g->exec = ex;
     atomic_init(&g->refs, 1); /* the table's */
     if (p->group_count) {
@@ -1171,8 +1162,7 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
     g->conc.limit = conc;
     g->bulkhead.limit = groupconc__cap(inflight);
     g->threshold = threshold;
-    g->hash = hash;
-    if (groupconc__table_insert(ex, g) != GROUPCONC_OK) {
+    if (groupconc__table_insert(ex, g, hash) != GROUPCONC_OK) {
         GROUPCONC_FREE(g);
         return GROUPCONC_ENOMEM;
     }
@@ -1384,7 +1374,7 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
     } else {
         groupconc__mutex_lock(&ex->table_lock);
         for (i = 0; i < ex->nslots; i++)
-            if (ex->ctrl[i]) groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
+            if (ex->hashes[i]) groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
         groupconc__mutex_unlock(&ex->table_lock);
     }
     if (!g || g->ready > 0) {
@@ -2313,8 +2303,8 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__mutex_lock(&ex->done_lock);
     groupconc__mutex_unlock(&ex->done_lock);
     for (i = 0; i < ex->nslots; i++)
-        if (ex->ctrl[i]) groupconc__group_unref(ex->slots[i]);
-    if (ex->slots) GROUPCONC_FREE(ex->slots); /* ctrl shares its allocation */
+        if (ex->hashes[i]) groupconc__group_unref(ex->slots[i]);
+    if (ex->slots) GROUPCONC_FREE(ex->slots); /* hashes share its allocation */
     groupconc__nodes_free(ex->node_pool);
     groupconc__nodes_free(atomic_load(&ex->node_returns));
     if (ex->limits) GROUPCONC_FREE(ex->limits);
@@ -2770,7 +2760,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
         groupconc__sweep_locked(ex, g, &b);
         (void)groupconc__kick_locked(ex);
         if (evict) { /* running tasks keep the old state alive through their references */
-            groupconc__table_remove(ex, g);
+            groupconc__table_remove(ex, g, hash);
             groupconc__group_unref(g);
         }
     }
@@ -2874,7 +2864,7 @@ GROUPCONC__PUBLIC int groupconc_group_keys(groupconc_executor *ex, char ***out_k
     groupconc__mutex_lock(&ex->table_lock);
     bytes = (ex->ngroups + 1) * sizeof(char *);
     for (i = 0; i < ex->nslots; i++)
-        if (ex->ctrl[i]) bytes += ex->slots[i]->keylen + 1;
+        if (ex->hashes[i]) bytes += strlen(ex->slots[i]->key) + 1;
     keys = (char **)GROUPCONC_MALLOC(bytes);
     if (!keys) {
         groupconc__mutex_unlock(&ex->table_lock);
@@ -2882,11 +2872,12 @@ GROUPCONC__PUBLIC int groupconc_group_keys(groupconc_executor *ex, char ***out_k
     }
     text = (char *)(keys + ex->ngroups + 1);
     for (i = 0; i < ex->nslots; i++) {
-        groupconc__group *g = ex->slots[i];
-        if (!ex->ctrl[i]) continue;
-        memcpy(text, g->key, g->keylen + 1);
+        size_t len;
+        if (!ex->hashes[i]) continue;
+        len = strlen(ex->slots[i]->key) + 1;
+        memcpy(text, ex->slots[i]->key, len);
         keys[n++] = text;
-        text += g->keylen + 1;
+        text += len;
     }
     keys[n] = NULL;
     groupconc__mutex_unlock(&ex->table_lock);
