@@ -856,7 +856,7 @@ typedef struct groupconc__sem {
     int32_t used;
 } groupconc__sem;
 
-/* 125 bytes before the key: with a key of up to 10 bytes, a 144-byte malloc chunk (160 up to 26).
+/* 124 bytes before the key: with a key of up to 11 bytes, a 144-byte malloc chunk (160 up to 27).
    The key table keeps the hash; the key's length is looked up rarely (strlen). */
 struct groupconc__group {
     groupconc_executor *exec;
@@ -868,7 +868,6 @@ struct groupconc__group {
     uint32_t waiting_global;       /* this group's tasks waiting at layer 1 */
     uint32_t ready;
     uint32_t running;
-    bool in_table;
     char key[];
 };
 
@@ -1091,7 +1090,6 @@ GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__gro
     }
     groupconc__table_place(ex->slots, ex->hashes, ex->nslots, g, (uint32_t)hash);
     ex->ngroups++;
-    g->in_table = true;
     return GROUPCONC_OK;
 }
 
@@ -1111,7 +1109,6 @@ GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, groupconc__gr
         }
     }
     ex->ngroups--;
-    g->in_table = false;
 }
 
 /* ==== groups ==================================================================================== */
