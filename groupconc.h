@@ -1094,7 +1094,7 @@ GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__gro
 }
 
 /* Backward-shift deletion keeps probe chains intact without tombstones. */
-GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, groupconc__group *g, uint64_t hash) {
+GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, const groupconc__group *g, uint64_t hash) {
     size_t mask = ex->nslots - 1, i = (size_t)(uint32_t)hash & mask, j;
     while (ex->slots[i] != g || !ex->hashes[i]) i = (i + 1) & mask;
     ex->hashes[i] = 0;
