@@ -70,7 +70,7 @@
                       takes over tasks a busy one took but has not started, and a waiter, a new
                       task's admission or an idle worker finishes tasks a busy one ran but has not
                       finished: a blocked wait never waits behind another task. While another
-                      worker runs short tasks, idle workers nap (100 us) instead of sleeping, and
+                      worker runs short tasks, one idle worker naps (100 us) instead of sleeping, and
                       new tasks wake nobody; else, after short tasks, one idle worker polls for new
                       ones for GROUPCONC_SPIN_NS before it sleeps.
        Submission     with no queue threshold anywhere in the policy (the default), nothing in
@@ -1868,9 +1868,9 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
 /* What an idle worker needs to know about the others, under the lock: whether one is running short
    tasks (its current one started less than a batch ago, or it is on its way back to the lock), and
    whether one left tasks it ran unfinished (a batch in progress). Either way the idle worker sleeps
-   in naps of GROUPCONC__HELP_NS, ready to take over should that worker get stuck in a long task: new
-   tasks need not wake anyone meanwhile (groupconc__inbox_watched), and the unfinished ones hold
-   permits that a waiting task may need. Only with no other worker running short tasks does an idle
+   in naps of GROUPCONC__HELP_NS (one of them; the others sleep), ready to take over should that
+   worker get stuck in a long task: new tasks need not wake anyone meanwhile
+   (groupconc__inbox_watched), and the unfinished ones hold permits that a waiting task may need. Only with no other worker running short tasks does an idle
    worker spin: one polling core is enough, and on a machine with few cores a second one would take
    a core from the submitting thread. */
 #define GROUPCONC__HELP_NS 100000
@@ -1996,7 +1996,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 (void)groupconc__spin_locked(ex);
                 continue;
             }
-            nap = others != 0;
+            nap = others != 0 && ex->nnapping == 0; /* one napper is enough */
             ex->nidle++; /* both before the last look at the inbox (groupconc__inbox_watched) */
             if (nap) ex->nnapping++;
             if (groupconc__inbox_pending(ex)) {
