@@ -871,6 +871,59 @@ static void test_task_waits_on_later_task(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* ---- a task submitted while the busy worker is stuck still runs ------------------------------
+   A worker runs short tasks, then X, which blocks until Z, submitted only after X started, has run.
+   Z's submit may wake nobody (while one worker runs short tasks, the idle one naps and counts as
+   watching the inbox): the napper must start Z itself, within its nap, not after X. */
+typedef struct {
+    tu_latch started, z_ran;
+    int64_t z_submitted_ns, z_started_ns;
+} stuck_pair;
+
+static int stuck_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    stuck_pair *sp = (stuck_pair *)arg;
+    (void)ctx;
+    (void)out_value;
+    tu_latch_open(&sp->started);
+    return tu_latch_wait_for(&sp->z_ran, 5 * TU_SEC) ? 0 : -100;
+}
+
+static int z_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    stuck_pair *sp = (stuck_pair *)arg;
+    (void)ctx;
+    (void)out_value;
+    sp->z_started_ns = tu_now_ns();
+    tu_latch_open(&sp->z_ran);
+    return 0;
+}
+
+static void test_task_submitted_while_worker_stuck(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 1000000;
+    groupconc_executor *ex = tu_executor(&p);
+    int64_t worst = 0;
+    for (int round = 0; round < 20; round++) {
+        stuck_pair sp;
+        tu_latch_init(&sp.started, 1);
+        tu_latch_init(&sp.z_ran, 1);
+        submit_noops(ex, 300);
+        groupconc_task *x = tu_submit(ex, "g", NULL, stuck_fn, &sp);
+        assert_true(tu_latch_wait(&sp.started));
+        sp.z_submitted_ns = tu_now_ns();
+        assert_int_equal(groupconc_submit(ex, "g", NULL, z_fn, &sp, NULL), GROUPCONC_OK);
+        tu_wait_status(x, GROUPCONC_STATUS_SUCCESS); /* stuck_fn fails if Z did not run */
+        if (sp.z_started_ns - sp.z_submitted_ns > worst) worst = sp.z_started_ns - sp.z_submitted_ns;
+        groupconc_task_release(x);
+        tu_latch_destroy(&sp.started);
+        tu_latch_destroy(&sp.z_ran);
+    }
+    /* a nap is 100 us; a loaded 2-core machine may add scheduling delays, not seconds */
+    assert_true(worst < 2 * TU_SEC);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 /* ---- a finished task is not held up by a long task its worker runs next -----------------------
    With one worker, short tasks run in batches; E (short) and then L (parks until released) are
    submitted back to back so that they often share a batch. Waiting for E must return while L is
@@ -1089,6 +1142,7 @@ int main(void) {
         cmocka_unit_test(test_50k_over_1000_groups),
         cmocka_unit_test(test_ready_queue_fifo),
         cmocka_unit_test(test_task_waits_on_later_task),
+        cmocka_unit_test(test_task_submitted_while_worker_stuck),
         cmocka_unit_test(test_done_task_not_held_by_next),
         cmocka_unit_test(test_idle_workers_retire),
         cmocka_unit_test(test_bad_input),
