@@ -1056,7 +1056,8 @@ GROUPCONC__FN groupconc__group *groupconc__table_find(groupconc_executor *ex, co
     if (ex->nslots == 0) return NULL;
     for (i = (size_t)h & mask; (c = ex->hashes[i]) != 0; i = (i + 1) & mask) {
         groupconc__group *g = ex->slots[i];
-        if (c == h && memcmp(g->key, key, len) == 0 && g->key[len] == '\0') return g;
+        /* strncmp stops at the stored key's end: it may be shorter than len */
+        if (c == h && strncmp(g->key, key, len) == 0 && g->key[len] == '\0') return g;
     }
     return NULL;
 }

@@ -331,6 +331,36 @@ static void test_group_keys(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* Two keys whose hashes agree in the 32 bits the key table keeps, the stored one shorter: the
+   table must compare the keys themselves, and never read past the stored one (ASan builds). */
+static void test_hash_collision_keys(void **state) {
+    (void)state;
+    const char *shorter = "x26431", *longer = "longer-key-55078"; /* low 32 bits 0x273c0127 */
+    size_t len;
+    uint64_t h1, h2;
+    assert_int_equal(groupconc__key_hash(shorter, &len, &h1), GROUPCONC_OK);
+    assert_int_equal(groupconc__key_hash(longer, &len, &h2), GROUPCONC_OK);
+    assert_int_equal((uint32_t)h1, (uint32_t)h2); /* the pair still collides */
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    const char *order[] = {shorter, longer, longer, shorter, shorter};
+    for (int i = 0; i < 5; i++) {
+        groupconc_task *t = tu_submit(ex, order[i], NULL, tu_noop_fn, NULL);
+        tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(t);
+    }
+    groupconc_group_stats s;
+    assert_int_equal(groupconc_group_stats_get(ex, shorter, &s), GROUPCONC_OK);
+    assert_int_equal(s.submitted, 3);
+    assert_int_equal(groupconc_group_stats_get(ex, longer, &s), GROUPCONC_OK);
+    assert_int_equal(s.submitted, 2);
+    assert_int_equal(groupconc_evict_group(ex, shorter), GROUPCONC_OK); /* removal in a collision chain */
+    assert_int_equal(groupconc_group_stats_get(ex, shorter, &s), GROUPCONC_ENOTFOUND);
+    assert_int_equal(groupconc_group_stats_get(ex, longer, &s), GROUPCONC_OK);
+    assert_int_equal(s.submitted, 2);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 static void test_group_functions_bad_input(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
@@ -367,6 +397,7 @@ int main(void) {
         cmocka_unit_test(test_stats_latched_state),
         cmocka_unit_test(test_stats_unknown_group),
         cmocka_unit_test(test_group_keys),
+        cmocka_unit_test(test_hash_collision_keys),
         cmocka_unit_test(test_group_functions_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
