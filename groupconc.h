@@ -1868,12 +1868,12 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
 
 /* What an idle worker needs to know about the others, under the lock: whether one is running short
    tasks (its current one started less than a batch ago, or it is on its way back to the lock), and
-   whether one left tasks it ran unfinished (a batch in progress). Either way the idle worker sleeps
-   in naps of GROUPCONC__HELP_NS (one of them; the others sleep), ready to take over should that
-   worker get stuck in a long task: new tasks need not wake anyone meanwhile
-   (groupconc__inbox_watched), and the unfinished ones hold permits that a waiting task may need. Only with no other worker running short tasks does an idle
-   worker spin: one polling core is enough, and on a machine with few cores a second one would take
-   a core from the submitting thread. */
+   whether one left tasks it ran unfinished (a batch in progress). Either way one idle worker sleeps
+   in naps of GROUPCONC__HELP_NS (the others sleep), ready to take over should that worker get stuck
+   in a long task: new tasks need not wake anyone meanwhile (groupconc__inbox_watched), and the
+   unfinished ones hold permits that a waiting task may need. Only with no other worker running
+   short tasks does an idle worker spin: one polling core is enough, and on a machine with few cores
+   a second one would take a core from the submitting thread. */
 #define GROUPCONC__HELP_NS 100000
 enum { GROUPCONC__OTHER_ACTIVE = 1, GROUPCONC__OTHER_UNFINISHED = 2 };
 GROUPCONC__FN unsigned groupconc__others(groupconc_executor *ex, const groupconc__worker *self,
