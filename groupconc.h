@@ -946,11 +946,12 @@ struct groupconc_executor {
 
     groupconc__worker *workers;    /* live workers */
     groupconc__worker *zombies;    /* retired workers, to be joined */
-    size_t nwaking, nstarting;
     char pad4[GROUPCONC__LINE];
 
     /* Written under the lock when workers come and go or idle, read by submit without it. */
     _Atomic size_t nthreads, nidle;
+    _Atomic size_t nwaking;        /* idle workers signalled that have not taken the lock yet */
+    _Atomic size_t nstarting;      /* workers spawned that have not taken the lock yet */
     _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
     _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
     _Atomic size_t nnapping;       /* idle workers in naps: each looks again within HELP_NS */
@@ -1445,15 +1446,20 @@ GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) 
 }
 
 /* After pushing onto an empty inbox: true if a worker will look at it without being told. That is
-   the spinner; or a worker that is awake (each takes the lock again, and looks, before it sleeps)
-   while an idle one naps, which looks within GROUPCONC__HELP_NS should the awake one be in a long
-   task; or every worker there can be, all awake. (Otherwise an idle worker could start the task
-   sooner, a missing one could be started: the submitter locks.) A worker raises nidle and nnapping
-   before its last look at the inbox; with the push before these loads (sequentially consistent),
-   one of the two sides sees the other. A worker lowers nthreads under table_lock. */
+   the spinner, or a worker on its way to the lock (woken or starting: it drains the inbox first
+   thing, and kicks for what it finds); or a worker that is awake (each takes the lock again, and
+   looks, before it sleeps) while an idle one naps, which looks within GROUPCONC__HELP_NS should the
+   awake one be in a long task; or every worker there can be, all awake. (Otherwise an idle worker
+   could start the task sooner, a missing one could be started: the submitter locks.) A worker
+   raises nidle and nnapping before its last look at the inbox, and lowers nwaking and nstarting
+   before its next one; with the push before these loads (sequentially consistent), one of the two
+   sides sees the other. A worker lowers nthreads under table_lock. */
 GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
     size_t idle;
     if (atomic_load(&ex->nspinning) > 0) return true;
+    /* Without this, every push during a wake-up (tens of us) found the inbox empty again - the
+       previous one's kick drained it - and locked to kick once more. */
+    if (atomic_load(&ex->nwaking) > 0 || atomic_load(&ex->nstarting) > 0) return true;
     idle = atomic_load(&ex->nidle);
     if (idle == 0) return atomic_load(&ex->nthreads) >= (size_t)ex->policy.max_threads;
     return atomic_load(&ex->nnapping) > 0 && idle < atomic_load(&ex->nthreads);
@@ -1516,11 +1522,11 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     atomic_init(&w->busy_since, 0);
     w->nfinished = 0;
     ex->nthreads++;
-    ex->nstarting++;
+    atomic_fetch_add(&ex->nstarting, 1);
     rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
     if (rc != GROUPCONC_OK) {
         ex->nthreads--;
-        ex->nstarting--;
+        atomic_fetch_sub(&ex->nstarting, 1);
         GROUPCONC_FREE(w);
         return rc;
     }
@@ -1534,15 +1540,17 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
    max_threads. Busy workers are not woken for: they pick up the next ready task themselves when
    they finish. */
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
-    size_t covered = ex->nwaking + ex->nstarting;
+    size_t waking = atomic_load_explicit(&ex->nwaking, memory_order_relaxed);
+    size_t covered = waking + atomic_load_explicit(&ex->nstarting, memory_order_relaxed);
     int rc = GROUPCONC_OK;
     if (ex->ready.count > covered && atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
         atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
         covered++;
     }
-    while (ex->ready.count > covered && ex->nidle > ex->nwaking) {
+    while (ex->ready.count > covered && ex->nidle > waking) {
         groupconc__cond_signal(&ex->work_cv);
-        ex->nwaking++;
+        atomic_fetch_add(&ex->nwaking, 1);
+        waking++;
         covered++;
     }
     while (ex->ready.count > covered && ex->nthreads < (size_t)ex->policy.max_threads) {
@@ -1913,9 +1921,9 @@ GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
 GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex) {
     if (atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
         atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed);
-    } else if (ex->nidle > ex->nwaking) {
+    } else if (ex->nidle > atomic_load_explicit(&ex->nwaking, memory_order_relaxed)) {
         groupconc__cond_signal(&ex->work_cv);
-        ex->nwaking++;
+        atomic_fetch_add(&ex->nwaking, 1);
     }
 }
 
@@ -1947,7 +1955,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     size_t to_retire = 0;
     mine.head = mine.count = 0;
     groupconc__mutex_lock(&ex->lock);
-    ex->nstarting--;
+    atomic_fetch_sub(&ex->nstarting, 1); /* before the first look at the inbox (inbox_watched) */
     for (;;) {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
         size_t drained = groupconc__drain_locked(ex, &b, false);
@@ -2014,7 +2022,8 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             signalled = groupconc__cond_wait_until(&ex->work_cv, &ex->lock, until);
             ex->nidle--;
             if (nap) ex->nnapping--;
-            if (ex->nwaking) ex->nwaking--;
+            if (atomic_load_explicit(&ex->nwaking, memory_order_relaxed))
+                atomic_fetch_sub(&ex->nwaking, 1); /* before its next look at the inbox */
             if (!signalled && ex->ready.count == 0 && !ex->stopping &&
                 groupconc__now_ns() - idle_since >= (uint64_t)ex->policy.keep_alive_ns) {
                 /* idle too long: retire */

@@ -924,6 +924,47 @@ static void test_task_submitted_while_worker_stuck(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* ---- no task is stranded in the inbox across idle gaps ---------------------------------------
+   Short bursts with gaps of every length: no gap (workers busy), shorter than the spin, longer
+   than it (workers asleep: a submit must wake one, or count on one already waking), and longer
+   than keep_alive (workers retire: a submit must start one, or count on one starting). Each task
+   signals a latch itself: waiting through the API would lock and help, and could rescue a task
+   that no worker would ever look at. */
+static int count_down_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    tu_latch_count_down((tu_latch *)arg);
+    return 0;
+}
+
+static void test_no_task_stranded_across_idle_gaps(void **state) {
+    (void)state;
+    static const int64_t gaps_ns[] = {0, 10000, 30000, 120000, 400000, 0, 2500000};
+    static const int threads[] = {2, 3};
+    for (int config = 0; config < 2; config++) {
+        groupconc_policy p = groupconc_policy_default();
+        p.max_threads = threads[config];
+        p.default_concurrency = 1000000;
+        p.keep_alive_ns = config == 0 ? 60 * TU_SEC : 2 * TU_MS;
+        groupconc_executor *ex = tu_executor(&p);
+        for (int round = 0; round < 700; round++) {
+            tu_latch ran;
+            int burst = 1 + round % 3;
+            tu_latch_init(&ran, burst);
+            for (int i = 0; i < burst; i++)
+                assert_int_equal(groupconc_submit(ex, i % 2 ? "a" : "b", NULL, count_down_fn, &ran, NULL),
+                                 GROUPCONC_OK);
+            /* a stranded task waits until the next submit or a keep_alive timeout: neither comes */
+            if (!tu_latch_wait_for(&ran, 5 * TU_SEC))
+                fail_msg("config %d round %d: %ld of %d tasks never ran", config, round,
+                         tu_latch_count(&ran), burst);
+            tu_latch_destroy(&ran);
+            tu_sleep_ns(gaps_ns[(size_t)round % (sizeof gaps_ns / sizeof gaps_ns[0])]);
+        }
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    }
+}
+
 /* ---- a finished task is not held up by a long task its worker runs next -----------------------
    With one worker, short tasks run in batches; E (short) and then L (parks until released) are
    submitted back to back so that they often share a batch. Waiting for E must return while L is
@@ -1143,6 +1184,7 @@ int main(void) {
         cmocka_unit_test(test_ready_queue_fifo),
         cmocka_unit_test(test_task_waits_on_later_task),
         cmocka_unit_test(test_task_submitted_while_worker_stuck),
+        cmocka_unit_test(test_no_task_stranded_across_idle_gaps),
         cmocka_unit_test(test_done_task_not_held_by_next),
         cmocka_unit_test(test_idle_workers_retire),
         cmocka_unit_test(test_bad_input),
