@@ -38,6 +38,7 @@ enum {
     BENCH_M_W5_RETAINED = 1,/* W5: (RSS after all done and malloc_trim - baseline) / N */
     BENCH_M_W5_PEAK = 2,   /* W5: (peak RSS - baseline) / N */
     BENCH_M_W5_GROUPS = 3, /* W5: groups cached at the end (verification) */
+    BENCH_M_SUBMIT_CPU = 4,/* W1, W2, W5: CPU time of the submitting thread in its loop, per task */
     BENCH_M_CPU = 5        /* W1, W2, W5: CPU time (user + sys, all threads) per task, ns */
 };
 
@@ -71,6 +72,7 @@ typedef struct bench_out {
 uint64_t bench_now_ns(void);
 /* CPU time of this process (user + sys, all threads), ns. */
 uint64_t bench_cpu_ns(void);
+uint64_t bench_thread_cpu_ns(void); /* the calling thread's CPU time */
 void bench_sleep_us(long us);
 /* Fields of /proc/self/status, in bytes (kB * 1024) or as a count; -1 when missing. */
 long long bench_status_field(const char *name);

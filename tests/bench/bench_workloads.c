@@ -24,8 +24,9 @@ static void run_w1(const bench_ops *ops, const bench_params *p, int handles, ben
     bench_cfg cfg = {BENCH_W1, p->w1_threads, 0, 0, n, handles};
     if (must(ops->setup(&cfg, out), out, "setup")) return;
     int rc = 0;
-    uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns();
+    uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns(), s0 = bench_thread_cpu_ns();
     for (long i = 0; i < n && rc == 0; i++) rc = ops->submit("w1", i);
+    uint64_t s1 = bench_thread_cpu_ns();
     /* "Run 1M jobs and wait": with handles, wait on each (and release it); otherwise the
        implementation's own way of waiting for everything. */
     int by_handles = handles && ops->collect;
@@ -36,6 +37,7 @@ static void run_w1(const bench_ops *ops, const bench_params *p, int handles, ben
     if (must(rc, out, "W1 run")) return;
     out->m[BENCH_M_RATE] = rate(n, t0, t1);
     out->m[BENCH_M_CPU] = per_task(c0, c1, n);
+    out->m[BENCH_M_SUBMIT_CPU] = per_task(s0, s1, n);
     bench_verify(p, BENCH_W1, n, out);
 }
 
@@ -50,14 +52,16 @@ static void run_w2(const bench_ops *ops, const bench_params *p, bench_out *out) 
     bench_cfg cfg = {BENCH_W2, p->w2_threads, 1, 0, n, 0};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup") == 0) {
-        uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns();
+        uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns(), s0 = bench_thread_cpu_ns();
         for (long i = 0; i < n && rc == 0; i++) rc = ops->submit(keys[i % k], i);
+        uint64_t s1 = bench_thread_cpu_ns();
         if (rc == 0) rc = ops->wait_all(out);
         uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
         ops->teardown();
         if (must(rc, out, "W2 run") == 0) {
             out->m[BENCH_M_RATE] = rate(n, t0, t1);
             out->m[BENCH_M_CPU] = per_task(c0, c1, n);
+            out->m[BENCH_M_SUBMIT_CPU] = per_task(s0, s1, n);
             bench_verify(p, BENCH_W2, n, out);
         }
     }
@@ -150,8 +154,9 @@ static void run_w5(const bench_ops *ops, const bench_params *p, bench_out *out) 
         malloc_trim(0);
         long long base = bench_status_field("VmRSS");
         int peak_ok = bench_reset_peak() == 0;
-        uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns();
+        uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns(), s0 = bench_thread_cpu_ns();
         for (long i = 0; i < n && rc == 0; i++) rc = ops->submit(keys[i], i);
+        uint64_t s1 = bench_thread_cpu_ns();
         if (rc == 0) rc = ops->wait_all(out);
         uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
         long long peak = bench_status_field("VmHWM");
@@ -165,6 +170,7 @@ static void run_w5(const bench_ops *ops, const bench_params *p, bench_out *out) 
         if (must(rc, out, "W5 run") == 0) {
             out->m[BENCH_M_RATE] = rate(n, t0, t1);
             out->m[BENCH_M_CPU] = per_task(c0, c1, n);
+            out->m[BENCH_M_SUBMIT_CPU] = per_task(s0, s1, n);
             out->m[BENCH_M_W5_RETAINED] = (double)(cur - base) / (double)n;
             out->m[BENCH_M_W5_PEAK] = (double)(peak - base) / (double)n;
             out->m[BENCH_M_W5_GROUPS] = (double)groups;
