@@ -8,7 +8,7 @@ example = open("examples/01_quick_start.c", encoding="utf-8").read()
 problems = []
 if "```c\n" + example + "```\n" not in readme:
     problems.append("README.md does not quote examples/01_quick_start.c word for word")
-for cmd in ("cc -std=c11 -Wall -Wextra -pedantic -O2 -o demo examples/02_multi_tenant.c -lpthread",
+for cmd in ("cc -std=c11 -Wall -Wextra -pedantic -O2 -I. -o demo examples/02_multi_tenant.c -lpthread",
             "meson setup build && meson test -C build"):
     if cmd not in readme:
         problems.append(f"README.md lacks the command: {cmd}")

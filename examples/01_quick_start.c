@@ -2,6 +2,7 @@
 
    Shows: create an executor with the default policy, submit one task to group "tenant-a", wait for
    its result, release the handle, destroy the executor; every return code is checked and printed.
+   Exits non-zero if a call fails or the result is not SUCCESS with the value 42.
 
    Build and run from the repository root:
        cc -std=c11 -Wall -Wextra -pedantic -O2 -I. -o quick_start examples/01_quick_start.c -lpthread
@@ -45,7 +46,7 @@ int main(void) {
     check(groupconc_executor_create(&policy, &ex), "executor_create");
     check(groupconc_submit(ex, "tenant-a", "job-1", answer, &value, &task), "submit");
     check(groupconc_task_wait(task, &res), "task_wait");
-    int ok = res.status == GROUPCONC_STATUS_SUCCESS;
+    int ok = res.status == GROUPCONC_STATUS_SUCCESS && res.value == &value;
     printf("%s in %s: %s, value %d\n", res.task_id, res.group, groupconc_status_name(res.status),
            ok ? *(const int *)res.value : 0);
     check(groupconc_task_release(task), "task_release");
