@@ -6,11 +6,14 @@
    - the explicit per-group table giving the "db-write" group 2 at once;
    - every task sleeps a few ms; all are submitted at once, and an ASCII timeline drawn from each
      result's start_ns/end_ns shows the caps at work: per tenant, no more bars overlap than its cap;
-   - the peak concurrency observed per group, checked against the cap (exit status 1 if exceeded).
-   The demo exits 0 only if every call returned GROUPCONC_OK and every task succeeded.
+   - the peak concurrency observed per group, checked against the cap: it must never be exceeded,
+     and with this many tasks submitted at once every group must reach it;
+   - the group's counters agree: every task submitted, completed and succeeded.
+   The demo exits 0 only if every call returned GROUPCONC_OK, every task succeeded, and every group
+   ran exactly up to its cap; otherwise it says what differed and exits 1.
 
    Build and run from the repository root (nothing but a C11 compiler needed):
-       cc -std=c11 -Wall -Wextra -pedantic -O2 -o demo examples/02_multi_tenant.c -lpthread
+       cc -std=c11 -Wall -Wextra -pedantic -O2 -I. -o demo examples/02_multi_tenant.c -lpthread
        ./demo
    Expected output (the bars shift a little from run to run; "..." marks rows left out here):
        executor_create: GROUPCONC_OK
@@ -51,10 +54,9 @@
        executor_destroy: GROUPCONC_OK
 */
 /* The header comes first: in a strict -std=c11 build it turns on the POSIX declarations
-   (clock_gettime, nanosleep) before any system header is read. The relative path lets the plain
-   `cc ... examples/02_multi_tenant.c` command above work without -I. */
+   (clock_gettime, nanosleep) before any system header is read. */
 #define GROUPCONC_IMPLEMENTATION
-#include "../groupconc.h"
+#include "groupconc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +85,8 @@ static const demo_task TASKS[] = {
 
 static const char *const GROUPS[] = {"vip:acme", "vip:globex", "tenant:initech", "tenant:hooli",
                                      "db-write"};
+/* The cap each group must get: resolver (VIP), policy default (others), table (db-write). */
+static const int EXPECTED_CAP[] = {4, 4, 1, 1, 2};
 #define NGROUPS (sizeof GROUPS / sizeof GROUPS[0])
 
 #define MAX_COLUMNS 64
@@ -223,8 +227,9 @@ int main(void) {
             if (res[i].status == GROUPCONC_STATUS_SUCCESS) {
                 successes++;
             } else {
-                printf("%s: %s (error %s)\n", TASKS[i].id, groupconc_status_name(res[i].status),
-                       groupconc_errname(res[i].error));
+                printf("%s: %s (error %d, reason %s)\n", TASKS[i].id,
+                       groupconc_status_name(res[i].status), res[i].error,
+                       groupconc_errname(res[i].reason));
             }
         }
         if (!check(groupconc_task_release(handles[i]), "task_release")) ok = 0;
@@ -233,14 +238,29 @@ int main(void) {
            waited == NTASKS ? "GROUPCONC_OK" : "FAILED", successes);
     if (successes != NTASKS) ok = 0;
 
-    /* The limits each group's state was created with: resolver, table, or default. */
+    /* The limits each group's state was created with (resolver, table, or default), and its
+       counters: every task of the group submitted, completed and succeeded. */
     int caps[NGROUPS];
     for (size_t g = 0; g < NGROUPS; g++) {
         groupconc_group_stats st;
         caps[g] = 0;
-        if (check(groupconc_group_stats_get(ex, GROUPS[g], &st), "group_stats_get")) {
-            caps[g] = st.concurrency;
-        } else {
+        if (!check(groupconc_group_stats_get(ex, GROUPS[g], &st), "group_stats_get")) {
+            ok = 0;
+            continue;
+        }
+        caps[g] = st.concurrency;
+        if (st.concurrency != EXPECTED_CAP[g]) {
+            printf("%s: concurrency %d, expected %d\n", GROUPS[g], st.concurrency, EXPECTED_CAP[g]);
+            ok = 0;
+        }
+        uint64_t n = 0;
+        for (size_t i = 0; i < NTASKS; i++) {
+            if (strcmp(TASKS[i].group, GROUPS[g]) == 0) n++;
+        }
+        if (st.submitted != n || st.completed != n || st.succeeded != n) {
+            printf("%s: counters submitted %llu, completed %llu, succeeded %llu; expected %llu each\n",
+                   GROUPS[g], (unsigned long long)st.submitted, (unsigned long long)st.completed,
+                   (unsigned long long)st.succeeded, (unsigned long long)n);
             ok = 0;
         }
     }
@@ -251,8 +271,10 @@ int main(void) {
         for (size_t g = 0; g < NGROUPS; g++) {
             int peak = peak_concurrency(GROUPS[g], res);
             printf("  %-18s%d of %d%s\n", GROUPS[g], peak, caps[g],
-                   peak > caps[g] ? "  <-- CAP EXCEEDED" : "");
-            if (peak > caps[g]) ok = 0;
+                   peak > caps[g]   ? "  <-- CAP EXCEEDED"
+                   : peak < caps[g] ? "  <-- cap never reached"
+                                    : "");
+            if (peak != caps[g]) ok = 0;
         }
     }
 

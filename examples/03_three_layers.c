@@ -4,10 +4,15 @@
    concurrency 2, in-flight cap 3 and queue threshold 1; group "report" with concurrency 1 and
    queue threshold 0 ("run now or be rejected"). Tasks park on a gate, so every state is exact:
    which submit is admitted, which waits at which layer, which is refused and with which code, and
-   a rejection that happens later, asynchronously, when a waiting task reaches a full layer.
+   a rejection that happens later, asynchronously, when a waiting task reaches a full layer. At
+   the end the counters show every submitted task completed once, by outcome and layer (a task
+   refused in submit under ABORT has no handle, but it is still counted).
+
+   The program compares every line it prints with the expected output below (kept in EXPECTED) and
+   exits 1 if any line differs or is missing.
 
    Build and run from the repository root:
-       cc -std=c11 -Wall -Wextra -pedantic -O2 -o three_layers examples/03_three_layers.c -lpthread
+       cc -std=c11 -Wall -Wextra -pedantic -O2 -I. -o three_layers examples/03_three_layers.c -lpthread
        ./three_layers
    Expected output (exactly):
        api-1      submit: GROUPCONC_OK
@@ -24,17 +29,67 @@
        api-1      SUCCESS
        api-2      SUCCESS
        api-3      SUCCESS
-       report-2   REJECTED (GROUPCONC_EREJECTED_CONCURRENCY)
+       report-2   REJECTED (reason GROUPCONC_EREJECTED_CONCURRENCY)
        report-1   SUCCESS
        global: in flight 0 of 4, waiting 0
+       api:    submitted 4, completed 4: succeeded 3, rejected at layer 1/2/3: 0/1/0
+       report: submitted 3, completed 3: succeeded 1, rejected at layer 1/2/3: 1/0/1
+       all:    submitted 7, completed 7: succeeded 4, failed 0, cancelled 0, rejected 3 + other 0
 */
 #define GROUPCONC_IMPLEMENTATION
-#include "../groupconc.h"
+#include "groupconc.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+static const char *const EXPECTED[] = {
+    "api-1      submit: GROUPCONC_OK",
+    "api-2      submit: GROUPCONC_OK",
+    "api-3      submit: GROUPCONC_OK",
+    "api-4      submit: GROUPCONC_EREJECTED_BULKHEAD",
+    "report-1   submit: GROUPCONC_OK",
+    "report-2   submit: GROUPCONC_OK",
+    "report-3   submit: GROUPCONC_EREJECTED_GLOBAL",
+    "global: in flight 4 of 4, waiting 2",
+    "api:    running 2, waiting at layer 3: 1, in flight 3 of 3",
+    "report: running 1, waiting at layer 1: 1",
+    "api tasks released",
+    "api-1      SUCCESS",
+    "api-2      SUCCESS",
+    "api-3      SUCCESS",
+    "report-2   REJECTED (reason GROUPCONC_EREJECTED_CONCURRENCY)",
+    "report-1   SUCCESS",
+    "global: in flight 0 of 4, waiting 0",
+    "api:    submitted 4, completed 4: succeeded 3, rejected at layer 1/2/3: 0/1/0",
+    "report: submitted 3, completed 3: succeeded 1, rejected at layer 1/2/3: 1/0/1",
+    "all:    submitted 7, completed 7: succeeded 4, failed 0, cancelled 0, rejected 3 + other 0",
+};
+#define NEXPECTED (sizeof EXPECTED / sizeof EXPECTED[0])
+
+static size_t lines;    /* lines printed so far */
+static int mismatches;  /* lines that differ from EXPECTED */
+
+/* Print one line and compare it with the next expected one. */
+static void say(const char *fmt, ...) {
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    printf("%s\n", line);
+    if (lines >= NEXPECTED) {
+        fprintf(stderr, "line %zu is extra: \"%s\"\n", lines + 1, line);
+        mismatches++;
+    } else if (strcmp(line, EXPECTED[lines]) != 0) {
+        fprintf(stderr, "line %zu differs: expected \"%s\"\n", lines + 1, EXPECTED[lines]);
+        mismatches++;
+    }
+    lines++;
+}
 
 static atomic_int gate_open[2]; /* 0: "api" tasks, 1: "report" tasks */
 static atomic_int arrived;      /* tasks that started running */
@@ -45,8 +100,8 @@ static void nap(void) {
 }
 
 /* A task that waits until its gate opens. Polling keeps the example free of extra threading code. */
-static int parked(groupconc_context *ctx, void **out_value, void *user_data) {
-    atomic_int *gate = user_data;
+static int parked(groupconc_context *ctx, void **out_value, void *arg) {
+    atomic_int *gate = arg;
     (void)ctx;
     (void)out_value;
     atomic_fetch_add(&arrived, 1);
@@ -61,26 +116,32 @@ static void check(int rc, const char *what) {
     }
 }
 
-static int mismatches;
-
-static groupconc_task *submit(groupconc_executor *ex, const char *group, const char *id, int want) {
+static groupconc_task *submit(groupconc_executor *ex, const char *group, const char *id) {
     groupconc_task *t = NULL;
     int rc = groupconc_submit(ex, group, id, parked, &gate_open[group[0] == 'r'], &t);
-    printf("%-10s submit: %s\n", id, groupconc_errname(rc));
-    if (rc != want) mismatches++;
+    say("%-10s submit: %s", id, groupconc_errname(rc));
     return t; /* NULL when refused: under ABORT a refused submit creates no handle */
 }
 
-static void report(groupconc_task *t, groupconc_status want) {
+static void report(groupconc_task *t) {
     groupconc_result r;
     if (!t) return;
     check(groupconc_task_wait(t, &r), "wait");
-    if (r.status != want) mismatches++;
     if (r.status == GROUPCONC_STATUS_REJECTED)
-        printf("%-10s %s (%s)\n", r.task_id, groupconc_status_name(r.status), groupconc_errname(r.error));
+        say("%-10s %s (reason %s)", r.task_id, groupconc_status_name(r.status),
+            groupconc_errname(r.reason));
     else
-        printf("%-10s %s\n", r.task_id, groupconc_status_name(r.status));
+        say("%-10s %s", r.task_id, groupconc_status_name(r.status));
     check(groupconc_task_release(t), "release");
+}
+
+static void counters(groupconc_executor *ex, const char *label, const char *group) {
+    groupconc_group_stats s;
+    check(groupconc_group_stats_get(ex, group, &s), "group_stats");
+    say("%-7s submitted %llu, completed %llu: succeeded %llu, rejected at layer 1/2/3: %llu/%llu/%llu",
+        label, (unsigned long long)s.submitted, (unsigned long long)s.completed,
+        (unsigned long long)s.succeeded, (unsigned long long)s.rejected_global,
+        (unsigned long long)s.rejected_bulkhead, (unsigned long long)s.rejected_concurrency);
 }
 
 int main(void) {
@@ -103,48 +164,62 @@ int main(void) {
     check(groupconc_executor_create(&policy, &ex), "executor_create");
 
     /* layers 1, 2, 3 all have a free permit: runs */
-    t[0] = submit(ex, "api", "api-1", GROUPCONC_OK);
+    t[0] = submit(ex, "api", "api-1");
     /* runs too (api concurrency 2) */
-    t[1] = submit(ex, "api", "api-2", GROUPCONC_OK);
+    t[1] = submit(ex, "api", "api-2");
     /* layer 3 full: waits there, using the api queue (1 of 1) */
-    t[2] = submit(ex, "api", "api-3", GROUPCONC_OK);
+    t[2] = submit(ex, "api", "api-3");
     /* layer 2 full (3 in flight) and the api queue is full: refused in submit */
-    t[3] = submit(ex, "api", "api-4", GROUPCONC_EREJECTED_BULKHEAD);
+    t[3] = submit(ex, "api", "api-4");
     /* the 4th global permit: runs */
-    t[4] = submit(ex, "report", "report-1", GROUPCONC_OK);
+    t[4] = submit(ex, "report", "report-1");
     /* layer 1 full: waits there, using the global queue (1 of 1) */
-    t[5] = submit(ex, "report", "report-2", GROUPCONC_OK);
+    t[5] = submit(ex, "report", "report-2");
     /* layer 1 full and the global queue is full: refused in submit */
-    t[6] = submit(ex, "report", "report-3", GROUPCONC_EREJECTED_GLOBAL);
+    t[6] = submit(ex, "report", "report-3");
     while (atomic_load(&arrived) < 3) nap(); /* api-1, api-2, report-1 are running */
 
     check(groupconc_executor_stats_get(ex, &es), "executor_stats");
     check(groupconc_group_stats_get(ex, "api", &api), "group_stats api");
     check(groupconc_group_stats_get(ex, "report", &rep), "group_stats report");
-    printf("global: in flight %zu of %d, waiting %zu\n", es.global_in_flight, es.global_max_in_flight,
-           es.waiting);
-    printf("api:    running %zu, waiting at layer 3: %zu, in flight %zu of %d\n", api.running,
-           api.waiting_concurrency, api.in_flight, api.max_in_flight);
-    printf("report: running %zu, waiting at layer 1: %zu\n", rep.running, rep.waiting_global);
+    say("global: in flight %zu of %d, waiting %zu", es.global_in_flight, es.global_max_in_flight,
+        es.waiting);
+    say("api:    running %zu, waiting at layer 3: %zu, in flight %zu of %d", api.running,
+        api.waiting_concurrency, api.in_flight, api.max_in_flight);
+    say("report: running %zu, waiting at layer 1: %zu", rep.running, rep.waiting_global);
 
     /* The first api task to finish hands its global permit to report-2, which then needs a layer-3
        permit of "report" (held by report-1) with a queue threshold of 0: rejected, asynchronously. */
     atomic_store(&gate_open[0], 1);
-    printf("api tasks released\n");
-    report(t[0], GROUPCONC_STATUS_SUCCESS);
-    report(t[1], GROUPCONC_STATUS_SUCCESS);
-    report(t[2], GROUPCONC_STATUS_SUCCESS);
-    report(t[3], GROUPCONC_STATUS_SUCCESS);
-    report(t[5], GROUPCONC_STATUS_REJECTED);
+    say("api tasks released");
+    report(t[0]);
+    report(t[1]);
+    report(t[2]);
+    report(t[3]);
+    report(t[5]);
     atomic_store(&gate_open[1], 1);
-    report(t[4], GROUPCONC_STATUS_SUCCESS);
-    report(t[6], GROUPCONC_STATUS_SUCCESS);
+    report(t[4]);
+    report(t[6]);
 
     check(groupconc_executor_stats_get(ex, &es), "executor_stats");
-    printf("global: in flight %zu of %d, waiting %zu\n", es.global_in_flight, es.global_max_in_flight,
-           es.waiting);
-    if (es.global_in_flight != 0 || es.waiting != 0) mismatches++;
+    say("global: in flight %zu of %d, waiting %zu", es.global_in_flight, es.global_max_in_flight,
+        es.waiting);
+    counters(ex, "api:", "api");
+    counters(ex, "report:", "report");
+    say("all:    submitted %llu, completed %llu: succeeded %llu, failed %llu, cancelled %llu, "
+        "rejected %llu + other %llu",
+        (unsigned long long)es.submitted, (unsigned long long)es.completed,
+        (unsigned long long)es.succeeded, (unsigned long long)es.failed,
+        (unsigned long long)es.cancelled,
+        (unsigned long long)(es.rejected_global + es.rejected_bulkhead + es.rejected_concurrency),
+        (unsigned long long)es.rejected_other);
     check(groupconc_executor_destroy(ex), "executor_destroy");
-    if (mismatches) fprintf(stderr, "%d results differ from the expected output above\n", mismatches);
+
+    if (lines < NEXPECTED) {
+        fprintf(stderr, "%zu expected lines are missing, from: \"%s\"\n", NEXPECTED - lines,
+                EXPECTED[lines]);
+        mismatches++;
+    }
+    if (mismatches) fprintf(stderr, "%d lines differ from the expected output\n", mismatches);
     return mismatches ? EXIT_FAILURE : EXIT_SUCCESS;
 }
