@@ -1,4 +1,4 @@
-/* groupconc.h - v0.1.0 - grouped concurrency control for C11 - MIT license (full text at end)
+/* groupconc.h - v1.0.0 - grouped concurrency control for C11 - MIT license (full text at end)
 
    "At most N at once per key": tasks are submitted under a group key (a tenant, an endpoint, a
    priority class); groups run in parallel; each group has its own concurrency cap, and a global
@@ -16,36 +16,40 @@
        groupconc_result res;
        groupconc_executor_create(&policy, &ex);
        groupconc_submit(ex, "tenant-a", "job-1", my_fn, my_arg, &task);
-       groupconc_task_wait(task, &res);          // res.status, res.value, res.error
+       groupconc_task_wait(task, &res);          // res.status, res.value, res.error, res.reason
        groupconc_task_release(task);
        groupconc_executor_destroy(ex);
    (examples/01_quick_start.c is the same program with every return code checked.)
 
    CONTENTS
-       CONFIGURATION, CONCEPTS, THREADS AND CALLBACKS, ERRORS, LIMITATIONS, HISTORY
-       [1] error codes  [2] enums  [3] opaque types and callbacks  [4] policy
-       [5] executor lifecycle  [6] submit and handles  [7] group control and stats
+       CONFIGURATION, CONCEPTS, EVENTS AND COUNTERS, THREADS AND CALLBACKS, ERRORS, LIMITATIONS,
+       HISTORY
+       [1] error codes  [2] constants and enums  [3] opaque types, results and callbacks
+       [4] policy  [5] executor lifecycle  [6] submit and handles  [7] group control and stats
        [8] diagnostics
        Implementation sections: grep -n '====' groupconc.h
 
    CONFIGURATION
        macro                      where            default              effect
-       GROUPCONC_IMPLEMENTATION   one TU           -                    compile the implementation here
+       GROUPCONC_IMPLEMENTATION   one TU           -                    compile the implementation here (as C, not C++)
        GROUPCONC_STATIC           every TU         -                    make every function static (private copy per TU)
        GROUPCONC_API              every TU         extern               decoration of public declarations
        GROUPCONC_MALLOC(sz)       impl TU          malloc(sz)           allocator; define MALLOC and FREE together or neither
        GROUPCONC_FREE(p)          impl TU          free(p)
        GROUPCONC_ASSERT(x)        impl TU          assert(x)            internal invariants only, never user input
        GROUPCONC_DEBUG            impl TU          on unless NDEBUG     extra invariant checks (permit counts, queue links)
-       GROUPCONC_MAX_KEY_LEN      impl TU          256                  longest accepted group key, bytes
+       GROUPCONC_MAX_KEY_LEN      impl TU          256                  longest accepted group key, bytes (>= 1)
        GROUPCONC_BATCH_MAX        impl TU          16                   most short tasks a worker takes per locked step
-                                                                        (1: one at a time; see Worker pool)
+                                                                        (>= 1; 1: one at a time; see Worker pool)
        GROUPCONC_SPIN_NS          impl TU          50000                how long an idle worker polls for new tasks
-                                                                        before it sleeps, after short tasks (0: never)
+                                                                        before it sleeps, after short tasks (>= 0; 0: never)
        GROUPCONC_USE_PTHREADS     impl TU          auto                 POSIX threads backend instead of C11 <threads.h>;
                                                                         chosen automatically under ThreadSanitizer and
                                                                         where __STDC_NO_THREADS__ is defined
        GROUPCONC_TEST_THREAD_START_FAILS()  impl TU  0                  test hook: non-zero makes the next worker start fail
+   A bad value of a numeric macro, or the implementation compiled as C++, stops the build with an
+   #error that names it. The internal tunables (spin tries, nap length, batch thresholds, node
+   cache) are listed with their reasons in the implementation's "configuration" section.
 
    CONCEPTS
        Group keys     any non-empty NUL-terminated string up to GROUPCONC_MAX_KEY_LEN bytes; copied.
@@ -57,56 +61,88 @@
                       3 group concurrency  a group's tasks that hold a run permit (ready or running)
                       Each layer is a fair semaphore with a FIFO of waiting task nodes; a released permit
                       is handed directly to the oldest waiter (no barging). Waiting tasks own no thread.
+       Global cap     layer 1 counts tasks that still WAIT at their group's layers: with 16 global and
+                      2 per host, tasks submitted host by host can run 4 at once (2 hosts admitted, 14
+                      permits held by their waiting tasks). For "at most 16 running overall", leave
+                      global_max_in_flight unlimited and set max_threads = 16: the worker pool is the
+                      running cap, and tasks beyond it wait in the FIFO ready queue holding only their
+                      group's permits. Use global_max_in_flight to bound memory/admitted work.
        Thresholds     a task that cannot get a permit at once waits in that layer's queue if the queue
                       threshold allows, else it is rejected. Global threshold: tasks waiting at layer 1.
                       Group threshold: the group's tasks waiting at layers 2 and 3 together. 0 means
                       "run now or be rejected"; GROUPCONC_UNLIMITED means no bound.
        Worker pool    elastic: threads start on demand up to max_threads and retire after keep_alive_ns
-                      idle. Tasks holding all permits wait for a thread in a FIFO ready queue. A worker
-                      that finishes a task runs the next ready one without sleeping. While tasks take
-                      under ~2 us, a worker takes up to GROUPCONC_BATCH_MAX of them at a time and
-                      finishes them together (stats count them as running until then); a longer
-                      task ends the batch and hands back what it had not started. An idle worker
-                      takes over tasks a busy one took but has not started, and a waiter, a new
-                      task's admission or an idle worker finishes tasks a busy one ran but has not
-                      finished: a blocked wait never waits behind another task. While another
-                      worker runs short tasks, one idle worker naps (100 us) instead of sleeping, and
-                      new tasks wake nobody; else, after short tasks, one idle worker polls for new
-                      ones for GROUPCONC_SPIN_NS before it sleeps.
+                      idle (a worker blocked in a wait inside a task or callback lets one more start).
+                      Tasks holding all permits wait for a thread in a FIFO ready queue. A worker that
+                      finishes a task runs the next ready one without sleeping; while tasks are short
+                      it takes up to GROUPCONC_BATCH_MAX at a time (see "worker pool" below).
        Submission     with no queue threshold anywhere in the policy (the default), nothing in
-                      submit can refuse a task, so submit does not take the executor lock: it finds
-                      the group under the key table's own lock and pushes the task onto a lock-free
-                      inbox, which the next locked step admits in submission order (every call that
-                      reads queues - stats, cancel, shutdown - admits it first). With a threshold,
-                      submit admits under the executor lock and can refuse at once.
+                      submit can refuse a task, so submit does not take the executor lock: it pushes
+                      the task onto a lock-free inbox, admitted in submission order at the next locked
+                      step. With a threshold, submit admits under the executor lock and can refuse at
+                      once.
        Handles        groupconc_submit gives a handle (groupconc_task). It stays valid until
-                      groupconc_task_release, even after the executor is destroyed. Pass out_task = NULL
-                      to submit fire-and-forget (no handle).
+                      groupconc_task_release, even after the executor is destroyed; after release it
+                      must not be used (like free()). Pass out_task = NULL for fire-and-forget.
+       Arguments      the task's `arg` is the caller's. To hand it over, submit with a cleanup
+                      (groupconc_submit_spec, spec.cleanup = free): it runs exactly once for every
+                      accepted task, after the task function returned or, if it never ran, when the
+                      task completes (cancelled, rejected, removed by shutdown / evict / destroy).
+
+   EVENTS AND COUNTERS (one table: the listener's events and the stats' totals agree)
+       event       fires                                              counter(s)
+       SUBMITTED   each submit call with valid arguments on a running  submitted
+                   executor, before admission
+       REJECTED    a layer refused the task (reason EREJECTED_*), or   -
+                   submit failed after SUBMITTED (ESHUTDOWN, ENOMEM,
+                   ETHREAD); under CALLER_RUNS the task then runs
+       STARTED     the task is about to run (all permits held; none    -
+                   under CALLER_RUNS)
+       COMPLETED   exactly once per SUBMITTED, with the final result:  completed = succeeded + failed
+                   SUCCESS / FAILED / CANCELLED / REJECTED, also for     + cancelled + rejected_global
+                   a task refused in submit (ABORT: no handle)           + rejected_bulkhead
+                                                                         + rejected_concurrency
+                                                                         (+ rejected_other: executor)
+       A task counts where its final status puts it: a CALLER_RUNS task or one whose rejection
+       handler chose SUCCESS counts as succeeded. submitted - completed = tasks still in progress.
 
    THREADS AND CALLBACKS
        Every function is thread-safe, except that groupconc_executor_destroy must not run concurrently
        with any other call on the same executor or its unfinished handles.
-       Listener events, completion callbacks and rejection handlers never run with an internal lock
-       held: they may submit, cancel, read stats, and even wait on other tasks (a worker hands back
-       the tasks it had taken next before it runs any of them). The resolver DOES run under the key
-       table's lock (so it is called exactly once per group creation; with queue thresholds in the
-       policy, under the executor lock too): it must be quick and must not call into groupconc.
-       A task must not wait on its own handle, and must not destroy its own executor.
+       Listener events, completion callbacks, rejection handlers and cleanups never run with an
+       internal lock held: they may submit, cancel, read stats and wait on other tasks. Blocking
+       calls made inside a task or callback of the same executor never wait for themselves:
+         groupconc_task_wait[_for]   on the task whose body, event or handler is running on this
+                                     thread: GROUPCONC_EDEADLK; on any other task: waits (a task
+                                     whose completion this thread runs next is completed first)
+         groupconc_execute_all       works (waits only for the tasks it submitted)
+         groupconc_executor_shutdown_graceful  starts the shutdown, does not wait: GROUPCONC_EDEADLK
+         groupconc_executor_destroy  GROUPCONC_EDEADLK, nothing done
+         groupconc_executor_shutdown never waits: fine anywhere
+       The resolver runs under the key table's lock (with queue thresholds in the policy, under the
+       executor lock too), so that it is called exactly once per group creation: it must be quick
+       and must not call into groupconc.
 
    ERRORS
        Functions return GROUPCONC_OK (0) or a negative GROUPCONC_E* code; groupconc_strerror() and
        groupconc_errname() describe any code. A task's own outcome is not an API error: it is in
-       groupconc_result.status (SUCCESS / FAILED / CANCELLED / REJECTED) and .error.
+       groupconc_result.status (SUCCESS / FAILED / CANCELLED / REJECTED). The task's own code and the
+       library's reason never share a field: result.error holds what a FAILED task returned (any
+       int, never interpreted), result.reason holds the library's code for REJECTED (the layer, or
+       why submit failed) and CANCELLED (GROUPCONC_ECANCELLED). The one reserved return value is
+       GROUPCONC_TASK_CANCELLED ("I stopped because I was cancelled").
 
    LIMITATIONS
        - Cancellation of a running task is cooperative: it sees groupconc_context_is_cancelled().
+       - Using a handle after groupconc_task_release (a second release included) is undefined, as
+         with free(): GROUPCONC_ERELEASED is returned only when the library happens to see it.
        - C11 <threads.h> offers only wall-clock timed waits: with that backend a clock jump stretches
          or shortens timed waits (the POSIX backend waits on CLOCK_MONOTONIC).
        - Task timestamps use CLOCK_MONOTONIC. In a strict ISO TU (-std=c11) that includes a system
          header before this one, clock_gettime is not declared and timestamps fall back to
          timespec_get(TIME_UTC): include groupconc.h first in the implementation TU, or define
          _POSIX_C_SOURCE=200809L.
-       - Backends: C11 threads and POSIX threads. No Win32 backend yet.
+       - Backends: C11 threads and POSIX threads.
        - Short tasks are finished in batches: permits, handles, callbacks and the COMPLETED event
          normally follow within ~20 us of the return, later if the worker started a long task next
          and nothing else picked them up (a blocked wait always does). After short tasks an idle
@@ -114,6 +150,11 @@
          and another naps can wait up to 100 us if the busy one's task turns out long.
 
    HISTORY
+       1.0.0  API 1.0: one naming scheme (groupconc_group_shutdown / _evict / _keys_get / _keys_free),
+              task codes apart from library reasons (result.reason, GROUPCONC_TASK_CANCELLED),
+              cleanup functions (groupconc_submit_spec), rejection handlers decide the outcome,
+              COMPLETED once per SUBMITTED with per-outcome counters, EDEADLK instead of self-waits,
+              execute_all reports true outcomes, groupconc_policy_check, *_name for every enum.
        0.1.0  first release: executor, three layers, thresholds, rejection policies, listener,
               group control, stats.
 */
@@ -121,7 +162,7 @@
 #define GROUPCONC_H_INCLUDED
 
 #if defined(GROUPCONC_IMPLEMENTATION) && defined(__STRICT_ANSI__) && !defined(_POSIX_C_SOURCE) && \
-    !defined(_XOPEN_SOURCE) && !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE)
+    !defined(_XOPEN_SOURCE) && !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE) && !defined(__cplusplus)
 /* Strict ISO mode hides clock_gettime/CLOCK_MONOTONIC; this only helps when no system header was
    included before groupconc.h (see LIMITATIONS). */
 #define _POSIX_C_SOURCE 200809L
@@ -131,10 +172,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GROUPCONC_VERSION_MAJOR 0
-#define GROUPCONC_VERSION_MINOR 1
+#define GROUPCONC_VERSION_MAJOR 1
+#define GROUPCONC_VERSION_MINOR 0
 #define GROUPCONC_VERSION_PATCH 0
-#define GROUPCONC_VERSION_STRING "0.1.0"
+#define GROUPCONC_VERSION_STRING "1.0.0"
 
 #ifndef GROUPCONC_API
 #if defined(GROUPCONC_STATIC)
@@ -153,13 +194,14 @@ extern "C" {
 #endif
 
 /* ---- [1] error codes --------------------------------------------------------------------------
-   One list yields the enum, groupconc_strerror() and groupconc_errname(). Never renumbered. */
+   One list yields the enum, groupconc_strerror() and groupconc_errname(). Never renumbered. These
+   are the library's codes: API return values and result.reason, never a task's own result.error. */
 #define GROUPCONC_ERRNO_MAP(X)                                                                        \
     X(OK, 0, "success")                                                                               \
     X(EINVAL, -1, "invalid argument: a required pointer is NULL")                                    \
     X(EKEYEMPTY, -2, "group key is empty")                                                            \
     X(EKEYTOOLONG, -3, "group key is longer than GROUPCONC_MAX_KEY_LEN")                              \
-    X(ELIMIT, -4, "invalid limit: concurrency/in-flight < 1, threshold < 0, or bad pool setting")    \
+    X(ELIMIT, -4, "invalid limit in the policy (groupconc_policy_check names the field)")            \
     X(EPOLICY, -5, "invalid policy: unknown rejection policy value")                                 \
     X(EDUPKEY, -6, "the per-group limits table names the same group twice")                           \
     X(ESHUTDOWN, -7, "executor is shut down and accepts no new tasks")                                \
@@ -171,7 +213,8 @@ extern "C" {
     X(ETHREAD, -13, "could not start a worker thread")                                                \
     X(ERELEASED, -14, "task handle was already released")                                            \
     X(ENOTFOUND, -15, "group not found")                                                              \
-    X(ECANCELLED, -16, "task was cancelled")
+    X(ECANCELLED, -16, "task was cancelled")                                                          \
+    X(EDEADLK, -17, "refused: called from inside a task or callback of this executor, it would wait for itself")
 
 typedef enum groupconc_error {
 #define GROUPCONC__ERR_ENUM(name, value, text) GROUPCONC_##name = (value),
@@ -179,7 +222,7 @@ typedef enum groupconc_error {
 #undef GROUPCONC__ERR_ENUM
 } groupconc_error;
 
-/* ---- [2] enums ------------------------------------------------------------------------------- */
+/* ---- [2] constants and enums ------------------------------------------------------------------ */
 
 /* "No bound" for in-flight caps and queue thresholds (concurrency has no unlimited value). */
 #define GROUPCONC_UNLIMITED (-1)
@@ -187,13 +230,20 @@ typedef enum groupconc_error {
 #define GROUPCONC_DEFAULT (-2)
 /* Timeout value meaning "wait forever" for the *_for / graceful / execute_all functions. */
 #define GROUPCONC_FOREVER (-1)
+/* Durations are int64_t nanoseconds: GROUPCONC_MS(50), GROUPCONC_SEC(2). */
+#define GROUPCONC_US(n) ((int64_t)(n) * 1000)
+#define GROUPCONC_MS(n) ((int64_t)(n) * 1000000)
+#define GROUPCONC_SEC(n) ((int64_t)(n) * 1000000000)
+/* What a task function returns when it stopped because groupconc_context_is_cancelled() said so:
+   the task completes CANCELLED. The only return value the library interprets besides 0. */
+#define GROUPCONC_TASK_CANCELLED (-2147483647 - 1)
 
 typedef enum groupconc_status {
     GROUPCONC_STATUS_PENDING = 0, /* not finished yet (only seen in a snapshot) */
     GROUPCONC_STATUS_SUCCESS,     /* the task function returned 0 */
-    GROUPCONC_STATUS_FAILED,      /* it returned another code (in result.error) */
-    GROUPCONC_STATUS_CANCELLED,   /* cancelled while waiting, or returned GROUPCONC_ECANCELLED */
-    GROUPCONC_STATUS_REJECTED     /* a layer refused it; result.error names the layer */
+    GROUPCONC_STATUS_FAILED,      /* it returned another code: result.error */
+    GROUPCONC_STATUS_CANCELLED,   /* cancelled before it started, or it returned GROUPCONC_TASK_CANCELLED */
+    GROUPCONC_STATUS_REJECTED     /* refused: result.reason names the layer (or why submit failed) */
 } groupconc_status;
 
 typedef enum groupconc_rejection_policy {
@@ -203,19 +253,19 @@ typedef enum groupconc_rejection_policy {
 } groupconc_rejection_policy;
 
 typedef enum groupconc_event_type {
-    GROUPCONC_EVENT_SUBMITTED = 0, /* accepted by submit, before admission */
+    GROUPCONC_EVENT_SUBMITTED = 0, /* a submit call with valid arguments, before admission */
     GROUPCONC_EVENT_STARTED,       /* about to run (all permits held; none under CALLER_RUNS) */
-    GROUPCONC_EVENT_COMPLETED,     /* terminal result, once per task that has a result */
-    GROUPCONC_EVENT_REJECTED       /* a layer refused it: event.reason names the layer */
+    GROUPCONC_EVENT_COMPLETED,     /* final result: exactly once per SUBMITTED */
+    GROUPCONC_EVENT_REJECTED       /* a layer refused it, or submit failed: event.reason says why */
 } groupconc_event_type;
 
 typedef enum groupconc_cancel_outcome {
-    GROUPCONC_CANCEL_DEQUEUED = 0, /* it was waiting: removed, permits returned, now CANCELLED */
+    GROUPCONC_CANCEL_DEQUEUED = 0, /* it had not started: removed, permits returned, now CANCELLED */
     GROUPCONC_CANCEL_FLAGGED,      /* it is running: its cancellation flag is set (cooperative) */
     GROUPCONC_CANCEL_TOO_LATE      /* it had already finished: unaffected */
 } groupconc_cancel_outcome;
 
-/* ---- [3] opaque types and callbacks ----------------------------------------------------------- */
+/* ---- [3] opaque types, results and callbacks --------------------------------------------------- */
 
 typedef struct groupconc_executor groupconc_executor;
 typedef struct groupconc_task groupconc_task;       /* a task handle */
@@ -225,19 +275,28 @@ typedef struct groupconc_result {
     const char *group;       /* the group key; valid while the handle is */
     const char *task_id;     /* as submitted (copied), or NULL */
     groupconc_status status;
-    void *value;             /* what the task stored in *out_value (SUCCESS, or FAILED if it set it) */
-    int error;               /* 0; the task's failure code; GROUPCONC_ECANCELLED; GROUPCONC_EREJECTED_* */
+    void *value;             /* what the task stored in *out_value (or a rejection handler's value) */
+    int error;               /* FAILED: the code the task returned (its own, never interpreted); else 0 */
+    int reason;              /* the library's reason: REJECTED: GROUPCONC_EREJECTED_* (the layer), or
+                                ESHUTDOWN / ENOMEM / ETHREAD (submit failed); CANCELLED:
+                                GROUPCONC_ECANCELLED; else 0 */
     uint64_t start_ns;       /* monotonic; taken after all permits are held (rejected: rejection time) */
     uint64_t end_ns;         /* monotonic; end - start is the run time, waiting excluded */
 } groupconc_result;
 
-/* A task: return 0 for success (optionally storing a value in *out_value), GROUPCONC_ECANCELLED if
-   it stopped because groupconc_context_is_cancelled() said so, any other code for failure. */
-typedef int (*groupconc_task_fn)(groupconc_context *ctx, void **out_value, void *user_data);
+/* A task: return 0 for success (optionally storing a value in *out_value), GROUPCONC_TASK_CANCELLED
+   if it stopped because groupconc_context_is_cancelled() said so, any other value for failure (it is
+   reported as is in result.error). `arg` is what was submitted with it. */
+typedef int (*groupconc_task_fn)(groupconc_context *ctx, void **out_value, void *arg);
+
+/* Releases a task's argument: runs exactly once per accepted task (see groupconc_submit_spec).
+   `free` has this type. */
+typedef void (*groupconc_cleanup_fn)(void *arg);
 
 /* Per-group concurrency resolver: store a value in *out_concurrency and return 0; a non-zero return
-   means "failed", and the policy default is used. Results < 1 become 1. Runs under the executor
-   lock, once per creation of a group's state: be quick, do not call into groupconc. */
+   means "failed", and the policy default is used. Results < 1 become 1. Runs under the key table's
+   lock (and the executor lock when the policy has queue thresholds), once per creation of a group's
+   state: be quick, do not call into groupconc. */
 typedef int (*groupconc_resolver_fn)(const char *group, int *out_concurrency, void *user_data);
 
 typedef struct groupconc_event {
@@ -257,15 +316,28 @@ typedef struct groupconc_rejection {
     groupconc_executor *executor;
     const char *group;
     const char *task_id;
-    groupconc_task_fn fn;             /* so a handler can resubmit the task elsewhere */
+    groupconc_task_fn fn;             /* so a handler can run it or resubmit it elsewhere */
     void *arg;
+    groupconc_cleanup_fn cleanup;     /* the task's cleanup, or NULL */
     int reason;                       /* GROUPCONC_EREJECTED_* */
     bool in_submit;                   /* true: refused synchronously, on the submitting thread */
 } groupconc_rejection;
 
-/* Custom rejection handler: replaces the rejection policy when set. Runs after the task's permits
-   are released, with no lock held. Afterwards the task completes REJECTED (submit returns OK). */
-typedef void (*groupconc_reject_fn)(const groupconc_rejection *rejection, void *user_data);
+/* What a rejection handler decides. Pre-filled {REJECTED, NULL, 0, false}. */
+typedef struct groupconc_reject_result {
+    groupconc_status status;          /* SUCCESS (a fallback or cached value), FAILED, CANCELLED, or
+                                         REJECTED (default); anything else counts as REJECTED */
+    void *value;                      /* SUCCESS / FAILED: result.value */
+    int error;                        /* FAILED: result.error */
+    bool arg_taken;                   /* true: the handler took over `arg` (e.g. resubmitted it with
+                                         its cleanup): the task's cleanup is not called */
+} groupconc_reject_result;
+
+/* Custom rejection handler: replaces the rejection policy when set, and decides the task's result
+   in *out_result. Runs after the task's permits are released, with no lock held; submit returns OK
+   with a handle even when it runs in submit. */
+typedef void (*groupconc_reject_fn)(const groupconc_rejection *rejection,
+                                    groupconc_reject_result *out_result, void *user_data);
 
 /* Completion callback: runs exactly once, on the thread that completes the task (or at once on the
    registering thread if the task is already done), with no lock held. */
@@ -285,7 +357,8 @@ typedef struct groupconc_policy {
     int default_concurrency;       /* >= 1; default 1 */
     int default_max_in_flight;     /* per group (layer 2); >= 1 or UNLIMITED; default UNLIMITED */
     int default_queue_threshold;   /* per group (layers 2+3); >= 0 or UNLIMITED; default UNLIMITED */
-    int global_max_in_flight;      /* layer 1; >= 1 or UNLIMITED; default UNLIMITED */
+    int global_max_in_flight;      /* layer 1 (counts WAITING tasks too: see CONCEPTS, Global cap);
+                                      >= 1 or UNLIMITED; default UNLIMITED */
     int global_queue_threshold;    /* tasks waiting at layer 1; >= 0 or UNLIMITED; default UNLIMITED */
     const groupconc_group_limits *groups; /* explicit per-group limits (copied); default NULL */
     size_t group_count;            /* entries in groups; default 0 */
@@ -296,122 +369,227 @@ typedef struct groupconc_policy {
     void *reject_user_data;
     groupconc_listener_fn listener;       /* lifecycle events; default NULL */
     void *listener_user_data;
-    int max_threads;               /* worker threads at most; >= 1; default 32 */
+    int max_threads;               /* worker threads at most (the cap on running tasks); >= 1;
+                                      default 32 */
     int64_t keep_alive_ns;         /* idle worker retires after this; >= 0; default 10 s */
 } groupconc_policy;
 
-/* groupconc_policy_default: the defaults listed above. */
+/* groupconc_policy_default: the defaults listed in groupconc_policy.
+   Returns:       the policy (start from it: a zeroed policy is invalid).
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. */
 GROUPCONC_API groupconc_policy groupconc_policy_default(void);
+
+/* What is wrong with a policy (groupconc_policy_check). */
+typedef struct groupconc_policy_problem {
+    int code;            /* the code groupconc_executor_create would return (GROUPCONC_OK if none) */
+    char field[48];      /* e.g. "default_concurrency", "groups[2].max_in_flight"; "" if none */
+    const char *group;   /* for a table entry, its key (points into the caller's policy), or NULL */
+    long long value;     /* the offending value (0 for a NULL pointer) */
+    char message[192];   /* one line for a log, e.g. "default_concurrency = 0: must be >= 1" */
+} groupconc_policy_problem;
+
+/* groupconc_policy_check: validate `policy` as groupconc_executor_create does, and say which field
+   is wrong (the first one found: the limits, max_threads, keep_alive_ns, rejection, then the table
+   in order).
+   Params:        out_problem may be NULL (then only the code is returned).
+   Returns:       GROUPCONC_OK (valid); GROUPCONC_EINVAL (policy NULL, or groups NULL with
+                  group_count > 0, or an entry's key NULL); GROUPCONC_EKEYEMPTY / EKEYTOOLONG (a
+                  table key); GROUPCONC_ELIMIT (a limit out of range); GROUPCONC_EPOLICY (unknown
+                  rejection value); GROUPCONC_EDUPKEY (a key twice); GROUPCONC_ENOMEM (the duplicate
+                  check could not allocate). out_problem->code is the same.
+   Thread safety: any thread; reads the policy only.
+   Callbacks:     may be called anywhere. */
+GROUPCONC_API int groupconc_policy_check(const groupconc_policy *policy,
+                                         groupconc_policy_problem *out_problem);
 
 /* ---- [5] executor lifecycle ------------------------------------------------------------------- */
 
 /* groupconc_executor_create: validate and copy `policy` (tables and keys included), make an executor.
-   Returns: OK (*out_executor set); EINVAL (NULL argument, or group_count > 0 with groups NULL or an
-            entry's key NULL); EKEYEMPTY / EKEYTOOLONG (a table key); ELIMIT (a limit below its
-            minimum); EPOLICY (unknown rejection value); EDUPKEY; ENOMEM.
-   Thread safety: any thread. No worker is started until the first submit. */
+   Params:        the caller may free or change its policy (and table) afterwards.
+   Returns:       GROUPCONC_OK (*out_executor set; else it is set to NULL); GROUPCONC_EINVAL (NULL
+                  argument, or group_count > 0 with groups NULL, or an entry's key NULL);
+                  GROUPCONC_EKEYEMPTY / EKEYTOOLONG (a table key); GROUPCONC_ELIMIT (a limit below
+                  its minimum: groupconc_policy_check names it); GROUPCONC_EPOLICY; GROUPCONC_EDUPKEY;
+                  GROUPCONC_ENOMEM.
+   Thread safety: any thread. No worker is started until the first submit.
+   Callbacks:     may be called from any task or callback (of any executor). */
 GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
                                             groupconc_executor **out_executor);
 
 /* groupconc_executor_shutdown: stop accepting (later submits return ESHUTDOWN), cancel every task
    that has not started (waiting at a layer or for a thread), flag running tasks. Idempotent.
-   Returns: OK; EINVAL. */
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL).
+   Thread safety: any thread, concurrently with any call but destroy.
+   Callbacks:     may be called from a task or any callback of this executor: it never waits. The
+                  cancelled tasks complete (events, callbacks, cleanups) on this thread before it
+                  returns. */
 GROUPCONC_API int groupconc_executor_shutdown(groupconc_executor *ex);
 
-/* groupconc_executor_shutdown_graceful: stop accepting, let queued and running tasks finish for up to
-   `timeout_ns` (GROUPCONC_FOREVER: no limit); at the timeout, cancel what is left as
+/* groupconc_executor_shutdown_graceful: stop accepting, let queued and running tasks finish for up
+   to `timeout_ns` (GROUPCONC_FOREVER: no limit); at the timeout, cancel what is left as
    groupconc_executor_shutdown does.
-   Returns: OK (every task finished); ETIMEDOUT (some were cancelled/flagged); EINVAL.
-   Callbacks: do not call it from a task of this executor (it would wait for itself). */
+   Returns:       GROUPCONC_OK (every task finished); GROUPCONC_ETIMEDOUT (some were cancelled or
+                  flagged); GROUPCONC_EINVAL (ex NULL); GROUPCONC_EDEADLK (see Callbacks).
+   Thread safety: any thread, concurrently with any call but destroy.
+   Callbacks:     from inside a task or callback of this executor it cannot wait (it would wait for
+                  itself): it stops accepting, lets everything queued run on, and returns
+                  GROUPCONC_EDEADLK at once; the timeout does not apply. ("Stop once the last job is
+                  done" from a listener: call it there, then destroy from the main thread.) */
 GROUPCONC_API int groupconc_executor_shutdown_graceful(groupconc_executor *ex, int64_t timeout_ns);
 
 /* groupconc_executor_destroy: shut down if not done yet, wait for running tasks to return, join the
-   workers, free everything. Unreleased handles stay valid (all done). NULL is a no-op returning EINVAL.
-   Returns: OK; EINVAL.
-   Thread safety: no other call on `ex` may run concurrently; never call it from one of its tasks. */
+   workers, free everything. Unreleased handles stay valid (all done).
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL); GROUPCONC_EDEADLK (see Callbacks).
+   Thread safety: no other call on `ex` may run concurrently, nor start after it.
+   Callbacks:     from inside a task or callback of this executor: GROUPCONC_EDEADLK, nothing done. */
 GROUPCONC_API int groupconc_executor_destroy(groupconc_executor *ex);
 
 /* ---- [6] submit and handles ------------------------------------------------------------------- */
 
 /* groupconc_submit: run fn(ctx, &value, arg) under `group`'s limits.
-   `task_id` is optional (NULL allowed; copied). `out_task` may be NULL: fire-and-forget.
-   Returns: OK (*out_task set, unless NULL); EINVAL (ex, group or fn NULL); EKEYEMPTY; EKEYTOOLONG;
-            ESHUTDOWN; EREJECTED_GLOBAL / EREJECTED_BULKHEAD / EREJECTED_CONCURRENCY (ABORT policy,
-            refused in submit: no handle); ENOMEM; ETHREAD (no worker exists and none could start).
-   Under DISCARD, CALLER_RUNS or a custom handler a rejected submit returns OK with a handle.
-   Thread safety: any thread, including tasks and callbacks. */
+   Params:        task_id optional (NULL allowed; copied). out_task may be NULL: fire-and-forget
+                  (use groupconc_submit_spec with a cleanup if `arg` must be freed).
+   Returns:       GROUPCONC_OK (*out_task set, unless NULL); GROUPCONC_EINVAL (ex, group or fn NULL);
+                  GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG; GROUPCONC_ESHUTDOWN;
+                  GROUPCONC_EREJECTED_GLOBAL / _BULKHEAD / _CONCURRENCY (ABORT policy, refused in
+                  submit: no handle); GROUPCONC_ENOMEM; GROUPCONC_ETHREAD (no worker exists and none
+                  could start). Under DISCARD, CALLER_RUNS or a custom handler a rejected submit
+                  returns OK with a handle. On any error the task was not accepted.
+   Thread safety: any thread.
+   Callbacks:     may be called from a task and from any callback (listener, completion callback,
+                  rejection handler, cleanup). Under CALLER_RUNS a task refused in submit runs on
+                  the calling thread before this returns. */
 GROUPCONC_API int groupconc_submit(groupconc_executor *ex, const char *group, const char *task_id,
                                    groupconc_task_fn fn, void *arg, groupconc_task **out_task);
 
+/* A task, in full (groupconc_submit_spec, groupconc_execute_all). Zero-initialise, then set. */
+typedef struct groupconc_task_spec {
+    const char *group;            /* required */
+    const char *task_id;          /* optional */
+    groupconc_task_fn fn;         /* required */
+    void *arg;
+    groupconc_cleanup_fn cleanup; /* optional: called with arg exactly once if the task is accepted */
+} groupconc_task_spec;
+
+/* groupconc_submit_spec: groupconc_submit, with an argument cleanup.
+   Params:        spec->cleanup (may be NULL) runs exactly once for every accepted task, by every
+                  route: on the worker right after the task function returns, or, for a task that
+                  never ran (cancelled, rejected, removed by group shutdown / evict / executor shutdown
+                  / destroy), on the thread that completes it, before its COMPLETED event and its
+                  completion callbacks. Never while the task function runs. A rejection handler that
+                  sets arg_taken takes the argument over instead.
+   Returns:       as groupconc_submit; GROUPCONC_EINVAL also for spec NULL. On any error the task
+                  was not accepted: the cleanup is not called and `arg` is still the caller's.
+   Thread safety: any thread.
+   Callbacks:     as groupconc_submit. */
+GROUPCONC_API int groupconc_submit_spec(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                        groupconc_task **out_task);
+
 /* groupconc_task_wait: block until `task` is done; copy its result.
-   Returns: OK; EINVAL (task or out_result NULL); ERELEASED (released handle, where detectable).
-   Permits are back and the COMPLETED event has run before this returns. */
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task or out_result NULL); GROUPCONC_EDEADLK (see
+                  Callbacks); GROUPCONC_ENOMEM (no condition variable could be made);
+                  GROUPCONC_ERELEASED (a released handle, where the library sees it: see Remarks).
+   Thread safety: any thread; many waiters on one handle are fine.
+   Callbacks:     inside this task's own body, STARTED / REJECTED / COMPLETED event or rejection
+                  handler: GROUPCONC_EDEADLK at once. In its completion callbacks it returns at once
+                  (the task is done). On any other task it waits; a worker blocked here lets the pool
+                  start one more thread, so the tasks it waits for still run.
+   Remarks:       permits are back and the COMPLETED event has run before this returns. Using a
+                  handle after groupconc_task_release is undefined, as with free(). */
 GROUPCONC_API int groupconc_task_wait(groupconc_task *task, groupconc_result *out_result);
 
-/* groupconc_task_wait_for: as groupconc_task_wait, at most `timeout_ns` (0 = poll).
-   Returns: OK; ETIMEDOUT (the task is NOT cancelled and keeps going); EINVAL; ERELEASED. */
+/* groupconc_task_wait_for: as groupconc_task_wait, at most `timeout_ns` (0 = poll; GROUPCONC_FOREVER).
+   Returns:       as groupconc_task_wait; GROUPCONC_ETIMEDOUT (the task is NOT cancelled).
+   Thread safety: any thread.
+   Callbacks:     as groupconc_task_wait. */
 GROUPCONC_API int groupconc_task_wait_for(groupconc_task *task, int64_t timeout_ns,
                                           groupconc_result *out_result);
 
-/* groupconc_task_is_done: *out_done = whether the task reached its terminal state.
-   Returns: OK; EINVAL; ERELEASED. */
+/* groupconc_task_is_done: *out_done = whether the task reached its final state.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ERELEASED (as in wait).
+   Thread safety: any thread; never blocks.
+   Callbacks:     may be called anywhere. */
 GROUPCONC_API int groupconc_task_is_done(groupconc_task *task, bool *out_done);
 
-/* groupconc_task_cancel: not started -> dequeued, permits returned, CANCELLED (DEQUEUED; also for a
-   task a worker had taken but not yet started: it never runs); running -> flagged (FLAGGED);
-   finished -> unaffected (TOO_LATE). *out_outcome (may be NULL) says which. After DEQUEUED the task
-   is done when this returns.
-   Returns: OK; EINVAL; ERELEASED. */
+/* groupconc_task_cancel: a task that has not started is dequeued, returns its permits and completes
+   CANCELLED (also one a worker had taken but not started: it never runs); a running one is flagged
+   (cooperative); a finished one is unaffected.
+   Params:        out_outcome (may be NULL): DEQUEUED / FLAGGED / TOO_LATE.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task NULL); GROUPCONC_ERELEASED (as in wait).
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere, also from the task itself. After DEQUEUED the task is done
+                  when this returns: its completion (event, callbacks, cleanup) ran on this thread. */
 GROUPCONC_API int groupconc_task_cancel(groupconc_task *task, groupconc_cancel_outcome *out_outcome);
 
-/* groupconc_task_on_complete: register fn to run exactly once when the task completes (at once on
-   this thread if it already has). Several callbacks run in registration order.
-   Returns: OK; EINVAL; ERELEASED; ENOMEM. */
+/* groupconc_task_on_complete: register fn to run exactly once when the task completes (at once, on
+   this thread, if it already has). Several callbacks run in registration order.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task or fn NULL); GROUPCONC_ERELEASED (as in
+                  wait); GROUPCONC_ENOMEM.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. The callback runs with no lock held; inside it the task
+                  is done and its handle still valid (release it there if you like). */
 GROUPCONC_API int groupconc_task_on_complete(groupconc_task *task, groupconc_complete_fn fn,
                                              void *user_data);
 
 /* groupconc_task_release: give the handle back. A task still running or waiting carries on; its
-   result is discarded. Returns: OK; EINVAL; ERELEASED (second release, while detectable). */
+   result is discarded.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task NULL); GROUPCONC_ERELEASED (a second release
+                  the library happens to see: only while the task has not finished).
+   Thread safety: any thread, once per handle.
+   Callbacks:     may be called anywhere, also from the task's own completion callback.
+   Remarks:       releasing twice, or using the handle after release, is undefined (as free()). */
 GROUPCONC_API int groupconc_task_release(groupconc_task *task);
 
-/* Inside a task function. All accept NULL (false / NULL). */
+/* Inside a task function: whether cancellation was requested; the task's group, id (or NULL) and
+   executor.
+   Returns:       the value; NULL ctx gives false / NULL.
+   Thread safety: call them from the task's own body (ctx is valid only while it runs).
+   Callbacks:     the task body only. */
 GROUPCONC_API bool groupconc_context_is_cancelled(const groupconc_context *ctx);
 GROUPCONC_API const char *groupconc_context_group(const groupconc_context *ctx);
 GROUPCONC_API const char *groupconc_context_task_id(const groupconc_context *ctx);
 GROUPCONC_API groupconc_executor *groupconc_context_executor(const groupconc_context *ctx);
 
-typedef struct groupconc_task_spec {
-    const char *group;
-    const char *task_id; /* optional */
-    groupconc_task_fn fn;
-    void *arg;
-} groupconc_task_spec;
-
-/* groupconc_execute_all: submit every spec, then collect results in input order (no fail-fast).
-   A task rejected in submit is reported REJECTED with the layer's code (ENOMEM/ETHREAD/ESHUTDOWN if
-   submit failed for that reason). At `timeout_ns` after the call (GROUPCONC_FOREVER: none) the
-   unfinished tasks are cancelled and reported CANCELLED; running ones are flagged and this call
-   still waits for them to return, so `arg` memory is never used after it returns.
-   result.group / task_id point into `tasks`.
-   Returns: OK; ETIMEDOUT (the deadline cut some tasks); EINVAL (NULL, or an element has a NULL
-            group/fn: nothing is submitted); EKEYEMPTY / EKEYTOOLONG (an element's key: nothing is
-            submitted); ENOMEM (nothing submitted). */
+/* groupconc_execute_all: submit every spec (with its cleanup), then collect results in input order
+   (no fail-fast).
+   Params:        timeout_ns: a deadline from the call (GROUPCONC_FOREVER: none). At the deadline
+                  the unfinished tasks are cancelled: one that never started is reported CANCELLED;
+                  one that was running is flagged and waited for, and reports its true outcome.
+                  out_results[i].group / task_id point into `tasks`.
+   Returns:       GROUPCONC_OK; GROUPCONC_ETIMEDOUT (the deadline cut some tasks);
+                  GROUPCONC_ESHUTDOWN (the executor was shut down: refused elements are REJECTED
+                  with reason ESHUTDOWN; results are filled); GROUPCONC_EINVAL (a NULL pointer, or an
+                  element with a NULL group / fn: nothing is submitted); GROUPCONC_EKEYEMPTY /
+                  EKEYTOOLONG (an element's key: nothing submitted); GROUPCONC_ENOMEM (nothing
+                  submitted). An element refused in submit is REJECTED with the code in
+                  result.reason; the others go on.
+   Thread safety: any thread.
+   Callbacks:     may be called from a task or callback of this executor (it waits only for the
+                  tasks it submitted; a worker blocked here lets one more thread start).
+   Remarks:       running tasks are always waited for, so `arg` memory is never used after it
+                  returns. */
 GROUPCONC_API int groupconc_execute_all(groupconc_executor *ex, const groupconc_task_spec *tasks,
                                         size_t count, int64_t timeout_ns,
                                         groupconc_result *out_results);
 
 /* ---- [7] group control and stats --------------------------------------------------------------- */
 
-/* groupconc_shutdown_group: cancel the group's tasks that have not started, flag its running ones.
-   Other groups are untouched; the group stays usable. Unknown key: OK (no-op).
-   Returns: OK; EINVAL; EKEYEMPTY; EKEYTOOLONG. */
-GROUPCONC_API int groupconc_shutdown_group(groupconc_executor *ex, const char *group);
+/* groupconc_group_shutdown: cancel the group's tasks that have not started, flag its running ones.
+   Other groups are untouched; the group stays usable. A key never used: OK (no-op).
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex or group NULL); GROUPCONC_EKEYEMPTY;
+                  GROUPCONC_EKEYTOOLONG.
+   Thread safety: any thread, concurrently with submits to the same group.
+   Callbacks:     may be called anywhere; never waits. The cancelled tasks complete on this thread. */
+GROUPCONC_API int groupconc_group_shutdown(groupconc_executor *ex, const char *group);
 
-/* groupconc_evict_group: as groupconc_shutdown_group, and drop the group's cached state: the next
-   submit creates it afresh (limits resolved again) even while the old tasks still run, so old and
-   new tasks of the key may briefly overlap. Unknown key: OK (no-op).
-   Returns: OK; EINVAL; EKEYEMPTY; EKEYTOOLONG. */
-GROUPCONC_API int groupconc_evict_group(groupconc_executor *ex, const char *group);
+/* groupconc_group_evict: as groupconc_group_shutdown, and drop the group's cached state (and its
+   counters): the next submit creates it afresh (limits resolved again) even while the old tasks
+   still run, so old and new tasks of the key may briefly overlap. A key never used: OK (no-op).
+   Returns:       as groupconc_group_shutdown.
+   Thread safety: any thread, concurrently with submits to the same group.
+   Callbacks:     may be called anywhere; never waits. */
+GROUPCONC_API int groupconc_group_evict(groupconc_executor *ex, const char *group);
 
 typedef struct groupconc_group_stats {
     int concurrency;            /* resolved limits */
@@ -426,7 +604,11 @@ typedef struct groupconc_group_stats {
     size_t waiting_bulkhead;    /* waiting at layer 2 */
     size_t waiting_concurrency; /* waiting at layer 3 */
     size_t in_flight;           /* past layer 2 (holding a bulkhead permit) */
-    uint64_t submitted, rejected, completed, cancelled; /* totals since the group's state was created */
+    /* Totals since the group's state was created (EVENTS AND COUNTERS in the top comment). */
+    uint64_t submitted;         /* SUBMITTED events that reached the group */
+    uint64_t completed;         /* COMPLETED events: the sum of the six below */
+    uint64_t succeeded, failed, cancelled;
+    uint64_t rejected_global, rejected_bulkhead, rejected_concurrency; /* final status REJECTED */
     uint64_t oldest_wait_ns;    /* age of the oldest waiting task (0 if none); measured with a
                                    coarse clock where there is one: a few ms resolution */
 } groupconc_group_stats;
@@ -441,27 +623,55 @@ typedef struct groupconc_executor_stats {
     size_t threads;             /* worker threads alive */
     size_t idle_threads;
     bool shutdown;
+    /* Totals since creation, all groups (evicted ones included). */
+    uint64_t submitted, completed, succeeded, failed, cancelled;
+    uint64_t rejected_global, rejected_bulkhead, rejected_concurrency;
+    uint64_t rejected_other;    /* submit failed after SUBMITTED: ESHUTDOWN, ENOMEM, ETHREAD */
 } groupconc_executor_stats;
 
-/* Stats are consistent snapshots taken under the executor lock, but stale as soon as they return.
-   groupconc_group_stats returns ENOTFOUND for a group with no cached state; also EINVAL, EKEYEMPTY,
-   EKEYTOOLONG. groupconc_executor_stats returns OK or EINVAL. */
+/* groupconc_group_stats_get: a snapshot of one group (consistent: taken under the executor lock;
+   stale as soon as it returns).
+   Returns:       GROUPCONC_OK; GROUPCONC_ENOTFOUND (no cached state for that key); GROUPCONC_EINVAL;
+                  GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. */
 GROUPCONC_API int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
                                             groupconc_group_stats *out_stats);
+
+/* groupconc_executor_stats_get: a snapshot of the executor (as groupconc_group_stats_get).
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument).
+   Thread safety: any thread; after shutdown and until destroy it still reports the groups.
+   Callbacks:     may be called anywhere. */
 GROUPCONC_API int groupconc_executor_stats_get(groupconc_executor *ex,
                                                groupconc_executor_stats *out_stats);
 
-/* groupconc_group_keys: the known group keys, as one block: (*out_keys)[0 .. *out_count-1].
-   Free it with groupconc_keys_free. Returns: OK; EINVAL; ENOMEM. */
-GROUPCONC_API int groupconc_group_keys(groupconc_executor *ex, char ***out_keys, size_t *out_count);
-GROUPCONC_API void groupconc_keys_free(char **keys);
+/* groupconc_group_keys_get: the known group keys, as one block: (*out_keys)[0 .. *out_count-1],
+   NULL-terminated. Free it with groupconc_group_keys_free.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ENOMEM.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere except the resolver. */
+GROUPCONC_API int groupconc_group_keys_get(groupconc_executor *ex, char ***out_keys,
+                                           size_t *out_count);
+
+/* groupconc_group_keys_free: free what groupconc_group_keys_get returned. NULL is a no-op.
+   Thread safety: any thread.  Callbacks: anywhere. */
+GROUPCONC_API void groupconc_group_keys_free(char **keys);
 
 /* ---- [8] diagnostics ---------------------------------------------------------------------------- */
 
-GROUPCONC_API const char *groupconc_strerror(int code); /* never NULL */
-GROUPCONC_API const char *groupconc_errname(int code);  /* "GROUPCONC_EINVAL", ...; never NULL */
-GROUPCONC_API const char *groupconc_version(void);      /* the implementation's version string */
+/* groupconc_strerror / groupconc_errname: the message / the name ("GROUPCONC_EINVAL") of a library
+   code; "unknown error code" / "GROUPCONC_UNKNOWN" for any other value. Never NULL.
+   groupconc_version: the implementation's version string (compare with GROUPCONC_VERSION_STRING).
+   groupconc_*_name: the enum value's name without prefix ("SUCCESS", "DEQUEUED", "COMPLETED",
+   "CALLER_RUNS"), "UNKNOWN" for any other value. Never NULL.
+   Thread safety: any thread; static strings.  Callbacks: anywhere. */
+GROUPCONC_API const char *groupconc_strerror(int code);
+GROUPCONC_API const char *groupconc_errname(int code);
+GROUPCONC_API const char *groupconc_version(void);
 GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
+GROUPCONC_API const char *groupconc_cancel_outcome_name(groupconc_cancel_outcome outcome);
+GROUPCONC_API const char *groupconc_event_type_name(groupconc_event_type type);
+GROUPCONC_API const char *groupconc_rejection_policy_name(groupconc_rejection_policy policy);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -474,6 +684,12 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 #if defined(GROUPCONC_IMPLEMENTATION) && !defined(GROUPCONC_IMPLEMENTATION_INCLUDED)
 #define GROUPCONC_IMPLEMENTATION_INCLUDED
 /* ==== configuration defaults and checks ======================================================== */
+/* The user's macros (CONFIGURATION at the top), checked here so that a bad value stops the build
+   with a message that names it, then the internal tunables, each with the reason for its value. */
+
+#if defined(__cplusplus)
+#error "groupconc: the implementation is C11; compile the file that defines GROUPCONC_IMPLEMENTATION as C (the declarations alone work from C++)"
+#endif
 
 #if defined(GROUPCONC_MALLOC) && defined(GROUPCONC_FREE)
 #elif !defined(GROUPCONC_MALLOC) && !defined(GROUPCONC_FREE)
@@ -495,6 +711,47 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 #ifndef GROUPCONC_MAX_KEY_LEN
 #define GROUPCONC_MAX_KEY_LEN 256
 #endif
+#if (GROUPCONC_MAX_KEY_LEN + 0) < 1
+#error "groupconc: GROUPCONC_MAX_KEY_LEN must be >= 1 (the longest accepted group key, in bytes)"
+#endif
+
+#ifndef GROUPCONC_BATCH_MAX
+#define GROUPCONC_BATCH_MAX 16
+#endif
+#if (GROUPCONC_BATCH_MAX + 0) < 1
+#error "groupconc: GROUPCONC_BATCH_MAX must be >= 1 (1: a worker takes one task at a time)"
+#endif
+
+/* How long an idle worker polls the inbox before it sleeps: catching a task this way costs nothing,
+   while waking a sleeping thread costs the submitter a system call and the task ~5-10 us. */
+#ifndef GROUPCONC_SPIN_NS
+#define GROUPCONC_SPIN_NS 50000
+#endif
+#if (GROUPCONC_SPIN_NS + 0) < 0
+#error "groupconc: GROUPCONC_SPIN_NS must be >= 0 (0: idle workers never spin)"
+#endif
+
+/* Internal tunables (not part of the API; measured on 2-core VMs):
+   GROUPCONC__SPIN_TRIES    trylock attempts before a mutex blocks: locks are held for a few hundred
+                            ns, while sleeping on a contended mutex and being woken costs us.
+   GROUPCONC__SPIN_PAUSES   cpu-relax pauses between two polls of a spinning worker: a poll steals
+                            the inbox's cache line from the submitter.
+   GROUPCONC__SHORT_NS      a task that returns within this is "short": the worker doubles how many
+                            it takes per locked step (up to GROUPCONC_BATCH_MAX).
+   GROUPCONC__BATCH_NS      a batch running longer than this goes back to one task at a time and
+                            hands back what it has not started; a worker busy this long counts as
+                            possibly stuck (its published tasks may be finished by others).
+   GROUPCONC__HELP_NS       nap length of the one idle worker that watches for a stuck busy one.
+   GROUPCONC__NODE_CACHE_MAX  task nodes a worker keeps for the submitters: a node freed on a worker
+                            and allocated on the submitting thread is malloc's costliest case. */
+#define GROUPCONC__SPIN_TRIES 32
+#ifndef GROUPCONC__SPIN_PAUSES
+#define GROUPCONC__SPIN_PAUSES 64
+#endif
+#define GROUPCONC__SHORT_NS 2000
+#define GROUPCONC__BATCH_NS 20000
+#define GROUPCONC__HELP_NS 100000
+#define GROUPCONC__NODE_CACHE_MAX 1024
 
 #ifndef GROUPCONC_TEST_THREAD_START_FAILS
 #define GROUPCONC_TEST_THREAD_START_FAILS() 0
@@ -515,6 +772,7 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdio.h> /* snprintf, for groupconc_policy_check's message */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -541,9 +799,6 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 /* Every call into the thread library goes through these wrappers: a new backend is added here, and
    lock/unlock/signal failures (library bugs, not API errors) end in GROUPCONC_ASSERT. */
 
-/* Locks are held for a few hundred nanoseconds, while sleeping on a contended mutex and being woken
-   costs microseconds: try a little before blocking. */
-#define GROUPCONC__SPIN_TRIES 32
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define GROUPCONC__CPU_RELAX() __builtin_ia32_pause()
 #elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
@@ -795,6 +1050,8 @@ enum {
                                          its CALLER_RUNS rejection): that holder lets go of it by
                                          dropping CLAIM_REF */
 #define GROUPCONC__ST_CLAIM_REF 128u  /* the holder's reference, added when the task is taken */
+#define GROUPCONC__ST_ARG_DONE 256u   /* its cleanup ran, or must not (a rejection handler took arg):
+                                         one fetch_or decides who runs it, exactly once */
 #define GROUPCONC__ST_REFS (GROUPCONC__ST_HANDLE_REF | GROUPCONC__ST_EXEC_REF | GROUPCONC__ST_CLAIM_REF)
 
 /* t->bits (written before the task is visible, or under the lock). */
@@ -804,11 +1061,14 @@ enum {
 #define GROUPCONC__B_RAN 8u           /* the function returned: end_ns and value are valid */
 #define GROUPCONC__B_TIMED 16u        /* someone can see the result: take start/end times */
 #define GROUPCONC__B_QUEUED_ONCE 32u  /* start_ns holds the time it first had to wait */
+#define GROUPCONC__B_HAS_CLEANUP 64u  /* a groupconc_cleanup_fn stored inline after the struct */
 
 typedef struct groupconc__group groupconc__group;
 typedef struct groupconc__watch groupconc__watch;
 
-/* 72 bytes (an 80-byte malloc chunk) with no task id: a waiting task costs nothing else. */
+/* 72 bytes (an 80-byte malloc chunk) with no task id and no cleanup: a waiting task costs nothing
+   else. What only some tasks have lives inline after the struct, in this order: the cleanup
+   function (B_HAS_CLEANUP), then the task id (B_HAS_ID); such nodes are never recycled. */
 struct groupconc_task {
     groupconc_task *next, *prev;   /* links in exactly one FIFO (a layer, ready, running, a todo) */
     groupconc__group *group;       /* counted reference */
@@ -830,7 +1090,8 @@ struct groupconc_task {
     uint8_t status;                /* groupconc_status once decided */
     uint8_t bits;                  /* GROUPCONC__B_* */
     int16_t reject_reason;         /* GROUPCONC_EREJECTED_* once refused; never changed after, so the
-                                      thread handling the rejection reads it without the lock */
+                                      thread handling the rejection reads it without the lock; it is
+                                      result.reason for a REJECTED result */
 };
 
 /* The context a task function receives is the task itself. */
@@ -856,13 +1117,23 @@ typedef struct groupconc__sem {
     int32_t used;
 } groupconc__sem;
 
-/* 124 bytes before the key: with a key of up to 11 bytes, a 144-byte malloc chunk (160 up to 27).
+/* The totals behind EVENTS AND COUNTERS; under the executor lock. A task is counted once by its
+   final status; a rejection counts at once and moves if CALLER_RUNS or a handler changes the
+   outcome. */
+enum { GROUPCONC__C_SUCCEEDED, GROUPCONC__C_FAILED, GROUPCONC__C_CANCELLED, GROUPCONC__C_REJ_GLOBAL,
+       GROUPCONC__C_REJ_BULKHEAD, GROUPCONC__C_REJ_CONCURRENCY, GROUPCONC__C_OUTCOMES };
+typedef struct groupconc__counters {
+    uint64_t submitted;
+    uint64_t outcome[GROUPCONC__C_OUTCOMES];
+} groupconc__counters;
+
+/* 148 bytes before the key: with a key of up to 11 bytes, a 176-byte malloc chunk (192 up to 27).
    The key table keeps the hash; the key's length is looked up rarely (strlen). */
 struct groupconc__group {
     groupconc_executor *exec;
     groupconc__sem bulkhead;       /* layer 2 */
     groupconc__sem conc;           /* layer 3 */
-    uint64_t submitted, rejected, completed, cancelled;
+    groupconc__counters counts;
     _Atomic uint32_t refs;         /* the table's, plus one per task */
     int32_t threshold;             /* waiting at layers 2+3; -1 = unlimited */
     uint32_t waiting_global;       /* this group's tasks waiting at layer 1 */
@@ -871,19 +1142,12 @@ struct groupconc__group {
     char key[];
 };
 
-#ifndef GROUPCONC_BATCH_MAX
-#define GROUPCONC_BATCH_MAX 16
-#endif
-
 /* Batching: a worker that sees tasks finish in under GROUPCONC__SHORT_NS each doubles how many it
    takes per locked step (up to GROUPCONC_BATCH_MAX), and finishes them together at its next one;
    a batch that runs past GROUPCONC__BATCH_NS sends it back to one at a time and hands back what it
    had not started. What it ran is published in self->ret as each task returns, so that nothing
    waits for it behind a long task (groupconc__help_locked), and it does not start another task
    while any thread is blocked in a wait. */
-#define GROUPCONC__SHORT_NS 2000
-#define GROUPCONC__BATCH_NS 20000
-
 typedef struct groupconc__worker {
     struct groupconc__worker *next;
     groupconc__thread thread;
@@ -942,6 +1206,8 @@ struct groupconc_executor {
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at layers 2 and 3, all groups */
     size_t unfinished;             /* accepted tasks not yet completed */
+    groupconc__counters counts;    /* all groups, evicted ones included */
+    uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD) */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
 
     groupconc__worker *workers;    /* live workers */
@@ -957,13 +1223,12 @@ struct groupconc_executor {
     _Atomic size_t nnapping;       /* idle workers in naps: each looks again within HELP_NS */
     char pad5[GROUPCONC__LINE];
     _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
+    _Atomic size_t nblocked;       /* workers blocked in a wait inside a task or callback: the pool
+                                      may start this many threads beyond max_threads */
 };
 
 #define GROUPCONC__INBOX_CLOSED(ex) ((groupconc_task *)(void *)&(ex)->inbox)
 
-/* Task nodes a worker keeps for reuse: a node freed on a worker and allocated again on the
-   submitting thread is the most expensive part of malloc's work (cross-thread free). */
-#define GROUPCONC__NODE_CACHE_MAX 1024
 
 /* Work collected under the lock and finished after unlocking (events, completion, rejection). */
 typedef struct groupconc__batch {
@@ -986,6 +1251,62 @@ typedef struct groupconc__nodes {
     groupconc_task *head;
     size_t count;
 } groupconc__nodes;
+
+/* ==== calling thread: what it is inside of ====================================================== */
+/* Each thread keeps a stack of frames, one per piece of this library's work in progress on it that
+   runs user code: a worker's whole life (the base frame), a task body, an event, a rejection handler,
+   a cleanup, completion callbacks, and a list of tasks it is about to settle (complete, or handle a
+   rejection of). The blocking calls read it:
+     - groupconc__inside(ex): a task or callback of ex is running on this thread, so graceful
+       shutdown and destroy would wait for themselves (GROUPCONC_EDEADLK);
+     - a wait on the frame's `self` task would wait for itself (GROUPCONC_EDEADLK);
+     - a wait on a task in a frame's owed lists settles the list up to that task first, on this
+       thread (its completion would otherwise come only after the wait returned);
+     - a wait in a worker's base frame gives back the tasks the worker claimed and lets the pool start
+       one more thread (ex->nblocked), so that what it waits for can run.
+   Frames live on the C stack; only their own thread reads them. */
+#if defined(_MSC_VER) && !defined(__clang__)
+#define GROUPCONC__TLS __declspec(thread)
+#else
+#define GROUPCONC__TLS _Thread_local
+#endif
+
+typedef struct groupconc__claims groupconc__claims;
+
+typedef struct groupconc__frame {
+    struct groupconc__frame *prev;
+    groupconc_executor *ex;
+    const groupconc_task *self;    /* its body, event, handler or callbacks run in this frame */
+    groupconc__fifo *owed_rejected; /* rejections this thread handles next, or NULL */
+    groupconc__fifo *owed;         /* completions this thread runs next, or NULL */
+    size_t settled;                /* settled early from the owed lists: the owner retires them */
+    groupconc__claims *claims;     /* a worker's base frame: the tasks it took and has not started */
+} groupconc__frame;
+
+static GROUPCONC__TLS groupconc__frame *groupconc__frames;
+
+GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor *ex,
+                                         const groupconc_task *self) {
+    f->prev = groupconc__frames;
+    f->ex = ex;
+    f->self = self;
+    f->owed_rejected = f->owed = NULL;
+    f->settled = 0;
+    f->claims = NULL;
+    groupconc__frames = f;
+}
+
+GROUPCONC__FN void groupconc__frame_pop(const groupconc__frame *f) {
+    GROUPCONC_ASSERT(groupconc__frames == f);
+    groupconc__frames = f->prev;
+}
+
+GROUPCONC__FN bool groupconc__inside(const groupconc_executor *ex) {
+    const groupconc__frame *f;
+    for (f = groupconc__frames; f; f = f->prev)
+        if (f->ex == ex) return true;
+    return false;
+}
 
 /* ==== intrusive FIFO ============================================================================ */
 /* A task sits in at most one FIFO at a time, so its two links serve every queue. */
@@ -1115,6 +1436,34 @@ GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, const groupco
 
 /* ==== groups ==================================================================================== */
 
+/* The counter a final status goes to. */
+GROUPCONC__FN int groupconc__outcome_index(int status, int reason) {
+    switch (status) {
+    case GROUPCONC_STATUS_SUCCESS: return GROUPCONC__C_SUCCEEDED;
+    case GROUPCONC_STATUS_FAILED: return GROUPCONC__C_FAILED;
+    case GROUPCONC_STATUS_CANCELLED: return GROUPCONC__C_CANCELLED;
+    default:
+        return reason == GROUPCONC_EREJECTED_GLOBAL     ? GROUPCONC__C_REJ_GLOBAL
+               : reason == GROUPCONC_EREJECTED_BULKHEAD ? GROUPCONC__C_REJ_BULKHEAD
+                                                        : GROUPCONC__C_REJ_CONCURRENCY;
+    }
+}
+
+GROUPCONC__FN uint64_t groupconc__counters_sum(const groupconc__counters *c) {
+    uint64_t n = 0;
+    int i;
+    for (i = 0; i < GROUPCONC__C_OUTCOMES; i++) n += c->outcome[i];
+    return n;
+}
+
+/* Add delta (+1 or -1) to one outcome counter of g and of the executor. Under ex->lock. */
+GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__group *g, int which,
+                                           int delta) {
+    g->counts.outcome[which] += (uint64_t)(int64_t)delta;
+    ex->counts.outcome[which] += (uint64_t)(int64_t)delta;
+}
+
+
 GROUPCONC__FN void groupconc__group_unref(groupconc__group *g) {
     if (atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel) == 1) GROUPCONC_FREE(g);
 }
@@ -1214,7 +1563,7 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
     t->reject_reason = (int16_t)reason;
     t->start_ns = groupconc__now_ns();
     t->stage = GROUPCONC__REJECTED;
-    t->group->rejected++;
+    groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), 1);
     groupconc__fifo_push(&b->rejected, t);
 }
 
@@ -1306,10 +1655,10 @@ GROUPCONC__FN void groupconc__cancel_locked(groupconc_executor *ex, groupconc_ta
                                             groupconc__batch *b) {
     groupconc__release_permits(ex, t, b);
     t->status = GROUPCONC_STATUS_CANCELLED;
-    t->error = GROUPCONC_ECANCELLED;
+    t->error = 0;
     t->start_ns = groupconc__now_ns();
     t->stage = GROUPCONC__DONE;
-    t->group->cancelled++;
+    groupconc__count_locked(ex, t->group, GROUPCONC__C_CANCELLED, 1);
     groupconc__fifo_push(&b->todo, t);
 }
 
@@ -1427,13 +1776,14 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
     while ((t = fifo) != NULL) {
         groupconc__group *g = t->group;
         fifo = t->next;
-        atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed);
-        g->submitted++;
+        atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
+        g->counts.submitted++;
         n++;
         groupconc__admit(ex, t, b);
         groupconc__debug_check(ex, g);
     }
     ex->unfinished += n;
+    ex->counts.submitted += n;
     return n;
 }
 
@@ -1461,18 +1811,11 @@ GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
        previous one's kick drained it - and locked to kick once more. */
     if (atomic_load(&ex->nwaking) > 0 || atomic_load(&ex->nstarting) > 0) return true;
     idle = atomic_load(&ex->nidle);
-    if (idle == 0) return atomic_load(&ex->nthreads) >= (size_t)ex->policy.max_threads;
+    if (idle == 0) /* a worker blocked in a wait does not look: it lets one more start instead */
+        return atomic_load(&ex->nthreads) >= (size_t)ex->policy.max_threads + atomic_load(&ex->nblocked);
     return atomic_load(&ex->nnapping) > 0 && idle < atomic_load(&ex->nthreads);
 }
 
-/* How long an idle worker polls the inbox before it sleeps: catching a task this way costs nothing,
-   while waking a sleeping thread costs the submitter a system call and the task ~5-10 us. */
-#ifndef GROUPCONC_SPIN_NS
-#define GROUPCONC_SPIN_NS 50000
-#endif
-#ifndef GROUPCONC__SPIN_PAUSES
-#define GROUPCONC__SPIN_PAUSES 64
-#endif
 
 /* Poll the inbox (and spin_poke) without the lock for up to GROUPCONC_SPIN_NS, as the only spinner.
    Called and returns with ex->lock held; true if something arrived. Clearing nspinning comes before
@@ -1553,7 +1896,9 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
         waking++;
         covered++;
     }
-    while (ex->ready.count > covered && ex->nthreads < (size_t)ex->policy.max_threads) {
+    while (ex->ready.count > covered &&
+           ex->nthreads < (size_t)ex->policy.max_threads +
+                              atomic_load_explicit(&ex->nblocked, memory_order_relaxed)) {
         rc = groupconc__spawn_locked(ex);
         if (rc != GROUPCONC_OK) break; /* tasks stay ready; an existing or later worker takes them */
         covered++;
@@ -1571,7 +1916,27 @@ GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
 /* ==== completion and events ===================================================================== */
 
 GROUPCONC__FN const char *groupconc__task_id(const groupconc_task *t) {
-    return (t->bits & GROUPCONC__B_HAS_ID) ? (const char *)(t + 1) : NULL;
+    if (!(t->bits & GROUPCONC__B_HAS_ID)) return NULL;
+    return (const char *)(t + 1) + ((t->bits & GROUPCONC__B_HAS_CLEANUP) ? sizeof(groupconc_cleanup_fn) : 0);
+}
+
+GROUPCONC__FN groupconc_cleanup_fn groupconc__cleanup_of(const groupconc_task *t) {
+    groupconc_cleanup_fn fn = NULL;
+    if (t->bits & GROUPCONC__B_HAS_CLEANUP) memcpy(&fn, t + 1, sizeof fn);
+    return fn;
+}
+
+/* Run the task's cleanup once, on the thread that owns the task at this point (the one that ran it,
+   or the one settling it), with no lock held. */
+GROUPCONC__FN void groupconc__release_arg(groupconc_executor *ex, groupconc_task *t) {
+    groupconc__frame f;
+    if (!(t->bits & GROUPCONC__B_HAS_CLEANUP)) return;
+    if (atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_ARG_DONE, memory_order_acq_rel) &
+        GROUPCONC__ST_ARG_DONE)
+        return;
+    groupconc__frame_push(&f, ex, t);
+    groupconc__cleanup_of(t)(t->arg);
+    groupconc__frame_pop(&f);
 }
 
 GROUPCONC__FN void groupconc__fill_result(const groupconc_task *t, groupconc_result *r) {
@@ -1580,20 +1945,41 @@ GROUPCONC__FN void groupconc__fill_result(const groupconc_task *t, groupconc_res
     r->task_id = groupconc__task_id(t);
     r->status = (groupconc_status)t->status;
     r->value = ran ? t->value : NULL;
-    r->error = t->error;
+    r->error = t->status == GROUPCONC_STATUS_FAILED ? t->error : 0;
+    r->reason = t->status == GROUPCONC_STATUS_REJECTED    ? t->reject_reason
+                : t->status == GROUPCONC_STATUS_CANCELLED ? GROUPCONC_ECANCELLED
+                                                          : 0;
     r->start_ns = t->start_ns;
     r->end_ns = ran ? t->end_ns : t->start_ns;
 }
 
-GROUPCONC__FN void groupconc__emit(groupconc_executor *ex, groupconc_event_type type, const char *group,
-                                   const char *task_id, int reason, const groupconc_result *result) {
+/* Call the listener, in a frame naming the task the event is about (NULL: none yet). */
+GROUPCONC__FN void groupconc__emit(groupconc_executor *ex, const groupconc_task *self,
+                                   groupconc_event_type type, const char *group, const char *task_id,
+                                   int reason, const groupconc_result *result) {
     groupconc_event ev;
+    groupconc__frame f;
     ev.type = type;
     ev.group = group;
     ev.task_id = task_id;
     ev.reason = reason;
     ev.result = result;
+    groupconc__frame_push(&f, ex, self);
     ex->policy.listener(&ev, ex->policy.listener_user_data);
+    groupconc__frame_pop(&f);
+}
+
+/* The COMPLETED event of a task refused in submit (no node left): a REJECTED result. */
+GROUPCONC__FN void groupconc__emit_refused(groupconc_executor *ex, const char *group,
+                                           const char *task_id, int reason) {
+    groupconc_result r;
+    memset(&r, 0, sizeof r);
+    r.group = group;
+    r.task_id = task_id;
+    r.status = GROUPCONC_STATUS_REJECTED;
+    r.reason = reason;
+    r.start_ns = r.end_ns = groupconc__now_ns();
+    groupconc__emit(ex, NULL, GROUPCONC_EVENT_COMPLETED, group, task_id, 0, &r);
 }
 
 GROUPCONC__FN void groupconc__task_free(groupconc_task *t) {
@@ -1610,20 +1996,25 @@ GROUPCONC__FN void groupconc__drop_claim_ref(groupconc_task *t) {
 
 GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claims *claims);
 
-/* Finish a task that left every queue: COMPLETED event, then DONE (waking waiters), then callbacks,
-   then the executor lets go of it. No lock held on entry. `claimed` (may be NULL) is the next task
-   the calling worker already took: it is handed back before any user code runs here, so a listener
-   or callback may wait on it. Returns 1 if the caller must retire t from ex->unfinished, else 0. */
+/* Finish a task that left every queue: its cleanup (if it never ran), COMPLETED event, then DONE
+   (waking waiters), then callbacks, then the executor lets go of it. No lock held on entry.
+   `claimed` (may be NULL) is the next task the calling worker already took: it is handed back before
+   any user code runs here, so a listener or callback may wait on it. Returns 1 if the caller must
+   retire t from ex->unfinished, else 0. */
 GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t,
                                          groupconc__claims *claimed, groupconc__nodes *recycle) {
     size_t counted = (t->bits & GROUPCONC__B_COUNTED) ? 1 : 0;
     groupconc__watch *list = NULL, *w, *cbs = NULL;
     groupconc_result r;
     uint32_t old;
+    if ((t->bits & (GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_RAN)) == GROUPCONC__B_HAS_CLEANUP) {
+        groupconc__give_back(ex, claimed);
+        groupconc__release_arg(ex, t); /* it never ran (or a handler decided): released here */
+    }
     if (ex->policy.listener) {
         groupconc__give_back(ex, claimed);
         groupconc__fill_result(t, &r);
-        groupconc__emit(ex, GROUPCONC_EVENT_COMPLETED, r.group, r.task_id, 0, &r);
+        groupconc__emit(ex, t, GROUPCONC_EVENT_COMPLETED, r.group, r.task_id, 0, &r);
     }
     old = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_DONE, memory_order_acq_rel);
     if (old & GROUPCONC__ST_WATCHED) {
@@ -1642,19 +2033,23 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
         }
         groupconc__mutex_unlock(&ex->done_lock);
         if (cbs) {
+            groupconc__frame f;
             groupconc__give_back(ex, claimed);
             groupconc__fill_result(t, &r);
+            groupconc__frame_push(&f, ex, t);
             while (cbs) {
                 w = cbs;
                 cbs = w->next;
                 w->fn(t, &r, w->user_data);
                 GROUPCONC_FREE(w);
             }
+            groupconc__frame_pop(&f);
         }
     }
     old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
-        if (recycle && !(t->bits & GROUPCONC__B_HAS_ID) && recycle->count < GROUPCONC__NODE_CACHE_MAX) {
+        if (recycle && !(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP)) &&
+            recycle->count < GROUPCONC__NODE_CACHE_MAX) {
             groupconc__group_unref(t->group); /* the worker hands it back to the submitters */
             t->next = recycle->head;
             recycle->head = t;
@@ -1666,23 +2061,29 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
     return counted;
 }
 
+/* Run t's body on this thread (its owner now), then its cleanup. The result is stored where the
+   function and its argument were (they are dead once it returned: B_RAN). */
 GROUPCONC__FN void groupconc__run(groupconc_executor *ex, groupconc_task *t) {
     bool timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* nobody sees a fire-and-forget's times */
     void *value = NULL;
+    groupconc__frame f;
     int rc;
+    groupconc__frame_push(&f, ex, t); /* a wait on t from its own body would wait for itself */
     if (ex->policy.listener)
-        groupconc__emit(ex, GROUPCONC_EVENT_STARTED, t->group->key, groupconc__task_id(t), 0, NULL);
+        groupconc__emit(ex, t, GROUPCONC_EVENT_STARTED, t->group->key, groupconc__task_id(t), 0, NULL);
     if (timed) t->start_ns = groupconc__now_ns();
     rc = t->fn((groupconc_context *)(void *)t, &value, t->arg);
     t->end_ns = timed ? groupconc__now_ns() : t->start_ns;
+    groupconc__frame_pop(&f);
+    groupconc__release_arg(ex, t); /* the body no longer uses arg */
     t->value = value;
     t->bits |= GROUPCONC__B_RAN;
     if (rc == 0) {
         t->status = GROUPCONC_STATUS_SUCCESS;
         t->error = 0;
-    } else if (rc == GROUPCONC_ECANCELLED) {
+    } else if (rc == GROUPCONC_TASK_CANCELLED) {
         t->status = GROUPCONC_STATUS_CANCELLED;
-        t->error = GROUPCONC_ECANCELLED;
+        t->error = 0;
     } else {
         t->status = GROUPCONC_STATUS_FAILED;
         t->error = rc;
@@ -1744,8 +2145,7 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
     groupconc__pump(ex, b);
     groupconc__debug_check(ex, t->group);
     t->stage = GROUPCONC__DONE;
-    if (t->status == GROUPCONC_STATUS_CANCELLED) t->group->cancelled++;
-    else t->group->completed++;
+    groupconc__count_locked(ex, t->group, groupconc__outcome_index(t->status, 0), 1);
 }
 
 /* Finish, on this thread, tasks that workers ran but left unfinished in their batches: their
@@ -1772,59 +2172,131 @@ GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__bat
     }
 }
 
-/* Process what a locked section collected, with no lock held: complete cancelled tasks, handle
-   asynchronous rejections (event, then handler or policy). Returns how many tasks to retire.
-   A rejected task can be cancelled while its REJECTED event runs: only its immutable fields are
-   read here without the lock. */
-GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *b) {
+/* Run the custom rejection handler for t and apply its decision: the result, the cleanup (unless
+   it took arg), and the counters when the outcome is no longer REJECTED. No lock held; t is this
+   thread's alone (a cancel leaves a rejected task with a handler alone). */
+GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_task *t, int reason,
+                                            bool in_submit) {
     const groupconc_policy *p = &ex->policy;
-    groupconc_task *t, *next;
-    size_t retired = 0;
-    /* Detach both lists, then walk them with the next link saved first: a task may be freed as it
-       is handled, and nothing else relinks a task while it sits in a batch. */
-    groupconc__fifo rejected = b->rejected, todo = b->todo;
-    b->rejected.head = b->rejected.tail = b->todo.head = b->todo.tail = NULL;
-    b->rejected.count = b->todo.count = 0;
-    for (t = rejected.head; t; t = next) {
-        int reason = t->reject_reason;
-        next = t->next;
-        if (p->listener)
-            groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, t->group->key, groupconc__task_id(t), reason,
-                            NULL);
-        if (p->reject_handler) {
-            groupconc_rejection rj;
-            rj.executor = ex;
-            rj.group = t->group->key;
-            rj.task_id = groupconc__task_id(t);
-            rj.fn = t->fn;
-            rj.arg = t->arg;
-            rj.reason = reason;
-            rj.in_submit = false;
-            p->reject_handler(&rj, p->reject_user_data);
-        } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
-            /* "else on a worker": back to the ready queue holding no permits, unless a cancel
-               took it meanwhile (and completed it) */
-            bool taken;
-            groupconc__mutex_lock(&ex->lock);
-            taken = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) != 0;
-            if (!taken) {
-                t->bits |= GROUPCONC__B_NO_PERMITS;
-                t->status = GROUPCONC_STATUS_PENDING;
-                t->error = 0;
-                groupconc__push_ready(ex, t);
-                (void)groupconc__kick_locked(ex);
-            }
-            groupconc__mutex_unlock(&ex->lock);
-            if (taken) groupconc__drop_claim_ref(t);
-            continue;
+    groupconc_rejection rj;
+    groupconc_reject_result out;
+    groupconc__frame f;
+    int status;
+    rj.executor = ex;
+    rj.group = t->group->key;
+    rj.task_id = groupconc__task_id(t);
+    rj.fn = t->fn;
+    rj.arg = t->arg;
+    rj.cleanup = groupconc__cleanup_of(t);
+    rj.reason = reason;
+    rj.in_submit = in_submit;
+    out.status = GROUPCONC_STATUS_REJECTED;
+    out.value = NULL;
+    out.error = 0;
+    out.arg_taken = false;
+    groupconc__frame_push(&f, ex, t);
+    p->reject_handler(&rj, &out, p->reject_user_data);
+    groupconc__frame_pop(&f);
+    if (out.arg_taken) atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_ARG_DONE, memory_order_relaxed);
+    else groupconc__release_arg(ex, t);
+    status = (int)out.status;
+    if (status != GROUPCONC_STATUS_SUCCESS && status != GROUPCONC_STATUS_FAILED &&
+        status != GROUPCONC_STATUS_CANCELLED)
+        return; /* REJECTED, or not a final status: the default stands */
+    t->status = (uint8_t)status;
+    t->error = status == GROUPCONC_STATUS_FAILED ? out.error : 0;
+    if (status != GROUPCONC_STATUS_CANCELLED) { /* the value goes where fn and arg were */
+        t->value = out.value;
+        t->end_ns = t->start_ns;
+        t->bits |= GROUPCONC__B_RAN;
+    }
+    groupconc__mutex_lock(&ex->lock);
+    groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
+    groupconc__count_locked(ex, t->group, groupconc__outcome_index(status, 0), 1);
+    groupconc__mutex_unlock(&ex->lock);
+}
+
+/* Handle an asynchronous rejection: the REJECTED event, then the handler or the policy. Returns 1 if
+   the caller must retire t (it completed), 0 if it went back to the ready queue (CALLER_RUNS) or a
+   cancel took it. A rejected task can be cancelled while its REJECTED event runs (CALLER_RUNS, no
+   handler): only its immutable fields are read here without the lock. */
+GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupconc_task *t,
+                                                groupconc__claims *claimed) {
+    const groupconc_policy *p = &ex->policy;
+    int reason = t->reject_reason;
+    groupconc__give_back(ex, claimed); /* user code next: it may wait on what we took */
+    if (p->listener)
+        groupconc__emit(ex, t, GROUPCONC_EVENT_REJECTED, t->group->key, groupconc__task_id(t), reason,
+                        NULL);
+    if (p->reject_handler) {
+        groupconc__apply_handler(ex, t, reason, false);
+    } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
+        /* "else on a worker": back to the ready queue holding no permits, unless a cancel took it
+           meanwhile (and completed it) */
+        bool taken;
+        groupconc__mutex_lock(&ex->lock);
+        taken = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) != 0;
+        if (!taken) {
+            t->bits |= GROUPCONC__B_NO_PERMITS;
+            t->status = GROUPCONC_STATUS_PENDING;
+            t->error = 0;
+            groupconc__count_locked(ex, t->group,
+                                    groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
+            groupconc__push_ready(ex, t);
+            (void)groupconc__kick_locked(ex);
         }
-        retired += groupconc__complete(ex, t, NULL, NULL);
+        groupconc__mutex_unlock(&ex->lock);
+        if (taken) groupconc__drop_claim_ref(t);
+        return 0;
     }
-    for (t = todo.head; t; t = next) {
-        next = t->next;
-        retired += groupconc__complete(ex, t, NULL, NULL);
-    }
+    return groupconc__complete(ex, t, NULL, NULL);
+}
+
+/* Settle what a locked section collected, with no lock held: handle the rejections, then complete
+   the finished and cancelled tasks, oldest first. Both lists are this thread's debt, named in a frame
+   so that a wait inside one of these callbacks settles the task it waits for first
+   (groupconc__pay). Returns how many tasks to retire. */
+GROUPCONC__FN size_t groupconc__settle(groupconc_executor *ex, groupconc__fifo *rejected,
+                                       groupconc__fifo *todo, groupconc__claims *claimed,
+                                       groupconc__nodes *recycle) {
+    groupconc__frame f;
+    groupconc_task *t;
+    size_t retired = 0;
+    if (rejected->count == 0 && todo->count == 0) return 0;
+    groupconc__frame_push(&f, ex, NULL);
+    f.owed_rejected = rejected;
+    f.owed = todo;
+    while ((t = groupconc__fifo_pop(rejected)) != NULL) retired += groupconc__settle_rejected(ex, t, claimed);
+    while ((t = groupconc__fifo_pop(todo)) != NULL) retired += groupconc__complete(ex, t, claimed, recycle);
+    retired += f.settled;
+    groupconc__frame_pop(&f);
     return retired;
+}
+
+/* A wait inside a callback on a task this thread owes (frame f's lists): settle the list holding it
+   up to and including it, in order. */
+GROUPCONC__FN bool groupconc__pay(groupconc_executor *ex, groupconc__frame *f, const groupconc_task *t) {
+    groupconc__fifo *lists[2];
+    int i;
+    lists[0] = f->owed_rejected;
+    lists[1] = f->owed;
+    for (i = 0; i < 2; i++) {
+        const groupconc_task *u;
+        if (!lists[i]) continue;
+        for (u = lists[i]->head; u && u != t; u = u->next) {}
+        if (!u) continue;
+        for (;;) {
+            groupconc_task *v = groupconc__fifo_pop(lists[i]);
+            f->settled += i == 0 ? groupconc__settle_rejected(ex, v, NULL)
+                                 : groupconc__complete(ex, v, NULL, NULL);
+            if (v == t) return true;
+        }
+    }
+    return false;
+}
+
+GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *b) {
+    return groupconc__settle(ex, &b->rejected, &b->todo, NULL, NULL);
 }
 
 /* From an API call (not a worker, which retires at its next locked step): retire n tasks now. */
@@ -1882,7 +2354,6 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
    unfinished ones hold permits that a waiting task may need. Only with no other worker running
    short tasks does an idle worker spin: one polling core is enough, and on a machine with few cores
    a second one would take a core from the submitting thread. */
-#define GROUPCONC__HELP_NS 100000
 enum { GROUPCONC__OTHER_ACTIVE = 1, GROUPCONC__OTHER_UNFINISHED = 2 };
 GROUPCONC__FN unsigned groupconc__others(groupconc_executor *ex, const groupconc__worker *self,
                                          uint64_t now) {
@@ -1948,12 +2419,15 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__nodes dead = {NULL, 0}; /* nodes this worker freed, for the submitters */
     groupconc__claims mine;            /* taken, not started */
     groupconc_task *stolen = NULL;     /* taken over from another worker's batch, started */
-    groupconc_task *done[GROUPCONC_BATCH_MAX]; /* finished here, to complete after unlocking */
+    groupconc__fifo done = {NULL, NULL, 0}; /* finished here, to complete after unlocking */
+    groupconc__frame base;             /* this thread is a worker of ex (see "calling thread") */
     unsigned ndone, want = 1, i, nran = 0; /* nran: published in self->ret this round */
     bool slow = false, spun = false;
     uint64_t idle_since = 0;           /* keep-alive runs from here (0: not idle) */
     size_t to_retire = 0;
     mine.head = mine.count = 0;
+    groupconc__frame_push(&base, ex, NULL);
+    base.claims = &mine;
     groupconc__mutex_lock(&ex->lock);
     atomic_fetch_sub(&ex->nstarting, 1); /* before the first look at the inbox (inbox_watched) */
     for (;;) {
@@ -1962,7 +2436,8 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         ndone = 0;
         for (i = self->nfinished; i < nran; i++) { /* what no helper finished meanwhile */
             groupconc__finish_locked(ex, self->ret[i], &b);
-            done[ndone++] = self->ret[i];
+            groupconc__fifo_push(&done, self->ret[i]);
+            ndone++;
         }
         atomic_store_explicit(&self->nret, 0, memory_order_relaxed);
         self->nfinished = 0;
@@ -2048,16 +2523,19 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         spun = false;
         idle_since = 0;
 
-        for (i = 0; i < ndone; i++) to_retire += groupconc__complete(ex, done[i], &mine, &dead);
-        {
-            groupconc_task *t;
-            while ((t = groupconc__fifo_pop(&b.todo)) != NULL) /* finished by helping */
-                to_retire += groupconc__complete(ex, t, &mine, &dead);
+        if (b.todo.count) { /* finished by helping: after ours */
+            if (done.tail) {
+                done.tail->next = b.todo.head;
+                b.todo.head->prev = done.tail;
+            } else {
+                done.head = b.todo.head;
+            }
+            done.tail = b.todo.tail;
+            done.count += b.todo.count;
+            b.todo.head = b.todo.tail = NULL;
+            b.todo.count = 0;
         }
-        if (b.rejected.count) { /* user code may wait on what we took */
-            groupconc__give_back(ex, &mine);
-            to_retire += groupconc__flush(ex, &b);
-        }
+        to_retire += groupconc__settle(ex, &b.rejected, &done, &mine, &dead);
 
         if (mine.count || stolen) {
             uint64_t t0 = groupconc__now_ns(), t1 = t0;
@@ -2098,6 +2576,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     }
     GROUPCONC_ASSERT(mine.count == 0 && nran == 0);
     groupconc__mutex_unlock(&ex->lock);
+    groupconc__frame_pop(&base);
     groupconc__nodes_free(dead.head);
     return 0;
 }
@@ -2121,30 +2600,118 @@ GROUPCONC__PUBLIC groupconc_policy groupconc_policy_default(void) {
 GROUPCONC__FN bool groupconc__cap_ok(int v) { return v >= 1 || v == GROUPCONC_UNLIMITED; }
 GROUPCONC__FN bool groupconc__threshold_ok(int v) { return v >= 0 || v == GROUPCONC_UNLIMITED; }
 
-GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p) {
+/* Fill *pr (if not NULL) with one problem; returns code. */
+GROUPCONC__FN int groupconc__problem(groupconc_policy_problem *pr, int code, const char *field,
+                                     long index, const char *group, long long value,
+                                     const char *rule) {
+    if (!pr) return code;
+    pr->code = code;
+    pr->group = group;
+    pr->value = value;
+    if (index >= 0) snprintf(pr->field, sizeof pr->field, "groups[%ld].%s", index, field);
+    else snprintf(pr->field, sizeof pr->field, "%s", field);
+    if (group)
+        snprintf(pr->message, sizeof pr->message, "%s (group \"%.40s\") = %lld: %s", pr->field, group,
+                 value, rule);
+    else
+        snprintf(pr->message, sizeof pr->message, "%s = %lld: %s", pr->field, value, rule);
+    return code;
+}
+
+GROUPCONC__FN int groupconc__strcmp_indirect(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+#define GROUPCONC__CAP_RULE "must be >= 1 or GROUPCONC_UNLIMITED"
+#define GROUPCONC__THRESHOLD_RULE "must be >= 0 or GROUPCONC_UNLIMITED"
+
+GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p, groupconc_policy_problem *pr) {
     uint64_t hash;
     size_t i, len;
     int rc;
-    if (p->default_concurrency < 1 || !groupconc__cap_ok(p->default_max_in_flight) ||
-        !groupconc__threshold_ok(p->default_queue_threshold) ||
-        !groupconc__cap_ok(p->global_max_in_flight) ||
-        !groupconc__threshold_ok(p->global_queue_threshold) || p->max_threads < 1 ||
-        p->keep_alive_ns < 0)
-        return GROUPCONC_ELIMIT;
+    const char **keys;
+    if (pr) {
+        memset(pr, 0, sizeof *pr);
+        pr->code = GROUPCONC_OK;
+    }
+    if (!p) return groupconc__problem(pr, GROUPCONC_EINVAL, "policy", -1, NULL, 0, "is NULL");
+    if (p->default_concurrency < 1)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_concurrency", -1, NULL,
+                                  p->default_concurrency, "must be >= 1");
+    if (!groupconc__cap_ok(p->default_max_in_flight))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_max_in_flight", -1, NULL,
+                                  p->default_max_in_flight, GROUPCONC__CAP_RULE);
+    if (!groupconc__threshold_ok(p->default_queue_threshold))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_queue_threshold", -1, NULL,
+                                  p->default_queue_threshold, GROUPCONC__THRESHOLD_RULE);
+    if (!groupconc__cap_ok(p->global_max_in_flight))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "global_max_in_flight", -1, NULL,
+                                  p->global_max_in_flight, GROUPCONC__CAP_RULE);
+    if (!groupconc__threshold_ok(p->global_queue_threshold))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "global_queue_threshold", -1, NULL,
+                                  p->global_queue_threshold, GROUPCONC__THRESHOLD_RULE);
+    if (p->max_threads < 1)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_threads", -1, NULL, p->max_threads,
+                                  "must be >= 1");
+    if (p->keep_alive_ns < 0)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "keep_alive_ns", -1, NULL, p->keep_alive_ns,
+                                  "must be >= 0");
     if ((int)p->rejection < (int)GROUPCONC_REJECT_ABORT ||
         (int)p->rejection > (int)GROUPCONC_REJECT_CALLER_RUNS)
-        return GROUPCONC_EPOLICY;
-    if (p->group_count > 0 && !p->groups) return GROUPCONC_EINVAL;
+        return groupconc__problem(pr, GROUPCONC_EPOLICY, "rejection", -1, NULL, (long long)p->rejection,
+                                  "is not a groupconc_rejection_policy value");
+    if (p->group_count > 0 && !p->groups)
+        return groupconc__problem(pr, GROUPCONC_EINVAL, "groups", -1, NULL, 0,
+                                  "is NULL while group_count > 0");
     for (i = 0; i < p->group_count; i++) {
         const groupconc_group_limits *e = &p->groups[i];
-        if (!e->group) return GROUPCONC_EINVAL;
-        if ((rc = groupconc__key_hash(e->group, &len, &hash)) != GROUPCONC_OK) return rc;
-        if ((e->concurrency < 1 && e->concurrency != GROUPCONC_DEFAULT) ||
-            (!groupconc__cap_ok(e->max_in_flight) && e->max_in_flight != GROUPCONC_DEFAULT) ||
-            (!groupconc__threshold_ok(e->queue_threshold) && e->queue_threshold != GROUPCONC_DEFAULT))
-            return GROUPCONC_ELIMIT;
+        long at = (long)i;
+        if (!e->group) return groupconc__problem(pr, GROUPCONC_EINVAL, "group", at, NULL, 0, "is NULL");
+        if ((rc = groupconc__key_hash(e->group, &len, &hash)) != GROUPCONC_OK)
+            return groupconc__problem(pr, rc, "group", at, NULL, 0,
+                                      rc == GROUPCONC_EKEYEMPTY ? "is empty"
+                                                                : "is longer than GROUPCONC_MAX_KEY_LEN");
+        if (e->concurrency < 1 && e->concurrency != GROUPCONC_DEFAULT)
+            return groupconc__problem(pr, GROUPCONC_ELIMIT, "concurrency", at, e->group, e->concurrency,
+                                      "must be >= 1 or GROUPCONC_DEFAULT");
+        if (!groupconc__cap_ok(e->max_in_flight) && e->max_in_flight != GROUPCONC_DEFAULT)
+            return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_in_flight", at, e->group,
+                                      e->max_in_flight,
+                                      "must be >= 1, GROUPCONC_UNLIMITED or GROUPCONC_DEFAULT");
+        if (!groupconc__threshold_ok(e->queue_threshold) && e->queue_threshold != GROUPCONC_DEFAULT)
+            return groupconc__problem(pr, GROUPCONC_ELIMIT, "queue_threshold", at, e->group,
+                                      e->queue_threshold,
+                                      "must be >= 0, GROUPCONC_UNLIMITED or GROUPCONC_DEFAULT");
     }
-    return GROUPCONC_OK;
+    if (p->group_count < 2) return GROUPCONC_OK;
+    /* the same key twice: sort pointers to the keys */
+    if (p->group_count > SIZE_MAX / sizeof *keys) return groupconc__problem(pr, GROUPCONC_ENOMEM, "groups", -1, NULL, 0, "too many entries");
+    keys = (const char **)GROUPCONC_MALLOC(p->group_count * sizeof *keys);
+    if (!keys)
+        return groupconc__problem(pr, GROUPCONC_ENOMEM, "groups", -1, NULL, 0,
+                                  "out of memory checking for duplicate keys");
+    for (i = 0; i < p->group_count; i++) keys[i] = p->groups[i].group;
+    qsort(keys, p->group_count, sizeof *keys, groupconc__strcmp_indirect);
+    rc = GROUPCONC_OK;
+    for (i = 1; i < p->group_count && rc == GROUPCONC_OK; i++) {
+        if (strcmp(keys[i - 1], keys[i]) == 0) {
+            size_t j, first = SIZE_MAX;
+            for (j = 0; j < p->group_count; j++) { /* report the second entry with that key */
+                if (strcmp(p->groups[j].group, keys[i]) != 0) continue;
+                if (first == SIZE_MAX) first = j;
+                else break;
+            }
+            rc = groupconc__problem(pr, GROUPCONC_EDUPKEY, "group", (long)j, p->groups[j].group,
+                                    (long long)first, "the same key as groups[value]");
+        }
+    }
+    GROUPCONC_FREE(keys);
+    return rc;
+}
+
+GROUPCONC__PUBLIC int groupconc_policy_check(const groupconc_policy *policy,
+                                             groupconc_policy_problem *out_problem) {
+    return groupconc__policy_check(policy, out_problem);
 }
 
 /* One block: the sorted entries, then their keys. */
@@ -2192,7 +2759,7 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     int rc, stage = 0;
     if (out_executor) *out_executor = NULL;
     if (!policy || !out_executor) return GROUPCONC_EINVAL;
-    if ((rc = groupconc__policy_check(policy)) != GROUPCONC_OK) return rc;
+    if ((rc = groupconc__policy_check(policy, NULL)) != GROUPCONC_OK) return rc;
     ex = (groupconc_executor *)GROUPCONC_MALLOC(sizeof *ex);
     if (!ex) return GROUPCONC_ENOMEM;
     memset(ex, 0, sizeof *ex);
@@ -2264,11 +2831,12 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     bool all;
     if (!ex) return GROUPCONC_EINVAL;
     groupconc__mutex_lock(&ex->lock);
-    atomic_store(&ex->shutdown, 1);
+    atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     if (groupconc__drain_locked(ex, &b, true)) /* what got in before runs; later pushes fail */
         (void)groupconc__kick_locked(ex);
     groupconc__mutex_unlock(&ex->lock);
     groupconc__flush_and_retire(ex, &b); /* what the drain finished (helping) completes first */
+    if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* begun; waiting would wait for itself */
     groupconc__mutex_lock(&ex->lock);
     all = groupconc__wait_quiet_locked(ex, deadline);
     groupconc__mutex_unlock(&ex->lock);
@@ -2281,6 +2849,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__worker *list, *w;
     size_t i;
     if (!ex) return GROUPCONC_EINVAL;
+    if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
     groupconc_executor_shutdown(ex);
     groupconc__mutex_lock(&ex->lock);
     while (!groupconc__wait_quiet_locked(ex, UINT64_MAX)) { /* stranded ready tasks: cancel them */
@@ -2327,16 +2896,22 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
 /* ==== public API: submit ======================================================================== */
 
 /* A fresh node for a task of group g. The group reference is taken when it is admitted. */
-GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g, groupconc_task_fn fn,
-                                        void *arg, const char *task_id, size_t idlen, bool handle,
+GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
+                                        const groupconc_task_spec *spec, size_t idlen, bool handle,
                                         bool timed) {
+    char *extra = (char *)(t + 1);
     memset(t, 0, sizeof *t);
-    if (task_id) {
-        memcpy(t + 1, task_id, idlen);
-        t->bits = GROUPCONC__B_HAS_ID;
+    if (spec->cleanup) { /* inline after the struct, before the task id */
+        memcpy(extra, &spec->cleanup, sizeof spec->cleanup);
+        extra += sizeof spec->cleanup;
+        t->bits = GROUPCONC__B_HAS_CLEANUP;
     }
-    t->fn = fn;
-    t->arg = arg;
+    if (spec->task_id) {
+        memcpy(extra, spec->task_id, idlen);
+        t->bits |= GROUPCONC__B_HAS_ID;
+    }
+    t->fn = spec->fn;
+    t->arg = spec->arg;
     t->group = g;
     t->bits |= GROUPCONC__B_COUNTED;
     if (timed) t->bits |= GROUPCONC__B_TIMED; /* someone can see its times */
@@ -2358,12 +2933,27 @@ GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, const char 
 
 #define GROUPCONC__NO_WORKER 1 /* internal: take the locked path */
 
+/* Submit failed after SUBMITTED was reported (ESHUTDOWN, ENOMEM, ETHREAD): count it, then the
+   REJECTED and COMPLETED events (COMPLETED comes once per SUBMITTED). `locked`: ex->lock is held
+   (it is released before the events). */
+GROUPCONC__FN void groupconc__refused(groupconc_executor *ex, const char *group, const char *task_id,
+                                      int rc, bool locked) {
+    if (!locked) groupconc__mutex_lock(&ex->lock);
+    ex->counts.submitted++;
+    ex->rejected_other++;
+    groupconc__mutex_unlock(&ex->lock);
+    if (ex->policy.listener) {
+        groupconc__emit(ex, NULL, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
+        groupconc__emit_refused(ex, group, task_id, rc);
+    }
+}
+
 /* The inbox path (ex->inbox_ok): look the group up and push, without ex->lock. A worker must be
    alive at the push (one that retires checks the inbox under the same table_lock). */
-GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const char *group, size_t klen,
-                                          uint64_t hash, const char *task_id, size_t idlen,
-                                          groupconc_task_fn fn, void *arg, groupconc_task **out_task,
-                                          groupconc_task *t) {
+GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                          size_t klen, uint64_t hash, size_t idlen,
+                                          groupconc_task **out_task, groupconc_task *t) {
+    const char *group = spec->group, *task_id = spec->task_id;
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc__group *g = NULL;
     groupconc_task *old;
@@ -2375,8 +2965,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const char *gr
     }
     rc = groupconc__prepare_tlocked(ex, group, klen, hash, &g, &t);
     if (rc == GROUPCONC_OK) {
-        groupconc__task_init(t, g, fn, arg, task_id, idlen, out_task != NULL,
-                             out_task || ex->policy.listener);
+        groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || ex->policy.listener);
         old = atomic_load_explicit(&ex->inbox, memory_order_relaxed);
         do {
             if (old == GROUPCONC__INBOX_CLOSED(ex)) break;
@@ -2387,8 +2976,8 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const char *gr
     }
     groupconc__mutex_unlock(&ex->table_lock); /* from here on t may already be running */
     if (rc != GROUPCONC_OK) {
-        if (ex->policy.listener) groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
         if (t) GROUPCONC_FREE(t);
+        groupconc__refused(ex, group, task_id, rc, false);
         return rc;
     }
     if (out_task) *out_task = t;
@@ -2401,10 +2990,11 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const char *gr
     return GROUPCONC_OK;
 }
 
-GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group, const char *task_id,
-                                       groupconc_task_fn fn, void *arg, groupconc_task **out_task) {
+GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                    groupconc_task **out_task) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     const groupconc_policy *p;
+    const char *group = spec->group, *task_id = spec->task_id;
     groupconc__group *g = NULL;
     groupconc_task *t = NULL;
     size_t klen, idlen = 0;
@@ -2412,18 +3002,19 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     int rc;
     bool sync_reject;
     if (out_task) *out_task = NULL;
-    if (!ex || !group || !fn) return GROUPCONC_EINVAL;
+    if (!ex || !group || !spec->fn) return GROUPCONC_EINVAL;
     if ((rc = groupconc__key_hash(group, &klen, &hash)) != GROUPCONC_OK) return rc;
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
     p = &ex->policy;
-    if (task_id) { /* a node with a task id has its own size; a plain one may be recycled */
-        idlen = strlen(task_id) + 1;
-        t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t + idlen);
+    if (task_id || spec->cleanup) { /* a node with extras has its own size; a plain one is recycled */
+        idlen = task_id ? strlen(task_id) + 1 : 0;
+        t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t + idlen +
+                                               (spec->cleanup ? sizeof spec->cleanup : 0));
         if (!t) return GROUPCONC_ENOMEM;
     }
-    if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
+    if (p->listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
     if (ex->inbox_ok) {
-        rc = groupconc__submit_inbox(ex, group, klen, hash, task_id, idlen, fn, arg, out_task, t);
+        rc = groupconc__submit_inbox(ex, spec, klen, hash, idlen, out_task, t);
         if (rc != GROUPCONC__NO_WORKER) return rc;
         rc = GROUPCONC_OK;
     }
@@ -2437,15 +3028,15 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
         groupconc__mutex_unlock(&ex->table_lock);
     }
     if (rc != GROUPCONC_OK) {
-        groupconc__mutex_unlock(&ex->lock);
-        groupconc__flush_and_retire(ex, &b);
-        if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
         if (t) GROUPCONC_FREE(t);
+        groupconc__refused(ex, group, task_id, rc, true); /* unlocks */
+        groupconc__flush_and_retire(ex, &b);
         return rc;
     }
-    groupconc__task_init(t, g, fn, arg, task_id, idlen, out_task != NULL, out_task || p->listener);
-    atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed);
-    g->submitted++;
+    groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || p->listener);
+    atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
+    g->counts.submitted++;
+    ex->counts.submitted++;
     ex->unfinished++;
     groupconc__admit(ex, t, &b);
     groupconc__debug_check(ex, g);
@@ -2453,7 +3044,7 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     if (sync_reject) {
         groupconc__fifo_remove(&b.rejected, t); /* its rejection is handled here, synchronously */
         if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
-            ex->unfinished--; /* never accepted: no handle, no completion */
+            ex->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
             t->bits &= (uint8_t)~GROUPCONC__B_COUNTED;
         }
     }
@@ -2468,18 +3059,16 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
 
     /* Rejected in submit; its permits are already back. */
     rc = t->reject_reason;
-    if (p->listener) groupconc__emit(ex, GROUPCONC_EVENT_REJECTED, g->key, task_id, rc, NULL);
+    if (p->listener) groupconc__emit(ex, t, GROUPCONC_EVENT_REJECTED, g->key, task_id, rc, NULL);
     if (p->reject_handler) {
-        groupconc_rejection rj;
-        rj.executor = ex;
-        rj.group = g->key;
-        rj.task_id = groupconc__task_id(t);
-        rj.fn = fn;
-        rj.arg = arg;
-        rj.reason = rc;
-        rj.in_submit = true;
-        p->reject_handler(&rj, p->reject_user_data);
+        groupconc__apply_handler(ex, t, rc, true);
     } else if (p->rejection == GROUPCONC_REJECT_ABORT) {
+        /* not accepted: no cleanup (arg is still the caller's), no handle */
+        if (p->listener) {
+            groupconc_result r;
+            groupconc__fill_result(t, &r);
+            groupconc__emit(ex, t, GROUPCONC_EVENT_COMPLETED, r.group, r.task_id, 0, &r);
+        }
         groupconc__task_free(t);
         return rc;
     } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
@@ -2488,13 +3077,31 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
         t->error = 0;
         groupconc__run(ex, t); /* on the submitting thread, holding no permits */
         groupconc__mutex_lock(&ex->lock);
-        if (t->status == GROUPCONC_STATUS_CANCELLED) g->cancelled++;
-        else g->completed++;
+        groupconc__count_locked(ex, g, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, rc), -1);
+        groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
         groupconc__mutex_unlock(&ex->lock);
     }
     if (out_task) *out_task = t;
     groupconc__retire(ex, groupconc__complete(ex, t, NULL, NULL));
     return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group, const char *task_id,
+                                       groupconc_task_fn fn, void *arg, groupconc_task **out_task) {
+    groupconc_task_spec spec;
+    spec.group = group;
+    spec.task_id = task_id;
+    spec.fn = fn;
+    spec.arg = arg;
+    spec.cleanup = NULL;
+    return groupconc__submit(ex, &spec, out_task);
+}
+
+GROUPCONC__PUBLIC int groupconc_submit_spec(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                            groupconc_task **out_task) {
+    if (out_task) *out_task = NULL;
+    if (!spec) return GROUPCONC_EINVAL;
+    return groupconc__submit(ex, spec, out_task);
 }
 
 /* ==== public API: handles ======================================================================= */
@@ -2516,18 +3123,30 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
     groupconc_executor *ex;
     groupconc__cond cv;
     groupconc__watch w, **pw;
+    groupconc__frame *f;
+    groupconc__claims *claims = NULL;
     bool timed_out = false;
     if (groupconc__is_done(t)) return GROUPCONC_OK;
-    if (deadline != UINT64_MAX && groupconc__now_ns() >= deadline) return GROUPCONC_ETIMEDOUT;
     ex = t->group->exec;
+    for (f = groupconc__frames; f; f = f->prev) { /* what this thread is inside of */
+        if (f->ex != ex) continue;
+        if (f->self == t) return GROUPCONC_EDEADLK; /* its own body, event or handler */
+        if (f->claims) claims = f->claims;          /* a worker of ex */
+        if (groupconc__pay(ex, f, t) && groupconc__is_done(t)) return GROUPCONC_OK;
+    }
+    if (deadline != UINT64_MAX && groupconc__now_ns() >= deadline) return GROUPCONC_ETIMEDOUT;
     if (groupconc__cond_init(&cv) != GROUPCONC_OK) return GROUPCONC_ENOMEM;
     /* A worker that ran t may have left it unfinished in a batch while it runs a long task: once
-       nwaiters is up, workers finish at once; what was published before, finish here. */
-    atomic_fetch_add(&ex->nwaiters, 1);
+       nwaiters is up, workers finish at once; what was published before, finish here. A worker
+       blocking here hands back what it took and lets the pool grow by one (nblocked, read by
+       kick_locked and, with the push before it, by groupconc__inbox_watched: both seq_cst). */
+    atomic_fetch_add_explicit(&ex->nwaiters, 1, memory_order_seq_cst); /* pairs with groupconc__publish */
+    if (claims) atomic_fetch_add_explicit(&ex->nblocked, 1, memory_order_seq_cst);
     {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
-        groupconc__mutex_lock(&ex->lock);
+        groupconc__lock(ex, &b);
         groupconc__help_locked(ex, &b, true);
+        if (claims) groupconc__unclaim_locked(ex, claims); /* kicks */
         (void)groupconc__kick_locked(ex);
         groupconc__mutex_unlock(&ex->lock);
         groupconc__flush_and_retire(ex, &b);
@@ -2555,7 +3174,9 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
             }
     }
     groupconc__mutex_unlock(&ex->done_lock);
-    atomic_fetch_sub(&ex->nwaiters, 1); /* t done (the executor lives) or timed out (it must) */
+    if (claims) atomic_fetch_sub_explicit(&ex->nblocked, 1, memory_order_seq_cst);
+    atomic_fetch_sub_explicit(&ex->nwaiters, 1, memory_order_seq_cst); /* t done (the executor lives)
+                                                                       or timed out (it must) */
     groupconc__cond_destroy(&cv);
     return timed_out ? GROUPCONC_ETIMEDOUT : GROUPCONC_OK;
 }
@@ -2608,10 +3229,13 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
                                      GROUPCONC__ST_CANCEL | GROUPCONC__ST_TAKEN | GROUPCONC__ST_CLAIM_REF,
                                      memory_order_acq_rel);
             task->status = GROUPCONC_STATUS_CANCELLED;
-            task->error = GROUPCONC_ECANCELLED;
+            task->error = 0;
             task->start_ns = groupconc__now_ns();
             task->stage = GROUPCONC__DONE;
-            task->group->cancelled++;
+            groupconc__count_locked(ex, task->group,
+                                    groupconc__outcome_index(GROUPCONC_STATUS_REJECTED,
+                                                             task->reject_reason), -1);
+            groupconc__count_locked(ex, task->group, GROUPCONC__C_CANCELLED, 1);
             taken_rejected = true;
             outcome = GROUPCONC_CANCEL_DEQUEUED;
         } else if (task->stage == GROUPCONC__RUNNING) {
@@ -2690,7 +3314,6 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
                                             groupconc_result *out_results) {
     uint64_t hash;
     groupconc_task **handles;
-    bool *late;
     uint64_t deadline;
     size_t i, len;
     int rc, result = GROUPCONC_OK;
@@ -2699,47 +3322,43 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
         if (!tasks[i].group || !tasks[i].fn) return GROUPCONC_EINVAL;
         if ((rc = groupconc__key_hash(tasks[i].group, &len, &hash)) != GROUPCONC_OK) return rc;
     }
-    if (count == 0) return GROUPCONC_OK;
-    if (count > SIZE_MAX / (sizeof *handles + sizeof *late)) return GROUPCONC_ENOMEM;
-    handles = (groupconc_task **)GROUPCONC_MALLOC(count * (sizeof *handles + sizeof *late));
+    if (count == 0)
+        return atomic_load_explicit(&ex->shutdown, memory_order_relaxed) ? GROUPCONC_ESHUTDOWN
+                                                                         : GROUPCONC_OK;
+    if (count > SIZE_MAX / sizeof *handles) return GROUPCONC_ENOMEM;
+    handles = (groupconc_task **)GROUPCONC_MALLOC(count * sizeof *handles);
     if (!handles) return GROUPCONC_ENOMEM;
-    late = (bool *)(void *)(handles + count);
     deadline = groupconc__deadline(timeout_ns);
     for (i = 0; i < count; i++) {
-        const groupconc_task_spec *s = &tasks[i];
-        late[i] = false;
-        rc = groupconc_submit(ex, s->group, s->task_id, s->fn, s->arg, &handles[i]);
+        rc = groupconc__submit(ex, &tasks[i], &handles[i]);
         if (rc != GROUPCONC_OK) { /* refused in submit: that element is REJECTED, the rest go on */
             groupconc_result *r = &out_results[i];
+            memset(r, 0, sizeof *r);
             r->status = GROUPCONC_STATUS_REJECTED;
-            r->value = NULL;
-            r->error = rc;
+            r->reason = rc;
             r->start_ns = r->end_ns = groupconc__now_ns();
+            if (rc == GROUPCONC_ESHUTDOWN) result = GROUPCONC_ESHUTDOWN;
         }
     }
     for (i = 0; i < count; i++) {
         if (!handles[i]) continue;
-        if (groupconc__wait_until(handles[i], deadline) == GROUPCONC_ETIMEDOUT) {
+        rc = groupconc__wait_until(handles[i], deadline);
+        if (rc == GROUPCONC_ETIMEDOUT) {
             size_t j;
-            result = GROUPCONC_ETIMEDOUT;
-            for (j = i; j < count; j++) { /* the deadline: cancel everything still unfinished */
-                if (handles[j] && !groupconc__is_done(handles[j])) {
-                    late[j] = true;
+            if (result == GROUPCONC_OK) result = GROUPCONC_ETIMEDOUT;
+            for (j = i; j < count; j++) /* the deadline: call off everything still unfinished */
+                if (handles[j] && !groupconc__is_done(handles[j]))
                     (void)groupconc_task_cancel(handles[j], NULL);
-                }
-            }
             break;
         }
     }
     for (i = 0; i < count; i++) {
         groupconc_result *r = &out_results[i];
         if (handles[i]) {
-            (void)groupconc__wait_until(handles[i], UINT64_MAX); /* flagged running tasks return */
+            /* flagged running tasks return; a task that never started completed CANCELLED in the
+               cancel above, one that ran reports what it returned */
+            (void)groupconc__wait_until(handles[i], UINT64_MAX);
             groupconc__fill_result(handles[i], r);
-            if (late[i]) {
-                r->status = GROUPCONC_STATUS_CANCELLED;
-                r->error = GROUPCONC_ECANCELLED;
-            }
             (void)groupconc_task_release(handles[i]);
         }
         r->group = tasks[i].group;
@@ -2777,11 +3396,11 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
     return GROUPCONC_OK;
 }
 
-GROUPCONC__PUBLIC int groupconc_shutdown_group(groupconc_executor *ex, const char *group) {
+GROUPCONC__PUBLIC int groupconc_group_shutdown(groupconc_executor *ex, const char *group) {
     return groupconc__group_op(ex, group, false);
 }
 
-GROUPCONC__PUBLIC int groupconc_evict_group(groupconc_executor *ex, const char *group) {
+GROUPCONC__PUBLIC int groupconc_group_evict(groupconc_executor *ex, const char *group) {
     return groupconc__group_op(ex, group, true);
 }
 
@@ -2817,10 +3436,14 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     out_stats->waiting_bulkhead = g->bulkhead.waiters.count;
     out_stats->waiting_concurrency = g->conc.waiters.count;
     out_stats->in_flight = (size_t)g->bulkhead.used;
-    out_stats->submitted = g->submitted;
-    out_stats->rejected = g->rejected;
-    out_stats->completed = g->completed;
-    out_stats->cancelled = g->cancelled;
+    out_stats->submitted = g->counts.submitted;
+    out_stats->succeeded = g->counts.outcome[GROUPCONC__C_SUCCEEDED];
+    out_stats->failed = g->counts.outcome[GROUPCONC__C_FAILED];
+    out_stats->cancelled = g->counts.outcome[GROUPCONC__C_CANCELLED];
+    out_stats->rejected_global = g->counts.outcome[GROUPCONC__C_REJ_GLOBAL];
+    out_stats->rejected_bulkhead = g->counts.outcome[GROUPCONC__C_REJ_BULKHEAD];
+    out_stats->rejected_concurrency = g->counts.outcome[GROUPCONC__C_REJ_CONCURRENCY];
+    out_stats->completed = groupconc__counters_sum(&g->counts);
     /* the oldest waiter is the head of one of the group's FIFOs (submit time) */
     if (g->waiting_global)
         for (t = ex->global.waiters.head; t && !oldest; t = t->next)
@@ -2856,13 +3479,22 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->threads = ex->nthreads;
     out_stats->idle_threads = ex->nidle;
     out_stats->shutdown = atomic_load_explicit(&ex->shutdown, memory_order_relaxed) != 0;
+    out_stats->submitted = ex->counts.submitted;
+    out_stats->succeeded = ex->counts.outcome[GROUPCONC__C_SUCCEEDED];
+    out_stats->failed = ex->counts.outcome[GROUPCONC__C_FAILED];
+    out_stats->cancelled = ex->counts.outcome[GROUPCONC__C_CANCELLED];
+    out_stats->rejected_global = ex->counts.outcome[GROUPCONC__C_REJ_GLOBAL];
+    out_stats->rejected_bulkhead = ex->counts.outcome[GROUPCONC__C_REJ_BULKHEAD];
+    out_stats->rejected_concurrency = ex->counts.outcome[GROUPCONC__C_REJ_CONCURRENCY];
+    out_stats->rejected_other = ex->rejected_other;
+    out_stats->completed = groupconc__counters_sum(&ex->counts) + ex->rejected_other;
     groupconc__mutex_unlock(&ex->lock);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
 }
 
-GROUPCONC__PUBLIC int groupconc_group_keys(groupconc_executor *ex, char ***out_keys,
-                                           size_t *out_count) {
+GROUPCONC__PUBLIC int groupconc_group_keys_get(groupconc_executor *ex, char ***out_keys,
+                                               size_t *out_count) {
     size_t i, n = 0, bytes;
     char **keys, *text;
     if (out_keys) *out_keys = NULL;
@@ -2893,7 +3525,7 @@ GROUPCONC__PUBLIC int groupconc_group_keys(groupconc_executor *ex, char ***out_k
     return GROUPCONC_OK;
 }
 
-GROUPCONC__PUBLIC void groupconc_keys_free(char **keys) {
+GROUPCONC__PUBLIC void groupconc_group_keys_free(char **keys) {
     if (keys) GROUPCONC_FREE(keys);
 }
 
@@ -2928,6 +3560,34 @@ GROUPCONC__PUBLIC const char *groupconc_status_name(groupconc_status status) {
     case GROUPCONC_STATUS_FAILED: return "FAILED";
     case GROUPCONC_STATUS_CANCELLED: return "CANCELLED";
     case GROUPCONC_STATUS_REJECTED: return "REJECTED";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_cancel_outcome_name(groupconc_cancel_outcome outcome) {
+    switch (outcome) {
+    case GROUPCONC_CANCEL_DEQUEUED: return "DEQUEUED";
+    case GROUPCONC_CANCEL_FLAGGED: return "FLAGGED";
+    case GROUPCONC_CANCEL_TOO_LATE: return "TOO_LATE";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_event_type_name(groupconc_event_type type) {
+    switch (type) {
+    case GROUPCONC_EVENT_SUBMITTED: return "SUBMITTED";
+    case GROUPCONC_EVENT_STARTED: return "STARTED";
+    case GROUPCONC_EVENT_COMPLETED: return "COMPLETED";
+    case GROUPCONC_EVENT_REJECTED: return "REJECTED";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_rejection_policy_name(groupconc_rejection_policy policy) {
+    switch (policy) {
+    case GROUPCONC_REJECT_ABORT: return "ABORT";
+    case GROUPCONC_REJECT_DISCARD: return "DISCARD";
+    case GROUPCONC_REJECT_CALLER_RUNS: return "CALLER_RUNS";
     }
     return "UNKNOWN";
 }

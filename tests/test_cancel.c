@@ -77,7 +77,7 @@ static void test_cancel_waiting_task(void **state) {
     groupconc_result r;
     assert_int_equal(groupconc_task_wait_for(v, 0, &r), GROUPCONC_OK);
     assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
-    assert_int_equal(r.error, GROUPCONC_ECANCELLED);
+    assert_int_equal(r.reason, GROUPCONC_ECANCELLED);
     assert_string_equal(r.task_id, "victim");
     s = tu_gstats(ex, "c");
     assert_int_equal(s.running, 1);
@@ -256,7 +256,7 @@ static void test_cancel_running_cooperative(void **state) {
     /* the go latch is never opened: only the flag can end the task */
     groupconc_result r = tu_wait(h);
     assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
-    assert_int_equal(r.error, GROUPCONC_ECANCELLED);
+    assert_int_equal(r.reason, GROUPCONC_ECANCELLED);
     assert_true(atomic_load(&park.saw_cancel));
     assert_false(atomic_load(&park.timed_out));
     assert_true(r.start_ns <= r.end_ns);

@@ -615,9 +615,9 @@ enum { X_NULL_EX, X_NULL_TASKS, X_NULL_OUT, X_NULL_GROUP, X_NULL_FN, X_EMPTY, X_
 
 static int call_execute_all(fixture *f, const row *r) {
     groupconc_task_spec specs[3] = {
-        {"e1", "a", task_count, &f->runs},
-        {"e2", NULL, task_count, &f->runs},
-        {"e1", "c", task_count, &f->runs},
+        {"e1", "a", task_count, &f->runs, NULL},
+        {"e2", NULL, task_count, &f->runs, NULL},
+        {"e1", "c", task_count, &f->runs, NULL},
     };
     groupconc_result res[3];
     groupconc_executor *ex = f->ex;
@@ -646,7 +646,7 @@ static int call_execute_all(fixture *f, const row *r) {
     }
     for (size_t i = 0; i < count; i++) {
         if (r->field == X_AFTER_SHUTDOWN) {
-            if (res[i].status != GROUPCONC_STATUS_REJECTED || res[i].error != GROUPCONC_ESHUTDOWN)
+            if (res[i].status != GROUPCONC_STATUS_REJECTED || res[i].reason != GROUPCONC_ESHUTDOWN)
                 fail_msg("element %zu after shutdown: %s / %s, want REJECTED / ESHUTDOWN", i,
                          groupconc_status_name(res[i].status), groupconc_errname(res[i].error));
             assert_true(res[i].start_ns == res[i].end_ns);
@@ -683,7 +683,7 @@ static const char *group_arg(fixture *f, int field, groupconc_executor **ex) {
 static int call_shutdown_group(fixture *f, const row *r) {
     groupconc_executor *ex;
     const char *g = group_arg(f, r->field, &ex);
-    int rc = groupconc_shutdown_group(ex, g);
+    int rc = groupconc_group_shutdown(ex, g);
     if (r->field == G_UNKNOWN || r->field == G_MAX_UNKNOWN) { /* a no-op: "p" untouched */
         bool d = true;
         assert_int_equal(groupconc_task_is_done(f->queued, &d), GROUPCONC_OK);
@@ -695,7 +695,7 @@ static int call_shutdown_group(fixture *f, const row *r) {
 static int call_evict_group(fixture *f, const row *r) {
     groupconc_executor *ex;
     const char *g = group_arg(f, r->field, &ex);
-    int rc = groupconc_evict_group(ex, g);
+    int rc = groupconc_group_evict(ex, g);
     if (r->field == G_UNKNOWN || r->field == G_MAX_UNKNOWN) {
         bool d = true;
         assert_int_equal(groupconc_task_is_done(f->queued, &d), GROUPCONC_OK);
@@ -747,20 +747,20 @@ static int call_group_keys(fixture *f, const row *r) {
     char **keys = NULL;
     size_t n = 99;
     switch (r->field) {
-    case K_ARG_NULL_EX: return groupconc_group_keys(NULL, &keys, &n);
-    case K_ARG_NULL_KEYS: return groupconc_group_keys(f->ex, NULL, &n);
-    case K_ARG_NULL_COUNT: return groupconc_group_keys(f->ex, &keys, NULL);
+    case K_ARG_NULL_EX: return groupconc_group_keys_get(NULL, &keys, &n);
+    case K_ARG_NULL_KEYS: return groupconc_group_keys_get(f->ex, NULL, &n);
+    case K_ARG_NULL_COUNT: return groupconc_group_keys_get(f->ex, &keys, NULL);
     case K_ARG_EMPTY_EXECUTOR: {
         groupconc_policy p = groupconc_policy_default();
         assert_int_equal(groupconc_executor_create(&p, &f->tmp_ex), GROUPCONC_OK);
-        int rc = groupconc_group_keys(f->tmp_ex, &keys, &n);
+        int rc = groupconc_group_keys_get(f->tmp_ex, &keys, &n);
         if (rc == GROUPCONC_OK) {
             assert_int_equal(n, 0);
-            groupconc_keys_free(keys);
+            groupconc_group_keys_free(keys);
         }
         return rc;
     }
-    case K_ARG_FREE_NULL: groupconc_keys_free(NULL); return GROUPCONC_OK;
+    case K_ARG_FREE_NULL: groupconc_group_keys_free(NULL); return GROUPCONC_OK;
     default: fail();
     }
     return 0;
@@ -982,7 +982,7 @@ static const row rows[] = {
     {"execute_all: an element's group too long", call_execute_all, GROUPCONC_EKEYTOOLONG, X_LONG, 0, 0},
     {"execute_all: an element's group MAX_KEY_LEN bytes", call_execute_all, OK_, X_MAX, 0, 0},
     {"execute_all: count 0", call_execute_all, OK_, X_COUNT_ZERO, 0, 0},
-    {"execute_all: after shutdown (elements REJECTED/ESHUTDOWN)", call_execute_all, OK_, X_AFTER_SHUTDOWN, 0, 0},
+    {"execute_all: after shutdown (elements REJECTED/ESHUTDOWN)", call_execute_all, GROUPCONC_ESHUTDOWN, X_AFTER_SHUTDOWN, 0, 0},
     /* group control */
     {"shutdown_group: executor NULL", call_shutdown_group, EINVAL_, G_NULL_EX, 0, 0},
     {"shutdown_group: group NULL", call_shutdown_group, EINVAL_, G_NULL_GROUP, 0, 0},
@@ -1019,7 +1019,7 @@ static const row rows[] = {
     /* diagnostics */
     {"error codes: values, texts, names distinct", call_codes_distinct, OK_, 0, 0, 0},
     {"strerror/errname: unknown 1", call_unknown_code, OK_, 0, 1, 0},
-    {"strerror/errname: unknown -17", call_unknown_code, OK_, 0, -17, 0},
+    {"strerror/errname: unknown -18", call_unknown_code, OK_, 0, -18, 0},
     {"strerror/errname: unknown -1000", call_unknown_code, OK_, 0, -1000, 0},
     {"strerror/errname: unknown INT_MIN", call_unknown_code, OK_, 0, INT_MIN, 0},
     {"strerror/errname: unknown INT_MAX", call_unknown_code, OK_, 0, INT_MAX, 0},

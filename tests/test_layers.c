@@ -211,7 +211,7 @@ static void test_group_threshold_exact(void **state) {
     groupconc_group_stats s = tu_gstats(ex, "q");
     assert_int_equal(s.running, 2); /* running tasks do not count against the threshold */
     assert_int_equal(s.waiting_concurrency, 3);
-    assert_int_equal(s.rejected, 2);
+    assert_int_equal(tu_rejected(s), 2);
     assert_true(s.submitted >= 5);
 
     /* one finishes: its permit goes to the oldest waiter, freeing exactly one queue slot */
@@ -225,7 +225,7 @@ static void test_group_threshold_exact(void **state) {
                      GROUPCONC_EREJECTED_CONCURRENCY);
     s = tu_gstats(ex, "q");
     assert_int_equal(s.waiting_concurrency, 3);
-    assert_int_equal(s.rejected, 3);
+    assert_int_equal(tu_rejected(s), 3);
     ps_finish_all(&ps);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     assert_int_equal(atomic_load(&ran), 0);
@@ -255,7 +255,7 @@ static void test_bulkhead_threshold_exact(void **state) {
     groupconc_group_stats s = tu_gstats(ex, "bq");
     assert_int_equal(s.waiting_bulkhead, 2);
     assert_int_equal(s.in_flight, 1);
-    assert_int_equal(s.rejected, 1);
+    assert_int_equal(tu_rejected(s), 1);
     ps_finish_all(&ps);
 
     ps_init(&ps, 1);
@@ -400,7 +400,7 @@ static void test_reject_abort(void **state) {
         assert_null(t); /* no handle */
         assert_int_equal(groupconc_submit(ex, g, "r", tu_count_fn, &ran, NULL), layer_code[layer]);
         groupconc_group_stats s = tu_gstats(ex, g);
-        assert_int_equal(s.rejected, 2);
+        assert_int_equal(tu_rejected(s), 2);
         assert_int_equal(s.waiting_global + s.waiting_bulkhead + s.waiting_concurrency, 0);
         ps_finish_all(&ps);
         assert_int_equal(tu_xstats(ex).global_in_flight, 0);
@@ -421,11 +421,11 @@ static void test_reject_discard(void **state) {
         groupconc_result r;
         assert_int_equal(groupconc_task_wait_for(t, 0, &r), GROUPCONC_OK); /* done at once */
         assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
-        assert_int_equal(r.error, layer_code[layer]);
+        assert_int_equal(r.reason, layer_code[layer]);
         assert_string_equal(r.group, g);
         assert_string_equal(r.task_id, "d");
         assert_true(r.start_ns == r.end_ns); /* zero duration */
-        assert_int_equal(tu_gstats(ex, g).rejected, 1);
+        assert_int_equal(tu_rejected(tu_gstats(ex, g)), 1);
         ps_finish_all(&ps);
         assert_int_equal(tu_xstats(ex).global_in_flight, 0);
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
@@ -485,7 +485,9 @@ static void test_reject_caller_runs_in_submit(void **state) {
         assert_int_equal(c.global_in_flight, 1); /* the blocker only */
         assert_int_equal(c.exec_running, 1);
         assert_int_equal(c.group_running, layer == 1 ? 0 : 1);
-        assert_int_equal(tu_gstats(ex, g).rejected, 1);
+        /* it counts where its final status puts it: succeeded, not rejected */
+        assert_int_equal(tu_rejected(tu_gstats(ex, g)), 0);
+        assert_int_equal(tu_gstats(ex, g).succeeded, 1);
         ps_finish_all(&ps);
         assert_int_equal(tu_xstats(ex).global_in_flight, 0);
         groupconc_task_release(t);
@@ -508,8 +510,9 @@ typedef struct handler_rec {
     atomic_int *resubmit_ran;
 } handler_rec;
 
-static void record_handler(const groupconc_rejection *rj, void *user_data) {
+static void record_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
     handler_rec *h = (handler_rec *)user_data;
+    (void)out; /* REJECTED stays */
     h->seen = *rj;
     snprintf(h->group, sizeof h->group, "%s", rj->group ? rj->group : "(null)");
     snprintf(h->task_id, sizeof h->task_id, "%s", rj->task_id ? rj->task_id : "(null)");
@@ -556,7 +559,7 @@ static void test_custom_handler_wins(void **state) {
         assert_string_equal(hr.task_id, "h");
         groupconc_result r = tu_wait(t);
         assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
-        assert_int_equal(r.error, layer_code[layer]);
+        assert_int_equal(r.reason, layer_code[layer]);
         ps_finish_all(&ps);
         groupconc_task_release(t);
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
@@ -639,7 +642,7 @@ static void test_permits_released_before_handler_async(void **state) {
     ps_finish(&ps, 1); /* H ends: its global permit is handed to "again", which G refuses */
     groupconc_result r = tu_wait(t);
     assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
-    assert_int_equal(r.error, GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(r.reason, GROUPCONC_EREJECTED_CONCURRENCY);
     assert_int_equal(atomic_load(&hr.calls), 1); /* the handler ran before the task completed */
     assert_false(hr.seen.in_submit);
     assert_int_equal(hr.seen.reason, GROUPCONC_EREJECTED_CONCURRENCY);
@@ -680,7 +683,7 @@ static void test_async_rejection_policies(void **state) {
         groupconc_result r = tu_wait(t);
         if (mode == 0) {
             assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
-            assert_int_equal(r.error, GROUPCONC_EREJECTED_CONCURRENCY);
+            assert_int_equal(r.reason, GROUPCONC_EREJECTED_CONCURRENCY);
             assert_true(r.start_ns == r.end_ns);
             assert_int_equal(atomic_load(&c.ran), 0);
         } else {
@@ -691,7 +694,8 @@ static void test_async_rejection_policies(void **state) {
             assert_int_equal(c.global_in_flight, 1); /* holds no global permit */
             assert_int_equal(c.group_running, 1);    /* not counted as running */
         }
-        assert_int_equal(tu_gstats(ex, "G").rejected, 1);
+        assert_int_equal(tu_rejected(tu_gstats(ex, "G")), mode == 0 ? 1 : 0);
+        assert_int_equal(tu_gstats(ex, "G").succeeded, mode == 0 ? 0 : 1); /* the blocker still runs */
         ps_finish_all(&ps);
         assert_int_equal(tu_xstats(ex).global_in_flight, 0);
         groupconc_task_release(t);
@@ -779,7 +783,7 @@ static int tiny_fn(groupconc_context *ctx, void **out_value, void *user_data) {
     (void)out_value;
     (void)user_data;
     tu_spin(2000);
-    return groupconc_context_is_cancelled(ctx) ? GROUPCONC_ECANCELLED : 0;
+    return groupconc_context_is_cancelled(ctx) ? GROUPCONC_TASK_CANCELLED : 0;
 }
 
 static void test_global_permits_returned(void **state) {

@@ -64,7 +64,8 @@ static void log_listener(const groupconc_event *ev, void *user_data) {
             atomic_fetch_add(&l->bad, 1);
         } else {
             atomic_store(&l->completed_status[i], (int)ev->result->status);
-            atomic_store(&l->completed_error[i], ev->result->error);
+            atomic_store(&l->completed_error[i], ev->result->error ? ev->result->error
+                                                                  : ev->result->reason);
         }
     } else if (ev->result) {
         atomic_fetch_add(&l->bad, 1);
@@ -202,7 +203,7 @@ static void test_rejected_events_abort(void **state) {
     tu_wait_status(hx, GROUPCONC_STATUS_SUCCESS);
     groupconc_result r = tu_wait(late);
     assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
-    assert_int_equal(r.error, GROUPCONC_EREJECTED_BULKHEAD);
+    assert_int_equal(r.reason, GROUPCONC_EREJECTED_BULKHEAD);
     tu_park_release(&pb);
     tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
     groupconc_task_release(hb);
@@ -299,8 +300,8 @@ static void reentrant_listener(const groupconc_event *ev, void *user_data) {
         r->rc_submit_on_submitted =
             groupconc_submit(r->ex, "child", "child-0", child_fn, r->children, NULL);
         char **keys = NULL;
-        r->rc_keys = groupconc_group_keys(r->ex, &keys, &r->nkeys);
-        if (r->rc_keys == GROUPCONC_OK) groupconc_keys_free(keys);
+        r->rc_keys = groupconc_group_keys_get(r->ex, &keys, &r->nkeys);
+        if (r->rc_keys == GROUPCONC_OK) groupconc_group_keys_free(keys);
         break;
     }
     case GROUPCONC_EVENT_STARTED: {

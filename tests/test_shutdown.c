@@ -23,12 +23,12 @@ static void test_submit_after_shutdown(void **state) {
     assert_int_equal(groupconc_submit(ex, "new", NULL, tu_count_fn, &ran, NULL), GROUPCONC_ESHUTDOWN);
 
     /* execute_all reports each task as refused for that reason */
-    groupconc_task_spec specs[2] = {{"g", "x", tu_count_fn, &ran}, {"h", "y", tu_count_fn, &ran}};
+    groupconc_task_spec specs[2] = {{"g", "x", tu_count_fn, &ran, NULL}, {"h", "y", tu_count_fn, &ran, NULL}};
     groupconc_result res[2];
-    assert_int_equal(groupconc_execute_all(ex, specs, 2, GROUPCONC_FOREVER, res), GROUPCONC_OK);
+    assert_int_equal(groupconc_execute_all(ex, specs, 2, GROUPCONC_FOREVER, res), GROUPCONC_ESHUTDOWN);
     for (int i = 0; i < 2; i++) {
         assert_int_equal(res[i].status, GROUPCONC_STATUS_REJECTED);
-        assert_int_equal(res[i].error, GROUPCONC_ESHUTDOWN);
+        assert_int_equal(res[i].reason, GROUPCONC_ESHUTDOWN);
     }
 
     /* stats still report the groups as they are */

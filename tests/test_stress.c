@@ -18,7 +18,7 @@
         leaks away. Caught by the same cap checks, by "every counter is zero at the end", and by the
         final check that exactly global_max tasks, no more and no fewer, can be running.
 
-   After groupconc_evict_group, old and new tasks of one key may overlap (documented), so per-group
+   After groupconc_group_evict, old and new tasks of one key may overlap (documented), so per-group
    caps are checked only for groups that are never evicted (the evicted ones are a fixed tenth of the
    keys); the global cap is checked for all tasks. Every handle must reach exactly one terminal
    state: its completion callback and its COMPLETED listener event each run exactly once. */
@@ -96,7 +96,7 @@ static int stress_fn(groupconc_context *ctx, void **out_value, void *user_data) 
     tu_peak_leave(&st->global_running);
     tu_peak_leave(&gi->running);
     *out_value = s;
-    return cancelled ? GROUPCONC_ECANCELLED : 0;
+    return cancelled ? GROUPCONC_TASK_CANCELLED : 0;
 }
 
 static void stress_done(groupconc_task *task, const groupconc_result *r, void *user_data) {
@@ -203,7 +203,7 @@ static void evictor_main(void *arg) {
     tu_latch_wait(&st->gate);
     while (!atomic_load(&st->stop)) {
         int g = (int)(tu_rand(&rnd) % (GROUPS / 10)) * 10 + 9; /* only the evictable tenth */
-        if (groupconc_evict_group(st->ex, st->groups[g].key) != GROUPCONC_OK)
+        if (groupconc_group_evict(st->ex, st->groups[g].key) != GROUPCONC_OK)
             atomic_fetch_add(&st->unexpected_rc, 1);
         atomic_fetch_add(&st->evictions, 1);
         tu_sleep_ns(200000);
@@ -216,7 +216,7 @@ static void group_shutdowner_main(void *arg) {
     tu_latch_wait(&st->gate);
     while (!atomic_load(&st->stop)) {
         int g = (int)(tu_rand(&rnd) % GROUPS);
-        if (groupconc_shutdown_group(st->ex, st->groups[g].key) != GROUPCONC_OK)
+        if (groupconc_group_shutdown(st->ex, st->groups[g].key) != GROUPCONC_OK)
             atomic_fetch_add(&st->unexpected_rc, 1);
         atomic_fetch_add(&st->group_shutdowns, 1);
         tu_sleep_ns(1000000);
@@ -265,10 +265,10 @@ static void stats_main(void *arg) {
         if ((++k % 64u) == 0) {
             char **keys = NULL;
             size_t nk = 0;
-            if (groupconc_group_keys(st->ex, &keys, &nk) != GROUPCONC_OK || nk > GROUPS)
+            if (groupconc_group_keys_get(st->ex, &keys, &nk) != GROUPCONC_OK || nk > GROUPS)
                 atomic_fetch_add(&st->stats_errors, 1);
             else
-                groupconc_keys_free(keys);
+                groupconc_group_keys_free(keys);
         }
         atomic_fetch_add(&st->snapshots, 1);
         tu_sleep_ns(200000);
@@ -409,12 +409,12 @@ static void test_stress_three_layers(void **state) {
             break;
         case GROUPCONC_STATUS_CANCELLED:
             assert_true(ran <= 1);
-            assert_int_equal(r.error, GROUPCONC_ECANCELLED);
+            assert_int_equal(r.reason, GROUPCONC_ECANCELLED);
             break;
         case GROUPCONC_STATUS_REJECTED:
             assert_int_equal(ran, 0);
-            assert_true(r.error == GROUPCONC_EREJECTED_GLOBAL || r.error == GROUPCONC_EREJECTED_BULKHEAD ||
-                        r.error == GROUPCONC_EREJECTED_CONCURRENCY);
+            assert_true(r.reason == GROUPCONC_EREJECTED_GLOBAL || r.reason == GROUPCONC_EREJECTED_BULKHEAD ||
+                        r.reason == GROUPCONC_EREJECTED_CONCURRENCY);
             break;
         default:
             fail_msg("task %zu: unexpected status %d", i, (int)r.status);

@@ -275,7 +275,7 @@ typedef struct tu_park {
     atomic_int start_seq;    /* value taken from *order at start (-1: never started) */
     atomic_bool saw_cancel;  /* groupconc_context_is_cancelled() was true while parked */
     atomic_bool timed_out;   /* the safety timeout fired: the test never opened `go` */
-    bool cooperative;        /* leave early and return GROUPCONC_ECANCELLED when flagged */
+    bool cooperative;        /* leave early and return GROUPCONC_TASK_CANCELLED when flagged */
     int ret;                 /* code to return when released normally (default 0) */
     void *value;             /* stored in *out_value */
     tu_thread_id thread;     /* thread that ran it (read after wait) */
@@ -307,7 +307,7 @@ static inline int tu_park_fn(groupconc_context *ctx, void **out_value, void *use
         if (tu_latch_wait_for(&p->go, p->cooperative ? TU_MS : 100 * TU_MS)) break;
         if (groupconc_context_is_cancelled(ctx)) {
             atomic_store(&p->saw_cancel, true);
-            if (p->cooperative) return GROUPCONC_ECANCELLED;
+            if (p->cooperative) return GROUPCONC_TASK_CANCELLED;
         }
         if (tu_now_ns() > deadline) {
             atomic_store(&p->timed_out, true);
@@ -365,6 +365,11 @@ static inline groupconc_result tu_wait(groupconc_task *t) {
 static inline void tu_wait_status(groupconc_task *t, groupconc_status want) {
     groupconc_result r = tu_wait(t);
     assert_int_equal(r.status, want);
+}
+
+/* Tasks of a group whose final status is REJECTED, whatever layer refused them. */
+static inline uint64_t tu_rejected(groupconc_group_stats s) {
+    return s.rejected_global + s.rejected_bulkhead + s.rejected_concurrency;
 }
 
 static inline groupconc_group_stats tu_gstats(groupconc_executor *ex, const char *group) {

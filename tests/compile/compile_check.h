@@ -11,7 +11,7 @@
 #include <string.h>
 
 static int compile_check_task(groupconc_context *ctx, void **out_value, void *arg) {
-    if (groupconc_context_is_cancelled(ctx)) return GROUPCONC_ECANCELLED;
+    if (groupconc_context_is_cancelled(ctx)) return GROUPCONC_TASK_CANCELLED;
     *out_value = arg;
     return 0;
 }

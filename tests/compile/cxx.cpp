@@ -12,7 +12,7 @@
 
 extern "C" {
 static int cxx_task(groupconc_context *ctx, void **out_value, void *arg) {
-    if (groupconc_context_is_cancelled(ctx)) return GROUPCONC_ECANCELLED;
+    if (groupconc_context_is_cancelled(ctx)) return GROUPCONC_TASK_CANCELLED;
     *out_value = arg;
     return 0;
 }

@@ -222,7 +222,7 @@ static int latch_wait(int l, groupconc_context *ctx) {
     while (!F.latch_open[l]) {
         if (ctx) {
             if (groupconc_context_is_cancelled(ctx)) {
-                rc = GROUPCONC_ECANCELLED;
+                rc = GROUPCONC_TASK_CANCELLED;
                 break;
             }
             struct timespec ts;
@@ -277,7 +277,7 @@ static int fz_task(groupconc_context *ctx, void **out_value, void *arg) {
     switch (s->beh) {
     case B_NOOP: break;
     case B_FAIL: rc = TASK_FAILURE; break;
-    case B_CHECK_CANCEL: rc = groupconc_context_is_cancelled(ctx) ? GROUPCONC_ECANCELLED : 0; break;
+    case B_CHECK_CANCEL: rc = groupconc_context_is_cancelled(ctx) ? GROUPCONC_TASK_CANCELLED : 0; break;
     case B_COOP: rc = tl_fuzzer_thread ? 0 : latch_wait(s->latch, ctx); break;
     case B_STUBBORN:
         if (!tl_fuzzer_thread) (void)latch_wait(s->latch, NULL);
@@ -350,7 +350,8 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
     }
 }
 
-static void fz_reject_handler(const groupconc_rejection *rj, void *user_data) {
+static void fz_reject_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
+    (void)out; /* REJECTED stays */
     FZ_CHECK(user_data == &F && rj && rj->executor == F.ex && rj->fn == fz_task, "rejection handler arguments");
     slot *s = rj->arg;
     FZ_CHECK(s >= F.slots && s < F.slots + F.nslots, "rejection handler: unknown arg");
@@ -414,13 +415,13 @@ static void check_result(slot *s, const groupconc_result *r) {
                  "task %s: FAILED without a failed run (error %d)", s->id, r->error);
         break;
     case GROUPCONC_STATUS_CANCELLED:
-        FZ_CHECK(r->error == GROUPCONC_ECANCELLED, "task %s: CANCELLED with error %s", s->id, groupconc_errname(r->error));
-        FZ_CHECK(runs == 0 || atomic_load(&s->ret) == GROUPCONC_ECANCELLED, "task %s: ran to %d but reported CANCELLED", s->id,
+        FZ_CHECK(r->reason == GROUPCONC_ECANCELLED, "task %s: CANCELLED with error %s", s->id, groupconc_errname(r->reason));
+        FZ_CHECK(runs == 0 || atomic_load(&s->ret) == GROUPCONC_TASK_CANCELLED, "task %s: ran to %d but reported CANCELLED", s->id,
                  atomic_load(&s->ret));
         break;
     case GROUPCONC_STATUS_REJECTED:
         FZ_CHECK(runs == 0, "task %s: REJECTED but it ran", s->id);
-        FZ_CHECK(is_layer_code(r->error), "task %s: REJECTED with error %s", s->id, groupconc_errname(r->error));
+        FZ_CHECK(is_layer_code(r->reason), "task %s: REJECTED with error %s", s->id, groupconc_errname(r->reason));
         FZ_CHECK(r->start_ns == r->end_ns, "task %s: REJECTED with a duration", s->id);
         FZ_CHECK(!caller_runs(), "task %s: REJECTED under CALLER_RUNS (it should have run)", s->id);
         break;
@@ -660,7 +661,7 @@ static void op_release(reader *r) {
 
 static void op_group(reader *r, bool evict) {
     int g = (int)(rd(r) % NG);
-    int rc = evict ? groupconc_evict_group(F.ex, group_names[g]) : groupconc_shutdown_group(F.ex, group_names[g]);
+    int rc = evict ? groupconc_group_evict(F.ex, group_names[g]) : groupconc_group_shutdown(F.ex, group_names[g]);
     FZ_CHECK(rc == GROUPCONC_OK, "%s(%s): %s", evict ? "evict_group" : "shutdown_group", group_names[g], groupconc_errname(rc));
     if (evict && F.gen[g] + 1 < MAX_GEN) F.gen[g]++;
     if (evict) counters[C_EVICT]++;
@@ -670,7 +671,7 @@ static void op_keys(void) {
     char **keys = NULL;
     size_t n = 0;
     long inj = atomic_load(&fz_injected);
-    int rc = groupconc_group_keys(F.ex, &keys, &n);
+    int rc = groupconc_group_keys_get(F.ex, &keys, &n);
     check_nomem(rc, inj, "group_keys");
     FZ_CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ENOMEM, "group_keys: %s", groupconc_errname(rc));
     if (rc != GROUPCONC_OK) return;
@@ -679,7 +680,7 @@ static void op_keys(void) {
         FZ_CHECK(group_index(keys[i]) >= 0, "group_keys: unknown key");
         for (size_t j = 0; j < i; j++) FZ_CHECK(strcmp(keys[i], keys[j]) != 0, "group_keys: duplicate key %s", keys[i]);
     }
-    groupconc_keys_free(keys);
+    groupconc_group_keys_free(keys);
 }
 
 static void op_exec_all(reader *r) {
@@ -713,8 +714,9 @@ static void op_exec_all(reader *r) {
                      "execute_all ENOMEM but element %zu was submitted", i);
         return;
     }
-    FZ_CHECK(rc == GROUPCONC_OK || (rc == GROUPCONC_ETIMEDOUT && timeout != GROUPCONC_FOREVER), "execute_all: %s",
-             groupconc_errname(rc));
+    FZ_CHECK(rc == GROUPCONC_OK || (rc == GROUPCONC_ETIMEDOUT && timeout != GROUPCONC_FOREVER) ||
+                 (rc == GROUPCONC_ESHUTDOWN && F.shutdown_called),
+             "execute_all: %s", groupconc_errname(rc));
     for (size_t i = 0; i < n; i++) {
         slot *s = sl[i];
         groupconc_result *x = &res[i];
@@ -728,21 +730,21 @@ static void op_exec_all(reader *r) {
             FZ_CHECK(runs == 1 && x->error == TASK_FAILURE, "execute_all %s: FAILED (%d) without a failed run", s->id, x->error);
             break;
         case GROUPCONC_STATUS_CANCELLED:
-            FZ_CHECK(x->error == GROUPCONC_ECANCELLED, "execute_all %s: CANCELLED with %s", s->id, groupconc_errname(x->error));
+            FZ_CHECK(x->reason == GROUPCONC_ECANCELLED, "execute_all %s: CANCELLED with %s", s->id, groupconc_errname(x->reason));
             if (rc == GROUPCONC_OK)
-                FZ_CHECK(runs == 1 && atomic_load(&s->ret) == GROUPCONC_ECANCELLED,
+                FZ_CHECK(runs == 1 && atomic_load(&s->ret) == GROUPCONC_TASK_CANCELLED,
                          "execute_all %s: CANCELLED although the call returned OK (no deadline cut)", s->id);
             break;
         case GROUPCONC_STATUS_REJECTED:
             FZ_CHECK(runs == 0, "execute_all %s: REJECTED but it ran", s->id);
             FZ_CHECK(x->start_ns == x->end_ns, "execute_all %s: REJECTED with a duration", s->id);
-            if (is_layer_code(x->error)) {
-                FZ_CHECK(!caller_runs(), "execute_all %s: REJECTED (%s) under CALLER_RUNS", s->id, groupconc_errname(x->error));
+            if (is_layer_code(x->reason)) {
+                FZ_CHECK(!caller_runs(), "execute_all %s: REJECTED (%s) under CALLER_RUNS", s->id, groupconc_errname(x->reason));
             } else {
-                FZ_CHECK((x->error == GROUPCONC_ESHUTDOWN && F.shutdown_called) ||
-                             (x->error == GROUPCONC_ETHREAD && atomic_load(&fz_start_fail)) ||
-                             (x->error == GROUPCONC_ENOMEM && atomic_load(&fz_injected) > inj),
-                         "execute_all %s: REJECTED with %s", s->id, groupconc_errname(x->error));
+                FZ_CHECK((x->reason == GROUPCONC_ESHUTDOWN && F.shutdown_called) ||
+                             (x->reason == GROUPCONC_ETHREAD && atomic_load(&fz_start_fail)) ||
+                             (x->reason == GROUPCONC_ENOMEM && atomic_load(&fz_injected) > inj),
+                         "execute_all %s: REJECTED with %s", s->id, groupconc_errname(x->reason));
             }
             break;
         default: fz_fail("execute_all %s: status %d", s->id, (int)x->status);
