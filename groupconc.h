@@ -435,11 +435,13 @@ GROUPCONC_API int groupconc_executor_shutdown(groupconc_executor *ex);
    Callbacks:     from inside a task or callback of this executor it cannot wait (it would wait for
                   itself): it stops accepting, lets everything queued run on, and returns
                   GROUPCONC_EDEADLK at once; the timeout does not apply. ("Stop once the last job is
-                  done" from a listener: call it there, then destroy from the main thread.) */
+                  done" from a listener: call it there; groupconc_executor_destroy from the main
+                  thread then waits for the queued tasks, as a graceful shutdown does.) */
 GROUPCONC_API int groupconc_executor_shutdown_graceful(groupconc_executor *ex, int64_t timeout_ns);
 
-/* groupconc_executor_destroy: shut down if not done yet, wait for running tasks to return, join the
-   workers, free everything. Unreleased handles stay valid (all done).
+/* groupconc_executor_destroy: shut down if not done yet (immediately: queued tasks are cancelled,
+   unless a graceful shutdown began, which it lets finish), wait for running tasks to return, join
+   the workers, free everything. Unreleased handles stay valid (all done).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL); GROUPCONC_EDEADLK (see Callbacks).
    Thread safety: no other call on `ex` may run concurrently, nor start after it.
    Callbacks:     from inside a task or callback of this executor: GROUPCONC_EDEADLK, nothing done. */
@@ -1209,6 +1211,7 @@ struct groupconc_executor {
     groupconc__counters counts;    /* all groups, evicted ones included */
     uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD) */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
+    bool graceful;                 /* a graceful shutdown began: destroy lets queued tasks finish */
 
     groupconc__worker *workers;    /* live workers */
     groupconc__worker *zombies;    /* retired workers, to be joined */
@@ -2832,6 +2835,7 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     if (!ex) return GROUPCONC_EINVAL;
     groupconc__mutex_lock(&ex->lock);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
+    ex->graceful = true;
     if (groupconc__drain_locked(ex, &b, true)) /* what got in before runs; later pushes fail */
         (void)groupconc__kick_locked(ex);
     groupconc__mutex_unlock(&ex->lock);
@@ -2850,6 +2854,10 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     size_t i;
     if (!ex) return GROUPCONC_EINVAL;
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
+    groupconc__mutex_lock(&ex->lock);
+    if (ex->graceful) /* a graceful shutdown began (maybe from a callback): let it finish */
+        (void)groupconc__wait_quiet_locked(ex, UINT64_MAX);
+    groupconc__mutex_unlock(&ex->lock);
     groupconc_executor_shutdown(ex);
     groupconc__mutex_lock(&ex->lock);
     while (!groupconc__wait_quiet_locked(ex, UINT64_MAX)) { /* stranded ready tasks: cancel them */

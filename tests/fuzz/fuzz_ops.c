@@ -139,6 +139,8 @@ typedef struct slot {
     atomic_int runs, finished, counted, ret;
     atomic_int ev_submitted, ev_started, ev_completed, ev_rejected, ev_status;
     atomic_int cb_calls, handler_calls;
+    bool has_cleanup;             /* submitted with fz_cleanup: it must run exactly once if accepted */
+    atomic_int cleanups;
 } slot;
 
 static struct {
@@ -158,7 +160,7 @@ static struct {
     bool shutdown_called, swept;
     bool cancel_in_listener;
     bool listener_on;
-    atomic_int anon_completed;
+    atomic_int anon_completed, anon_submitted;
     int anon_min, anon_max;          /* anonymous COMPLETED events expected */
     atomic_int resolver_depth;
     int nops;
@@ -305,6 +307,7 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
     case GROUPCONC_EVENT_SUBMITTED:
         FZ_CHECK(ev->reason == 0 && ev->result == NULL, "SUBMITTED event carries a reason/result");
         if (s) FZ_CHECK(atomic_fetch_add(&s->ev_submitted, 1) == 0, "task %s: two SUBMITTED events", s->id);
+        else atomic_fetch_add(&F.anon_submitted, 1);
         break;
     case GROUPCONC_EVENT_STARTED:
         FZ_CHECK(ev->reason == 0 && ev->result == NULL, "STARTED event carries a reason/result");
@@ -395,9 +398,19 @@ typedef struct reader {
 
 static unsigned rd(reader *r) { return r->i < r->n ? r->p[r->i++] : 0u; }
 
+/* The cleanup of a task submitted with one: never while the task body runs. */
+static void fz_cleanup(void *arg) {
+    slot *s = arg;
+    FZ_CHECK(s >= F.slots && s < F.slots + F.nslots, "cleanup: unknown arg");
+    FZ_CHECK(atomic_load(&s->runs) == atomic_load(&s->finished), "task %s: cleanup while its body runs", s->id);
+    atomic_fetch_add(&s->cleanups, 1);
+}
+
 /* ==== checks ===================================================================================== */
 
 static void check_result(slot *s, const groupconc_result *r) {
+    FZ_CHECK(!s->has_cleanup || atomic_load(&s->cleanups) == 1, "task %s: done with %d cleanups", s->id,
+             atomic_load(&s->cleanups));
     FZ_CHECK(r->group && strcmp(r->group, group_names[s->group]) == 0, "task %s: result group", s->id);
     if (s->named) FZ_CHECK(r->task_id && strcmp(r->task_id, s->id) == 0, "task %s: result task id", s->id);
     else FZ_CHECK(r->task_id == NULL, "task %s: result task id should be NULL", s->id);
@@ -537,11 +550,25 @@ static void op_submit(reader *r) {
     bool handle = (b2 & 6u) != 6u;
     bool named = (b2 & 0x38u) != 0x38u;
     bool cb = (b2 & 0x40u) != 0;
+    bool with_cleanup = (b2 & 0x80u) != 0;
     slot *s = new_slot(group, beh, (int)(b2 & 1u), named);
     if (!s) return;
     long inj = atomic_load(&fz_injected);
     groupconc_task *h = NULL;
-    int rc = groupconc_submit(F.ex, group_names[group], named ? s->id : NULL, fz_task, s, handle ? &h : NULL);
+    int rc;
+    if (with_cleanup) {
+        groupconc_task_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.group = group_names[group];
+        spec.task_id = named ? s->id : NULL;
+        spec.fn = fz_task;
+        spec.arg = s;
+        spec.cleanup = fz_cleanup;
+        s->has_cleanup = true;
+        rc = groupconc_submit_spec(F.ex, &spec, handle ? &h : NULL);
+    } else {
+        rc = groupconc_submit(F.ex, group_names[group], named ? s->id : NULL, fz_task, s, handle ? &h : NULL);
+    }
     s->submit_rc = rc;
     check_nomem(rc, inj, "submit");
     counters[rc == GROUPCONC_OK ? C_ACCEPTED : is_layer_code(rc) ? C_REFUSED_LAYER : rc == GROUPCONC_ENOMEM ? C_ENOMEM
@@ -701,6 +728,8 @@ static void op_exec_all(reader *r) {
         specs[i].task_id = sl[i]->named ? sl[i]->id : NULL;
         specs[i].fn = fz_task;
         specs[i].arg = sl[i];
+        specs[i].cleanup = fz_cleanup;
+        sl[i]->has_cleanup = true;
     }
     groupconc_result res[4];
     long inj = atomic_load(&fz_injected);
@@ -913,9 +942,16 @@ static void fz_finish(unsigned ending) {
             if (s->named && F.listener_on) FZ_CHECK(completed == 1, "accepted task %s: %d COMPLETED events", s->id, completed);
         } else {
             FZ_CHECK(runs == 0, "refused task %s ran", s->id);
-            FZ_CHECK(completed == 0 && atomic_load(&s->ev_started) == 0, "refused task %s (%s) has events", s->id,
-                     groupconc_errname(s->submit_rc));
+            /* COMPLETED once per SUBMITTED, also for a refused submit; never STARTED */
+            FZ_CHECK(completed == atomic_load(&s->ev_submitted) && atomic_load(&s->ev_started) == 0,
+                     "refused task %s (%s): %d SUBMITTED, %d COMPLETED, %d STARTED events", s->id,
+                     groupconc_errname(s->submit_rc), atomic_load(&s->ev_submitted), completed,
+                     atomic_load(&s->ev_started));
         }
+        /* the cleanup: exactly once for an accepted task, never for a refused one (arg stays ours) */
+        if (s->has_cleanup)
+            FZ_CHECK(atomic_load(&s->cleanups) == (s->accepted ? 1 : 0), "task %s (%s): %d cleanups", s->id,
+                     s->accepted ? "accepted" : "refused", atomic_load(&s->cleanups));
         if (s->cancel_seen & (1 << GROUPCONC_CANCEL_DEQUEUED))
             FZ_CHECK(runs == 0 && (!s->named || !F.listener_on || atomic_load(&s->ev_status) == GROUPCONC_STATUS_CANCELLED),
                      "task %s dequeued, then ran", s->id);
@@ -944,8 +980,9 @@ static void fz_finish(unsigned ending) {
     }
     int anon = atomic_load(&F.anon_completed);
     if (F.listener_on)
-        FZ_CHECK(anon >= F.anon_min && anon <= F.anon_max, "anonymous COMPLETED events %d, expected %d..%d", anon, F.anon_min,
-             F.anon_max);
+        FZ_CHECK(anon == atomic_load(&F.anon_submitted) && anon >= F.anon_min,
+                 "anonymous COMPLETED events %d, SUBMITTED %d (accepted at least %d)", anon,
+                 atomic_load(&F.anon_submitted), F.anon_min);
     FZ_CHECK(atomic_load(&F.run_total) == 0, "running count %d after destroy", atomic_load(&F.run_total));
     long live = atomic_load(&fz_live);
     FZ_CHECK(live == 0, "%ld blocks live after destroy and release of every handle", live);
@@ -960,6 +997,7 @@ static void fz_reset(void) {
         for (int k = 0; k < MAX_GEN; k++) atomic_store(&F.run_g[g][k], 0);
     atomic_store(&F.run_total, 0);
     atomic_store(&F.anon_completed, 0);
+    atomic_store(&F.anon_submitted, 0);
     atomic_store(&F.resolver_depth, 0);
     F.anon_min = F.anon_max = 0;
     F.shutdown_called = F.swept = false;
