@@ -691,6 +691,7 @@ GROUPCONC_API const char *groupconc_rejection_policy_name(groupconc_rejection_po
 
 #if defined(__cplusplus)
 #error "groupconc: the implementation is C11; compile the file that defines GROUPCONC_IMPLEMENTATION as C (the declarations alone work from C++)"
+#define GROUPCONC__CONFIG_BAD 1
 #endif
 
 #if defined(GROUPCONC_MALLOC) && defined(GROUPCONC_FREE)
@@ -699,6 +700,7 @@ GROUPCONC_API const char *groupconc_rejection_policy_name(groupconc_rejection_po
 #define GROUPCONC_FREE(p) free(p)
 #else
 #error "groupconc: define both GROUPCONC_MALLOC and GROUPCONC_FREE, or neither"
+#define GROUPCONC__CONFIG_BAD 1
 #endif
 
 #ifndef GROUPCONC_ASSERT
@@ -715,6 +717,7 @@ GROUPCONC_API const char *groupconc_rejection_policy_name(groupconc_rejection_po
 #endif
 #if (GROUPCONC_MAX_KEY_LEN + 0) < 1
 #error "groupconc: GROUPCONC_MAX_KEY_LEN must be >= 1 (the longest accepted group key, in bytes)"
+#define GROUPCONC__CONFIG_BAD 1
 #endif
 
 #ifndef GROUPCONC_BATCH_MAX
@@ -722,6 +725,7 @@ GROUPCONC_API const char *groupconc_rejection_policy_name(groupconc_rejection_po
 #endif
 #if (GROUPCONC_BATCH_MAX + 0) < 1
 #error "groupconc: GROUPCONC_BATCH_MAX must be >= 1 (1: a worker takes one task at a time)"
+#define GROUPCONC__CONFIG_BAD 1
 #endif
 
 /* How long an idle worker polls the inbox before it sleeps: catching a task this way costs nothing,
@@ -731,7 +735,11 @@ GROUPCONC_API const char *groupconc_rejection_policy_name(groupconc_rejection_po
 #endif
 #if (GROUPCONC_SPIN_NS + 0) < 0
 #error "groupconc: GROUPCONC_SPIN_NS must be >= 0 (0: idle workers never spin)"
+#define GROUPCONC__CONFIG_BAD 1
 #endif
+
+/* After a configuration #error, the rest would only bury it under follow-on errors. */
+#if !defined(GROUPCONC__CONFIG_BAD)
 
 /* Internal tunables (not part of the API; measured on 2-core VMs):
    GROUPCONC__SPIN_TRIES    trylock attempts before a mutex blocks: locks are held for a few hundred
@@ -3599,6 +3607,7 @@ GROUPCONC__PUBLIC const char *groupconc_rejection_policy_name(groupconc_rejectio
     }
     return "UNKNOWN";
 }
+#endif /* !GROUPCONC__CONFIG_BAD */
 #endif /* GROUPCONC_IMPLEMENTATION */
 
 /*

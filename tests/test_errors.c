@@ -342,7 +342,14 @@ static int call_shutdown_after_graceful(fixture *f, const row *r) {
 /* ==== submit ===================================================================================== */
 
 enum { S_NULL_EX, S_NULL_GROUP, S_NULL_FN, S_EMPTY, S_LONG, S_MAX, S_NULL_ID, S_NULL_OUT, S_AFTER_SHUTDOWN,
-       S_AFTER_GRACEFUL, S_EMPTY_AFTER_SHUTDOWN, S_NULL_FN_AFTER_SHUTDOWN };
+       S_AFTER_GRACEFUL, S_EMPTY_AFTER_SHUTDOWN, S_NULL_FN_AFTER_SHUTDOWN, S_NULL_SPEC };
+
+/* The cleanup of groupconc_submit_spec rows: counts its calls (never for a refused task). */
+static atomic_int spec_cleanups;
+static void spec_cleanup(void *arg) {
+    (void)arg;
+    atomic_fetch_add(&spec_cleanups, 1);
+}
 
 static int call_submit(fixture *f, const row *r) {
     groupconc_executor *ex = f->ex;
@@ -372,15 +379,34 @@ static int call_submit(fixture *f, const row *r) {
         assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
         fn = NULL;
         break;
+    case S_NULL_SPEC: break;
     default: fail();
     }
     groupconc_task *t = NULL;
     int before = atomic_load(&f->submitted);
-    int rc = groupconc_submit(ex, group, id, fn, &f->runs, want_out ? &t : NULL);
+    int rc;
+    atomic_store(&spec_cleanups, 0);
+    if (r->value == 1) { /* the same call through groupconc_submit_spec, with a cleanup */
+        groupconc_task_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.group = group;
+        spec.task_id = id;
+        spec.fn = fn;
+        spec.arg = &f->runs;
+        spec.cleanup = spec_cleanup;
+        t = (groupconc_task *)(uintptr_t)1; /* must come back NULL on error */
+        rc = groupconc_submit_spec(ex, r->field == S_NULL_SPEC ? NULL : &spec, want_out ? &t : NULL);
+        if (!want_out) t = NULL;
+    } else {
+        rc = groupconc_submit(ex, group, id, fn, &f->runs, want_out ? &t : NULL);
+    }
     if (rc != GROUPCONC_OK) {
         if (t) fail_msg("submit returned %s but gave a handle", groupconc_errname(rc));
         if (rc != GROUPCONC_ESHUTDOWN && atomic_load(&f->submitted) != before)
             fail_msg("submit refused an argument (%s) after firing SUBMITTED", groupconc_errname(rc));
+        if (atomic_load(&spec_cleanups) != 0)
+            fail_msg("submit_spec returned %s but called the cleanup (arg is still the caller's)",
+                     groupconc_errname(rc));
         return rc;
     }
     if (want_out) {
@@ -392,7 +418,43 @@ static int call_submit(fixture *f, const row *r) {
         assert_string_equal(res.group, group);
         if (id) assert_string_equal(res.task_id, id);
         else assert_null(res.task_id);
+        if (r->value == 1) assert_int_equal(atomic_load(&spec_cleanups), 1); /* before it was done */
     }
+    return rc;
+}
+
+/* groupconc_policy_check: the code executor_create returns, and the field it names. */
+static int call_policy_check(fixture *f, const row *r) {
+    (void)f;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_group_limits table[2] = {{"a", 1, 1, 1}, {"b", 1, 1, 1}};
+    groupconc_policy_problem pr;
+    const char *want_field = "";
+    memset(&pr, 0x5a, sizeof pr);
+    switch (r->field) {
+    case 0: return groupconc_policy_check(NULL, &pr) == GROUPCONC_EINVAL && pr.code == GROUPCONC_EINVAL
+                       ? GROUPCONC_EINVAL : 1;
+    case 1: return groupconc_policy_check(&p, NULL);
+    case 2: p.default_max_in_flight = 0; want_field = "default_max_in_flight"; break;
+    case 3: p.default_queue_threshold = -3; want_field = "default_queue_threshold"; break;
+    case 4: p.global_max_in_flight = -5; want_field = "global_max_in_flight"; break;
+    case 5: p.global_queue_threshold = INT_MIN; want_field = "global_queue_threshold"; break;
+    case 6: p.keep_alive_ns = -1; want_field = "keep_alive_ns"; break;
+    case 7: p.groups = NULL; p.group_count = 2; want_field = "groups"; break;
+    case 8: p.groups = table; p.group_count = 2; table[1].group = NULL; want_field = "groups[1].group"; break;
+    case 9: p.groups = table; p.group_count = 2; table[1].max_in_flight = 0; want_field = "groups[1].max_in_flight"; break;
+    case 10: p.groups = table; p.group_count = 2; table[1].group = "a"; want_field = "groups[1].group"; break;
+    default: fail();
+    }
+    int rc = groupconc_policy_check(&p, &pr);
+    if (pr.code != rc) fail_msg("problem.code %d, returned %d", pr.code, rc);
+    if (strcmp(pr.field, want_field) != 0) fail_msg("problem.field \"%s\", want \"%s\"", pr.field, want_field);
+    if (!memchr(pr.message, '\0', sizeof pr.message) || !strstr(pr.message, want_field))
+        fail_msg("problem.message \"%.*s\" does not name %s", (int)sizeof pr.message, pr.message, want_field);
+    groupconc_executor *ex = NULL; /* executor_create agrees */
+    int crc = groupconc_executor_create(&p, &ex);
+    if (crc != rc) fail_msg("executor_create returned %s, policy_check %s", groupconc_errname(crc), groupconc_errname(rc));
+    assert_null(ex);
     return rc;
 }
 
@@ -838,6 +900,28 @@ static int call_status_names(fixture *f, const row *r) {
     return GROUPCONC_OK;
 }
 
+/* Every *_name function: distinct non-empty names, "UNKNOWN" for any other value. */
+static int call_enum_names(fixture *f, const row *r) {
+    (void)f, (void)r;
+    const char *names[3][4] = {
+        {groupconc_cancel_outcome_name(GROUPCONC_CANCEL_DEQUEUED), groupconc_cancel_outcome_name(GROUPCONC_CANCEL_FLAGGED),
+         groupconc_cancel_outcome_name(GROUPCONC_CANCEL_TOO_LATE), NULL},
+        {groupconc_event_type_name(GROUPCONC_EVENT_SUBMITTED), groupconc_event_type_name(GROUPCONC_EVENT_STARTED),
+         groupconc_event_type_name(GROUPCONC_EVENT_COMPLETED), groupconc_event_type_name(GROUPCONC_EVENT_REJECTED)},
+        {groupconc_rejection_policy_name(GROUPCONC_REJECT_ABORT), groupconc_rejection_policy_name(GROUPCONC_REJECT_DISCARD),
+         groupconc_rejection_policy_name(GROUPCONC_REJECT_CALLER_RUNS), NULL}};
+    for (int e = 0; e < 3; e++)
+        for (int i = 0; i < 4 && names[e][i]; i++) {
+            assert_true(names[e][i][0] != '\0');
+            assert_string_not_equal(names[e][i], "UNKNOWN");
+            for (int j = 0; j < i; j++) assert_string_not_equal(names[e][i], names[e][j]);
+        }
+    assert_string_equal(groupconc_cancel_outcome_name((groupconc_cancel_outcome)-1), "UNKNOWN");
+    assert_string_equal(groupconc_event_type_name((groupconc_event_type)4), "UNKNOWN");
+    assert_string_equal(groupconc_rejection_policy_name((groupconc_rejection_policy)3), "UNKNOWN");
+    return GROUPCONC_OK;
+}
+
 static int call_version(fixture *f, const row *r) {
     (void)f, (void)r;
     assert_string_equal(groupconc_version(), GROUPCONC_VERSION_STRING);
@@ -921,6 +1005,18 @@ static const row rows[] = {
     {"table: queue_threshold 0", call_table, OK_, T_THR, 0, 2},
     {"table: queue_threshold UNLIMITED", call_table, OK_, T_THR, UNL, 1},
     {"table: queue_threshold DEFAULT", call_table, OK_, T_THR, DEF, 1},
+    /* policy_check */
+    {"policy_check: policy NULL", call_policy_check, EINVAL_, 0, 0, 0},
+    {"policy_check: out_problem NULL (allowed)", call_policy_check, OK_, 1, 0, 0},
+    {"policy_check: default_max_in_flight 0", call_policy_check, ELIMIT_, 2, 0, 0},
+    {"policy_check: default_queue_threshold -3", call_policy_check, ELIMIT_, 3, 0, 0},
+    {"policy_check: global_max_in_flight -5", call_policy_check, ELIMIT_, 4, 0, 0},
+    {"policy_check: global_queue_threshold INT_MIN", call_policy_check, ELIMIT_, 5, 0, 0},
+    {"policy_check: keep_alive_ns -1", call_policy_check, ELIMIT_, 6, 0, 0},
+    {"policy_check: groups NULL, count 2", call_policy_check, EINVAL_, 7, 0, 0},
+    {"policy_check: an entry's key NULL", call_policy_check, EINVAL_, 8, 0, 0},
+    {"policy_check: an entry's max_in_flight 0", call_policy_check, ELIMIT_, 9, 0, 0},
+    {"policy_check: a key twice", call_policy_check, GROUPCONC_EDUPKEY, 10, 0, 0},
     /* lifecycle */
     {"shutdown: NULL", call_shutdown_null, EINVAL_, 0, 0, 0},
     {"shutdown_graceful: NULL", call_graceful_null, EINVAL_, 0, 0, 0},
@@ -942,6 +1038,17 @@ static const row rows[] = {
     {"submit: after shutdown_graceful", call_submit, GROUPCONC_ESHUTDOWN, S_AFTER_GRACEFUL, 0, 0},
     {"submit: empty group after shutdown", call_submit, GROUPCONC_EKEYEMPTY, S_EMPTY_AFTER_SHUTDOWN, 0, 0},
     {"submit: fn NULL after shutdown", call_submit, EINVAL_, S_NULL_FN_AFTER_SHUTDOWN, 0, 0},
+    {"submit_spec: spec NULL", call_submit, EINVAL_, S_NULL_SPEC, 1, 0},
+    {"submit_spec: executor NULL", call_submit, EINVAL_, S_NULL_EX, 1, 0},
+    {"submit_spec: group NULL", call_submit, EINVAL_, S_NULL_GROUP, 1, 0},
+    {"submit_spec: fn NULL", call_submit, EINVAL_, S_NULL_FN, 1, 0},
+    {"submit_spec: group empty", call_submit, GROUPCONC_EKEYEMPTY, S_EMPTY, 1, 0},
+    {"submit_spec: group MAX_KEY_LEN+1 bytes", call_submit, GROUPCONC_EKEYTOOLONG, S_LONG, 1, 0},
+    {"submit_spec: group MAX_KEY_LEN bytes", call_submit, OK_, S_MAX, 1, 0},
+    {"submit_spec: task_id NULL", call_submit, OK_, S_NULL_ID, 1, 0},
+    {"submit_spec: out_task NULL", call_submit, OK_, S_NULL_OUT, 1, 0},
+    {"submit_spec: after shutdown", call_submit, GROUPCONC_ESHUTDOWN, S_AFTER_SHUTDOWN, 1, 0},
+    {"submit_spec: after shutdown_graceful", call_submit, GROUPCONC_ESHUTDOWN, S_AFTER_GRACEFUL, 1, 0},
     {"submit: ABORT at layer 1 (global)", call_reject_global, GROUPCONC_EREJECTED_GLOBAL, 0, 0, 0},
     {"submit: ABORT at layer 2 (bulkhead)", call_reject_bulkhead, GROUPCONC_EREJECTED_BULKHEAD, 0, 0, 0},
     {"submit: ABORT at layer 3 (concurrency)", call_reject_concurrency, GROUPCONC_EREJECTED_CONCURRENCY, 0, 0, 0},
@@ -984,21 +1091,21 @@ static const row rows[] = {
     {"execute_all: count 0", call_execute_all, OK_, X_COUNT_ZERO, 0, 0},
     {"execute_all: after shutdown (elements REJECTED/ESHUTDOWN)", call_execute_all, GROUPCONC_ESHUTDOWN, X_AFTER_SHUTDOWN, 0, 0},
     /* group control */
-    {"shutdown_group: executor NULL", call_shutdown_group, EINVAL_, G_NULL_EX, 0, 0},
-    {"shutdown_group: group NULL", call_shutdown_group, EINVAL_, G_NULL_GROUP, 0, 0},
-    {"shutdown_group: group empty", call_shutdown_group, GROUPCONC_EKEYEMPTY, G_EMPTY, 0, 0},
-    {"shutdown_group: group too long", call_shutdown_group, GROUPCONC_EKEYTOOLONG, G_LONG, 0, 0},
-    {"shutdown_group: unknown MAX_KEY_LEN key (no-op)", call_shutdown_group, OK_, G_MAX_UNKNOWN, 0, 0},
-    {"shutdown_group: unknown key (no-op)", call_shutdown_group, OK_, G_UNKNOWN, 0, 0},
-    {"shutdown_group: after shutdown", call_shutdown_group, OK_, G_AFTER_SHUTDOWN, 0, 0},
-    {"evict_group: executor NULL", call_evict_group, EINVAL_, G_NULL_EX, 0, 0},
-    {"evict_group: group NULL", call_evict_group, EINVAL_, G_NULL_GROUP, 0, 0},
-    {"evict_group: group empty", call_evict_group, GROUPCONC_EKEYEMPTY, G_EMPTY, 0, 0},
-    {"evict_group: group too long", call_evict_group, GROUPCONC_EKEYTOOLONG, G_LONG, 0, 0},
-    {"evict_group: unknown MAX_KEY_LEN key (no-op)", call_evict_group, OK_, G_MAX_UNKNOWN, 0, 0},
-    {"evict_group: unknown key (no-op)", call_evict_group, OK_, G_UNKNOWN, 0, 0},
-    {"evict_group: known idle group", call_evict_group, OK_, G_KNOWN, 0, 0},
-    {"evict_group: after shutdown", call_evict_group, OK_, G_AFTER_SHUTDOWN, 0, 0},
+    {"group_shutdown: executor NULL", call_shutdown_group, EINVAL_, G_NULL_EX, 0, 0},
+    {"group_shutdown: group NULL", call_shutdown_group, EINVAL_, G_NULL_GROUP, 0, 0},
+    {"group_shutdown: group empty", call_shutdown_group, GROUPCONC_EKEYEMPTY, G_EMPTY, 0, 0},
+    {"group_shutdown: group too long", call_shutdown_group, GROUPCONC_EKEYTOOLONG, G_LONG, 0, 0},
+    {"group_shutdown: unknown MAX_KEY_LEN key (no-op)", call_shutdown_group, OK_, G_MAX_UNKNOWN, 0, 0},
+    {"group_shutdown: unknown key (no-op)", call_shutdown_group, OK_, G_UNKNOWN, 0, 0},
+    {"group_shutdown: after shutdown", call_shutdown_group, OK_, G_AFTER_SHUTDOWN, 0, 0},
+    {"group_evict: executor NULL", call_evict_group, EINVAL_, G_NULL_EX, 0, 0},
+    {"group_evict: group NULL", call_evict_group, EINVAL_, G_NULL_GROUP, 0, 0},
+    {"group_evict: group empty", call_evict_group, GROUPCONC_EKEYEMPTY, G_EMPTY, 0, 0},
+    {"group_evict: group too long", call_evict_group, GROUPCONC_EKEYTOOLONG, G_LONG, 0, 0},
+    {"group_evict: unknown MAX_KEY_LEN key (no-op)", call_evict_group, OK_, G_MAX_UNKNOWN, 0, 0},
+    {"group_evict: unknown key (no-op)", call_evict_group, OK_, G_UNKNOWN, 0, 0},
+    {"group_evict: known idle group", call_evict_group, OK_, G_KNOWN, 0, 0},
+    {"group_evict: after shutdown", call_evict_group, OK_, G_AFTER_SHUTDOWN, 0, 0},
     {"group_stats: executor NULL", call_group_stats, EINVAL_, G_NULL_EX, 0, 0},
     {"group_stats: group NULL", call_group_stats, EINVAL_, G_NULL_GROUP, 0, 0},
     {"group_stats: out NULL", call_group_stats_null_out, EINVAL_, 0, 0, 0},
@@ -1011,11 +1118,11 @@ static const row rows[] = {
     {"executor_stats: executor NULL", call_executor_stats_null_ex, EINVAL_, 0, 0, 0},
     {"executor_stats: out NULL", call_executor_stats_null_out, EINVAL_, 0, 0, 0},
     {"executor_stats: after shutdown", call_executor_stats_after_shutdown, OK_, 0, 0, 0},
-    {"group_keys: executor NULL", call_group_keys, EINVAL_, K_ARG_NULL_EX, 0, 0},
-    {"group_keys: out_keys NULL", call_group_keys, EINVAL_, K_ARG_NULL_KEYS, 0, 0},
-    {"group_keys: out_count NULL", call_group_keys, EINVAL_, K_ARG_NULL_COUNT, 0, 0},
-    {"group_keys: no groups", call_group_keys, OK_, K_ARG_EMPTY_EXECUTOR, 0, 0},
-    {"keys_free: NULL", call_group_keys, OK_, K_ARG_FREE_NULL, 0, 0},
+    {"group_keys_get: executor NULL", call_group_keys, EINVAL_, K_ARG_NULL_EX, 0, 0},
+    {"group_keys_get: out_keys NULL", call_group_keys, EINVAL_, K_ARG_NULL_KEYS, 0, 0},
+    {"group_keys_get: out_count NULL", call_group_keys, EINVAL_, K_ARG_NULL_COUNT, 0, 0},
+    {"group_keys_get: no groups", call_group_keys, OK_, K_ARG_EMPTY_EXECUTOR, 0, 0},
+    {"group_keys_free: NULL", call_group_keys, OK_, K_ARG_FREE_NULL, 0, 0},
     /* diagnostics */
     {"error codes: values, texts, names distinct", call_codes_distinct, OK_, 0, 0, 0},
     {"strerror/errname: unknown 1", call_unknown_code, OK_, 0, 1, 0},
@@ -1024,6 +1131,7 @@ static const row rows[] = {
     {"strerror/errname: unknown INT_MIN", call_unknown_code, OK_, 0, INT_MIN, 0},
     {"strerror/errname: unknown INT_MAX", call_unknown_code, OK_, 0, INT_MAX, 0},
     {"status_name: every status, unknown values", call_status_names, OK_, 0, 0, 0},
+    {"cancel_outcome/event_type/rejection_policy names", call_enum_names, OK_, 0, 0, 0},
     {"version, MAX_KEY_LEN default", call_version, OK_, 0, 0, 0},
     /* last: if the release is not detected this blocks, and the watchdog aborts the program */
     {"released running handle: wait", call_released_parked, GROUPCONC_ERELEASED, R_WAIT, 0, 0},

@@ -319,27 +319,42 @@ typedef struct submit_case {
     groupconc_status want;  /* final status of the submitted task when accepted */
     int want_error;
     bool runs;              /* the accepted task's function runs */
+    bool cleanup;           /* through groupconc_submit_spec, with a cleanup */
 } submit_case;
+
+static atomic_int oom_cleanups;
+static void oom_cleanup(void *arg) {
+    (void)arg;
+    atomic_fetch_add(&oom_cleanups, 1);
+}
 
 static const submit_case submit_cases[] = {
     {"first submit, empty executor (worker start)", GROUPCONC_REJECT_ABORT, false, "new", "t", true, true,
-     GROUPCONC_STATUS_SUCCESS, 0, true},
-    {"new group, workers busy", GROUPCONC_REJECT_ABORT, true, "new", "t", true, true, GROUPCONC_STATUS_SUCCESS, 0, true},
+     GROUPCONC_STATUS_SUCCESS, 0, true, false},
+    {"new group, workers busy", GROUPCONC_REJECT_ABORT, true, "new", "t", true, true, GROUPCONC_STATUS_SUCCESS, 0, true, false},
     {"new group from the table", GROUPCONC_REJECT_ABORT, true, "tbl", "t", true, false, GROUPCONC_STATUS_SUCCESS,
-     0, true},
-    {"new group, no task id", GROUPCONC_REJECT_ABORT, true, "new", NULL, true, false, GROUPCONC_STATUS_SUCCESS, 0, true},
+     0, true, false},
+    {"new group, no task id", GROUPCONC_REJECT_ABORT, true, "new", NULL, true, false, GROUPCONC_STATUS_SUCCESS, 0, true, false},
     {"new group, fire-and-forget", GROUPCONC_REJECT_ABORT, true, "new", "t", false, false, GROUPCONC_STATUS_SUCCESS, 0,
-     true},
+     true, false},
     {"existing group, runs at once", GROUPCONC_REJECT_ABORT, true, "vip", "t", true, true, GROUPCONC_STATUS_SUCCESS, 0,
-     true},
+     true, false},
     {"existing group, waits at layer 3", GROUPCONC_REJECT_ABORT, true, "a", "t", true, true, GROUPCONC_STATUS_SUCCESS,
-     0, true},
+     0, true, false},
     {"existing group, waits, fire-and-forget", GROUPCONC_REJECT_ABORT, true, "a", NULL, false, false,
-     GROUPCONC_STATUS_SUCCESS, 0, true},
+     GROUPCONC_STATUS_SUCCESS, 0, true, false},
     {"DISCARD rejection", GROUPCONC_REJECT_DISCARD, true, "solo", "t", true, true, GROUPCONC_STATUS_REJECTED,
-     GROUPCONC_EREJECTED_BULKHEAD, false},
+     GROUPCONC_EREJECTED_BULKHEAD, false, false},
     {"CALLER_RUNS rejection", GROUPCONC_REJECT_CALLER_RUNS, true, "solo", "t", true, true, GROUPCONC_STATUS_SUCCESS, 0,
-     true},
+     true, false},
+    {"submit_spec + cleanup, new group", GROUPCONC_REJECT_ABORT, true, "new", "t", true, true,
+     GROUPCONC_STATUS_SUCCESS, 0, true, true},
+    {"submit_spec + cleanup, waits, fire-and-forget", GROUPCONC_REJECT_ABORT, true, "a", NULL, false, false,
+     GROUPCONC_STATUS_SUCCESS, 0, true, true},
+    {"submit_spec + cleanup, DISCARD rejection", GROUPCONC_REJECT_DISCARD, true, "solo", "t", true, true,
+     GROUPCONC_STATUS_REJECTED, GROUPCONC_EREJECTED_BULKHEAD, false, true},
+    {"submit_spec + cleanup, CALLER_RUNS", GROUPCONC_REJECT_CALLER_RUNS, true, "solo", NULL, true, false,
+     GROUPCONC_STATUS_SUCCESS, 0, true, true},
 };
 
 static void submit_loop(const submit_case *c, bool sticky) {
@@ -350,8 +365,18 @@ static void submit_loop(const submit_case *c, bool sticky) {
         world_init(w, c->rejection, c->parked);
         snapshot before = take(w, c->group);
         groupconc_task *t = NULL;
+        groupconc_task_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.group = c->group;
+        spec.task_id = c->task_id;
+        spec.fn = task_count;
+        spec.arg = &w->op_done;
+        spec.cleanup = oom_cleanup;
+        atomic_store(&oom_cleanups, 0);
         oom_arm(n, sticky, false);
-        int rc = groupconc_submit(w->ex, c->group, c->task_id, task_count, &w->op_done, c->handle ? &t : NULL);
+        int rc = c->cleanup ? groupconc_submit_spec(w->ex, &spec, c->handle ? &t : NULL)
+                            : groupconc_submit(w->ex, c->group, c->task_id, task_count, &w->op_done,
+                                               c->handle ? &t : NULL);
         long injected = oom_disarm();
         expect_enomem(rc, injected, c->name, n);
         if (rc == GROUPCONC_OK) {
@@ -371,6 +396,9 @@ static void submit_loop(const submit_case *c, bool sticky) {
             assert_unchanged(&before, &after);
         }
         world_finish(w); /* also: accepted tasks terminal, no leak */
+        if (c->cleanup && atomic_load(&oom_cleanups) != (rc == GROUPCONC_OK ? 1 : 0))
+            fail_msg("%s, allocation %ld (%s): cleanup ran %d times", c->name, n, groupconc_errname(rc),
+                     atomic_load(&oom_cleanups));
         int want_runs = (rc == GROUPCONC_OK && c->runs) ? 1 : 0;
         if (counter_get(&w->op_done) != want_runs)
             fail_msg("%s, allocation %ld (%s): task ran %d times, want %d", c->name, n, groupconc_errname(rc),
