@@ -10,7 +10,8 @@
    - the main thread sees the stop request and finds that a submit now returns GROUPCONC_ESHUTDOWN;
      it calls groupconc_executor_shutdown_graceful itself, which from outside the executor does
      wait (had anything still been queued, it would run to the end here; groupconc_executor_destroy
-     alone cancels what has not started), then destroys the executor.
+     alone would wait for it too, since the graceful shutdown has begun), then destroys the
+     executor.
    It exits 1 if any call or count differs from the expected output.
 
    Build and run from the repository root:
