@@ -119,7 +119,9 @@
          groupconc_executor_shutdown_graceful  starts the shutdown, does not wait: GROUPCONC_EDEADLK
          groupconc_executor_destroy  GROUPCONC_EDEADLK, nothing done
          groupconc_executor_shutdown never waits: fine anywhere
-       The resolver runs under the key table's lock (with queue thresholds in the policy, under the
+       A task that waits keeps its permits meanwhile: waiting on a task that needs one of them (a
+       child queued behind it in its own group of concurrency 1, or behind a full global cap) waits
+       forever, as with any semaphore; give such children a group of their own.       The resolver runs under the key table's lock (with queue thresholds in the policy, under the
        executor lock too), so that it is called exactly once per group creation: it must be quick
        and must not call into groupconc.
 
@@ -136,6 +138,8 @@
        - Cancellation of a running task is cooperative: it sees groupconc_context_is_cancelled().
        - Using a handle after groupconc_task_release (a second release included) is undefined, as
          with free(): GROUPCONC_ERELEASED is returned only when the library happens to see it.
+       - No "wait until idle" short of a graceful shutdown: to wait for fire-and-forget tasks
+         without stopping, count them down in their cleanup or in the COMPLETED event.
        - C11 <threads.h> offers only wall-clock timed waits: with that backend a clock jump stretches
          or shortens timed waits (the POSIX backend waits on CLOCK_MONOTONIC).
        - Task timestamps use CLOCK_MONOTONIC. In a strict ISO TU (-std=c11) that includes a system
@@ -369,8 +373,9 @@ typedef struct groupconc_policy {
     void *reject_user_data;
     groupconc_listener_fn listener;       /* lifecycle events; default NULL */
     void *listener_user_data;
-    int max_threads;               /* worker threads at most (the cap on running tasks); >= 1;
-                                      default 32 */
+    int max_threads;               /* worker threads at most (the cap on running tasks; a worker
+                                      blocked in a wait inside a task or callback lets one more
+                                      start, so one more may run while it waits); >= 1; default 32 */
     int64_t keep_alive_ns;         /* idle worker retires after this; >= 0; default 10 s */
 } groupconc_policy;
 
@@ -590,7 +595,9 @@ GROUPCONC_API int groupconc_group_shutdown(groupconc_executor *ex, const char *g
    still run, so old and new tasks of the key may briefly overlap. A key never used: OK (no-op).
    Returns:       as groupconc_group_shutdown.
    Thread safety: any thread, concurrently with submits to the same group.
-   Callbacks:     may be called anywhere; never waits. */
+   Callbacks:     may be called anywhere; never waits.
+   Remarks:       the old tasks' events still name the key, but their outcomes count only in the
+                  executor's totals, not in the new state's group counters. */
 GROUPCONC_API int groupconc_group_evict(groupconc_executor *ex, const char *group);
 
 typedef struct groupconc_group_stats {
