@@ -1044,41 +1044,8 @@ GROUPCONC__FN uint64_t groupconc__deadline(int64_t timeout_ns) {
 
 /* ==== internal types ============================================================================ */
 
-/* Task life cycle (t->stage, guarded by the executor lock). */
-enum {
-    GROUPCONC__NEW = 0, /* inside submit, not yet visible to other threads */
-    GROUPCONC__QUEUED,  /* waiting in the FIFO of layer t->held (0 global, 1 bulkhead, 2 concurrency) */
-    GROUPCONC__READY,   /* holds every permit (or none under CALLER_RUNS), in the ready queue */
-    GROUPCONC__RUNNING, /* on a thread, linked in ex->running */
-    GROUPCONC__REJECTED, /* refused by a layer, permits returned; rejection handling is pending */
-    GROUPCONC__DONE     /* left the executor's queues; completion may still be in progress */
-};
-
-/* t->state bits (atomic: read without the lock by handle functions). */
-#define GROUPCONC__ST_DONE 1u         /* terminal; result fields are final */
-#define GROUPCONC__ST_WATCHED 2u      /* a waiter or callback was registered: completion must look */
-#define GROUPCONC__ST_CANCEL 4u       /* cancellation requested (cooperative) */
-#define GROUPCONC__ST_HANDLE_REF 8u   /* the user's handle is alive */
-#define GROUPCONC__ST_EXEC_REF 16u    /* the executor still uses the task */
-#define GROUPCONC__ST_STARTED 32u     /* its worker committed to running it (one atomic RMW) */
-#define GROUPCONC__ST_TAKEN 64u       /* a cancel or sweep completed it, or an idle worker took it over
-                                         (steal_locked), while another thread still held it (a worker
-                                         that had claimed but not started it, or the thread handling
-                                         its CALLER_RUNS rejection): that holder lets go of it by
-                                         dropping CLAIM_REF */
-#define GROUPCONC__ST_CLAIM_REF 128u  /* the holder's reference, added when the task is taken */
-#define GROUPCONC__ST_ARG_DONE 256u   /* its cleanup ran, or must not (a rejection handler took arg):
-                                         one fetch_or decides who runs it, exactly once */
-#define GROUPCONC__ST_REFS (GROUPCONC__ST_HANDLE_REF | GROUPCONC__ST_EXEC_REF | GROUPCONC__ST_CLAIM_REF)
-
-/* t->bits (written before the task is visible, or under the lock). */
-#define GROUPCONC__B_HAS_ID 1u        /* task id stored inline after the struct */
-#define GROUPCONC__B_NO_PERMITS 2u    /* running under CALLER_RUNS: holds no permits, not counted */
-#define GROUPCONC__B_COUNTED 4u       /* counted in ex->unfinished */
-#define GROUPCONC__B_RAN 8u           /* the function returned: end_ns and value are valid */
-#define GROUPCONC__B_TIMED 16u        /* someone can see the result: take start/end times */
-#define GROUPCONC__B_QUEUED_ONCE 32u  /* start_ns holds the time it first had to wait */
-#define GROUPCONC__B_HAS_CLEANUP 64u  /* a groupconc_cleanup_fn stored inline after the struct */
+/* A task's stage, state and bits are defined with their transition table in "task life
+   cycle" below. */
 
 typedef struct groupconc__group groupconc__group;
 typedef struct groupconc__watch groupconc__watch;
@@ -1536,93 +1503,8 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
     return GROUPCONC_OK;
 }
 
-/* ==== fair semaphores: admission and hand-off ==================================================== */
-/* All of this runs under ex->lock. Layer i (0 global, 1 bulkhead, 2 concurrency) is held by a task
-   when i < t->held. A permit is checked and taken in one locked step (no check-then-act window), and
-   a hand-off moves the permit with `used` unchanged (never counted twice). */
-
 GROUPCONC__FN groupconc__sem *groupconc__layer(groupconc_executor *ex, groupconc__group *g, int layer) {
     return layer == 0 ? &ex->global : layer == 1 ? &g->bulkhead : &g->conc;
-}
-
-GROUPCONC__FN void groupconc__push_ready(groupconc_executor *ex, groupconc_task *t) {
-    t->stage = GROUPCONC__READY;
-    t->group->ready++;
-    groupconc__fifo_push(&ex->ready, t);
-}
-
-/* Return every permit t holds, newest layer first. A freed permit goes to that layer's oldest
-   waiter, which joins b->advance to try the next layer once the caller pumps. */
-GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_task *t,
-                                              groupconc__batch *b) {
-    while (t->held > 0) {
-        int layer = --t->held;
-        groupconc__sem *s = groupconc__layer(ex, t->group, layer);
-        if (s->waiters.count > 0 && s->used <= s->limit) {
-            groupconc_task *w = groupconc__fifo_pop(&s->waiters);
-            if (layer == 0) w->group->waiting_global--;
-            else ex->waiting_groups--;
-            GROUPCONC_ASSERT(w->held == layer);
-            w->held++;
-            w->stage = GROUPCONC__NEW;
-            groupconc__fifo_push(&b->advance, w);
-        } else {
-            s->used--;
-            GROUPCONC_ASSERT(s->used >= 0);
-        }
-    }
-}
-
-GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_task *t, int reason,
-                                            groupconc__batch *b) {
-    groupconc__release_permits(ex, t, b); /* before any rejection handling runs */
-    t->status = GROUPCONC_STATUS_REJECTED;
-    t->error = reason;
-    t->reject_reason = (int16_t)reason;
-    t->start_ns = groupconc__now_ns();
-    t->stage = GROUPCONC__REJECTED;
-    groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), 1);
-    groupconc__fifo_push(&b->rejected, t);
-}
-
-/* Move t through the layers from t->held on: take each permit that is free with nobody waiting,
-   else wait in that layer's FIFO if its queue threshold allows, else reject. */
-GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
-    groupconc__group *g = t->group;
-    while (t->held < 3) {
-        groupconc__sem *s = groupconc__layer(ex, g, t->held);
-        if (s->waiters.count == 0 && s->used < s->limit) {
-            s->used++;
-            t->held++;
-            continue;
-        }
-        if (t->held == 0) {
-            int thr = ex->policy.global_queue_threshold;
-            if (thr != GROUPCONC_UNLIMITED && s->waiters.count >= (size_t)thr) {
-                groupconc__reject_locked(ex, t, GROUPCONC_EREJECTED_GLOBAL, b);
-                return;
-            }
-            g->waiting_global++;
-        } else {
-            if (g->threshold != GROUPCONC_UNLIMITED &&
-                g->bulkhead.waiters.count + g->conc.waiters.count >= (size_t)g->threshold) {
-                groupconc__reject_locked(ex, t,
-                                         t->held == 1 ? GROUPCONC_EREJECTED_BULKHEAD
-                                                      : GROUPCONC_EREJECTED_CONCURRENCY,
-                                         b);
-                return;
-            }
-            ex->waiting_groups++;
-        }
-        if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) {
-            t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
-            t->start_ns = groupconc__coarse_now_ns();
-        }
-        t->stage = GROUPCONC__QUEUED;
-        groupconc__fifo_push(&s->waiters, t);
-        return;
-    }
-    groupconc__push_ready(ex, t);
 }
 
 #if GROUPCONC_DEBUG
@@ -1645,14 +1527,157 @@ GROUPCONC__FN void groupconc__debug_check(const groupconc_executor *ex, const gr
 #define groupconc__debug_check(ex, g) ((void)0)
 #endif
 
-/* Hand-offs can cascade (a task handed a global permit may be rejected at its group and pass the
-   permit on), so they are processed from a worklist, never by recursion. */
-GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) {
-    groupconc_task *t;
-    while ((t = groupconc__fifo_pop(&b->advance)) != NULL) {
-        groupconc__admit(ex, t, b);
-        groupconc__debug_check(ex, t->group);
-    }
+/* Forward declarations: the sections below call into each other (a task's life cycle hands permits
+   on through the semaphores and wakes workers through the pool). */
+GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_task *t,
+                                              groupconc__batch *b);
+GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b);
+GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
+GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all);
+GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n);
+GROUPCONC__FN int groupconc__worker_main(void *arg);
+
+/* ==== task life cycle =========================================================================== */
+/* A task's life is kept in three fields of its node:
+     stage  GROUPCONC__NEW .. DONE: where it is. Plain; changed only under ex->lock.
+     state  GROUPCONC__ST_*: atomic bits, read without a lock by the handle functions (done?
+            cancelled?), the word on which a worker starting a task and a cancel taking it race,
+            and the three references whose last holder frees the node.
+     bits   GROUPCONC__B_*: plain flags, written before the task is visible to other threads, or
+            under ex->lock, or by the one thread that owns the task at that point.
+
+   Stage transitions. All under ex->lock; "DONE" means out of every queue, permits handed on,
+   counted. Completion (cleanup, COMPLETED event, ST_DONE, callbacks) follows with no lock held.
+     from      to        who, and why                                          function
+     NEW       QUEUED    admission: no free permit at layer `held`, and the    admit
+                         layer's queue threshold lets it wait
+     NEW       READY     admission: all three permits held                     admit, push_ready
+     NEW       REJECTED  admission: the queue threshold is reached             reject_locked
+     QUEUED    NEW       a released permit is handed to it (oldest waiter);    release_permits,
+                         the pump admits it at its next layer                  pump
+     QUEUED    DONE      task_cancel, group shutdown / evict, executor         unlink_waiting,
+     READY     DONE        shutdown: CANCELLED                                 cancel_locked
+     READY     RUNNING   a worker claims it (while tasks are short, up to      start_locked
+                         GROUPCONC_BATCH_MAX at once)
+     RUNNING   READY     its worker gives back a claim it has not started      unclaim_locked
+                         (batch too slow, user code next, a blocking wait)
+     RUNNING   DONE      a cancel takes a claimed task not yet started         take_or_flag_locked
+                         (CANCELLED; the worker lets go, see TAKEN)
+     RUNNING   DONE      it returned: its worker, or a helper, finishes it     finish_locked,
+                                                                               help_locked
+     REJECTED  READY     CALLER_RUNS on a worker: queued again, no permits     settle_rejected
+     REJECTED  DONE      task_cancel while its CALLER_RUNS rejection is being  groupconc_task_cancel
+                         handled (CANCELLED)
+   A task rejected under ABORT or DISCARD, or with a rejection handler, is completed from REJECTED
+   by the thread handling the rejection, which owns it.
+
+   State bits (t->state; "taker": a cancel, a sweep or an idle worker's steal):
+     bit         set by (order)                          cleared by (order)        means
+     EXEC_REF    submit (task_init)                      complete (acq_rel)        the executor uses it
+     HANDLE_REF  submit with out_task (task_init)        task_release (acq_rel)    the user's handle
+     CLAIM_REF   the taker, with TAKEN (acq_rel)         the former holder:        the holder's
+                                                         drop_claim_ref (acq_rel)  reference
+     STARTED     its worker before running it, fetch_or;  never                    it runs or ran
+                 steal_locked with TAKEN (acq_rel)
+     TAKEN       take_or_flag_locked / steal_locked CAS; never                     taken from its
+                 task_cancel of a REJECTED CALLER_RUNS                             holder
+                 task (acq_rel)
+     CANCEL      take_or_flag_locked, task_cancel        never                     flag (cooperative)
+     WATCHED     task_wait / on_complete, under          never                     completion looks
+                 done_lock (acq_rel)                                               at the watchers
+     DONE        complete, after the COMPLETED event     never                     result final
+                 (acq_rel: publishes the result)
+     ARG_DONE    release_arg; apply_handler (arg_taken)  never                     cleanup ran or is
+                 (fetch_or: exactly one runs it)                                   waived
+   The race between starting and taking is decided on this one word: the worker's
+   fetch_or(STARTED) and the taker's CAS, which requires STARTED and TAKEN clear, cannot both win.
+   The loser lets go: a worker that finds TAKEN drops CLAIM_REF and never runs the task; a cancel
+   that finds STARTED only sets CANCEL.
+   References: whoever clears the last of EXEC_REF, HANDLE_REF and CLAIM_REF frees the node
+   (complete, groupconc_task_release, drop_claim_ref). Each is an acq_rel RMW, so the thread that
+   frees has seen every write of the others.
+
+   Bits (t->bits): HAS_ID, HAS_CLEANUP, COUNTED, TIMED are set by task_init before the task is
+   visible (submit clears COUNTED under the lock for a task refused under ABORT); QUEUED_ONCE by
+   admit, under the lock; RAN by the thread that ran the body (run) or decided the result
+   (apply_handler), which owns the task then; NO_PERMITS under the lock (settle_rejected) or by the
+   submitting thread for a CALLER_RUNS run in submit. */
+
+/* t->stage (under ex->lock). */
+enum {
+    GROUPCONC__NEW = 0, /* inside submit, not yet visible to other threads */
+    GROUPCONC__QUEUED,  /* waiting in the FIFO of layer t->held (0 global, 1 bulkhead, 2 concurrency) */
+    GROUPCONC__READY,   /* holds every permit (or none under CALLER_RUNS), in the ready queue */
+    GROUPCONC__RUNNING, /* on a thread, linked in ex->running */
+    GROUPCONC__REJECTED, /* refused by a layer, permits returned; rejection handling is pending */
+    GROUPCONC__DONE     /* left the executor's queues; completion may still be in progress */
+};
+
+/* t->state bits (atomic: read without the lock by handle functions). */
+#define GROUPCONC__ST_DONE 1u         /* terminal; result fields are final */
+#define GROUPCONC__ST_WATCHED 2u      /* a waiter or callback was registered: completion must look */
+#define GROUPCONC__ST_CANCEL 4u       /* cancellation requested (cooperative) */
+#define GROUPCONC__ST_HANDLE_REF 8u   /* the user's handle is alive */
+#define GROUPCONC__ST_EXEC_REF 16u    /* the executor still uses the task */
+#define GROUPCONC__ST_STARTED 32u     /* its worker committed to running it (one atomic RMW) */
+#define GROUPCONC__ST_TAKEN 64u       /* a cancel or sweep completed it, or an idle worker took it over
+                                         (steal_locked), while another thread still held it (a worker
+                                         that had claimed but not started it, or the thread handling
+                                         its CALLER_RUNS rejection): that holder lets go of it by
+                                         dropping CLAIM_REF */
+#define GROUPCONC__ST_CLAIM_REF 128u  /* the holder's reference, added when the task is taken */
+#define GROUPCONC__ST_ARG_DONE 256u   /* its cleanup ran, or must not (a rejection handler took arg):
+                                         one fetch_or decides who runs it, exactly once */
+#define GROUPCONC__ST_REFS (GROUPCONC__ST_HANDLE_REF | GROUPCONC__ST_EXEC_REF | GROUPCONC__ST_CLAIM_REF)
+
+/* t->bits (written before the task is visible, or under the lock). */
+#define GROUPCONC__B_HAS_ID 1u        /* task id stored inline after the struct */
+#define GROUPCONC__B_NO_PERMITS 2u    /* running under CALLER_RUNS: holds no permits, not counted */
+#define GROUPCONC__B_COUNTED 4u       /* counted in ex->unfinished */
+#define GROUPCONC__B_RAN 8u           /* the function returned: end_ns and value are valid */
+#define GROUPCONC__B_TIMED 16u        /* someone can see the result: take start/end times */
+#define GROUPCONC__B_QUEUED_ONCE 32u  /* start_ns holds the time it first had to wait */
+#define GROUPCONC__B_HAS_CLEANUP 64u  /* a groupconc_cleanup_fn stored inline after the struct */
+
+GROUPCONC__FN const char *groupconc__task_id(const groupconc_task *t) {
+    if (!(t->bits & GROUPCONC__B_HAS_ID)) return NULL;
+    return (const char *)(t + 1) + ((t->bits & GROUPCONC__B_HAS_CLEANUP) ? sizeof(groupconc_cleanup_fn) : 0);
+}
+
+GROUPCONC__FN groupconc_cleanup_fn groupconc__cleanup_of(const groupconc_task *t) {
+    groupconc_cleanup_fn fn = NULL;
+    if (t->bits & GROUPCONC__B_HAS_CLEANUP) memcpy(&fn, t + 1, sizeof fn);
+    return fn;
+}
+
+GROUPCONC__FN void groupconc__task_free(groupconc_task *t) {
+    groupconc__group *g = t->group;
+    GROUPCONC_FREE(t);
+    if (g) groupconc__group_unref(g);
+}
+
+/* Whoever clears the last of HANDLE_REF, EXEC_REF and CLAIM_REF frees the task. */
+GROUPCONC__FN void groupconc__drop_claim_ref(groupconc_task *t) {
+    uint32_t old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_CLAIM_REF, memory_order_acq_rel);
+    if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_CLAIM_REF) groupconc__task_free(t);
+}
+
+GROUPCONC__FN void groupconc__push_ready(groupconc_executor *ex, groupconc_task *t) {
+    t->stage = GROUPCONC__READY;
+    t->group->ready++;
+    groupconc__fifo_push(&ex->ready, t);
+}
+
+GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_task *t, int reason,
+                                            groupconc__batch *b) {
+    groupconc__release_permits(ex, t, b); /* before any rejection handling runs */
+    t->status = GROUPCONC_STATUS_REJECTED;
+    t->error = reason;
+    t->reject_reason = (int16_t)reason;
+    t->start_ns = groupconc__now_ns();
+    t->stage = GROUPCONC__REJECTED;
+    groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), 1);
+    groupconc__fifo_push(&b->rejected, t);
 }
 
 /* Take a not-yet-started task out of whatever queue holds it. Permits are not released here, so a
@@ -1760,14 +1785,147 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
     groupconc__pump(ex, b);
 }
 
+/* t was just popped from ex->ready. */
+GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_task *t) {
+    t->stage = GROUPCONC__RUNNING;
+    t->group->ready--;
+    groupconc__fifo_push(&ex->running, t);
+    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+        ex->nrunning++;
+        t->group->running++;
+    }
+}
+
+/* Undo start_locked for tasks the worker took but has not run: back to the head of the ready
+   queue, in their order (they keep their place), for an idle or new worker. Under the lock. A task a
+   cancel took meanwhile is let go instead. */
+GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__claims *claims) {
+    while (claims->count > 0) {
+        groupconc_task *t = claims->t[claims->head + --claims->count]; /* newest first */
+        if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) {
+            groupconc__drop_claim_ref(t);
+            continue;
+        }
+        groupconc__fifo_remove(&ex->running, t);
+        if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+            ex->nrunning--;
+            t->group->running--;
+        }
+        t->stage = GROUPCONC__READY;
+        t->group->ready++;
+        groupconc__fifo_push_front(&ex->ready, t);
+    }
+    claims->head = 0;
+    (void)groupconc__kick_locked(ex);
+}
+
+/* The same before user code runs on a worker (listener, callbacks, rejection handlers), so that it
+   may wait on those tasks. Takes the lock. */
+GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claims *claims) {
+    if (!claims || claims->count == 0) return;
+    groupconc__mutex_lock(&ex->lock);
+    groupconc__unclaim_locked(ex, claims);
+    groupconc__mutex_unlock(&ex->lock);
+}
+
+/* The task returned: leave the running list, hand its permits on. Under the lock. */
+GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_task *t,
+                                            groupconc__batch *b) {
+    groupconc__fifo_remove(&ex->running, t);
+    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+        ex->nrunning--;
+        t->group->running--;
+    }
+    groupconc__release_permits(ex, t, b);
+    groupconc__pump(ex, b);
+    groupconc__debug_check(ex, t->group);
+    t->stage = GROUPCONC__DONE;
+    groupconc__count_locked(ex, t->group, groupconc__outcome_index(t->status, 0), 1);
+}
+
+/* ==== fair semaphores: admission and hand-off ==================================================== */
+/* All of this runs under ex->lock. Layer i (0 global, 1 bulkhead, 2 concurrency) is held by a task
+   when i < t->held. A permit is checked and taken in one locked step (no check-then-act window), and
+   a hand-off moves the permit with `used` unchanged (never counted twice). */
+
+/* Return every permit t holds, newest layer first. A freed permit goes to that layer's oldest
+   waiter, which joins b->advance to try the next layer once the caller pumps. */
+GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_task *t,
+                                              groupconc__batch *b) {
+    while (t->held > 0) {
+        int layer = --t->held;
+        groupconc__sem *s = groupconc__layer(ex, t->group, layer);
+        if (s->waiters.count > 0 && s->used <= s->limit) {
+            groupconc_task *w = groupconc__fifo_pop(&s->waiters);
+            if (layer == 0) w->group->waiting_global--;
+            else ex->waiting_groups--;
+            GROUPCONC_ASSERT(w->held == layer);
+            w->held++;
+            w->stage = GROUPCONC__NEW;
+            groupconc__fifo_push(&b->advance, w);
+        } else {
+            s->used--;
+            GROUPCONC_ASSERT(s->used >= 0);
+        }
+    }
+}
+
+/* Move t through the layers from t->held on: take each permit that is free with nobody waiting,
+   else wait in that layer's FIFO if its queue threshold allows, else reject. */
+GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
+    groupconc__group *g = t->group;
+    while (t->held < 3) {
+        groupconc__sem *s = groupconc__layer(ex, g, t->held);
+        if (s->waiters.count == 0 && s->used < s->limit) {
+            s->used++;
+            t->held++;
+            continue;
+        }
+        if (t->held == 0) {
+            int thr = ex->policy.global_queue_threshold;
+            if (thr != GROUPCONC_UNLIMITED && s->waiters.count >= (size_t)thr) {
+                groupconc__reject_locked(ex, t, GROUPCONC_EREJECTED_GLOBAL, b);
+                return;
+            }
+            g->waiting_global++;
+        } else {
+            if (g->threshold != GROUPCONC_UNLIMITED &&
+                g->bulkhead.waiters.count + g->conc.waiters.count >= (size_t)g->threshold) {
+                groupconc__reject_locked(ex, t,
+                                         t->held == 1 ? GROUPCONC_EREJECTED_BULKHEAD
+                                                      : GROUPCONC_EREJECTED_CONCURRENCY,
+                                         b);
+                return;
+            }
+            ex->waiting_groups++;
+        }
+        if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) {
+            t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
+            t->start_ns = groupconc__coarse_now_ns();
+        }
+        t->stage = GROUPCONC__QUEUED;
+        groupconc__fifo_push(&s->waiters, t);
+        return;
+    }
+    groupconc__push_ready(ex, t);
+}
+
+/* Hand-offs can cascade (a task handed a global permit may be rejected at its group and pass the
+   permit on), so they are processed from a worklist, never by recursion. */
+GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc_task *t;
+    while ((t = groupconc__fifo_pop(&b->advance)) != NULL) {
+        groupconc__admit(ex, t, b);
+        groupconc__debug_check(ex, t->group);
+    }
+}
+
 /* ==== inbox: submitting without the executor lock =============================================== */
 /* When no layer can refuse a task (no queue thresholds: ex->inbox_ok), submit has nothing to decide
    under the executor lock. It finds the group under table_lock and pushes the task onto ex->inbox;
    whoever takes ex->lock next admits the whole inbox in submission order: a worker at each locked
    step, and every API call that looks at queues (groupconc__lock). A submit that finds the inbox
    empty makes sure someone will: when no worker is sure to lock again soon, it locks itself. */
-
-GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all);
 
 GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
     groupconc_task *head = atomic_load(&ex->inbox); /* seq_cst: see groupconc__inbox_watched */
@@ -1805,8 +1963,6 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
     return n;
 }
 
-GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
-
 /* Lock the executor for an API call that looks at queues: admit the inbox first. */
 GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) {
     groupconc__mutex_lock(&ex->lock);
@@ -1834,115 +1990,7 @@ GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
     return atomic_load(&ex->nnapping) > 0 && idle < atomic_load(&ex->nthreads);
 }
 
-
-/* Poll the inbox (and spin_poke) without the lock for up to GROUPCONC_SPIN_NS, as the only spinner.
-   Called and returns with ex->lock held; true if something arrived. Clearing nspinning comes before
-   the caller's look at the inbox under the lock (see groupconc__inbox_watched); tasks made ready
-   meanwhile are seen there too, whether or not a poke reached the spinner. */
-GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
-    int zero = 0;
-    bool found = false;
-    uint64_t until;
-    unsigned i;
-    if (GROUPCONC_SPIN_NS <= 0 || !ex->inbox_ok || ex->policy.max_threads < 2 ||
-        !atomic_compare_exchange_strong(&ex->nspinning, &zero, 1))
-        return false;
-    groupconc__mutex_unlock(&ex->lock);
-    until = groupconc__now_ns() + (uint64_t)GROUPCONC_SPIN_NS;
-    for (i = 1; !found; i++) {
-        unsigned k;
-        found = atomic_load_explicit(&ex->inbox, memory_order_relaxed) != NULL ||
-                atomic_load_explicit(&ex->spin_poke, memory_order_relaxed);
-        if (!found && (i & 3) == 0 && groupconc__now_ns() >= until) break;
-        for (k = 0; k < GROUPCONC__SPIN_PAUSES; k++) GROUPCONC__CPU_RELAX(); /* a poll steals the line from pushes */
-    }
-    atomic_store(&ex->nspinning, 0);
-    groupconc__mutex_lock(&ex->lock);
-    atomic_store_explicit(&ex->spin_poke, 0, memory_order_relaxed);
-    return found;
-}
-
-/* ==== worker pool =============================================================================== */
-
-GROUPCONC__FN int groupconc__worker_main(void *arg);
-
-/* Start one worker. Called with ex->lock held; the new thread blocks on the lock until we return. */
-GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
-    groupconc__worker *w;
-    int rc;
-    while (ex->zombies) { /* reap retired workers: they no longer touch the executor */
-        w = ex->zombies;
-        ex->zombies = w->next;
-        groupconc__thread_join(w->thread);
-        GROUPCONC_FREE(w);
-    }
-    w = (groupconc__worker *)GROUPCONC_MALLOC(sizeof *w);
-    if (!w) return GROUPCONC_ENOMEM;
-    w->exec = ex;
-    atomic_init(&w->nret, 0);
-    atomic_init(&w->busy_since, 0);
-    w->nfinished = 0;
-    ex->nthreads++;
-    atomic_fetch_add(&ex->nstarting, 1);
-    rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
-    if (rc != GROUPCONC_OK) {
-        ex->nthreads--;
-        atomic_fetch_sub(&ex->nstarting, 1);
-        GROUPCONC_FREE(w);
-        return rc;
-    }
-    w->next = ex->workers;
-    ex->workers = w;
-    return GROUPCONC_OK;
-}
-
-/* Give every ready task a thread that will take it: a worker already waking or starting, or the
-   spinning one (poked), else an idle one (woken: ~7 us, so only when needed), else a new one up to
-   max_threads. Busy workers are not woken for: they pick up the next ready task themselves when
-   they finish. */
-GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
-    size_t waking = atomic_load_explicit(&ex->nwaking, memory_order_relaxed);
-    size_t covered = waking + atomic_load_explicit(&ex->nstarting, memory_order_relaxed);
-    int rc = GROUPCONC_OK;
-    if (ex->ready.count > covered && atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
-        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
-        covered++;
-    }
-    while (ex->ready.count > covered && ex->nidle > waking) {
-        groupconc__cond_signal(&ex->work_cv);
-        atomic_fetch_add(&ex->nwaking, 1);
-        waking++;
-        covered++;
-    }
-    while (ex->ready.count > covered &&
-           ex->nthreads < (size_t)ex->policy.max_threads +
-                              atomic_load_explicit(&ex->nblocked, memory_order_relaxed)) {
-        rc = groupconc__spawn_locked(ex);
-        if (rc != GROUPCONC_OK) break; /* tasks stay ready; an existing or later worker takes them */
-        covered++;
-    }
-    return rc;
-}
-
-GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
-    GROUPCONC_ASSERT(ex->unfinished >= n);
-    ex->unfinished -= n;
-    if (n && ex->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
-        groupconc__cond_broadcast(&ex->idle_cv);
-}
-
 /* ==== completion and events ===================================================================== */
-
-GROUPCONC__FN const char *groupconc__task_id(const groupconc_task *t) {
-    if (!(t->bits & GROUPCONC__B_HAS_ID)) return NULL;
-    return (const char *)(t + 1) + ((t->bits & GROUPCONC__B_HAS_CLEANUP) ? sizeof(groupconc_cleanup_fn) : 0);
-}
-
-GROUPCONC__FN groupconc_cleanup_fn groupconc__cleanup_of(const groupconc_task *t) {
-    groupconc_cleanup_fn fn = NULL;
-    if (t->bits & GROUPCONC__B_HAS_CLEANUP) memcpy(&fn, t + 1, sizeof fn);
-    return fn;
-}
 
 /* Run the task's cleanup once, on the thread that owns the task at this point (the one that ran it,
    or the one settling it), with no lock held. */
@@ -1999,20 +2047,6 @@ GROUPCONC__FN void groupconc__emit_refused(groupconc_executor *ex, const char *g
     r.start_ns = r.end_ns = groupconc__now_ns();
     groupconc__emit(ex, NULL, GROUPCONC_EVENT_COMPLETED, group, task_id, 0, &r);
 }
-
-GROUPCONC__FN void groupconc__task_free(groupconc_task *t) {
-    groupconc__group *g = t->group;
-    GROUPCONC_FREE(t);
-    if (g) groupconc__group_unref(g);
-}
-
-/* Whoever clears the last of HANDLE_REF, EXEC_REF and CLAIM_REF frees the task. */
-GROUPCONC__FN void groupconc__drop_claim_ref(groupconc_task *t) {
-    uint32_t old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_CLAIM_REF, memory_order_acq_rel);
-    if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_CLAIM_REF) groupconc__task_free(t);
-}
-
-GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claims *claims);
 
 /* Finish a task that left every queue: its cleanup (if it never ran), COMPLETED event, then DONE
    (waking waiters), then callbacks, then the executor lets go of it. No lock held on entry.
@@ -2105,88 +2139,6 @@ GROUPCONC__FN void groupconc__run(groupconc_executor *ex, groupconc_task *t) {
     } else {
         t->status = GROUPCONC_STATUS_FAILED;
         t->error = rc;
-    }
-}
-
-/* t was just popped from ex->ready. */
-GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_task *t) {
-    t->stage = GROUPCONC__RUNNING;
-    t->group->ready--;
-    groupconc__fifo_push(&ex->running, t);
-    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-        ex->nrunning++;
-        t->group->running++;
-    }
-}
-
-/* Undo start_locked for tasks the worker took but has not run: back to the head of the ready
-   queue, in their order (they keep their place), for an idle or new worker. Under the lock. A task a
-   cancel took meanwhile is let go instead. */
-GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__claims *claims) {
-    while (claims->count > 0) {
-        groupconc_task *t = claims->t[claims->head + --claims->count]; /* newest first */
-        if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) {
-            groupconc__drop_claim_ref(t);
-            continue;
-        }
-        groupconc__fifo_remove(&ex->running, t);
-        if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-            ex->nrunning--;
-            t->group->running--;
-        }
-        t->stage = GROUPCONC__READY;
-        t->group->ready++;
-        groupconc__fifo_push_front(&ex->ready, t);
-    }
-    claims->head = 0;
-    (void)groupconc__kick_locked(ex);
-}
-
-/* The same before user code runs on a worker (listener, callbacks, rejection handlers), so that it
-   may wait on those tasks. Takes the lock. */
-GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claims *claims) {
-    if (!claims || claims->count == 0) return;
-    groupconc__mutex_lock(&ex->lock);
-    groupconc__unclaim_locked(ex, claims);
-    groupconc__mutex_unlock(&ex->lock);
-}
-
-/* The task returned: leave the running list, hand its permits on. Under the lock. */
-GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_task *t,
-                                            groupconc__batch *b) {
-    groupconc__fifo_remove(&ex->running, t);
-    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-        ex->nrunning--;
-        t->group->running--;
-    }
-    groupconc__release_permits(ex, t, b);
-    groupconc__pump(ex, b);
-    groupconc__debug_check(ex, t->group);
-    t->stage = GROUPCONC__DONE;
-    groupconc__count_locked(ex, t->group, groupconc__outcome_index(t->status, 0), 1);
-}
-
-/* Finish, on this thread, tasks that workers ran but left unfinished in their batches: their
-   permits are handed on now, and their completion runs from b->todo. Under the lock. A waiter
-   takes all (`all`); a new task's admission and an idle worker take only those of a worker that
-   has been in its current task for longer than a batch lasts, so that nothing it ran before waits
-   behind it (a worker that is moving finishes its own, cheaper). */
-GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all) {
-    groupconc__worker *w;
-    uint64_t now = 0;
-    for (w = ex->workers; w; w = w->next) {
-        unsigned n = atomic_load(&w->nret);
-        if (w->nfinished >= n) continue;
-        if (!all) {
-            if (!now) now = groupconc__now_ns();
-            uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
-            if (since == UINT64_MAX || now - since < GROUPCONC__BATCH_NS) continue;
-        }
-        for (; w->nfinished < n; w->nfinished++) {
-            groupconc_task *t = w->ret[w->nfinished];
-            groupconc__finish_locked(ex, t, b);
-            groupconc__fifo_push(&b->todo, t);
-        }
     }
 }
 
@@ -2330,39 +2282,156 @@ GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc
     groupconc__retire(ex, groupconc__flush(ex, b));
 }
 
-/* A worker's freed nodes go to the submitters whole, and only once they took the previous lot:
-   what is cached stays bounded (a pool, one lot in transit, one per worker) without a counter
-   that every submit would have to write. */
-GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__nodes *d) {
-    groupconc_task *none = NULL;
-    if (d->head && atomic_load_explicit(&ex->node_returns, memory_order_relaxed) == NULL &&
-        atomic_compare_exchange_strong_explicit(&ex->node_returns, &none, d->head,
-                                                memory_order_release, memory_order_relaxed)) {
-        d->head = NULL;
-        d->count = 0;
+/* ==== worker pool =============================================================================== */
+/* Elastic: a worker is started on demand (kick_locked, spawn_locked) up to max_threads, plus one for
+   each worker blocked in a wait inside a task or callback (nblocked), and retires after
+   keep_alive_ns idle. worker_main runs one locked step at a time: admit the inbox, finish the tasks
+   it ran (hand their permits on), claim the next ready tasks (FIFO), then run them unlocked.
+   An idle worker, in this order: spins (one at a time, and only after short tasks: spin_locked),
+   naps in GROUPCONC__HELP_NS steps (one at a time, while another worker runs short tasks or left
+   tasks unfinished: it takes over should that worker get stuck), or sleeps until kicked or its
+   keep-alive runs out.
+   Batches: while tasks are short a worker claims up to GROUPCONC_BATCH_MAX at once and finishes
+   them together at its next locked step. What it ran is published as it goes (publish), so that a
+   waiter or an idle worker can finish it (help_locked); what it claimed but has not started can be
+   taken over by an idle worker (steal_locked) or is handed back (unclaim_locked). */
+
+/* Start one worker. Called with ex->lock held; the new thread blocks on the lock until we return. */
+GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
+    groupconc__worker *w;
+    int rc;
+    while (ex->zombies) { /* reap retired workers: they no longer touch the executor */
+        w = ex->zombies;
+        ex->zombies = w->next;
+        groupconc__thread_join(w->thread);
+        GROUPCONC_FREE(w);
+    }
+    w = (groupconc__worker *)GROUPCONC_MALLOC(sizeof *w);
+    if (!w) return GROUPCONC_ENOMEM;
+    w->exec = ex;
+    atomic_init(&w->nret, 0);
+    atomic_init(&w->busy_since, 0);
+    w->nfinished = 0;
+    ex->nthreads++;
+    atomic_fetch_add(&ex->nstarting, 1);
+    rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
+    if (rc != GROUPCONC_OK) {
+        ex->nthreads--;
+        atomic_fetch_sub(&ex->nstarting, 1);
+        GROUPCONC_FREE(w);
+        return rc;
+    }
+    w->next = ex->workers;
+    ex->workers = w;
+    return GROUPCONC_OK;
+}
+
+/* Give every ready task a thread that will take it: a worker already waking or starting, or the
+   spinning one (poked), else an idle one (woken: ~7 us, so only when needed), else a new one up to
+   max_threads. Busy workers are not woken for: they pick up the next ready task themselves when
+   they finish. */
+GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
+    size_t waking = atomic_load_explicit(&ex->nwaking, memory_order_relaxed);
+    size_t covered = waking + atomic_load_explicit(&ex->nstarting, memory_order_relaxed);
+    int rc = GROUPCONC_OK;
+    if (ex->ready.count > covered && atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
+        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
+        covered++;
+    }
+    while (ex->ready.count > covered && ex->nidle > waking) {
+        groupconc__cond_signal(&ex->work_cv);
+        atomic_fetch_add(&ex->nwaking, 1);
+        waking++;
+        covered++;
+    }
+    while (ex->ready.count > covered &&
+           ex->nthreads < (size_t)ex->policy.max_threads +
+                              atomic_load_explicit(&ex->nblocked, memory_order_relaxed)) {
+        rc = groupconc__spawn_locked(ex);
+        if (rc != GROUPCONC_OK) break; /* tasks stay ready; an existing or later worker takes them */
+        covered++;
+    }
+    return rc;
+}
+
+GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
+    GROUPCONC_ASSERT(ex->unfinished >= n);
+    ex->unfinished -= n;
+    if (n && ex->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+        groupconc__cond_broadcast(&ex->idle_cv);
+}
+
+/* Poll the inbox (and spin_poke) without the lock for up to GROUPCONC_SPIN_NS, as the only spinner.
+   Called and returns with ex->lock held; true if something arrived. Clearing nspinning comes before
+   the caller's look at the inbox under the lock (see groupconc__inbox_watched); tasks made ready
+   meanwhile are seen there too, whether or not a poke reached the spinner. */
+GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
+    int zero = 0;
+    bool found = false;
+    uint64_t until;
+    unsigned i;
+    if (GROUPCONC_SPIN_NS <= 0 || !ex->inbox_ok || ex->policy.max_threads < 2 ||
+        !atomic_compare_exchange_strong(&ex->nspinning, &zero, 1))
+        return false;
+    groupconc__mutex_unlock(&ex->lock);
+    until = groupconc__now_ns() + (uint64_t)GROUPCONC_SPIN_NS;
+    for (i = 1; !found; i++) {
+        unsigned k;
+        found = atomic_load_explicit(&ex->inbox, memory_order_relaxed) != NULL ||
+                atomic_load_explicit(&ex->spin_poke, memory_order_relaxed);
+        if (!found && (i & 3) == 0 && groupconc__now_ns() >= until) break;
+        for (k = 0; k < GROUPCONC__SPIN_PAUSES; k++) GROUPCONC__CPU_RELAX(); /* a poll steals the line from pushes */
+    }
+    atomic_store(&ex->nspinning, 0);
+    groupconc__mutex_lock(&ex->lock);
+    atomic_store_explicit(&ex->spin_poke, 0, memory_order_relaxed);
+    return found;
+}
+
+/* A worker that took a batch makes sure another one will look: the spinner, else an idle one. */
+GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex) {
+    if (atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
+        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed);
+    } else if (ex->nidle > atomic_load_explicit(&ex->nwaking, memory_order_relaxed)) {
+        groupconc__cond_signal(&ex->work_cv);
+        atomic_fetch_add(&ex->nwaking, 1);
     }
 }
 
-GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
-    while (list) {
-        groupconc_task *t = list;
-        list = t->next;
-        GROUPCONC_FREE(t);
-    }
+/* A task returned on worker `self`: publish it in self->ret (index i), where a helper may finish it.
+   True if a thread is blocked waiting (maybe for it): then the worker finishes at once rather than
+   start its next task. Pairs with groupconc__wait_until: each side writes, then reads the other's
+   counter (sequentially consistent), so a waiter either sees the task published or is seen. */
+GROUPCONC__FN bool groupconc__publish(groupconc_executor *ex, groupconc__worker *self,
+                                      groupconc_task *t, unsigned i) {
+    self->ret[i] = t;
+    atomic_store(&self->nret, i + 1);
+    return atomic_load(&ex->nwaiters) > 0;
 }
 
-/* A recycled node, or NULL. Under ex->table_lock. */
-GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex) {
-    groupconc_task *t = ex->node_pool;
-    if (!t && atomic_load_explicit(&ex->node_returns, memory_order_relaxed))
-        t = atomic_exchange_explicit(&ex->node_returns, NULL, memory_order_acquire);
-    if (t) {
-        ex->node_pool = t->next;
-        if (t->next) GROUPCONC__PREFETCH(t->next); /* last written by a worker: fetch it early */
+/* Finish, on this thread, tasks that workers ran but left unfinished in their batches: their
+   permits are handed on now, and their completion runs from b->todo. Under the lock. A waiter
+   takes all (`all`); a new task's admission and an idle worker take only those of a worker that
+   has been in its current task for longer than a batch lasts, so that nothing it ran before waits
+   behind it (a worker that is moving finishes its own, cheaper). */
+GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all) {
+    groupconc__worker *w;
+    uint64_t now = 0;
+    for (w = ex->workers; w; w = w->next) {
+        unsigned n = atomic_load(&w->nret);
+        if (w->nfinished >= n) continue;
+        if (!all) {
+            if (!now) now = groupconc__now_ns();
+            uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+            if (since == UINT64_MAX || now - since < GROUPCONC__BATCH_NS) continue;
+        }
+        for (; w->nfinished < n; w->nfinished++) {
+            groupconc_task *t = w->ret[w->nfinished];
+            groupconc__finish_locked(ex, t, b);
+            groupconc__fifo_push(&b->todo, t);
+        }
     }
-    return t;
 }
-
 
 /* What an idle worker needs to know about the others, under the lock: whether one is running short
    tasks (its current one started less than a batch ago, or it is on its way back to the lock), and
@@ -2406,25 +2475,37 @@ GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
     return NULL;
 }
 
-/* A worker that took a batch makes sure another one will look: the spinner, else an idle one. */
-GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex) {
-    if (atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
-        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed);
-    } else if (ex->nidle > atomic_load_explicit(&ex->nwaking, memory_order_relaxed)) {
-        groupconc__cond_signal(&ex->work_cv);
-        atomic_fetch_add(&ex->nwaking, 1);
+/* A worker's freed nodes go to the submitters whole, and only once they took the previous lot:
+   what is cached stays bounded (a pool, one lot in transit, one per worker) without a counter
+   that every submit would have to write. */
+GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__nodes *d) {
+    groupconc_task *none = NULL;
+    if (d->head && atomic_load_explicit(&ex->node_returns, memory_order_relaxed) == NULL &&
+        atomic_compare_exchange_strong_explicit(&ex->node_returns, &none, d->head,
+                                                memory_order_release, memory_order_relaxed)) {
+        d->head = NULL;
+        d->count = 0;
     }
 }
 
-/* A task returned on worker `self`: publish it in self->ret (index i), where a helper may finish it.
-   True if a thread is blocked waiting (maybe for it): then the worker finishes at once rather than
-   start its next task. Pairs with groupconc__wait_until: each side writes, then reads the other's
-   counter (sequentially consistent), so a waiter either sees the task published or is seen. */
-GROUPCONC__FN bool groupconc__publish(groupconc_executor *ex, groupconc__worker *self,
-                                      groupconc_task *t, unsigned i) {
-    self->ret[i] = t;
-    atomic_store(&self->nret, i + 1);
-    return atomic_load(&ex->nwaiters) > 0;
+GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
+    while (list) {
+        groupconc_task *t = list;
+        list = t->next;
+        GROUPCONC_FREE(t);
+    }
+}
+
+/* A recycled node, or NULL. Under ex->table_lock. */
+GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex) {
+    groupconc_task *t = ex->node_pool;
+    if (!t && atomic_load_explicit(&ex->node_returns, memory_order_relaxed))
+        t = atomic_exchange_explicit(&ex->node_returns, NULL, memory_order_acquire);
+    if (t) {
+        ex->node_pool = t->next;
+        if (t->next) GROUPCONC__PREFETCH(t->next); /* last written by a worker: fetch it early */
+    }
+    return t;
 }
 
 /* A worker runs ready tasks back to back. Each locked step admits the inbox, finishes the tasks
