@@ -692,6 +692,36 @@ GROUPCONC_API const char *groupconc_rejection_policy_name(groupconc_rejection_po
 /* ============================================================================================== */
 #if defined(GROUPCONC_IMPLEMENTATION) && !defined(GROUPCONC_IMPLEMENTATION_INCLUDED)
 #define GROUPCONC_IMPLEMENTATION_INCLUDED
+/* ==== reading the implementation =============================================================== */
+/* Sections, in order (grep -n '==== ' groupconc.h):
+     configuration       the user's macros, checked; the internal tunables, each with its reason
+     platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h> or POSIX
+     internal types      task node, fair semaphore, group, worker, executor
+     calling thread      per-thread frames: what user code of this library runs on this thread
+     intrusive FIFO, key table, groups
+     task life cycle     the transition tables; every function that moves a task between stages
+     fair semaphores     the three layers: admission, hand-off, the pump
+     inbox               submitting without the executor lock
+     completion and events   cleanups, results, events, callbacks, rejection handling
+     worker pool         starting, waking, spinning, napping, batches, helping, worker_main
+     public API          in the order of the declarations
+   Names: groupconc__* is private. A function named *_locked is called with ex->lock held, *_tlocked
+   with ex->table_lock held; it does not release the lock (spin_locked does for a while, and says
+   so). Lock order: ex->lock, then ex->table_lock or ex->done_lock. User code never runs with one of
+   them held, except the resolver (under table_lock, so that it runs once per group creation).
+   Atomics: every atomic operation names its memory order (clang -Watomic-implicit-seq-cst checks
+   this in CI). Most are relaxed, because a lock orders them, or acquire/release (a task's state
+   word, the node returns). seq_cst appears only in two store-then-load pairings, where each side
+   writes one variable and then reads the other's, so that at least one side sees the other; each
+   end is marked in the code:
+     P1 "inbox"    a submitter pushes onto the inbox (CAS), then reads the worker counters
+                   (groupconc__inbox_watched) to decide whether it must lock and kick; a worker
+                   raises nidle / nnapping, or lowers nwaking / nstarting / nspinning, then looks
+                   at the inbox (groupconc__inbox_pending). So no push is left unwatched.
+     P2 "waiters"  a worker publishes a task it ran (nret), then reads nwaiters (groupconc__publish)
+                   to decide whether to finish at once; a waiter raises nwaiters, then finishes
+                   what was published (groupconc__wait_until, help_locked). So no waiter waits for a
+                   task that sits finished-but-unpublished behind a long one. */
 /* ==== configuration defaults and checks ======================================================== */
 /* The user's macros (CONFIGURATION at the top), checked here so that a bad value stops the build
    with a message that names it, then the internal tunables, each with the reason for its value. */
@@ -1928,7 +1958,8 @@ GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) 
    empty makes sure someone will: when no worker is sure to lock again soon, it locks itself. */
 
 GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
-    groupconc_task *head = atomic_load(&ex->inbox); /* seq_cst: see groupconc__inbox_watched */
+    /* P1, the worker's end: its counter change comes before this look */
+    groupconc_task *head = atomic_load_explicit(&ex->inbox, memory_order_seq_cst);
     return head != NULL && head != GROUPCONC__INBOX_CLOSED(ex);
 }
 
@@ -1976,18 +2007,23 @@ GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) 
    awake one be in a long task; or every worker there can be, all awake. (Otherwise an idle worker
    could start the task sooner, a missing one could be started: the submitter locks.) A worker
    raises nidle and nnapping before its last look at the inbox, and lowers nwaking and nstarting
-   before its next one; with the push before these loads (sequentially consistent), one of the two
+   before its next one; with the push before these loads (sequentially consistent: pairing P1), one of the two
    sides sees the other. A worker lowers nthreads under table_lock. */
 GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
     size_t idle;
-    if (atomic_load(&ex->nspinning) > 0) return true;
+    /* P1, the submitter's end: these loads come after its push (seq_cst CAS) */
+    if (atomic_load_explicit(&ex->nspinning, memory_order_seq_cst) > 0) return true;
     /* Without this, every push during a wake-up (tens of us) found the inbox empty again - the
        previous one's kick drained it - and locked to kick once more. */
-    if (atomic_load(&ex->nwaking) > 0 || atomic_load(&ex->nstarting) > 0) return true;
-    idle = atomic_load(&ex->nidle);
+    if (atomic_load_explicit(&ex->nwaking, memory_order_seq_cst) > 0 ||
+        atomic_load_explicit(&ex->nstarting, memory_order_seq_cst) > 0)
+        return true;
+    idle = atomic_load_explicit(&ex->nidle, memory_order_seq_cst);
     if (idle == 0) /* a worker blocked in a wait does not look: it lets one more start instead */
-        return atomic_load(&ex->nthreads) >= (size_t)ex->policy.max_threads + atomic_load(&ex->nblocked);
-    return atomic_load(&ex->nnapping) > 0 && idle < atomic_load(&ex->nthreads);
+        return atomic_load_explicit(&ex->nthreads, memory_order_seq_cst) >=
+               (size_t)ex->policy.max_threads + atomic_load_explicit(&ex->nblocked, memory_order_seq_cst);
+    return atomic_load_explicit(&ex->nnapping, memory_order_seq_cst) > 0 &&
+           idle < atomic_load_explicit(&ex->nthreads, memory_order_seq_cst);
 }
 
 /* ==== completion and events ===================================================================== */
@@ -2312,12 +2348,12 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     atomic_init(&w->nret, 0);
     atomic_init(&w->busy_since, 0);
     w->nfinished = 0;
-    ex->nthreads++;
-    atomic_fetch_add(&ex->nstarting, 1);
+    atomic_fetch_add_explicit(&ex->nthreads, 1, memory_order_seq_cst);  /* P1 (read by inbox_watched) */
+    atomic_fetch_add_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1 */
     rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
     if (rc != GROUPCONC_OK) {
-        ex->nthreads--;
-        atomic_fetch_sub(&ex->nstarting, 1);
+        atomic_fetch_sub_explicit(&ex->nthreads, 1, memory_order_seq_cst);
+        atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst);
         GROUPCONC_FREE(w);
         return rc;
     }
@@ -2338,14 +2374,15 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
         atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
         covered++;
     }
-    while (ex->ready.count > covered && ex->nidle > waking) {
+    while (ex->ready.count > covered &&
+           atomic_load_explicit(&ex->nidle, memory_order_relaxed) > waking) { /* written under the lock */
         groupconc__cond_signal(&ex->work_cv);
-        atomic_fetch_add(&ex->nwaking, 1);
+        atomic_fetch_add_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1 */
         waking++;
         covered++;
     }
     while (ex->ready.count > covered &&
-           ex->nthreads < (size_t)ex->policy.max_threads +
+           atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < (size_t)ex->policy.max_threads +
                               atomic_load_explicit(&ex->nblocked, memory_order_relaxed)) {
         rc = groupconc__spawn_locked(ex);
         if (rc != GROUPCONC_OK) break; /* tasks stay ready; an existing or later worker takes them */
@@ -2371,7 +2408,8 @@ GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
     uint64_t until;
     unsigned i;
     if (GROUPCONC_SPIN_NS <= 0 || !ex->inbox_ok || ex->policy.max_threads < 2 ||
-        !atomic_compare_exchange_strong(&ex->nspinning, &zero, 1))
+        !atomic_compare_exchange_strong_explicit(&ex->nspinning, &zero, 1, memory_order_seq_cst,
+                                                 memory_order_relaxed))
         return false;
     groupconc__mutex_unlock(&ex->lock);
     until = groupconc__now_ns() + (uint64_t)GROUPCONC_SPIN_NS;
@@ -2382,7 +2420,7 @@ GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
         if (!found && (i & 3) == 0 && groupconc__now_ns() >= until) break;
         for (k = 0; k < GROUPCONC__SPIN_PAUSES; k++) GROUPCONC__CPU_RELAX(); /* a poll steals the line from pushes */
     }
-    atomic_store(&ex->nspinning, 0);
+    atomic_store_explicit(&ex->nspinning, 0, memory_order_seq_cst); /* P1: before the caller's look */
     groupconc__mutex_lock(&ex->lock);
     atomic_store_explicit(&ex->spin_poke, 0, memory_order_relaxed);
     return found;
@@ -2392,21 +2430,23 @@ GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
 GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex) {
     if (atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
         atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed);
-    } else if (ex->nidle > atomic_load_explicit(&ex->nwaking, memory_order_relaxed)) {
+    } else if (atomic_load_explicit(&ex->nidle, memory_order_relaxed) > /* written under the lock */
+               atomic_load_explicit(&ex->nwaking, memory_order_relaxed)) {
         groupconc__cond_signal(&ex->work_cv);
-        atomic_fetch_add(&ex->nwaking, 1);
+        atomic_fetch_add_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1 */
     }
 }
 
 /* A task returned on worker `self`: publish it in self->ret (index i), where a helper may finish it.
    True if a thread is blocked waiting (maybe for it): then the worker finishes at once rather than
    start its next task. Pairs with groupconc__wait_until: each side writes, then reads the other's
-   counter (sequentially consistent), so a waiter either sees the task published or is seen. */
+   counter (sequentially consistent: pairing P2), so a waiter either sees the task published or is
+   seen. */
 GROUPCONC__FN bool groupconc__publish(groupconc_executor *ex, groupconc__worker *self,
                                       groupconc_task *t, unsigned i) {
     self->ret[i] = t;
-    atomic_store(&self->nret, i + 1);
-    return atomic_load(&ex->nwaiters) > 0;
+    atomic_store_explicit(&self->nret, i + 1, memory_order_seq_cst);        /* P2, the worker's end */
+    return atomic_load_explicit(&ex->nwaiters, memory_order_seq_cst) > 0; /* after the store */
 }
 
 /* Finish, on this thread, tasks that workers ran but left unfinished in their batches: their
@@ -2418,7 +2458,7 @@ GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__bat
     groupconc__worker *w;
     uint64_t now = 0;
     for (w = ex->workers; w; w = w->next) {
-        unsigned n = atomic_load(&w->nret);
+        unsigned n = atomic_load_explicit(&w->nret, memory_order_seq_cst); /* P2 (and acquires ret[]) */
         if (w->nfinished >= n) continue;
         if (!all) {
             if (!now) now = groupconc__now_ns();
@@ -2528,7 +2568,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__frame_push(&base, ex, NULL);
     base.claims = &mine;
     groupconc__mutex_lock(&ex->lock);
-    atomic_fetch_sub(&ex->nstarting, 1); /* before the first look at the inbox (inbox_watched) */
+    atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
     for (;;) {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
         size_t drained = groupconc__drain_locked(ex, &b, false);
@@ -2579,12 +2619,14 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 (void)groupconc__spin_locked(ex);
                 continue;
             }
-            nap = others != 0 && ex->nnapping == 0; /* one napper is enough */
-            ex->nidle++; /* both before the last look at the inbox (groupconc__inbox_watched) */
-            if (nap) ex->nnapping++;
+            nap = others != 0 && /* one napper is enough; written under the lock */
+                  atomic_load_explicit(&ex->nnapping, memory_order_relaxed) == 0;
+            /* P1, the worker's end: both before its last look at the inbox */
+            atomic_fetch_add_explicit(&ex->nidle, 1, memory_order_seq_cst);
+            if (nap) atomic_fetch_add_explicit(&ex->nnapping, 1, memory_order_seq_cst);
             if (groupconc__inbox_pending(ex)) {
-                ex->nidle--;
-                if (nap) ex->nnapping--;
+                atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
+                if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
                 continue;
             }
             if (!idle_since) idle_since = now;
@@ -2594,10 +2636,10 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             if (nap && until - now > GROUPCONC__HELP_NS)
                 until = now + GROUPCONC__HELP_NS; /* a nap: come back to help a stuck worker */
             signalled = groupconc__cond_wait_until(&ex->work_cv, &ex->lock, until);
-            ex->nidle--;
-            if (nap) ex->nnapping--;
+            atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
+            if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
             if (atomic_load_explicit(&ex->nwaking, memory_order_relaxed))
-                atomic_fetch_sub(&ex->nwaking, 1); /* before its next look at the inbox */
+                atomic_fetch_sub_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1: before its next look */
             if (!signalled && ex->ready.count == 0 && !ex->stopping &&
                 groupconc__now_ns() - idle_since >= (uint64_t)ex->policy.keep_alive_ns) {
                 /* idle too long: retire */
@@ -2607,7 +2649,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                    it sees this worker gone, or this worker sees its task. */
                 groupconc__mutex_lock(&ex->table_lock);
                 retire = !groupconc__inbox_pending(ex);
-                if (retire) ex->nthreads--;
+                if (retire) atomic_fetch_sub_explicit(&ex->nthreads, 1, memory_order_seq_cst);
                 groupconc__mutex_unlock(&ex->table_lock);
                 if (!retire) continue;
                 while (*pw != self) pw = &(*pw)->next;
@@ -2873,6 +2915,9 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->spin_poke, 0);
     atomic_init(&ex->nnapping, 0);
     atomic_init(&ex->nwaiters, 0);
+    atomic_init(&ex->nwaking, 0);
+    atomic_init(&ex->nstarting, 0);
+    atomic_init(&ex->nblocked, 0);
     ex->inbox_ok = groupconc__never_refuses(policy);
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
     if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
@@ -2900,7 +2945,7 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     if (!ex) return GROUPCONC_EINVAL;
     groupconc__mutex_lock(&ex->lock);
-    atomic_store(&ex->shutdown, 1);
+    atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     groupconc__drain_locked(ex, &b, true);
     groupconc__sweep_locked(ex, NULL, &b);
     (void)groupconc__kick_locked(ex);
@@ -2914,8 +2959,9 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
    worker alive and none startable would never finish: give up on it (the caller sweeps). */
 GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t deadline) {
     while (ex->unfinished > 0) {
-        if (ex->nthreads == 0 && ex->ready.count > 0 &&
-            groupconc__kick_locked(ex) != GROUPCONC_OK && ex->nthreads == 0)
+        if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0 && ex->ready.count > 0 &&
+            groupconc__kick_locked(ex) != GROUPCONC_OK &&
+            atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
             return false;
         if (deadline == UINT64_MAX) groupconc__cond_wait(&ex->idle_cv, &ex->lock);
         else if (!groupconc__cond_wait_until(&ex->idle_cv, &ex->lock, deadline))
@@ -2986,7 +3032,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
         if (ex->hashes[i]) groupconc__group_unref(ex->slots[i]);
     if (ex->slots) GROUPCONC_FREE(ex->slots); /* hashes share its allocation */
     groupconc__nodes_free(ex->node_pool);
-    groupconc__nodes_free(atomic_load(&ex->node_returns));
+    groupconc__nodes_free(atomic_load_explicit(&ex->node_returns, memory_order_acquire));
     if (ex->limits) GROUPCONC_FREE(ex->limits);
     groupconc__mutex_destroy(&ex->table_lock);
     groupconc__cond_destroy(&ex->idle_cv);
@@ -3074,7 +3120,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
         do {
             if (old == GROUPCONC__INBOX_CLOSED(ex)) break;
             t->next = old;
-        } while (!atomic_compare_exchange_weak_explicit(&ex->inbox, &old, t, memory_order_seq_cst,
+        } while (!atomic_compare_exchange_weak_explicit(&ex->inbox, &old, t, memory_order_seq_cst, /* P1 */
                                                         memory_order_relaxed));
         if (old == GROUPCONC__INBOX_CLOSED(ex)) rc = GROUPCONC_ESHUTDOWN;
     }
@@ -3125,7 +3171,8 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
 
     groupconc__lock(ex, &b);
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
-    else if (ex->nthreads == 0) rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
+    else if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
+        rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
     if (rc == GROUPCONC_OK) {
         groupconc__mutex_lock(&ex->table_lock);
         rc = groupconc__prepare_tlocked(ex, group, klen, hash, &g, &t);
@@ -3244,7 +3291,7 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
        nwaiters is up, workers finish at once; what was published before, finish here. A worker
        blocking here hands back what it took and lets the pool grow by one (nblocked, read by
        kick_locked and, with the push before it, by groupconc__inbox_watched: both seq_cst). */
-    atomic_fetch_add_explicit(&ex->nwaiters, 1, memory_order_seq_cst); /* pairs with groupconc__publish */
+    atomic_fetch_add_explicit(&ex->nwaiters, 1, memory_order_seq_cst); /* P2, the waiter's end */
     if (claims) atomic_fetch_add_explicit(&ex->nblocked, 1, memory_order_seq_cst);
     {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
@@ -3580,8 +3627,8 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->waiting = ex->global.waiters.count + ex->waiting_groups;
     out_stats->global_in_flight = (size_t)ex->global.used;
     out_stats->global_max_in_flight = groupconc__limit_out(ex->global.limit);
-    out_stats->threads = ex->nthreads;
-    out_stats->idle_threads = ex->nidle;
+    out_stats->threads = atomic_load_explicit(&ex->nthreads, memory_order_relaxed); /* the lock */
+    out_stats->idle_threads = atomic_load_explicit(&ex->nidle, memory_order_relaxed);
     out_stats->shutdown = atomic_load_explicit(&ex->shutdown, memory_order_relaxed) != 0;
     out_stats->submitted = ex->counts.submitted;
     out_stats->succeeded = ex->counts.outcome[GROUPCONC__C_SUCCEEDED];
