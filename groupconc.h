@@ -606,7 +606,8 @@ typedef struct groupconc_group_stats {
     int queue_threshold;        /* or GROUPCONC_UNLIMITED */
     size_t running;             /* on a worker: executing, or taken to run next (a worker takes up
                                    to GROUPCONC_BATCH_MAX short tasks at a time and finishes them
-                                   together); CALLER_RUNS tasks not counted */
+                                   together); also CALLER_RUNS re-runs on a worker, which hold
+                                   no permits (one run in submit, on the caller, is not counted) */
     size_t ready;               /* hold all permits, waiting for a worker thread (also CALLER_RUNS
                                    re-runs waiting for a worker, which hold none) */
     size_t waiting_global;      /* waiting at layer 1 */
@@ -1141,18 +1142,21 @@ typedef struct groupconc__counters {
     uint64_t outcome[GROUPCONC__C_OUTCOMES];
 } groupconc__counters;
 
-/* 148 bytes before the key: with a key of up to 11 bytes, a 176-byte malloc chunk (192 up to 27).
-   The key table keeps the hash; the key's length is looked up rarely (strlen). */
+/* 140 bytes before the key: with a key of up to 11 bytes, a 160-byte malloc chunk (176 up to 27).
+   The key table keeps the hash; the key's length is looked up rarely (strlen). A group keeps no
+   `submitted` count: whenever ex->lock is free, every task that reached the group has completed
+   (an outcome counter) or is in one of its queues, ready or running, so the stats add those up
+   (groupconc__group_submitted). */
 struct groupconc__group {
     groupconc_executor *exec;
     groupconc__sem bulkhead;       /* layer 2 */
     groupconc__sem conc;           /* layer 3 */
-    groupconc__counters counts;
+    uint64_t outcome[GROUPCONC__C_OUTCOMES]; /* its tasks' final statuses (EVENTS AND COUNTERS) */
     _Atomic uint32_t refs;         /* the table's, plus one per task */
     int32_t threshold;             /* waiting at layers 2+3; -1 = unlimited */
     uint32_t waiting_global;       /* this group's tasks waiting at layer 1 */
-    uint32_t ready;
-    uint32_t running;
+    uint32_t ready;                /* in ex->ready (CALLER_RUNS re-runs included) */
+    uint32_t running;              /* in ex->running (CALLER_RUNS re-runs included) */
     char key[];
 };
 
@@ -1217,7 +1221,7 @@ struct groupconc_executor {
     groupconc__sem global;         /* layer 1 */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / shutdown_group) */
-    size_t nrunning;               /* running tasks holding permits */
+    size_t nrunning;               /* tasks in `running` */
     size_t waiting_groups;         /* tasks waiting at layers 2 and 3, all groups */
     size_t unfinished;             /* accepted tasks not yet completed */
     groupconc__counters counts;    /* all groups, evicted ones included */
@@ -1464,17 +1468,25 @@ GROUPCONC__FN int groupconc__outcome_index(int status, int reason) {
     }
 }
 
-GROUPCONC__FN uint64_t groupconc__counters_sum(const groupconc__counters *c) {
+GROUPCONC__FN uint64_t groupconc__outcomes_sum(const uint64_t *outcome) {
     uint64_t n = 0;
     int i;
-    for (i = 0; i < GROUPCONC__C_OUTCOMES; i++) n += c->outcome[i];
+    for (i = 0; i < GROUPCONC__C_OUTCOMES; i++) n += outcome[i];
     return n;
+}
+
+/* The group's SUBMITTED count: what completed plus what is still in it. Exact under ex->lock with the
+   inbox drained: a task is counted in one of these from its admission (in the same locked step that
+   reaches the group) to the end (see groupconc__group). */
+GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc__group *g) {
+    return groupconc__outcomes_sum(g->outcome) + g->waiting_global + g->bulkhead.waiters.count +
+           g->conc.waiters.count + g->ready + g->running;
 }
 
 /* Add delta (+1 or -1) to one outcome counter of g and of the executor. Under ex->lock. */
 GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__group *g, int which,
                                            int delta) {
-    g->counts.outcome[which] += (uint64_t)(int64_t)delta;
+    g->outcome[which] += (uint64_t)(int64_t)delta;
     ex->counts.outcome[which] += (uint64_t)(int64_t)delta;
 }
 
@@ -1550,7 +1562,6 @@ GROUPCONC__FN void groupconc__debug_check(const groupconc_executor *ex, const gr
     if (g) {
         groupconc__sem_check(&g->bulkhead);
         groupconc__sem_check(&g->conc);
-        GROUPCONC_ASSERT((int64_t)g->running <= g->conc.used);
     }
 }
 #else
@@ -1754,10 +1765,8 @@ GROUPCONC__FN bool groupconc__take_or_flag_locked(groupconc_executor *ex, groupc
             break;
     }
     groupconc__fifo_remove(&ex->running, t);
-    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-        ex->nrunning--;
-        t->group->running--;
-    }
+    ex->nrunning--;
+    t->group->running--;
     groupconc__cancel_locked(ex, t, b);
     return true;
 }
@@ -1820,10 +1829,8 @@ GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_tas
     t->stage = GROUPCONC__RUNNING;
     t->group->ready--;
     groupconc__fifo_push(&ex->running, t);
-    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-        ex->nrunning++;
-        t->group->running++;
-    }
+    ex->nrunning++;
+    t->group->running++;
 }
 
 /* Undo start_locked for tasks the worker took but has not run: back to the head of the ready
@@ -1837,10 +1844,8 @@ GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__
             continue;
         }
         groupconc__fifo_remove(&ex->running, t);
-        if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-            ex->nrunning--;
-            t->group->running--;
-        }
+        ex->nrunning--;
+        t->group->running--;
         t->stage = GROUPCONC__READY;
         t->group->ready++;
         groupconc__fifo_push_front(&ex->ready, t);
@@ -1862,10 +1867,8 @@ GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claim
 GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_task *t,
                                             groupconc__batch *b) {
     groupconc__fifo_remove(&ex->running, t);
-    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-        ex->nrunning--;
-        t->group->running--;
-    }
+    ex->nrunning--;
+    t->group->running--;
     groupconc__release_permits(ex, t, b);
     groupconc__pump(ex, b);
     groupconc__debug_check(ex, t->group);
@@ -1984,7 +1987,6 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
         groupconc__group *g = t->group;
         fifo = t->next;
         atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
-        g->counts.submitted++;
         n++;
         groupconc__admit(ex, t, b);
         groupconc__debug_check(ex, g);
@@ -3186,7 +3188,6 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
     }
     groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || p->listener);
     atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
-    g->counts.submitted++;
     ex->counts.submitted++;
     ex->unfinished++;
     groupconc__admit(ex, t, &b);
@@ -3587,14 +3588,14 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     out_stats->waiting_bulkhead = g->bulkhead.waiters.count;
     out_stats->waiting_concurrency = g->conc.waiters.count;
     out_stats->in_flight = (size_t)g->bulkhead.used;
-    out_stats->submitted = g->counts.submitted;
-    out_stats->succeeded = g->counts.outcome[GROUPCONC__C_SUCCEEDED];
-    out_stats->failed = g->counts.outcome[GROUPCONC__C_FAILED];
-    out_stats->cancelled = g->counts.outcome[GROUPCONC__C_CANCELLED];
-    out_stats->rejected_global = g->counts.outcome[GROUPCONC__C_REJ_GLOBAL];
-    out_stats->rejected_bulkhead = g->counts.outcome[GROUPCONC__C_REJ_BULKHEAD];
-    out_stats->rejected_concurrency = g->counts.outcome[GROUPCONC__C_REJ_CONCURRENCY];
-    out_stats->completed = groupconc__counters_sum(&g->counts);
+    out_stats->submitted = groupconc__group_submitted(g);
+    out_stats->succeeded = g->outcome[GROUPCONC__C_SUCCEEDED];
+    out_stats->failed = g->outcome[GROUPCONC__C_FAILED];
+    out_stats->cancelled = g->outcome[GROUPCONC__C_CANCELLED];
+    out_stats->rejected_global = g->outcome[GROUPCONC__C_REJ_GLOBAL];
+    out_stats->rejected_bulkhead = g->outcome[GROUPCONC__C_REJ_BULKHEAD];
+    out_stats->rejected_concurrency = g->outcome[GROUPCONC__C_REJ_CONCURRENCY];
+    out_stats->completed = groupconc__outcomes_sum(g->outcome);
     /* the oldest waiter is the head of one of the group's FIFOs (submit time) */
     if (g->waiting_global)
         for (t = ex->global.waiters.head; t && !oldest; t = t->next)
@@ -3638,7 +3639,7 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->rejected_bulkhead = ex->counts.outcome[GROUPCONC__C_REJ_BULKHEAD];
     out_stats->rejected_concurrency = ex->counts.outcome[GROUPCONC__C_REJ_CONCURRENCY];
     out_stats->rejected_other = ex->rejected_other;
-    out_stats->completed = groupconc__counters_sum(&ex->counts) + ex->rejected_other;
+    out_stats->completed = groupconc__outcomes_sum(ex->counts.outcome) + ex->rejected_other;
     groupconc__mutex_unlock(&ex->lock);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;

@@ -271,6 +271,60 @@ static void test_stats_latched_state(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* A group's `submitted` counts its tasks wherever they are: waiting at each of the three layers,
+   ready for a thread, running, and done (the group keeps no separate count: it adds these up). */
+static void test_stats_submitted_everywhere(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.default_concurrency = 1;
+    p.default_max_in_flight = 2;
+    p.global_max_in_flight = 4;
+    p.max_threads = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *h[7];
+    h[0] = tu_submit(ex, "a", NULL, tu_park_fn, &blocker); /* runs on the only thread */
+    assert_true(tu_latch_wait(&started));
+    h[1] = tu_submit(ex, "a", NULL, tu_noop_fn, NULL); /* waits at a's concurrency layer */
+    h[2] = tu_submit(ex, "a", NULL, tu_noop_fn, NULL); /* waits at a's bulkhead (2 in flight) */
+    h[3] = tu_submit(ex, "b", NULL, tu_noop_fn, NULL); /* all permits, no thread: ready */
+    h[4] = tu_submit(ex, "a", NULL, tu_noop_fn, NULL); /* global cap 4 reached: waits at layer 1 */
+    groupconc_group_stats a = tu_gstats(ex, "a"), b = tu_gstats(ex, "b");
+    assert_int_equal(a.running, 1);
+    assert_int_equal(a.waiting_concurrency, 1);
+    assert_int_equal(a.waiting_bulkhead, 1);
+    assert_int_equal(a.waiting_global, 1);
+    assert_int_equal(a.submitted, 4);
+    assert_int_equal(a.completed, 0);
+    assert_int_equal(b.ready, 1);
+    assert_int_equal(b.submitted, 1);
+    assert_int_equal(b.completed, 0);
+    groupconc_cancel_outcome out;
+    assert_int_equal(groupconc_task_cancel(h[4], &out), GROUPCONC_OK);
+    assert_int_equal(out, GROUPCONC_CANCEL_DEQUEUED);
+    a = tu_gstats(ex, "a");
+    assert_int_equal(a.submitted, 4); /* the cancelled one moved to `cancelled` */
+    assert_int_equal(a.cancelled, 1);
+    assert_int_equal(a.waiting_global, 0);
+    tu_park_release(&blocker);
+    for (int i = 0; i < 4; i++) tu_wait_status(h[i], GROUPCONC_STATUS_SUCCESS);
+    a = tu_gstats(ex, "a");
+    b = tu_gstats(ex, "b");
+    assert_int_equal(a.submitted, 4);
+    assert_int_equal(a.succeeded, 3);
+    assert_int_equal(a.completed, 4);
+    assert_int_equal(a.running + a.ready + a.in_flight, 0);
+    assert_int_equal(b.submitted, 1);
+    assert_int_equal(b.completed, 1);
+    for (int i = 0; i < 5; i++) groupconc_task_release(h[i]);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 static void test_stats_unknown_group(void **state) {
     (void)state;
     groupconc_group_limits table[] = {{"configured", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT}};
@@ -395,6 +449,7 @@ int main(void) {
         cmocka_unit_test(test_evict_reresolves),
         cmocka_unit_test(test_evict_while_running),
         cmocka_unit_test(test_stats_latched_state),
+        cmocka_unit_test(test_stats_submitted_everywhere),
         cmocka_unit_test(test_stats_unknown_group),
         cmocka_unit_test(test_group_keys),
         cmocka_unit_test(test_hash_collision_keys),
