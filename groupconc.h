@@ -606,8 +606,7 @@ typedef struct groupconc_group_stats {
     int queue_threshold;        /* or GROUPCONC_UNLIMITED */
     size_t running;             /* on a worker: executing, or taken to run next (a worker takes up
                                    to GROUPCONC_BATCH_MAX short tasks at a time and finishes them
-                                   together); also CALLER_RUNS re-runs on a worker, which hold
-                                   no permits (one run in submit, on the caller, is not counted) */
+                                   together); CALLER_RUNS tasks not counted */
     size_t ready;               /* hold all permits, waiting for a worker thread (also CALLER_RUNS
                                    re-runs waiting for a worker, which hold none) */
     size_t waiting_global;      /* waiting at layer 1 */
@@ -1145,7 +1144,7 @@ typedef struct groupconc__counters {
 /* 140 bytes before the key: with a key of up to 11 bytes, a 160-byte malloc chunk (176 up to 27).
    The key table keeps the hash; the key's length is looked up rarely (strlen). A group keeps no
    `submitted` count: whenever ex->lock is free, every task that reached the group has completed
-   (an outcome counter) or is in one of its queues, ready or running, so the stats add those up
+   (an outcome counter) or is waiting, ready or on a worker, so the stats add those up
    (groupconc__group_submitted). */
 struct groupconc__group {
     groupconc_executor *exec;
@@ -1156,7 +1155,7 @@ struct groupconc__group {
     int32_t threshold;             /* waiting at layers 2+3; -1 = unlimited */
     uint32_t waiting_global;       /* this group's tasks waiting at layer 1 */
     uint32_t ready;                /* in ex->ready (CALLER_RUNS re-runs included) */
-    uint32_t running;              /* in ex->running (CALLER_RUNS re-runs included) */
+    uint32_t running;              /* in ex->running holding permits (CALLER_RUNS re-runs not) */
     char key[];
 };
 
@@ -1221,7 +1220,7 @@ struct groupconc_executor {
     groupconc__sem global;         /* layer 1 */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / shutdown_group) */
-    size_t nrunning;               /* tasks in `running` */
+    size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at layers 2 and 3, all groups */
     size_t unfinished;             /* accepted tasks not yet completed */
     groupconc__counters counts;    /* all groups, evicted ones included */
@@ -1475,14 +1474,6 @@ GROUPCONC__FN uint64_t groupconc__outcomes_sum(const uint64_t *outcome) {
     return n;
 }
 
-/* The group's SUBMITTED count: what completed plus what is still in it. Exact under ex->lock with the
-   inbox drained: a task is counted in one of these from its admission (in the same locked step that
-   reaches the group) to the end (see groupconc__group). */
-GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc__group *g) {
-    return groupconc__outcomes_sum(g->outcome) + g->waiting_global + g->bulkhead.waiters.count +
-           g->conc.waiters.count + g->ready + g->running;
-}
-
 /* Add delta (+1 or -1) to one outcome counter of g and of the executor. Under ex->lock. */
 GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__group *g, int which,
                                            int delta) {
@@ -1562,6 +1553,7 @@ GROUPCONC__FN void groupconc__debug_check(const groupconc_executor *ex, const gr
     if (g) {
         groupconc__sem_check(&g->bulkhead);
         groupconc__sem_check(&g->conc);
+        GROUPCONC_ASSERT((int64_t)g->running <= g->conc.used);
     }
 }
 #else
@@ -1765,8 +1757,10 @@ GROUPCONC__FN bool groupconc__take_or_flag_locked(groupconc_executor *ex, groupc
             break;
     }
     groupconc__fifo_remove(&ex->running, t);
-    ex->nrunning--;
-    t->group->running--;
+    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+        ex->nrunning--;
+        t->group->running--;
+    }
     groupconc__cancel_locked(ex, t, b);
     return true;
 }
@@ -1829,8 +1823,10 @@ GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_tas
     t->stage = GROUPCONC__RUNNING;
     t->group->ready--;
     groupconc__fifo_push(&ex->running, t);
-    ex->nrunning++;
-    t->group->running++;
+    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+        ex->nrunning++;
+        t->group->running++;
+    }
 }
 
 /* Undo start_locked for tasks the worker took but has not run: back to the head of the ready
@@ -1844,8 +1840,10 @@ GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__
             continue;
         }
         groupconc__fifo_remove(&ex->running, t);
-        ex->nrunning--;
-        t->group->running--;
+        if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+            ex->nrunning--;
+            t->group->running--;
+        }
         t->stage = GROUPCONC__READY;
         t->group->ready++;
         groupconc__fifo_push_front(&ex->ready, t);
@@ -1867,8 +1865,10 @@ GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claim
 GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_task *t,
                                             groupconc__batch *b) {
     groupconc__fifo_remove(&ex->running, t);
-    ex->nrunning--;
-    t->group->running--;
+    if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
+        ex->nrunning--;
+        t->group->running--;
+    }
     groupconc__release_permits(ex, t, b);
     groupconc__pump(ex, b);
     groupconc__debug_check(ex, t->group);
@@ -3560,6 +3560,20 @@ GROUPCONC__FN int groupconc__limit_out(int32_t limit) {
     return limit == INT32_MAX ? GROUPCONC_UNLIMITED : (int)limit;
 }
 
+/* The group's SUBMITTED count: what completed plus what is still in it. Exact under ex->lock with the
+   inbox drained: a task is counted in one of these from its admission (in the same locked step that
+   reaches the group) to the end (see groupconc__group). A CALLER_RUNS re-run on a worker is in no
+   gauge (it holds no permits): those are found in ex->running, which holds at most BATCH_MAX tasks
+   per worker. */
+GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, const groupconc__group *g) {
+    uint64_t n = groupconc__outcomes_sum(g->outcome) + g->waiting_global + g->bulkhead.waiters.count +
+                 g->conc.waiters.count + g->ready + g->running;
+    const groupconc_task *t;
+    for (t = ex->running.head; t; t = t->next)
+        if (t->group == g && (t->bits & GROUPCONC__B_NO_PERMITS)) n++;
+    return n;
+}
+
 GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
                                                 groupconc_group_stats *out_stats) {
     groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
@@ -3588,7 +3602,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     out_stats->waiting_bulkhead = g->bulkhead.waiters.count;
     out_stats->waiting_concurrency = g->conc.waiters.count;
     out_stats->in_flight = (size_t)g->bulkhead.used;
-    out_stats->submitted = groupconc__group_submitted(g);
+    out_stats->submitted = groupconc__group_submitted(ex, g);
     out_stats->succeeded = g->outcome[GROUPCONC__C_SUCCEEDED];
     out_stats->failed = g->outcome[GROUPCONC__C_FAILED];
     out_stats->cancelled = g->outcome[GROUPCONC__C_CANCELLED];

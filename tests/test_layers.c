@@ -438,6 +438,7 @@ typedef struct caller_probe {
     atomic_int ran;
     tu_thread_id thread;
     size_t group_running;    /* stats seen from inside the task */
+    uint64_t group_submitted, group_completed;
     size_t global_in_flight;
     size_t exec_running;
     int stats_rc;
@@ -454,6 +455,8 @@ static int caller_fn(groupconc_context *ctx, void **out_value, void *user_data) 
     if (c->stats_rc == GROUPCONC_OK) c->stats_rc = groupconc_executor_stats_get(ex, &xs);
     if (c->stats_rc == GROUPCONC_OK) {
         c->group_running = gs.running;
+        c->group_submitted = gs.submitted;
+        c->group_completed = gs.completed;
         c->global_in_flight = xs.global_in_flight;
         c->exec_running = xs.running;
     }
@@ -692,7 +695,9 @@ static void test_async_rejection_policies(void **state) {
             assert_false(tu_same_thread(c.thread, tu_self())); /* on a worker */
             assert_int_equal(c.stats_rc, GROUPCONC_OK);
             assert_int_equal(c.global_in_flight, 1); /* holds no global permit */
-            assert_int_equal(c.group_running, 2);    /* the blocker and itself: counted as running */
+            assert_int_equal(c.group_running, 1);    /* not counted as running */
+            assert_int_equal(c.group_submitted, 2);  /* but counted as submitted, not completed */
+            assert_int_equal(c.group_completed, 0);
         }
         assert_int_equal(tu_rejected(tu_gstats(ex, "G")), mode == 0 ? 1 : 0);
         assert_int_equal(tu_gstats(ex, "G").succeeded, mode == 0 ? 0 : 1); /* the blocker still runs */
