@@ -45,7 +45,8 @@
                                                                         before it sleeps, after short tasks (>= 0; 0: never)
        GROUPCONC_USE_PTHREADS     impl TU          auto                 POSIX threads backend instead of C11 <threads.h>;
                                                                         chosen automatically under ThreadSanitizer and
-                                                                        where __STDC_NO_THREADS__ is defined
+                                                                        where __STDC_NO_THREADS__ is defined; 0 forces
+                                                                        C11 threads
        GROUPCONC_TEST_THREAD_START_FAILS()  impl TU  0                  test hook: non-zero makes the next worker start fail
    A bad value of a numeric macro, or the implementation compiled as C++, stops the build with an
    #error that names it. The internal tunables (spin tries, nap length, batch thresholds, node
@@ -112,8 +113,8 @@
        Listener events, completion callbacks, rejection handlers and cleanups never run with an
        internal lock held: they may submit, cancel, read stats and wait on other tasks. Blocking
        calls made inside a task or callback of the same executor never wait for themselves:
-         groupconc_task_wait[_for]   on the task whose body, event or handler is running on this
-                                     thread: GROUPCONC_EDEADLK; on any other task: waits (a task
+         groupconc_task_wait[_for]   on the task whose body, event, handler or cleanup is running
+                                     on this thread: GROUPCONC_EDEADLK; on any other task: waits (a task
                                      whose completion this thread runs next is completed first)
          groupconc_execute_all       works (waits only for the tasks it submitted)
          groupconc_executor_shutdown_graceful  starts the shutdown, does not wait: GROUPCONC_EDEADLK
@@ -121,7 +122,8 @@
          groupconc_executor_shutdown never waits: fine anywhere
        A task that waits keeps its permits meanwhile: waiting on a task that needs one of them (a
        child queued behind it in its own group of concurrency 1, or behind a full global cap) waits
-       forever, as with any semaphore; give such children a group of their own.       The resolver runs under the key table's lock (with queue thresholds in the policy, under the
+       forever, as with any semaphore; give such children a group of their own.
+       The resolver runs under the key table's lock (with queue thresholds in the policy, under the
        executor lock too), so that it is called exactly once per group creation: it must be quick
        and must not call into groupconc.
 
@@ -232,7 +234,8 @@ typedef enum groupconc_error {
 #define GROUPCONC_UNLIMITED (-1)
 /* In a per-group limits entry: "not set here, use the resolver / the policy default". */
 #define GROUPCONC_DEFAULT (-2)
-/* Timeout value meaning "wait forever" for the *_for / graceful / execute_all functions. */
+/* Timeout value meaning "wait forever" for the *_for / graceful / execute_all functions (any
+   negative timeout means the same). */
 #define GROUPCONC_FOREVER (-1)
 /* Durations are int64_t nanoseconds: GROUPCONC_MS(50), GROUPCONC_SEC(2). */
 #define GROUPCONC_US(n) ((int64_t)(n) * 1000)
@@ -432,8 +435,9 @@ GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
 GROUPCONC_API int groupconc_executor_shutdown(groupconc_executor *ex);
 
 /* groupconc_executor_shutdown_graceful: stop accepting, let queued and running tasks finish for up
-   to `timeout_ns` (GROUPCONC_FOREVER: no limit); at the timeout, cancel what is left as
-   groupconc_executor_shutdown does.
+   to `timeout_ns`; at the timeout, cancel what is left as groupconc_executor_shutdown does.
+   Params:        timeout_ns: nanoseconds from the call (GROUPCONC_MS() etc.); 0: cancel at once
+                  what has not finished; GROUPCONC_FOREVER (any negative value): no limit.
    Returns:       GROUPCONC_OK (every task finished); GROUPCONC_ETIMEDOUT (some were cancelled or
                   flagged); GROUPCONC_EINVAL (ex NULL); GROUPCONC_EDEADLK (see Callbacks).
    Thread safety: any thread, concurrently with any call but destroy.
@@ -494,19 +498,23 @@ GROUPCONC_API int groupconc_submit_spec(groupconc_executor *ex, const groupconc_
                                         groupconc_task **out_task);
 
 /* groupconc_task_wait: block until `task` is done; copy its result.
+   Params:        out_result: filled on GROUPCONC_OK only; its group / task_id point into the
+                  handle (valid until it is released).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task or out_result NULL); GROUPCONC_EDEADLK (see
                   Callbacks); GROUPCONC_ENOMEM (no condition variable could be made);
                   GROUPCONC_ERELEASED (a released handle, where the library sees it: see Remarks).
    Thread safety: any thread; many waiters on one handle are fine.
-   Callbacks:     inside this task's own body, STARTED / REJECTED / COMPLETED event or rejection
-                  handler: GROUPCONC_EDEADLK at once. In its completion callbacks it returns at once
+   Callbacks:     inside this task's own body, STARTED / REJECTED / COMPLETED event, rejection
+                  handler or cleanup: GROUPCONC_EDEADLK at once. In its completion callbacks it returns at once
                   (the task is done). On any other task it waits; a worker blocked here lets the pool
                   start one more thread, so the tasks it waits for still run.
    Remarks:       permits are back and the COMPLETED event has run before this returns. Using a
                   handle after groupconc_task_release is undefined, as with free(). */
 GROUPCONC_API int groupconc_task_wait(groupconc_task *task, groupconc_result *out_result);
 
-/* groupconc_task_wait_for: as groupconc_task_wait, at most `timeout_ns` (0 = poll; GROUPCONC_FOREVER).
+/* groupconc_task_wait_for: as groupconc_task_wait, for at most `timeout_ns`.
+   Params:        timeout_ns: nanoseconds from the call; 0: do not wait (poll); GROUPCONC_FOREVER (any
+                  negative value): no limit.
    Returns:       as groupconc_task_wait; GROUPCONC_ETIMEDOUT (the task is NOT cancelled).
    Thread safety: any thread.
    Callbacks:     as groupconc_task_wait. */
@@ -531,6 +539,8 @@ GROUPCONC_API int groupconc_task_cancel(groupconc_task *task, groupconc_cancel_o
 
 /* groupconc_task_on_complete: register fn to run exactly once when the task completes (at once, on
    this thread, if it already has). Several callbacks run in registration order.
+   Params:        fn(task, result, user_data): `result` is valid during the call only; user_data is
+                  passed as is.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task or fn NULL); GROUPCONC_ERELEASED (as in
                   wait); GROUPCONC_ENOMEM.
    Thread safety: any thread.
@@ -548,14 +558,30 @@ GROUPCONC_API int groupconc_task_on_complete(groupconc_task *task, groupconc_com
    Remarks:       releasing twice, or using the handle after release, is undefined (as free()). */
 GROUPCONC_API int groupconc_task_release(groupconc_task *task);
 
-/* Inside a task function: whether cancellation was requested; the task's group, id (or NULL) and
-   executor.
-   Returns:       the value; NULL ctx gives false / NULL.
-   Thread safety: call them from the task's own body (ctx is valid only while it runs).
+/* groupconc_context_is_cancelled: whether cancellation of the running task was requested (task
+   cancel, group shutdown / evict, executor shutdown, execute_all's deadline). Poll it in long tasks
+   and return GROUPCONC_TASK_CANCELLED when it says so.
+   Returns:       true / false; false for a NULL ctx.
+   Thread safety: from the task's own body (ctx is valid only while it runs); it never blocks.
    Callbacks:     the task body only. */
 GROUPCONC_API bool groupconc_context_is_cancelled(const groupconc_context *ctx);
+
+/* groupconc_context_group: the running task's group key.
+   Returns:       the key (valid while the task runs); NULL for a NULL ctx.
+   Thread safety: from the task's own body.
+   Callbacks:     the task body only. */
 GROUPCONC_API const char *groupconc_context_group(const groupconc_context *ctx);
+
+/* groupconc_context_task_id: the running task's id, as submitted.
+   Returns:       the id (valid while the task runs), or NULL (submitted without one, or a NULL ctx).
+   Thread safety: from the task's own body.
+   Callbacks:     the task body only. */
 GROUPCONC_API const char *groupconc_context_task_id(const groupconc_context *ctx);
+
+/* groupconc_context_executor: the executor running the task (to submit follow-up work).
+   Returns:       the executor; NULL for a NULL ctx.
+   Thread safety: from the task's own body.
+   Callbacks:     the task body only. */
 GROUPCONC_API groupconc_executor *groupconc_context_executor(const groupconc_context *ctx);
 
 /* groupconc_execute_all: submit every spec (with its cleanup), then collect results in input order
@@ -640,6 +666,7 @@ typedef struct groupconc_executor_stats {
 
 /* groupconc_group_stats_get: a snapshot of one group (consistent: taken under the executor lock;
    stale as soon as it returns).
+   Params:        group: the key, as submitted; out_stats: filled on GROUPCONC_OK only.
    Returns:       GROUPCONC_OK; GROUPCONC_ENOTFOUND (no cached state for that key); GROUPCONC_EINVAL;
                   GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG.
    Thread safety: any thread.
@@ -654,8 +681,9 @@ GROUPCONC_API int groupconc_group_stats_get(groupconc_executor *ex, const char *
 GROUPCONC_API int groupconc_executor_stats_get(groupconc_executor *ex,
                                                groupconc_executor_stats *out_stats);
 
-/* groupconc_group_keys_get: the known group keys, as one block: (*out_keys)[0 .. *out_count-1],
-   NULL-terminated. Free it with groupconc_group_keys_free.
+/* groupconc_group_keys_get: the known group keys (those with cached state), in no particular order.
+   Params:        *out_keys: one allocation, (*out_keys)[0 .. *out_count-1] then NULL; free it with
+                  groupconc_group_keys_free. Both are set to NULL / 0 on error.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ENOMEM.
    Thread safety: any thread.
    Callbacks:     may be called anywhere except the resolver. */
@@ -663,20 +691,38 @@ GROUPCONC_API int groupconc_group_keys_get(groupconc_executor *ex, char ***out_k
                                            size_t *out_count);
 
 /* groupconc_group_keys_free: free what groupconc_group_keys_get returned. NULL is a no-op.
-   Thread safety: any thread.  Callbacks: anywhere. */
+   Returns:       nothing.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. */
 GROUPCONC_API void groupconc_group_keys_free(char **keys);
 
 /* ---- [8] diagnostics ---------------------------------------------------------------------------- */
 
-/* groupconc_strerror / groupconc_errname: the message / the name ("GROUPCONC_EINVAL") of a library
-   code; "unknown error code" / "GROUPCONC_UNKNOWN" for any other value. Never NULL.
-   groupconc_version: the implementation's version string (compare with GROUPCONC_VERSION_STRING).
-   groupconc_*_name: the enum value's name without prefix ("SUCCESS", "DEQUEUED", "COMPLETED",
-   "CALLER_RUNS"), "UNKNOWN" for any other value. Never NULL.
-   Thread safety: any thread; static strings.  Callbacks: anywhere. */
+/* groupconc_strerror: the message of a library code (an API return value or result.reason).
+   Returns:       a static string, never NULL; "unknown error code" for any other value.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. */
 GROUPCONC_API const char *groupconc_strerror(int code);
+
+/* groupconc_errname: the name of a library code ("GROUPCONC_EINVAL").
+   Returns:       a static string, never NULL; "GROUPCONC_UNKNOWN" for any other value.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. */
 GROUPCONC_API const char *groupconc_errname(int code);
+
+/* groupconc_version: the implementation's version (compare with GROUPCONC_VERSION_STRING to catch a
+   header and an implementation of different versions).
+   Returns:       a static string, never NULL.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. */
 GROUPCONC_API const char *groupconc_version(void);
+
+/* groupconc_status_name, groupconc_cancel_outcome_name, groupconc_event_type_name,
+   groupconc_rejection_policy_name: an enum value's name without its prefix ("SUCCESS",
+   "DEQUEUED", "COMPLETED", "CALLER_RUNS").
+   Returns:       a static string, never NULL; "UNKNOWN" for a value outside the enum.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. */
 GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 GROUPCONC_API const char *groupconc_cancel_outcome_name(groupconc_cancel_outcome outcome);
 GROUPCONC_API const char *groupconc_event_type_name(groupconc_event_type type);
@@ -1219,7 +1265,7 @@ struct groupconc_executor {
 
     groupconc__sem global;         /* layer 1 */
     groupconc__fifo ready;
-    groupconc__fifo running;       /* running tasks (flagged on shutdown / shutdown_group) */
+    groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at layers 2 and 3, all groups */
     size_t unfinished;             /* accepted tasks not yet completed */
@@ -1492,7 +1538,8 @@ GROUPCONC__FN int groupconc__limits_cmp(const void *a, const void *b) {
 
 GROUPCONC__FN int32_t groupconc__cap(int v) { return v == GROUPCONC_UNLIMITED ? INT32_MAX : (int32_t)v; }
 
-/* Resolve the limits once, at creation ("first resolution fixed"). Called with ex->lock held. */
+/* Find the group, or create it and resolve its limits once ("first resolution fixed"). Called with
+   ex->table_lock held (and ex->lock too on the locked submit path): the resolver runs there. */
 GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, size_t len,
                                        uint64_t hash, groupconc__group **out) {
     const groupconc_policy *p = &ex->policy;

@@ -5,7 +5,9 @@
 - its configuration table (the first markdown table under a heading containing "Configuration",
   macro names in backticks in the first column) lists exactly the macros of the CONFIGURATION
   table in groupconc.h's top comment;
-- every examples/*.c is linked from it, and every examples/*.c it names exists."""
+- every examples/*.c is linked from it, and every examples/*.c it names exists;
+- it keeps the warning that the global in-flight cap is not a running cap, with the recipe for
+  "at most N running overall" (issue 12, item 10: the trap a new user hit)."""
 import glob
 import os
 import re
@@ -73,6 +75,12 @@ for path in sorted(glob.glob("examples/*.c")):
 for path in sorted(set(re.findall(r"examples/[0-9A-Za-z_]+\.c", readme))):
     if not os.path.exists(path):
         problems.append(f"README.md names {path}, which does not exist")
+
+if not re.search(r"^#+ At most 16 running overall", readme, re.M) or \
+        "policy.max_threads = 16;" not in readme:
+    problems.append('README.md lacks the "At most 16 running overall" recipe (max_threads = 16)')
+if "global in-flight cap is not a running cap" not in readme:
+    problems.append("README.md lacks the warning that the global cap counts waiting tasks")
 
 for p in problems:
     print(p)

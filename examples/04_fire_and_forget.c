@@ -116,7 +116,12 @@ int main(void) {
     int ok = 1;
 
     int accepted = submit_messages(ex, 1, 10);
-    while (!atomic_load(&holding)) nap(); /* message 1 is running, 2..10 wait for the permit */
+    for (int i = 0; i < 30000 && !atomic_load(&holding); i++) nap(); /* at most ~30 s */
+    if (!atomic_load(&holding)) { /* message 1 never started */
+        fprintf(stderr, "message 1 did not start\n");
+        return EXIT_FAILURE;
+    }
+    /* message 1 is running, 2..10 wait for the permit */
 
     rc = groupconc_group_shutdown(ex, "mail");
     printf("group_shutdown: %s (%d arguments freed by then)\n", groupconc_errname(rc),

@@ -1,5 +1,6 @@
-/* test_groups.c - group control and stats: shutdown_group, evict_group (limits re-resolved),
-   stats of a latched state, unknown groups, the key list, bad input. */
+/* test_groups.c - group control and stats: groupconc_group_shutdown, groupconc_group_evict (limits
+   re-resolved), stats of a latched state, submitted counted everywhere, unknown groups, the key
+   list, bad input. */
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 
@@ -18,7 +19,7 @@ static int answer_fn(const char *group, int *out_concurrency, void *user_data) {
     return 0;
 }
 
-/* ---- shutdown_group ----------------------------------------------------------------------------- */
+/* ---- groupconc_group_shutdown ------------------------------------------------------------------- */
 
 static void test_shutdown_group_leaves_others(void **state) {
     (void)state;
@@ -90,7 +91,7 @@ static void test_shutdown_group_leaves_others(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
-/* ---- evict_group -------------------------------------------------------------------------------- */
+/* ---- groupconc_group_evict ---------------------------------------------------------------------- */
 
 static void test_evict_reresolves(void **state) {
     (void)state;
