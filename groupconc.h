@@ -586,8 +586,8 @@ GROUPCONC_API groupconc_executor *groupconc_context_executor(const groupconc_con
 
 /* groupconc_execute_all: submit every spec (with its cleanup), then collect results in input order
    (no fail-fast).
-   Params:        timeout_ns: a deadline from the call (GROUPCONC_FOREVER: none). At the deadline
-                  the unfinished tasks are cancelled: one that never started is reported CANCELLED;
+   Params:        timeout_ns: a deadline from the call (GROUPCONC_FOREVER, any negative: none). At
+                  the deadline the unfinished tasks are cancelled: one that never started is reported CANCELLED;
                   one that was running is flagged and waited for, and reports its true outcome.
                   out_results[i].group / task_id point into `tasks`.
    Returns:       GROUPCONC_OK; GROUPCONC_ETIMEDOUT (the deadline cut some tasks);
@@ -2848,7 +2848,7 @@ GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p, groupconc_p
                                   "must be >= 0");
     if ((int)p->rejection < (int)GROUPCONC_REJECT_ABORT ||
         (int)p->rejection > (int)GROUPCONC_REJECT_CALLER_RUNS)
-        return groupconc__problem(pr, GROUPCONC_EPOLICY, "rejection", -1, NULL, (long long)p->rejection,
+        return groupconc__problem(pr, GROUPCONC_EPOLICY, "rejection", -1, NULL, (long long)(int)p->rejection,
                                   "is not a groupconc_rejection_policy value");
     if (p->group_count > 0 && !p->groups)
         return groupconc__problem(pr, GROUPCONC_EINVAL, "groups", -1, NULL, 0,

@@ -1,9 +1,12 @@
-/* test_errors.c - bad input, table-driven (SPEC "Bad input and faults"; STYLE "Errors").
+/* test_errors.c - the bad-input matrix: every public function called with each invalid argument.
 
    One row per public function x invalid argument: the call, the documented error code it must
    return, and (inside the call) any further promise (nothing submitted, out parameter untouched,
-   no task lost). Every row runs as its own cmocka test against a fresh fixture, and the fixture's
-   teardown checks that no block of the counting allocator is left live.
+   no task lost). groupconc_policy_check has a row for every field it validates, each checking the
+   code and the field it names; every executor_create row with a bad policy or table also runs
+   groupconc_policy_check on the same policy, so that the two cannot disagree. Timeouts: any
+   negative value means GROUPCONC_FOREVER. Every row runs as its own cmocka test against a fresh
+   fixture, and the fixture's teardown checks that no block of the counting allocator is left live.
 
    The fixture: executor with a per-group table ("solo": conc 1, threshold 0; "bulk": conc 1,
    in-flight 1, threshold 0), a task `parked` running in "p" on a latch, `queued` waiting behind it,
@@ -199,27 +202,58 @@ static int check_created(fixture *f, int rc) {
     return rc;
 }
 
+/* groupconc_policy_check on the policy an executor_create row just used: the same code, in the
+   problem too, and for an error the field it names (want_field) and a message; for OK, no field.
+   So create and check can never disagree. */
+static void check_agrees(const groupconc_policy *p, int create_rc, const char *want_field) {
+    groupconc_policy_problem pr;
+    memset(&pr, 0x5a, sizeof pr);
+    int rc = groupconc_policy_check(p, &pr);
+    if (rc != create_rc)
+        fail_msg("executor_create returned %s, policy_check on the same policy %s (field \"%.*s\")",
+                 groupconc_errname(create_rc), groupconc_errname(rc), (int)sizeof pr.field, pr.field);
+    if (pr.code != rc) fail_msg("policy_check returned %s, problem.code %d", groupconc_errname(rc), pr.code);
+    if (!memchr(pr.field, '\0', sizeof pr.field) || !memchr(pr.message, '\0', sizeof pr.message))
+        fail_msg("problem.field / problem.message not NUL-terminated");
+    if (rc == GROUPCONC_OK) {
+        if (pr.field[0] != '\0') fail_msg("valid policy, yet problem.field \"%s\"", pr.field);
+        return;
+    }
+    if (pr.field[0] == '\0' || pr.message[0] == '\0')
+        fail_msg("policy_check returned %s with field \"%s\", message \"%s\"", groupconc_errname(rc), pr.field,
+                 pr.message);
+    if (want_field && strcmp(pr.field, want_field) != 0)
+        fail_msg("policy_check returned %s naming \"%s\", want \"%s\"", groupconc_errname(rc), pr.field, want_field);
+}
+
 static int call_policy(fixture *f, const row *r) {
     groupconc_policy p = groupconc_policy_default();
     p.groups = valid_table;
     p.group_count = 2;
     int v = (int)r->value;
+    const char *field = NULL;
     switch (r->field) {
-    case P_CONC: p.default_concurrency = v; break;
-    case P_INFL: p.default_max_in_flight = v; break;
-    case P_THR: p.default_queue_threshold = v; break;
-    case P_GINFL: p.global_max_in_flight = v; break;
-    case P_GTHR: p.global_queue_threshold = v; break;
-    case P_THREADS: p.max_threads = v; break;
-    case P_KEEPALIVE: p.keep_alive_ns = r->value; break;
-    case P_REJECTION: p.rejection = (groupconc_rejection_policy)v; break;
-    case P_NULL_POLICY: return groupconc_executor_create(NULL, &f->tmp_ex);
-    case P_NULL_OUT: return groupconc_executor_create(&p, NULL);
-    case P_GROUPS_NULL: p.groups = NULL; break;
+    case P_CONC: p.default_concurrency = v; field = "default_concurrency"; break;
+    case P_INFL: p.default_max_in_flight = v; field = "default_max_in_flight"; break;
+    case P_THR: p.default_queue_threshold = v; field = "default_queue_threshold"; break;
+    case P_GINFL: p.global_max_in_flight = v; field = "global_max_in_flight"; break;
+    case P_GTHR: p.global_queue_threshold = v; field = "global_queue_threshold"; break;
+    case P_THREADS: p.max_threads = v; field = "max_threads"; break;
+    case P_KEEPALIVE: p.keep_alive_ns = r->value; field = "keep_alive_ns"; break;
+    case P_REJECTION: p.rejection = (groupconc_rejection_policy)v; field = "rejection"; break;
+    case P_NULL_POLICY: {
+        int rc = groupconc_executor_create(NULL, &f->tmp_ex);
+        check_agrees(NULL, rc, "policy");
+        return rc;
+    }
+    case P_NULL_OUT: return groupconc_executor_create(&p, NULL); /* the policy is fine: no check */
+    case P_GROUPS_NULL: p.groups = NULL; field = "groups"; break;
     case P_COUNT_ZERO: p.group_count = 0; break;
     default: fail();
     }
-    return check_created(f, groupconc_executor_create(&p, &f->tmp_ex));
+    int rc = groupconc_executor_create(&p, &f->tmp_ex);
+    check_agrees(&p, rc, field);
+    return check_created(f, rc);
 }
 
 /* ==== executor create: per-group table entries ================================================== */
@@ -255,7 +289,14 @@ static int call_table(fixture *f, const row *r) {
     groupconc_policy p = groupconc_policy_default();
     p.groups = tbl;
     p.group_count = 3;
-    return check_created(f, groupconc_executor_create(&p, &f->tmp_ex));
+    /* the field policy_check must name: the row's entry (a duplicate is reported at its second use,
+       which the rows put at `entry`) */
+    static const char *const names[] = {"group", "concurrency", "max_in_flight", "queue_threshold"};
+    char field[48];
+    snprintf(field, sizeof field, "groups[%d].%s", r->entry, names[r->field]);
+    int rc = groupconc_executor_create(&p, &f->tmp_ex);
+    check_agrees(&p, rc, field);
+    return check_created(f, rc);
 }
 
 /* The policy and its table are copied: the caller may free its copy at once. */
@@ -423,38 +464,139 @@ static int call_submit(fixture *f, const row *r) {
     return rc;
 }
 
-/* groupconc_policy_check: the code executor_create returns, and the field it names. */
+/* groupconc_policy_check: a row for every field it validates. Each row sets one field (or, for the
+   C_FIRST_* rows, several: the first one in the documented order is reported) of a policy that has a
+   three-entry table, and checks the code, problem.code, the field named, problem.group (an entry's
+   key, pointing into the caller's table, or NULL for a policy field), problem.value for a numeric
+   field, a non-empty message that names the field, and that executor_create returns the same code. */
+enum { C_POLICY_NULL, C_OUT_NULL, C_OUT_NULL_BAD, C_CONC, C_INFL, C_THR, C_GINFL, C_GTHR, C_THREADS,
+       C_KEEPALIVE, C_REJECTION, C_REJECTION_WITH_HANDLER, C_GROUPS_NULL, C_KEY_NULL, C_KEY_EMPTY,
+       C_KEY_LONG, C_KEY_MAX, C_KEY_DUP_FIRST, C_KEY_DUP_PREV, C_ENTRY_CONC, C_ENTRY_INFL, C_ENTRY_THR,
+       C_CALLBACKS_SET, C_MINIMA, C_FIRST_POLICY, C_FIRST_TABLE };
+
+static int check_resolver(const char *group, int *out_concurrency, void *user_data) {
+    (void)group, (void)user_data;
+    *out_concurrency = 2;
+    return 0;
+}
+static void check_reject_handler(const groupconc_rejection *rejection, groupconc_reject_result *out_result,
+                                 void *user_data) {
+    (void)rejection, (void)out_result, (void)user_data;
+}
+
 static int call_policy_check(fixture *f, const row *r) {
-    (void)f;
     groupconc_policy p = groupconc_policy_default();
-    groupconc_group_limits table[2] = {{"a", 1, 1, 1}, {"b", 1, 1, 1}};
+    groupconc_group_limits table[3] = {{"a", 1, 1, 1}, {"b", 2, GROUPCONC_UNLIMITED, 0},
+                                       {"c", GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT}};
+    p.groups = table;
+    p.group_count = 3;
     groupconc_policy_problem pr;
-    const char *want_field = "";
+    char want_field[48] = "";
+    bool entry_field = false; /* the field is in table[r->entry]: problem.group is its key */
+    bool numeric = true;      /* problem.value is r->value */
+    int v = (int)r->value;
     memset(&pr, 0x5a, sizeof pr);
+#define ENTRY_FIELD(name) (snprintf(want_field, sizeof want_field, "groups[%d].%s", r->entry, name), entry_field = true)
+#define POLICY_FIELD(name) snprintf(want_field, sizeof want_field, "%s", name)
     switch (r->field) {
-    case 0: return groupconc_policy_check(NULL, &pr) == GROUPCONC_EINVAL && pr.code == GROUPCONC_EINVAL
-                       ? GROUPCONC_EINVAL : 1;
-    case 1: return groupconc_policy_check(&p, NULL);
-    case 2: p.default_max_in_flight = 0; want_field = "default_max_in_flight"; break;
-    case 3: p.default_queue_threshold = -3; want_field = "default_queue_threshold"; break;
-    case 4: p.global_max_in_flight = -5; want_field = "global_max_in_flight"; break;
-    case 5: p.global_queue_threshold = INT_MIN; want_field = "global_queue_threshold"; break;
-    case 6: p.keep_alive_ns = -1; want_field = "keep_alive_ns"; break;
-    case 7: p.groups = NULL; p.group_count = 2; want_field = "groups"; break;
-    case 8: p.groups = table; p.group_count = 2; table[1].group = NULL; want_field = "groups[1].group"; break;
-    case 9: p.groups = table; p.group_count = 2; table[1].max_in_flight = 0; want_field = "groups[1].max_in_flight"; break;
-    case 10: p.groups = table; p.group_count = 2; table[1].group = "a"; want_field = "groups[1].group"; break;
+    case C_POLICY_NULL: {
+        int rc = groupconc_policy_check(NULL, &pr);
+        if (pr.code != rc) fail_msg("problem.code %d, returned %d", pr.code, rc);
+        if (strcmp(pr.field, "policy") != 0) fail_msg("problem.field \"%s\", want \"policy\"", pr.field);
+        if (pr.message[0] == '\0') fail_msg("empty problem.message");
+        groupconc_executor *ex = (groupconc_executor *)(uintptr_t)1;
+        int crc = groupconc_executor_create(NULL, &ex);
+        if (crc != rc) fail_msg("executor_create returned %s, policy_check %s", groupconc_errname(crc), groupconc_errname(rc));
+        assert_null(ex);
+        return rc;
+    }
+    case C_OUT_NULL: return groupconc_policy_check(&p, NULL);
+    case C_OUT_NULL_BAD: p.default_concurrency = v; return groupconc_policy_check(&p, NULL);
+    case C_CONC: p.default_concurrency = v; POLICY_FIELD("default_concurrency"); break;
+    case C_INFL: p.default_max_in_flight = v; POLICY_FIELD("default_max_in_flight"); break;
+    case C_THR: p.default_queue_threshold = v; POLICY_FIELD("default_queue_threshold"); break;
+    case C_GINFL: p.global_max_in_flight = v; POLICY_FIELD("global_max_in_flight"); break;
+    case C_GTHR: p.global_queue_threshold = v; POLICY_FIELD("global_queue_threshold"); break;
+    case C_THREADS: p.max_threads = v; POLICY_FIELD("max_threads"); break;
+    case C_KEEPALIVE: p.keep_alive_ns = r->value; POLICY_FIELD("keep_alive_ns"); break;
+    case C_REJECTION: p.rejection = (groupconc_rejection_policy)v; POLICY_FIELD("rejection"); break;
+    case C_REJECTION_WITH_HANDLER: /* a handler replaces `rejection`, which must still be a valid value */
+        p.rejection = (groupconc_rejection_policy)v;
+        p.reject_handler = check_reject_handler;
+        POLICY_FIELD("rejection");
+        break;
+    case C_GROUPS_NULL: p.groups = NULL; p.group_count = 2; POLICY_FIELD("groups"); numeric = false; break;
+    case C_KEY_NULL: table[r->entry].group = NULL; ENTRY_FIELD("group"); entry_field = false; break;
+    case C_KEY_EMPTY: table[r->entry].group = ""; ENTRY_FIELD("group"); entry_field = numeric = false; break;
+    case C_KEY_LONG: table[r->entry].group = f->long_key; ENTRY_FIELD("group"); entry_field = numeric = false; break;
+    case C_KEY_MAX: table[r->entry].group = f->max_key; break;
+    case C_KEY_DUP_FIRST: table[r->entry].group = "a"; ENTRY_FIELD("group"); numeric = false; break;
+    case C_KEY_DUP_PREV: table[r->entry].group = table[r->entry - 1].group; ENTRY_FIELD("group"); numeric = false; break;
+    case C_ENTRY_CONC: table[r->entry].concurrency = v; ENTRY_FIELD("concurrency"); break;
+    case C_ENTRY_INFL: table[r->entry].max_in_flight = v; ENTRY_FIELD("max_in_flight"); break;
+    case C_ENTRY_THR: table[r->entry].queue_threshold = v; ENTRY_FIELD("queue_threshold"); break;
+    case C_CALLBACKS_SET: /* no combination of resolver, handler, listener and table is refused */
+        p.resolver = check_resolver;
+        p.reject_handler = check_reject_handler;
+        p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+        p.listener = listener;
+        p.listener_user_data = f;
+        break;
+    case C_MINIMA: /* every limit at its smallest valid value */
+        p.default_concurrency = 1;
+        p.default_max_in_flight = 1;
+        p.default_queue_threshold = 0;
+        p.global_max_in_flight = 1;
+        p.global_queue_threshold = 0;
+        p.max_threads = 1;
+        p.keep_alive_ns = 0;
+        table[0].concurrency = 1;
+        table[0].max_in_flight = 1;
+        table[0].queue_threshold = 0;
+        break;
+    case C_FIRST_POLICY: /* limits, max_threads, keep_alive_ns, rejection, then the table */
+        p.max_threads = v;
+        p.keep_alive_ns = -1;
+        p.rejection = (groupconc_rejection_policy)77;
+        table[0].group = "";
+        table[1].concurrency = 0;
+        POLICY_FIELD("max_threads");
+        break;
+    case C_FIRST_TABLE: /* the table in order: entry 1's limit before entry 2's key */
+        table[1].queue_threshold = v;
+        table[2].group = NULL;
+        ENTRY_FIELD("queue_threshold");
+        break;
     default: fail();
     }
+#undef ENTRY_FIELD
+#undef POLICY_FIELD
+    if (r->expect == GROUPCONC_OK) want_field[0] = '\0'; /* a valid value: no field named */
     int rc = groupconc_policy_check(&p, &pr);
     if (pr.code != rc) fail_msg("problem.code %d, returned %d", pr.code, rc);
+    if (!memchr(pr.field, '\0', sizeof pr.field) || !memchr(pr.message, '\0', sizeof pr.message))
+        fail_msg("problem.field / problem.message not NUL-terminated");
     if (strcmp(pr.field, want_field) != 0) fail_msg("problem.field \"%s\", want \"%s\"", pr.field, want_field);
-    if (!memchr(pr.message, '\0', sizeof pr.message) || !strstr(pr.message, want_field))
-        fail_msg("problem.message \"%.*s\" does not name %s", (int)sizeof pr.message, pr.message, want_field);
-    groupconc_executor *ex = NULL; /* executor_create agrees */
+    if (rc != GROUPCONC_OK) {
+        if (pr.message[0] == '\0' || !strstr(pr.message, want_field))
+            fail_msg("problem.message \"%s\" does not name %s", pr.message, want_field);
+        if (entry_field && pr.group != table[r->entry].group)
+            fail_msg("problem.group %p (\"%s\"), want table[%d].group %p", (const void *)pr.group,
+                     pr.group ? pr.group : "(null)", r->entry, (const void *)table[r->entry].group);
+        if (!entry_field && !(r->field >= C_KEY_NULL && r->field <= C_KEY_LONG) && pr.group)
+            fail_msg("problem.group \"%s\" for a policy field", pr.group);
+        if (numeric && pr.value != (long long)r->value)
+            fail_msg("problem.value %lld, want %lld", pr.value, (long long)r->value);
+    }
+    groupconc_executor *ex = (groupconc_executor *)(uintptr_t)1; /* executor_create agrees */
     int crc = groupconc_executor_create(&p, &ex);
     if (crc != rc) fail_msg("executor_create returned %s, policy_check %s", groupconc_errname(crc), groupconc_errname(rc));
-    assert_null(ex);
+    if (crc == GROUPCONC_OK) {
+        assert_non_null(ex);
+        f->tmp_ex = ex; /* the teardown destroys it */
+    } else {
+        assert_null(ex);
+    }
     return rc;
 }
 
@@ -539,6 +681,50 @@ static int call_wait_for_timeout(fixture *f, const row *r) {
     assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
     return rc;
 }
+/* Any negative timeout means GROUPCONC_FOREVER (not only -1): not EINVAL, not a poll. The running
+   task is released by a helper thread 50 ms after the call starts, so a negative value taken as
+   "poll" or as an already passed deadline returns ETIMEDOUT; taken as forever it returns OK once
+   the task finished. (If the helper were late the row could only pass wrongly, never fail.) */
+static void *open_gate_later(void *arg) {
+    struct timespec ts = {0, 50000000};
+    nanosleep(&ts, NULL);
+    latch_open(arg);
+    return NULL;
+}
+
+enum { NEG_WAIT_RUNNING, NEG_WAIT_DONE, NEG_GRACEFUL };
+
+static int call_negative_timeout(fixture *f, const row *r) {
+    groupconc_result res;
+    memset(&res, 0, sizeof res);
+    if (r->field == NEG_WAIT_DONE) {
+        int rc = groupconc_task_wait_for(f->done, r->value, &res);
+        if (rc == GROUPCONC_OK) assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        return rc;
+    }
+    pthread_t opener;
+    watchdog w;
+    watchdog_start(&w, "a wait with a negative timeout whose task finished");
+    assert_int_equal(pthread_create(&opener, NULL, open_gate_later, &f->gate), 0);
+    int rc;
+    if (r->field == NEG_WAIT_RUNNING) {
+        rc = groupconc_task_wait_for(f->parked, r->value, &res);
+        if (rc == GROUPCONC_OK) {
+            assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+            assert_string_equal(res.task_id, "parked");
+        }
+    } else {
+        rc = groupconc_executor_shutdown_graceful(f->ex, r->value);
+        if (rc == GROUPCONC_OK) { /* every task finished: the queued one ran, nothing was cancelled */
+            assert_int_equal(groupconc_task_wait_for(f->queued, 0, &res), GROUPCONC_OK);
+            assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        }
+    }
+    watchdog_stop(&w);
+    pthread_join(opener, NULL);
+    return rc;
+}
+
 static int call_is_done_null_task(fixture *f, const row *r) {
     (void)f, (void)r;
     bool d;
@@ -673,7 +859,7 @@ static int call_context_null(fixture *f, const row *r) {
 /* ==== execute_all ================================================================================ */
 
 enum { X_NULL_EX, X_NULL_TASKS, X_NULL_OUT, X_NULL_GROUP, X_NULL_FN, X_EMPTY, X_LONG, X_MAX, X_COUNT_ZERO,
-       X_AFTER_SHUTDOWN };
+       X_AFTER_SHUTDOWN, X_NEGATIVE_TIMEOUT };
 
 static int call_execute_all(fixture *f, const row *r) {
     groupconc_task_spec specs[3] = {
@@ -686,6 +872,7 @@ static int call_execute_all(fixture *f, const row *r) {
     const groupconc_task_spec *tasks = specs;
     groupconc_result *out = res;
     size_t count = 3;
+    int64_t timeout = BOUND_NS;
     switch (r->field) {
     case X_NULL_EX: ex = NULL; break;
     case X_NULL_TASKS: tasks = NULL; break;
@@ -697,9 +884,10 @@ static int call_execute_all(fixture *f, const row *r) {
     case X_MAX: specs[2].group = f->max_key; break;
     case X_COUNT_ZERO: count = 0; break;
     case X_AFTER_SHUTDOWN: assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK); break;
+    case X_NEGATIVE_TIMEOUT: timeout = r->value; break; /* as GROUPCONC_FOREVER: every element SUCCESS */
     default: fail();
     }
-    int rc = groupconc_execute_all(ex, tasks, count, BOUND_NS, out);
+    int rc = groupconc_execute_all(ex, tasks, count, timeout, out);
     if (rc != GROUPCONC_OK) {
         if (atomic_load(&f->submitted) != 0 || atomic_load(&f->runs) != 0)
             fail_msg("execute_all returned %s after submitting %d element(s)", groupconc_errname(rc),
@@ -710,7 +898,7 @@ static int call_execute_all(fixture *f, const row *r) {
         if (r->field == X_AFTER_SHUTDOWN) {
             if (res[i].status != GROUPCONC_STATUS_REJECTED || res[i].reason != GROUPCONC_ESHUTDOWN)
                 fail_msg("element %zu after shutdown: %s / %s, want REJECTED / ESHUTDOWN", i,
-                         groupconc_status_name(res[i].status), groupconc_errname(res[i].error));
+                         groupconc_status_name(res[i].status), groupconc_errname(res[i].reason));
             assert_true(res[i].start_ns == res[i].end_ns);
         } else {
             assert_int_equal(res[i].status, GROUPCONC_STATUS_SUCCESS);
@@ -742,7 +930,7 @@ static const char *group_arg(fixture *f, int field, groupconc_executor **ex) {
     return NULL;
 }
 
-static int call_shutdown_group(fixture *f, const row *r) {
+static int call_group_shutdown(fixture *f, const row *r) {
     groupconc_executor *ex;
     const char *g = group_arg(f, r->field, &ex);
     int rc = groupconc_group_shutdown(ex, g);
@@ -754,7 +942,7 @@ static int call_shutdown_group(fixture *f, const row *r) {
     return rc;
 }
 
-static int call_evict_group(fixture *f, const row *r) {
+static int call_group_evict(fixture *f, const row *r) {
     groupconc_executor *ex;
     const char *g = group_arg(f, r->field, &ex);
     int rc = groupconc_group_evict(ex, g);
@@ -1006,17 +1194,49 @@ static const row rows[] = {
     {"table: queue_threshold UNLIMITED", call_table, OK_, T_THR, UNL, 1},
     {"table: queue_threshold DEFAULT", call_table, OK_, T_THR, DEF, 1},
     /* policy_check */
-    {"policy_check: policy NULL", call_policy_check, EINVAL_, 0, 0, 0},
-    {"policy_check: out_problem NULL (allowed)", call_policy_check, OK_, 1, 0, 0},
-    {"policy_check: default_max_in_flight 0", call_policy_check, ELIMIT_, 2, 0, 0},
-    {"policy_check: default_queue_threshold -3", call_policy_check, ELIMIT_, 3, 0, 0},
-    {"policy_check: global_max_in_flight -5", call_policy_check, ELIMIT_, 4, 0, 0},
-    {"policy_check: global_queue_threshold INT_MIN", call_policy_check, ELIMIT_, 5, 0, 0},
-    {"policy_check: keep_alive_ns -1", call_policy_check, ELIMIT_, 6, 0, 0},
-    {"policy_check: groups NULL, count 2", call_policy_check, EINVAL_, 7, 0, 0},
-    {"policy_check: an entry's key NULL", call_policy_check, EINVAL_, 8, 0, 0},
-    {"policy_check: an entry's max_in_flight 0", call_policy_check, ELIMIT_, 9, 0, 0},
-    {"policy_check: a key twice", call_policy_check, GROUPCONC_EDUPKEY, 10, 0, 0},
+    {"policy_check: policy NULL", call_policy_check, EINVAL_, C_POLICY_NULL, 0, 0},
+    {"policy_check: out_problem NULL (allowed)", call_policy_check, OK_, C_OUT_NULL, 0, 0},
+    {"policy_check: out_problem NULL, default_concurrency 0", call_policy_check, ELIMIT_, C_OUT_NULL_BAD, 0, 0},
+    {"policy_check: default_concurrency 0", call_policy_check, ELIMIT_, C_CONC, 0, 0},
+    {"policy_check: default_concurrency UNLIMITED", call_policy_check, ELIMIT_, C_CONC, UNL, 0},
+    {"policy_check: default_concurrency INT_MIN", call_policy_check, ELIMIT_, C_CONC, INT_MIN, 0},
+    {"policy_check: default_concurrency INT_MAX", call_policy_check, OK_, C_CONC, INT_MAX, 0},
+    {"policy_check: default_max_in_flight 0", call_policy_check, ELIMIT_, C_INFL, 0, 0},
+    {"policy_check: default_max_in_flight DEFAULT", call_policy_check, ELIMIT_, C_INFL, DEF, 0},
+    {"policy_check: default_queue_threshold -3", call_policy_check, ELIMIT_, C_THR, -3, 0},
+    {"policy_check: default_queue_threshold DEFAULT", call_policy_check, ELIMIT_, C_THR, DEF, 0},
+    {"policy_check: global_max_in_flight -5", call_policy_check, ELIMIT_, C_GINFL, -5, 0},
+    {"policy_check: global_max_in_flight 0", call_policy_check, ELIMIT_, C_GINFL, 0, 0},
+    {"policy_check: global_queue_threshold INT_MIN", call_policy_check, ELIMIT_, C_GTHR, INT_MIN, 0},
+    {"policy_check: global_queue_threshold DEFAULT", call_policy_check, ELIMIT_, C_GTHR, DEF, 0},
+    {"policy_check: max_threads 0", call_policy_check, ELIMIT_, C_THREADS, 0, 0},
+    {"policy_check: max_threads INT_MIN", call_policy_check, ELIMIT_, C_THREADS, INT_MIN, 0},
+    {"policy_check: keep_alive_ns -1", call_policy_check, ELIMIT_, C_KEEPALIVE, -1, 0},
+    {"policy_check: keep_alive_ns INT64_MIN", call_policy_check, ELIMIT_, C_KEEPALIVE, INT64_MIN, 0},
+    {"policy_check: rejection 3 (unknown)", call_policy_check, GROUPCONC_EPOLICY, C_REJECTION, 3, 0},
+    {"policy_check: rejection -1 (unknown)", call_policy_check, GROUPCONC_EPOLICY, C_REJECTION, -1, 0},
+    {"policy_check: rejection 1000 with a reject_handler", call_policy_check, GROUPCONC_EPOLICY,
+     C_REJECTION_WITH_HANDLER, 1000, 0},
+    {"policy_check: groups NULL, count 2", call_policy_check, EINVAL_, C_GROUPS_NULL, 0, 0},
+    {"policy_check: groups[1] key NULL", call_policy_check, EINVAL_, C_KEY_NULL, 0, 1},
+    {"policy_check: groups[1] key empty", call_policy_check, GROUPCONC_EKEYEMPTY, C_KEY_EMPTY, 0, 1},
+    {"policy_check: groups[2] key MAX_KEY_LEN+1 bytes", call_policy_check, GROUPCONC_EKEYTOOLONG, C_KEY_LONG, 0, 2},
+    {"policy_check: groups[0] key MAX_KEY_LEN+1 bytes", call_policy_check, GROUPCONC_EKEYTOOLONG, C_KEY_LONG, 0, 0},
+    {"policy_check: groups[2] key MAX_KEY_LEN bytes", call_policy_check, OK_, C_KEY_MAX, 0, 2},
+    {"policy_check: groups[1] key same as groups[0]", call_policy_check, GROUPCONC_EDUPKEY, C_KEY_DUP_FIRST, 0, 1},
+    {"policy_check: groups[2] key same as groups[0]", call_policy_check, GROUPCONC_EDUPKEY, C_KEY_DUP_FIRST, 0, 2},
+    {"policy_check: groups[2] key same as groups[1]", call_policy_check, GROUPCONC_EDUPKEY, C_KEY_DUP_PREV, 0, 2},
+    {"policy_check: groups[1].concurrency 0", call_policy_check, ELIMIT_, C_ENTRY_CONC, 0, 1},
+    {"policy_check: groups[2].concurrency UNLIMITED", call_policy_check, ELIMIT_, C_ENTRY_CONC, UNL, 2},
+    {"policy_check: groups[0].concurrency INT_MIN", call_policy_check, ELIMIT_, C_ENTRY_CONC, INT_MIN, 0},
+    {"policy_check: groups[1].max_in_flight 0", call_policy_check, ELIMIT_, C_ENTRY_INFL, 0, 1},
+    {"policy_check: groups[0].max_in_flight -3", call_policy_check, ELIMIT_, C_ENTRY_INFL, -3, 0},
+    {"policy_check: groups[2].queue_threshold -3", call_policy_check, ELIMIT_, C_ENTRY_THR, -3, 2},
+    {"policy_check: groups[1].queue_threshold INT_MIN", call_policy_check, ELIMIT_, C_ENTRY_THR, INT_MIN, 1},
+    {"policy_check: resolver, reject_handler, listener set (valid)", call_policy_check, OK_, C_CALLBACKS_SET, 0, 0},
+    {"policy_check: every limit at its minimum (valid)", call_policy_check, OK_, C_MINIMA, 0, 0},
+    {"policy_check: several bad fields: max_threads reported first", call_policy_check, ELIMIT_, C_FIRST_POLICY, 0, 0},
+    {"policy_check: several bad entries: the first in table order", call_policy_check, ELIMIT_, C_FIRST_TABLE, -7, 1},
     /* lifecycle */
     {"shutdown: NULL", call_shutdown_null, EINVAL_, 0, 0, 0},
     {"shutdown_graceful: NULL", call_graceful_null, EINVAL_, 0, 0, 0},
@@ -1059,6 +1279,11 @@ static const row rows[] = {
     {"wait_for: out_result NULL", call_wait_for_null_out, EINVAL_, 0, 0, 0},
     {"wait_for: poll (0) a running task", call_wait_for_timeout, GROUPCONC_ETIMEDOUT, 0, 0, 0},
     {"wait_for: 1 ms on a running task", call_wait_for_timeout, GROUPCONC_ETIMEDOUT, 0, 1000000, 0},
+    {"wait_for: timeout -2 on a running task waits (as FOREVER)", call_negative_timeout, OK_, NEG_WAIT_RUNNING, -2, 0},
+    {"wait_for: timeout INT64_MIN on a running task waits (as FOREVER)", call_negative_timeout, OK_, NEG_WAIT_RUNNING,
+     INT64_MIN, 0},
+    {"wait_for: timeout -1000 on a finished task", call_negative_timeout, OK_, NEG_WAIT_DONE, -1000, 0},
+    {"shutdown_graceful: timeout -2 waits (as FOREVER)", call_negative_timeout, OK_, NEG_GRACEFUL, -2, 0},
     {"is_done: task NULL", call_is_done_null_task, EINVAL_, 0, 0, 0},
     {"is_done: out_done NULL", call_is_done_null_out, EINVAL_, 0, 0, 0},
     {"cancel: task NULL", call_cancel_null_task, EINVAL_, 0, 0, 0},
@@ -1090,22 +1315,23 @@ static const row rows[] = {
     {"execute_all: an element's group MAX_KEY_LEN bytes", call_execute_all, OK_, X_MAX, 0, 0},
     {"execute_all: count 0", call_execute_all, OK_, X_COUNT_ZERO, 0, 0},
     {"execute_all: after shutdown (elements REJECTED/ESHUTDOWN)", call_execute_all, GROUPCONC_ESHUTDOWN, X_AFTER_SHUTDOWN, 0, 0},
+    {"execute_all: timeout -2 (as FOREVER)", call_execute_all, OK_, X_NEGATIVE_TIMEOUT, -2, 0},
     /* group control */
-    {"group_shutdown: executor NULL", call_shutdown_group, EINVAL_, G_NULL_EX, 0, 0},
-    {"group_shutdown: group NULL", call_shutdown_group, EINVAL_, G_NULL_GROUP, 0, 0},
-    {"group_shutdown: group empty", call_shutdown_group, GROUPCONC_EKEYEMPTY, G_EMPTY, 0, 0},
-    {"group_shutdown: group too long", call_shutdown_group, GROUPCONC_EKEYTOOLONG, G_LONG, 0, 0},
-    {"group_shutdown: unknown MAX_KEY_LEN key (no-op)", call_shutdown_group, OK_, G_MAX_UNKNOWN, 0, 0},
-    {"group_shutdown: unknown key (no-op)", call_shutdown_group, OK_, G_UNKNOWN, 0, 0},
-    {"group_shutdown: after shutdown", call_shutdown_group, OK_, G_AFTER_SHUTDOWN, 0, 0},
-    {"group_evict: executor NULL", call_evict_group, EINVAL_, G_NULL_EX, 0, 0},
-    {"group_evict: group NULL", call_evict_group, EINVAL_, G_NULL_GROUP, 0, 0},
-    {"group_evict: group empty", call_evict_group, GROUPCONC_EKEYEMPTY, G_EMPTY, 0, 0},
-    {"group_evict: group too long", call_evict_group, GROUPCONC_EKEYTOOLONG, G_LONG, 0, 0},
-    {"group_evict: unknown MAX_KEY_LEN key (no-op)", call_evict_group, OK_, G_MAX_UNKNOWN, 0, 0},
-    {"group_evict: unknown key (no-op)", call_evict_group, OK_, G_UNKNOWN, 0, 0},
-    {"group_evict: known idle group", call_evict_group, OK_, G_KNOWN, 0, 0},
-    {"group_evict: after shutdown", call_evict_group, OK_, G_AFTER_SHUTDOWN, 0, 0},
+    {"group_shutdown: executor NULL", call_group_shutdown, EINVAL_, G_NULL_EX, 0, 0},
+    {"group_shutdown: group NULL", call_group_shutdown, EINVAL_, G_NULL_GROUP, 0, 0},
+    {"group_shutdown: group empty", call_group_shutdown, GROUPCONC_EKEYEMPTY, G_EMPTY, 0, 0},
+    {"group_shutdown: group too long", call_group_shutdown, GROUPCONC_EKEYTOOLONG, G_LONG, 0, 0},
+    {"group_shutdown: unknown MAX_KEY_LEN key (no-op)", call_group_shutdown, OK_, G_MAX_UNKNOWN, 0, 0},
+    {"group_shutdown: unknown key (no-op)", call_group_shutdown, OK_, G_UNKNOWN, 0, 0},
+    {"group_shutdown: after shutdown", call_group_shutdown, OK_, G_AFTER_SHUTDOWN, 0, 0},
+    {"group_evict: executor NULL", call_group_evict, EINVAL_, G_NULL_EX, 0, 0},
+    {"group_evict: group NULL", call_group_evict, EINVAL_, G_NULL_GROUP, 0, 0},
+    {"group_evict: group empty", call_group_evict, GROUPCONC_EKEYEMPTY, G_EMPTY, 0, 0},
+    {"group_evict: group too long", call_group_evict, GROUPCONC_EKEYTOOLONG, G_LONG, 0, 0},
+    {"group_evict: unknown MAX_KEY_LEN key (no-op)", call_group_evict, OK_, G_MAX_UNKNOWN, 0, 0},
+    {"group_evict: unknown key (no-op)", call_group_evict, OK_, G_UNKNOWN, 0, 0},
+    {"group_evict: known idle group", call_group_evict, OK_, G_KNOWN, 0, 0},
+    {"group_evict: after shutdown", call_group_evict, OK_, G_AFTER_SHUTDOWN, 0, 0},
     {"group_stats: executor NULL", call_group_stats, EINVAL_, G_NULL_EX, 0, 0},
     {"group_stats: group NULL", call_group_stats, EINVAL_, G_NULL_GROUP, 0, 0},
     {"group_stats: out NULL", call_group_stats_null_out, EINVAL_, 0, 0, 0},

@@ -1,4 +1,4 @@
-/* test_oom.c - allocation-failure injection (SPEC "Bad input and faults"; STYLE "OOM loop").
+/* test_oom.c - allocation-failure injection: the OOM loop over every public function that allocates.
 
    GROUPCONC_MALLOC / GROUPCONC_FREE point at a thread-safe counting allocator. For every public
    operation that allocates, the loop runs N = 1, 2, ...: arm "fail the N-th allocation", run the
@@ -7,7 +7,8 @@
    loop ends at the first N at which no failure was injected, which must succeed. After every
    iteration the executor is destroyed and zero blocks may remain live, and every task accepted
    before the failure must have reached its terminal state (checked through handles, completion
-   callbacks and the listener).
+   callbacks and the listener). groupconc_policy_check needs no executor: its loop checks the code,
+   the problem it reports and that no block is live.
 
    By default only allocations made on the arming (main) thread are counted, so that the N-th
    allocation is the operation's own; the *_any_thread tests also fail allocations made on worker
@@ -306,6 +307,68 @@ static void test_create_with_table_sticky(void **state) {
     create_loop(true);
 }
 
+/* ==== policy_check: the duplicate-key check allocates =========================================== */
+/* A table of several entries: valid (want OK), or with a key twice (want EDUPKEY). While the
+   allocation fails policy_check returns ENOMEM with problem.code ENOMEM (or its answer, if it could
+   do without the block: never OK for the table with a duplicate), leaves the policy as it was and
+   no block live; the loop ends with the answer at the first N at which no failure was injected. */
+
+static void policy_check_loop(bool dup, bool sticky) {
+    groupconc_group_limits tbl[] = {
+        {"tenant-1", 3, 5, 2},
+        {"tenant-2", GROUPCONC_DEFAULT, GROUPCONC_UNLIMITED, 0},
+        {"tenant-3", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
+        {"tenant-4", 1, 1, GROUPCONC_UNLIMITED},
+        {"tenant-5", GROUPCONC_DEFAULT, 2, 1},
+    };
+    if (dup) tbl[4].group = "tenant-2";
+    const int want = dup ? GROUPCONC_EDUPKEY : GROUPCONC_OK;
+    const char *what = dup ? "policy_check (a key twice)" : "policy_check";
+    groupconc_group_limits before[sizeof tbl / sizeof tbl[0]];
+    memcpy(before, tbl, sizeof tbl);
+    groupconc_policy p = groupconc_policy_default();
+    p.groups = tbl;
+    p.group_count = sizeof tbl / sizeof tbl[0];
+    groupconc_policy p_before = p;
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        groupconc_policy_problem pr;
+        memset(&pr, 0x5a, sizeof pr);
+        oom_arm(n, sticky, false);
+        int rc = groupconc_policy_check(&p, &pr);
+        long injected = oom_disarm();
+        if (pr.code != rc) fail_msg("%s, allocation %ld: returned %s, problem.code %d", what, n, groupconc_errname(rc), pr.code);
+        if (injected > 0 && rc != GROUPCONC_ENOMEM && rc != want)
+            fail_msg("%s, allocation %ld failed: returned %s, want GROUPCONC_ENOMEM or %s", what, n, groupconc_errname(rc),
+                     groupconc_errname(want));
+        if (injected == 0 && rc != want)
+            fail_msg("%s with no allocation failing returned %s, want %s", what, groupconc_errname(rc), groupconc_errname(want));
+        if (rc == GROUPCONC_ENOMEM && (pr.field[0] == '\0' || pr.message[0] == '\0'))
+            fail_msg("%s, allocation %ld: ENOMEM with field \"%s\", message \"%s\"", what, n, pr.field, pr.message);
+        if (rc == GROUPCONC_OK && pr.field[0] != '\0') fail_msg("%s: OK, yet problem.field \"%s\"", what, pr.field);
+        bool same = p.groups == p_before.groups && p.group_count == p_before.group_count &&
+                    p.default_concurrency == p_before.default_concurrency && p.max_threads == p_before.max_threads;
+        for (size_t i = 0; i < p.group_count; i++) /* field by field: padding is not compared */
+            same = same && tbl[i].group == before[i].group && tbl[i].concurrency == before[i].concurrency &&
+                   tbl[i].max_in_flight == before[i].max_in_flight && tbl[i].queue_threshold == before[i].queue_threshold;
+        if (!same) fail_msg("%s changed the policy (allocation %ld)", what, n);
+        if (live_blocks() != 0) fail_msg("%s, allocation %ld: %ld blocks live", what, n, live_blocks());
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 1); /* the loop saw an ENOMEM (should policy_check stop allocating, this case and
+                           the ENOMEM in its doc go together) */
+    print_message("%s%s: %ld allocations\n", what, sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_policy_check(void **state) {
+    (void)state;
+    policy_check_loop(false, false);
+    policy_check_loop(false, true);
+    policy_check_loop(true, false);
+    policy_check_loop(true, true);
+}
+
 /* ==== submit ==================================================================================== */
 
 typedef struct submit_case {
@@ -511,8 +574,8 @@ static void execute_all_loop(bool sticky) {
                     rejected_nomem++;
                     assert_true(res[i].start_ns == res[i].end_ns);
                 } else {
-                    fail_msg("execute_all at allocation %ld: result %d is %s / %s", n, i,
-                             groupconc_status_name(res[i].status), groupconc_errname(res[i].error));
+                    fail_msg("execute_all at allocation %ld: result %d is %s (error %d, reason %s)", n, i,
+                             groupconc_status_name(res[i].status), res[i].error, groupconc_errname(res[i].reason));
                 }
             }
             if (injected == 0) assert_int_equal(succeeded, 5);
@@ -572,7 +635,7 @@ static void test_group_keys(void **state) {
 }
 
 /* ==== calls that document no ENOMEM must work when no memory is left ============================ */
-/* Sticky from allocation N: cancel, shutdown_group, evict_group, stats, shutdown, graceful shutdown,
+/* Sticky from allocation N: cancel, group_shutdown, group_evict, stats, shutdown, graceful shutdown,
    release and destroy may not fail (their contracts have no ENOMEM) and may lose no task. */
 
 static void shutdown_loop(int variant) {
@@ -595,9 +658,9 @@ static void shutdown_loop(int variant) {
         assert_int_equal(gs.in_flight, 1); /* the cancelled task gave its bulkhead permit back */
         assert_int_equal(es.global_in_flight, 4); /* P0, P2, P3, P4 */
         rc = groupconc_group_shutdown(w->ex, "b");
-        if (rc != GROUPCONC_OK) fail_msg("shutdown_group under OOM (%ld): %s", n, groupconc_errname(rc));
+        if (rc != GROUPCONC_OK) fail_msg("group_shutdown under OOM (%ld): %s", n, groupconc_errname(rc));
         rc = groupconc_group_evict(w->ex, "vip");
-        if (rc != GROUPCONC_OK) fail_msg("evict_group under OOM (%ld): %s", n, groupconc_errname(rc));
+        if (rc != GROUPCONC_OK) fail_msg("group_evict under OOM (%ld): %s", n, groupconc_errname(rc));
         if (variant == 0) {
             rc = groupconc_executor_shutdown(w->ex);
             if (rc != GROUPCONC_OK) fail_msg("shutdown under OOM (%ld): %s", n, groupconc_errname(rc));
@@ -733,6 +796,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_create_with_table, reset_counts),
         cmocka_unit_test_setup(test_create_with_table_sticky, reset_counts),
+        cmocka_unit_test_setup(test_policy_check, reset_counts),
         cmocka_unit_test_setup(test_submit_cases, reset_counts),
         cmocka_unit_test_setup(test_submit_cases_sticky, reset_counts),
         cmocka_unit_test_setup(test_on_complete, reset_counts),

@@ -1,4 +1,4 @@
-/* test_thread_fail.c - worker thread start failures (SPEC "Bad input and faults").
+/* test_thread_fail.c - worker thread start failures, injected through a test hook.
 
    GROUPCONC_TEST_THREAD_START_FAILS() reads an atomic mode: never, always, or every second start.
    Documented behaviour under test:
