@@ -26,7 +26,7 @@
        HISTORY
        [1] error codes  [2] constants and enums  [3] opaque types, results and callbacks
        [4] policy  [5] executor lifecycle  [6] submit and handles  [7] group control and stats
-       [8] diagnostics
+       [8] admission gate  [9] diagnostics
        Implementation sections: grep -n '====' groupconc.h
 
    CONFIGURATION
@@ -220,7 +220,10 @@ extern "C" {
     X(ERELEASED, -14, "task handle was already released")                                            \
     X(ENOTFOUND, -15, "group not found")                                                              \
     X(ECANCELLED, -16, "task was cancelled")                                                          \
-    X(EDEADLK, -17, "refused: called from inside a task or callback of this executor, it would wait for itself")
+    X(EDEADLK, -17, "refused: called from inside a task or callback of this executor, it would wait for itself") \
+    X(EGATE_FULL, -18, "rejected: the gate's limit is reached")                                        \
+    X(EPERMIT, -19, "permit not held: released already, or never admitted")                           \
+    X(EBUSY, -20, "busy: permits are still held (destroy the gates / release the permits first)")
 
 typedef enum groupconc_error {
 #define GROUPCONC__ERR_ENUM(name, value, text) GROUPCONC_##name = (value),
@@ -451,7 +454,9 @@ GROUPCONC_API int groupconc_executor_shutdown_graceful(groupconc_executor *ex, i
 /* groupconc_executor_destroy: shut down if not done yet (immediately: queued tasks are cancelled,
    unless a graceful shutdown began, which it lets finish), wait for running tasks to return, join
    the workers, free everything. Unreleased handles stay valid (all done).
-   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL); GROUPCONC_EDEADLK (see Callbacks).
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL); GROUPCONC_EDEADLK (see Callbacks);
+                  GROUPCONC_EBUSY (an executor gate of it still exists: destroy it first; nothing
+                  done).
    Thread safety: no other call on `ex` may run concurrently, nor start after it.
    Callbacks:     from inside a task or callback of this executor: GROUPCONC_EDEADLK, nothing done. */
 GROUPCONC_API int groupconc_executor_destroy(groupconc_executor *ex);
@@ -632,13 +637,15 @@ typedef struct groupconc_group_stats {
     int queue_threshold;        /* or GROUPCONC_UNLIMITED */
     size_t running;             /* on a worker: executing, or taken to run next (a worker takes up
                                    to GROUPCONC_BATCH_MAX short tasks at a time and finishes them
-                                   together); CALLER_RUNS tasks not counted */
+                                   together); and the executor gates' permits held in the group
+                                   (gate_permits); CALLER_RUNS tasks not counted */
     size_t ready;               /* hold all permits, waiting for a worker thread (also CALLER_RUNS
                                    re-runs waiting for a worker, which hold none) */
     size_t waiting_global;      /* waiting at layer 1 */
     size_t waiting_bulkhead;    /* waiting at layer 2 */
     size_t waiting_concurrency; /* waiting at layer 3 */
-    size_t in_flight;           /* past layer 2 (holding a bulkhead permit) */
+    size_t in_flight;           /* past layer 2 (holding a bulkhead permit; gate permits too) */
+    size_t gate_permits;        /* executor gate permits held in the group (in running too) */
     /* Totals since the group's state was created (EVENTS AND COUNTERS in the top comment). */
     uint64_t submitted;         /* SUBMITTED events that reached the group */
     uint64_t completed;         /* COMPLETED events: the sum of the six below */
@@ -650,7 +657,8 @@ typedef struct groupconc_group_stats {
 
 typedef struct groupconc_executor_stats {
     size_t groups;              /* groups with cached state */
-    size_t running;             /* on a worker (see groupconc_group_stats.running) */
+    size_t running;             /* on a worker, or a gate permit (see groupconc_group_stats.running) */
+    size_t gate_permits;        /* executor gate permits held, all groups (in running too) */
     size_t ready;               /* hold all permits, waiting for a worker thread */
     size_t waiting;             /* waiting at any layer */
     size_t global_in_flight;    /* tasks past layer 1 (counted even with no global cap) */
@@ -696,7 +704,137 @@ GROUPCONC_API int groupconc_group_keys_get(groupconc_executor *ex, char ***out_k
    Callbacks:     may be called anywhere. */
 GROUPCONC_API void groupconc_group_keys_free(char **keys);
 
-/* ---- [8] diagnostics ---------------------------------------------------------------------------- */
+/* ---- [8] admission gate -------------------------------------------------------------------------
+   For work that is not a function on a worker thread (an event loop's requests, callbacks, work
+   that completes later on another thread): try-acquire says yes or no at once (no waiting, no
+   queue), and an admitted caller releases its permit exactly once, with how the work ended.
+   A standalone gate has a limit of its own. An executor gate admits against an executor's groups:
+   its permit holds a permit of all three layers of the group, so async work and the group's tasks
+   share one budget, and releasing it hands the permits to the oldest waiting tasks. */
+
+typedef struct groupconc_gate groupconc_gate;
+
+/* An admitted permit, a value the caller keeps. Identified by its gate, slot and generation: after
+   the first release the slot's generation moves on, so a second release (of this value or of any
+   copy of it) is detected and refused, never counted twice. try_acquire always writes it: on an
+   error it is the "empty" permit {NULL, 0, 0}, whose release is refused too. */
+typedef struct groupconc_permit {
+    groupconc_gate *gate;
+    uint32_t slot;
+    uint32_t generation;
+} groupconc_permit;
+
+/* How the admitted work ended (for the listener and the counters; every kind frees the permit). */
+typedef enum groupconc_release_kind {
+    GROUPCONC_RELEASE_SUCCESS = 0,
+    GROUPCONC_RELEASE_FAILURE,
+    GROUPCONC_RELEASE_CANCELLED
+} groupconc_release_kind;
+
+typedef enum groupconc_gate_event_type {
+    GROUPCONC_GATE_ADMITTED = 0, /* a permit was handed out */
+    GROUPCONC_GATE_REJECTED,     /* an attempt was refused: event.reason says by what */
+    GROUPCONC_GATE_RELEASED      /* a permit came back: event.kind, event.error */
+} groupconc_gate_event_type;
+
+typedef struct groupconc_gate_event {
+    groupconc_gate_event_type type;
+    groupconc_gate *gate;
+    const char *group;           /* an executor gate's group key; NULL for a standalone gate */
+    int reason;                  /* REJECTED: GROUPCONC_EGATE_FULL (a standalone gate's limit),
+                                    GROUPCONC_EREJECTED_GLOBAL / _BULKHEAD / _CONCURRENCY (the first
+                                    group layer with no free permit, or with tasks waiting),
+                                    GROUPCONC_ESHUTDOWN; else 0 */
+    groupconc_release_kind kind; /* RELEASED: as given to groupconc_permit_release */
+    int error;                   /* RELEASED: the caller's code, as given (never interpreted) */
+} groupconc_gate_event;
+
+/* Gate listener: observability only. Runs after the decision, with no lock held, on the thread
+   that acquired or released; may run concurrently on several threads. It may call into the gate
+   (acquire, release, stats); nothing it does changes a decision already taken. */
+typedef void (*groupconc_gate_listener_fn)(const groupconc_gate_event *event, void *user_data);
+
+typedef struct groupconc_gate_config {
+    int limit;                    /* standalone: permits at once, >= 1 or GROUPCONC_UNLIMITED;
+                                     unused (0) for an executor gate */
+    groupconc_executor *executor; /* set: an executor gate, admitting against its groups */
+    groupconc_gate_listener_fn listener; /* optional */
+    void *listener_user_data;
+} groupconc_gate_config;
+
+/* Totals and a snapshot (groupconc_gate_stats_get). The snapshot is stale as soon as it returns: a
+   caller must not test `available` and then acquire (another thread may take the permit in
+   between); try-acquire is the only test that counts. */
+typedef struct groupconc_gate_stats {
+    int limit;              /* standalone: the limit (GROUPCONC_UNLIMITED); executor gate with a
+                               group: the group's concurrency; without: GROUPCONC_UNLIMITED */
+    int available;          /* permits a try-acquire could take now (GROUPCONC_UNLIMITED: no
+                               bound); for a group: the fewest free at its three layers, 0 while
+                               tasks wait at any of them */
+    size_t in_flight;       /* this gate's permits held (for a group: in that group) */
+    uint64_t admitted, rejected; /* attempts, since creation (the whole gate) */
+    uint64_t released_success, released_failure, released_cancelled;
+} groupconc_gate_stats;
+
+/* groupconc_gate_create: make a gate.
+   Params:        config is copied. An executor gate (config->executor set) must be destroyed
+                  before its executor: groupconc_executor_destroy refuses while one exists.
+   Returns:       GROUPCONC_OK (*out_gate set; else NULL); GROUPCONC_EINVAL (a NULL argument);
+                  GROUPCONC_ELIMIT (standalone with limit < 1 and not UNLIMITED, or an executor gate
+                  with a limit other than 0); GROUPCONC_ESHUTDOWN (the executor is shut down);
+                  GROUPCONC_ENOMEM.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. */
+GROUPCONC_API int groupconc_gate_create(const groupconc_gate_config *config, groupconc_gate **out_gate);
+
+/* groupconc_gate_destroy: free a gate that has no permit out.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (gate NULL); GROUPCONC_EBUSY (permits are still
+                  held: nothing done; release them first).
+   Thread safety: no other call on the gate may run concurrently, nor start after it.
+   Callbacks:     not from the gate's own listener. */
+GROUPCONC_API int groupconc_gate_destroy(groupconc_gate *gate);
+
+/* groupconc_gate_try_acquire: admit one unit of work now, or refuse it now. Never waits, never
+   queues: a refused attempt holds nothing and is never admitted later.
+   Params:        group: the group key for an executor gate (required; its state is created as a
+                  submit would); NULL for a standalone gate. *out_permit is always written.
+   Returns:       GROUPCONC_OK (admitted: release *out_permit exactly once); GROUPCONC_EGATE_FULL
+                  (standalone: at its limit); GROUPCONC_EREJECTED_GLOBAL / _BULKHEAD /
+                  _CONCURRENCY (executor gate: the first layer of the group with no free permit,
+                  or with tasks waiting: a permit never overtakes a queued task); GROUPCONC_ESHUTDOWN
+                  (the executor is shut down); GROUPCONC_EINVAL (gate or out_permit NULL; group NULL
+                  for an executor gate, or set for a standalone one); GROUPCONC_EKEYEMPTY /
+                  EKEYTOOLONG; GROUPCONC_ENOMEM.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere, also from the gate's listener. */
+GROUPCONC_API int groupconc_gate_try_acquire(groupconc_gate *gate, const char *group,
+                                             groupconc_permit *out_permit);
+
+/* groupconc_permit_release: give an admitted permit back, saying how its work ended. An executor
+   gate's permits go to the group's oldest waiting tasks, as when a task completes.
+   Params:        kind: SUCCESS / FAILURE / CANCELLED; error: any code of the caller's (for the
+                  listener; not interpreted).
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (permit NULL, or kind unknown: nothing done);
+                  GROUPCONC_EPERMIT (not held: released already, or never admitted; nothing done).
+   Thread safety: any thread, also one other than the acquirer's; racing releases of one permit:
+                  exactly one returns OK.
+   Callbacks:     may be called anywhere.
+   Remarks:       a permit is valid until its gate is destroyed. A slot's generation is 32 bits: a
+                  stale copy is recognised unless its slot was reused 2^31 times since. */
+GROUPCONC_API int groupconc_permit_release(const groupconc_permit *permit,
+                                           groupconc_release_kind kind, int error);
+
+/* groupconc_gate_stats_get: totals and a snapshot (see groupconc_gate_stats: not a test to act on).
+   Params:        group: for an executor gate, the group to report (NULL: the whole gate: limit and
+                  available UNLIMITED, in_flight all its permits); NULL for a standalone gate.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument, or group set for a standalone
+                  gate); GROUPCONC_EKEYEMPTY / EKEYTOOLONG; GROUPCONC_ENOTFOUND (no such group).
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. */
+GROUPCONC_API int groupconc_gate_stats_get(groupconc_gate *gate, const char *group,
+                                           groupconc_gate_stats *out_stats);
+
+/* ---- [9] diagnostics ---------------------------------------------------------------------------- */
 
 /* groupconc_strerror: the message of a library code (an API return value or result.reason).
    Returns:       a static string, never NULL; "unknown error code" for any other value.
@@ -718,8 +856,9 @@ GROUPCONC_API const char *groupconc_errname(int code);
 GROUPCONC_API const char *groupconc_version(void);
 
 /* groupconc_status_name, groupconc_cancel_outcome_name, groupconc_event_type_name,
-   groupconc_rejection_policy_name: an enum value's name without its prefix ("SUCCESS",
-   "DEQUEUED", "COMPLETED", "CALLER_RUNS").
+   groupconc_rejection_policy_name, groupconc_release_kind_name, groupconc_gate_event_type_name: an
+   enum value's name without its prefix ("SUCCESS", "DEQUEUED", "COMPLETED", "CALLER_RUNS",
+   "FAILURE", "ADMITTED").
    Returns:       a static string, never NULL; "UNKNOWN" for a value outside the enum.
    Thread safety: any thread.
    Callbacks:     may be called anywhere. */
@@ -727,6 +866,8 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 GROUPCONC_API const char *groupconc_cancel_outcome_name(groupconc_cancel_outcome outcome);
 GROUPCONC_API const char *groupconc_event_type_name(groupconc_event_type type);
 GROUPCONC_API const char *groupconc_rejection_policy_name(groupconc_rejection_policy policy);
+GROUPCONC_API const char *groupconc_release_kind_name(groupconc_release_kind kind);
+GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_type type);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -1274,6 +1415,7 @@ struct groupconc_executor {
     bool stopping;                 /* destroy: workers exit when nothing is ready */
     bool graceful;                 /* a graceful shutdown began: destroy lets queued tasks finish */
 
+    struct groupconc_gate *gates;  /* executor gates admitting against its groups */
     groupconc__worker *workers;    /* live workers */
     groupconc__worker *zombies;    /* retired workers, to be joined */
     char pad4[GROUPCONC__LINE];
@@ -1616,6 +1758,7 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
 GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all);
 GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n);
 GROUPCONC__FN int groupconc__worker_main(void *arg);
+GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, const groupconc__group *g);
 
 /* ==== task life cycle =========================================================================== */
 /* A task's life is kept in three fields of its node:
@@ -1928,26 +2071,30 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
    when i < t->held. A permit is checked and taken in one locked step (no check-then-act window), and
    a hand-off moves the permit with `used` unchanged (never counted twice). */
 
-/* Return every permit t holds, newest layer first. A freed permit goes to that layer's oldest
-   waiter, which joins b->advance to try the next layer once the caller pumps. */
+/* Return one permit of layer `layer` of group g (a task's, or a gate permit's). A freed permit
+   goes to that layer's oldest waiter, which joins b->advance to try the next layer once the caller
+   pumps. */
+GROUPCONC__FN void groupconc__release_layer(groupconc_executor *ex, groupconc__group *g, int layer,
+                                            groupconc__batch *b) {
+    groupconc__sem *s = groupconc__layer(ex, g, layer);
+    if (s->waiters.count > 0 && s->used <= s->limit) {
+        groupconc_task *w = groupconc__fifo_pop(&s->waiters);
+        if (layer == 0) w->group->waiting_global--;
+        else ex->waiting_groups--;
+        GROUPCONC_ASSERT(w->held == layer);
+        w->held++;
+        w->stage = GROUPCONC__NEW;
+        groupconc__fifo_push(&b->advance, w);
+    } else {
+        s->used--;
+        GROUPCONC_ASSERT(s->used >= 0);
+    }
+}
+
+/* Return every permit t holds, newest layer first. */
 GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_task *t,
                                               groupconc__batch *b) {
-    while (t->held > 0) {
-        int layer = --t->held;
-        groupconc__sem *s = groupconc__layer(ex, t->group, layer);
-        if (s->waiters.count > 0 && s->used <= s->limit) {
-            groupconc_task *w = groupconc__fifo_pop(&s->waiters);
-            if (layer == 0) w->group->waiting_global--;
-            else ex->waiting_groups--;
-            GROUPCONC_ASSERT(w->held == layer);
-            w->held++;
-            w->stage = GROUPCONC__NEW;
-            groupconc__fifo_push(&b->advance, w);
-        } else {
-            s->used--;
-            GROUPCONC_ASSERT(s->used >= 0);
-        }
-    }
+    while (t->held > 0) groupconc__release_layer(ex, t->group, --t->held, b);
 }
 
 /* Move t through the layers from t->held on: take each permit that is free with nobody waiting,
@@ -3046,6 +3193,12 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     if (!ex) return GROUPCONC_EINVAL;
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
     groupconc__mutex_lock(&ex->lock);
+    if (ex->gates) { /* their permits hold this executor's layers */
+        groupconc__mutex_unlock(&ex->lock);
+        return GROUPCONC_EBUSY;
+    }
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__mutex_lock(&ex->lock);
     if (ex->graceful) /* a graceful shutdown began (maybe from a callback): let it finish */
         (void)groupconc__wait_quiet_locked(ex, UINT64_MAX);
     groupconc__mutex_unlock(&ex->lock);
@@ -3643,7 +3796,8 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     out_stats->concurrency = (int)g->conc.limit;
     out_stats->max_in_flight = groupconc__limit_out(g->bulkhead.limit);
     out_stats->queue_threshold = g->threshold;
-    out_stats->running = g->running;
+    out_stats->gate_permits = ex->gates ? groupconc__gate_permits_locked(ex, g) : 0;
+    out_stats->running = g->running + out_stats->gate_permits;
     out_stats->ready = g->ready;
     out_stats->waiting_global = g->waiting_global;
     out_stats->waiting_bulkhead = g->bulkhead.waiters.count;
@@ -3684,7 +3838,8 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     groupconc__mutex_lock(&ex->table_lock);
     out_stats->groups = ex->ngroups;
     groupconc__mutex_unlock(&ex->table_lock);
-    out_stats->running = ex->nrunning;
+    out_stats->gate_permits = ex->gates ? groupconc__gate_permits_locked(ex, NULL) : 0;
+    out_stats->running = ex->nrunning + out_stats->gate_permits;
     out_stats->ready = ex->ready.count;
     out_stats->waiting = ex->global.waiters.count + ex->waiting_groups;
     out_stats->global_in_flight = (size_t)ex->global.used;
@@ -3740,6 +3895,334 @@ GROUPCONC__PUBLIC int groupconc_group_keys_get(groupconc_executor *ex, char ***o
 
 GROUPCONC__PUBLIC void groupconc_group_keys_free(char **keys) {
     if (keys) GROUPCONC_FREE(keys);
+}
+
+/* ==== public API: admission gate ================================================================ */
+/* A gate's permits live in a slot table under the gate's own lock. A slot's generation is odd
+   while the slot is held and even while it is free; acquiring and releasing each move it on by
+   one, so a permit (slot, generation) matches its slot only until its first release. An executor
+   gate's slot also keeps a reference to the group whose three layer permits it holds. Lock order:
+   ex->lock, then gate->lock; a release takes them one after the other, never nested. */
+
+#define GROUPCONC__SLOT_NONE UINT32_MAX
+
+typedef struct groupconc__gate_slot {
+    uint32_t generation;           /* odd: held */
+    uint32_t next_free;            /* free list, while free */
+    groupconc__group *group;       /* executor gate: the group it holds permits of (a reference) */
+} groupconc__gate_slot;
+
+struct groupconc_gate {
+    groupconc__mutex lock;         /* guards everything below but `next` */
+    groupconc_gate_config config;
+    groupconc_executor *ex;        /* NULL: standalone */
+    groupconc_gate *next;          /* in ex->gates, under ex->lock */
+    groupconc__gate_slot *slots;
+    uint32_t nslots, free_head;
+    int32_t limit;                 /* standalone; INT32_MAX = unlimited */
+    size_t in_flight;
+    uint64_t admitted, rejected, released[3];
+};
+
+/* A free slot, held now (generation made odd), or SLOT_NONE when the table cannot grow. Under
+   gate->lock. */
+GROUPCONC__FN uint32_t groupconc__slot_take_glocked(groupconc_gate *gate) {
+    uint32_t i;
+    if (gate->free_head == GROUPCONC__SLOT_NONE) {
+        uint32_t n = gate->nslots ? gate->nslots * 2 : 8, k;
+        groupconc__gate_slot *slots;
+        if (n <= gate->nslots || n > (1u << 27)) /* 2^27 permits out at once: 2 GB of slots */
+            return GROUPCONC__SLOT_NONE;
+        slots = (groupconc__gate_slot *)GROUPCONC_MALLOC((size_t)n * sizeof *slots);
+        if (!slots) return GROUPCONC__SLOT_NONE;
+        if (gate->nslots) memcpy(slots, gate->slots, (size_t)gate->nslots * sizeof *slots);
+        for (k = gate->nslots; k < n; k++) { /* the new slots, free, lowest first */
+            slots[k].generation = 0;
+            slots[k].group = NULL;
+            slots[k].next_free = k + 1 < n ? k + 1 : GROUPCONC__SLOT_NONE;
+        }
+        if (gate->slots) GROUPCONC_FREE(gate->slots);
+        gate->free_head = gate->nslots;
+        gate->slots = slots;
+        gate->nslots = n;
+    }
+    i = gate->free_head;
+    gate->free_head = gate->slots[i].next_free;
+    gate->slots[i].generation++;
+    return i;
+}
+
+GROUPCONC__FN void groupconc__gate_emit(groupconc_gate *gate, groupconc_gate_event_type type,
+                                        const char *group, int reason, groupconc_release_kind kind,
+                                        int error) {
+    groupconc_gate_event ev;
+    ev.type = type;
+    ev.gate = gate;
+    ev.group = group;
+    ev.reason = reason;
+    ev.kind = kind;
+    ev.error = error;
+    gate->config.listener(&ev, gate->config.listener_user_data);
+}
+
+/* Permits of this executor's gates held in group g (NULL: all groups). Under ex->lock. */
+GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, const groupconc__group *g) {
+    groupconc_gate *gate;
+    size_t n = 0;
+    uint32_t i;
+    for (gate = ex->gates; gate; gate = gate->next) {
+        groupconc__mutex_lock(&gate->lock);
+        if (!g) {
+            n += gate->in_flight;
+        } else {
+            for (i = 0; i < gate->nslots; i++)
+                if ((gate->slots[i].generation & 1u) && gate->slots[i].group == g) n++;
+        }
+        groupconc__mutex_unlock(&gate->lock);
+    }
+    return n;
+}
+
+GROUPCONC__PUBLIC int groupconc_gate_create(const groupconc_gate_config *config, groupconc_gate **out_gate) {
+    groupconc_gate *gate;
+    groupconc_executor *ex;
+    if (out_gate) *out_gate = NULL;
+    if (!config || !out_gate) return GROUPCONC_EINVAL;
+    ex = config->executor;
+    if (ex ? config->limit != 0 : (config->limit < 1 && config->limit != GROUPCONC_UNLIMITED))
+        return GROUPCONC_ELIMIT;
+    gate = (groupconc_gate *)GROUPCONC_MALLOC(sizeof *gate);
+    if (!gate) return GROUPCONC_ENOMEM;
+    memset(gate, 0, sizeof *gate);
+    if (groupconc__mutex_init(&gate->lock) != GROUPCONC_OK) {
+        GROUPCONC_FREE(gate);
+        return GROUPCONC_ENOMEM;
+    }
+    gate->config = *config;
+    gate->ex = ex;
+    gate->free_head = GROUPCONC__SLOT_NONE;
+    gate->limit = ex ? INT32_MAX : groupconc__cap(config->limit);
+    if (ex) {
+        groupconc__mutex_lock(&ex->lock);
+        if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
+            groupconc__mutex_unlock(&ex->lock);
+            groupconc__mutex_destroy(&gate->lock);
+            GROUPCONC_FREE(gate);
+            return GROUPCONC_ESHUTDOWN;
+        }
+        gate->next = ex->gates;
+        ex->gates = gate;
+        groupconc__mutex_unlock(&ex->lock);
+    }
+    *out_gate = gate;
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_gate_destroy(groupconc_gate *gate) {
+    groupconc_executor *ex;
+    if (!gate) return GROUPCONC_EINVAL;
+    ex = gate->ex;
+    if (ex) groupconc__mutex_lock(&ex->lock);
+    groupconc__mutex_lock(&gate->lock);
+    if (gate->in_flight > 0) {
+        groupconc__mutex_unlock(&gate->lock);
+        if (ex) groupconc__mutex_unlock(&ex->lock);
+        return GROUPCONC_EBUSY;
+    }
+    groupconc__mutex_unlock(&gate->lock);
+    if (ex) {
+        groupconc_gate **pg = &ex->gates;
+        while (*pg != gate) pg = &(*pg)->next;
+        *pg = gate->next;
+        groupconc__mutex_unlock(&ex->lock);
+    }
+    groupconc__mutex_destroy(&gate->lock);
+    if (gate->slots) GROUPCONC_FREE(gate->slots);
+    GROUPCONC_FREE(gate);
+    return GROUPCONC_OK;
+}
+
+/* A standalone gate: a counter and a slot, under the gate's lock. */
+GROUPCONC__FN int groupconc__gate_acquire_alone(groupconc_gate *gate, groupconc_permit *out) {
+    uint32_t slot = GROUPCONC__SLOT_NONE;
+    int rc = GROUPCONC_OK;
+    groupconc__mutex_lock(&gate->lock);
+    if (gate->in_flight >= (size_t)gate->limit) {
+        gate->rejected++;
+        rc = GROUPCONC_EGATE_FULL;
+    } else if ((slot = groupconc__slot_take_glocked(gate)) == GROUPCONC__SLOT_NONE) {
+        rc = GROUPCONC_ENOMEM;
+    } else {
+        gate->in_flight++;
+        gate->admitted++;
+        out->gate = gate;
+        out->slot = slot;
+        out->generation = gate->slots[slot].generation;
+    }
+    groupconc__mutex_unlock(&gate->lock);
+    if (gate->config.listener && rc != GROUPCONC_ENOMEM)
+        groupconc__gate_emit(gate, rc == GROUPCONC_OK ? GROUPCONC_GATE_ADMITTED : GROUPCONC_GATE_REJECTED,
+                             NULL, rc, GROUPCONC_RELEASE_SUCCESS, 0);
+    return rc;
+}
+
+/* An executor gate: a permit at each of the group's three layers, taken at once in one locked step
+   or not at all; the same no-barging rule as a task's admission (a layer with waiters refuses). */
+GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char *group,
+                                                groupconc_permit *out) {
+    groupconc_executor *ex = gate->ex;
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc__group *g = NULL;
+    uint32_t slot;
+    uint64_t hash;
+    size_t len;
+    int rc, layer;
+    if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
+    groupconc__lock(ex, &b); /* admits the inbox first: tasks submitted before come first */
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
+        rc = GROUPCONC_ESHUTDOWN;
+    } else {
+        groupconc__mutex_lock(&ex->table_lock);
+        rc = groupconc__group_get(ex, group, len, hash, &g);
+        groupconc__mutex_unlock(&ex->table_lock);
+    }
+    for (layer = 0; rc == GROUPCONC_OK && layer < 3; layer++) {
+        const groupconc__sem *s = groupconc__layer(ex, g, layer);
+        if (s->waiters.count > 0 || s->used >= s->limit)
+            rc = layer == 0 ? GROUPCONC_EREJECTED_GLOBAL
+                 : layer == 1 ? GROUPCONC_EREJECTED_BULKHEAD : GROUPCONC_EREJECTED_CONCURRENCY;
+    }
+    groupconc__mutex_lock(&gate->lock);
+    if (rc == GROUPCONC_OK) {
+        slot = groupconc__slot_take_glocked(gate);
+        if (slot == GROUPCONC__SLOT_NONE) {
+            rc = GROUPCONC_ENOMEM;
+        } else {
+            for (layer = 0; layer < 3; layer++) groupconc__layer(ex, g, layer)->used++;
+            atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the locks publish it */
+            gate->slots[slot].group = g;
+            gate->in_flight++;
+            gate->admitted++;
+            out->gate = gate;
+            out->slot = slot;
+            out->generation = gate->slots[slot].generation;
+            groupconc__debug_check(ex, g);
+        }
+    } else if (rc != GROUPCONC_ENOMEM) {
+        gate->rejected++;
+    }
+    groupconc__mutex_unlock(&gate->lock);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    if (gate->config.listener && rc != GROUPCONC_ENOMEM)
+        groupconc__gate_emit(gate, rc == GROUPCONC_OK ? GROUPCONC_GATE_ADMITTED : GROUPCONC_GATE_REJECTED,
+                             group, rc, GROUPCONC_RELEASE_SUCCESS, 0);
+    return rc;
+}
+
+GROUPCONC__PUBLIC int groupconc_gate_try_acquire(groupconc_gate *gate, const char *group,
+                                                 groupconc_permit *out_permit) {
+    if (out_permit) {
+        out_permit->gate = NULL;
+        out_permit->slot = 0;
+        out_permit->generation = 0;
+    }
+    if (!gate || !out_permit || (gate->ex ? !group : group != NULL)) return GROUPCONC_EINVAL;
+    return gate->ex ? groupconc__gate_acquire_group(gate, group, out_permit)
+                    : groupconc__gate_acquire_alone(gate, out_permit);
+}
+
+GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
+                                               groupconc_release_kind kind, int error) {
+    groupconc_gate *gate;
+    groupconc__group *g = NULL;
+    groupconc__gate_slot *s;
+    if (!permit || (unsigned)kind > (unsigned)GROUPCONC_RELEASE_CANCELLED) return GROUPCONC_EINVAL;
+    gate = permit->gate;
+    if (!gate || !(permit->generation & 1u)) return GROUPCONC_EPERMIT;
+    groupconc__mutex_lock(&gate->lock);
+    if (permit->slot >= gate->nslots || gate->slots[permit->slot].generation != permit->generation) {
+        groupconc__mutex_unlock(&gate->lock);
+        return GROUPCONC_EPERMIT; /* released already (this or a copy), or never this gate's */
+    }
+    s = &gate->slots[permit->slot];
+    s->generation++; /* even: free; every copy of this permit is stale from here on */
+    g = s->group;
+    s->group = NULL;
+    s->next_free = gate->free_head;
+    gate->free_head = permit->slot;
+    gate->in_flight--;
+    gate->released[kind]++;
+    groupconc__mutex_unlock(&gate->lock);
+    if (g) { /* an executor gate: hand the permits on, as a task's completion does */
+        groupconc_executor *ex = gate->ex;
+        groupconc__batch b = GROUPCONC__BATCH_INIT;
+        int layer;
+        groupconc__mutex_lock(&ex->lock);
+        for (layer = 2; layer >= 0; layer--) groupconc__release_layer(ex, g, layer, &b);
+        groupconc__pump(ex, &b);
+        groupconc__debug_check(ex, g);
+        (void)groupconc__kick_locked(ex);
+        groupconc__mutex_unlock(&ex->lock);
+        groupconc__flush_and_retire(ex, &b);
+    }
+    if (gate->config.listener)
+        groupconc__gate_emit(gate, GROUPCONC_GATE_RELEASED, g ? g->key : NULL, 0, kind, error);
+    if (g) groupconc__group_unref(g);
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char *group,
+                                               groupconc_gate_stats *out_stats) {
+    groupconc_executor *ex;
+    groupconc__group *g = NULL;
+    uint64_t hash;
+    size_t len;
+    int rc, layer;
+    if (!gate || !out_stats || (!gate->ex && group)) return GROUPCONC_EINVAL;
+    ex = gate->ex;
+    if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
+    if (ex) groupconc__mutex_lock(&ex->lock);
+    if (group) {
+        groupconc__mutex_lock(&ex->table_lock);
+        g = groupconc__table_find(ex, group, len, hash);
+        groupconc__mutex_unlock(&ex->table_lock);
+        if (!g) {
+            groupconc__mutex_unlock(&ex->lock);
+            return GROUPCONC_ENOTFOUND;
+        }
+    }
+    memset(out_stats, 0, sizeof *out_stats);
+    if (g) {
+        int32_t avail = INT32_MAX;
+        for (layer = 0; layer < 3; layer++) {
+            const groupconc__sem *s = groupconc__layer(ex, g, layer);
+            int32_t free_here = s->waiters.count > 0 || s->used >= s->limit ? 0
+                                : s->limit == INT32_MAX ? INT32_MAX : s->limit - s->used;
+            if (free_here < avail) avail = free_here;
+        }
+        out_stats->limit = (int)g->conc.limit;
+        out_stats->available = avail == INT32_MAX ? GROUPCONC_UNLIMITED : (int)avail;
+    }
+    groupconc__mutex_lock(&gate->lock);
+    if (g) {
+        uint32_t i;
+        for (i = 0; i < gate->nslots; i++)
+            if ((gate->slots[i].generation & 1u) && gate->slots[i].group == g) out_stats->in_flight++;
+    } else {
+        out_stats->in_flight = gate->in_flight;
+        out_stats->limit = gate->limit == INT32_MAX ? GROUPCONC_UNLIMITED : (int)gate->limit;
+        out_stats->available = gate->limit == INT32_MAX ? GROUPCONC_UNLIMITED
+                                                        : (int)(gate->limit - (int32_t)gate->in_flight);
+    }
+    out_stats->admitted = gate->admitted;
+    out_stats->rejected = gate->rejected;
+    out_stats->released_success = gate->released[GROUPCONC_RELEASE_SUCCESS];
+    out_stats->released_failure = gate->released[GROUPCONC_RELEASE_FAILURE];
+    out_stats->released_cancelled = gate->released[GROUPCONC_RELEASE_CANCELLED];
+    groupconc__mutex_unlock(&gate->lock);
+    if (ex) groupconc__mutex_unlock(&ex->lock);
+    return GROUPCONC_OK;
 }
 
 /* ==== public API: diagnostics =================================================================== */
@@ -3801,6 +4284,24 @@ GROUPCONC__PUBLIC const char *groupconc_rejection_policy_name(groupconc_rejectio
     case GROUPCONC_REJECT_ABORT: return "ABORT";
     case GROUPCONC_REJECT_DISCARD: return "DISCARD";
     case GROUPCONC_REJECT_CALLER_RUNS: return "CALLER_RUNS";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_release_kind_name(groupconc_release_kind kind) {
+    switch (kind) {
+    case GROUPCONC_RELEASE_SUCCESS: return "SUCCESS";
+    case GROUPCONC_RELEASE_FAILURE: return "FAILURE";
+    case GROUPCONC_RELEASE_CANCELLED: return "CANCELLED";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_gate_event_type_name(groupconc_gate_event_type type) {
+    switch (type) {
+    case GROUPCONC_GATE_ADMITTED: return "ADMITTED";
+    case GROUPCONC_GATE_REJECTED: return "REJECTED";
+    case GROUPCONC_GATE_RELEASED: return "RELEASED";
     }
     return "UNKNOWN";
 }
