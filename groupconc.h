@@ -223,7 +223,8 @@ extern "C" {
     X(EDEADLK, -17, "refused: called from inside a task or callback of this executor, it would wait for itself") \
     X(EGATE_FULL, -18, "rejected: the gate's limit is reached")                                        \
     X(EPERMIT, -19, "permit not held: released already, or never admitted")                           \
-    X(EBUSY, -20, "busy: permits are still held (destroy the gates / release the permits first)")
+    X(EBUSY, -20, "busy: permits are still held (destroy the gates / release the permits first)") \
+    X(ESTATE, -21, "not allowed now: the task is already deferred, or is not running on a worker")
 
 typedef enum groupconc_error {
 #define GROUPCONC__ERR_ENUM(name, value, text) GROUPCONC_##name = (value),
@@ -247,6 +248,9 @@ typedef enum groupconc_error {
 /* What a task function returns when it stopped because groupconc_context_is_cancelled() said so:
    the task completes CANCELLED. The only return value the library interprets besides 0. */
 #define GROUPCONC_TASK_CANCELLED (-2147483647 - 1)
+/* What a task function returns after groupconc_context_defer: it completes later, from any thread,
+   through groupconc_deferred_complete, and holds its permits until then. */
+#define GROUPCONC_TASK_PENDING (-2147483647)
 
 typedef enum groupconc_status {
     GROUPCONC_STATUS_PENDING = 0, /* not finished yet (only seen in a snapshot) */
@@ -588,6 +592,49 @@ GROUPCONC_API const char *groupconc_context_task_id(const groupconc_context *ctx
    Thread safety: from the task's own body.
    Callbacks:     the task body only. */
 GROUPCONC_API groupconc_executor *groupconc_context_executor(const groupconc_context *ctx);
+
+/* Deferred completion: how an executor task starts asynchronous work (a request on an event loop,
+   I/O completed on another thread) without holding a worker thread. The body calls
+   groupconc_context_defer, hands the deferred handle to whatever will finish the work, and returns
+   GROUPCONC_TASK_PENDING; the worker moves on. The task keeps its permits, counts as running, and
+   its handle, callbacks, listener and cleanup behave as for any task, until
+   groupconc_deferred_complete delivers its result. */
+typedef struct groupconc_deferred groupconc_deferred;
+
+/* groupconc_context_defer: from the task's body: make the task complete later.
+   Params:        *out_deferred: the handle to complete it with, exactly once, from any thread.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ESTATE (already
+                  deferred, or a CALLER_RUNS run inside submit, which has no worker to free);
+                  GROUPCONC_ENOMEM (the body can still do the work itself and return normally).
+   Thread safety: from the task's own body only.
+   Callbacks:     the task body only.
+   Remarks:       after it, the body must return GROUPCONC_TASK_PENDING. If it returns anything
+                  else, the task completes with that, and the deferred handle is void: it must not
+                  be completed. A body that returns GROUPCONC_TASK_PENDING without deferring
+                  completes FAILED with result.error GROUPCONC_TASK_PENDING. Its cleanup runs after
+                  the completion, never while the work may still use `arg`. */
+GROUPCONC_API int groupconc_context_defer(groupconc_context *ctx, groupconc_deferred **out_deferred);
+
+/* groupconc_deferred_complete: deliver a deferred task's result, as if its function returned `rc`
+   with *out_value = value now: 0 SUCCESS, GROUPCONC_TASK_CANCELLED CANCELLED, anything else FAILED
+   with result.error = rc. Its permits go to the oldest waiters, then the task completes (cleanup,
+   COMPLETED event, waiters, callbacks) on this thread - or on the worker, if this call came before
+   the body returned.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (deferred NULL, or rc GROUPCONC_TASK_PENDING).
+   Thread safety: any thread, exactly once per handle; also after the executor began a shutdown
+                  (graceful shutdown and destroy wait for deferred tasks, as for running ones).
+   Callbacks:     may be called anywhere, also from the task's own body before it returns.
+   Remarks:       the handle is freed by this call: using it afterwards (a second complete) is
+                  undefined, as with free(). */
+GROUPCONC_API int groupconc_deferred_complete(groupconc_deferred *deferred, int rc, void *value);
+
+/* groupconc_deferred_is_cancelled: whether cancellation of the deferred task was requested (task
+   cancel, group shutdown / evict, executor shutdown): the work may stop early and complete with
+   GROUPCONC_TASK_CANCELLED.
+   Returns:       true / false; false for NULL.
+   Thread safety: any thread, until the handle is completed.
+   Callbacks:     may be called anywhere. */
+GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *deferred);
 
 /* groupconc_execute_all: submit every spec (with its cleanup), then collect results in input order
    (no fail-fast).
@@ -1407,6 +1454,7 @@ struct groupconc_executor {
     groupconc__sem global;         /* layer 1 */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
+    groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at layers 2 and 3, all groups */
     size_t unfinished;             /* accepted tasks not yet completed */
@@ -1487,6 +1535,7 @@ typedef struct groupconc__frame {
     groupconc__fifo *owed;         /* completions this thread runs next, or NULL */
     size_t settled;                /* settled early from the owed lists: the owner retires them */
     groupconc__claims *claims;     /* a worker's base frame: the tasks it took and has not started */
+    struct groupconc_deferred *deferral; /* a task body's frame: its groupconc_context_defer */
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
@@ -1499,6 +1548,7 @@ GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor
     f->owed_rejected = f->owed = NULL;
     f->settled = 0;
     f->claims = NULL;
+    f->deferral = NULL;
     groupconc__frames = f;
 }
 
@@ -1833,7 +1883,9 @@ enum {
     GROUPCONC__READY,   /* holds every permit (or none under CALLER_RUNS), in the ready queue */
     GROUPCONC__RUNNING, /* on a thread, linked in ex->running */
     GROUPCONC__REJECTED, /* refused by a layer, permits returned; rejection handling is pending */
-    GROUPCONC__DONE     /* left the executor's queues; completion may still be in progress */
+    GROUPCONC__DONE,    /* left the executor's queues; completion may still be in progress */
+    GROUPCONC__DEFERRED /* its body returned GROUPCONC_TASK_PENDING: off its worker, in ex->deferred,
+                           holding its permits until groupconc_deferred_complete */
 };
 
 /* t->state bits (atomic: read without the lock by handle functions). */
@@ -2005,6 +2057,9 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
         next = t->next;
         if (!g || t->group == g) (void)groupconc__take_or_flag_locked(ex, t, b);
     }
+    for (t = ex->deferred.head; t; t = t->next) /* off their workers: only flagged */
+        if (!g || t->group == g)
+            atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
     groupconc__pump(ex, b);
 }
 
@@ -2345,9 +2400,38 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
     return counted;
 }
 
-/* Run t's body on this thread (its owner now), then its cleanup. The result is stored where the
-   function and its argument were (they are dead once it returned: B_RAN). */
-GROUPCONC__FN void groupconc__run(groupconc_executor *ex, groupconc_task *t) {
+/* A deferred completion (groupconc_context_defer): the body's handle. Its two flags, under ex->lock,
+   settle which side finishes the task: a completion that comes before the body returned leaves
+   its result here for the worker (result_in); a body that returns first parks the task in
+   ex->deferred for the completion to finish (parked). The side that comes second frees it. */
+struct groupconc_deferred {
+    groupconc_task *task;
+    void *value;
+    int rc;
+    bool result_in, parked;
+};
+
+/* Store a task's result: its cleanup first (arg and value share a word), then the value and the
+   status its code means. On the thread that owns the task, with no lock held. */
+GROUPCONC__FN void groupconc__set_result(groupconc_executor *ex, groupconc_task *t, int rc, void *value) {
+    groupconc__release_arg(ex, t); /* the body (or the deferred work) no longer uses arg */
+    t->value = value;
+    t->bits |= GROUPCONC__B_RAN;
+    if (rc == 0) {
+        t->status = GROUPCONC_STATUS_SUCCESS;
+        t->error = 0;
+    } else if (rc == GROUPCONC_TASK_CANCELLED) {
+        t->status = GROUPCONC_STATUS_CANCELLED;
+        t->error = 0;
+    } else { /* GROUPCONC_TASK_PENDING without a deferral too */
+        t->status = GROUPCONC_STATUS_FAILED;
+        t->error = rc;
+    }
+}
+
+/* Run t's body on this thread (its owner now), then store its result. Returns false if the body
+   deferred its completion and the task is parked in ex->deferred (the worker is done with it). */
+GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t) {
     bool timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* nobody sees a fire-and-forget's times */
     void *value = NULL;
     groupconc__frame f;
@@ -2357,21 +2441,28 @@ GROUPCONC__FN void groupconc__run(groupconc_executor *ex, groupconc_task *t) {
         groupconc__emit(ex, t, GROUPCONC_EVENT_STARTED, t->group->key, groupconc__task_id(t), 0, NULL);
     if (timed) t->start_ns = groupconc__now_ns();
     rc = t->fn((groupconc_context *)(void *)t, &value, t->arg);
-    t->end_ns = timed ? groupconc__now_ns() : t->start_ns;
     groupconc__frame_pop(&f);
-    groupconc__release_arg(ex, t); /* the body no longer uses arg */
-    t->value = value;
-    t->bits |= GROUPCONC__B_RAN;
-    if (rc == 0) {
-        t->status = GROUPCONC_STATUS_SUCCESS;
-        t->error = 0;
-    } else if (rc == GROUPCONC_TASK_CANCELLED) {
-        t->status = GROUPCONC_STATUS_CANCELLED;
-        t->error = 0;
-    } else {
-        t->status = GROUPCONC_STATUS_FAILED;
-        t->error = rc;
+    if (f.deferral) {
+        struct groupconc_deferred *d = f.deferral;
+        if (rc == GROUPCONC_TASK_PENDING) {
+            groupconc__mutex_lock(&ex->lock);
+            if (!d->result_in) { /* park it: the completion finishes it */
+                groupconc__fifo_remove(&ex->running, t);
+                groupconc__fifo_push(&ex->deferred, t);
+                t->stage = GROUPCONC__DEFERRED;
+                d->parked = true;
+                groupconc__mutex_unlock(&ex->lock);
+                return false;
+            }
+            groupconc__mutex_unlock(&ex->lock);
+            rc = d->rc; /* completed before the body returned */
+            value = d->value;
+        }
+        GROUPCONC_FREE(d); /* used, or void: the body returned something else */
     }
+    t->end_ns = timed ? groupconc__now_ns() : t->start_ns; /* fn is dead: end_ns shares its word */
+    groupconc__set_result(ex, t, rc, value);
+    return true;
 }
 
 /* Run the custom rejection handler for t and apply its decision: the result, the cleanup (unless
@@ -2880,8 +2971,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             slow = false;
             atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
             if (stolen) {
-                groupconc__run(ex, stolen);
-                groupconc__publish(ex, self, stolen, nran++);
+                if (groupconc__run(ex, stolen)) groupconc__publish(ex, self, stolen, nran++);
                 stolen = NULL;
                 t1 = groupconc__now_ns();
                 atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
@@ -2896,8 +2986,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                     groupconc__drop_claim_ref(t);
                     continue;
                 }
-                groupconc__run(ex, t);
-                waited_for = groupconc__publish(ex, self, t, nran++);
+                if (groupconc__run(ex, t)) waited_for = groupconc__publish(ex, self, t, nran++);
                 t1 = groupconc__now_ns();
                 atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
                 slow = t1 - t0 > GROUPCONC__BATCH_NS;
@@ -3209,7 +3298,8 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
         groupconc_executor_shutdown(ex);
         groupconc__mutex_lock(&ex->lock);
     }
-    GROUPCONC_ASSERT(ex->global.used == 0 && ex->ready.count == 0 && ex->running.count == 0);
+    GROUPCONC_ASSERT(ex->global.used == 0 && ex->ready.count == 0 && ex->running.count == 0 &&
+                     ex->deferred.count == 0);
     ex->stopping = true;
     groupconc__cond_broadcast(&ex->work_cv);
     list = ex->workers;
@@ -3427,7 +3517,7 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
         t->bits |= GROUPCONC__B_NO_PERMITS;
         t->status = GROUPCONC_STATUS_PENDING;
         t->error = 0;
-        groupconc__run(ex, t); /* on the submitting thread, holding no permits */
+        (void)groupconc__run(ex, t); /* on the submitting thread, holding no permits (no defer) */
         groupconc__mutex_lock(&ex->lock);
         groupconc__count_locked(ex, g, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, rc), -1);
         groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
@@ -3590,6 +3680,9 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             groupconc__count_locked(ex, task->group, GROUPCONC__C_CANCELLED, 1);
             taken_rejected = true;
             outcome = GROUPCONC_CANCEL_DEQUEUED;
+        } else if (task->stage == GROUPCONC__DEFERRED) {
+            atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
+            outcome = GROUPCONC_CANCEL_FLAGGED;
         } else if (task->stage == GROUPCONC__RUNNING) {
             outcome = GROUPCONC_CANCEL_FLAGGED;
             if (groupconc__take_or_flag_locked(ex, task, &b)) { /* its worker had not started it */
@@ -3659,6 +3752,64 @@ GROUPCONC__PUBLIC const char *groupconc_context_task_id(const groupconc_context 
 }
 GROUPCONC__PUBLIC groupconc_executor *groupconc_context_executor(const groupconc_context *ctx) {
     return ctx ? GROUPCONC__TASK(ctx)->group->exec : NULL;
+}
+
+GROUPCONC__PUBLIC int groupconc_context_defer(groupconc_context *ctx, groupconc_deferred **out_deferred) {
+    groupconc_task *t;
+    groupconc__frame *f;
+    struct groupconc_deferred *d;
+    if (out_deferred) *out_deferred = NULL;
+    if (!ctx || !out_deferred) return GROUPCONC_EINVAL;
+    t = GROUPCONC__TASK(ctx);
+    for (f = groupconc__frames; f && f->self != t; f = f->prev) {} /* its body's frame (run) */
+    /* stage: set under the lock before the body started, by this worker; nobody changes it while
+       the body runs */
+    if (!f || f->deferral || t->stage != GROUPCONC__RUNNING) return GROUPCONC_ESTATE;
+    d = (struct groupconc_deferred *)GROUPCONC_MALLOC(sizeof *d);
+    if (!d) return GROUPCONC_ENOMEM;
+    d->task = t;
+    d->value = NULL;
+    d->rc = 0;
+    d->result_in = d->parked = false;
+    f->deferral = d;
+    *out_deferred = d;
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_deferred_complete(groupconc_deferred *deferred, int rc, void *value) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc_executor *ex;
+    groupconc_task *t;
+    if (!deferred || rc == GROUPCONC_TASK_PENDING) return GROUPCONC_EINVAL;
+    t = deferred->task;
+    ex = t->group->exec;
+    groupconc__mutex_lock(&ex->lock);
+    if (!deferred->parked) { /* its body has not returned yet: its worker takes the result */
+        deferred->rc = rc;
+        deferred->value = value;
+        deferred->result_in = true;
+        groupconc__mutex_unlock(&ex->lock);
+        return GROUPCONC_OK;
+    }
+    groupconc__fifo_remove(&ex->deferred, t); /* back among the running, to be finished */
+    groupconc__fifo_push(&ex->running, t);
+    t->stage = GROUPCONC__RUNNING;
+    groupconc__mutex_unlock(&ex->lock);
+    GROUPCONC_FREE(deferred);
+    t->end_ns = (t->bits & GROUPCONC__B_TIMED) ? groupconc__now_ns() : t->start_ns;
+    groupconc__set_result(ex, t, rc, value); /* its cleanup, on this thread, no lock held */
+    groupconc__mutex_lock(&ex->lock);
+    groupconc__finish_locked(ex, t, &b);
+    groupconc__fifo_push(&b.todo, t);
+    (void)groupconc__kick_locked(ex);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC bool groupconc_deferred_is_cancelled(const groupconc_deferred *deferred) {
+    if (!deferred) return false;
+    return (atomic_load_explicit(&deferred->task->state, memory_order_relaxed) & GROUPCONC__ST_CANCEL) != 0;
 }
 
 GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupconc_task_spec *tasks,
@@ -3770,6 +3921,8 @@ GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, 
                  g->conc.waiters.count + g->ready + g->running;
     const groupconc_task *t;
     for (t = ex->running.head; t; t = t->next)
+        if (t->group == g && (t->bits & GROUPCONC__B_NO_PERMITS)) n++;
+    for (t = ex->deferred.head; t; t = t->next)
         if (t->group == g && (t->bits & GROUPCONC__B_NO_PERMITS)) n++;
     return n;
 }

@@ -632,6 +632,291 @@ static void test_gate_bad_input(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* ---- deferred completion ------------------------------------------------------------------------ */
+
+typedef struct deferring {
+    groupconc_deferred *d;     /* what the body got */
+    int defer_rc, second_rc;   /* groupconc_context_defer's codes (the second call: ESTATE) */
+    int body_return;           /* what the body returns (PENDING unless set) */
+    bool complete_in_body;     /* the body completes its own deferral before it returns */
+    tu_latch deferred;         /* opened by the body once d is set */
+    atomic_int cleanups;
+    atomic_int cleanup_after_complete; /* the cleanup saw `completed` set */
+    atomic_int completed;      /* set by the test just before it calls complete */
+} deferring;
+
+static void deferring_init(deferring *x) {
+    memset(x, 0, sizeof *x);
+    x->body_return = GROUPCONC_TASK_PENDING;
+    tu_latch_init(&x->deferred, 1);
+}
+
+static int deferring_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    deferring *x = (deferring *)arg;
+    (void)out_value;
+    x->defer_rc = groupconc_context_defer(ctx, &x->d);
+    x->second_rc = groupconc_context_defer(ctx, &(groupconc_deferred *){NULL});
+    if (x->complete_in_body && x->defer_rc == GROUPCONC_OK) {
+        atomic_store(&x->completed, 1);
+        (void)groupconc_deferred_complete(x->d, 0, x);
+    }
+    tu_latch_open(&x->deferred);
+    return x->body_return;
+}
+
+static void deferring_cleanup(void *arg) {
+    deferring *x = (deferring *)arg;
+    atomic_fetch_add(&x->cleanups, 1);
+    if (atomic_load(&x->completed)) atomic_fetch_add(&x->cleanup_after_complete, 1);
+}
+
+static groupconc_task *submit_deferring(groupconc_executor *ex, const char *group, deferring *x) {
+    groupconc_task_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.group = group;
+    spec.fn = deferring_fn;
+    spec.arg = x;
+    spec.cleanup = deferring_cleanup;
+    groupconc_task *h = NULL;
+    assert_int_equal(groupconc_submit_spec(ex, &spec, &h), GROUPCONC_OK);
+    return h;
+}
+
+typedef struct completer {
+    groupconc_deferred *d;
+    int rc;
+    void *value;
+    atomic_int *completed;
+    int result;
+} completer;
+
+static void completer_main(void *arg) {
+    completer *c = (completer *)arg;
+    if (c->completed) atomic_store(c->completed, 1);
+    c->result = groupconc_deferred_complete(c->d, c->rc, c->value);
+}
+
+/* The body defers and returns; its worker runs other tasks (max_threads 1); the task keeps its
+   permit (a second task of its group waits) and counts as running; a foreign thread completes it:
+   SUCCESS with the value, cleanup after the completion, the waiting task then starts. */
+static void test_deferred_completes_from_foreign_thread(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default(); /* concurrency 1 */
+    p.max_threads = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    deferring x;
+    deferring_init(&x);
+    groupconc_task *h = submit_deferring(ex, "io", &x);
+    assert_true(tu_latch_wait(&x.deferred));
+    assert_int_equal(x.defer_rc, GROUPCONC_OK);
+    assert_int_equal(x.second_rc, GROUPCONC_ESTATE);
+    groupconc_task *other = tu_submit(ex, "cpu", NULL, tu_noop_fn, NULL);
+    tu_wait_status(other, GROUPCONC_STATUS_SUCCESS); /* the only worker is free again */
+    groupconc_task *next = tu_submit(ex, "io", NULL, tu_noop_fn, NULL);
+    groupconc_group_stats gs = tu_gstats(ex, "io");
+    assert_int_equal(gs.running, 1); /* the deferred task */
+    assert_int_equal(gs.waiting_concurrency, 1);
+    assert_int_equal(gs.submitted, 2);
+    bool done = true;
+    assert_int_equal(groupconc_task_is_done(h, &done), GROUPCONC_OK);
+    assert_false(done);
+    assert_int_equal(atomic_load(&x.cleanups), 0); /* never while the work may use arg */
+    assert_false(groupconc_deferred_is_cancelled(x.d));
+    completer c = {x.d, 0, &x, &x.completed, -1};
+    tu_thread th;
+    assert_true(tu_thread_start(&th, completer_main, &c));
+    tu_thread_join(th);
+    assert_int_equal(c.result, GROUPCONC_OK);
+    groupconc_result r = tu_wait(h);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r.value, &x);
+    assert_true(r.end_ns >= r.start_ns);
+    assert_int_equal(atomic_load(&x.cleanups), 1);
+    assert_int_equal(atomic_load(&x.cleanup_after_complete), 1);
+    tu_wait_status(next, GROUPCONC_STATUS_SUCCESS); /* it got the permit */
+    gs = tu_gstats(ex, "io");
+    assert_int_equal(gs.succeeded, 2);
+    assert_int_equal(gs.running, 0);
+    groupconc_task_release(h);
+    groupconc_task_release(other);
+    groupconc_task_release(next);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&x.deferred);
+}
+
+/* Completed before the body returned: its worker takes the result. */
+static void test_deferred_completed_before_return(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    deferring x;
+    deferring_init(&x);
+    x.complete_in_body = true;
+    groupconc_task *h = submit_deferring(ex, "io", &x);
+    groupconc_result r = tu_wait(h);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r.value, &x);
+    assert_int_equal(atomic_load(&x.cleanups), 1);
+    assert_int_equal(tu_gstats(ex, "io").running, 0);
+    groupconc_task_release(h);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&x.deferred);
+}
+
+/* A graceful shutdown waits for a deferred task; its completion from a foreign thread after the
+   shutdown began still completes, is counted, and lets the shutdown return OK. */
+typedef struct graceful_call {
+    groupconc_executor *ex;
+    int rc;
+    tu_latch *begun;
+} graceful_call;
+
+static void graceful_main(void *arg) {
+    graceful_call *g = (graceful_call *)arg;
+    tu_latch_open(g->begun);
+    g->rc = groupconc_executor_shutdown_graceful(g->ex, GROUPCONC_FOREVER);
+}
+
+static void test_deferred_completion_after_graceful_shutdown(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    deferring x;
+    deferring_init(&x);
+    groupconc_task *h = submit_deferring(ex, "io", &x);
+    assert_true(tu_latch_wait(&x.deferred));
+    tu_latch begun;
+    tu_latch_init(&begun, 1);
+    graceful_call g = {ex, -1, &begun};
+    tu_thread gt;
+    assert_true(tu_thread_start(&gt, graceful_main, &g));
+    assert_true(tu_latch_wait(&begun));
+    for (int i = 0; i < 1000 && !tu_xstats(ex).shutdown; i++) tu_sleep_ns(TU_MS);
+    assert_true(tu_xstats(ex).shutdown);
+    groupconc_task *late = NULL;
+    assert_int_equal(groupconc_submit(ex, "io", NULL, tu_noop_fn, NULL, &late), GROUPCONC_ESHUTDOWN);
+    completer c = {x.d, 7, NULL, &x.completed, -1};
+    tu_thread ct;
+    assert_true(tu_thread_start(&ct, completer_main, &c));
+    tu_thread_join(ct);
+    tu_thread_join(gt);
+    assert_int_equal(c.result, GROUPCONC_OK);
+    assert_int_equal(g.rc, GROUPCONC_OK);
+    groupconc_result r = tu_wait(h);
+    assert_int_equal(r.status, GROUPCONC_STATUS_FAILED);
+    assert_int_equal(r.error, 7);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.failed, 1);
+    assert_int_equal(xs.submitted, 1); /* the late submit was refused before it counted */
+    assert_int_equal(xs.completed, 1);
+    assert_int_equal(atomic_load(&x.cleanups), 1);
+    groupconc_task_release(h);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&begun);
+    tu_latch_destroy(&x.deferred);
+}
+
+/* A cancel, a group shutdown or an executor shutdown flags a deferred task; the work sees it and
+   completes CANCELLED. */
+static void test_deferred_task_is_flagged(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    deferring x;
+    deferring_init(&x);
+    groupconc_task *h = submit_deferring(ex, "io", &x);
+    assert_true(tu_latch_wait(&x.deferred));
+    for (int i = 0; i < 1000 && tu_gstats(ex, "io").running != 1; i++) tu_sleep_ns(TU_MS); /* parked */
+    groupconc_cancel_outcome out;
+    assert_int_equal(groupconc_task_cancel(h, &out), GROUPCONC_OK);
+    assert_true(out == GROUPCONC_CANCEL_FLAGGED);
+    assert_true(groupconc_deferred_is_cancelled(x.d));
+    assert_int_equal(groupconc_deferred_complete(x.d, GROUPCONC_TASK_PENDING, NULL), GROUPCONC_EINVAL);
+    atomic_store(&x.completed, 1);
+    assert_int_equal(groupconc_deferred_complete(x.d, GROUPCONC_TASK_CANCELLED, NULL), GROUPCONC_OK);
+    groupconc_result r = tu_wait(h);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(r.reason, GROUPCONC_ECANCELLED);
+    assert_int_equal(tu_gstats(ex, "io").cancelled, 1);
+    groupconc_task_release(h);
+
+    deferring y; /* the executor's shutdown flags it too */
+    deferring_init(&y);
+    h = submit_deferring(ex, "io", &y);
+    assert_true(tu_latch_wait(&y.deferred));
+    assert_int_equal(groupconc_group_shutdown(ex, "io"), GROUPCONC_OK);
+    for (int i = 0; i < 1000 && !groupconc_deferred_is_cancelled(y.d); i++) tu_sleep_ns(TU_MS);
+    assert_true(groupconc_deferred_is_cancelled(y.d));
+    assert_int_equal(groupconc_deferred_complete(y.d, 0, NULL), GROUPCONC_OK);
+    tu_wait_status(h, GROUPCONC_STATUS_SUCCESS); /* flagged, but it finished: its own outcome */
+    groupconc_task_release(h);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&x.deferred);
+    tu_latch_destroy(&y.deferred);
+}
+
+/* PENDING without a deferral is a FAILED task; a deferral followed by another return is void. */
+static int pending_without_defer_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    return GROUPCONC_TASK_PENDING;
+}
+
+static void test_deferral_misuse(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.global_max_in_flight = 1;
+    p.global_queue_threshold = 0;
+    p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *h = tu_submit(ex, "m", NULL, pending_without_defer_fn, NULL);
+    groupconc_result r = tu_wait(h);
+    assert_int_equal(r.status, GROUPCONC_STATUS_FAILED);
+    assert_int_equal(r.error, GROUPCONC_TASK_PENDING);
+    groupconc_task_release(h);
+
+    deferring x; /* defers, then returns 5: FAILED 5 at once, the deferral is void */
+    deferring_init(&x);
+    x.body_return = 5;
+    h = submit_deferring(ex, "m", &x);
+    r = tu_wait(h);
+    assert_int_equal(x.defer_rc, GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_FAILED);
+    assert_int_equal(r.error, 5);
+    assert_int_equal(atomic_load(&x.cleanups), 1);
+    groupconc_task_release(h);
+
+    /* a CALLER_RUNS run inside submit has no worker to free: ESTATE, and it completes normally */
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *hb = tu_submit(ex, "m", NULL, tu_park_fn, &blocker); /* takes the global permit */
+    assert_true(tu_latch_wait(&started));
+    deferring y;
+    deferring_init(&y);
+    y.body_return = 0;
+    h = submit_deferring(ex, "m", &y); /* refused at layer 1: runs here, on this thread */
+    assert_int_equal(y.defer_rc, GROUPCONC_ESTATE);
+    tu_wait_status(h, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(h);
+    tu_park_release(&blocker);
+    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(hb);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+
+    groupconc_deferred *d = (groupconc_deferred *)&x;
+    assert_int_equal(groupconc_context_defer(NULL, &d), GROUPCONC_EINVAL);
+    assert_null(d);
+    assert_int_equal(groupconc_deferred_complete(NULL, 0, NULL), GROUPCONC_EINVAL);
+    assert_false(groupconc_deferred_is_cancelled(NULL));
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&x.deferred);
+    tu_latch_destroy(&y.deferred);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_admits_up_to_limit_then_refuses),
@@ -647,6 +932,11 @@ int main(void) {
         cmocka_unit_test(test_release_races_with_shutdown),
         cmocka_unit_test(test_release_after_evict),
         cmocka_unit_test(test_gate_bad_input),
+        cmocka_unit_test(test_deferred_completes_from_foreign_thread),
+        cmocka_unit_test(test_deferred_completed_before_return),
+        cmocka_unit_test(test_deferred_completion_after_graceful_shutdown),
+        cmocka_unit_test(test_deferred_task_is_flagged),
+        cmocka_unit_test(test_deferral_misuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
