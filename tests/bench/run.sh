@@ -6,8 +6,10 @@
 # Installs the peers if they are missing (apt-get, when run as root), builds a release build
 # (-O2, NDEBUG, -g) in build-bench/ at the repository root, runs every workload against GLib's
 # GThreadPool and libuv's work queue, interleaved, 5 runs by default, and prints the table of
-# medians [min..max] with the groupconc/peer ratios; then the hot-path figure: instructions per
-# submit->complete of a no-op task, counted by valgrind's callgrind (not time-dependent).
+# medians [min..max] with the groupconc/peer ratios; then the admission gate's cost per
+# try-acquire + release beside a mutex-protected counter and a semaphore (bench_gate.c); then the
+# hot-path figure: instructions per submit->complete of a no-op task, counted by valgrind's
+# callgrind (not time-dependent).
 #   --no-callgrind   skip the instruction count
 #   --profile        also print callgrind_annotate's top functions for groupconc's hot path
 # Any other option goes to groupconc-bench (--runs R, --only W1,W3, --scale 0.1, ...; --help).
@@ -80,7 +82,7 @@ else
     # shellcheck disable=SC2086
     quiet meson setup "$build" "$root" $opts
 fi
-quiet ninja -C "$build" tests/bench/groupconc-bench
+quiet ninja -C "$build" tests/bench/groupconc-bench tests/bench/groupconc-gate-bench
 bin=$build/tests/bench/groupconc-bench
 
 # ---- the table ----
@@ -96,6 +98,8 @@ done
 # shellcheck disable=SC2086
 "$bin" $bench_args
 status=$?
+# the admission gate against a mutex-protected counter and a semaphore (bench_gate.c)
+"$build/tests/bench/groupconc-gate-bench" || status=1
 set -e
 
 # ---- the hot path, counted ----
