@@ -85,6 +85,13 @@
        Handles        groupconc_submit gives a handle (groupconc_task). It stays valid until
                       groupconc_task_release, even after the executor is destroyed; after release it
                       must not be used (like free()). Pass out_task = NULL for fire-and-forget.
+       Gate           for work that is not a function on a worker (an event loop's requests):
+                      groupconc_gate_try_acquire admits or refuses at once; the caller releases the
+                      permit exactly once. An executor gate's permit holds the group's three layer
+                      permits: one budget with the group's tasks (section [8]).
+       Deferred       a task body may call groupconc_context_defer and return
+                      GROUPCONC_TASK_PENDING: it keeps its permits, frees its worker, and completes
+                      when groupconc_deferred_complete is called from any thread.
        Arguments      the task's `arg` is the caller's. To hand it over, submit with a cleanup
                       (groupconc_submit_spec, spec.cleanup = free): it runs exactly once for every
                       accepted task, after the task function returned or, if it never ran, when the
@@ -160,7 +167,9 @@
               task codes apart from library reasons (result.reason, GROUPCONC_TASK_CANCELLED),
               cleanup functions (groupconc_submit_spec), rejection handlers decide the outcome,
               COMPLETED once per SUBMITTED with per-outcome counters, EDEADLK instead of self-waits,
-              execute_all reports true outcomes, groupconc_policy_check, *_name for every enum.
+              execute_all reports true outcomes, groupconc_policy_check, *_name for every enum;
+              the admission gate (standalone and executor gates, generation-checked permits) and
+              deferred completion of executor tasks.
        0.1.0  first release: executor, three layers, thresholds, rejection policies, listener,
               group control, stats.
 */
