@@ -1,4 +1,9 @@
-/* test_api.c - the 1.0 API's rules (issue "API 1.0"): each test here failed on 0.1.0.
+/* test_api.c - the 1.0 API's rules (issue "API 1.0"). Every test here fails on 0.1.0 (or uses API
+   that 0.1.0 lacked) except two, which guard documented behaviour rather than a fixed defect:
+   test_release_twice_while_running (defect 8: a second release is undefined, as with free(), and
+   documented so; the test checks the case the library does see) and
+   test_recipe_16_overall_2_per_host (defect 10 was documentation: the "Global cap" recipe in
+   CONCEPTS; the test keeps the recipe true).
 
    - blocking calls from inside a task or callback of the same executor never wait for themselves:
      they work or return GROUPCONC_EDEADLK (every blocking call x every place user code runs);
@@ -308,6 +313,167 @@ static void test_blocking_calls_in_rejection_handler(void **state) {
     }
 }
 
+/* The calling thread is in the task's cleanup (groupconc_submit_spec, spec.cleanup), by each route:
+   0  on the worker, right after the body returned;
+   1  on the thread that cancels the task before it ran (the main thread, in groupconc_task_cancel);
+   2  refused in submit under DISCARD: on the submitting thread, in submit;
+   3  refused in submit under CALLER_RUNS: on the submitting thread, after the body ran there.
+   Routes 0 and 1 run inside other frames of the executor (the worker's, the cancel's settling);
+   in 2 and 3 the cleanup is the only user code of the executor on the thread. In 2 and 3 the
+   handle does not exist yet (submit has not returned), so the wait on itself cannot arise. */
+static void probe_cleanup(void *arg) { probe_run(arg); }
+
+static void test_blocking_calls_in_cleanup(void **state) {
+    (void)state;
+    static const int actions[] = {P_WAIT_SELF, P_GRACEFUL, P_DESTROY, P_EXECUTE_ALL, P_WAIT_OTHER};
+    static const int want[] = {GROUPCONC_EDEADLK, GROUPCONC_EDEADLK, GROUPCONC_EDEADLK, GROUPCONC_OK,
+                               GROUPCONC_OK};
+    static const char *const routes[] = {"after the body", "cancelled before it ran",
+                                         "refused in submit, DISCARD", "refused in submit, CALLER_RUNS"};
+    static const groupconc_status final[] = {GROUPCONC_STATUS_SUCCESS, GROUPCONC_STATUS_CANCELLED,
+                                             GROUPCONC_STATUS_REJECTED, GROUPCONC_STATUS_SUCCESS};
+    for (int route = 0; route < 4; route++) {
+        for (size_t a = 0; a < sizeof actions / sizeof actions[0]; a++) {
+            if (route >= 2 && actions[a] == P_WAIT_SELF) continue;
+            groupconc_group_limits table[] = {{"g", 1, GROUPCONC_DEFAULT, 0}}; /* routes 2, 3 */
+            groupconc_policy pol = groupconc_policy_default();
+            pol.max_threads = 2;
+            if (route >= 2) {
+                pol.groups = table;
+                pol.group_count = 1;
+                pol.rejection = route == 2 ? GROUPCONC_REJECT_DISCARD : GROUPCONC_REJECT_CALLER_RUNS;
+            }
+            groupconc_executor *ex = tu_executor(&pol);
+            probe p;
+            probe_init(&p, ex, actions[a]);
+            /* x queues behind (or, threshold 0, is refused behind) a gated task of its group: its
+               handle is stored before it can finish */
+            gated g;
+            gated_init(&g);
+            groupconc_task *blocker = tu_submit(ex, "g", "blocker", gated_fn, &g);
+            assert_true(tu_latch_wait(&g.started));
+            groupconc_task_spec spec;
+            memset(&spec, 0, sizeof spec);
+            spec.group = "g";
+            spec.task_id = "x";
+            spec.fn = tu_noop_fn;
+            spec.arg = &p;
+            spec.cleanup = probe_cleanup;
+            groupconc_task *x = NULL;
+            assert_int_equal(groupconc_submit_spec(ex, &spec, &x), GROUPCONC_OK);
+            if (route >= 2) assert_int_equal(atomic_load(&p.calls), 1); /* ran in submit */
+            atomic_store(&p.self, x);
+            tu_latch_open(&p.handle_set);
+            if (route == 1) {
+                groupconc_cancel_outcome out;
+                assert_int_equal(groupconc_task_cancel(x, &out), GROUPCONC_OK);
+                assert_int_equal(out, GROUPCONC_CANCEL_DEQUEUED);
+                assert_int_equal(atomic_load(&p.calls), 1); /* ran here, in the cancel */
+            }
+            tu_latch_open(&g.go);
+            groupconc_result r = tu_wait(x); /* the cleanup runs before the task is done */
+            assert_int_equal(r.status, final[route]);
+            assert_int_equal(atomic_load(&p.calls), 1);
+            if (atomic_load(&p.rc) != want[a])
+                fail_msg("action %zu in a cleanup (%s): %s, want %s", a, routes[route],
+                         groupconc_errname(atomic_load(&p.rc)), groupconc_errname(want[a]));
+            if (want[a] == GROUPCONC_EDEADLK) assert_true(atomic_load(&p.took_ns) < WAIT_BOUND / 2);
+            if (actions[a] == P_GRACEFUL) /* refused the wait, but the shutdown began */
+                assert_int_equal(groupconc_submit(ex, "g", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_ESHUTDOWN);
+            tu_wait_status(blocker, GROUPCONC_STATUS_SUCCESS);
+            assert_int_equal(groupconc_task_release(blocker), GROUPCONC_OK);
+            assert_int_equal(groupconc_task_release(x), GROUPCONC_OK);
+            assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+            gated_destroy(&g);
+            probe_done(&p);
+        }
+    }
+}
+
+/* The calling thread is in the task's SUBMITTED or REJECTED event:
+   0  SUBMITTED (in submit, on the submitting thread, before the task is admitted: there is no handle
+      yet, so the wait on itself cannot arise). A graceful shutdown begun there refuses the very
+      submit that reported it (ESHUTDOWN);
+   1  REJECTED in submit (the group's queue threshold 0, ABORT: no handle either);
+   2  REJECTED later: x waited at layer 1 and its group refused it when a worker handed it the global
+      permit (as in test_blocking_calls_in_rejection_handler, with a listener instead). */
+static void test_blocking_calls_in_submitted_and_rejected_events(void **state) {
+    (void)state;
+    static const int actions[] = {P_WAIT_SELF, P_GRACEFUL, P_DESTROY, P_EXECUTE_ALL, P_WAIT_OTHER};
+    static const int want[] = {GROUPCONC_EDEADLK, GROUPCONC_EDEADLK, GROUPCONC_EDEADLK, GROUPCONC_OK,
+                               GROUPCONC_OK};
+    static const char *const cases[] = {"SUBMITTED", "REJECTED in submit", "REJECTED later"};
+    for (int c = 0; c < 3; c++) {
+        for (size_t a = 0; a < sizeof actions / sizeof actions[0]; a++) {
+            if (c < 2 && actions[a] == P_WAIT_SELF) continue; /* no handle exists during the event */
+            probe p;
+            memset(&p, 0, sizeof p);
+            groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0}};
+            groupconc_policy pol = groupconc_policy_default();
+            pol.listener = probe_listener;
+            pol.listener_user_data = &p;
+            if (c > 0) {
+                pol.groups = table;
+                pol.group_count = 1;
+            }
+            if (c == 2) pol.global_max_in_flight = 2;
+            groupconc_executor *ex = tu_executor(&pol);
+            probe_init(&p, ex, actions[a]);
+            p.watch_task_id = "x";
+            p.watch_event = c == 0 ? GROUPCONC_EVENT_SUBMITTED : GROUPCONC_EVENT_REJECTED;
+            gated gg, gh;
+            gated_init(&gg);
+            gated_init(&gh);
+            groupconc_task *bg = tu_submit(ex, "G", "bg", gated_fn, &gg);
+            assert_true(tu_latch_wait(&gg.started));
+            groupconc_task *bh = NULL;
+            if (c == 2) {
+                bh = tu_submit(ex, "H", "bh", gated_fn, &gh);
+                assert_true(tu_latch_wait(&gh.started));
+            }
+            groupconc_task *x = NULL;
+            int rc = groupconc_submit(ex, "G", "x", tu_noop_fn, NULL, &x);
+            if (c == 0) { /* x queues behind bg, unless the event began a shutdown */
+                assert_int_equal(rc, actions[a] == P_GRACEFUL ? GROUPCONC_ESHUTDOWN : GROUPCONC_OK);
+            } else if (c == 1) {
+                assert_int_equal(rc, GROUPCONC_EREJECTED_CONCURRENCY);
+                assert_null(x);
+            } else { /* x waits at layer 1; bh ends, x gets the permit, G refuses it (threshold 0) */
+                assert_int_equal(rc, GROUPCONC_OK);
+                atomic_store(&p.self, x);
+                tu_latch_open(&p.handle_set);
+                tu_latch_open(&gh.go);
+                groupconc_result r = tu_wait(x);
+                assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+                assert_int_equal(r.reason, GROUPCONC_EREJECTED_CONCURRENCY);
+            }
+            assert_int_equal(atomic_load(&p.calls), 1); /* c 0, 1: it ran in submit, on this thread */
+            if (atomic_load(&p.rc) != want[a])
+                fail_msg("action %zu in the %s event: %s, want %s", a, cases[c],
+                         groupconc_errname(atomic_load(&p.rc)), groupconc_errname(want[a]));
+            if (want[a] == GROUPCONC_EDEADLK) assert_true(atomic_load(&p.took_ns) < WAIT_BOUND / 2);
+            if (actions[a] == P_GRACEFUL) /* refused the wait, but the shutdown began */
+                assert_int_equal(groupconc_submit(ex, "G", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_ESHUTDOWN);
+            tu_latch_open(&gg.go);
+            tu_latch_open(&gh.go);
+            tu_wait_status(bg, GROUPCONC_STATUS_SUCCESS);
+            groupconc_task_release(bg);
+            if (bh) {
+                tu_wait_status(bh, GROUPCONC_STATUS_SUCCESS);
+                groupconc_task_release(bh);
+            }
+            if (x) {
+                if (c == 0) tu_wait_status(x, GROUPCONC_STATUS_SUCCESS);
+                groupconc_task_release(x);
+            }
+            assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+            gated_destroy(&gg);
+            gated_destroy(&gh);
+            probe_done(&p);
+        }
+    }
+}
+
 /* "Stop once the last job is done": graceful shutdown from the listener's COMPLETED event does not
    wait for itself (EDEADLK: begun, not waited), later submits fail, and destroy from the main
    thread lets the queued tasks finish. 0.1.0 timed out here and cancelled the queue. */
@@ -544,6 +710,101 @@ static void test_rejection_handler_decides_outcome(void **state) {
     gated_destroy(&g);
 }
 
+/* The same decision for a LATER (asynchronous) rejection: x first waits at layer 1, and its group
+   refuses it (queue threshold 0) when a worker hands it the global permit. The handler picks
+   SUCCESS with a value (round 0) or CANCELLED (round 1): the handle, the counters and the handler's
+   view say so. */
+typedef struct later_rec {
+    atomic_int calls, in_submit, reason;
+} later_rec;
+static int g_later_value = 11;
+static void later_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *ud) {
+    later_rec *h = ud;
+    atomic_fetch_add(&h->calls, 1);
+    if (rj->in_submit) atomic_fetch_add(&h->in_submit, 1);
+    atomic_store(&h->reason, rj->reason);
+    if (!rj->task_id) return;
+    if (strcmp(rj->task_id, "fallback") == 0) {
+        out->status = GROUPCONC_STATUS_SUCCESS;
+        out->value = &g_later_value;
+    } else if (strcmp(rj->task_id, "cancel") == 0) {
+        out->status = GROUPCONC_STATUS_CANCELLED;
+        out->error = 5; /* only FAILED reports an error */
+    }
+}
+
+static void test_rejection_handler_decides_later_outcome(void **state) {
+    (void)state;
+    for (int round = 0; round < 2; round++) {
+        later_rec h;
+        atomic_init(&h.calls, 0);
+        atomic_init(&h.in_submit, 0);
+        atomic_init(&h.reason, 0);
+        groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0}};
+        groupconc_policy p = groupconc_policy_default();
+        p.groups = table;
+        p.group_count = 1;
+        p.global_max_in_flight = 2;
+        p.reject_handler = later_handler;
+        p.reject_user_data = &h;
+        groupconc_executor *ex = tu_executor(&p);
+        gated gg, gh;
+        gated_init(&gg);
+        gated_init(&gh);
+        groupconc_task *bg = tu_submit(ex, "G", "bg", gated_fn, &gg);
+        groupconc_task *bh = tu_submit(ex, "H", "bh", gated_fn, &gh);
+        assert_true(tu_latch_wait(&gg.started));
+        assert_true(tu_latch_wait(&gh.started)); /* both global permits held */
+        groupconc_group_stats g0 = tu_gstats(ex, "G");
+        groupconc_executor_stats x0 = tu_xstats(ex);
+        atomic_int ran;
+        atomic_init(&ran, 0);
+        groupconc_task *x = tu_submit(ex, "G", round == 0 ? "fallback" : "cancel", tu_count_fn, &ran);
+        assert_int_equal(tu_gstats(ex, "G").waiting_global, 1); /* accepted: it waits */
+        assert_int_equal(atomic_load(&h.calls), 0);
+        tu_latch_open(&gh.go); /* bh ends: its permit goes to x, which G refuses */
+        groupconc_result r = tu_wait(x);
+        tu_wait_status(bh, GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(atomic_load(&h.calls), 1);
+        assert_int_equal(atomic_load(&h.in_submit), 0); /* refused later, not in submit */
+        assert_int_equal(atomic_load(&h.reason), GROUPCONC_EREJECTED_CONCURRENCY);
+        assert_int_equal(atomic_load(&ran), 0);
+        if (round == 0) {
+            assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+            assert_ptr_equal(r.value, &g_later_value);
+            assert_int_equal(r.error, 0);
+            assert_int_equal(r.reason, 0);
+        } else {
+            assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+            assert_int_equal(r.reason, GROUPCONC_ECANCELLED);
+            assert_int_equal(r.error, 0);
+        }
+        /* x counts where its final status puts it; no rejected_* counter moved */
+        groupconc_group_stats g1 = tu_gstats(ex, "G");
+        groupconc_executor_stats x1 = tu_xstats(ex);
+        assert_int_equal(g1.succeeded, g0.succeeded + (round == 0));
+        assert_int_equal(g1.cancelled, g0.cancelled + (round == 1));
+        assert_int_equal(g1.rejected_global, g0.rejected_global);
+        assert_int_equal(g1.rejected_bulkhead, g0.rejected_bulkhead);
+        assert_int_equal(g1.rejected_concurrency, g0.rejected_concurrency);
+        assert_int_equal(g1.completed, g0.completed + 1);
+        assert_int_equal(x1.succeeded, x0.succeeded + 1 + (round == 0)); /* bh and, in round 0, x */
+        assert_int_equal(x1.cancelled, x0.cancelled + (round == 1));
+        assert_int_equal(x1.rejected_global, x0.rejected_global);
+        assert_int_equal(x1.rejected_bulkhead, x0.rejected_bulkhead);
+        assert_int_equal(x1.rejected_concurrency, x0.rejected_concurrency);
+        assert_int_equal(x1.completed, x0.completed + 2);
+        tu_latch_open(&gg.go);
+        tu_wait_status(bg, GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(bg);
+        groupconc_task_release(bh);
+        groupconc_task_release(x);
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        gated_destroy(&gg);
+        gated_destroy(&gh);
+    }
+}
+
 /* ==== 5. a task's codes never read as the library's ============================================= */
 
 static int return_arg_fn(groupconc_context *ctx, void **out_value, void *arg) {
@@ -660,6 +921,88 @@ static void test_cleanup_fire_and_forget(void **state) {
         groupconc_task_release(bh[i]);
         gated_destroy(&blockers[i]);
     }
+}
+
+/* The two routes test_cleanup_fire_and_forget leaves out: groups removed with groupconc_group_evict
+   (their queued tasks complete CANCELLED on this thread; the keys are then used afresh while the old
+   blockers still run), and a plain groupconc_executor_destroy, with no shutdown before it, while
+   other groups still have tasks queued (their blockers leave when destroy flags them). */
+static void test_cleanup_evict_and_bare_destroy(void **state) {
+    (void)state;
+    enum { N = 6000, GROUPS = 6, MORE = 300 };
+    atomic_store(&g_cleanups, 0);
+    atomic_store(&g_cleanup_bad, 0);
+    groupconc_executor *ex = make(GROUPS, NULL, NULL); /* a thread per blocker, none spare */
+    gated gates[3];                                    /* blockers of g0..g2 (evicted) */
+    tu_park parks[3];                                  /* blockers of g3..g5 (left to destroy) */
+    tu_latch parked;
+    tu_latch_init(&parked, 3);
+    groupconc_task *bh[GROUPS];
+    char key[16];
+    for (int i = 0; i < GROUPS; i++) {
+        snprintf(key, sizeof key, "g%d", i);
+        if (i < 3) {
+            gated_init(&gates[i]);
+            bh[i] = tu_submit(ex, key, NULL, gated_fn, &gates[i]);
+        } else {
+            tu_park_init(&parks[i - 3], &parked, NULL);
+            parks[i - 3].cooperative = true; /* returns GROUPCONC_TASK_CANCELLED once flagged */
+            bh[i] = tu_submit(ex, key, NULL, tu_park_fn, &parks[i - 3]);
+        }
+    }
+    for (int i = 0; i < 3; i++) assert_true(tu_latch_wait(&gates[i].started));
+    assert_true(tu_latch_wait(&parked));
+    long accepted = 0;
+    groupconc_task_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.group = key;
+    spec.fn = payload_fn;
+    spec.cleanup = payload_free;
+    for (int i = 0; i < N; i++) { /* all queued behind the blockers */
+        snprintf(key, sizeof key, "g%d", i % GROUPS);
+        spec.arg = payload_new();
+        assert_int_equal(groupconc_submit_spec(ex, &spec, NULL), GROUPCONC_OK);
+        accepted++;
+    }
+    /* route 1: evict g0..g2 */
+    for (int i = 0; i < 3; i++) {
+        snprintf(key, sizeof key, "g%d", i);
+        assert_int_equal(groupconc_group_evict(ex, key), GROUPCONC_OK);
+    }
+    assert_int_equal(atomic_load(&g_cleanups), 3 * (N / GROUPS)); /* completed on this thread */
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_group_stats_get(ex, "g0", &gs), GROUPCONC_ENOTFOUND); /* state dropped */
+    for (int i = 0; i < MORE; i++) { /* the evicted keys afresh, while their old blockers still run */
+        snprintf(key, sizeof key, "g%d", i % 3);
+        spec.arg = payload_new();
+        assert_int_equal(groupconc_submit_spec(ex, &spec, NULL), GROUPCONC_OK);
+        accepted++;
+    }
+    for (int i = 0; i < 3; i++) tu_latch_open(&gates[i].go);
+    for (int i = 0; i < 3; i++) tu_wait_status(bh[i], GROUPCONC_STATUS_SUCCESS);
+    /* route 2: a plain destroy while g3..g5 still have every task queued */
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_false(xs.shutdown);
+    assert_true(xs.waiting >= 3 * (N / GROUPS));
+    for (int i = 0; i < MORE; i++) { /* some may still be in the submission inbox at destroy */
+        snprintf(key, sizeof key, "g%d", 3 + i % 3);
+        spec.arg = payload_new();
+        assert_int_equal(groupconc_submit_spec(ex, &spec, NULL), GROUPCONC_OK);
+        accepted++;
+    }
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&g_cleanups), accepted); /* each exactly once; ASan: no leak */
+    assert_int_equal(atomic_load(&g_cleanup_bad), 0);
+    for (int i = 0; i < GROUPS; i++) {
+        if (i >= 3) tu_wait_status(bh[i], GROUPCONC_STATUS_CANCELLED); /* flagged by destroy */
+        groupconc_task_release(bh[i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        gated_destroy(&gates[i]);
+        assert_false(atomic_load(&parks[i].timed_out));
+        tu_park_destroy(&parks[i]);
+    }
+    tu_latch_destroy(&parked);
 }
 
 static void keep_arg_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *ud) {
@@ -781,6 +1124,112 @@ static void test_events_and_counters_agree(void **state) {
     groupconc_task_release(queued);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     gated_destroy(&g);
+}
+
+/* Each layer's rejections in its own counter, in the group's stats and the executor's, and in the
+   listener's REJECTED events and COMPLETED results: B (bulkhead cap 1, threshold 1) refuses 2 at
+   layer 2, C (concurrency 1, threshold 1) refuses 3 at layer 3; with the global cap full and one
+   task waiting at layer 1 (threshold 1), 4 submits to E and 1 to B are refused at layer 1. */
+enum { LG_B, LG_C, LG_E, LG_N };
+typedef struct layer_tally {
+    atomic_int events[LG_N][3];  /* REJECTED events, by group and layer (event.reason) */
+    atomic_int results[LG_N][3]; /* COMPLETED with status REJECTED, by group and layer (result.reason) */
+    atomic_int unexpected;
+} layer_tally;
+static int layer_of(int reason) {
+    return reason == GROUPCONC_EREJECTED_GLOBAL ? 0 : reason == GROUPCONC_EREJECTED_BULKHEAD ? 1
+           : reason == GROUPCONC_EREJECTED_CONCURRENCY ? 2 : -1;
+}
+static void layer_listener(const groupconc_event *ev, void *ud) {
+    layer_tally *t = ud;
+    int g = strcmp(ev->group, "B") == 0 ? LG_B : strcmp(ev->group, "C") == 0 ? LG_C
+            : strcmp(ev->group, "E") == 0 ? LG_E : -1;
+    if (ev->type == GROUPCONC_EVENT_REJECTED) {
+        int l = layer_of(ev->reason);
+        if (g < 0 || l < 0) atomic_fetch_add(&t->unexpected, 1);
+        else atomic_fetch_add(&t->events[g][l], 1);
+    } else if (ev->type == GROUPCONC_EVENT_COMPLETED && ev->result->status == GROUPCONC_STATUS_REJECTED) {
+        int l = layer_of(ev->result->reason);
+        if (g < 0 || l < 0) atomic_fetch_add(&t->unexpected, 1);
+        else atomic_fetch_add(&t->results[g][l], 1);
+    }
+}
+
+static void test_rejected_counters_per_layer(void **state) {
+    (void)state;
+    static const char *const keys[LG_N] = {"B", "C", "E"};
+    static const int want[LG_N][3] = {{1, 2, 0}, {0, 0, 3}, {4, 0, 0}}; /* global, bulkhead, concurrency */
+    layer_tally t;
+    memset(&t, 0, sizeof t);
+    groupconc_group_limits table[] = {{"B", 1, 1, 1}, {"C", 1, GROUPCONC_UNLIMITED, 1}};
+    groupconc_policy p = groupconc_policy_default();
+    p.groups = table;
+    p.group_count = 2;
+    p.global_max_in_flight = 5;
+    p.global_queue_threshold = 1;
+    p.listener = layer_listener;
+    p.listener_user_data = &t;
+    groupconc_executor *ex = tu_executor(&p);
+    gated gb, gc, gd;
+    gated_init(&gb);
+    gated_init(&gc);
+    gated_init(&gd);
+    groupconc_task *h[6];
+    h[0] = tu_submit(ex, "B", NULL, gated_fn, &gb); /* global permit 1 */
+    assert_true(tu_latch_wait(&gb.started));
+    h[1] = tu_submit(ex, "B", NULL, tu_noop_fn, NULL); /* permit 2; waits at layer 2: B's threshold */
+    assert_int_equal(tu_gstats(ex, "B").waiting_bulkhead, 1);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(groupconc_submit(ex, "B", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_EREJECTED_BULKHEAD);
+    h[2] = tu_submit(ex, "C", NULL, gated_fn, &gc); /* permit 3 */
+    assert_true(tu_latch_wait(&gc.started));
+    h[3] = tu_submit(ex, "C", NULL, tu_noop_fn, NULL); /* permit 4; waits at layer 3: C's threshold */
+    assert_int_equal(tu_gstats(ex, "C").waiting_concurrency, 1);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(groupconc_submit(ex, "C", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_EREJECTED_CONCURRENCY);
+    h[4] = tu_submit(ex, "D", NULL, gated_fn, &gd); /* permit 5: the global cap is full */
+    assert_true(tu_latch_wait(&gd.started));
+    h[5] = tu_submit(ex, "E", NULL, tu_noop_fn, NULL); /* waits at layer 1: the global threshold */
+    assert_int_equal(tu_gstats(ex, "E").waiting_global, 1);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(groupconc_submit(ex, "E", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_EREJECTED_GLOBAL);
+    /* layer 1 refuses first, although B's own threshold is full too */
+    assert_int_equal(groupconc_submit(ex, "B", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_EREJECTED_GLOBAL);
+
+    for (int g = 0; g < LG_N; g++) {
+        groupconc_group_stats gs = tu_gstats(ex, keys[g]);
+        const uint64_t got[3] = {gs.rejected_global, gs.rejected_bulkhead, gs.rejected_concurrency};
+        for (int l = 0; l < 3; l++) {
+            if (got[l] != (uint64_t)want[g][l] || atomic_load(&t.events[g][l]) != want[g][l] ||
+                atomic_load(&t.results[g][l]) != want[g][l])
+                fail_msg("group %s, layer %d: counter %llu, REJECTED events %d, REJECTED results %d, want %d",
+                         keys[g], l + 1, (unsigned long long)got[l], atomic_load(&t.events[g][l]),
+                         atomic_load(&t.results[g][l]), want[g][l]);
+        }
+    }
+    assert_int_equal(atomic_load(&t.unexpected), 0);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.rejected_global, 5);
+    assert_int_equal(xs.rejected_bulkhead, 2);
+    assert_int_equal(xs.rejected_concurrency, 3);
+    assert_int_equal(xs.rejected_other, 0);
+
+    tu_latch_open(&gb.go);
+    tu_latch_open(&gc.go);
+    tu_latch_open(&gd.go);
+    for (int i = 0; i < 6; i++) {
+        tu_wait_status(h[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(h[i]);
+    }
+    xs = tu_xstats(ex);
+    assert_int_equal(xs.submitted, 16);
+    assert_int_equal(xs.completed, 16);
+    assert_int_equal(xs.succeeded, 6);
+    assert_int_equal(xs.rejected_global + xs.rejected_bulkhead + xs.rejected_concurrency, 10);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    gated_destroy(&gb);
+    gated_destroy(&gc);
+    gated_destroy(&gd);
 }
 
 /* ==== 8. release ================================================================================= */
@@ -943,15 +1392,20 @@ int main(void) {
         cmocka_unit_test(test_blocking_calls_in_listener),
         cmocka_unit_test(test_blocking_calls_in_completion_callback),
         cmocka_unit_test(test_blocking_calls_in_rejection_handler),
+        cmocka_unit_test(test_blocking_calls_in_cleanup),
+        cmocka_unit_test(test_blocking_calls_in_submitted_and_rejected_events),
         cmocka_unit_test(test_graceful_stop_from_listener),
         cmocka_unit_test(test_wait_in_callback_on_owed_task),
         cmocka_unit_test(test_execute_all_deadline_reports_true_outcomes),
         cmocka_unit_test(test_execute_all_after_shutdown),
         cmocka_unit_test(test_rejection_handler_decides_outcome),
+        cmocka_unit_test(test_rejection_handler_decides_later_outcome),
         cmocka_unit_test(test_task_codes_apart_from_library_codes),
         cmocka_unit_test(test_cleanup_fire_and_forget),
+        cmocka_unit_test(test_cleanup_evict_and_bare_destroy),
         cmocka_unit_test(test_cleanup_on_rejection_routes),
         cmocka_unit_test(test_events_and_counters_agree),
+        cmocka_unit_test(test_rejected_counters_per_layer),
         cmocka_unit_test(test_release_twice_while_running),
         cmocka_unit_test(test_policy_check_names_the_field),
         cmocka_unit_test(test_recipe_16_overall_2_per_host),
