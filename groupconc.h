@@ -1847,6 +1847,10 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
                          (CANCELLED; the worker lets go, see TAKEN)
      RUNNING   DONE      it returned: its worker, or a helper, finishes it     finish_locked,
                                                                                help_locked
+     RUNNING   DEFERRED  its body deferred and returned PENDING before the     run
+                         completion came: parked in ex->deferred, permits kept
+     DEFERRED  RUNNING   groupconc_deferred_complete, then as "it returned"    groupconc_deferred_
+                                                                               complete
      REJECTED  READY     CALLER_RUNS on a worker: queued again, no permits     settle_rejected
      REJECTED  DONE      task_cancel while its CALLER_RUNS rejection is being  groupconc_task_cancel
                          handled (CANCELLED)
@@ -1864,7 +1868,8 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
      TAKEN       take_or_flag_locked / steal_locked CAS; never                     taken from its
                  task_cancel of a REJECTED CALLER_RUNS                             holder
                  task (acq_rel)
-     CANCEL      take_or_flag_locked, task_cancel        never                     flag (cooperative)
+     CANCEL      take_or_flag_locked, task_cancel,       never                     flag (cooperative)
+                 sweeps of ex->deferred (relaxed)
      WATCHED     task_wait / on_complete, under          never                     completion looks
                  done_lock (acq_rel)                                               at the watchers
      DONE        complete, after the COMPLETED event     never                     result final

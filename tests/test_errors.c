@@ -69,6 +69,8 @@ static void watchdog_stop(watchdog *w) {
 /* ==== fixture ==================================================================================== */
 
 #define MAX_EXTRA 4
+#define MAX_GATES 4
+#define MAX_PERMITS 8
 
 typedef struct row row;
 
@@ -86,6 +88,19 @@ typedef struct fixture {
     atomic_int cb_calls;
     char max_key[KEYMAX + 1];
     char long_key[KEYMAX + 2];
+    /* admission gate rows: gates made by a row (destroyed by the teardown, which must succeed: every
+       permit released), permits a row holds (released by the teardown if the row did not), the
+       gates' listener events by type */
+    groupconc_gate *gates[MAX_GATES];
+    int ngates;
+    groupconc_permit permits[MAX_PERMITS];
+    int npermits;
+    atomic_int gate_events[3];
+    /* deferred completion rows: what the deferring body saw; a deferral the row has not completed
+       yet (the teardown completes it, or the executor's destroy would wait for it) */
+    struct defer_probe *probe;
+    groupconc_deferred *pending;
+    counter arrived; /* the deferring body ran its calls */
 } fixture;
 
 struct row {
@@ -120,6 +135,7 @@ static int fixture_setup(void **state) {
     f->row = *state;
     *state = f;
     counter_init(&f->gate);
+    counter_init(&f->arrived);
     memset(f->max_key, 'm', KEYMAX);
     f->max_key[KEYMAX] = '\0';
     memset(f->long_key, 'l', KEYMAX + 1);
@@ -146,6 +162,18 @@ static int fixture_setup(void **state) {
 static int fixture_teardown(void **state) {
     fixture *f = *state;
     int bad = 0;
+    if (f->pending && groupconc_deferred_complete(f->pending, 0, NULL) != GROUPCONC_OK) bad = 1;
+    for (int i = 0; i < f->npermits; i++) { /* those the row released already: EPERMIT, nothing done */
+        int rc = groupconc_permit_release(&f->permits[i], GROUPCONC_RELEASE_CANCELLED, 0);
+        if (rc != GROUPCONC_OK && rc != GROUPCONC_EPERMIT) bad = 1;
+    }
+    for (int i = 0; i < f->ngates; i++) {
+        int rc = f->gates[i] ? groupconc_gate_destroy(f->gates[i]) : GROUPCONC_OK;
+        if (rc != GROUPCONC_OK) {
+            fprintf(stderr, "row \"%s\": gate_destroy in the teardown: %s\n", f->row->name, groupconc_errname(rc));
+            bad = 1;
+        }
+    }
     if (f->tmp_ex && groupconc_executor_destroy(f->tmp_ex) != GROUPCONC_OK) bad = 1;
     latch_open(&f->gate);
     if (f->ex && groupconc_executor_destroy(f->ex) != GROUPCONC_OK) bad = 1;
