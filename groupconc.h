@@ -3740,7 +3740,12 @@ GROUPCONC__PUBLIC int groupconc_task_on_complete(groupconc_task *task, groupconc
         GROUPCONC_FREE(node);
     }
     groupconc__fill_result(task, &r); /* already done: run it now, on this thread */
-    fn(task, &r, user_data);
+    {
+        groupconc__frame f; /* a callback of the executor, here too (destroy from it: EDEADLK) */
+        groupconc__frame_push(&f, task->group->exec, task);
+        fn(task, &r, user_data);
+        groupconc__frame_pop(&f);
+    }
     return GROUPCONC_OK;
 }
 

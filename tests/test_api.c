@@ -226,6 +226,38 @@ static void test_blocking_calls_in_listener(void **state) {
 }
 
 /* The calling thread is in a completion callback of the task: it is done, so a wait returns. */
+/* A completion callback that groupconc_task_on_complete runs at once (the task was already done)
+   is a callback of the executor too: destroy from it is refused and does nothing. */
+typedef struct at_once_probe {
+    groupconc_executor *ex;
+    int destroy_rc, wait_rc;
+} at_once_probe;
+
+static void at_once_cb(groupconc_task *task, const groupconc_result *result, void *user_data) {
+    at_once_probe *p = (at_once_probe *)user_data;
+    groupconc_result again;
+    (void)result;
+    p->destroy_rc = groupconc_executor_destroy(p->ex);
+    p->wait_rc = groupconc_task_wait_for(task, 0, &again);
+}
+
+static void test_blocking_calls_in_at_once_callback(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *t = tu_submit(ex, "g", NULL, tu_noop_fn, NULL);
+    tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+    at_once_probe ap = {ex, 1, 1};
+    assert_int_equal(groupconc_task_on_complete(t, at_once_cb, &ap), GROUPCONC_OK);
+    assert_int_equal(ap.destroy_rc, GROUPCONC_EDEADLK);
+    assert_int_equal(ap.wait_rc, GROUPCONC_OK); /* done: returns at once */
+    groupconc_task *u = tu_submit(ex, "g", NULL, tu_noop_fn, NULL); /* the executor still works */
+    tu_wait_status(u, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(u);
+    groupconc_task_release(t);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 static void test_blocking_calls_in_completion_callback(void **state) {
     (void)state;
     static const int actions[] = {P_WAIT_SELF, P_GRACEFUL, P_DESTROY, P_EXECUTE_ALL, P_WAIT_OTHER};
@@ -1391,6 +1423,7 @@ int main(void) {
         cmocka_unit_test(test_blocking_calls_in_task_body),
         cmocka_unit_test(test_blocking_calls_in_listener),
         cmocka_unit_test(test_blocking_calls_in_completion_callback),
+        cmocka_unit_test(test_blocking_calls_in_at_once_callback),
         cmocka_unit_test(test_blocking_calls_in_rejection_handler),
         cmocka_unit_test(test_blocking_calls_in_cleanup),
         cmocka_unit_test(test_blocking_calls_in_submitted_and_rejected_events),

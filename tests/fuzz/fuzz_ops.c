@@ -34,7 +34,7 @@
    themselves: groupconc_task_wait_for on their own task must return GROUPCONC_EDEADLK (a completion
    callback: GROUPCONC_OK with the same result, the task is done), groupconc_executor_destroy on
    their executor GROUPCONC_EDEADLK, doing nothing (the next check_stats and submit see a running
-   executor; not tried in a completion callback that on_complete runs at once, see fz_on_complete).
+   executor; also in a completion callback that on_complete runs at once).
    Only bounded waits, only on the task itself: none of these can hang.
 
    OP_POLICY builds a variant of the decoded policy (its table plus up to two entries, then up to three
@@ -285,14 +285,15 @@ static atomic_long no_permit_runs;
 enum { A_SELF_BODY, A_SELF_EVENT, A_SELF_HANDLER, A_SELF_CLEANUP, A_SELF_CALLBACK, A_SELF_AT_ONCE, A_SELF_WAITED,
        A_HANDLER_DEFAULT, A_HANDLER_SUCCESS, A_HANDLER_FAILED, A_HANDLER_CANCELLED, A_HANDLER_REJECTED,
        A_HANDLER_PENDING, A_HANDLER_BOGUS, A_HANDLER_TAKE_SUCCESS, A_HANDLER_TAKE_REJECTED, A_POLICY_OK,
-       A_POLICY_BAD, A_POLICY_NOMEM, A_QUIET_TOTALS, A_COUNT };
+       A_POLICY_BAD, A_POLICY_NOMEM, A_QUIET_TOTALS, A_HANDLER_LATER, A_COUNT };
 static const char *const acounter_names[A_COUNT] = {
     "self-block: in the task body", "self-block: in a listener event", "self-block: in the rejection handler",
     "self-block: in the cleanup", "self-block: in a completion callback", "  of which ran at once (no destroy)",
     "self-block: a wait on its own handle", "handler: leaves REJECTED", "handler: SUCCESS", "handler: FAILED",
     "handler: CANCELLED", "handler: REJECTED", "handler: PENDING (not final)", "handler: status 99",
     "handler: arg_taken + SUCCESS", "handler: arg_taken + REJECTED", "policy variants valid (created)",
-    "policy variants invalid", "policy variants hit ENOMEM", "totals = COMPLETED events (quiet points)"};
+    "policy variants invalid", "policy variants hit ENOMEM", "totals = COMPLETED events (quiet points)",
+    "handler: rejected after submit returned"};
 static atomic_long acounters[A_COUNT];
 
 static bool caller_runs(void) { return F.rejection == GROUPCONC_REJECT_CALLER_RUNS; }
@@ -538,6 +539,7 @@ static void fz_reject_handler(const groupconc_rejection *rj, groupconc_reject_re
              "rejection handler %s: *out not pre-filled {REJECTED, NULL, 0, false}", s->id);
     FZ_CHECK(atomic_fetch_add(&s->handler_calls, 1) == 0, "rejection handler called twice for %s", s->id);
     atomic_store(&s->rj_reason, rj->reason);
+    if (!rj->in_submit) atomic_fetch_add(&acounters[A_HANDLER_LATER], 1);
     if (s->self_block) self_block(s, rj->in_submit ? NULL : atomic_load(&s->hx), "rejection handler", A_SELF_HANDLER);
     void *value = &handler_values[s->idx];
     switch (s->decision) {
@@ -577,17 +579,12 @@ static void fz_on_complete(groupconc_task *task, const groupconc_result *r, void
             FZ_CHECK(again.status == r->status && again.value == r->value && again.error == r->error &&
                          again.reason == r->reason && again.start_ns == r->start_ns && again.end_ns == r->end_ns,
                      "task %s: wait_for in its completion callback gave another result", s->id);
-        /* A callback that groupconc_task_on_complete runs at once (the task was already done) runs
-           outside the executor's callbacks: groupconc_executor_destroy there is not refused but
-           destroys the executor, although the header promises EDEADLK in any callback (reported
-           with this change). Not tried there until that is settled. */
-        if (tl_registering) {
-            atomic_fetch_add(&acounters[A_SELF_AT_ONCE], 1);
-        } else {
-            rc = fz_code(groupconc_executor_destroy(F.ex));
-            FZ_CHECK(rc == GROUPCONC_EDEADLK, "task %s: destroy from its completion callback returned %s, want GROUPCONC_EDEADLK",
-                     s->id, groupconc_errname(rc));
-        }
+        /* also in a callback that groupconc_task_on_complete runs at once (the task was already
+           done): it is a callback of the executor too */
+        if (tl_registering) atomic_fetch_add(&acounters[A_SELF_AT_ONCE], 1);
+        rc = fz_code(groupconc_executor_destroy(F.ex));
+        FZ_CHECK(rc == GROUPCONC_EDEADLK, "task %s: destroy from its completion callback returned %s, want GROUPCONC_EDEADLK",
+                 s->id, groupconc_errname(rc));
         atomic_fetch_add(&acounters[A_SELF_CALLBACK], 1);
     }
     atomic_fetch_add(&s->cb_calls, 1);
