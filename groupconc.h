@@ -130,9 +130,9 @@
        A task that waits keeps its permits meanwhile: waiting on a task that needs one of them (a
        child queued behind it in its own group of concurrency 1, or behind a full global cap) waits
        forever, as with any semaphore; give such children a group of their own.
-       The resolver runs under the key table's lock (with queue thresholds in the policy, under the
-       executor lock too), so that it is called exactly once per group creation: it must be quick
-       and must not call into groupconc.
+       The resolver runs under the key table's lock (with queue thresholds in the policy, or from an
+       executor gate's try-acquire, under the executor lock too), so that it is called exactly once
+       per group creation: it must be quick and must not call into groupconc.
 
    ERRORS
        Functions return GROUPCONC_OK (0) or a negative GROUPCONC_E* code; groupconc_strerror() and
@@ -318,8 +318,9 @@ typedef void (*groupconc_cleanup_fn)(void *arg);
 
 /* Per-group concurrency resolver: store a value in *out_concurrency and return 0; a non-zero return
    means "failed", and the policy default is used. Results < 1 become 1. Runs under the key table's
-   lock (and the executor lock when the policy has queue thresholds), once per creation of a group's
-   state: be quick, do not call into groupconc. */
+   lock (and the executor lock when the policy has queue thresholds, or when an executor gate's
+   try-acquire creates the group), once per creation of a group's state: be quick, do not call into
+   groupconc. */
 typedef int (*groupconc_resolver_fn)(const char *group, int *out_concurrency, void *user_data);
 
 typedef struct groupconc_event {
@@ -626,9 +627,9 @@ GROUPCONC_API int groupconc_context_defer(groupconc_context *ctx, groupconc_defe
 
 /* groupconc_deferred_complete: deliver a deferred task's result, as if its function returned `rc`
    with *out_value = value now: 0 SUCCESS, GROUPCONC_TASK_CANCELLED CANCELLED, anything else FAILED
-   with result.error = rc. Its permits go to the oldest waiters, then the task completes (cleanup,
-   COMPLETED event, waiters, callbacks) on this thread - or on the worker, if this call came before
-   the body returned.
+   with result.error = rc. Its cleanup runs first, then its permits go to the oldest waiters, then
+   it completes (COMPLETED event, waiters, callbacks), all on this thread - or on the worker, if this
+   call came before the body returned.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (deferred NULL, or rc GROUPCONC_TASK_PENDING).
    Thread safety: any thread, exactly once per handle; also after the executor began a shutdown
                   (graceful shutdown and destroy wait for deferred tasks, as for running ones).
@@ -684,7 +685,9 @@ GROUPCONC_API int groupconc_group_shutdown(groupconc_executor *ex, const char *g
    Thread safety: any thread, concurrently with submits to the same group.
    Callbacks:     may be called anywhere; never waits.
    Remarks:       the old tasks' events still name the key, but their outcomes count only in the
-                  executor's totals, not in the new state's group counters. */
+                  executor's totals, not in the new state's group counters. Executor gate permits
+                  held in the group stay with the old state too: until they are released, the key's
+                  new state does not see them (tasks and permits may exceed its cap meanwhile). */
 GROUPCONC_API int groupconc_group_evict(groupconc_executor *ex, const char *group);
 
 typedef struct groupconc_group_stats {
@@ -3939,10 +3942,11 @@ GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, 
     uint64_t n = groupconc__outcomes_sum(g->outcome) + g->waiting_global + g->bulkhead.waiters.count +
                  g->conc.waiters.count + g->ready + g->running;
     const groupconc_task *t;
+    /* held == 0 is NO_PERMITS here (held is the lock's; bits may be written by a worker now) */
     for (t = ex->running.head; t; t = t->next)
-        if (t->group == g && (t->bits & GROUPCONC__B_NO_PERMITS)) n++;
+        if (t->group == g && t->held == 0) n++;
     for (t = ex->deferred.head; t; t = t->next)
-        if (t->group == g && (t->bits & GROUPCONC__B_NO_PERMITS)) n++;
+        if (t->group == g && t->held == 0) n++;
     return n;
 }
 
@@ -4251,6 +4255,8 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
     int rc, layer;
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__lock(ex, &b); /* admits the inbox first: tasks submitted before come first */
+    /* and finishes what a worker ran but left unfinished behind a long task: its permits are free */
+    groupconc__help_locked(ex, &b, false);
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         rc = GROUPCONC_ESHUTDOWN;
     } else {
@@ -4310,11 +4316,18 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
     groupconc__group *g = NULL;
     groupconc__gate_slot *s;
     if (!permit || (unsigned)kind > (unsigned)GROUPCONC_RELEASE_CANCELLED) return GROUPCONC_EINVAL;
+    groupconc_executor *ex;
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
     gate = permit->gate;
     if (!gate || !(permit->generation & 1u)) return GROUPCONC_EPERMIT;
+    /* An executor gate's release is one locked step under ex->lock too (ex, then gate: the lock
+       order), so that a stats snapshot never sees the slot freed and the layers still held. */
+    ex = gate->ex;
+    if (ex) groupconc__mutex_lock(&ex->lock);
     groupconc__mutex_lock(&gate->lock);
     if (permit->slot >= gate->nslots || gate->slots[permit->slot].generation != permit->generation) {
         groupconc__mutex_unlock(&gate->lock);
+        if (ex) groupconc__mutex_unlock(&ex->lock);
         return GROUPCONC_EPERMIT; /* released already (this or a copy), or never this gate's */
     }
     s = &gate->slots[permit->slot];
@@ -4326,11 +4339,8 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
     gate->in_flight--;
     gate->released[kind]++;
     groupconc__mutex_unlock(&gate->lock);
-    if (g) { /* an executor gate: hand the permits on, as a task's completion does */
-        groupconc_executor *ex = gate->ex;
-        groupconc__batch b = GROUPCONC__BATCH_INIT;
+    if (ex) { /* hand the permits on, as a task's completion does */
         int layer;
-        groupconc__mutex_lock(&ex->lock);
         for (layer = 2; layer >= 0; layer--) groupconc__release_layer(ex, g, layer, &b);
         groupconc__pump(ex, &b);
         groupconc__debug_check(ex, g);
