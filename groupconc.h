@@ -612,7 +612,8 @@ GROUPCONC_API groupconc_executor *groupconc_context_executor(const groupconc_con
 typedef struct groupconc_deferred groupconc_deferred;
 
 /* groupconc_context_defer: from the task's body: make the task complete later.
-   Params:        *out_deferred: the handle to complete it with, exactly once, from any thread.
+   Params:        *out_deferred: the handle to complete it with, exactly once, from any thread
+                  (NULL after an error).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ESTATE (already
                   deferred, or a CALLER_RUNS run inside submit, which has no worker to free);
                   GROUPCONC_ENOMEM (the body can still do the work itself and return normally).
@@ -814,8 +815,8 @@ typedef struct groupconc_gate_event {
 typedef void (*groupconc_gate_listener_fn)(const groupconc_gate_event *event, void *user_data);
 
 typedef struct groupconc_gate_config {
-    int limit;                    /* standalone: permits at once, >= 1 or GROUPCONC_UNLIMITED;
-                                     unused (0) for an executor gate */
+    int limit;                    /* standalone: permits at once, >= 1 or GROUPCONC_UNLIMITED
+                                     (INT_MAX counts as unlimited); 0 for an executor gate */
     groupconc_executor *executor; /* set: an executor gate, admitting against its groups */
     groupconc_gate_listener_fn listener; /* optional */
     void *listener_user_data;
@@ -879,7 +880,9 @@ GROUPCONC_API int groupconc_gate_try_acquire(groupconc_gate *gate, const char *g
                   exactly one returns OK.
    Callbacks:     may be called anywhere.
    Remarks:       a permit is valid until its gate is destroyed. A slot's generation is 32 bits: a
-                  stale copy is recognised unless its slot was reused 2^31 times since. */
+                  stale copy is recognised unless its slot was reused 2^31 times since. A permit is
+                  checked against its own gate's slots: one whose `gate` field was altered to name
+                  another gate is not told apart from that gate's permit. */
 GROUPCONC_API int groupconc_permit_release(const groupconc_permit *permit,
                                            groupconc_release_kind kind, int error);
 

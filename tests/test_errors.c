@@ -8,6 +8,12 @@
    negative value means GROUPCONC_FOREVER. Every row runs as its own cmocka test against a fresh
    fixture, and the fixture's teardown checks that no block of the counting allocator is left live.
 
+   The admission gate and deferred completion have rows of their own: every gate function and the
+   three deferral functions, each invalid argument with its code, and what must hold after the error
+   (the empty permit / a NULL gate / a NULL deferral written, nothing counted or held, no listener
+   event for a bad argument, a refused destroy doing nothing). Gates a row makes are destroyed by the
+   teardown, which must succeed: a permit lost or released twice shows there as EBUSY.
+
    The fixture: executor with a per-group table ("solo": conc 1, threshold 0; "bulk": conc 1,
    in-flight 1, threshold 0), a task `parked` running in "p" on a latch, `queued` waiting behind it,
    and `done`, finished. */
@@ -162,6 +168,7 @@ static int fixture_setup(void **state) {
 static int fixture_teardown(void **state) {
     fixture *f = *state;
     int bad = 0;
+    latch_open(&f->gate); /* first: a row that failed half-way may have parked a task on tmp_ex */
     if (f->pending && groupconc_deferred_complete(f->pending, 0, NULL) != GROUPCONC_OK) bad = 1;
     for (int i = 0; i < f->npermits; i++) { /* those the row released already: EPERMIT, nothing done */
         int rc = groupconc_permit_release(&f->permits[i], GROUPCONC_RELEASE_CANCELLED, 0);
@@ -175,7 +182,6 @@ static int fixture_teardown(void **state) {
         }
     }
     if (f->tmp_ex && groupconc_executor_destroy(f->tmp_ex) != GROUPCONC_OK) bad = 1;
-    latch_open(&f->gate);
     if (f->ex && groupconc_executor_destroy(f->ex) != GROUPCONC_OK) bad = 1;
     if (!f->parked_released && groupconc_task_release(f->parked) != GROUPCONC_OK) bad = 1;
     if (!f->queued_released && groupconc_task_release(f->queued) != GROUPCONC_OK) bad = 1;
@@ -1044,6 +1050,759 @@ static int call_group_keys(fixture *f, const row *r) {
     return 0;
 }
 
+/* ==== admission gate ============================================================================= */
+/* Gates made here are tracked in the fixture: the teardown releases the permits a row still holds,
+   then destroys every gate (which must return OK: a permit lost or counted twice makes it EBUSY),
+   then the executors (EBUSY there: a gate left linked to its executor). */
+
+static void gate_listener(const groupconc_gate_event *ev, void *user_data) {
+    fixture *f = user_data;
+    if ((unsigned)ev->type < 3u) atomic_fetch_add(&f->gate_events[ev->type], 1);
+}
+
+static int gate_events(fixture *f) {
+    return atomic_load(&f->gate_events[0]) + atomic_load(&f->gate_events[1]) + atomic_load(&f->gate_events[2]);
+}
+
+static groupconc_gate *track_gate(fixture *f, groupconc_gate *g) {
+    assert_true(f->ngates < MAX_GATES);
+    f->gates[f->ngates++] = g;
+    return g;
+}
+
+/* The gate was destroyed by the row itself: forget it and its permits (a permit is valid only
+   until its gate is destroyed). */
+static void untrack_gate(fixture *f, groupconc_gate *g) {
+    for (int i = 0; i < f->ngates; i++)
+        if (f->gates[i] == g) f->gates[i] = NULL;
+    int n = 0;
+    for (int i = 0; i < f->npermits; i++)
+        if (f->permits[i].gate != g) f->permits[n++] = f->permits[i];
+    f->npermits = n;
+}
+
+/* A gate with the fixture's listener: standalone (ex NULL, `limit`) or an executor gate (limit 0). */
+static groupconc_gate *add_gate(fixture *f, groupconc_executor *ex, int limit) {
+    groupconc_gate_config c;
+    memset(&c, 0, sizeof c);
+    c.limit = limit;
+    c.executor = ex;
+    c.listener = gate_listener;
+    c.listener_user_data = f;
+    groupconc_gate *g = NULL;
+    assert_int_equal(groupconc_gate_create(&c, &g), GROUPCONC_OK);
+    assert_non_null(g);
+    return track_gate(f, g);
+}
+
+static void acquire_held(fixture *f, groupconc_gate *g, const char *group, groupconc_permit *p) {
+    assert_int_equal(groupconc_gate_try_acquire(g, group, p), GROUPCONC_OK);
+    assert_true(f->npermits < MAX_PERMITS);
+    f->permits[f->npermits++] = *p;
+}
+
+static bool permit_empty(const groupconc_permit *p) { return p->gate == NULL && p->slot == 0 && p->generation == 0; }
+
+/* The whole gate's stats (group NULL). */
+static groupconc_gate_stats gate_stats(groupconc_gate *g) {
+    groupconc_gate_stats s;
+    assert_int_equal(groupconc_gate_stats_get(g, NULL, &s), GROUPCONC_OK);
+    return s;
+}
+
+static uint64_t released_total(const groupconc_gate_stats *s) {
+    return s->released_success + s->released_failure + s->released_cancelled;
+}
+
+static void assert_gate_stats_equal(const groupconc_gate_stats *a, const groupconc_gate_stats *b) {
+    if (a->in_flight != b->in_flight || a->admitted != b->admitted || a->rejected != b->rejected ||
+        released_total(a) != released_total(b) || a->available != b->available)
+        fail_msg("gate stats changed: in_flight %zu -> %zu, admitted %llu -> %llu, rejected %llu -> %llu, released %llu -> "
+                 "%llu, available %d -> %d",
+                 a->in_flight, b->in_flight, (unsigned long long)a->admitted, (unsigned long long)b->admitted,
+                 (unsigned long long)a->rejected, (unsigned long long)b->rejected,
+                 (unsigned long long)released_total(a), (unsigned long long)released_total(b), a->available,
+                 b->available);
+}
+
+static groupconc_executor_stats xstats(groupconc_executor *ex) {
+    groupconc_executor_stats s;
+    assert_int_equal(groupconc_executor_stats_get(ex, &s), GROUPCONC_OK);
+    return s;
+}
+
+/* ---- groupconc_gate_create ---------------------------------------------------------------------- */
+
+enum { GC_NULL_CONFIG, GC_NULL_OUT, GC_NULL_OUT_EXEC, GC_NULL_OUT_BAD_LIMIT, GC_LIMIT, GC_EXEC_LIMIT, GC_EXEC,
+       GC_EXEC_SHUTDOWN, GC_EXEC_GRACEFUL, GC_EXEC_LIMIT_AFTER_SHUTDOWN, GC_COPIED };
+
+static int call_gate_create(fixture *f, const row *r) {
+    groupconc_gate_config c;
+    memset(&c, 0, sizeof c);
+    c.limit = 1;
+    c.listener = gate_listener;
+    c.listener_user_data = f;
+    const groupconc_gate_config *cfg = &c;
+    groupconc_gate *g = (groupconc_gate *)(uintptr_t)1; /* must come back NULL on error */
+    groupconc_gate **out = &g;
+    switch (r->field) {
+    case GC_NULL_CONFIG: cfg = NULL; break;
+    case GC_NULL_OUT: out = NULL; break;
+    case GC_NULL_OUT_EXEC: out = NULL; c.executor = f->ex; c.limit = 0; break; /* linked, it would block destroy */
+    case GC_NULL_OUT_BAD_LIMIT: out = NULL; c.limit = (int)r->value; break;
+    case GC_LIMIT: c.limit = (int)r->value; break;
+    case GC_EXEC_LIMIT: c.executor = f->ex; c.limit = (int)r->value; break;
+    case GC_EXEC: c.executor = f->ex; c.limit = 0; break;
+    case GC_EXEC_SHUTDOWN:
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        c.executor = f->ex;
+        c.limit = 0;
+        break;
+    case GC_EXEC_GRACEFUL:
+        latch_open(&f->gate);
+        assert_int_equal(groupconc_executor_shutdown_graceful(f->ex, BOUND_NS), GROUPCONC_OK);
+        c.executor = f->ex;
+        c.limit = 0;
+        break;
+    case GC_EXEC_LIMIT_AFTER_SHUTDOWN: /* the argument is checked first */
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        c.executor = f->ex;
+        c.limit = 1;
+        break;
+    case GC_COPIED: { /* the config may be freed at once: its listener still runs */
+        groupconc_gate_config *heap = malloc(sizeof *heap);
+        assert_non_null(heap);
+        *heap = c;
+        heap->limit = 2;
+        int rc = groupconc_gate_create(heap, &g);
+        memset(heap, 0xEE, sizeof *heap);
+        free(heap);
+        if (rc != GROUPCONC_OK) return rc;
+        track_gate(f, g);
+        groupconc_permit p;
+        acquire_held(f, g, NULL, &p);
+        assert_int_equal(gate_stats(g).limit, 2);
+        assert_int_equal(atomic_load(&f->gate_events[GROUPCONC_GATE_ADMITTED]), 1);
+        assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+        assert_int_equal(atomic_load(&f->gate_events[GROUPCONC_GATE_RELEASED]), 1);
+        return rc;
+    }
+    default: fail();
+    }
+    int rc = groupconc_gate_create(cfg, out);
+    if (rc != GROUPCONC_OK) {
+        if (out && g) fail_msg("gate_create returned %s but *out_gate is %p", groupconc_errname(rc), (void *)g);
+        if (gate_events(f) != 0) fail_msg("gate_create returned %s and a listener ran", groupconc_errname(rc));
+        /* an executor gate left linked to its executor: the teardown's executor_destroy says EBUSY */
+        return rc;
+    }
+    assert_non_null(g);
+    track_gate(f, g);
+    /* a gate made: it works, with the limit it was given */
+    groupconc_permit p;
+    acquire_held(f, g, c.executor ? "gc" : NULL, &p);
+    groupconc_gate_stats s = gate_stats(g);
+    /* limit INT_MAX is reported as GROUPCONC_UNLIMITED (the two are one value inside: no 2^31
+       permits can be out at once) */
+    if (!(s.limit == (c.executor ? GROUPCONC_UNLIMITED : c.limit) ||
+          (c.limit == INT_MAX && s.limit == GROUPCONC_UNLIMITED)))
+        fail_msg("gate_create(limit %d): stats limit %d", c.limit, s.limit);
+    assert_int_equal(s.in_flight, 1);
+    if (c.executor) assert_int_equal(xstats(c.executor).gate_permits, 1);
+    assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+    return rc;
+}
+
+/* ---- groupconc_gate_destroy --------------------------------------------------------------------- */
+
+/* executor_destroy that should refuse at once: were it to go ahead, it would wait for the fixture's
+   parked task, so a helper opens the latch if the call has not returned within 2 s (the row then
+   fails on the wrong code instead of hanging). */
+typedef struct rescue {
+    counter returned;
+    counter *latch;
+} rescue;
+
+static void *rescue_main(void *arg) {
+    rescue *r = arg;
+    struct timespec dl = deadline_after(INT64_C(2000000000));
+    pthread_mutex_lock(&r->returned.mu);
+    int rc = 0;
+    while (!r->returned.open && rc == 0) rc = pthread_cond_timedwait(&r->returned.cv, &r->returned.mu, &dl);
+    bool late = !r->returned.open;
+    pthread_mutex_unlock(&r->returned.mu);
+    if (late) latch_open(r->latch);
+    return NULL;
+}
+
+static int destroy_or_rescue(fixture *f, groupconc_executor *ex) {
+    rescue r;
+    pthread_t th;
+    counter_init(&r.returned);
+    r.latch = &f->gate;
+    assert_int_equal(pthread_create(&th, NULL, rescue_main, &r), 0);
+    int rc = groupconc_executor_destroy(ex);
+    latch_open(&r.returned);
+    pthread_join(th, NULL);
+    counter_destroy(&r.returned);
+    return rc;
+}
+
+enum { GD_NULL, GD_BUSY_STANDALONE, GD_BUSY_EXEC, GD_BUSY_AFTER_SHUTDOWN, GD_IDLE_AFTER_SHUTDOWN };
+
+static int call_gate_destroy(fixture *f, const row *r) {
+    switch (r->field) {
+    case GD_NULL: return groupconc_gate_destroy(NULL);
+    case GD_BUSY_STANDALONE: { /* nothing done: the gate keeps its permit and still works */
+        groupconc_gate *g = add_gate(f, NULL, 2);
+        groupconc_permit p, q;
+        acquire_held(f, g, NULL, &p);
+        groupconc_gate_stats before = gate_stats(g);
+        int rc = groupconc_gate_destroy(g);
+        if (rc != GROUPCONC_OK) {
+            groupconc_gate_stats after = gate_stats(g);
+            assert_gate_stats_equal(&before, &after);
+            acquire_held(f, g, NULL, &q);
+            assert_int_equal(groupconc_gate_try_acquire(g, NULL, &q), GROUPCONC_EGATE_FULL); /* still limit 2 */
+            assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+            assert_int_equal(groupconc_permit_release(&f->permits[1], GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+            assert_int_equal(gate_stats(g).in_flight, 0);
+        } else {
+            untrack_gate(f, g);
+        }
+        return rc;
+    }
+    case GD_BUSY_EXEC: { /* nothing done: still linked (the executor refuses destroy), permit held */
+        groupconc_gate *g = add_gate(f, f->ex, 0);
+        groupconc_permit p;
+        acquire_held(f, g, "gd", &p);
+        int rc = groupconc_gate_destroy(g);
+        if (rc != GROUPCONC_OK) {
+            if (destroy_or_rescue(f, f->ex) == GROUPCONC_OK) { /* the gate is no longer linked */
+                f->ex = NULL;
+                untrack_gate(f, g);
+                fail_msg("gate_destroy returned %s, yet executor_destroy then went ahead", groupconc_errname(rc));
+            }
+            groupconc_group_stats gs;
+            assert_int_equal(groupconc_group_stats_get(f->ex, "gd", &gs), GROUPCONC_OK);
+            assert_int_equal(gs.gate_permits, 1);
+            assert_int_equal(gs.in_flight, 1);
+            assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+            assert_int_equal(groupconc_group_stats_get(f->ex, "gd", &gs), GROUPCONC_OK);
+            assert_int_equal(gs.in_flight, 0);
+        } else {
+            untrack_gate(f, g);
+        }
+        return rc;
+    }
+    case GD_BUSY_AFTER_SHUTDOWN: { /* a shutdown does not take the permits back */
+        groupconc_gate *g = add_gate(f, f->ex, 0);
+        groupconc_permit p;
+        acquire_held(f, g, "gd", &p);
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        int rc = groupconc_gate_destroy(g);
+        if (rc == GROUPCONC_OK) {
+            untrack_gate(f, g);
+            return rc;
+        }
+        assert_int_equal(gate_stats(g).in_flight, 1);
+        assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_CANCELLED, 0), GROUPCONC_OK);
+        return rc;
+    }
+    case GD_IDLE_AFTER_SHUTDOWN: {
+        groupconc_gate *g = add_gate(f, f->ex, 0);
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        int rc = groupconc_gate_destroy(g);
+        if (rc == GROUPCONC_OK) untrack_gate(f, g);
+        return rc;
+    }
+    default: fail();
+    }
+    return 0;
+}
+
+/* ---- groupconc_gate_try_acquire ----------------------------------------------------------------- */
+/* A standalone gate (limit 1) and an executor gate on the fixture's executor. After every error
+   *out_permit is the empty permit, neither gate holds more, and only a refusal (full, a layer,
+   shutdown) counts as rejected and fires REJECTED; a bad argument counts nothing and fires nothing. */
+
+enum { GA_NULL_GATE, GA_NULL_OUT_S, GA_NULL_OUT_E, GA_GROUP_NULL_E, GA_GROUP_SET_S, GA_LONG_GROUP_S, GA_EMPTY,
+       GA_LONG, GA_MAX, GA_AFTER_SHUTDOWN, GA_AFTER_GRACEFUL, GA_EMPTY_AFTER_SHUTDOWN, GA_NULL_OUT_AFTER_SHUTDOWN,
+       GA_FULL, GA_CONCURRENCY, GA_BULKHEAD };
+
+static int call_gate_acquire(fixture *f, const row *r) {
+    groupconc_gate *sg = add_gate(f, NULL, 1);
+    groupconc_gate *eg = add_gate(f, f->ex, 0);
+    groupconc_gate *g = eg;
+    const char *group = "ga"; /* a key never used: a refused call must not create its state */
+    groupconc_permit p = {(groupconc_gate *)(uintptr_t)1, 77, 77}, *out = &p;
+    switch (r->field) {
+    case GA_NULL_GATE: g = NULL; break;
+    case GA_NULL_OUT_S: g = sg; group = NULL; out = NULL; break;
+    case GA_NULL_OUT_E: out = NULL; break;
+    case GA_GROUP_NULL_E: group = NULL; break;
+    case GA_GROUP_SET_S: g = sg; break;
+    case GA_LONG_GROUP_S: g = sg; group = f->long_key; break;
+    case GA_EMPTY: group = ""; break;
+    case GA_LONG: group = f->long_key; break;
+    case GA_MAX: group = f->max_key; break;
+    case GA_AFTER_SHUTDOWN: assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK); break;
+    case GA_AFTER_GRACEFUL:
+        latch_open(&f->gate);
+        assert_int_equal(groupconc_executor_shutdown_graceful(f->ex, BOUND_NS), GROUPCONC_OK);
+        break;
+    case GA_EMPTY_AFTER_SHUTDOWN:
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        group = "";
+        break;
+    case GA_NULL_OUT_AFTER_SHUTDOWN:
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        out = NULL;
+        break;
+    case GA_FULL: {
+        groupconc_permit held;
+        acquire_held(f, sg, NULL, &held);
+        g = sg;
+        group = NULL;
+        break;
+    }
+    case GA_CONCURRENCY: group = "p"; break; /* "parked" runs, "queued" waits at layer 3 */
+    case GA_BULKHEAD: {                      /* "bulk": in-flight 1, held by a parked task */
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(f->ex, "bulk", NULL, task_park, &f->gate, &t), GROUPCONC_OK);
+        add_extra(f, t);
+        assert_true(counter_wait(&f->gate, 2));
+        group = "bulk";
+        break;
+    }
+    default: fail();
+    }
+    groupconc_gate_stats s_before = gate_stats(sg), e_before = gate_stats(eg);
+    groupconc_executor_stats x_before = xstats(f->ex);
+    int events_before = gate_events(f);
+    int rc = groupconc_gate_try_acquire(g, group, out);
+    if (rc == GROUPCONC_OK) {
+        assert_true(f->npermits < MAX_PERMITS);
+        f->permits[f->npermits++] = p;
+        assert_ptr_equal(p.gate, g);
+        assert_true(p.generation & 1u);
+        assert_int_equal(gate_stats(g).in_flight, 1);
+        assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+        return rc;
+    }
+    if (out && !permit_empty(&p))
+        fail_msg("try_acquire returned %s, permit {%p, %u, %u}, want the empty permit", groupconc_errname(rc),
+                 (void *)p.gate, p.slot, p.generation);
+    bool refusal = rc == GROUPCONC_EGATE_FULL || rc == GROUPCONC_ESHUTDOWN || rc == GROUPCONC_EREJECTED_GLOBAL ||
+                   rc == GROUPCONC_EREJECTED_BULKHEAD || rc == GROUPCONC_EREJECTED_CONCURRENCY;
+    groupconc_gate_stats s_after = gate_stats(sg), e_after = gate_stats(eg);
+    if (refusal) { /* counted once, by the gate asked, with one REJECTED event */
+        groupconc_gate_stats *asked = g == sg ? &s_before : &e_before;
+        asked->rejected++;
+        if (gate_events(f) != events_before + 1 || atomic_load(&f->gate_events[GROUPCONC_GATE_REJECTED]) != 1)
+            fail_msg("try_acquire refused (%s): %d gate events, want one REJECTED", groupconc_errname(rc),
+                     gate_events(f) - events_before);
+    } else if (gate_events(f) != events_before) {
+        fail_msg("try_acquire returned %s and fired %d gate events", groupconc_errname(rc), gate_events(f) - events_before);
+    }
+    assert_gate_stats_equal(&s_before, &s_after);
+    assert_gate_stats_equal(&e_before, &e_after);
+    groupconc_executor_stats x_after = xstats(f->ex);
+    assert_int_equal(x_after.gate_permits, x_before.gate_permits);
+    assert_int_equal(x_after.global_in_flight, x_before.global_in_flight);
+    assert_int_equal(x_after.groups, x_before.groups); /* no group state made for a refused call */
+    groupconc_group_stats gs;
+    if (group && strcmp(group, "ga") == 0)
+        assert_int_equal(groupconc_group_stats_get(f->ex, "ga", &gs), GROUPCONC_ENOTFOUND);
+    return rc;
+}
+
+/* ---- groupconc_permit_release ------------------------------------------------------------------- */
+/* One permit p of a standalone gate (limit 4), or of an executor gate in group "pr". Whatever the
+   row does, nothing may be counted twice: the releases that returned OK are exactly the released
+   totals, the RELEASED events and what in_flight went down by; an executor gate's layers likewise. */
+
+enum { PR_NULL, PR_KIND, PR_EMPTY_FROM_ERROR, PR_ZERO, PR_TWICE, PR_COPY, PR_STALE_REUSED, PR_FORGED_SLOT,
+       PR_FORGED_GEN, PR_EXEC_TWICE, PR_EXEC_STALE_REUSED, PR_EXEC_KIND };
+
+static int call_permit_release(fixture *f, const row *r) {
+    bool exec = r->field >= PR_EXEC_TWICE;
+    groupconc_gate *g = exec ? add_gate(f, f->ex, 0) : add_gate(f, NULL, 4);
+    const char *group = exec ? "pr" : NULL;
+    groupconc_executor_stats x0 = xstats(f->ex);
+    groupconc_permit p, q, copy;
+    acquire_held(f, g, group, &p);
+    copy = p;
+    int oks = 0; /* releases that returned OK */
+    int rc = GROUPCONC_OK;
+    switch (r->field) {
+    case PR_NULL: rc = groupconc_permit_release(NULL, GROUPCONC_RELEASE_SUCCESS, 0); break;
+    case PR_KIND:
+    case PR_EXEC_KIND:
+        rc = groupconc_permit_release(&p, (groupconc_release_kind)r->value, 0);
+        if (rc == GROUPCONC_OK) oks++;
+        else assert_int_equal(gate_stats(g).in_flight, 1); /* still held */
+        break;
+    case PR_EMPTY_FROM_ERROR: /* what a failed try_acquire wrote */
+        assert_int_equal(groupconc_gate_try_acquire(g, "x", &q), GROUPCONC_EINVAL);
+        rc = groupconc_permit_release(&q, GROUPCONC_RELEASE_SUCCESS, 0);
+        break;
+    case PR_ZERO:
+        memset(&q, 0, sizeof q);
+        rc = groupconc_permit_release(&q, GROUPCONC_RELEASE_SUCCESS, 0);
+        break;
+    case PR_TWICE:
+    case PR_EXEC_TWICE:
+        assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+        oks++;
+        rc = groupconc_permit_release(&p, GROUPCONC_RELEASE_FAILURE, 0);
+        break;
+    case PR_COPY:
+        assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+        oks++;
+        rc = groupconc_permit_release(&copy, GROUPCONC_RELEASE_SUCCESS, 0);
+        break;
+    case PR_STALE_REUSED: /* the slot is held again by q: the stale copy must not free q */
+    case PR_EXEC_STALE_REUSED:
+        assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+        oks++;
+        acquire_held(f, g, group, &q);
+        assert_int_equal(q.slot, p.slot);
+        rc = groupconc_permit_release(&copy, GROUPCONC_RELEASE_SUCCESS, 0);
+        assert_int_equal(gate_stats(g).in_flight, 1); /* q still held */
+        if (exec) assert_int_equal(xstats(f->ex).gate_permits, 1);
+        break;
+    case PR_FORGED_SLOT: /* another slot: past the table, or inside it but free */
+        copy.slot = (uint32_t)r->value;
+        rc = groupconc_permit_release(&copy, GROUPCONC_RELEASE_SUCCESS, 0);
+        assert_int_equal(gate_stats(g).in_flight, 1);
+        break;
+    case PR_FORGED_GEN: /* p's slot, another generation (even: "free"; odd: another holding) */
+        copy.generation = p.generation + (uint32_t)r->value;
+        rc = groupconc_permit_release(&copy, GROUPCONC_RELEASE_SUCCESS, 0);
+        assert_int_equal(gate_stats(g).in_flight, 1);
+        break;
+    default: fail();
+    }
+    if (rc == GROUPCONC_OK && r->field != PR_KIND && r->field != PR_EXEC_KIND) oks++;
+    groupconc_gate_stats s = gate_stats(g);
+    int held = 1 + (r->field == PR_STALE_REUSED || r->field == PR_EXEC_STALE_REUSED) - oks;
+    if (released_total(&s) != (uint64_t)oks || atomic_load(&f->gate_events[GROUPCONC_GATE_RELEASED]) != oks ||
+        s.in_flight != (size_t)held)
+        fail_msg("%d release(s) returned OK; released totals %llu, RELEASED events %d, in_flight %zu (want %d)", oks,
+                 (unsigned long long)released_total(&s), atomic_load(&f->gate_events[GROUPCONC_GATE_RELEASED]),
+                 s.in_flight, held);
+    if (exec) { /* the group's layers went down once per OK release */
+        groupconc_executor_stats x = xstats(f->ex);
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_group_stats_get(f->ex, "pr", &gs), GROUPCONC_OK);
+        if (x.gate_permits != (size_t)held || gs.in_flight != (size_t)held ||
+            x.global_in_flight != x0.global_in_flight + (size_t)held)
+            fail_msg("executor gate: gate_permits %zu, group in_flight %zu, global in-flight %zu (was %zu), want %d held",
+                     x.gate_permits, gs.in_flight, x.global_in_flight, x0.global_in_flight, held);
+    }
+    return rc;
+}
+
+/* ---- groupconc_gate_stats_get ------------------------------------------------------------------- */
+
+enum { GS_NULL_GATE, GS_NULL_OUT_S, GS_NULL_OUT_E, GS_GROUP_ON_S, GS_EMPTY_ON_S, GS_EMPTY, GS_LONG, GS_UNKNOWN,
+       GS_MAX_UNKNOWN, GS_KNOWN, GS_WHOLE, GS_STANDALONE, GS_AFTER_SHUTDOWN };
+
+static int call_gate_stats(fixture *f, const row *r) {
+    groupconc_gate *sg = add_gate(f, NULL, 3);
+    groupconc_gate *eg = add_gate(f, f->ex, 0);
+    groupconc_gate *g = eg;
+    const char *group = NULL;
+    groupconc_gate_stats s, *out = &s;
+    memset(&s, 0x5a, sizeof s);
+    switch (r->field) {
+    case GS_NULL_GATE: g = NULL; break;
+    case GS_NULL_OUT_S: g = sg; out = NULL; break;
+    case GS_NULL_OUT_E: group = "p"; out = NULL; break;
+    case GS_GROUP_ON_S: g = sg; group = "p"; break;
+    case GS_EMPTY_ON_S: g = sg; group = ""; break; /* a group on a standalone gate: EINVAL first */
+    case GS_EMPTY: group = ""; break;
+    case GS_LONG: group = f->long_key; break;
+    case GS_UNKNOWN: group = "never-used"; break;
+    case GS_MAX_UNKNOWN: group = f->max_key; break;
+    case GS_KNOWN: group = "p"; break; /* made by the fixture's tasks, not by the gate */
+    case GS_WHOLE: break;
+    case GS_STANDALONE: g = sg; break;
+    case GS_AFTER_SHUTDOWN:
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        group = "p";
+        break;
+    default: fail();
+    }
+    int rc = groupconc_gate_stats_get(g, group, out);
+    if (rc != GROUPCONC_OK) return rc;
+    switch (r->field) {
+    case GS_KNOWN:
+    case GS_AFTER_SHUTDOWN:
+        assert_int_equal(s.limit, 1);     /* the group's concurrency */
+        assert_int_equal(s.available, 0); /* "queued" waits there */
+        assert_int_equal(s.in_flight, 0);
+        break;
+    case GS_WHOLE:
+        assert_int_equal(s.limit, GROUPCONC_UNLIMITED);
+        assert_int_equal(s.available, GROUPCONC_UNLIMITED);
+        assert_int_equal(s.in_flight, 0);
+        break;
+    case GS_STANDALONE:
+        assert_int_equal(s.limit, 3);
+        assert_int_equal(s.available, 3);
+        break;
+    default: break;
+    }
+    assert_int_equal(s.admitted + s.rejected + released_total(&s), 0);
+    return rc;
+}
+
+/* ---- groupconc_executor_destroy with gates ------------------------------------------------------ */
+
+enum { XD_GATE, XD_GATE_PERMIT, XD_GATE_AFTER_SHUTDOWN, XD_GATE_DESTROYED, XD_STANDALONE_ALIVE, XD_OTHER_EXECUTORS_GATE };
+
+static int call_destroy_with_gate(fixture *f, const row *r) {
+    switch (r->field) {
+    case XD_GATE:
+    case XD_GATE_PERMIT: { /* nothing done: not shut down, the queued task still waits, submit works */
+        groupconc_gate *g = add_gate(f, f->ex, 0);
+        groupconc_permit p;
+        if (r->field == XD_GATE_PERMIT) acquire_held(f, g, "xd", &p);
+        int rc = destroy_or_rescue(f, f->ex);
+        if (rc == GROUPCONC_OK) {
+            f->ex = NULL; /* the gate points at freed memory now: leave it */
+            untrack_gate(f, g);
+            f->npermits = 0;
+            fail_msg("executor_destroy with an executor gate alive returned OK");
+        }
+        assert_false(xstats(f->ex).shutdown);
+        bool d = true;
+        assert_int_equal(groupconc_task_is_done(f->queued, &d), GROUPCONC_OK);
+        assert_false(d);
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(f->ex, "xd-task", NULL, task_count, &f->runs, &t), GROUPCONC_OK);
+        add_extra(f, t);
+        groupconc_result res;
+        assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &res), GROUPCONC_OK);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        groupconc_permit q;
+        acquire_held(f, g, "xd2", &q); /* the gate works too */
+        assert_int_equal(groupconc_permit_release(&q, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+        if (r->field == XD_GATE_PERMIT)
+            assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+        return rc;
+    }
+    case XD_GATE_AFTER_SHUTDOWN: {
+        groupconc_gate *g = add_gate(f, f->ex, 0);
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        latch_open(&f->gate);
+        int rc = groupconc_executor_destroy(f->ex);
+        if (rc == GROUPCONC_OK) {
+            f->ex = NULL;
+            untrack_gate(f, g);
+            fail_msg("executor_destroy with an executor gate alive returned OK");
+        }
+        groupconc_gate_stats s;
+        assert_int_equal(groupconc_gate_stats_get(g, NULL, &s), GROUPCONC_OK);
+        return rc;
+    }
+    case XD_GATE_DESTROYED:
+    case XD_STANDALONE_ALIVE:
+    case XD_OTHER_EXECUTORS_GATE: {
+        groupconc_policy p = groupconc_policy_default();
+        assert_int_equal(groupconc_executor_create(&p, &f->tmp_ex), GROUPCONC_OK);
+        groupconc_gate *g = r->field == XD_GATE_DESTROYED ? add_gate(f, f->tmp_ex, 0)
+                            : r->field == XD_STANDALONE_ALIVE ? add_gate(f, NULL, 1)
+                                                              : add_gate(f, f->ex, 0);
+        groupconc_permit q;
+        if (r->field == XD_GATE_DESTROYED) {
+            acquire_held(f, g, "xd", &q);
+            assert_int_equal(groupconc_permit_release(&q, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+            assert_int_equal(groupconc_gate_destroy(g), GROUPCONC_OK);
+            untrack_gate(f, g);
+        }
+        int rc = groupconc_executor_destroy(f->tmp_ex);
+        if (rc == GROUPCONC_OK) f->tmp_ex = NULL;
+        if (r->field != XD_GATE_DESTROYED) { /* the other gate still works */
+            acquire_held(f, g, r->field == XD_STANDALONE_ALIVE ? NULL : "xd", &q);
+            assert_int_equal(groupconc_permit_release(&q, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+        }
+        return rc;
+    }
+    default: fail();
+    }
+    return 0;
+}
+
+/* ==== deferred completion ======================================================================== */
+/* A task body in group "dfr" of the fixture's executor makes the calls of its row and records the
+   codes; main waits for `arrived`, completes what must be completed, and checks the outcome. */
+
+typedef struct defer_probe {
+    int mode;
+    int rc1, rc2, rc3;
+    groupconc_deferred *d, *d2;
+} defer_probe;
+
+enum { D_NULL_OUT, D_TWICE, D_PENDING_RC, D_PENDING_IN_BODY, D_PLAIN };
+
+static int defer_body(groupconc_context *ctx, void **out_value, void *arg) {
+    fixture *f = arg;
+    defer_probe *x = f->probe;
+    int ret = 0;
+    *out_value = x;
+    switch (x->mode) {
+    case D_NULL_OUT: x->rc1 = groupconc_context_defer(ctx, NULL); break;
+    case D_TWICE:
+        x->rc1 = groupconc_context_defer(ctx, &x->d);
+        x->d2 = (groupconc_deferred *)(uintptr_t)1;
+        x->rc2 = groupconc_context_defer(ctx, &x->d2);
+        if (x->rc1 == GROUPCONC_OK) ret = GROUPCONC_TASK_PENDING;
+        break;
+    case D_PENDING_RC:
+        x->rc1 = groupconc_context_defer(ctx, &x->d);
+        if (x->rc1 == GROUPCONC_OK) ret = GROUPCONC_TASK_PENDING;
+        break;
+    case D_PENDING_IN_BODY: /* completes its own deferral before it returns */
+        x->rc1 = groupconc_context_defer(ctx, &x->d);
+        if (x->rc1 == GROUPCONC_OK) {
+            x->rc2 = groupconc_deferred_complete(x->d, GROUPCONC_TASK_PENDING, NULL);
+            x->rc3 = groupconc_deferred_complete(x->d, 0, x);
+            ret = GROUPCONC_TASK_PENDING;
+        }
+        break;
+    case D_PLAIN: /* a CALLER_RUNS run in submit: ESTATE; if it were deferred, returning 0 voids it */
+        x->d = (groupconc_deferred *)(uintptr_t)1;
+        x->rc1 = groupconc_context_defer(ctx, &x->d);
+        break;
+    default: break;
+    }
+    counter_add(&f->arrived);
+    return ret;
+}
+
+enum { DF_NULL_CTX, DF_NULL_OUT, DF_TWICE, DF_CALLER_RUNS, DC_NULL, DC_NULL_PENDING, DC_PENDING, DC_PENDING_IN_BODY,
+       DI_NULL };
+
+static groupconc_task *submit_deferring(fixture *f, groupconc_executor *ex, int mode) {
+    static defer_probe probe; /* rows run one at a time */
+    f->probe = &probe;
+    memset(f->probe, 0, sizeof *f->probe);
+    f->probe->mode = mode;
+    groupconc_task *t = NULL;
+    assert_int_equal(groupconc_submit(ex, "dfr", "deferring", defer_body, f, &t), GROUPCONC_OK);
+    add_extra(f, t);
+    return t;
+}
+
+static groupconc_result wait_done(groupconc_task *t) {
+    groupconc_result res;
+    assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &res), GROUPCONC_OK);
+    return res;
+}
+
+static int call_deferred(fixture *f, const row *r) {
+    switch (r->field) {
+    case DF_NULL_CTX: {
+        groupconc_deferred *d = (groupconc_deferred *)(uintptr_t)1;
+        int rc = groupconc_context_defer(NULL, &d);
+        if (rc != GROUPCONC_OK) assert_null(d);
+        return rc;
+    }
+    case DF_NULL_OUT: { /* refused, nothing deferred: the body's return is the task's result */
+        groupconc_task *t = submit_deferring(f, f->ex, D_NULL_OUT);
+        groupconc_result res = wait_done(t);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        assert_ptr_equal(res.value, f->probe);
+        return f->probe->rc1;
+    }
+    case DF_TWICE: { /* the second call is refused; the first deferral stands */
+        groupconc_task *t = submit_deferring(f, f->ex, D_TWICE);
+        assert_true(counter_wait(&f->arrived, 1));
+        defer_probe *x = f->probe;
+        assert_int_equal(x->rc1, GROUPCONC_OK);
+        assert_non_null(x->d);
+        f->pending = x->d;
+        if (x->rc2 != GROUPCONC_OK) assert_null(x->d2);
+        bool d = true;
+        assert_int_equal(groupconc_task_is_done(t, &d), GROUPCONC_OK);
+        assert_false(d);
+        f->pending = NULL;
+        assert_int_equal(groupconc_deferred_complete(x->d, 0, f), GROUPCONC_OK);
+        groupconc_result res = wait_done(t);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        assert_ptr_equal(res.value, f);
+        return x->rc2;
+    }
+    case DF_CALLER_RUNS: { /* refused at layer 1 under CALLER_RUNS: runs in submit, on this thread */
+        groupconc_policy p = groupconc_policy_default();
+        p.global_max_in_flight = 1;
+        p.global_queue_threshold = 0;
+        p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+        assert_int_equal(groupconc_executor_create(&p, &f->tmp_ex), GROUPCONC_OK);
+        groupconc_task *b = NULL;
+        assert_int_equal(groupconc_submit(f->tmp_ex, "x", NULL, task_park, &f->gate, &b), GROUPCONC_OK);
+        add_extra(f, b);
+        assert_true(counter_wait(&f->gate, 2)); /* it holds the only global permit */
+        groupconc_task *t = submit_deferring(f, f->tmp_ex, D_PLAIN);
+        assert_int_equal(counter_get(&f->arrived), 1); /* ran inside submit */
+        int rc = f->probe->rc1;
+        if (rc != GROUPCONC_OK) assert_null(f->probe->d);
+        groupconc_result res = wait_done(t);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        latch_open(&f->gate);
+        return rc;
+    }
+    case DC_NULL: return groupconc_deferred_complete(NULL, 0, NULL);
+    case DC_NULL_PENDING: return groupconc_deferred_complete(NULL, GROUPCONC_TASK_PENDING, NULL);
+    case DC_PENDING: { /* refused, and the handle is still good: the task still runs, then completes */
+        groupconc_task *t = submit_deferring(f, f->ex, D_PENDING_RC);
+        assert_true(counter_wait(&f->arrived, 1));
+        defer_probe *x = f->probe;
+        assert_int_equal(x->rc1, GROUPCONC_OK);
+        f->pending = x->d;
+        int rc = groupconc_deferred_complete(x->d, GROUPCONC_TASK_PENDING, NULL);
+        if (rc == GROUPCONC_OK) {
+            f->pending = NULL;
+            return rc;
+        }
+        bool d = true;
+        assert_int_equal(groupconc_task_is_done(t, &d), GROUPCONC_OK);
+        assert_false(d);
+        assert_false(groupconc_deferred_is_cancelled(x->d));
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_group_stats_get(f->ex, "dfr", &gs), GROUPCONC_OK);
+        assert_int_equal(gs.completed, 0);
+        f->pending = NULL;
+        assert_int_equal(groupconc_deferred_complete(x->d, 7, NULL), GROUPCONC_OK);
+        groupconc_result res = wait_done(t);
+        assert_int_equal(res.status, GROUPCONC_STATUS_FAILED);
+        assert_int_equal(res.error, 7);
+        assert_int_equal(groupconc_group_stats_get(f->ex, "dfr", &gs), GROUPCONC_OK);
+        assert_int_equal(gs.completed, 1);
+        assert_int_equal(gs.running, 0);
+        return rc;
+    }
+    case DC_PENDING_IN_BODY: { /* the same, before the body returned */
+        groupconc_task *t = submit_deferring(f, f->ex, D_PENDING_IN_BODY);
+        groupconc_result res = wait_done(t);
+        defer_probe *x = f->probe;
+        assert_int_equal(x->rc1, GROUPCONC_OK);
+        assert_int_equal(x->rc3, GROUPCONC_OK);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        assert_ptr_equal(res.value, x);
+        return x->rc2;
+    }
+    case DI_NULL:
+        if (groupconc_deferred_is_cancelled(NULL)) fail_msg("deferred_is_cancelled(NULL) is true");
+        return GROUPCONC_OK;
+    default: fail();
+    }
+    return 0;
+}
+
 /* ==== diagnostics ================================================================================ */
 
 typedef struct code_info {
@@ -1119,14 +1878,18 @@ static int call_status_names(fixture *f, const row *r) {
 /* Every *_name function: distinct non-empty names, "UNKNOWN" for any other value. */
 static int call_enum_names(fixture *f, const row *r) {
     (void)f, (void)r;
-    const char *names[3][4] = {
+    const char *names[5][4] = {
         {groupconc_cancel_outcome_name(GROUPCONC_CANCEL_DEQUEUED), groupconc_cancel_outcome_name(GROUPCONC_CANCEL_FLAGGED),
          groupconc_cancel_outcome_name(GROUPCONC_CANCEL_TOO_LATE), NULL},
         {groupconc_event_type_name(GROUPCONC_EVENT_SUBMITTED), groupconc_event_type_name(GROUPCONC_EVENT_STARTED),
          groupconc_event_type_name(GROUPCONC_EVENT_COMPLETED), groupconc_event_type_name(GROUPCONC_EVENT_REJECTED)},
         {groupconc_rejection_policy_name(GROUPCONC_REJECT_ABORT), groupconc_rejection_policy_name(GROUPCONC_REJECT_DISCARD),
-         groupconc_rejection_policy_name(GROUPCONC_REJECT_CALLER_RUNS), NULL}};
-    for (int e = 0; e < 3; e++)
+         groupconc_rejection_policy_name(GROUPCONC_REJECT_CALLER_RUNS), NULL},
+        {groupconc_release_kind_name(GROUPCONC_RELEASE_SUCCESS), groupconc_release_kind_name(GROUPCONC_RELEASE_FAILURE),
+         groupconc_release_kind_name(GROUPCONC_RELEASE_CANCELLED), NULL},
+        {groupconc_gate_event_type_name(GROUPCONC_GATE_ADMITTED), groupconc_gate_event_type_name(GROUPCONC_GATE_REJECTED),
+         groupconc_gate_event_type_name(GROUPCONC_GATE_RELEASED), NULL}};
+    for (int e = 0; e < 5; e++)
         for (int i = 0; i < 4 && names[e][i]; i++) {
             assert_true(names[e][i][0] != '\0');
             assert_string_not_equal(names[e][i], "UNKNOWN");
@@ -1135,6 +1898,18 @@ static int call_enum_names(fixture *f, const row *r) {
     assert_string_equal(groupconc_cancel_outcome_name((groupconc_cancel_outcome)-1), "UNKNOWN");
     assert_string_equal(groupconc_event_type_name((groupconc_event_type)4), "UNKNOWN");
     assert_string_equal(groupconc_rejection_policy_name((groupconc_rejection_policy)3), "UNKNOWN");
+    /* the gate's enums: the documented names, "UNKNOWN" just past either end and far out */
+    assert_string_equal(groupconc_release_kind_name(GROUPCONC_RELEASE_SUCCESS), "SUCCESS");
+    assert_string_equal(groupconc_release_kind_name(GROUPCONC_RELEASE_FAILURE), "FAILURE");
+    assert_string_equal(groupconc_release_kind_name(GROUPCONC_RELEASE_CANCELLED), "CANCELLED");
+    assert_string_equal(groupconc_gate_event_type_name(GROUPCONC_GATE_ADMITTED), "ADMITTED");
+    assert_string_equal(groupconc_gate_event_type_name(GROUPCONC_GATE_REJECTED), "REJECTED");
+    assert_string_equal(groupconc_gate_event_type_name(GROUPCONC_GATE_RELEASED), "RELEASED");
+    static const int out_of_range[] = {3, -1, 1000, INT_MAX, INT_MIN};
+    for (size_t i = 0; i < sizeof out_of_range / sizeof out_of_range[0]; i++) {
+        assert_string_equal(groupconc_release_kind_name((groupconc_release_kind)out_of_range[i]), "UNKNOWN");
+        assert_string_equal(groupconc_gate_event_type_name((groupconc_gate_event_type)out_of_range[i]), "UNKNOWN");
+    }
     return GROUPCONC_OK;
 }
 
@@ -1377,6 +2152,104 @@ static const row rows[] = {
     {"group_keys_get: out_count NULL", call_group_keys, EINVAL_, K_ARG_NULL_COUNT, 0, 0},
     {"group_keys_get: no groups", call_group_keys, OK_, K_ARG_EMPTY_EXECUTOR, 0, 0},
     {"group_keys_free: NULL", call_group_keys, OK_, K_ARG_FREE_NULL, 0, 0},
+    /* admission gate: create */
+    {"gate_create: config NULL", call_gate_create, EINVAL_, GC_NULL_CONFIG, 0, 0},
+    {"gate_create: out_gate NULL", call_gate_create, EINVAL_, GC_NULL_OUT, 0, 0},
+    {"gate_create: out_gate NULL, executor gate (not linked)", call_gate_create, EINVAL_, GC_NULL_OUT_EXEC, 0, 0},
+    {"gate_create: out_gate NULL, limit 0", call_gate_create, EINVAL_, GC_NULL_OUT_BAD_LIMIT, 0, 0},
+    {"gate_create: standalone limit 0", call_gate_create, ELIMIT_, GC_LIMIT, 0, 0},
+    {"gate_create: standalone limit -5", call_gate_create, ELIMIT_, GC_LIMIT, -5, 0},
+    {"gate_create: standalone limit INT_MIN", call_gate_create, ELIMIT_, GC_LIMIT, INT_MIN, 0},
+    {"gate_create: standalone limit DEFAULT", call_gate_create, ELIMIT_, GC_LIMIT, DEF, 0},
+    {"gate_create: standalone limit 1", call_gate_create, OK_, GC_LIMIT, 1, 0},
+    {"gate_create: standalone limit UNLIMITED", call_gate_create, OK_, GC_LIMIT, UNL, 0},
+    {"gate_create: standalone limit INT_MAX", call_gate_create, OK_, GC_LIMIT, INT_MAX, 0},
+    {"gate_create: executor gate, limit 1", call_gate_create, ELIMIT_, GC_EXEC_LIMIT, 1, 0},
+    {"gate_create: executor gate, limit UNLIMITED", call_gate_create, ELIMIT_, GC_EXEC_LIMIT, UNL, 0},
+    {"gate_create: executor gate, limit -5", call_gate_create, ELIMIT_, GC_EXEC_LIMIT, -5, 0},
+    {"gate_create: executor gate, limit INT_MIN", call_gate_create, ELIMIT_, GC_EXEC_LIMIT, INT_MIN, 0},
+    {"gate_create: executor gate, limit 0", call_gate_create, OK_, GC_EXEC, 0, 0},
+    {"gate_create: executor shut down", call_gate_create, GROUPCONC_ESHUTDOWN, GC_EXEC_SHUTDOWN, 0, 0},
+    {"gate_create: executor after shutdown_graceful", call_gate_create, GROUPCONC_ESHUTDOWN, GC_EXEC_GRACEFUL, 0, 0},
+    {"gate_create: executor shut down, limit 1", call_gate_create, ELIMIT_, GC_EXEC_LIMIT_AFTER_SHUTDOWN, 0, 0},
+    {"gate_create: config is copied", call_gate_create, OK_, GC_COPIED, 0, 0},
+    /* admission gate: destroy */
+    {"gate_destroy: NULL", call_gate_destroy, EINVAL_, GD_NULL, 0, 0},
+    {"gate_destroy: standalone, permit out (nothing done)", call_gate_destroy, GROUPCONC_EBUSY, GD_BUSY_STANDALONE, 0, 0},
+    {"gate_destroy: executor gate, permit out (nothing done)", call_gate_destroy, GROUPCONC_EBUSY, GD_BUSY_EXEC, 0, 0},
+    {"gate_destroy: permit out, executor shut down", call_gate_destroy, GROUPCONC_EBUSY, GD_BUSY_AFTER_SHUTDOWN, 0, 0},
+    {"gate_destroy: no permit out, executor shut down", call_gate_destroy, OK_, GD_IDLE_AFTER_SHUTDOWN, 0, 0},
+    /* admission gate: try_acquire */
+    {"gate_try_acquire: gate NULL", call_gate_acquire, EINVAL_, GA_NULL_GATE, 0, 0},
+    {"gate_try_acquire: out_permit NULL, standalone (nothing taken)", call_gate_acquire, EINVAL_, GA_NULL_OUT_S, 0, 0},
+    {"gate_try_acquire: out_permit NULL, executor gate (nothing taken)", call_gate_acquire, EINVAL_, GA_NULL_OUT_E, 0, 0},
+    {"gate_try_acquire: executor gate, group NULL", call_gate_acquire, EINVAL_, GA_GROUP_NULL_E, 0, 0},
+    {"gate_try_acquire: standalone, group set", call_gate_acquire, EINVAL_, GA_GROUP_SET_S, 0, 0},
+    {"gate_try_acquire: standalone, group MAX_KEY_LEN+1 bytes", call_gate_acquire, EINVAL_, GA_LONG_GROUP_S, 0, 0},
+    {"gate_try_acquire: group empty", call_gate_acquire, GROUPCONC_EKEYEMPTY, GA_EMPTY, 0, 0},
+    {"gate_try_acquire: group MAX_KEY_LEN+1 bytes", call_gate_acquire, GROUPCONC_EKEYTOOLONG, GA_LONG, 0, 0},
+    {"gate_try_acquire: group MAX_KEY_LEN bytes", call_gate_acquire, OK_, GA_MAX, 0, 0},
+    {"gate_try_acquire: after shutdown", call_gate_acquire, GROUPCONC_ESHUTDOWN, GA_AFTER_SHUTDOWN, 0, 0},
+    {"gate_try_acquire: after shutdown_graceful", call_gate_acquire, GROUPCONC_ESHUTDOWN, GA_AFTER_GRACEFUL, 0, 0},
+    {"gate_try_acquire: group empty after shutdown", call_gate_acquire, GROUPCONC_EKEYEMPTY, GA_EMPTY_AFTER_SHUTDOWN, 0, 0},
+    {"gate_try_acquire: out_permit NULL after shutdown", call_gate_acquire, EINVAL_, GA_NULL_OUT_AFTER_SHUTDOWN, 0, 0},
+    {"gate_try_acquire: standalone at its limit", call_gate_acquire, GROUPCONC_EGATE_FULL, GA_FULL, 0, 0},
+    {"gate_try_acquire: a task waits at layer 3", call_gate_acquire, GROUPCONC_EREJECTED_CONCURRENCY, GA_CONCURRENCY, 0, 0},
+    {"gate_try_acquire: layer 2 full", call_gate_acquire, GROUPCONC_EREJECTED_BULKHEAD, GA_BULKHEAD, 0, 0},
+    /* admission gate: permit_release */
+    {"permit_release: NULL", call_permit_release, EINVAL_, PR_NULL, 0, 0},
+    {"permit_release: kind 3 (unknown; still held)", call_permit_release, EINVAL_, PR_KIND, 3, 0},
+    {"permit_release: kind -1 (unknown; still held)", call_permit_release, EINVAL_, PR_KIND, -1, 0},
+    {"permit_release: kind INT_MAX (unknown; still held)", call_permit_release, EINVAL_, PR_KIND, INT_MAX, 0},
+    {"permit_release: executor gate, kind 3 (unknown; still held)", call_permit_release, EINVAL_, PR_EXEC_KIND, 3, 0},
+    {"permit_release: kind CANCELLED", call_permit_release, OK_, PR_KIND, GROUPCONC_RELEASE_CANCELLED, 0},
+    {"permit_release: the empty permit of a failed try_acquire", call_permit_release, GROUPCONC_EPERMIT, PR_EMPTY_FROM_ERROR, 0, 0},
+    {"permit_release: a zeroed permit", call_permit_release, GROUPCONC_EPERMIT, PR_ZERO, 0, 0},
+    {"permit_release: released twice", call_permit_release, GROUPCONC_EPERMIT, PR_TWICE, 0, 0},
+    {"permit_release: a copy of a released permit", call_permit_release, GROUPCONC_EPERMIT, PR_COPY, 0, 0},
+    {"permit_release: a stale copy, its slot held again", call_permit_release, GROUPCONC_EPERMIT, PR_STALE_REUSED, 0, 0},
+    {"permit_release: forged slot 1000 (past the table)", call_permit_release, GROUPCONC_EPERMIT, PR_FORGED_SLOT, 1000, 0},
+    {"permit_release: forged slot UINT32_MAX", call_permit_release, GROUPCONC_EPERMIT, PR_FORGED_SLOT, UINT32_MAX, 0},
+    {"permit_release: forged slot 7 (in the table, free)", call_permit_release, GROUPCONC_EPERMIT, PR_FORGED_SLOT, 7, 0},
+    {"permit_release: forged generation +1 (even)", call_permit_release, GROUPCONC_EPERMIT, PR_FORGED_GEN, 1, 0},
+    {"permit_release: forged generation +2 (odd)", call_permit_release, GROUPCONC_EPERMIT, PR_FORGED_GEN, 2, 0},
+    {"permit_release: executor gate, released twice", call_permit_release, GROUPCONC_EPERMIT, PR_EXEC_TWICE, 0, 0},
+    {"permit_release: executor gate, a stale copy, its slot held again", call_permit_release, GROUPCONC_EPERMIT,
+     PR_EXEC_STALE_REUSED, 0, 0},
+    /* admission gate: stats */
+    {"gate_stats: gate NULL", call_gate_stats, EINVAL_, GS_NULL_GATE, 0, 0},
+    {"gate_stats: out NULL, standalone", call_gate_stats, EINVAL_, GS_NULL_OUT_S, 0, 0},
+    {"gate_stats: out NULL, executor gate", call_gate_stats, EINVAL_, GS_NULL_OUT_E, 0, 0},
+    {"gate_stats: standalone, group set", call_gate_stats, EINVAL_, GS_GROUP_ON_S, 0, 0},
+    {"gate_stats: standalone, group empty", call_gate_stats, EINVAL_, GS_EMPTY_ON_S, 0, 0},
+    {"gate_stats: group empty", call_gate_stats, GROUPCONC_EKEYEMPTY, GS_EMPTY, 0, 0},
+    {"gate_stats: group MAX_KEY_LEN+1 bytes", call_gate_stats, GROUPCONC_EKEYTOOLONG, GS_LONG, 0, 0},
+    {"gate_stats: unknown group", call_gate_stats, GROUPCONC_ENOTFOUND, GS_UNKNOWN, 0, 0},
+    {"gate_stats: unknown MAX_KEY_LEN group", call_gate_stats, GROUPCONC_ENOTFOUND, GS_MAX_UNKNOWN, 0, 0},
+    {"gate_stats: a group of the executor's tasks", call_gate_stats, OK_, GS_KNOWN, 0, 0},
+    {"gate_stats: executor gate, group NULL (whole gate)", call_gate_stats, OK_, GS_WHOLE, 0, 0},
+    {"gate_stats: standalone", call_gate_stats, OK_, GS_STANDALONE, 0, 0},
+    {"gate_stats: after shutdown", call_gate_stats, OK_, GS_AFTER_SHUTDOWN, 0, 0},
+    /* admission gate: executor_destroy */
+    {"executor_destroy: an executor gate alive (nothing done)", call_destroy_with_gate, GROUPCONC_EBUSY, XD_GATE, 0, 0},
+    {"executor_destroy: an executor gate with a permit out (nothing done)", call_destroy_with_gate, GROUPCONC_EBUSY,
+     XD_GATE_PERMIT, 0, 0},
+    {"executor_destroy: an executor gate alive, after shutdown", call_destroy_with_gate, GROUPCONC_EBUSY,
+     XD_GATE_AFTER_SHUTDOWN, 0, 0},
+    {"executor_destroy: its gate destroyed first", call_destroy_with_gate, OK_, XD_GATE_DESTROYED, 0, 0},
+    {"executor_destroy: a standalone gate alive", call_destroy_with_gate, OK_, XD_STANDALONE_ALIVE, 0, 0},
+    {"executor_destroy: another executor's gate alive", call_destroy_with_gate, OK_, XD_OTHER_EXECUTORS_GATE, 0, 0},
+    /* deferred completion */
+    {"context_defer: ctx NULL", call_deferred, EINVAL_, DF_NULL_CTX, 0, 0},
+    {"context_defer: out_deferred NULL (the body's return stands)", call_deferred, EINVAL_, DF_NULL_OUT, 0, 0},
+    {"context_defer: twice in one body", call_deferred, GROUPCONC_ESTATE, DF_TWICE, 0, 0},
+    {"context_defer: a CALLER_RUNS run inside submit", call_deferred, GROUPCONC_ESTATE, DF_CALLER_RUNS, 0, 0},
+    {"deferred_complete: NULL", call_deferred, EINVAL_, DC_NULL, 0, 0},
+    {"deferred_complete: NULL, rc PENDING", call_deferred, EINVAL_, DC_NULL_PENDING, 0, 0},
+    {"deferred_complete: rc PENDING (the handle still usable)", call_deferred, EINVAL_, DC_PENDING, 0, 0},
+    {"deferred_complete: rc PENDING from the body (the handle still usable)", call_deferred, EINVAL_,
+     DC_PENDING_IN_BODY, 0, 0},
+    {"deferred_is_cancelled: NULL is false", call_deferred, OK_, DI_NULL, 0, 0},
     /* diagnostics */
     {"error codes: values, texts, names distinct", call_codes_distinct, OK_, 0, 0, 0},
     {"strerror/errname: unknown 1", call_unknown_code, OK_, 0, 1, 0},
@@ -1385,7 +2258,7 @@ static const row rows[] = {
     {"strerror/errname: unknown INT_MIN", call_unknown_code, OK_, 0, INT_MIN, 0},
     {"strerror/errname: unknown INT_MAX", call_unknown_code, OK_, 0, INT_MAX, 0},
     {"status_name: every status, unknown values", call_status_names, OK_, 0, 0, 0},
-    {"cancel_outcome/event_type/rejection_policy names", call_enum_names, OK_, 0, 0, 0},
+    {"cancel_outcome/event_type/rejection_policy/release_kind/gate_event_type names", call_enum_names, OK_, 0, 0, 0},
     {"version, MAX_KEY_LEN default", call_version, OK_, 0, 0, 0},
     /* last: if the release is not detected this blocks, and the watchdog aborts the program */
     {"released running handle: wait", call_released_parked, GROUPCONC_ERELEASED, R_WAIT, 0, 0},

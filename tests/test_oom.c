@@ -10,6 +10,12 @@
    callbacks and the listener). groupconc_policy_check needs no executor: its loop checks the code,
    the problem it reports and that no block is live.
 
+   The admission gate has its loops too: gate_create (standalone and executor gate), try_acquire
+   (a standalone gate's slot table growing, an executor gate creating a group's state), and
+   groupconc_context_defer (armed from inside the task body, on its worker); an ENOMEM there counts
+   nothing, holds nothing, fires no listener event, and the gate and the executor then destroy with
+   OK. The gate and deferral calls whose contracts have no ENOMEM are run with no memory left.
+
    By default only allocations made on the arming (main) thread are counted, so that the N-th
    allocation is the operation's own; the *_any_thread tests also fail allocations made on worker
    threads, and the *_sticky variants make every allocation after the first failure fail too (the
@@ -784,6 +790,465 @@ static void test_any_thread_oom_loop(void **state) {
     print_message("any-thread workload: %ld allocations\n", n - 1);
 }
 
+/* ==== admission gate ============================================================================= */
+/* gate_create (standalone, and an executor gate on the parked world), try_acquire on a standalone
+   gate (its slot table grows at 8, 16, ... permits: 20 acquires in the armed window) and on an
+   executor gate (a new group's state is allocated too). A failed call returns ENOMEM, writes the
+   empty permit / a NULL gate, counts nothing (no admitted, no rejected, no listener event) and holds
+   nothing at any layer; afterwards the gate and the executor destroy with OK and no block is left. */
+
+static void gate_count_listener(const groupconc_gate_event *ev, void *user_data) {
+    atomic_int *by_type = user_data;
+    if ((unsigned)ev->type < 3u) atomic_fetch_add(&by_type[ev->type], 1);
+}
+
+static groupconc_gate_stats gate_stats_of(groupconc_gate *g, const char *group) {
+    groupconc_gate_stats s;
+    assert_int_equal(groupconc_gate_stats_get(g, group, &s), GROUPCONC_OK);
+    return s;
+}
+
+static uint64_t gate_released(const groupconc_gate_stats *s) {
+    return s->released_success + s->released_failure + s->released_cancelled;
+}
+
+static bool gate_stats_same(const groupconc_gate_stats *a, const groupconc_gate_stats *b) {
+    return a->in_flight == b->in_flight && a->admitted == b->admitted && a->rejected == b->rejected &&
+           gate_released(a) == gate_released(b) && a->available == b->available && a->limit == b->limit;
+}
+
+static bool permit_is_empty(const groupconc_permit *p) { return !p->gate && p->slot == 0 && p->generation == 0; }
+
+/* executor_destroy while a gate of it is alive: must refuse at once (EBUSY). Were it to go ahead it
+   would wait for the parked tasks: abort with a message after 10 s instead of hanging. */
+typedef struct destroy_watch {
+    counter returned;
+    const char *what;
+} destroy_watch;
+
+static void *destroy_watch_main(void *arg) {
+    destroy_watch *d = arg;
+    struct timespec dl = deadline_after(BOUND_NS);
+    pthread_mutex_lock(&d->returned.mu);
+    int rc = 0;
+    while (!d->returned.open && rc == 0) rc = pthread_cond_timedwait(&d->returned.cv, &d->returned.mu, &dl);
+    bool late = !d->returned.open;
+    pthread_mutex_unlock(&d->returned.mu);
+    if (late) {
+        fprintf(stderr, "test_oom: %s: executor_destroy with a gate alive blocked instead of returning EBUSY\n", d->what);
+        abort();
+    }
+    return NULL;
+}
+
+static int destroy_with_gate_alive(groupconc_executor *ex, const char *what) {
+    destroy_watch d;
+    pthread_t th;
+    counter_init(&d.returned);
+    d.what = what;
+    assert_int_equal(pthread_create(&th, NULL, destroy_watch_main, &d), 0);
+    int rc = groupconc_executor_destroy(ex);
+    latch_open(&d.returned);
+    pthread_join(th, NULL);
+    counter_destroy(&d.returned);
+    return rc;
+}
+
+static void gate_create_loop(bool exec, bool sticky) {
+    const char *what = exec ? "gate_create (executor gate)" : "gate_create (standalone)";
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = NULL;
+        snapshot before;
+        memset(&before, 0, sizeof before);
+        if (exec) {
+            w = scratch(sizeof *w);
+            world_init(w, GROUPCONC_REJECT_ABORT, true);
+            before = take(w, "new");
+        }
+        atomic_int *events = scratch(3 * sizeof *events);
+        groupconc_gate_config c;
+        memset(&c, 0, sizeof c);
+        c.limit = exec ? 0 : 3;
+        c.executor = exec ? w->ex : NULL;
+        c.listener = gate_count_listener;
+        c.listener_user_data = events;
+        groupconc_gate *g = (groupconc_gate *)(uintptr_t)1;
+        oom_arm(n, sticky, false);
+        int rc = groupconc_gate_create(&c, &g);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, what, n);
+        if (rc != GROUPCONC_OK) {
+            if (g) fail_msg("%s, allocation %ld: %s, yet *out_gate %p", what, n, groupconc_errname(rc), (void *)g);
+            if (exec) {
+                snapshot after = take(w, "new");
+                assert_unchanged(&before, &after);
+                assert_int_equal(after.es.gate_permits, 0);
+            }
+        } else { /* a whole gate: it admits, counts and releases */
+            assert_non_null(g);
+            groupconc_permit p;
+            assert_int_equal(groupconc_gate_try_acquire(g, exec ? "new" : NULL, &p), GROUPCONC_OK);
+            groupconc_gate_stats s = gate_stats_of(g, NULL);
+            assert_int_equal(s.in_flight, 1);
+            assert_int_equal(s.limit, exec ? GROUPCONC_UNLIMITED : 3);
+            assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+            assert_int_equal(atomic_load(&events[GROUPCONC_GATE_ADMITTED]), 1);
+            assert_int_equal(atomic_load(&events[GROUPCONC_GATE_RELEASED]), 1);
+            assert_int_equal(groupconc_gate_destroy(g), GROUPCONC_OK);
+        }
+        if (exec) { /* destroy OK: a gate that failed to be made is not linked to the executor */
+            world_finish(w);
+            world_free(w);
+        }
+        if (live_blocks() != 0) fail_msg("%s, allocation %ld (%s): %ld blocks live", what, n, groupconc_errname(rc), live_blocks());
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 1); /* it allocates: the loop saw an ENOMEM */
+    print_message("%s%s: %ld allocations\n", what, sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_gate_create(void **state) {
+    (void)state;
+    gate_create_loop(false, false);
+    gate_create_loop(false, true);
+    gate_create_loop(true, false);
+    gate_create_loop(true, true);
+}
+
+/* 20 acquires on a standalone gate in one armed window: each returns OK or ENOMEM; an ENOMEM one
+   holds nothing and changes nothing; the permits taken before and after it are good, each released
+   once (a second release refused); the table is sound afterwards (20 more, all OK). */
+static void gate_acquire_standalone_loop(int limit, bool sticky) {
+    enum { N = 20 };
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        atomic_int *events = scratch(3 * sizeof *events);
+        groupconc_gate_config c;
+        memset(&c, 0, sizeof c);
+        c.limit = limit;
+        c.listener = gate_count_listener;
+        c.listener_user_data = events;
+        groupconc_gate *g = NULL;
+        assert_int_equal(groupconc_gate_create(&c, &g), GROUPCONC_OK);
+        groupconc_permit p[N];
+        bool held[N];
+        int ok = 0, nomem = 0;
+        oom_arm(n, sticky, false);
+        for (int i = 0; i < N; i++) {
+            groupconc_gate_stats before = gate_stats_of(g, NULL); /* documents no ENOMEM: allocates nothing */
+            memset(&p[i], 0x5a, sizeof p[i]);
+            int rc = groupconc_gate_try_acquire(g, NULL, &p[i]);
+            held[i] = rc == GROUPCONC_OK;
+            if (rc == GROUPCONC_OK) {
+                ok++;
+                continue;
+            }
+            if (rc != GROUPCONC_ENOMEM)
+                fail_msg("standalone try_acquire %d, allocation %ld failing: %s", i, n, groupconc_errname(rc));
+            nomem++;
+            if (!permit_is_empty(&p[i])) fail_msg("try_acquire %d returned ENOMEM with a non-empty permit", i);
+            groupconc_gate_stats after = gate_stats_of(g, NULL);
+            if (!gate_stats_same(&before, &after))
+                fail_msg("try_acquire %d, allocation %ld: ENOMEM changed the gate (in_flight %zu -> %zu, admitted %llu "
+                         "-> %llu, rejected %llu -> %llu)", i, n, before.in_flight, after.in_flight,
+                         (unsigned long long)before.admitted, (unsigned long long)after.admitted,
+                         (unsigned long long)before.rejected, (unsigned long long)after.rejected);
+        }
+        long injected = oom_disarm();
+        if (injected == 0 && ok != N) fail_msg("no allocation failed, yet %d of %d acquires failed", N - ok, N);
+        if (injected > 0 && nomem == 0) fail_msg("allocation %ld failed, yet every acquire returned OK", n);
+        groupconc_gate_stats s = gate_stats_of(g, NULL);
+        assert_int_equal(s.in_flight, ok);
+        assert_int_equal(s.admitted, ok);
+        assert_int_equal(s.rejected, 0);
+        assert_int_equal(atomic_load(&events[GROUPCONC_GATE_ADMITTED]), ok);
+        assert_int_equal(atomic_load(&events[GROUPCONC_GATE_REJECTED]), 0); /* ENOMEM is no refusal */
+        assert_int_equal(groupconc_gate_destroy(g), ok ? GROUPCONC_EBUSY : GROUPCONC_OK);
+        if (!ok) {
+            assert_int_equal(live_blocks(), 0);
+            continue; /* sticky from the first allocation: nothing was taken, the gate is gone */
+        }
+        for (int i = N - 1; i >= 0; i--) {
+            if (!held[i]) continue;
+            assert_int_equal(groupconc_permit_release(&p[i], (groupconc_release_kind)(i % 3), 0), GROUPCONC_OK);
+            assert_int_equal(groupconc_permit_release(&p[i], GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_EPERMIT);
+        }
+        s = gate_stats_of(g, NULL);
+        assert_int_equal(s.in_flight, 0);
+        assert_int_equal(gate_released(&s), ok);
+        for (int i = 0; i < N; i++) assert_int_equal(groupconc_gate_try_acquire(g, NULL, &p[i]), GROUPCONC_OK);
+        for (int i = 0; i < N; i++) assert_int_equal(groupconc_permit_release(&p[i], GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+        assert_int_equal(groupconc_gate_destroy(g), GROUPCONC_OK);
+        if (live_blocks() != 0) fail_msg("standalone try_acquire, allocation %ld: %ld blocks live", n, live_blocks());
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 3); /* the table grew at 8 and 16 (and at 0): three allocations at least */
+    print_message("try_acquire x20, standalone limit %d%s: %ld allocations\n", limit, sticky ? " (sticky)" : "", n - 1);
+}
+
+/* Acquires on an executor gate in the parked world: new groups ("new", "x1", table group "tbl":
+   their state is allocated) and an existing one with room ("vip"). */
+static void gate_acquire_exec_loop(bool sticky) {
+    static const char *const groups[] = {"new", "vip", "x1", "tbl", "new2"};
+    enum { N = sizeof groups / sizeof groups[0] };
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        atomic_int *events = scratch(3 * sizeof *events);
+        groupconc_gate_config c;
+        memset(&c, 0, sizeof c);
+        c.executor = w->ex;
+        c.listener = gate_count_listener;
+        c.listener_user_data = events;
+        groupconc_gate *g = NULL;
+        assert_int_equal(groupconc_gate_create(&c, &g), GROUPCONC_OK);
+        groupconc_permit p[N];
+        bool held[N];
+        int ok = 0, nomem = 0;
+        oom_arm(n, sticky, false);
+        for (int i = 0; i < N; i++) {
+            snapshot before = take(w, groups[i]); /* stats document no ENOMEM: they allocate nothing */
+            groupconc_gate_stats gbefore = gate_stats_of(g, NULL);
+            memset(&p[i], 0x5a, sizeof p[i]);
+            int rc = groupconc_gate_try_acquire(g, groups[i], &p[i]);
+            held[i] = rc == GROUPCONC_OK;
+            if (rc == GROUPCONC_OK) {
+                ok++;
+                continue;
+            }
+            if (rc != GROUPCONC_ENOMEM)
+                fail_msg("executor gate try_acquire(\"%s\"), allocation %ld failing: %s", groups[i], n, groupconc_errname(rc));
+            nomem++;
+            if (!permit_is_empty(&p[i])) fail_msg("try_acquire(\"%s\") returned ENOMEM with a non-empty permit", groups[i]);
+            snapshot after = take(w, groups[i]);
+            assert_unchanged(&before, &after); /* no permit taken at any layer (a new group state: empty) */
+            assert_int_equal(after.es.gate_permits, before.es.gate_permits);
+            if (after.grc == GROUPCONC_OK)
+                assert_int_equal(after.gs.gate_permits, before.grc == GROUPCONC_OK ? before.gs.gate_permits : 0);
+            groupconc_gate_stats gafter = gate_stats_of(g, NULL);
+            if (!gate_stats_same(&gbefore, &gafter))
+                fail_msg("try_acquire(\"%s\"), allocation %ld: ENOMEM changed the gate's counts", groups[i], n);
+        }
+        long injected = oom_disarm();
+        if (injected == 0 && ok != N) fail_msg("no allocation failed, yet %d of %d acquires failed", N - ok, N);
+        if (injected > 0 && nomem == 0) fail_msg("allocation %ld failed, yet every acquire returned OK", n);
+        groupconc_gate_stats s = gate_stats_of(g, NULL);
+        assert_int_equal(s.in_flight, ok);
+        assert_int_equal(s.admitted, ok);
+        assert_int_equal(s.rejected, 0);
+        assert_int_equal(atomic_load(&events[GROUPCONC_GATE_ADMITTED]), ok);
+        assert_int_equal(atomic_load(&events[GROUPCONC_GATE_REJECTED]), 0);
+        groupconc_executor_stats es;
+        assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+        assert_int_equal(es.gate_permits, ok);
+        assert_int_equal(destroy_with_gate_alive(w->ex, "try_acquire loop"), GROUPCONC_EBUSY);
+        for (int i = 0; i < N; i++) {
+            if (!held[i]) continue;
+            assert_int_equal(groupconc_permit_release(&p[i], GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+            assert_int_equal(groupconc_permit_release(&p[i], GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_EPERMIT);
+        }
+        assert_int_equal(gate_stats_of(g, NULL).in_flight, 0);
+        assert_int_equal(groupconc_gate_destroy(g), GROUPCONC_OK);
+        world_finish(w); /* every layer back to empty in every group, executor destroyed, no block live */
+        world_free(w);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 1);
+    print_message("try_acquire, executor gate, new and known groups%s: %ld allocations\n", sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_gate_try_acquire(void **state) {
+    (void)state;
+    gate_acquire_standalone_loop(GROUPCONC_UNLIMITED, false);
+    gate_acquire_standalone_loop(GROUPCONC_UNLIMITED, true);
+    gate_acquire_standalone_loop(20, false);
+    gate_acquire_exec_loop(false);
+    gate_acquire_exec_loop(true);
+}
+
+/* ==== deferred completion ======================================================================== */
+/* The body arms the allocator itself, on its worker thread (counting that thread's allocations only,
+   so the N-th is groupconc_context_defer's own), defers, disarms. On ENOMEM it has nothing to
+   complete: it does the work itself and returns 0 (or, `retry`, defers again with memory back: OK,
+   not ESTATE - the failed call left no half-made deferral). A deferral that succeeded is completed
+   from the main thread. Either way the task completes SUCCESS exactly once, holds nothing after,
+   and the executor destroys with no block live. */
+
+typedef struct defer_oom {
+    long n;
+    bool sticky, retry;
+    int rc, rc_retry;
+    long injected;
+    groupconc_deferred *d;
+    counter *arrived;
+} defer_oom;
+
+static int defer_oom_body(groupconc_context *ctx, void **out_value, void *arg) {
+    defer_oom *x = arg;
+    *out_value = x;
+    x->d = (groupconc_deferred *)(uintptr_t)1;
+    oom_arm(x->n, x->sticky, false);
+    x->rc = groupconc_context_defer(ctx, &x->d);
+    x->injected = oom_disarm();
+    int ret = 0;
+    if (x->rc == GROUPCONC_OK) {
+        ret = GROUPCONC_TASK_PENDING;
+    } else if (x->retry) {
+        x->rc_retry = groupconc_context_defer(ctx, &x->d);
+        if (x->rc_retry == GROUPCONC_OK) ret = GROUPCONC_TASK_PENDING;
+    }
+    counter_add(x->arrived);
+    return ret;
+}
+
+static void defer_loop(bool retry, bool sticky) {
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        defer_oom *x = scratch(sizeof *x); /* the body may outlive a failed iteration */
+        counter *arrived = scratch(sizeof *arrived);
+        counter_init(arrived);
+        x->n = n;
+        x->sticky = sticky;
+        x->retry = retry;
+        x->arrived = arrived;
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(w->ex, "new", "deferring", defer_oom_body, x, &t), GROUPCONC_OK);
+        w->accepted++;
+        int i = add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
+        assert_int_equal(groupconc_task_on_complete(t, count_cb, &w->cb_calls[i]), GROUPCONC_OK);
+        w->want_cb[i] = true;
+        assert_true(counter_wait(arrived, 1));
+        long injected = x->injected;
+        expect_enomem(x->rc, injected, "context_defer", n);
+        bool deferred = x->rc == GROUPCONC_OK || (retry && x->rc_retry == GROUPCONC_OK);
+        if (x->rc != GROUPCONC_OK) {
+            if (retry && x->rc_retry != GROUPCONC_OK)
+                fail_msg("context_defer again after its ENOMEM (allocation %ld): %s", n, groupconc_errname(x->rc_retry));
+            if (!retry && x->d) fail_msg("context_defer returned ENOMEM, yet *out_deferred %p", (void *)x->d);
+        }
+        if (deferred) { /* counts as running and holds its permits (on its worker or parked) until
+                           completed from here */
+            groupconc_group_stats gs;
+            bool done = true;
+            assert_int_equal(groupconc_task_is_done(t, &done), GROUPCONC_OK);
+            assert_false(done);
+            assert_int_equal(groupconc_group_stats_get(w->ex, "new", &gs), GROUPCONC_OK);
+            assert_int_equal(gs.running, 1);
+            assert_int_equal(gs.in_flight, 1);
+            assert_int_equal(groupconc_deferred_complete(x->d, 0, x), GROUPCONC_OK);
+        }
+        groupconc_result r = {0};
+        assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &r), GROUPCONC_OK);
+        assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+        assert_ptr_equal(r.value, x);
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_group_stats_get(w->ex, "new", &gs), GROUPCONC_OK);
+        assert_int_equal(gs.running + gs.in_flight, 0); /* nothing held after an ENOMEM either */
+        assert_int_equal(gs.succeeded, 1);
+        world_finish(w);
+        world_free(w);
+        counter_destroy(arrived);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 1);
+    print_message("context_defer%s%s: %ld allocations\n", retry ? ", retried after ENOMEM" : "", sticky ? " (sticky)" : "",
+                  n - 1);
+}
+
+static void test_context_defer(void **state) {
+    (void)state;
+    defer_loop(false, false);
+    defer_loop(false, true);
+    defer_loop(true, false);
+}
+
+/* ==== gate and deferral calls that document no ENOMEM ========================================== */
+/* Sticky from allocation N on the main thread: stats, permit_release (also one that hands permits
+   to a waiting task), gate_destroy (EBUSY, then OK), executor_destroy's EBUSY, deferred_is_cancelled
+   and deferred_complete may not fail and may lose nothing. */
+
+static void gate_no_memory_loop(void) {
+    enum { NS = 10 };
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        groupconc_gate_config c;
+        memset(&c, 0, sizeof c);
+        c.limit = NS;
+        groupconc_gate *sg = NULL, *eg = NULL;
+        assert_int_equal(groupconc_gate_create(&c, &sg), GROUPCONC_OK);
+        c.limit = 0;
+        c.executor = w->ex;
+        assert_int_equal(groupconc_gate_create(&c, &eg), GROUPCONC_OK);
+        groupconc_permit sp[NS], ep[3];
+        for (int i = 0; i < NS; i++) assert_int_equal(groupconc_gate_try_acquire(sg, NULL, &sp[i]), GROUPCONC_OK);
+        for (int i = 0; i < 3; i++) assert_int_equal(groupconc_gate_try_acquire(eg, "tbl", &ep[i]), GROUPCONC_OK);
+        groupconc_task *waiter = NULL; /* "tbl" (conc 3) is full of gate permits: it waits at layer 3 */
+        assert_int_equal(groupconc_submit(w->ex, "tbl", "waiter", task_count, &w->op_done, &waiter), GROUPCONC_OK);
+        w->accepted++;
+        add_handle(w, waiter, GROUPCONC_STATUS_SUCCESS, 0);
+        defer_oom *x = scratch(sizeof *x);
+        counter *arrived = scratch(sizeof *arrived);
+        counter_init(arrived);
+        x->n = 0; /* not armed in the body */
+        x->arrived = arrived;
+        groupconc_task *dt = NULL;
+        assert_int_equal(groupconc_submit(w->ex, "new", "deferring", defer_oom_body, x, &dt), GROUPCONC_OK);
+        w->accepted++;
+        add_handle(w, dt, GROUPCONC_STATUS_SUCCESS, 0);
+        assert_true(counter_wait(arrived, 1));
+        assert_int_equal(x->rc, GROUPCONC_OK);
+
+        oom_arm(n, true, false);
+        groupconc_gate_stats s;
+        int rc;
+        if ((rc = groupconc_gate_stats_get(sg, NULL, &s)) != GROUPCONC_OK || s.in_flight != NS)
+            fail_msg("gate_stats under OOM (%ld): %s, in_flight %zu", n, groupconc_errname(rc), s.in_flight);
+        if ((rc = groupconc_gate_stats_get(eg, "tbl", &s)) != GROUPCONC_OK || s.in_flight != 3 || s.available != 0)
+            fail_msg("gate_stats(\"tbl\") under OOM (%ld): %s", n, groupconc_errname(rc));
+        if ((rc = groupconc_gate_destroy(eg)) != GROUPCONC_EBUSY)
+            fail_msg("gate_destroy, permits out, under OOM (%ld): %s", n, groupconc_errname(rc));
+        if ((rc = destroy_with_gate_alive(w->ex, "no memory")) != GROUPCONC_EBUSY)
+            fail_msg("executor_destroy, gate alive, under OOM (%ld): %s", n, groupconc_errname(rc));
+        for (int i = 0; i < NS; i++) {
+            if ((rc = groupconc_permit_release(&sp[i], GROUPCONC_RELEASE_FAILURE, i)) != GROUPCONC_OK)
+                fail_msg("permit_release under OOM (%ld): %s", n, groupconc_errname(rc));
+            if ((rc = groupconc_permit_release(&sp[i], GROUPCONC_RELEASE_FAILURE, i)) != GROUPCONC_EPERMIT)
+                fail_msg("second permit_release under OOM (%ld): %s", n, groupconc_errname(rc));
+        }
+        for (int i = 0; i < 3; i++) /* the first hands a permit of "tbl" to the waiting task */
+            if ((rc = groupconc_permit_release(&ep[i], GROUPCONC_RELEASE_SUCCESS, 0)) != GROUPCONC_OK)
+                fail_msg("executor gate permit_release under OOM (%ld): %s", n, groupconc_errname(rc));
+        if (groupconc_deferred_is_cancelled(x->d)) fail_msg("deferred_is_cancelled under OOM (%ld): true", n);
+        if ((rc = groupconc_deferred_complete(x->d, 0, x)) != GROUPCONC_OK)
+            fail_msg("deferred_complete under OOM (%ld): %s", n, groupconc_errname(rc));
+        if ((rc = groupconc_gate_destroy(sg)) != GROUPCONC_OK) fail_msg("gate_destroy under OOM (%ld): %s", n, groupconc_errname(rc));
+        if ((rc = groupconc_gate_destroy(eg)) != GROUPCONC_OK) fail_msg("gate_destroy under OOM (%ld): %s", n, groupconc_errname(rc));
+        long injected = oom_disarm();
+        world_finish(w); /* the waiter ran, the deferred task completed, every layer empty, no block live */
+        assert_int_equal(counter_get(&w->op_done), 1);
+        world_free(w);
+        counter_destroy(arrived);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("gate and deferral calls without ENOMEM, sticky from allocation N: %ld allocations\n", n - 1);
+}
+
+static void test_gate_calls_without_memory(void **state) {
+    (void)state;
+    gate_no_memory_loop();
+}
+
 /* A failed test may leave blocks behind: start every test from zero so failures do not cascade. */
 static int reset_counts(void **state) {
     (void)state;
@@ -805,6 +1270,10 @@ int main(void) {
         cmocka_unit_test_setup(test_shutdown_paths_without_memory, reset_counts),
         cmocka_unit_test_setup(test_accepted_tasks_finish_under_total_oom, reset_counts),
         cmocka_unit_test_setup(test_any_thread_oom_loop, reset_counts),
+        cmocka_unit_test_setup(test_gate_create, reset_counts),
+        cmocka_unit_test_setup(test_gate_try_acquire, reset_counts),
+        cmocka_unit_test_setup(test_context_defer, reset_counts),
+        cmocka_unit_test_setup(test_gate_calls_without_memory, reset_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
