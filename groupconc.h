@@ -26,7 +26,7 @@
        HISTORY
        [1] error codes  [2] constants and enums  [3] opaque types, results and callbacks
        [4] policy  [5] executor lifecycle  [6] submit and handles  [7] group control and stats
-       [8] admission gate  [9] diagnostics
+       [8] admission gate  [9] structured scopes and the dump  [10] diagnostics
        Implementation sections: grep -n '====' groupconc.h
 
    CONFIGURATION
@@ -186,6 +186,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h> /* FILE, for groupconc_executor_dump_file */
 
 #define GROUPCONC_VERSION_MAJOR 1
 #define GROUPCONC_VERSION_MINOR 0
@@ -233,7 +234,14 @@ extern "C" {
     X(EGATE_FULL, -18, "rejected: the gate's limit is reached")                                        \
     X(EPERMIT, -19, "permit not held: released already, or never admitted")                           \
     X(EBUSY, -20, "busy: permits are still held (destroy the gates / release the permits first)") \
-    X(ESTATE, -21, "not allowed now: the task is already deferred, or is not running on a worker")
+    X(ESTATE, -21, "not allowed now: the task is already deferred, or is not running on a worker") \
+    X(ENOTOWNER, -22, "not the scope's owner thread, nor inside one of its forks")                  \
+    X(ESCOPE_SHUTDOWN, -23, "the scope is shut down or joined: it takes no more forks")              \
+    X(ENOTJOINED, -24, "scope closed without a join (it still waited for every fork)")              \
+    X(EORDER, -25, "scopes close in reverse order: a child or a later scope is still open")         \
+    X(EFAILED, -26, "the scope's policy failed: a fork failed, or none succeeded")                  \
+    X(ERANGE, -27, "the buffer is too small (the size needed is reported)")                        \
+    X(EIO, -28, "writing the output failed")
 
 typedef enum groupconc_error {
 #define GROUPCONC__ERR_ENUM(name, value, text) GROUPCONC_##name = (value),
@@ -896,7 +904,146 @@ GROUPCONC_API int groupconc_permit_release(const groupconc_permit *permit,
 GROUPCONC_API int groupconc_gate_stats_get(groupconc_gate *gate, const char *group,
                                            groupconc_gate_stats *out_stats);
 
-/* ---- [9] diagnostics ---------------------------------------------------------------------------- */
+/* ---- [9] structured scopes and the dump ----------------------------------------------------------
+   A scope owns the tasks forked in it (seed 004, JEP 428): fork into any group (its limits still
+   apply; a fork is an ordinary task), join, shut down (cancel what remains), close (always waits for
+   every fork). A policy decides what the forks' outcomes mean. A scope opened inside a fork's body
+   is that fork's child: shutting a scope down shuts its descendants down too. */
+
+typedef struct groupconc_scope groupconc_scope;
+
+typedef enum groupconc_scope_policy {
+    GROUPCONC_SCOPE_COLLECT_ALL = 0,     /* every result, in fork order; join returns OK */
+    GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE, /* the first failure (FAILED or REJECTED fork) shuts the scope
+                                            down; join returns GROUPCONC_EFAILED, scope_first names it */
+    GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS, /* the first success is the scope's result and shuts it down;
+                                            join returns GROUPCONC_EFAILED if no fork succeeded */
+    GROUPCONC_SCOPE_CUSTOM               /* config.on_fork_complete sees each completion and may call
+                                            groupconc_scope_shutdown; join returns OK */
+} groupconc_scope_policy;
+
+/* Sees each fork's completion (CUSTOM policy): its index in fork order and its result (valid
+   during the call). Runs on the thread that completed the fork, with no lock held; it may call
+   groupconc_scope_shutdown, groupconc_scope_first_set, stats and submits. */
+typedef void (*groupconc_scope_fn)(groupconc_scope *scope, size_t fork_index,
+                                   const groupconc_result *result, void *user_data);
+
+typedef struct groupconc_scope_config {
+    groupconc_scope_policy policy;
+    groupconc_scope_fn on_fork_complete; /* CUSTOM: required; else optional (called too) */
+    void *user_data;
+    const char *name;                    /* optional, copied: shown in the dump */
+} groupconc_scope_config;
+
+/* groupconc_scope_open: open a scope on `ex`, owned by the calling thread. Opened inside a fork's
+   body (of a scope of the same executor), it is that scope's child.
+   Params:        config may be NULL (COLLECT_ALL, no name).
+   Returns:       GROUPCONC_OK (*out_scope set; else NULL); GROUPCONC_EINVAL (ex or out_scope NULL,
+                  CUSTOM without on_fork_complete); GROUPCONC_EPOLICY (unknown policy value);
+                  GROUPCONC_ESHUTDOWN (the executor, or the parent scope, is shut down);
+                  GROUPCONC_ENOMEM.
+   Thread safety: any thread; the scope belongs to that thread (see groupconc_scope_fork).
+   Callbacks:     from a task body (a fork's: a child scope) or any callback. */
+GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_scope_config *config,
+                                       groupconc_scope **out_scope);
+
+/* groupconc_scope_fork: submit a task into the scope (into spec->group, under its limits).
+   Params:        spec as for groupconc_submit_spec; *out_index (may be NULL): the fork's index, its
+                  place in fork order. The scope keeps the handle.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument, spec->group or spec->fn NULL);
+                  GROUPCONC_ENOTOWNER (not the scope's owner thread, nor inside one of its forks);
+                  GROUPCONC_ESCOPE_SHUTDOWN (the scope is shut down or joined: the task never runs,
+                  its cleanup is not called); GROUPCONC_EKEYEMPTY / EKEYTOOLONG; GROUPCONC_ENOMEM;
+                  the codes of groupconc_submit_spec: a fork refused there (ABORT) still counts as a
+                  fork with a REJECTED result (a failure under SHUTDOWN_ON_FAILURE).
+   Thread safety: the owner thread, or a fork of the scope.
+   Callbacks:     from the scope's forks and the owner's callbacks. */
+GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_task_spec *spec,
+                                       size_t *out_index);
+
+/* groupconc_scope_join: wait until every fork has completed; then every result is readable without
+   blocking (groupconc_scope_result). After a join the scope takes no more forks.
+   Returns:       GROUPCONC_OK; GROUPCONC_EFAILED (SHUTDOWN_ON_FAILURE: a fork failed;
+                  SHUTDOWN_ON_SUCCESS: none succeeded); GROUPCONC_EINVAL (scope NULL);
+                  GROUPCONC_ENOTOWNER; GROUPCONC_EDEADLK (called from one of its own forks).
+   Thread safety: the owner thread (or a fork of an enclosing scope that owns it).
+   Callbacks:     not from the scope's own forks or their callbacks (EDEADLK). */
+GROUPCONC_API int groupconc_scope_join(groupconc_scope *scope);
+
+/* groupconc_scope_join_for: as groupconc_scope_join, for at most timeout_ns; on expiry the scope is
+   shut down (waiting forks dequeued, running ones flagged) and GROUPCONC_ETIMEDOUT is returned: call
+   groupconc_scope_join (or close) to wait for the flagged forks.
+   Params:        timeout_ns: nanoseconds; GROUPCONC_FOREVER (any negative): no limit.
+   Returns:       as groupconc_scope_join; GROUPCONC_ETIMEDOUT. */
+GROUPCONC_API int groupconc_scope_join_for(groupconc_scope *scope, int64_t timeout_ns);
+
+/* groupconc_scope_shutdown: cancel what remains: dequeue waiting forks (CANCELLED), flag running
+   ones, refuse later forks; the same for every descendant scope. Idempotent; never waits.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (scope NULL).
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere (the custom policy's callback included). */
+GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
+
+/* groupconc_scope_close: wait for every fork (also one that ignores its cancellation), release
+   their handles, free the scope. Scopes close in the reverse order of their opening.
+   Returns:       GROUPCONC_OK; GROUPCONC_ENOTJOINED (closed without a join: it still waited and
+                  freed everything); GROUPCONC_EINVAL (scope NULL); GROUPCONC_ENOTOWNER (not the
+                  owner thread: nothing done); GROUPCONC_EORDER (a child scope, or a scope opened
+                  after it on this thread, is still open: nothing done); GROUPCONC_EDEADLK (from one
+                  of its own forks: nothing done).
+   Thread safety: the owner thread.
+   Callbacks:     not from the scope's own forks. */
+GROUPCONC_API int groupconc_scope_close(groupconc_scope *scope);
+
+/* groupconc_scope_result: fork `index`'s result.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ENOTFOUND (no such
+                  index); GROUPCONC_ETIMEDOUT (that fork has not completed yet: poll, or join first).
+                  out_result's group / task_id stay valid until the scope is closed.
+   Thread safety: any thread while the scope is open.
+   Callbacks:     may be called anywhere. */
+GROUPCONC_API int groupconc_scope_result(groupconc_scope *scope, size_t index,
+                                         groupconc_result *out_result);
+
+/* groupconc_scope_first: the fork that decided the scope: SHUTDOWN_ON_FAILURE: the first failure;
+   SHUTDOWN_ON_SUCCESS: the first success; CUSTOM: what the callback set (groupconc_scope_first_set).
+   Returns:       GROUPCONC_OK (*out_index set); GROUPCONC_ENOTFOUND (none); GROUPCONC_EINVAL. */
+GROUPCONC_API int groupconc_scope_first(groupconc_scope *scope, size_t *out_index);
+
+/* groupconc_scope_first_set: CUSTOM policy: name the deciding fork (the first call wins).
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_ENOTFOUND (no such index). */
+GROUPCONC_API int groupconc_scope_first_set(groupconc_scope *scope, size_t index);
+
+/* groupconc_scope_fork_count: forks so far (the indexes are 0 .. count-1).
+   Returns:       the count; 0 for NULL. Thread safety: any thread. Callbacks: anywhere. */
+GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
+
+/* groupconc_executor_dump: the executor's state as JSON (the C form of JEP 428's thread dump):
+   version, limits and totals, each group (limits, counters, queue lengths), each waiting, ready,
+   running and deferred task (group, id, state, age), and the scope tree (owner, policy, forks).
+   Field names are documented in the README ("The JSON dump"), stable within a "version".
+   Params:        buf / size: filled with the dump and a NUL when it fits, else with a truncated,
+                  NUL-terminated prefix (buf may be NULL with size 0); *out_needed (may be NULL):
+                  the bytes the whole dump takes, NUL included.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL, or buf NULL with size > 0);
+                  GROUPCONC_ERANGE (did not fit: call again with *out_needed bytes); GROUPCONC_ENOMEM.
+   Thread safety: any thread; a consistent snapshot (taken under the executor's locks).
+   Callbacks:     may be called anywhere except the resolver. */
+GROUPCONC_API int groupconc_executor_dump(groupconc_executor *ex, char *buf, size_t size,
+                                          size_t *out_needed);
+
+/* groupconc_executor_dump_file: groupconc_executor_dump, written to `out`.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ENOMEM; GROUPCONC_EIO
+                  (writing failed).
+   Thread safety: any thread.
+   Callbacks:     as groupconc_executor_dump. */
+GROUPCONC_API int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out);
+
+/* groupconc_scope_policy_name: "COLLECT_ALL", "SHUTDOWN_ON_FAILURE", "SHUTDOWN_ON_SUCCESS",
+   "CUSTOM"; "UNKNOWN" for any other value.
+   Returns:       a static string, never NULL. Thread safety: any thread. Callbacks: anywhere. */
+GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy policy);
+
+/* ---- [10] diagnostics ---------------------------------------------------------------------------- */
 
 /* groupconc_strerror: the message of a library code (an API return value or result.reason).
    Returns:       a static string, never NULL; "unknown error code" for any other value.
@@ -1242,6 +1389,11 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
     GROUPCONC_ASSERT(rc == 0);
     (void)rc;
 }
+typedef pthread_t groupconc__thread_id;
+GROUPCONC__FN groupconc__thread_id groupconc__thread_self(void) { return pthread_self(); }
+GROUPCONC__FN bool groupconc__thread_equal(groupconc__thread_id a, groupconc__thread_id b) {
+    return pthread_equal(a, b) != 0;
+}
 #else /* C11 <threads.h> */
 typedef mtx_t groupconc__mutex;
 typedef cnd_t groupconc__cond;
@@ -1311,6 +1463,11 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
     GROUPCONC_ASSERT(rc == thrd_success);
     (void)rc;
 }
+typedef thrd_t groupconc__thread_id;
+GROUPCONC__FN groupconc__thread_id groupconc__thread_self(void) { return thrd_current(); }
+GROUPCONC__FN bool groupconc__thread_equal(groupconc__thread_id a, groupconc__thread_id b) {
+    return thrd_equal(a, b) != 0;
+}
 #endif
 
 /* Relative timeout -> monotonic deadline; GROUPCONC_FOREVER (any negative) -> UINT64_MAX. */
@@ -1365,6 +1522,7 @@ struct groupconc__watch {
     groupconc_complete_fn fn;      /* callback node (heap), or NULL for a blocked waiter (stack) */
     void *user_data;
     groupconc__cond *cv;           /* waiter's condition variable */
+    bool keep;                     /* a callback node the caller owns (a scope's fork): not freed */
 };
 
 typedef struct groupconc__fifo {
@@ -1479,6 +1637,8 @@ struct groupconc_executor {
     bool graceful;                 /* a graceful shutdown began: destroy lets queued tasks finish */
 
     struct groupconc_gate *gates;  /* executor gates admitting against its groups */
+    groupconc__mutex scope_lock;   /* guards `scopes` and the scope tree (see structured scopes) */
+    struct groupconc_scope *scopes; /* open scopes */
     groupconc__worker *workers;    /* live workers */
     groupconc__worker *zombies;    /* retired workers, to be joined */
     char pad4[GROUPCONC__LINE];
@@ -1892,9 +2052,10 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
 
    Bits (t->bits): HAS_ID, HAS_CLEANUP, COUNTED, TIMED are set by task_init before the task is
    visible (submit clears COUNTED under the lock for a task refused under ABORT); QUEUED_ONCE by
-   admit, under the lock; RAN by the thread that ran the body (run) or decided the result
-   (apply_handler), which owns the task then; NO_PERMITS under the lock (settle_rejected) or by the
-   submitting thread for a CALLER_RUNS run in submit. */
+   admit, under the lock; RAN under the lock when a task that ran is finished (finish_locked: while
+   it is listed in ex->running, others read its bits under the lock), or by the thread that owns a
+   task in no list (a CALLER_RUNS run in submit, a rejection handler's decision); NO_PERMITS under
+   the lock (settle_rejected) or by the submitting thread for a CALLER_RUNS run in submit. */
 
 /* t->stage (under ex->lock). */
 enum {
@@ -2129,6 +2290,7 @@ GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claim
 /* The task returned: leave the running list, hand its permits on. Under the lock. */
 GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_task *t,
                                             groupconc__batch *b) {
+    t->bits |= GROUPCONC__B_RAN; /* its value and end time are valid (see groupconc__set_result) */
     groupconc__fifo_remove(&ex->running, t);
     if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
         ex->nrunning--;
@@ -2397,10 +2559,12 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
             groupconc__fill_result(t, &r);
             groupconc__frame_push(&f, ex, t);
             while (cbs) {
+                bool keep;
                 w = cbs;
                 cbs = w->next;
+                keep = w->keep; /* a kept node may be gone once its callback returned */
                 w->fn(t, &r, w->user_data);
-                GROUPCONC_FREE(w);
+                if (!keep) GROUPCONC_FREE(w);
             }
             groupconc__frame_pop(&f);
         }
@@ -2432,11 +2596,12 @@ struct groupconc_deferred {
 };
 
 /* Store a task's result: its cleanup first (arg and value share a word), then the value and the
-   status its code means. On the thread that owns the task, with no lock held. */
+   status its code means. On the thread that owns the task, with no lock held. B_RAN is set later,
+   under the lock (finish_locked): the task is still listed in ex->running, whose tasks' bits the
+   stats and the dump read under the lock. */
 GROUPCONC__FN void groupconc__set_result(groupconc_executor *ex, groupconc_task *t, int rc, void *value) {
     groupconc__release_arg(ex, t); /* the body (or the deferred work) no longer uses arg */
     t->value = value;
-    t->bits |= GROUPCONC__B_RAN;
     if (rc == 0) {
         t->status = GROUPCONC_STATUS_SUCCESS;
         t->error = 0;
@@ -3234,9 +3399,12 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     if ((rc = groupconc__cond_init(&ex->idle_cv)) != GROUPCONC_OK) goto fail;
     stage = 4;
     if ((rc = groupconc__mutex_init(&ex->table_lock)) != GROUPCONC_OK) goto fail;
+    stage = 5;
+    if ((rc = groupconc__mutex_init(&ex->scope_lock)) != GROUPCONC_OK) goto fail;
     *out_executor = ex;
     return GROUPCONC_OK;
 fail: /* undo in reverse */
+    if (stage >= 5) groupconc__mutex_destroy(&ex->table_lock);
     if (stage >= 4) groupconc__cond_destroy(&ex->idle_cv);
     if (stage >= 3) groupconc__cond_destroy(&ex->work_cv);
     if (stage >= 2) groupconc__mutex_destroy(&ex->done_lock);
@@ -3302,7 +3470,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     if (!ex) return GROUPCONC_EINVAL;
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
     groupconc__mutex_lock(&ex->lock);
-    if (ex->gates) { /* their permits hold this executor's layers */
+    if (ex->gates || ex->scopes) { /* gate permits hold its layers; scopes hold fork handles */
         groupconc__mutex_unlock(&ex->lock);
         return GROUPCONC_EBUSY;
     }
@@ -3346,6 +3514,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__nodes_free(ex->node_pool);
     groupconc__nodes_free(atomic_load_explicit(&ex->node_returns, memory_order_acquire));
     if (ex->limits) GROUPCONC_FREE(ex->limits);
+    groupconc__mutex_destroy(&ex->scope_lock);
     groupconc__mutex_destroy(&ex->table_lock);
     groupconc__cond_destroy(&ex->idle_cv);
     groupconc__cond_destroy(&ex->work_cv);
@@ -3538,6 +3707,7 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
         t->status = GROUPCONC_STATUS_PENDING;
         t->error = 0;
         (void)groupconc__run(ex, t); /* on the submitting thread, holding no permits (no defer) */
+        t->bits |= GROUPCONC__B_RAN;  /* in no list: nobody else reads its bits */
         groupconc__mutex_lock(&ex->lock);
         groupconc__count_locked(ex, g, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, rc), -1);
         groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
@@ -3719,6 +3889,22 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
     return GROUPCONC_OK;
 }
 
+/* Register a callback node the caller owns (node->keep). False if the task is already done (the
+   caller reports it itself). */
+GROUPCONC__FN bool groupconc__watch_add(groupconc_task *task, groupconc__watch *node) {
+    groupconc_executor *ex = task->group->exec;
+    bool added = false;
+    groupconc__mutex_lock(&ex->done_lock);
+    if (!(atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_WATCHED, memory_order_acq_rel) &
+          GROUPCONC__ST_DONE)) {
+        node->next = task->watchers;
+        task->watchers = node;
+        added = true;
+    }
+    groupconc__mutex_unlock(&ex->done_lock);
+    return added;
+}
+
 GROUPCONC__PUBLIC int groupconc_task_on_complete(groupconc_task *task, groupconc_complete_fn fn,
                                                  void *user_data) {
     groupconc__watch *node;
@@ -3734,6 +3920,7 @@ GROUPCONC__PUBLIC int groupconc_task_on_complete(groupconc_task *task, groupconc
         node->fn = fn;
         node->user_data = user_data;
         node->cv = NULL;
+        node->keep = false;
         groupconc__mutex_lock(&ex->done_lock);
         if (!(atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_WATCHED, memory_order_acq_rel) &
               GROUPCONC__ST_DONE)) {
@@ -4410,6 +4597,738 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     return GROUPCONC_OK;
 }
 
+/* ==== public API: structured scopes ============================================================== */
+/* A scope keeps one node per fork (its handle, its result once done, and the watcher node that
+   reports its completion: no allocation can fail after the submit). Locks: ex->scope_lock guards
+   the executor's list of open scopes and the tree (parent, nchildren, shut_down); a scope's own
+   lock guards its forks and counts. Order: ex->scope_lock, then a scope's lock; neither is held
+   while a task is submitted or cancelled, or while user code runs. A scope lives while it is
+   open, plus while anyone holds a reference (a completion callback, a shutdown in progress): the
+   last reference frees it. */
+
+typedef struct groupconc__fork {
+    groupconc_scope *scope;
+    size_t index;
+    groupconc_task *task;          /* its handle (set by its body at once, or after submit); NULL
+                                      if submit refused it */
+    groupconc_task_fn fn;          /* the user's function, argument and cleanup: the task runs */
+    void *arg;                     /* groupconc__fork_body(fk), which runs fn(arg) */
+    groupconc_cleanup_fn cleanup;
+    struct groupconc__fork *outer; /* while its body runs: the fork body it runs inside, if any */
+    groupconc__watch watch;        /* reports its completion (kept: not freed by complete) */
+    groupconc_result result;       /* valid once done */
+    bool done;
+    char group[];                  /* a refused fork's key, for its result */
+} groupconc__fork;
+
+struct groupconc_scope {
+    groupconc_executor *ex;
+    groupconc_scope_policy policy;
+    groupconc_scope_fn on_fork_complete;
+    void *user_data;
+    char *name;
+    groupconc__mutex lock;         /* guards forks .. first */
+    groupconc__cond cv;            /* a fork completed */
+    groupconc__fork **forks;
+    size_t nforks, cap, ndone;
+    size_t first;                  /* the deciding fork, if has_first */
+    bool has_first, failed, joined;
+    bool shut_down;                /* under both locks: set with scope_lock and the scope's lock */
+    _Atomic uint32_t refs;
+    groupconc__thread_id owner;
+    uint64_t opened_ns;
+    /* under ex->scope_lock */
+    groupconc_scope *parent, *next_open, *shutdown_next;
+    const groupconc_task *parent_fork;
+    size_t nchildren;
+    groupconc_scope *owner_prev;   /* the scope its owner thread opened before it (still open) */
+};
+
+/* The scopes this thread opened and has not closed, newest first (they close in reverse order). */
+static GROUPCONC__TLS groupconc_scope *groupconc__scope_top;
+/* The fork whose body runs on this thread now (innermost; ->outer for the others). */
+static GROUPCONC__TLS groupconc__fork *groupconc__fork_cur;
+
+/* A fork's body: known as its scope's fork from its first instruction (a scope it opens is the
+   scope's child; it may fork into the scope), then the user's function. */
+GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value, void *arg) {
+    groupconc__fork *fk = (groupconc__fork *)arg;
+    int rc;
+    groupconc__mutex_lock(&fk->scope->lock);
+    if (!fk->task) fk->task = GROUPCONC__TASK(ctx);
+    groupconc__mutex_unlock(&fk->scope->lock);
+    fk->outer = groupconc__fork_cur;
+    groupconc__fork_cur = fk;
+    rc = fk->fn(ctx, out_value, fk->arg);
+    groupconc__fork_cur = fk->outer;
+    return rc;
+}
+
+GROUPCONC__FN void groupconc__fork_cleanup(void *arg) {
+    groupconc__fork *fk = (groupconc__fork *)arg;
+    if (fk->cleanup) fk->cleanup(fk->arg);
+}
+
+GROUPCONC__FN void groupconc__scope_free(groupconc_scope *s) {
+    size_t i;
+    for (i = 0; i < s->nforks; i++) {
+        if (s->forks[i]->task) (void)groupconc_task_release(s->forks[i]->task);
+        GROUPCONC_FREE(s->forks[i]);
+    }
+    if (s->forks) GROUPCONC_FREE(s->forks);
+    if (s->name) GROUPCONC_FREE(s->name);
+    groupconc__cond_destroy(&s->cv);
+    groupconc__mutex_destroy(&s->lock);
+    GROUPCONC_FREE(s);
+}
+
+GROUPCONC__FN void groupconc__scope_unref(groupconc_scope *s) {
+    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1) groupconc__scope_free(s);
+}
+
+/* Is task t one of s's forks? Under s->lock. */
+GROUPCONC__FN bool groupconc__scope_has_fork_slocked(const groupconc_scope *s, const groupconc_task *t) {
+    size_t i;
+    for (i = 0; i < s->nforks; i++)
+        if (s->forks[i]->task == t) return true;
+    return false;
+}
+
+/* Is this thread inside (the body, an event, a callback of) one of s's forks? */
+GROUPCONC__FN bool groupconc__inside_scope(groupconc_scope *s) {
+    const groupconc__frame *f;
+    const groupconc__fork *fk;
+    bool in = false;
+    for (fk = groupconc__fork_cur; fk; fk = fk->outer)
+        if (fk->scope == s) return true;
+    groupconc__mutex_lock(&s->lock);
+    for (f = groupconc__frames; f && !in; f = f->prev)
+        if (f->ex == s->ex && f->self && groupconc__scope_has_fork_slocked(s, f->self)) in = true;
+    groupconc__mutex_unlock(&s->lock);
+    return in;
+}
+
+/* Fork, join and close are for the owner thread, or a fork of the scope. */
+GROUPCONC__FN bool groupconc__scope_allowed(groupconc_scope *s) {
+    return groupconc__thread_equal(groupconc__thread_self(), s->owner) || groupconc__inside_scope(s);
+}
+
+/* Mark s and its open descendants shut down, each with a reference, linked through shutdown_next;
+   a scope already shut down is skipped with its subtree (its shutdown covered it). Under
+   ex->scope_lock. */
+GROUPCONC__FN groupconc_scope *groupconc__scope_mark_sclocked(groupconc_executor *ex, groupconc_scope *s,
+                                                              groupconc_scope *list) {
+    groupconc_scope *c;
+    if (s->shut_down) return list;
+    groupconc__mutex_lock(&s->lock);
+    s->shut_down = true;
+    groupconc__mutex_unlock(&s->lock);
+    atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed); /* scope_lock orders it */
+    s->shutdown_next = list;
+    list = s;
+    for (c = ex->scopes; c; c = c->next_open)
+        if (c->parent == s) list = groupconc__scope_mark_sclocked(ex, c, list);
+    return list;
+}
+
+/* Cancel every fork of s that has not completed, a few at a time, with no lock held. */
+GROUPCONC__FN void groupconc__scope_cancel_forks(groupconc_scope *s) {
+    groupconc_task *batch[32];
+    size_t i = 0, n, k;
+    for (;;) {
+        n = 0;
+        groupconc__mutex_lock(&s->lock);
+        for (; i < s->nforks && n < 32; i++)
+            if (!s->forks[i]->done && s->forks[i]->task) batch[n++] = s->forks[i]->task;
+        groupconc__mutex_unlock(&s->lock);
+        if (n == 0) break;
+        for (k = 0; k < n; k++) (void)groupconc_task_cancel(batch[k], NULL);
+    }
+}
+
+GROUPCONC__PUBLIC int groupconc_scope_shutdown(groupconc_scope *scope) {
+    groupconc_scope *list, *next;
+    if (!scope) return GROUPCONC_EINVAL;
+    groupconc__mutex_lock(&scope->ex->scope_lock);
+    list = groupconc__scope_mark_sclocked(scope->ex, scope, NULL);
+    groupconc__mutex_unlock(&scope->ex->scope_lock);
+    for (; list; list = next) {
+        next = list->shutdown_next;
+        groupconc__scope_cancel_forks(list);
+        groupconc__scope_unref(list);
+    }
+    return GROUPCONC_OK;
+}
+
+/* A fork completed (a completion callback: no lock held, on the thread that completed it). */
+/* The policy decides first, then the callback runs and the shutdown is done, and only then does
+   the fork count as done: a join that returns has seen every decision and callback. */
+GROUPCONC__FN void groupconc__scope_fork_done(groupconc_scope *s, groupconc__fork *fk,
+                                              const groupconc_result *r) {
+    bool shut = false, failure;
+    groupconc__mutex_lock(&s->lock);
+    atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed); /* the lock orders it */
+    fk->result = *r;
+    failure = r->status == GROUPCONC_STATUS_FAILED || r->status == GROUPCONC_STATUS_REJECTED;
+    if (failure) s->failed = true;
+    if (!s->has_first && ((s->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE && failure) ||
+                          (s->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS &&
+                           r->status == GROUPCONC_STATUS_SUCCESS))) {
+        s->has_first = true;
+        s->first = fk->index;
+        shut = true;
+    }
+    groupconc__mutex_unlock(&s->lock);
+    if (s->on_fork_complete) s->on_fork_complete(s, fk->index, r, s->user_data);
+    if (shut) (void)groupconc_scope_shutdown(s);
+    groupconc__mutex_lock(&s->lock);
+    fk->done = true;
+    s->ndone++;
+    groupconc__cond_broadcast(&s->cv);
+    groupconc__mutex_unlock(&s->lock);
+    groupconc__scope_unref(s);
+}
+
+GROUPCONC__FN void groupconc__scope_fork_cb(groupconc_task *task, const groupconc_result *r, void *user_data) {
+    groupconc__fork *fk = (groupconc__fork *)user_data;
+    (void)task;
+    groupconc__scope_fork_done(fk->scope, fk, r);
+}
+
+GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupconc_scope_config *config,
+                                           groupconc_scope **out_scope) {
+    groupconc_scope *s, *p;
+    const groupconc__frame *f;
+    groupconc_scope_config c;
+    int rc = GROUPCONC_OK;
+    if (out_scope) *out_scope = NULL;
+    if (!ex || !out_scope) return GROUPCONC_EINVAL;
+    if (config) c = *config;
+    else memset(&c, 0, sizeof c);
+    if ((int)c.policy < (int)GROUPCONC_SCOPE_COLLECT_ALL || (int)c.policy > (int)GROUPCONC_SCOPE_CUSTOM)
+        return GROUPCONC_EPOLICY;
+    if (c.policy == GROUPCONC_SCOPE_CUSTOM && !c.on_fork_complete) return GROUPCONC_EINVAL;
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
+    s = (groupconc_scope *)GROUPCONC_MALLOC(sizeof *s);
+    if (!s) return GROUPCONC_ENOMEM;
+    memset(s, 0, sizeof *s);
+    if (c.name) {
+        size_t n = strlen(c.name) + 1;
+        s->name = (char *)GROUPCONC_MALLOC(n);
+        if (!s->name) {
+            GROUPCONC_FREE(s);
+            return GROUPCONC_ENOMEM;
+        }
+        memcpy(s->name, c.name, n);
+    }
+    if (groupconc__mutex_init(&s->lock) != GROUPCONC_OK) {
+        if (s->name) GROUPCONC_FREE(s->name);
+        GROUPCONC_FREE(s);
+        return GROUPCONC_ENOMEM;
+    }
+    if (groupconc__cond_init(&s->cv) != GROUPCONC_OK) {
+        groupconc__mutex_destroy(&s->lock);
+        if (s->name) GROUPCONC_FREE(s->name);
+        GROUPCONC_FREE(s);
+        return GROUPCONC_ENOMEM;
+    }
+    s->ex = ex;
+    s->policy = c.policy;
+    s->on_fork_complete = c.on_fork_complete;
+    s->user_data = c.user_data;
+    s->owner = groupconc__thread_self();
+    s->opened_ns = groupconc__now_ns();
+    atomic_init(&s->refs, 1); /* open */
+    groupconc__mutex_lock(&ex->scope_lock);
+    /* inside a fork's body on this thread: the new scope is that fork's scope's child */
+    if (groupconc__fork_cur && groupconc__fork_cur->scope->ex == ex) {
+        s->parent = groupconc__fork_cur->scope;
+        groupconc__mutex_lock(&s->parent->lock); /* its forking thread may be storing it too */
+        s->parent_fork = groupconc__fork_cur->task;
+        groupconc__mutex_unlock(&s->parent->lock);
+    }
+    (void)f;
+    (void)p;
+    if (s->parent && s->parent->shut_down) {
+        rc = GROUPCONC_ESHUTDOWN;
+    } else {
+        if (s->parent) s->parent->nchildren++;
+        s->next_open = ex->scopes;
+        ex->scopes = s;
+    }
+    groupconc__mutex_unlock(&ex->scope_lock);
+    if (rc != GROUPCONC_OK) {
+        groupconc__scope_free(s);
+        return rc;
+    }
+    s->owner_prev = groupconc__scope_top;
+    groupconc__scope_top = s;
+    *out_scope = s;
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupconc_task_spec *spec,
+                                           size_t *out_index) {
+    groupconc__fork *fk;
+    groupconc_task *task = NULL;
+    size_t klen, index;
+    uint64_t hash;
+    int rc;
+    bool cancel_now;
+    if (!scope || !spec || !spec->group || !spec->fn) return GROUPCONC_EINVAL;
+    if ((rc = groupconc__key_hash(spec->group, &klen, &hash)) != GROUPCONC_OK) return rc;
+    if (!groupconc__scope_allowed(scope)) return GROUPCONC_ENOTOWNER;
+    fk = (groupconc__fork *)GROUPCONC_MALLOC(sizeof *fk + klen + 1);
+    if (!fk) return GROUPCONC_ENOMEM;
+    memset(fk, 0, sizeof *fk);
+    memcpy(fk->group, spec->group, klen + 1);
+    fk->scope = scope;
+    groupconc__mutex_lock(&scope->lock);
+    if (scope->shut_down || scope->joined) {
+        groupconc__mutex_unlock(&scope->lock);
+        GROUPCONC_FREE(fk);
+        return GROUPCONC_ESCOPE_SHUTDOWN;
+    }
+    if (scope->nforks == scope->cap) {
+        size_t n = scope->cap ? scope->cap * 2 : 8;
+        groupconc__fork **a = (groupconc__fork **)GROUPCONC_MALLOC(n * sizeof *a);
+        if (!a) {
+            groupconc__mutex_unlock(&scope->lock);
+            GROUPCONC_FREE(fk);
+            return GROUPCONC_ENOMEM;
+        }
+        if (scope->nforks) memcpy(a, scope->forks, scope->nforks * sizeof *a);
+        if (scope->forks) GROUPCONC_FREE(scope->forks);
+        scope->forks = a;
+        scope->cap = n;
+    }
+    index = fk->index = scope->nforks;
+    scope->forks[scope->nforks++] = fk; /* counted now: a join waits for it */
+    groupconc__mutex_unlock(&scope->lock);
+
+    fk->fn = spec->fn;
+    fk->arg = spec->arg;
+    fk->cleanup = spec->cleanup;
+    {
+        groupconc_task_spec wrapped = *spec; /* runs as groupconc__fork_body(fk) */
+        wrapped.fn = groupconc__fork_body;
+        wrapped.arg = fk;
+        wrapped.cleanup = spec->cleanup ? groupconc__fork_cleanup : NULL;
+        rc = groupconc_submit_spec(scope->ex, &wrapped, &task);
+    }
+    if (rc != GROUPCONC_OK) { /* refused in submit: a fork with a REJECTED result */
+        groupconc_result r;
+        memset(&r, 0, sizeof r);
+        r.group = fk->group;
+        r.task_id = NULL;
+        r.status = GROUPCONC_STATUS_REJECTED;
+        r.reason = rc;
+        r.start_ns = r.end_ns = groupconc__now_ns();
+        groupconc__scope_fork_done(scope, fk, &r);
+        if (out_index) *out_index = index;
+        return rc;
+    }
+    groupconc__mutex_lock(&scope->lock);
+    fk->task = task; /* its body may have set it already: the same handle */
+    cancel_now = scope->shut_down; /* shut down while it was being submitted */
+    groupconc__mutex_unlock(&scope->lock);
+    fk->watch.fn = groupconc__scope_fork_cb;
+    fk->watch.user_data = fk;
+    fk->watch.cv = NULL;
+    fk->watch.keep = true;
+    if (!groupconc__watch_add(task, &fk->watch)) { /* already done: report it here */
+        groupconc_result r;
+        groupconc__frame f;
+        groupconc__fill_result(task, &r);
+        groupconc__frame_push(&f, scope->ex, task);
+        groupconc__scope_fork_done(scope, fk, &r);
+        groupconc__frame_pop(&f);
+    } else if (cancel_now) {
+        (void)groupconc_task_cancel(task, NULL);
+    }
+    if (out_index) *out_index = index;
+    return GROUPCONC_OK;
+}
+
+/* Wait until every fork counted so far has completed, or the deadline; true if all did. A wait on
+   a fork's handle first, so that a worker blocked here lets the pool grow (groupconc__wait_until),
+   then for its completion report. */
+GROUPCONC__FN bool groupconc__scope_wait(groupconc_scope *s, uint64_t deadline) {
+    size_t i = 0;
+    for (;;) {
+        groupconc__fork *fk;
+        groupconc__mutex_lock(&s->lock);
+        if (i >= s->nforks) {
+            bool all = s->ndone == s->nforks;
+            groupconc__mutex_unlock(&s->lock);
+            if (all) return true;
+            i = 0; /* forks added meanwhile (by its forks): look again */
+            continue;
+        }
+        fk = s->forks[i];
+        if (fk->done) {
+            groupconc__mutex_unlock(&s->lock);
+            i++;
+            continue;
+        }
+        if (!fk->task) { /* being submitted by another thread (a fork of the scope) */
+            bool ok = true;
+            if (deadline == UINT64_MAX) groupconc__cond_wait(&s->cv, &s->lock);
+            else ok = groupconc__cond_wait_until(&s->cv, &s->lock, deadline) || fk->done;
+            groupconc__mutex_unlock(&s->lock);
+            if (!ok) return false;
+            continue;
+        }
+        groupconc__mutex_unlock(&s->lock);
+        if (groupconc__wait_until(fk->task, deadline) == GROUPCONC_ETIMEDOUT) return false;
+        groupconc__mutex_lock(&s->lock);
+        while (!fk->done) { /* its report follows its DONE bit closely */
+            if (deadline == UINT64_MAX) {
+                groupconc__cond_wait(&s->cv, &s->lock);
+            } else if (!groupconc__cond_wait_until(&s->cv, &s->lock, deadline) && !fk->done) {
+                groupconc__mutex_unlock(&s->lock);
+                return false;
+            }
+        }
+        groupconc__mutex_unlock(&s->lock);
+        i++;
+    }
+}
+
+GROUPCONC__PUBLIC int groupconc_scope_join_for(groupconc_scope *scope, int64_t timeout_ns) {
+    int rc = GROUPCONC_OK;
+    if (!scope) return GROUPCONC_EINVAL;
+    if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
+    if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
+    if (!groupconc__scope_wait(scope, groupconc__deadline(timeout_ns))) {
+        (void)groupconc_scope_shutdown(scope);
+        return GROUPCONC_ETIMEDOUT;
+    }
+    groupconc__mutex_lock(&scope->lock);
+    scope->joined = true; /* no more forks */
+    if ((scope->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE && scope->failed) ||
+        (scope->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS && !scope->has_first))
+        rc = GROUPCONC_EFAILED;
+    groupconc__mutex_unlock(&scope->lock);
+    return rc;
+}
+
+GROUPCONC__PUBLIC int groupconc_scope_join(groupconc_scope *scope) {
+    return groupconc_scope_join_for(scope, GROUPCONC_FOREVER);
+}
+
+GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
+    groupconc_executor *ex;
+    groupconc_scope **ps;
+    bool joined;
+    if (!scope) return GROUPCONC_EINVAL;
+    ex = scope->ex;
+    if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
+    if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
+    groupconc__mutex_lock(&ex->scope_lock);
+    if (scope->nchildren > 0 || groupconc__scope_top != scope) {
+        groupconc__mutex_unlock(&ex->scope_lock);
+        return GROUPCONC_EORDER;
+    }
+    groupconc__mutex_unlock(&ex->scope_lock);
+    (void)groupconc__scope_wait(scope, UINT64_MAX); /* every fork, also one that ignores its cancel */
+    groupconc__mutex_lock(&scope->lock);
+    joined = scope->joined;
+    scope->joined = true;
+    groupconc__mutex_unlock(&scope->lock);
+    groupconc__mutex_lock(&ex->scope_lock);
+    for (ps = &ex->scopes; *ps != scope; ps = &(*ps)->next_open) {}
+    *ps = scope->next_open;
+    if (scope->parent) scope->parent->nchildren--;
+    groupconc__mutex_unlock(&ex->scope_lock);
+    groupconc__scope_top = scope->owner_prev;
+    groupconc__scope_unref(scope);
+    return joined ? GROUPCONC_OK : GROUPCONC_ENOTJOINED;
+}
+
+GROUPCONC__PUBLIC int groupconc_scope_result(groupconc_scope *scope, size_t index,
+                                             groupconc_result *out_result) {
+    int rc = GROUPCONC_OK;
+    if (!scope || !out_result) return GROUPCONC_EINVAL;
+    groupconc__mutex_lock(&scope->lock);
+    if (index >= scope->nforks) rc = GROUPCONC_ENOTFOUND;
+    else if (!scope->forks[index]->done) rc = GROUPCONC_ETIMEDOUT;
+    else *out_result = scope->forks[index]->result;
+    groupconc__mutex_unlock(&scope->lock);
+    return rc;
+}
+
+GROUPCONC__PUBLIC int groupconc_scope_first(groupconc_scope *scope, size_t *out_index) {
+    int rc = GROUPCONC_OK;
+    if (!scope || !out_index) return GROUPCONC_EINVAL;
+    groupconc__mutex_lock(&scope->lock);
+    if (scope->has_first) *out_index = scope->first;
+    else rc = GROUPCONC_ENOTFOUND;
+    groupconc__mutex_unlock(&scope->lock);
+    return rc;
+}
+
+GROUPCONC__PUBLIC int groupconc_scope_first_set(groupconc_scope *scope, size_t index) {
+    int rc = GROUPCONC_OK;
+    if (!scope) return GROUPCONC_EINVAL;
+    groupconc__mutex_lock(&scope->lock);
+    if (index >= scope->nforks) {
+        rc = GROUPCONC_ENOTFOUND;
+    } else if (!scope->has_first) {
+        scope->has_first = true;
+        scope->first = index;
+    }
+    groupconc__mutex_unlock(&scope->lock);
+    return rc;
+}
+
+GROUPCONC__PUBLIC size_t groupconc_scope_fork_count(groupconc_scope *scope) {
+    size_t n;
+    if (!scope) return 0;
+    groupconc__mutex_lock(&scope->lock);
+    n = scope->nforks;
+    groupconc__mutex_unlock(&scope->lock);
+    return n;
+}
+
+/* ==== public API: the JSON dump ================================================================== */
+/* One pass that writes into the caller's buffer while it fits and counts every byte, so that a
+   buffer too small still learns the size it needs. Taken under ex->lock, then table_lock and
+   scope_lock (and each scope's lock), so it is one consistent snapshot. */
+
+typedef struct groupconc__out {
+    char *buf;
+    size_t size, len; /* len: bytes produced so far, fitting or not */
+} groupconc__out;
+
+GROUPCONC__FN void groupconc__put(groupconc__out *o, const char *s, size_t n) {
+    if (o->len + 1 < o->size) { /* room for some of it, and the NUL */
+        size_t room = o->size - 1 - o->len;
+        memcpy(o->buf + o->len, s, n < room ? n : room);
+    }
+    o->len += n;
+}
+
+GROUPCONC__FN void groupconc__puts(groupconc__out *o, const char *s) { groupconc__put(o, s, strlen(s)); }
+
+GROUPCONC__FN void groupconc__put_int(groupconc__out *o, long long v) {
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%lld", v);
+    if (n > 0) groupconc__put(o, tmp, (size_t)n);
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped; other bytes (UTF-8 included) as
+   they are. NULL is null. */
+GROUPCONC__FN void groupconc__put_str(groupconc__out *o, const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    if (!s) {
+        groupconc__puts(o, "null");
+        return;
+    }
+    groupconc__put(o, "\"", 1);
+    for (; *p; p++) {
+        char esc[8];
+        switch (*p) {
+        case '"': groupconc__put(o, "\\\"", 2); break;
+        case '\\': groupconc__put(o, "\\\\", 2); break;
+        case '\n': groupconc__put(o, "\\n", 2); break;
+        case '\r': groupconc__put(o, "\\r", 2); break;
+        case '\t': groupconc__put(o, "\\t", 2); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f) {
+                snprintf(esc, sizeof esc, "\\u%04x", (unsigned)*p);
+                groupconc__put(o, esc, 6);
+            } else {
+                groupconc__put(o, (const char *)p, 1);
+            }
+        }
+    }
+    groupconc__put(o, "\"", 1);
+}
+
+GROUPCONC__FN void groupconc__put_field(groupconc__out *o, const char *name, long long v, bool comma) {
+    if (comma) groupconc__put(o, ",", 1);
+    groupconc__put_str(o, name);
+    groupconc__put(o, ":", 1);
+    groupconc__put_int(o, v);
+}
+
+GROUPCONC__FN long long groupconc__limit_json(int32_t v) { return v == INT32_MAX ? -1 : (long long)v; }
+
+/* One task of a queue: group, id, state, and its age where the lock protects its timestamp. */
+GROUPCONC__FN void groupconc__dump_task(groupconc__out *o, const groupconc_task *t, const char *state,
+                                        uint64_t now, bool *first, bool aged) {
+    if (!*first) groupconc__put(o, ",", 1);
+    *first = false;
+    groupconc__puts(o, "{\"group\":");
+    groupconc__put_str(o, t->group->key);
+    groupconc__puts(o, ",\"id\":");
+    groupconc__put_str(o, groupconc__task_id(t));
+    groupconc__puts(o, ",\"state\":");
+    groupconc__put_str(o, state);
+    groupconc__puts(o, ",\"age_ns\":");
+    if (aged && (t->bits & GROUPCONC__B_QUEUED_ONCE) && now >= t->start_ns)
+        groupconc__put_int(o, (long long)(now - t->start_ns));
+    else
+        groupconc__puts(o, "null");
+    groupconc__put(o, "}", 1);
+}
+
+GROUPCONC__FN void groupconc__dump_fifo(groupconc__out *o, const groupconc__fifo *q, const char *state,
+                                        uint64_t now, bool *first, bool aged) {
+    const groupconc_task *t;
+    for (t = q->head; t; t = t->next) groupconc__dump_task(o, t, state, now, first, aged);
+}
+
+GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out *o) {
+    uint64_t now = groupconc__coarse_now_ns();
+    groupconc_scope *sc;
+    bool first = true;
+    size_t i;
+    groupconc__puts(o, "{\"format\":\"groupconc-dump\",\"version\":1,\"library\":");
+    groupconc__put_str(o, GROUPCONC_VERSION_STRING);
+    groupconc__puts(o, ",\"executor\":{");
+    groupconc__put_field(o, "shutdown", atomic_load_explicit(&ex->shutdown, memory_order_relaxed) ? 1 : 0, false);
+    groupconc__put_field(o, "max_threads", ex->policy.max_threads, true);
+    groupconc__put_field(o, "threads", (long long)atomic_load_explicit(&ex->nthreads, memory_order_relaxed), true);
+    groupconc__put_field(o, "idle_threads", (long long)atomic_load_explicit(&ex->nidle, memory_order_relaxed), true);
+    groupconc__put_field(o, "global_max_in_flight", groupconc__limit_json(ex->global.limit), true);
+    groupconc__put_field(o, "global_in_flight", ex->global.used, true);
+    groupconc__put_field(o, "running", (long long)ex->nrunning, true);
+    groupconc__put_field(o, "ready", ex->ready.count, true);
+    groupconc__put_field(o, "waiting", (long long)(ex->global.waiters.count + ex->waiting_groups), true);
+    groupconc__put_field(o, "deferred", ex->deferred.count, true);
+    groupconc__put_field(o, "submitted", (long long)ex->counts.submitted, true);
+    groupconc__put_field(o, "completed", (long long)(groupconc__outcomes_sum(ex->counts.outcome) + ex->rejected_other), true);
+    groupconc__put_field(o, "succeeded", (long long)ex->counts.outcome[GROUPCONC__C_SUCCEEDED], true);
+    groupconc__put_field(o, "failed", (long long)ex->counts.outcome[GROUPCONC__C_FAILED], true);
+    groupconc__put_field(o, "cancelled", (long long)ex->counts.outcome[GROUPCONC__C_CANCELLED], true);
+    groupconc__put_field(o, "rejected_global", (long long)ex->counts.outcome[GROUPCONC__C_REJ_GLOBAL], true);
+    groupconc__put_field(o, "rejected_bulkhead", (long long)ex->counts.outcome[GROUPCONC__C_REJ_BULKHEAD], true);
+    groupconc__put_field(o, "rejected_concurrency", (long long)ex->counts.outcome[GROUPCONC__C_REJ_CONCURRENCY], true);
+    groupconc__put_field(o, "rejected_other", (long long)ex->rejected_other, true);
+    groupconc__puts(o, "},\"groups\":[");
+    groupconc__mutex_lock(&ex->table_lock);
+    for (i = 0; i < ex->nslots; i++) {
+        const groupconc__group *g;
+        if (!ex->hashes[i]) continue;
+        g = ex->slots[i];
+        if (!first) groupconc__put(o, ",", 1);
+        first = false;
+        groupconc__puts(o, "{\"key\":");
+        groupconc__put_str(o, g->key);
+        groupconc__put_field(o, "concurrency", g->conc.limit, true);
+        groupconc__put_field(o, "max_in_flight", groupconc__limit_json(g->bulkhead.limit), true);
+        groupconc__put_field(o, "queue_threshold", g->threshold, true);
+        groupconc__put_field(o, "running", g->running, true);
+        groupconc__put_field(o, "ready", g->ready, true);
+        groupconc__put_field(o, "waiting_global", g->waiting_global, true);
+        groupconc__put_field(o, "waiting_bulkhead", g->bulkhead.waiters.count, true);
+        groupconc__put_field(o, "waiting_concurrency", g->conc.waiters.count, true);
+        groupconc__put_field(o, "in_flight", g->bulkhead.used, true);
+        groupconc__put_field(o, "submitted", (long long)groupconc__group_submitted(ex, g), true);
+        groupconc__put_field(o, "completed", (long long)groupconc__outcomes_sum(g->outcome), true);
+        groupconc__put_field(o, "succeeded", (long long)g->outcome[GROUPCONC__C_SUCCEEDED], true);
+        groupconc__put_field(o, "failed", (long long)g->outcome[GROUPCONC__C_FAILED], true);
+        groupconc__put_field(o, "cancelled", (long long)g->outcome[GROUPCONC__C_CANCELLED], true);
+        groupconc__put_field(o, "rejected_global", (long long)g->outcome[GROUPCONC__C_REJ_GLOBAL], true);
+        groupconc__put_field(o, "rejected_bulkhead", (long long)g->outcome[GROUPCONC__C_REJ_BULKHEAD], true);
+        groupconc__put_field(o, "rejected_concurrency", (long long)g->outcome[GROUPCONC__C_REJ_CONCURRENCY], true);
+        groupconc__put(o, "}", 1);
+    }
+    groupconc__puts(o, "],\"tasks\":[");
+    first = true;
+    groupconc__dump_fifo(o, &ex->global.waiters, "waiting_global", now, &first, true);
+    for (i = 0; i < ex->nslots; i++) {
+        if (!ex->hashes[i]) continue;
+        groupconc__dump_fifo(o, &ex->slots[i]->bulkhead.waiters, "waiting_bulkhead", now, &first, true);
+        groupconc__dump_fifo(o, &ex->slots[i]->conc.waiters, "waiting_concurrency", now, &first, true);
+    }
+    groupconc__mutex_unlock(&ex->table_lock);
+    groupconc__dump_fifo(o, &ex->ready, "ready", now, &first, true);
+    groupconc__dump_fifo(o, &ex->running, "running", now, &first, false); /* its times are its worker's */
+    groupconc__dump_fifo(o, &ex->deferred, "deferred", now, &first, false);
+    groupconc__puts(o, "],\"scopes\":[");
+    first = true;
+    groupconc__mutex_lock(&ex->scope_lock);
+    for (sc = ex->scopes; sc; sc = sc->next_open) {
+        char id[32];
+        if (!first) groupconc__put(o, ",", 1);
+        first = false;
+        snprintf(id, sizeof id, "%p", (const void *)sc);
+        groupconc__puts(o, "{\"id\":");
+        groupconc__put_str(o, id);
+        groupconc__puts(o, ",\"name\":");
+        groupconc__put_str(o, sc->name);
+        groupconc__puts(o, ",\"parent\":");
+        if (sc->parent) {
+            snprintf(id, sizeof id, "%p", (const void *)sc->parent);
+            groupconc__put_str(o, id);
+        } else {
+            groupconc__puts(o, "null");
+        }
+        groupconc__puts(o, ",\"policy\":");
+        groupconc__put_str(o, groupconc_scope_policy_name(sc->policy));
+        groupconc__mutex_lock(&sc->lock);
+        groupconc__put_field(o, "shut_down", sc->shut_down ? 1 : 0, true);
+        groupconc__put_field(o, "joined", sc->joined ? 1 : 0, true);
+        groupconc__put_field(o, "age_ns", (long long)(now >= sc->opened_ns ? now - sc->opened_ns : 0), true);
+        groupconc__put_field(o, "children", (long long)sc->nchildren, true);
+        groupconc__puts(o, ",\"forks\":[");
+        for (i = 0; i < sc->nforks; i++) {
+            const groupconc__fork *fk = sc->forks[i];
+            groupconc__puts(o, i ? ",{" : "{");
+            groupconc__put_field(o, "index", (long long)i, false);
+            groupconc__puts(o, ",\"group\":");
+            groupconc__put_str(o, fk->task ? fk->task->group->key : fk->group);
+            groupconc__puts(o, ",\"status\":");
+            groupconc__put_str(o, fk->done ? groupconc_status_name(fk->result.status) : "PENDING");
+            groupconc__put(o, "}", 1);
+        }
+        groupconc__mutex_unlock(&sc->lock);
+        groupconc__puts(o, "]}");
+    }
+    groupconc__mutex_unlock(&ex->scope_lock);
+    groupconc__puts(o, "]}\n");
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_dump(groupconc_executor *ex, char *buf, size_t size,
+                                              size_t *out_needed) {
+    groupconc__out o;
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    if (out_needed) *out_needed = 0;
+    if (!ex || (!buf && size > 0)) return GROUPCONC_EINVAL;
+    o.buf = buf;
+    o.size = size;
+    o.len = 0;
+    groupconc__lock(ex, &b); /* the inbox admitted: every task is in a queue */
+    groupconc__dump_locked(ex, &o);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    if (size > 0) buf[o.len < size ? o.len : size - 1] = '\0';
+    if (out_needed) *out_needed = o.len + 1;
+    return o.len < size ? GROUPCONC_OK : GROUPCONC_ERANGE;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out) {
+    size_t need = 0, size = 0;
+    char *buf = NULL;
+    int rc;
+    if (!ex || !out) return GROUPCONC_EINVAL;
+    (void)groupconc_executor_dump(ex, NULL, 0, &need);
+    for (;;) { /* it may grow between two snapshots: try until one fits */
+        if (buf) GROUPCONC_FREE(buf);
+        size = need + need / 4 + 64;
+        buf = (char *)GROUPCONC_MALLOC(size);
+        if (!buf) return GROUPCONC_ENOMEM;
+        rc = groupconc_executor_dump(ex, buf, size, &need);
+        if (rc != GROUPCONC_ERANGE) break;
+    }
+    if (fwrite(buf, 1, need - 1, out) != need - 1 || fflush(out) != 0) rc = GROUPCONC_EIO;
+    GROUPCONC_FREE(buf);
+    return rc;
+}
+
 /* ==== public API: diagnostics =================================================================== */
 
 GROUPCONC__PUBLIC const char *groupconc_strerror(int code) {
@@ -4469,6 +5388,16 @@ GROUPCONC__PUBLIC const char *groupconc_rejection_policy_name(groupconc_rejectio
     case GROUPCONC_REJECT_ABORT: return "ABORT";
     case GROUPCONC_REJECT_DISCARD: return "DISCARD";
     case GROUPCONC_REJECT_CALLER_RUNS: return "CALLER_RUNS";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_scope_policy_name(groupconc_scope_policy policy) {
+    switch (policy) {
+    case GROUPCONC_SCOPE_COLLECT_ALL: return "COLLECT_ALL";
+    case GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE: return "SHUTDOWN_ON_FAILURE";
+    case GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS: return "SHUTDOWN_ON_SUCCESS";
+    case GROUPCONC_SCOPE_CUSTOM: return "CUSTOM";
     }
     return "UNKNOWN";
 }

@@ -1,0 +1,690 @@
+/* test_scope.c - structured scopes (seed 004): each policy with latched tasks; join's deadline;
+   close always waits (also for a fork that ignores its cancellation) and reports a missing join;
+   nested scopes are cancelled transitively; forks and joins from foreign threads are refused;
+   scopes close in reverse order; caps hold inside scopes; rejected and deferred forks; a stress of
+   1,000 scopes x 10 forks from 4 threads; the JSON dump's escaping; bad input. */
+#define GROUPCONC_IMPLEMENTATION
+#include "groupconc.h"
+
+#include "testutil.h"
+
+/* ---- helpers ------------------------------------------------------------------------------------ */
+
+static int fail_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    return 7;
+}
+
+static int value_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    *out_value = arg;
+    return 0;
+}
+
+static size_t fork_spec(groupconc_scope *s, const char *group, groupconc_task_fn fn, void *arg) {
+    groupconc_task_spec spec;
+    size_t index = (size_t)-1;
+    memset(&spec, 0, sizeof spec);
+    spec.group = group;
+    spec.fn = fn;
+    spec.arg = arg;
+    assert_int_equal(groupconc_scope_fork(s, &spec, &index), GROUPCONC_OK);
+    return index;
+}
+
+static groupconc_scope *open_scope(groupconc_executor *ex, groupconc_scope_policy policy) {
+    groupconc_scope_config c;
+    memset(&c, 0, sizeof c);
+    c.policy = policy;
+    groupconc_scope *s = NULL;
+    assert_int_equal(groupconc_scope_open(ex, &c, &s), GROUPCONC_OK);
+    return s;
+}
+
+static groupconc_result scope_result(groupconc_scope *s, size_t i) {
+    groupconc_result r;
+    assert_int_equal(groupconc_scope_result(s, i, &r), GROUPCONC_OK);
+    return r;
+}
+
+static groupconc_executor *executor(int max_threads) {
+    groupconc_policy p = groupconc_policy_default();
+    p.default_concurrency = 4;
+    p.max_threads = max_threads;
+    return tu_executor(&p);
+}
+
+/* ---- policies ---------------------------------------------------------------------------------- */
+
+static void test_collect_all_in_fork_order(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(4);
+    groupconc_scope *s = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    int vals[5];
+    for (int i = 0; i < 5; i++) {
+        size_t idx = fork_spec(s, i % 2 ? "db" : "cache", i == 3 ? fail_fn : value_fn, &vals[i]);
+        assert_int_equal(idx, (size_t)i);
+    }
+    assert_int_equal(groupconc_scope_fork_count(s), 5);
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+    for (int i = 0; i < 5; i++) {
+        groupconc_result r = scope_result(s, (size_t)i);
+        if (i == 3) {
+            assert_int_equal(r.status, GROUPCONC_STATUS_FAILED);
+            assert_int_equal(r.error, 7);
+        } else {
+            assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+            assert_ptr_equal(r.value, &vals[i]);
+        }
+        assert_string_equal(r.group, i % 2 ? "db" : "cache");
+    }
+    size_t first;
+    assert_int_equal(groupconc_scope_first(s, &first), GROUPCONC_ENOTFOUND);
+    groupconc_task_spec spec = {"db", NULL, value_fn, NULL, NULL};
+    assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_ESCOPE_SHUTDOWN); /* joined */
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+/* The first failure cancels the rest: a queued fork is dequeued, a running one flagged. */
+static void test_shutdown_on_failure(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default(); /* concurrency 1 per group */
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope *s = open_scope(ex, GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park slow, queued;
+    tu_park_init(&slow, &started, NULL);
+    slow.cooperative = true;
+    tu_park_init(&queued, NULL, NULL);
+    size_t i_slow = fork_spec(s, "a", tu_park_fn, &slow);
+    assert_true(tu_latch_wait(&started));
+    size_t i_queued = fork_spec(s, "a", tu_park_fn, &queued); /* waits behind slow */
+    size_t i_fail = fork_spec(s, "b", fail_fn, NULL);
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_EFAILED);
+    size_t first = 99;
+    assert_int_equal(groupconc_scope_first(s, &first), GROUPCONC_OK);
+    assert_int_equal(first, i_fail);
+    assert_int_equal(scope_result(s, i_fail).status, GROUPCONC_STATUS_FAILED);
+    assert_int_equal(scope_result(s, i_slow).status, GROUPCONC_STATUS_CANCELLED); /* flagged, returned */
+    assert_true(atomic_load(&slow.saw_cancel));
+    assert_int_equal(scope_result(s, i_queued).status, GROUPCONC_STATUS_CANCELLED); /* dequeued */
+    assert_int_equal(atomic_load(&queued.ran), 0);
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&slow);
+    tu_park_destroy(&queued);
+    tu_latch_destroy(&started);
+}
+
+/* The first success wins and cancels the rest; if none succeeds, join says so. */
+static void test_shutdown_on_success(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(4);
+    groupconc_scope *s = open_scope(ex, GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park slow;
+    tu_park_init(&slow, &started, NULL);
+    slow.cooperative = true;
+    size_t i_slow = fork_spec(s, "replica-1", tu_park_fn, &slow);
+    assert_true(tu_latch_wait(&started));
+    size_t i_fail = fork_spec(s, "replica-2", fail_fn, NULL);
+    int answer = 42;
+    size_t i_win = fork_spec(s, "replica-3", value_fn, &answer);
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+    size_t first = 99;
+    assert_int_equal(groupconc_scope_first(s, &first), GROUPCONC_OK);
+    assert_int_equal(first, i_win);
+    assert_ptr_equal(scope_result(s, i_win).value, &answer);
+    assert_int_equal(scope_result(s, i_fail).status, GROUPCONC_STATUS_FAILED);
+    assert_int_equal(scope_result(s, i_slow).status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+
+    s = open_scope(ex, GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS); /* nobody succeeds */
+    fork_spec(s, "replica-1", fail_fn, NULL);
+    fork_spec(s, "replica-2", fail_fn, NULL);
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_EFAILED);
+    assert_int_equal(groupconc_scope_first(s, &first), GROUPCONC_ENOTFOUND);
+    assert_int_equal(scope_result(s, 0).error, 7);
+    assert_int_equal(scope_result(s, 1).error, 7);
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&slow);
+    tu_latch_destroy(&started);
+}
+
+/* A custom policy sees each completion and may shut the scope down: here, at the first failure. */
+typedef struct custom_probe {
+    atomic_int seen;
+    tu_latch shut;
+} custom_probe;
+
+static void custom_cb(groupconc_scope *s, size_t index, const groupconc_result *r, void *user_data) {
+    custom_probe *p = (custom_probe *)user_data;
+    atomic_fetch_add(&p->seen, 1);
+    if (r->status == GROUPCONC_STATUS_FAILED) {
+        (void)groupconc_scope_first_set(s, index);
+        (void)groupconc_scope_shutdown(s);
+        tu_latch_open(&p->shut);
+    }
+}
+
+static void test_custom_policy(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default(); /* concurrency 1 per group */
+    groupconc_executor *ex = tu_executor(&p);
+    custom_probe probe;
+    atomic_init(&probe.seen, 0);
+    tu_latch_init(&probe.shut, 1);
+    groupconc_scope_config c = {GROUPCONC_SCOPE_CUSTOM, custom_cb, &probe, "custom"};
+    groupconc_scope *s = NULL;
+    assert_int_equal(groupconc_scope_open(ex, &c, &s), GROUPCONC_OK);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL); /* ignores its cancellation */
+    fork_spec(s, "one", tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    for (int i = 0; i < 3; i++) fork_spec(s, "one", value_fn, NULL); /* queued behind it */
+    size_t i_fail = fork_spec(s, "two", fail_fn, NULL);
+    assert_true(tu_latch_wait(&probe.shut)); /* the callback shut the scope down */
+    tu_park_release(&blocker);
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK); /* CUSTOM: the callback decides */
+    assert_int_equal(atomic_load(&probe.seen), 5); /* every completion, cancelled ones too */
+    size_t first = 99;
+    assert_int_equal(groupconc_scope_first(s, &first), GROUPCONC_OK);
+    assert_int_equal(first, i_fail);
+    assert_int_equal(scope_result(s, 0).status, GROUPCONC_STATUS_SUCCESS); /* flagged, finished */
+    for (size_t i = 1; i <= 3; i++) assert_int_equal(scope_result(s, i).status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+    tu_latch_destroy(&probe.shut);
+}
+
+/* ---- deadlines and close ------------------------------------------------------------------------ */
+
+static void test_join_deadline_shuts_down(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(4);
+    groupconc_scope *s = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park slow;
+    tu_park_init(&slow, &started, NULL);
+    slow.cooperative = true;
+    fork_spec(s, "slow", tu_park_fn, &slow);
+    assert_true(tu_latch_wait(&started));
+    int64_t t0 = tu_now_ns();
+    assert_int_equal(groupconc_scope_join_for(s, 20 * TU_MS), GROUPCONC_ETIMEDOUT);
+    assert_true(tu_now_ns() - t0 >= 19 * TU_MS);
+    groupconc_task_spec spec = {"slow", NULL, value_fn, NULL, NULL};
+    assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_ESCOPE_SHUTDOWN);
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK); /* the flagged fork returned */
+    assert_int_equal(scope_result(s, 0).status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&slow);
+    tu_latch_destroy(&started);
+}
+
+/* A fork that ignores its cancellation delays close; close still waits for it. Closing without a
+   join is reported. */
+typedef struct stubborn {
+    tu_latch started, go;
+    atomic_int finished;
+} stubborn;
+
+static int stubborn_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    stubborn *x = (stubborn *)arg;
+    (void)ctx;
+    (void)out_value;
+    tu_latch_open(&x->started);
+    (void)tu_latch_wait(&x->go); /* ignores the cancellation flag */
+    atomic_store(&x->finished, 1);
+    return 0;
+}
+
+static void opener_main(void *arg) {
+    stubborn *x = (stubborn *)arg;
+    tu_sleep_ns(30 * TU_MS);
+    tu_latch_open(&x->go);
+}
+
+static void test_close_waits_for_stubborn_fork(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(4);
+    groupconc_scope *s = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    stubborn x;
+    tu_latch_init(&x.started, 1);
+    tu_latch_init(&x.go, 1);
+    atomic_init(&x.finished, 0);
+    fork_spec(s, "s", stubborn_fn, &x);
+    assert_true(tu_latch_wait(&x.started));
+    assert_int_equal(groupconc_scope_shutdown(s), GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_shutdown(s), GROUPCONC_OK); /* idempotent */
+    tu_thread th;
+    assert_true(tu_thread_start(&th, opener_main, &x));
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_ENOTJOINED);
+    assert_int_equal(atomic_load(&x.finished), 1); /* close returned only after the fork did */
+    tu_thread_join(th);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&x.started);
+    tu_latch_destroy(&x.go);
+}
+
+/* ---- structure ---------------------------------------------------------------------------------- */
+
+/* P -> fork F opens C -> fork G opens GC -> fork H (cooperative, parked). Shutting P down reaches H. */
+typedef struct nest {
+    groupconc_executor *ex;
+    int depth;                  /* levels still to open below this fork */
+    tu_latch *leaf_started;
+    tu_park *leaf;
+    atomic_int *closed_ok;      /* child closes that returned OK */
+} nest;
+
+static int nest_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    nest *n = (nest *)arg;
+    (void)ctx;
+    (void)out_value;
+    if (n->depth == 0) return tu_park_fn(ctx, out_value, n->leaf);
+    groupconc_scope *child = NULL;
+    if (groupconc_scope_open(n->ex, NULL, &child) != GROUPCONC_OK) return 1;
+    nest sub = *n;
+    sub.depth = n->depth - 1;
+    groupconc_task_spec spec = {"nest", NULL, nest_fn, &sub, NULL};
+    if (groupconc_scope_fork(child, &spec, NULL) != GROUPCONC_OK) return 2;
+    (void)groupconc_scope_join(child);
+    if (groupconc_scope_close(child) == GROUPCONC_OK) atomic_fetch_add(n->closed_ok, 1);
+    return groupconc_context_is_cancelled(ctx) ? GROUPCONC_TASK_CANCELLED : 0;
+}
+
+static void test_nested_cancellation_reaches_grandchildren(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(8);
+    groupconc_scope *p = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    tu_latch leaf_started;
+    tu_latch_init(&leaf_started, 1);
+    tu_park leaf;
+    tu_park_init(&leaf, &leaf_started, NULL);
+    leaf.cooperative = true;
+    atomic_int closed_ok;
+    atomic_init(&closed_ok, 0);
+    nest n = {ex, 2, &leaf_started, &leaf, &closed_ok};
+    fork_spec(p, "nest", nest_fn, &n);
+    assert_true(tu_latch_wait(&leaf_started)); /* P, C, GC are open; H runs */
+    char buf[8192];
+    size_t need = 0;
+    assert_int_equal(groupconc_executor_dump(ex, buf, sizeof buf, &need), GROUPCONC_OK);
+    assert_non_null(strstr(buf, "\"scopes\":["));
+    assert_int_equal(groupconc_scope_close(p), GROUPCONC_EORDER); /* it has an open child */
+    assert_int_equal(groupconc_scope_shutdown(p), GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_join(p), GROUPCONC_OK);
+    assert_true(atomic_load(&leaf.saw_cancel)); /* the grandchild's fork was flagged */
+    assert_int_equal(scope_result(p, 0).status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(atomic_load(&closed_ok), 2);
+    assert_int_equal(groupconc_scope_close(p), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&leaf);
+    tu_latch_destroy(&leaf_started);
+}
+
+/* Fork and join from a thread that is neither the owner nor inside a fork: refused. */
+typedef struct foreign {
+    groupconc_scope *s;
+    int fork_rc, join_rc, close_rc;
+} foreign;
+
+static void foreign_main(void *arg) {
+    foreign *f = (foreign *)arg;
+    groupconc_task_spec spec = {"x", NULL, value_fn, NULL, NULL};
+    f->fork_rc = groupconc_scope_fork(f->s, &spec, NULL);
+    f->join_rc = groupconc_scope_join(f->s);
+    f->close_rc = groupconc_scope_close(f->s);
+}
+
+/* A fork may fork into its own scope (it is inside one of its forks). */
+typedef struct self_forker {
+    groupconc_scope *s;
+    int rc;
+} self_forker;
+
+static int self_fork_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    self_forker *x = (self_forker *)arg;
+    (void)ctx;
+    (void)out_value;
+    groupconc_task_spec spec = {"x", NULL, value_fn, NULL, NULL};
+    x->rc = groupconc_scope_fork(x->s, &spec, NULL);
+    return 0;
+}
+
+static void test_foreign_thread_refused(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(4);
+    groupconc_scope *s = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    foreign f = {s, 0, 0, 0};
+    tu_thread th;
+    assert_true(tu_thread_start(&th, foreign_main, &f));
+    tu_thread_join(th);
+    assert_int_equal(f.fork_rc, GROUPCONC_ENOTOWNER);
+    assert_int_equal(f.join_rc, GROUPCONC_ENOTOWNER);
+    assert_int_equal(f.close_rc, GROUPCONC_ENOTOWNER);
+    self_forker x = {s, -1};
+    fork_spec(s, "x", self_fork_fn, &x);
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+    assert_int_equal(x.rc, GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_fork_count(s), 2);
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+static void test_close_in_reverse_order(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(2);
+    groupconc_scope *a = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    groupconc_scope *b = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    assert_int_equal(groupconc_scope_join(a), GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_close(a), GROUPCONC_EORDER);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_EBUSY); /* scopes are open */
+    assert_int_equal(groupconc_scope_join(b), GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_close(b), GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_close(a), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+/* ---- with everything already there -------------------------------------------------------------- */
+
+typedef struct peaked {
+    tu_peak *peak;
+} peaked;
+
+static int peak_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    peaked *p = (peaked *)arg;
+    (void)ctx;
+    (void)out_value;
+    tu_peak_enter(p->peak);
+    tu_sleep_ns(TU_MS);
+    tu_peak_leave(p->peak);
+    return 0;
+}
+
+static void test_caps_hold_inside_scopes(void **state) {
+    (void)state;
+    groupconc_group_limits table[] = {{"capped", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT}};
+    groupconc_policy p = groupconc_policy_default();
+    p.groups = table;
+    p.group_count = 1;
+    p.max_threads = 8;
+    groupconc_executor *ex = tu_executor(&p);
+    tu_peak peak;
+    tu_peak_init(&peak);
+    peaked pk = {&peak};
+    groupconc_scope *s1 = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    for (int i = 0; i < 20; i++) fork_spec(s1, "capped", peak_fn, &pk);
+    assert_int_equal(groupconc_scope_join(s1), GROUPCONC_OK);
+    assert_true(tu_peak_max(&peak) <= 2);
+    assert_true(tu_peak_max(&peak) >= 1);
+    assert_int_equal(groupconc_scope_close(s1), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+/* A fork refused in submit (ABORT) is a failed fork: SHUTDOWN_ON_FAILURE shuts the scope down. */
+static void test_rejected_fork_is_a_failure(void **state) {
+    (void)state;
+    groupconc_group_limits table[] = {{"tight", 1, GROUPCONC_DEFAULT, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    p.groups = table;
+    p.group_count = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope *s = open_scope(ex, GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    blocker.cooperative = true;
+    fork_spec(s, "tight", tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    groupconc_task_spec spec = {"tight", NULL, value_fn, NULL, NULL};
+    size_t idx = 99;
+    assert_int_equal(groupconc_scope_fork(s, &spec, &idx), GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(idx, 1);
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_EFAILED);
+    groupconc_result r = scope_result(s, 1);
+    assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(r.reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_string_equal(r.group, "tight");
+    assert_int_equal(scope_result(s, 0).status, GROUPCONC_STATUS_CANCELLED); /* shut down by it */
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+}
+
+/* A fork that defers its completion; a foreign thread completes it. */
+typedef struct deferrer {
+    groupconc_deferred *d;
+    tu_latch deferred;
+} deferrer;
+
+static int deferring_fork(groupconc_context *ctx, void **out_value, void *arg) {
+    deferrer *x = (deferrer *)arg;
+    (void)out_value;
+    if (groupconc_context_defer(ctx, &x->d) != GROUPCONC_OK) return 1;
+    tu_latch_open(&x->deferred);
+    return GROUPCONC_TASK_PENDING;
+}
+
+static void completer_main(void *arg) {
+    deferrer *x = (deferrer *)arg;
+    (void)groupconc_deferred_complete(x->d, 0, x);
+}
+
+static void test_deferred_fork(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(2);
+    groupconc_scope *s = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    deferrer x;
+    tu_latch_init(&x.deferred, 1);
+    fork_spec(s, "io", deferring_fork, &x);
+    assert_true(tu_latch_wait(&x.deferred));
+    tu_thread th;
+    assert_true(tu_thread_start(&th, completer_main, &x));
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+    tu_thread_join(th);
+    assert_ptr_equal(scope_result(s, 0).value, &x);
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&x.deferred);
+}
+
+/* ---- stress: 1,000 scopes x 10 forks from 4 threads ------------------------------------------- */
+
+typedef struct stress_arg {
+    groupconc_executor *ex;
+    atomic_long *bodies;   /* fork bodies entered */
+    atomic_long *cleanups; /* cleanups run: one per accepted fork */
+    atomic_long *forked;   /* forks accepted */
+    atomic_int *errors;
+    uint32_t seed;
+} stress_arg;
+
+static void stress_cleanup(void *arg) { atomic_fetch_add((atomic_long *)arg, 1); }
+
+static int stress_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    stress_arg *a = (stress_arg *)arg;
+    (void)out_value;
+    atomic_fetch_add(a->bodies, 1);
+    if (groupconc_context_is_cancelled(ctx)) return GROUPCONC_TASK_CANCELLED;
+    return (tu_now_ns() & 7) == 0 ? 5 : 0;
+}
+
+static void stress_main(void *p) {
+    stress_arg *a = (stress_arg *)p;
+    uint32_t seed = a->seed;
+    for (int k = 0; k < 250; k++) {
+        groupconc_scope_config c;
+        memset(&c, 0, sizeof c);
+        c.policy = (groupconc_scope_policy)(tu_rand(&seed) % 3);
+        groupconc_scope *s = NULL;
+        if (groupconc_scope_open(a->ex, &c, &s) != GROUPCONC_OK) {
+            atomic_fetch_add(a->errors, 1);
+            continue;
+        }
+        int shut_at = (int)(tu_rand(&seed) % 20); /* < 10: shut down after that many forks */
+        for (int i = 0; i < 10; i++) {
+            char key[16];
+            snprintf(key, sizeof key, "k%u", tu_rand(&seed) % 7);
+            groupconc_task_spec spec = {key, NULL, stress_fn, a, NULL};
+            spec.arg = a;
+            spec.cleanup = NULL;
+            int rc = groupconc_scope_fork(s, &spec, NULL);
+            if (rc == GROUPCONC_OK) atomic_fetch_add(a->forked, 1);
+            else if (rc != GROUPCONC_ESCOPE_SHUTDOWN) atomic_fetch_add(a->errors, 1);
+            if (i == shut_at) groupconc_scope_shutdown(s);
+        }
+        int jr = groupconc_scope_join(s);
+        if (jr != GROUPCONC_OK && jr != GROUPCONC_EFAILED) atomic_fetch_add(a->errors, 1);
+        size_t n = groupconc_scope_fork_count(s);
+        for (size_t i = 0; i < n; i++) {
+            groupconc_result r;
+            if (groupconc_scope_result(s, i, &r) != GROUPCONC_OK || r.status == GROUPCONC_STATUS_PENDING)
+                atomic_fetch_add(a->errors, 1);
+        }
+        if (groupconc_scope_close(s) != GROUPCONC_OK) atomic_fetch_add(a->errors, 1);
+    }
+    (void)stress_cleanup;
+}
+
+static void test_stress_scopes(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(4);
+    atomic_long bodies, cleanups, forked;
+    atomic_int errors;
+    atomic_init(&bodies, 0);
+    atomic_init(&cleanups, 0);
+    atomic_init(&forked, 0);
+    atomic_init(&errors, 0);
+    stress_arg args[4];
+    tu_thread th[4];
+    for (int i = 0; i < 4; i++) {
+        args[i] = (stress_arg){ex, &bodies, &cleanups, &forked, &errors, (uint32_t)(i * 7919 + 1)};
+        assert_true(tu_thread_start(&th[i], stress_main, &args[i]));
+    }
+    for (int i = 0; i < 4; i++) tu_thread_join(th[i]);
+    assert_int_equal(atomic_load(&errors), 0);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.submitted, (uint64_t)atomic_load(&forked));
+    assert_int_equal(xs.completed, xs.submitted); /* every fork terminal exactly once */
+    assert_true((long)xs.succeeded + (long)xs.failed >= atomic_load(&bodies) - (long)xs.cancelled);
+    assert_int_equal(xs.running + xs.ready + xs.waiting, 0);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+/* ---- the dump: escaping and the size it needs -------------------------------------------------- */
+
+static void test_dump_escapes_and_sizes(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(1);
+    const char *key = "q\"b\\s\x01\n\xc3\xa9"; /* quote, backslash, control bytes, UTF-8 */
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park park;
+    tu_park_init(&park, &started, NULL);
+    groupconc_task *h = tu_submit(ex, key, "id\"1", tu_park_fn, &park);
+    assert_true(tu_latch_wait(&started));
+    size_t need = 0;
+    assert_int_equal(groupconc_executor_dump(ex, NULL, 0, &need), GROUPCONC_ERANGE);
+    assert_true(need > 100);
+    char *buf = (char *)malloc(need);
+    char small[16];
+    size_t need2 = 0;
+    assert_int_equal(groupconc_executor_dump(ex, small, sizeof small, &need2), GROUPCONC_ERANGE);
+    assert_int_equal(strlen(small), sizeof small - 1); /* a NUL-terminated prefix */
+    assert_int_equal(groupconc_executor_dump(ex, buf, need, &need2), GROUPCONC_OK);
+    assert_int_equal(strlen(buf) + 1, need2);
+    assert_non_null(strstr(buf, "\"key\":\"q\\\"b\\\\s\\u0001\\n\xc3\xa9\""));
+    assert_non_null(strstr(buf, "\"id\":\"id\\\"1\",\"state\":\"running\""));
+    assert_non_null(strstr(buf, "\"version\":1"));
+    assert_int_equal(groupconc_executor_dump(NULL, buf, need, NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_executor_dump(ex, NULL, 5, NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_executor_dump_file(ex, NULL), GROUPCONC_EINVAL);
+    free(buf);
+    tu_park_release(&park);
+    tu_wait_status(h, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(h);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&park);
+    tu_latch_destroy(&started);
+}
+
+/* ---- bad input ----------------------------------------------------------------------------------- */
+
+static void test_scope_bad_input(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(2);
+    groupconc_scope *s = (groupconc_scope *)ex;
+    assert_int_equal(groupconc_scope_open(NULL, NULL, &s), GROUPCONC_EINVAL);
+    assert_null(s);
+    assert_int_equal(groupconc_scope_open(ex, NULL, NULL), GROUPCONC_EINVAL);
+    groupconc_scope_config c = {(groupconc_scope_policy)9, NULL, NULL, NULL};
+    assert_int_equal(groupconc_scope_open(ex, &c, &s), GROUPCONC_EPOLICY);
+    c.policy = GROUPCONC_SCOPE_CUSTOM;
+    assert_int_equal(groupconc_scope_open(ex, &c, &s), GROUPCONC_EINVAL); /* no callback */
+    assert_int_equal(groupconc_scope_open(ex, NULL, &s), GROUPCONC_OK);
+    groupconc_task_spec spec = {NULL, NULL, value_fn, NULL, NULL};
+    assert_int_equal(groupconc_scope_fork(NULL, &spec, NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_scope_fork(s, NULL, NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_EINVAL); /* group NULL */
+    spec.group = "";
+    assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_EKEYEMPTY);
+    spec.group = "g";
+    spec.fn = NULL;
+    assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_EINVAL);
+    groupconc_result r;
+    size_t idx;
+    assert_int_equal(groupconc_scope_result(s, 0, &r), GROUPCONC_ENOTFOUND);
+    assert_int_equal(groupconc_scope_result(NULL, 0, &r), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_scope_result(s, 0, NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_scope_first(s, NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_scope_first(NULL, &idx), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_scope_first_set(s, 3), GROUPCONC_ENOTFOUND);
+    assert_int_equal(groupconc_scope_first_set(NULL, 0), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_scope_fork_count(NULL), 0);
+    assert_int_equal(groupconc_scope_join(NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_scope_join_for(NULL, 0), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_scope_shutdown(NULL), GROUPCONC_EINVAL);
+    assert_int_equal(groupconc_scope_close(NULL), GROUPCONC_EINVAL);
+    assert_string_equal(groupconc_scope_policy_name(GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS), "SHUTDOWN_ON_SUCCESS");
+    assert_string_equal(groupconc_scope_policy_name((groupconc_scope_policy)9), "UNKNOWN");
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_ENOTJOINED);
+    assert_int_equal(groupconc_executor_shutdown(ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_open(ex, NULL, &s), GROUPCONC_ESHUTDOWN);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_collect_all_in_fork_order),
+        cmocka_unit_test(test_shutdown_on_failure),
+        cmocka_unit_test(test_shutdown_on_success),
+        cmocka_unit_test(test_custom_policy),
+        cmocka_unit_test(test_join_deadline_shuts_down),
+        cmocka_unit_test(test_close_waits_for_stubborn_fork),
+        cmocka_unit_test(test_nested_cancellation_reaches_grandchildren),
+        cmocka_unit_test(test_foreign_thread_refused),
+        cmocka_unit_test(test_close_in_reverse_order),
+        cmocka_unit_test(test_caps_hold_inside_scopes),
+        cmocka_unit_test(test_rejected_fork_is_a_failure),
+        cmocka_unit_test(test_deferred_fork),
+        cmocka_unit_test(test_stress_scopes),
+        cmocka_unit_test(test_dump_escapes_and_sizes),
+        cmocka_unit_test(test_scope_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
