@@ -92,6 +92,9 @@
        Deferred       a task body may call groupconc_context_defer and return
                       GROUPCONC_TASK_PENDING: it keeps its permits, frees its worker, and completes
                       when groupconc_deferred_complete is called from any thread.
+       Scopes         a scope owns the tasks forked in it: join, shut down (transitively, to the scopes
+                      opened inside its forks), close (always waits for every fork); policies collect
+                      all, stop at the first failure, or take the first success (section [9]).
        Arguments      the task's `arg` is the caller's. To hand it over, submit with a cleanup
                       (groupconc_submit_spec, spec.cleanup = free): it runs exactly once for every
                       accepted task, after the task function returned or, if it never ran, when the
@@ -168,8 +171,8 @@
               cleanup functions (groupconc_submit_spec), rejection handlers decide the outcome,
               COMPLETED once per SUBMITTED with per-outcome counters, EDEADLK instead of self-waits,
               execute_all reports true outcomes, groupconc_policy_check, *_name for every enum;
-              the admission gate (standalone and executor gates, generation-checked permits) and
-              deferred completion of executor tasks.
+              the admission gate (standalone and executor gates, generation-checked permits),
+              deferred completion of executor tasks, structured scopes and the JSON dump.
        0.1.0  first release: executor, three layers, thresholds, rejection policies, listener,
               group control, stats.
 */
