@@ -3222,13 +3222,13 @@ GROUPCONC__FN int groupconc__problem(groupconc_policy_problem *pr, int code, con
     pr->code = code;
     pr->group = group;
     pr->value = value;
-    if (index >= 0) snprintf(pr->field, sizeof pr->field, "groups[%ld].%s", index, field);
-    else snprintf(pr->field, sizeof pr->field, "%s", field);
+    if (index >= 0) (void)snprintf(pr->field, sizeof pr->field, "groups[%ld].%s", index, field);
+    else (void)snprintf(pr->field, sizeof pr->field, "%s", field);
     if (group)
-        snprintf(pr->message, sizeof pr->message, "%s (group \"%.40s\") = %lld: %s", pr->field, group,
+        (void)snprintf(pr->message, sizeof pr->message, "%s (group \"%.40s\") = %lld: %s", pr->field, group,
                  value, rule);
     else
-        snprintf(pr->message, sizeof pr->message, "%s = %lld: %s", pr->field, value, rule);
+        (void)snprintf(pr->message, sizeof pr->message, "%s = %lld: %s", pr->field, value, rule);
     return code;
 }
 
@@ -4413,7 +4413,7 @@ GROUPCONC__PUBLIC int groupconc_gate_destroy(groupconc_gate *gate) {
 
 /* A standalone gate: a counter and a slot, under the gate's lock. */
 GROUPCONC__FN int groupconc__gate_acquire_alone(groupconc_gate *gate, groupconc_permit *out) {
-    uint32_t slot = GROUPCONC__SLOT_NONE;
+    uint32_t slot;
     int rc = GROUPCONC_OK;
     groupconc__mutex_lock(&gate->lock);
     if (gate->in_flight >= (size_t)gate->limit) {
@@ -4716,22 +4716,32 @@ GROUPCONC__FN bool groupconc__scope_allowed(groupconc_scope *s) {
     return groupconc__thread_equal(groupconc__thread_self(), s->owner) || groupconc__inside_scope(s);
 }
 
-/* Mark s and its open descendants shut down, each with a reference, linked through shutdown_next;
-   a scope already shut down is skipped with its subtree (its shutdown covered it). Under
-   ex->scope_lock. */
-GROUPCONC__FN groupconc_scope *groupconc__scope_mark_sclocked(groupconc_executor *ex, groupconc_scope *s,
-                                                              groupconc_scope *list) {
-    groupconc_scope *c;
-    if (s->shut_down) return list;
-    groupconc__mutex_lock(&s->lock);
-    s->shut_down = true;
-    groupconc__mutex_unlock(&s->lock);
-    atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed); /* scope_lock orders it */
-    s->shutdown_next = list;
-    list = s;
-    for (c = ex->scopes; c; c = c->next_open)
-        if (c->parent == s) list = groupconc__scope_mark_sclocked(ex, c, list);
-    return list;
+/* Mark s and its open descendants shut down, each with a reference, linked through shutdown_next
+   (breadth first: the list is walked while it grows at its tail); a scope already shut down is
+   skipped with its subtree (its shutdown covered it). Under ex->scope_lock. */
+GROUPCONC__FN groupconc_scope *groupconc__scope_mark_sclocked(groupconc_executor *ex, groupconc_scope *s) {
+    groupconc_scope *x, *c, *tail = s;
+    if (s->shut_down) return NULL;
+    for (x = s; x; x = x->shutdown_next) {
+        if (x == s) { /* the others were marked when they were appended */
+            groupconc__mutex_lock(&s->lock);
+            s->shut_down = true;
+            groupconc__mutex_unlock(&s->lock);
+            atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed); /* scope_lock orders it */
+            s->shutdown_next = NULL;
+        }
+        for (c = ex->scopes; c; c = c->next_open) {
+            if (c->parent != x || c->shut_down) continue;
+            groupconc__mutex_lock(&c->lock);
+            c->shut_down = true;
+            groupconc__mutex_unlock(&c->lock);
+            atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+            c->shutdown_next = NULL;
+            tail->shutdown_next = c;
+            tail = c;
+        }
+    }
+    return s;
 }
 
 /* Cancel every fork of s that has not completed, a few at a time, with no lock held. */
@@ -4753,7 +4763,7 @@ GROUPCONC__PUBLIC int groupconc_scope_shutdown(groupconc_scope *scope) {
     groupconc_scope *list, *next;
     if (!scope) return GROUPCONC_EINVAL;
     groupconc__mutex_lock(&scope->ex->scope_lock);
-    list = groupconc__scope_mark_sclocked(scope->ex, scope, NULL);
+    list = groupconc__scope_mark_sclocked(scope->ex, scope);
     groupconc__mutex_unlock(&scope->ex->scope_lock);
     for (; list; list = next) {
         next = list->shutdown_next;
@@ -4800,8 +4810,7 @@ GROUPCONC__FN void groupconc__scope_fork_cb(groupconc_task *task, const groupcon
 
 GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupconc_scope_config *config,
                                            groupconc_scope **out_scope) {
-    groupconc_scope *s, *p;
-    const groupconc__frame *f;
+    groupconc_scope *s;
     groupconc_scope_config c;
     int rc = GROUPCONC_OK;
     if (out_scope) *out_scope = NULL;
@@ -4850,8 +4859,7 @@ GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupco
         s->parent_fork = groupconc__fork_cur->task;
         groupconc__mutex_unlock(&s->parent->lock);
     }
-    (void)f;
-    (void)p;
+
     if (s->parent && s->parent->shut_down) {
         rc = GROUPCONC_ESHUTDOWN;
     } else {
@@ -4919,7 +4927,7 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
         wrapped.cleanup = spec->cleanup ? groupconc__fork_cleanup : NULL;
         rc = groupconc_submit_spec(scope->ex, &wrapped, &task);
     }
-    if (rc != GROUPCONC_OK) { /* refused in submit: a fork with a REJECTED result */
+    if (rc != GROUPCONC_OK || !task) { /* refused in submit: a fork with a REJECTED result */
         groupconc_result r;
         memset(&r, 0, sizeof r);
         r.group = fk->group;
@@ -5139,7 +5147,7 @@ GROUPCONC__FN void groupconc__put_str(groupconc__out *o, const char *s) {
         case '\t': groupconc__put(o, "\\t", 2); break;
         default:
             if (*p < 0x20 || *p == 0x7f) {
-                snprintf(esc, sizeof esc, "\\u%04x", (unsigned)*p);
+                (void)snprintf(esc, sizeof esc, "\\u%04x", (unsigned)*p);
                 groupconc__put(o, esc, 6);
             } else {
                 groupconc__put(o, (const char *)p, 1);
@@ -5199,10 +5207,11 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "global_in_flight", ex->global.used, true);
     groupconc__put_field(o, "running", (long long)ex->nrunning, true);
     groupconc__put_field(o, "ready", ex->ready.count, true);
-    groupconc__put_field(o, "waiting", (long long)(ex->global.waiters.count + ex->waiting_groups), true);
+    groupconc__put_field(o, "waiting", (long long)ex->global.waiters.count + (long long)ex->waiting_groups, true);
     groupconc__put_field(o, "deferred", ex->deferred.count, true);
     groupconc__put_field(o, "submitted", (long long)ex->counts.submitted, true);
-    groupconc__put_field(o, "completed", (long long)(groupconc__outcomes_sum(ex->counts.outcome) + ex->rejected_other), true);
+    groupconc__put_field(o, "completed",
+                         (long long)groupconc__outcomes_sum(ex->counts.outcome) + (long long)ex->rejected_other, true);
     groupconc__put_field(o, "succeeded", (long long)ex->counts.outcome[GROUPCONC__C_SUCCEEDED], true);
     groupconc__put_field(o, "failed", (long long)ex->counts.outcome[GROUPCONC__C_FAILED], true);
     groupconc__put_field(o, "cancelled", (long long)ex->counts.outcome[GROUPCONC__C_CANCELLED], true);
@@ -5258,14 +5267,14 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
         char id[32];
         if (!first) groupconc__put(o, ",", 1);
         first = false;
-        snprintf(id, sizeof id, "%p", (const void *)sc);
+        (void)snprintf(id, sizeof id, "%p", (const void *)sc);
         groupconc__puts(o, "{\"id\":");
         groupconc__put_str(o, id);
         groupconc__puts(o, ",\"name\":");
         groupconc__put_str(o, sc->name);
         groupconc__puts(o, ",\"parent\":");
         if (sc->parent) {
-            snprintf(id, sizeof id, "%p", (const void *)sc->parent);
+            (void)snprintf(id, sizeof id, "%p", (const void *)sc->parent);
             groupconc__put_str(o, id);
         } else {
             groupconc__puts(o, "null");
@@ -5314,7 +5323,7 @@ GROUPCONC__PUBLIC int groupconc_executor_dump(groupconc_executor *ex, char *buf,
 }
 
 GROUPCONC__PUBLIC int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out) {
-    size_t need = 0, size = 0;
+    size_t need = 0, size;
     char *buf = NULL;
     int rc;
     if (!ex || !out) return GROUPCONC_EINVAL;
