@@ -314,7 +314,9 @@ typedef struct groupconc_result {
     int reason;              /* the library's reason: REJECTED: GROUPCONC_EREJECTED_* (the layer), or
                                 ESHUTDOWN / ENOMEM / ETHREAD (submit failed); CANCELLED:
                                 GROUPCONC_ECANCELLED; else 0 */
-    uint64_t start_ns;       /* monotonic; taken after all permits are held (rejected: rejection time) */
+    uint64_t start_ns;       /* monotonic; taken after all permits are held. A task that never ran
+                                (rejected, or cancelled before it started): the moment that
+                                happened, and end_ns == start_ns (zero duration) */
     uint64_t end_ns;         /* monotonic; end - start is the run time, waiting excluded */
 } groupconc_result;
 
