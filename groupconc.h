@@ -482,8 +482,8 @@ GROUPCONC_API int groupconc_executor_shutdown_graceful(groupconc_executor *ex, i
    unless a graceful shutdown began, which it lets finish), wait for running tasks to return, join
    the workers, free everything. Unreleased handles stay valid (all done).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL); GROUPCONC_EDEADLK (see Callbacks);
-                  GROUPCONC_EBUSY (an executor gate of it still exists: destroy it first; nothing
-                  done).
+                  GROUPCONC_EBUSY (an executor gate of it still exists, or a scope is open: destroy
+                  the gate, close the scope first; nothing done).
    Thread safety: no other call on `ex` may run concurrently, nor start after it.
    Callbacks:     from inside a task or callback of this executor: GROUPCONC_EDEADLK, nothing done. */
 GROUPCONC_API int groupconc_executor_destroy(groupconc_executor *ex);
@@ -958,9 +958,12 @@ GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_s
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument, spec->group or spec->fn NULL);
                   GROUPCONC_ENOTOWNER (not the scope's owner thread, nor inside one of its forks);
                   GROUPCONC_ESCOPE_SHUTDOWN (the scope is shut down or joined: the task never runs,
-                  its cleanup is not called); GROUPCONC_EKEYEMPTY / EKEYTOOLONG; GROUPCONC_ENOMEM;
-                  the codes of groupconc_submit_spec: a fork refused there (ABORT) still counts as a
-                  fork with a REJECTED result (a failure under SHUTDOWN_ON_FAILURE).
+                  its cleanup is not called); GROUPCONC_EKEYEMPTY / EKEYTOOLONG; GROUPCONC_ENOMEM
+                  (the scope's own bookkeeping: nothing changed); the codes of groupconc_submit_spec
+                  (GROUPCONC_EREJECTED_*, ESHUTDOWN, ENOMEM, ETHREAD): the fork was refused there and
+                  still counts, with a REJECTED result whose reason is that code (and task_id NULL),
+                  a failure under SHUTDOWN_ON_FAILURE; *out_index is set. Tell the two ENOMEM apart
+                  by groupconc_scope_fork_count.
    Thread safety: the owner thread, or a fork of the scope.
    Callbacks:     from the scope's forks and the owner's callbacks. */
 GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_task_spec *spec,
@@ -1028,7 +1031,7 @@ GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
    Field names are documented in the README ("The JSON dump"), stable within a "version".
    Params:        buf / size: filled with the dump and a NUL when it fits, else with a truncated,
                   NUL-terminated prefix (buf may be NULL with size 0); *out_needed (may be NULL):
-                  the bytes the whole dump takes, NUL included.
+                  the bytes the whole dump takes, NUL included (0 after GROUPCONC_EINVAL).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL, or buf NULL with size > 0);
                   GROUPCONC_ERANGE (did not fit: call again with *out_needed bytes); GROUPCONC_ENOMEM.
    Thread safety: any thread; a consistent snapshot (taken under the executor's locks).
@@ -4872,10 +4875,13 @@ GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupco
     groupconc__mutex_lock(&ex->scope_lock);
     /* inside a fork's body on this thread: the new scope is that fork's scope's child */
     if (groupconc__fork_cur && groupconc__fork_cur->scope->ex == ex) {
-        s->parent = groupconc__fork_cur->scope;
-        groupconc__mutex_lock(&s->parent->lock); /* its forking thread may be storing it too */
-        s->parent_fork = groupconc__fork_cur->task;
-        groupconc__mutex_unlock(&s->parent->lock);
+        groupconc_scope *ps = groupconc__fork_cur->scope;
+        groupconc__mutex_lock(&ps->lock); /* its forking thread may be storing the task too */
+        if (groupconc__fork_cur->task) { /* a body that runs (not a refused fork's report) */
+            s->parent = ps;
+            s->parent_fork = groupconc__fork_cur->task;
+        }
+        groupconc__mutex_unlock(&ps->lock);
     }
 
     if (s->parent && s->parent->shut_down) {
@@ -4907,6 +4913,10 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
     if (!scope || !spec || !spec->group || !spec->fn) return GROUPCONC_EINVAL;
     if ((rc = groupconc__key_hash(spec->group, &klen, &hash)) != GROUPCONC_OK) return rc;
     if (!groupconc__scope_allowed(scope)) return GROUPCONC_ENOTOWNER;
+    groupconc__mutex_lock(&scope->lock); /* refused before anything is allocated (checked again) */
+    rc = scope->shut_down || scope->joined ? GROUPCONC_ESCOPE_SHUTDOWN : GROUPCONC_OK;
+    groupconc__mutex_unlock(&scope->lock);
+    if (rc != GROUPCONC_OK) return rc;
     fk = (groupconc__fork *)GROUPCONC_MALLOC(sizeof *fk + klen + 1);
     if (!fk) return GROUPCONC_ENOMEM;
     memset(fk, 0, sizeof *fk);
@@ -4953,7 +4963,12 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
         r.status = GROUPCONC_STATUS_REJECTED;
         r.reason = rc;
         r.start_ns = r.end_ns = groupconc__now_ns();
+        /* its completion is reported on this thread: it counts as inside the fork (a join or
+           close from the policy callback is EDEADLK, as on a worker) */
+        fk->outer = groupconc__fork_cur;
+        groupconc__fork_cur = fk;
         groupconc__scope_fork_done(scope, fk, &r);
+        groupconc__fork_cur = fk->outer;
         if (out_index) *out_index = index;
         return rc;
     }

@@ -14,6 +14,16 @@
    event for a bad argument, a refused destroy doing nothing). Gates a row makes are destroyed by the
    teardown, which must succeed: a permit lost or released twice shows there as EBUSY.
 
+   Structured scopes and the dump have rows of their own: every scope function with each invalid
+   argument, and each refusal by thread or state (a foreign thread: ENOTOWNER; one of the scope's
+   own forks or its policy callback: EDEADLK; a child or later scope open: EORDER; shut down or
+   joined: ESCOPE_SHUTDOWN), each checking that nothing was done (the scope still open, listed in
+   the dump, neither joined nor shut down; a refused fork not counted, never run, its cleanup never
+   called) and every row auditing its scope after a join (runs and cleanups against the results);
+   executor_destroy with a scope open (EBUSY, nothing done); the dump's size contract on a fresh
+   executor (exact *out_needed, a NUL-terminated prefix, nothing written on EINVAL) and dump_file's
+   EINVAL / EIO. Scopes a row leaves open are joined and closed by the teardown.
+
    The fixture: executor with a per-group table ("solo": conc 1, threshold 0; "bulk": conc 1,
    in-flight 1, threshold 0), a task `parked` running in "p" on a latch, `queued` waiting behind it,
    and `done`, finished. */
@@ -77,8 +87,17 @@ static void watchdog_stop(watchdog *w) {
 #define MAX_EXTRA 4
 #define MAX_GATES 4
 #define MAX_PERMITS 8
+#define MAX_SCOPES 4
 
 typedef struct row row;
+
+/* What a scope row's fork body did (see "structured scopes" below). */
+typedef struct scope_probe {
+    int mode, op;
+    bool fork_late;
+    groupconc_scope *s, *child;
+    int rc1, rc2, rc3, rc4;
+} scope_probe;
 
 typedef struct fixture {
     const row *row;
@@ -106,7 +125,17 @@ typedef struct fixture {
        yet (the teardown completes it, or the executor's destroy would wait for it) */
     struct defer_probe *probe;
     groupconc_deferred *pending;
-    counter arrived; /* the deferring body ran its calls */
+    counter arrived; /* the deferring body ran its calls; a scope row's fork body arrived */
+    /* structured scope rows: scopes a row opened and has not closed (the teardown joins and closes
+       them, newest first, before it destroys the executors); what a fork body saw; the latch
+       parked forks wait on; fork cleanups and CUSTOM policy callbacks; a dump_file row's stream */
+    groupconc_scope *scopes[MAX_SCOPES];
+    int nscopes;
+    scope_probe sprobe;
+    counter go;
+    atomic_int cleanups;
+    atomic_int scope_cb_calls;
+    FILE *file;
 } fixture;
 
 struct row {
@@ -142,6 +171,7 @@ static int fixture_setup(void **state) {
     *state = f;
     counter_init(&f->gate);
     counter_init(&f->arrived);
+    counter_init(&f->go);
     memset(f->max_key, 'm', KEYMAX);
     f->max_key[KEYMAX] = '\0';
     memset(f->long_key, 'l', KEYMAX + 1);
@@ -169,7 +199,18 @@ static int fixture_teardown(void **state) {
     fixture *f = *state;
     int bad = 0;
     latch_open(&f->gate); /* first: a row that failed half-way may have parked a task on tmp_ex */
+    latch_open(&f->go);
     if (f->pending && groupconc_deferred_complete(f->pending, 0, NULL) != GROUPCONC_OK) bad = 1;
+    for (int i = f->nscopes - 1; i >= 0; i--) { /* joined first: a fork body may still close its child */
+        if (!f->scopes[i]) continue;
+        (void)groupconc_scope_join(f->scopes[i]);
+        int rc = groupconc_scope_close(f->scopes[i]);
+        if (rc != GROUPCONC_OK) {
+            fprintf(stderr, "row \"%s\": scope_close in the teardown: %s\n", f->row->name, groupconc_errname(rc));
+            bad = 1;
+        }
+    }
+    if (f->file) fclose(f->file);
     for (int i = 0; i < f->npermits; i++) { /* those the row released already: EPERMIT, nothing done */
         int rc = groupconc_permit_release(&f->permits[i], GROUPCONC_RELEASE_CANCELLED, 0);
         if (rc != GROUPCONC_OK && rc != GROUPCONC_EPERMIT) bad = 1;
@@ -1803,6 +1844,1182 @@ static int call_deferred(fixture *f, const row *r) {
     return 0;
 }
 
+/* ==== structured scopes and the dump ============================================================= */
+/* Scopes a row opens are tracked in the fixture; the teardown joins and closes them (newest first)
+   before it destroys the executors, which must then succeed (a scope left open makes destroy
+   EBUSY). Forks run fork_run or fork_fail (each counts f->runs) with fork_cleanup (counts
+   f->cleanups), so every row ends with the same audit: after a join, every fork has a result, the
+   forks that ran are exactly the SUCCESS and FAILED results and the cleanups are exactly the
+   accepted forks (all but the REJECTED ones, which the ABORT fixture refused in submit). A fork
+   body that must stay running parks on f->go (opened by the teardown too); tasks that hold "solo"
+   / "bulk" park on f->gate. */
+
+static int fork_run(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    atomic_fetch_add(&((fixture *)arg)->runs, 1);
+    return 0;
+}
+
+static int fork_fail(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    atomic_fetch_add(&((fixture *)arg)->runs, 1);
+    return 7;
+}
+
+/* Counts its arrival, parks on f->go (ignoring a cancellation flag), then counts its run. */
+static int fork_park(groupconc_context *ctx, void **out_value, void *arg) {
+    fixture *f = arg;
+    (void)ctx;
+    (void)out_value;
+    counter_add(&f->arrived);
+    latch_wait_open(&f->go);
+    atomic_fetch_add(&f->runs, 1);
+    return 0;
+}
+
+static void fork_cleanup(void *arg) { atomic_fetch_add(&((fixture *)arg)->cleanups, 1); }
+
+static void scope_cb(groupconc_scope *s, size_t index, const groupconc_result *r, void *user_data) {
+    (void)s, (void)index, (void)r;
+    atomic_fetch_add(&((fixture *)user_data)->scope_cb_calls, 1);
+}
+
+static groupconc_task_spec scope_spec(fixture *f, const char *group, groupconc_task_fn fn) {
+    groupconc_task_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.group = group;
+    spec.task_id = "fk";
+    spec.fn = fn ? fn : fork_run;
+    spec.arg = f;
+    spec.cleanup = fork_cleanup;
+    return spec;
+}
+
+static groupconc_scope *track_scope(fixture *f, groupconc_scope *s) {
+    assert_true(f->nscopes < MAX_SCOPES);
+    f->scopes[f->nscopes++] = s;
+    return s;
+}
+
+static void untrack_scope(fixture *f, groupconc_scope *s) {
+    for (int i = 0; i < f->nscopes; i++)
+        if (f->scopes[i] == s) f->scopes[i] = NULL;
+}
+
+static groupconc_scope *open_scope(fixture *f, groupconc_executor *ex, groupconc_scope_policy policy) {
+    groupconc_scope_config c;
+    memset(&c, 0, sizeof c);
+    c.policy = policy;
+    if (policy == GROUPCONC_SCOPE_CUSTOM) c.on_fork_complete = scope_cb;
+    c.user_data = f;
+    groupconc_scope *s = NULL;
+    assert_int_equal(groupconc_scope_open(ex, &c, &s), GROUPCONC_OK);
+    assert_non_null(s);
+    return track_scope(f, s);
+}
+
+static void close_scope(fixture *f, groupconc_scope *s, int want) {
+    int rc = groupconc_scope_close(s);
+    if (rc == GROUPCONC_OK || rc == GROUPCONC_ENOTJOINED) untrack_scope(f, s); /* freed */
+    if (rc != want) fail_msg("scope_close returned %s, want %s", groupconc_errname(rc), groupconc_errname(want));
+}
+
+static size_t fork_ok(fixture *f, groupconc_scope *s, const char *group, groupconc_task_fn fn) {
+    groupconc_task_spec spec = scope_spec(f, group, fn);
+    size_t idx = SIZE_MAX;
+    size_t before = groupconc_scope_fork_count(s);
+    int rc = groupconc_scope_fork(s, &spec, &idx);
+    if (rc != GROUPCONC_OK) fail_msg("scope_fork(\"%s\") returned %s", group, groupconc_errname(rc));
+    assert_int_equal(idx, before);
+    return idx;
+}
+
+/* A fork body that must be running: fork it and wait for its arrival. */
+static void fork_parked(fixture *f, groupconc_scope *s, const char *group) {
+    int arrived = counter_get(&f->arrived);
+    fork_ok(f, s, group, fork_park);
+    assert_true(counter_wait(&f->arrived, arrived + 1));
+}
+
+/* Join (want: its code), then the audit described above; returns the number of forks. */
+static size_t join_audit(fixture *f, groupconc_scope *s, int want) {
+    int rc = groupconc_scope_join(s);
+    if (rc != want) fail_msg("scope_join returned %s, want %s", groupconc_errname(rc), groupconc_errname(want));
+    size_t n = groupconc_scope_fork_count(s);
+    int ran = 0, accepted = 0;
+    for (size_t i = 0; i < n; i++) {
+        groupconc_result r;
+        rc = groupconc_scope_result(s, i, &r);
+        if (rc != GROUPCONC_OK) fail_msg("after join, scope_result(%zu) returned %s", i, groupconc_errname(rc));
+        if (r.status == GROUPCONC_STATUS_PENDING) fail_msg("after join, fork %zu is PENDING", i);
+        ran += r.status == GROUPCONC_STATUS_SUCCESS || r.status == GROUPCONC_STATUS_FAILED;
+        accepted += r.status != GROUPCONC_STATUS_REJECTED;
+    }
+    if (atomic_load(&f->runs) != ran || atomic_load(&f->cleanups) != accepted)
+        fail_msg("%zu forks: %d SUCCESS or FAILED, %d accepted; yet %d runs and %d cleanups", n, ran, accepted,
+                 atomic_load(&f->runs), atomic_load(&f->cleanups));
+    return n;
+}
+
+/* The number of open scopes in the executor's dump (each scope is one {"id": in "scopes"). */
+static char *dump_alloc(groupconc_executor *ex) {
+    size_t need = 0;
+    assert_int_equal(groupconc_executor_dump(ex, NULL, 0, &need), GROUPCONC_ERANGE);
+    for (;;) { /* the state may grow between two calls (an age gaining a digit) */
+        char *buf = malloc(need + 256);
+        assert_non_null(buf);
+        size_t got = 0;
+        int rc = groupconc_executor_dump(ex, buf, need + 256, &got);
+        if (rc == GROUPCONC_OK) {
+            assert_int_equal(strlen(buf) + 1, got);
+            return buf;
+        }
+        assert_int_equal(rc, GROUPCONC_ERANGE);
+        free(buf);
+        need = got;
+    }
+}
+
+static int dump_scope_count(groupconc_executor *ex) {
+    char *d = dump_alloc(ex);
+    const char *p = strstr(d, "\"scopes\":[");
+    int n = 0;
+    assert_non_null(p);
+    while ((p = strstr(p + 1, "{\"id\":")) != NULL) n++;
+    free(d);
+    return n;
+}
+
+static bool dump_has(groupconc_executor *ex, const char *what) {
+    char *d = dump_alloc(ex);
+    bool has = strstr(d, what) != NULL;
+    free(d);
+    return has;
+}
+
+/* ---- calls on another thread, and from inside a fork ------------------------------------------- */
+
+enum { SOP_FORK, SOP_FORK_EMPTY, SOP_JOIN, SOP_JOIN_FOR0, SOP_CLOSE, SOP_SHUTDOWN };
+
+static int scope_op(fixture *f, groupconc_scope *s, int op) {
+    groupconc_task_spec spec = scope_spec(f, "sf", NULL);
+    switch (op) {
+    case SOP_FORK: return groupconc_scope_fork(s, &spec, NULL);
+    case SOP_FORK_EMPTY: spec.group = ""; return groupconc_scope_fork(s, &spec, NULL);
+    case SOP_JOIN: return groupconc_scope_join(s);
+    case SOP_JOIN_FOR0: return groupconc_scope_join_for(s, 0);
+    case SOP_CLOSE: return groupconc_scope_close(s);
+    case SOP_SHUTDOWN: return groupconc_scope_shutdown(s);
+    default: return INT_MIN;
+    }
+}
+
+typedef struct foreign_call {
+    fixture *f;
+    groupconc_scope *s;
+    int op, rc;
+    counter done;
+} foreign_call;
+
+static void *foreign_main(void *arg) {
+    foreign_call *c = arg;
+    c->rc = scope_op(c->f, c->s, c->op);
+    latch_open(&c->done);
+    return NULL;
+}
+
+/* The call on a thread that is neither the owner nor inside a fork. A call that should return at
+   once but waits for a parked fork is freed after 2 s (the latches opened): the row then fails on
+   the code instead of hanging. */
+static int foreign(fixture *f, groupconc_scope *s, int op) {
+    foreign_call c;
+    pthread_t th;
+    memset(&c, 0, sizeof c);
+    c.f = f;
+    c.s = s;
+    c.op = op;
+    c.rc = INT_MIN;
+    counter_init(&c.done);
+    assert_int_equal(pthread_create(&th, NULL, foreign_main, &c), 0);
+    struct timespec dl = deadline_after(INT64_C(2000000000));
+    pthread_mutex_lock(&c.done.mu);
+    int rc = 0;
+    while (!c.done.open && rc == 0) rc = pthread_cond_timedwait(&c.done.cv, &c.done.mu, &dl);
+    bool late = !c.done.open;
+    pthread_mutex_unlock(&c.done.mu);
+    if (late) {
+        fprintf(stderr, "test_errors: a scope call from a foreign thread blocked (op %d)\n", op);
+        latch_open(&f->go);
+        latch_open(&f->gate);
+    }
+    pthread_join(th, NULL);
+    counter_destroy(&c.done);
+    return c.rc;
+}
+
+/* scope_close on the owner thread where it must refuse at once (EORDER): were it to go ahead it
+   would wait for a fork parked on f->go, so a helper opens the latches if the call has not returned
+   within 2 s (the row then fails on the code instead of hanging). */
+typedef struct unblocker {
+    counter returned;
+    fixture *f;
+} unblocker;
+
+static void *unblocker_main(void *arg) {
+    unblocker *u = arg;
+    struct timespec dl = deadline_after(INT64_C(2000000000));
+    pthread_mutex_lock(&u->returned.mu);
+    int rc = 0;
+    while (!u->returned.open && rc == 0) rc = pthread_cond_timedwait(&u->returned.cv, &u->returned.mu, &dl);
+    bool late = !u->returned.open;
+    pthread_mutex_unlock(&u->returned.mu);
+    if (late) {
+        fprintf(stderr, "test_errors: row \"%s\": scope_close waited instead of refusing\n", u->f->row->name);
+        latch_open(&u->f->go);
+        latch_open(&u->f->gate);
+    }
+    return NULL;
+}
+
+static int close_or_unblock(fixture *f, groupconc_scope *s) {
+    unblocker u;
+    pthread_t th;
+    counter_init(&u.returned);
+    u.f = f;
+    assert_int_equal(pthread_create(&th, NULL, unblocker_main, &u), 0);
+    int rc = groupconc_scope_close(s);
+    latch_open(&u.returned);
+    pthread_join(th, NULL);
+    counter_destroy(&u.returned);
+    return rc;
+}
+
+/* What a fork body does (f->sprobe): B_OP: op on its own scope; B_OPEN_LATE: open a scope once
+   f->go opens (its scope shut down by then); B_CHILD: open a child scope, wait for f->go, then
+   (fork_late) fork into the child, join and close it. Each counts its arrival on f->arrived (once
+   before it waits, once when done) and its run on f->runs. */
+enum { B_OP, B_OPEN_LATE, B_CHILD };
+
+static int scope_body(groupconc_context *ctx, void **out_value, void *arg) {
+    fixture *f = arg;
+    scope_probe *p = &f->sprobe;
+    groupconc_executor *ex = f->ex;
+    (void)ctx;
+    (void)out_value;
+    switch (p->mode) {
+    case B_OP:
+        p->rc1 = scope_op(f, p->s, p->op);
+        break;
+    case B_OPEN_LATE:
+        counter_add(&f->arrived);
+        latch_wait_open(&f->go);
+        p->child = (groupconc_scope *)(uintptr_t)1;
+        p->rc1 = groupconc_scope_open(ex, NULL, &p->child);
+        if (p->rc1 == GROUPCONC_OK) {
+            p->rc2 = groupconc_scope_join(p->child);
+            p->rc3 = groupconc_scope_close(p->child);
+        }
+        break;
+    case B_CHILD:
+        p->rc1 = groupconc_scope_open(ex, NULL, &p->child);
+        counter_add(&f->arrived);
+        latch_wait_open(&f->go);
+        if (p->rc1 != GROUPCONC_OK) break;
+        if (p->fork_late) {
+            groupconc_task_spec spec = scope_spec(f, "sc", NULL);
+            p->rc4 = groupconc_scope_fork(p->child, &spec, NULL);
+        }
+        p->rc2 = groupconc_scope_join(p->child);
+        p->rc3 = groupconc_scope_close(p->child);
+        break;
+    default: break;
+    }
+    counter_add(&f->arrived);
+    atomic_fetch_add(&f->runs, 1);
+    return 0;
+}
+
+/* Fork scope_body into s in mode `mode` and wait until it made its first calls (arrived once);
+   a body that blocks in a call it should have refused would hang the teardown: abort instead. */
+static void fork_probe(fixture *f, groupconc_scope *s, int mode, int op) {
+    memset(&f->sprobe, 0, sizeof f->sprobe);
+    f->sprobe.mode = mode;
+    f->sprobe.op = op;
+    f->sprobe.s = s;
+    int arrived = counter_get(&f->arrived);
+    fork_ok(f, s, "sb", scope_body);
+    if (!counter_wait(&f->arrived, arrived + 1)) {
+        fprintf(stderr, "test_errors: row \"%s\": the fork body blocked in a scope call (op %d)\n", f->row->name, op);
+        abort();
+    }
+}
+
+/* ---- groupconc_scope_open ----------------------------------------------------------------------- */
+/* After an error *out_scope is NULL and no scope is open (the dump lists none); a scope made works:
+   a fork runs, join and close return OK. */
+
+enum { SO_NULL_EX, SO_NULL_OUT, SO_ALL_NULL, SO_POLICY, SO_POLICY_NULL_OUT, SO_CUSTOM_NO_CB, SO_CUSTOM_NO_CB_NULL_EX,
+       SO_CUSTOM, SO_CONFIG_NULL, SO_NAME_COPIED, SO_SHUTDOWN, SO_GRACEFUL, SO_SHUTDOWN_BAD_POLICY, SO_IN_SHUT_FORK };
+
+static int call_scope_open(fixture *f, const row *r) {
+    groupconc_scope_config c;
+    memset(&c, 0, sizeof c);
+    c.user_data = f;
+    const groupconc_scope_config *cfg = &c;
+    groupconc_executor *ex = f->ex;
+    groupconc_scope *s = (groupconc_scope *)(uintptr_t)1, **out = &s;
+    char *heap_name = NULL;
+    switch (r->field) {
+    case SO_NULL_EX: ex = NULL; break;
+    case SO_NULL_OUT: out = NULL; break;
+    case SO_ALL_NULL: ex = NULL; cfg = NULL; out = NULL; break;
+    case SO_POLICY: c.policy = (groupconc_scope_policy)r->value; break;
+    case SO_POLICY_NULL_OUT: c.policy = (groupconc_scope_policy)r->value; out = NULL; break;
+    case SO_CUSTOM_NO_CB: c.policy = GROUPCONC_SCOPE_CUSTOM; break;
+    case SO_CUSTOM_NO_CB_NULL_EX: c.policy = GROUPCONC_SCOPE_CUSTOM; ex = NULL; break;
+    case SO_CUSTOM: c.policy = GROUPCONC_SCOPE_CUSTOM; c.on_fork_complete = scope_cb; break;
+    case SO_CONFIG_NULL: cfg = NULL; break;
+    case SO_NAME_COPIED: /* freed right after the call: the dump still shows it */
+        heap_name = malloc(16);
+        assert_non_null(heap_name);
+        strcpy(heap_name, "scope-\"n\"");
+        c.name = heap_name;
+        c.policy = GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS;
+        break;
+    case SO_SHUTDOWN: assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK); break;
+    case SO_GRACEFUL:
+        latch_open(&f->gate);
+        assert_int_equal(groupconc_executor_shutdown_graceful(f->ex, BOUND_NS), GROUPCONC_OK);
+        break;
+    case SO_SHUTDOWN_BAD_POLICY: /* the argument is checked first */
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        c.policy = (groupconc_scope_policy)4;
+        break;
+    case SO_IN_SHUT_FORK: { /* a fork's body opens a scope after its own scope was shut down */
+        groupconc_scope *p = open_scope(f, f->ex, GROUPCONC_SCOPE_COLLECT_ALL);
+        fork_probe(f, p, B_OPEN_LATE, 0);
+        assert_int_equal(groupconc_scope_shutdown(p), GROUPCONC_OK);
+        latch_open(&f->go);
+        assert_true(counter_wait(&f->arrived, 2));
+        int rc = f->sprobe.rc1;
+        if (rc != GROUPCONC_OK && f->sprobe.child)
+            fail_msg("scope_open in a fork returned %s, yet *out_scope %p", groupconc_errname(rc), (void *)f->sprobe.child);
+        if (rc == GROUPCONC_OK) assert_int_equal(f->sprobe.rc3, GROUPCONC_OK);
+        join_audit(f, p, GROUPCONC_OK);
+        close_scope(f, p, GROUPCONC_OK); /* not EORDER: the refused child was not counted */
+        assert_int_equal(dump_scope_count(f->ex), 0);
+        return rc;
+    }
+    default: fail();
+    }
+    int rc = groupconc_scope_open(ex, cfg, out);
+    if (heap_name) {
+        memset(heap_name, 'x', 15);
+        free(heap_name);
+    }
+    if (rc != GROUPCONC_OK) {
+        if (out && s) fail_msg("scope_open returned %s, yet *out_scope %p", groupconc_errname(rc), (void *)s);
+        assert_int_equal(dump_scope_count(f->ex), 0);
+        return rc;
+    }
+    assert_non_null(s);
+    track_scope(f, s);
+    assert_int_equal(dump_scope_count(f->ex), 1);
+    if (r->field == SO_NAME_COPIED) {
+        assert_true(dump_has(f->ex, "\"name\":\"scope-\\\"n\\\"\""));
+        assert_true(dump_has(f->ex, "\"policy\":\"SHUTDOWN_ON_SUCCESS\""));
+    }
+    if (r->field == SO_CONFIG_NULL) assert_true(dump_has(f->ex, "\"name\":null,\"parent\":null,\"policy\":\"COLLECT_ALL\""));
+    fork_ok(f, s, "so", NULL);
+    join_audit(f, s, GROUPCONC_OK);
+    assert_int_equal(atomic_load(&f->runs), 1);
+    if (r->field == SO_CUSTOM) assert_int_equal(atomic_load(&f->scope_cb_calls), 1);
+    close_scope(f, s, GROUPCONC_OK);
+    assert_int_equal(dump_scope_count(f->ex), 0);
+    return rc;
+}
+
+/* ---- groupconc_scope_fork ----------------------------------------------------------------------- */
+/* A refused fork (a bad argument, a foreign thread, a scope shut down or joined) is not counted,
+   fires no SUBMITTED event, never runs and its cleanup is never called; a fork refused in submit
+   (ABORT, executor shut down) is counted: its index is written and its result is REJECTED with the
+   code as reason (a failure under SHUTDOWN_ON_FAILURE). */
+
+enum { SF_NULL_SCOPE, SF_NULL_SPEC, SF_NULL_GROUP, SF_NULL_FN, SF_EMPTY, SF_LONG, SF_MAX, SF_NULL_INDEX, SF_FOREIGN,
+       SF_FOREIGN_EMPTY, SF_AFTER_SHUTDOWN, SF_AFTER_JOIN, SF_AFTER_EXPIRED_JOIN, SF_AFTER_PARENT_SHUTDOWN,
+       SF_REJECTED_CONC, SF_REJECTED_BULK, SF_EXEC_SHUTDOWN, SF_FROM_OWN_FORK };
+
+static int call_scope_fork(fixture *f, const row *r) {
+    bool on_failure = r->field == SF_REJECTED_CONC;
+    groupconc_scope *s = open_scope(f, f->ex, on_failure ? GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE : GROUPCONC_SCOPE_COLLECT_ALL);
+    groupconc_scope *target = s;
+    groupconc_task_spec spec = scope_spec(f, "sf", NULL), *sp = &spec;
+    size_t idx = 12345, *pidx = &idx;
+    int join_want = GROUPCONC_OK;
+    int rc = INT_MIN;
+    switch (r->field) {
+    case SF_NULL_SCOPE: target = NULL; break;
+    case SF_NULL_SPEC: sp = NULL; break;
+    case SF_NULL_GROUP: spec.group = NULL; break;
+    case SF_NULL_FN: spec.fn = NULL; break;
+    case SF_EMPTY: spec.group = ""; break;
+    case SF_LONG: spec.group = f->long_key; break;
+    case SF_MAX: spec.group = f->max_key; break;
+    case SF_NULL_INDEX: pidx = NULL; break;
+    case SF_FOREIGN:
+    case SF_FOREIGN_EMPTY: fork_parked(f, s, "sp"); break; /* a fork of s runs meanwhile */
+    case SF_AFTER_SHUTDOWN: assert_int_equal(groupconc_scope_shutdown(s), GROUPCONC_OK); break;
+    case SF_AFTER_JOIN: assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK); break;
+    case SF_AFTER_EXPIRED_JOIN:
+        fork_parked(f, s, "sp");
+        assert_int_equal(groupconc_scope_join_for(s, 0), GROUPCONC_ETIMEDOUT);
+        break;
+    case SF_AFTER_PARENT_SHUTDOWN: /* into a child scope (opened in a fork) after its parent's shutdown */
+        memset(&f->sprobe, 0, sizeof f->sprobe);
+        f->sprobe.mode = B_CHILD;
+        f->sprobe.fork_late = true;
+        f->sprobe.s = s;
+        fork_ok(f, s, "sb", scope_body);
+        assert_true(counter_wait(&f->arrived, 1));
+        assert_int_equal(f->sprobe.rc1, GROUPCONC_OK);
+        assert_int_equal(groupconc_scope_shutdown(s), GROUPCONC_OK);
+        latch_open(&f->go);
+        assert_true(counter_wait(&f->arrived, 2));
+        assert_int_equal(f->sprobe.rc2, GROUPCONC_OK); /* the child's join, */
+        assert_int_equal(f->sprobe.rc3, GROUPCONC_OK); /* its close: it had no fork */
+        rc = f->sprobe.rc4;
+        break;
+    case SF_REJECTED_CONC:
+    case SF_REJECTED_BULK: { /* "solo": concurrency 1, threshold 0; "bulk": in-flight 1, threshold 0 */
+        const char *g = r->field == SF_REJECTED_CONC ? "solo" : "bulk";
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(f->ex, g, NULL, task_park, &f->gate, &t), GROUPCONC_OK);
+        add_extra(f, t);
+        assert_true(counter_wait(&f->gate, 2));
+        atomic_store(&f->submitted, 0);
+        spec.group = g;
+        if (on_failure) join_want = GROUPCONC_EFAILED;
+        break;
+    }
+    case SF_EXEC_SHUTDOWN: assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK); break;
+    case SF_FROM_OWN_FORK: break;
+    default: fail();
+    }
+    size_t before = groupconc_scope_fork_count(s);
+    int submitted = atomic_load(&f->submitted);
+    if (r->field == SF_FOREIGN) rc = foreign(f, s, SOP_FORK);
+    else if (r->field == SF_FOREIGN_EMPTY) rc = foreign(f, s, SOP_FORK_EMPTY);
+    else if (r->field == SF_FROM_OWN_FORK) {
+        fork_probe(f, s, B_OP, SOP_FORK);
+        before = 1; /* the probe itself */
+        rc = f->sprobe.rc1;
+        pidx = NULL;
+    } else if (r->field != SF_AFTER_PARENT_SHUTDOWN) rc = groupconc_scope_fork(target, sp, pidx);
+    bool counted = rc == GROUPCONC_OK || rc == GROUPCONC_EREJECTED_CONCURRENCY || rc == GROUPCONC_EREJECTED_BULKHEAD ||
+                   rc == GROUPCONC_EREJECTED_GLOBAL || rc == GROUPCONC_ESHUTDOWN;
+    size_t after = groupconc_scope_fork_count(s);
+    if (r->field == SF_AFTER_PARENT_SHUTDOWN) {
+        /* the child is closed: nothing to count there; s has the probe only */
+    } else if (after != before + (counted ? 1 : 0)) {
+        fail_msg("scope_fork returned %s: fork_count %zu -> %zu", groupconc_errname(rc), before, after);
+    }
+    if (counted && pidx && idx != before) fail_msg("scope_fork returned %s: index %zu, want %zu", groupconc_errname(rc), idx, before);
+    if (!counted && atomic_load(&f->submitted) != submitted)
+        fail_msg("scope_fork returned %s, yet %d SUBMITTED event(s)", groupconc_errname(rc), atomic_load(&f->submitted) - submitted);
+    if (counted && rc != GROUPCONC_OK) { /* refused in submit: a REJECTED fork, done at once */
+        groupconc_result res;
+        assert_int_equal(groupconc_scope_result(s, before, &res), GROUPCONC_OK);
+        assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(res.reason, rc);
+        assert_string_equal(res.group, spec.group);
+        assert_int_equal(atomic_load(&f->cleanups), 0); /* not accepted: the arg is still the caller's */
+        size_t first = 99;
+        if (on_failure) { /* a failure: it decided the scope and shut it down */
+            assert_int_equal(groupconc_scope_first(s, &first), GROUPCONC_OK);
+            assert_int_equal(first, before);
+            groupconc_task_spec later = scope_spec(f, "sf", NULL);
+            assert_int_equal(groupconc_scope_fork(s, &later, NULL), GROUPCONC_ESCOPE_SHUTDOWN);
+        } else {
+            assert_int_equal(groupconc_scope_first(s, &first), GROUPCONC_ENOTFOUND);
+        }
+    }
+    latch_open(&f->go);
+    size_t n = join_audit(f, s, join_want);
+    if (rc == GROUPCONC_ESCOPE_SHUTDOWN || rc == GROUPCONC_ENOTOWNER || rc == GROUPCONC_EINVAL ||
+        rc == GROUPCONC_EKEYEMPTY || rc == GROUPCONC_EKEYTOOLONG) {
+        /* the refused task never ran: only the forks made before it (parked ones, the probe) did */
+        assert_int_equal(atomic_load(&f->runs), (int)n);
+    }
+    close_scope(f, s, GROUPCONC_OK);
+    return rc;
+}
+
+/* ---- groupconc_scope_join / join_for ------------------------------------------------------------ */
+/* A refused join (foreign thread, own fork) does nothing: the scope is neither joined nor shut down
+   (a later fork is taken). join_for that expires shuts the scope down. */
+
+enum { SJ_NULL, SJ_FOR_NULL, SJ_FOR_NULL_NEG, SJ_FOREIGN, SJ_FOR_FOREIGN, SJ_IN_FORK, SJ_FOR_IN_FORK, SJ_FOR_EXPIRES,
+       SJ_FOR_NEG, SJ_TWICE, SJ_EMPTY, SJ_EMPTY_ON_SUCCESS, SJ_FAILED, SJ_FOR_ZERO_ALL_DONE };
+
+static int call_scope_join(fixture *f, const row *r) {
+    switch (r->field) {
+    case SJ_NULL: return groupconc_scope_join(NULL);
+    case SJ_FOR_NULL: return groupconc_scope_join_for(NULL, 0);
+    case SJ_FOR_NULL_NEG: return groupconc_scope_join_for(NULL, GROUPCONC_FOREVER);
+    default: break;
+    }
+    groupconc_scope_policy pol = r->field == SJ_EMPTY_ON_SUCCESS ? GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS
+                                 : r->field == SJ_FAILED         ? GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE
+                                                                 : GROUPCONC_SCOPE_COLLECT_ALL;
+    groupconc_scope *s = open_scope(f, f->ex, pol);
+    int rc = INT_MIN;
+    switch (r->field) {
+    case SJ_FOREIGN:
+    case SJ_FOR_FOREIGN:
+    case SJ_IN_FORK:
+    case SJ_FOR_IN_FORK: {
+        fork_parked(f, s, "sp");
+        bool in_fork = r->field == SJ_IN_FORK || r->field == SJ_FOR_IN_FORK;
+        int op = r->field == SJ_FOREIGN || r->field == SJ_IN_FORK ? SOP_JOIN : SOP_JOIN_FOR0;
+        if (in_fork) {
+            fork_probe(f, s, B_OP, op);
+            rc = f->sprobe.rc1;
+        } else {
+            rc = foreign(f, s, op);
+        }
+        fork_ok(f, s, "sf", NULL); /* nothing done: neither joined nor shut down */
+        latch_open(&f->go);
+        join_audit(f, s, GROUPCONC_OK);
+        break;
+    }
+    case SJ_FOR_EXPIRES: {
+        fork_parked(f, s, "sp");
+        rc = groupconc_scope_join_for(s, 1000000);
+        groupconc_task_spec later = scope_spec(f, "sf", NULL);
+        if (rc == GROUPCONC_ETIMEDOUT) /* shut down: no more forks */
+            assert_int_equal(groupconc_scope_fork(s, &later, NULL), GROUPCONC_ESCOPE_SHUTDOWN);
+        latch_open(&f->go);
+        join_audit(f, s, GROUPCONC_OK);
+        break;
+    }
+    case SJ_FOR_NEG: { /* any negative timeout waits: the parked fork is released 50 ms later */
+        fork_parked(f, s, "sp");
+        pthread_t opener;
+        watchdog w;
+        watchdog_start(&w, "scope_join_for with a negative timeout");
+        assert_int_equal(pthread_create(&opener, NULL, open_gate_later, &f->go), 0);
+        rc = groupconc_scope_join_for(s, -2);
+        watchdog_stop(&w);
+        pthread_join(opener, NULL);
+        if (rc == GROUPCONC_OK) assert_int_equal(atomic_load(&f->runs), 1);
+        join_audit(f, s, GROUPCONC_OK);
+        break;
+    }
+    case SJ_TWICE:
+        fork_ok(f, s, "sf", NULL);
+        join_audit(f, s, GROUPCONC_OK);
+        rc = groupconc_scope_join(s);
+        break;
+    case SJ_EMPTY:
+    case SJ_EMPTY_ON_SUCCESS: rc = groupconc_scope_join(s); break; /* on success: none succeeded */
+    case SJ_FAILED: {
+        fork_ok(f, s, "sf", fork_fail);
+        rc = groupconc_scope_join(s);
+        size_t first = 99;
+        assert_int_equal(groupconc_scope_first(s, &first), GROUPCONC_OK);
+        assert_int_equal(first, 0);
+        break;
+    }
+    case SJ_FOR_ZERO_ALL_DONE: { /* nothing left to wait for: a poll joins */
+        fork_ok(f, s, "sf", NULL);
+        groupconc_result res;
+        for (int i = 0; i < 10000 && groupconc_scope_result(s, 0, &res) == GROUPCONC_ETIMEDOUT; i++) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        rc = groupconc_scope_join_for(s, 0);
+        groupconc_task_spec later = scope_spec(f, "sf", NULL);
+        if (rc == GROUPCONC_OK) assert_int_equal(groupconc_scope_fork(s, &later, NULL), GROUPCONC_ESCOPE_SHUTDOWN);
+        break;
+    }
+    default: fail();
+    }
+    close_scope(f, s, GROUPCONC_OK);
+    return rc;
+}
+
+/* ---- groupconc_scope_shutdown ------------------------------------------------------------------- */
+
+enum { SS_NULL, SS_TWICE, SS_FOREIGN, SS_AFTER_JOIN };
+
+static int call_scope_shutdown(fixture *f, const row *r) {
+    if (r->field == SS_NULL) return groupconc_scope_shutdown(NULL);
+    groupconc_scope *s = open_scope(f, f->ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    int rc = INT_MIN;
+    switch (r->field) {
+    case SS_TWICE:
+    case SS_FOREIGN: { /* a running fork (flagged, it finishes) and one queued behind it (dequeued once) */
+        fork_parked(f, s, "sq");
+        fork_ok(f, s, "sq", NULL);
+        if (r->field == SS_TWICE) {
+            assert_int_equal(groupconc_scope_shutdown(s), GROUPCONC_OK);
+            rc = groupconc_scope_shutdown(s);
+        } else {
+            rc = foreign(f, s, SOP_SHUTDOWN);
+        }
+        groupconc_result res;
+        if (rc == GROUPCONC_OK) {
+            assert_int_equal(groupconc_scope_result(s, 1, &res), GROUPCONC_OK); /* dequeued at once */
+            assert_int_equal(res.status, GROUPCONC_STATUS_CANCELLED);
+            assert_int_equal(atomic_load(&f->cleanups), 1);
+            assert_int_equal(groupconc_scope_shutdown(s), GROUPCONC_OK);
+            assert_int_equal(atomic_load(&f->cleanups), 1);
+        }
+        latch_open(&f->go);
+        join_audit(f, s, GROUPCONC_OK);
+        assert_int_equal(atomic_load(&f->runs), 1);
+        break;
+    }
+    case SS_AFTER_JOIN:
+        fork_ok(f, s, "sf", NULL);
+        join_audit(f, s, GROUPCONC_OK);
+        rc = groupconc_scope_shutdown(s);
+        break;
+    default: fail();
+    }
+    close_scope(f, s, GROUPCONC_OK);
+    return rc;
+}
+
+/* ---- groupconc_scope_close ---------------------------------------------------------------------- */
+/* A refused close (foreign thread, open child or later scope, own fork) does nothing: the scope is
+   still open and listed, not joined (a fork is taken), and closes later with OK. A close without a
+   join still waits for every fork and frees the scope. */
+
+enum { SC_NULL, SC_FOREIGN, SC_CHILD_OPEN, SC_OUT_OF_ORDER, SC_OUT_OF_ORDER_JOINED, SC_IN_FORK, SC_NOT_JOINED,
+       SC_NOT_JOINED_EMPTY, SC_NOT_JOINED_WAITS, SC_NOT_JOINED_SHUT, SC_JOINED };
+
+static int call_scope_close(fixture *f, const row *r) {
+    if (r->field == SC_NULL) return groupconc_scope_close(NULL);
+    groupconc_scope *s = open_scope(f, f->ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    int rc = INT_MIN;
+    switch (r->field) {
+    case SC_FOREIGN:
+    case SC_IN_FORK:
+        fork_parked(f, s, "sp");
+        if (r->field == SC_FOREIGN) {
+            rc = foreign(f, s, SOP_CLOSE);
+        } else {
+            fork_probe(f, s, B_OP, SOP_CLOSE);
+            rc = f->sprobe.rc1;
+        }
+        if (rc == GROUPCONC_OK || rc == GROUPCONC_ENOTJOINED) {
+            untrack_scope(f, s);
+            return rc;
+        }
+        assert_int_equal(dump_scope_count(f->ex), 1);
+        fork_ok(f, s, "sf", NULL);
+        latch_open(&f->go);
+        join_audit(f, s, GROUPCONC_OK);
+        close_scope(f, s, GROUPCONC_OK);
+        return rc;
+    case SC_CHILD_OPEN: {
+        memset(&f->sprobe, 0, sizeof f->sprobe);
+        f->sprobe.mode = B_CHILD;
+        f->sprobe.s = s;
+        fork_ok(f, s, "sb", scope_body);
+        assert_true(counter_wait(&f->arrived, 1));
+        assert_int_equal(f->sprobe.rc1, GROUPCONC_OK);
+        assert_int_equal(dump_scope_count(f->ex), 2);
+        rc = close_or_unblock(f, s);
+        if (rc == GROUPCONC_OK || rc == GROUPCONC_ENOTJOINED) {
+            untrack_scope(f, s);
+            return rc;
+        }
+        assert_int_equal(dump_scope_count(f->ex), 2);
+        fork_ok(f, s, "sf", NULL);
+        latch_open(&f->go);
+        join_audit(f, s, GROUPCONC_OK); /* the body joined and closed its child before it returned */
+        assert_int_equal(f->sprobe.rc2, GROUPCONC_OK);
+        assert_int_equal(f->sprobe.rc3, GROUPCONC_OK);
+        close_scope(f, s, GROUPCONC_OK);
+        return rc;
+    }
+    case SC_OUT_OF_ORDER:
+    case SC_OUT_OF_ORDER_JOINED: {
+        groupconc_scope *later = open_scope(f, f->ex, GROUPCONC_SCOPE_COLLECT_ALL);
+        if (r->field == SC_OUT_OF_ORDER_JOINED) assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+        rc = groupconc_scope_close(s);
+        if (rc == GROUPCONC_OK || rc == GROUPCONC_ENOTJOINED) {
+            untrack_scope(f, s);
+            return rc;
+        }
+        assert_int_equal(dump_scope_count(f->ex), 2);
+        if (r->field == SC_OUT_OF_ORDER) fork_ok(f, s, "sf", NULL); /* not joined by the refused close */
+        assert_int_equal(groupconc_scope_join(later), GROUPCONC_OK);
+        close_scope(f, later, GROUPCONC_OK);
+        if (r->field == SC_OUT_OF_ORDER) join_audit(f, s, GROUPCONC_OK);
+        close_scope(f, s, GROUPCONC_OK); /* joined (before or after): OK, not ENOTJOINED */
+        return rc;
+    }
+    case SC_NOT_JOINED:
+    case SC_NOT_JOINED_SHUT:
+        fork_ok(f, s, "sf", NULL);
+        if (r->field == SC_NOT_JOINED_SHUT) assert_int_equal(groupconc_scope_shutdown(s), GROUPCONC_OK);
+        break;
+    case SC_NOT_JOINED_WAITS: { /* the fork is released 50 ms after close began: close waits for it */
+        fork_parked(f, s, "sp");
+        pthread_t opener;
+        assert_int_equal(pthread_create(&opener, NULL, open_gate_later, &f->go), 0);
+        rc = groupconc_scope_close(s);
+        if (rc == GROUPCONC_OK || rc == GROUPCONC_ENOTJOINED) untrack_scope(f, s);
+        assert_int_equal(atomic_load(&f->runs), 1);
+        assert_int_equal(atomic_load(&f->cleanups), 1);
+        pthread_join(opener, NULL);
+        assert_int_equal(dump_scope_count(f->ex), 0);
+        return rc;
+    }
+    case SC_NOT_JOINED_EMPTY: break;
+    case SC_JOINED:
+        fork_ok(f, s, "sf", NULL);
+        join_audit(f, s, GROUPCONC_OK);
+        break;
+    default: fail();
+    }
+    int forks = (int)groupconc_scope_fork_count(s);
+    rc = groupconc_scope_close(s);
+    if (rc == GROUPCONC_OK || rc == GROUPCONC_ENOTJOINED) untrack_scope(f, s);
+    /* freed after waiting for every fork: it ran (or was cancelled) and was cleaned up */
+    assert_int_equal(atomic_load(&f->cleanups), forks);
+    if (r->field != SC_NOT_JOINED_SHUT) assert_int_equal(atomic_load(&f->runs), forks); /* else: ran or cancelled */
+    assert_int_equal(dump_scope_count(f->ex), 0);
+    return rc;
+}
+
+/* ---- join, join_for and close from the policy callback ------------------------------------------ */
+/* A CUSTOM scope whose on_fork_complete makes the call (the first time it runs) on its own scope:
+   a callback of its forks, so EDEADLK at once (nothing done: the scope still closes later with OK).
+   value: where the callback runs: 0 on the worker that completed the fork, 1 on the owner thread
+   (the fork dequeued by its scope_shutdown), 2 on the owner thread inside scope_fork (a fork refused
+   in submit). A call that waits instead would wait for the fork whose completion it is reporting:
+   the watchdog aborts. */
+
+static void blocking_cb(groupconc_scope *s, size_t index, const groupconc_result *r, void *user_data) {
+    fixture *f = user_data;
+    (void)index, (void)r;
+    if (atomic_fetch_add(&f->scope_cb_calls, 1) != 0) return;
+    f->sprobe.rc1 = scope_op(f, s, f->sprobe.op);
+    counter_add(&f->arrived);
+}
+
+static int call_scope_in_callback(fixture *f, const row *r) {
+    groupconc_scope_config c;
+    memset(&c, 0, sizeof c);
+    c.policy = GROUPCONC_SCOPE_CUSTOM;
+    c.on_fork_complete = blocking_cb;
+    c.user_data = f;
+    memset(&f->sprobe, 0, sizeof f->sprobe);
+    f->sprobe.op = r->field;
+    f->sprobe.rc1 = INT_MIN;
+    groupconc_scope *s = NULL;
+    assert_int_equal(groupconc_scope_open(f->ex, &c, &s), GROUPCONC_OK);
+    track_scope(f, s);
+    watchdog w;
+    watchdog_start(&w, "a scope call from on_fork_complete");
+    switch (r->value) {
+    case 0: fork_ok(f, s, "cbw", NULL); break;
+    case 1:
+        fork_parked(f, s, "cbq");
+        fork_ok(f, s, "cbq", NULL);
+        assert_int_equal(groupconc_scope_shutdown(s), GROUPCONC_OK);
+        break;
+    case 2: { /* refused in submit (ABORT): reported inside scope_fork, on the owner thread */
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(f->ex, "solo", NULL, task_park, &f->gate, &t), GROUPCONC_OK);
+        add_extra(f, t);
+        assert_true(counter_wait(&f->gate, 2));
+        groupconc_task_spec spec = scope_spec(f, "solo", NULL);
+        assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_EREJECTED_CONCURRENCY);
+        break;
+    }
+    default: fail();
+    }
+    assert_true(counter_wait(&f->arrived, r->value == 1 ? 2 : 1));
+    watchdog_stop(&w);
+    int rc = f->sprobe.rc1;
+    if (r->field == SOP_CLOSE && (rc == GROUPCONC_OK || rc == GROUPCONC_ENOTJOINED)) {
+        untrack_scope(f, s);
+        return rc;
+    }
+    if (r->value != 1) fork_ok(f, s, "cbw", NULL); /* neither joined nor shut down */
+    latch_open(&f->go);
+    join_audit(f, s, GROUPCONC_OK);
+    close_scope(f, s, GROUPCONC_OK);
+    return rc;
+}
+
+/* ---- groupconc_scope_result / first / first_set / fork_count / policy_name ---------------------- */
+/* After an error the output is untouched. */
+
+enum { SR_NULL_SCOPE, SR_NULL_OUT, SR_RANGE, SR_EMPTY, SR_NOT_DONE, SR_DONE, SR_REJECTED };
+
+static int call_scope_result(fixture *f, const row *r) {
+    groupconc_scope *s = open_scope(f, f->ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    groupconc_scope *target = s;
+    groupconc_result res, *out = &res, untouched;
+    memset(&res, 0x5a, sizeof res);
+    untouched = res;
+    size_t index = 0;
+    switch (r->field) {
+    case SR_NULL_SCOPE: target = NULL; fork_ok(f, s, "sf", NULL); break;
+    case SR_NULL_OUT: fork_ok(f, s, "sf", NULL); out = NULL; break;
+    case SR_RANGE: /* value 0: the fork count; 1: SIZE_MAX; 2: count + 1 */
+        fork_ok(f, s, "sf", NULL);
+        fork_ok(f, s, "sf", NULL);
+        index = r->value == 0 ? 2 : r->value == 1 ? SIZE_MAX : 3;
+        break;
+    case SR_EMPTY: break;
+    case SR_NOT_DONE: fork_parked(f, s, "sp"); break;
+    case SR_DONE: fork_ok(f, s, "sf", NULL); break;
+    case SR_REJECTED: { /* refused in submit: a result with the key, REJECTED, its reason */
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(f->ex, "solo", NULL, task_park, &f->gate, &t), GROUPCONC_OK);
+        add_extra(f, t);
+        assert_true(counter_wait(&f->gate, 2));
+        groupconc_task_spec spec = scope_spec(f, "solo", NULL);
+        assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_EREJECTED_CONCURRENCY);
+        break;
+    }
+    default: fail();
+    }
+    if (r->field == SR_DONE) assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+    int rc = groupconc_scope_result(target, index, out);
+    if (rc != GROUPCONC_OK && memcmp(&res, &untouched, sizeof res) != 0)
+        fail_msg("scope_result returned %s and wrote *out_result", groupconc_errname(rc));
+    if (rc == GROUPCONC_OK) {
+        assert_string_equal(res.group, r->field == SR_REJECTED ? "solo" : "sf");
+        if (r->field == SR_REJECTED) {
+            assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
+            assert_int_equal(res.reason, GROUPCONC_EREJECTED_CONCURRENCY);
+        } else {
+            assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+            assert_string_equal(res.task_id, "fk");
+        }
+    }
+    latch_open(&f->go);
+    join_audit(f, s, GROUPCONC_OK);
+    if (rc == GROUPCONC_ETIMEDOUT) /* done now */
+        assert_int_equal(groupconc_scope_result(s, index, &res), GROUPCONC_OK);
+    close_scope(f, s, GROUPCONC_OK);
+    return rc;
+}
+
+enum { FI_NULL_SCOPE, FI_NULL_OUT, FI_NONE_COLLECT, FI_NONE_ON_SUCCESS, FI_EMPTY, FI_ON_FAILURE, FI_ON_SUCCESS };
+
+static int call_scope_first(fixture *f, const row *r) {
+    groupconc_scope_policy pol = r->field == FI_NONE_ON_SUCCESS || r->field == FI_ON_SUCCESS
+                                     ? GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS
+                                 : r->field == FI_ON_FAILURE ? GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE
+                                                             : GROUPCONC_SCOPE_COLLECT_ALL;
+    groupconc_scope *s = open_scope(f, f->ex, pol), *target = s;
+    size_t idx = 12345, *out = &idx;
+    int join_want = GROUPCONC_OK;
+    switch (r->field) {
+    case FI_NULL_SCOPE: target = NULL; break;
+    case FI_NULL_OUT: out = NULL; break;
+    case FI_NONE_COLLECT: /* COLLECT_ALL names no fork, failed or not */
+        fork_ok(f, s, "sf", fork_fail);
+        fork_ok(f, s, "sg", NULL);
+        break;
+    case FI_NONE_ON_SUCCESS:
+        fork_ok(f, s, "sf", fork_fail);
+        fork_ok(f, s, "sg", fork_fail);
+        join_want = GROUPCONC_EFAILED;
+        break;
+    case FI_EMPTY: join_want = pol == GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS ? GROUPCONC_EFAILED : GROUPCONC_OK; break;
+    case FI_ON_FAILURE:
+        fork_ok(f, s, "sf", fork_fail);
+        join_want = GROUPCONC_EFAILED;
+        break;
+    case FI_ON_SUCCESS: fork_ok(f, s, "sf", NULL); break;
+    default: fail();
+    }
+    join_audit(f, s, join_want);
+    int rc = groupconc_scope_first(target, out);
+    if (rc != GROUPCONC_OK && idx != 12345) fail_msg("scope_first returned %s and wrote %zu", groupconc_errname(rc), idx);
+    if (rc == GROUPCONC_OK) assert_int_equal(idx, 0);
+    close_scope(f, s, GROUPCONC_OK);
+    return rc;
+}
+
+enum { FS_NULL, FS_RANGE, FS_EMPTY, FS_FIRST_WINS };
+
+static int call_scope_first_set(fixture *f, const row *r) {
+    if (r->field == FS_NULL) return groupconc_scope_first_set(NULL, 0);
+    groupconc_scope *s = open_scope(f, f->ex, GROUPCONC_SCOPE_CUSTOM);
+    int rc = INT_MIN;
+    size_t idx = 12345;
+    if (r->field != FS_EMPTY) {
+        fork_ok(f, s, "sf", NULL);
+        fork_ok(f, s, "sg", NULL);
+    }
+    switch (r->field) {
+    case FS_RANGE: rc = groupconc_scope_first_set(s, r->value ? SIZE_MAX : 2); break;
+    case FS_EMPTY: rc = groupconc_scope_first_set(s, 0); break;
+    case FS_FIRST_WINS:
+        rc = groupconc_scope_first_set(s, 1);
+        assert_int_equal(groupconc_scope_first_set(s, 0), GROUPCONC_OK);
+        break;
+    default: fail();
+    }
+    join_audit(f, s, GROUPCONC_OK);
+    int frc = groupconc_scope_first(s, &idx);
+    if (rc == GROUPCONC_OK) {
+        assert_int_equal(frc, GROUPCONC_OK);
+        assert_int_equal(idx, 1); /* the first call won */
+    } else if (frc != GROUPCONC_ENOTFOUND) {
+        fail_msg("scope_first_set returned %s, yet scope_first %s (index %zu)", groupconc_errname(rc), groupconc_errname(frc), idx);
+    }
+    /* a refused call leaves it free: a valid one after it still decides */
+    if (rc != GROUPCONC_OK && r->field != FS_EMPTY) {
+        assert_int_equal(groupconc_scope_first_set(s, 0), GROUPCONC_OK);
+        assert_int_equal(groupconc_scope_first(s, &idx), GROUPCONC_OK);
+        assert_int_equal(idx, 0);
+    }
+    close_scope(f, s, GROUPCONC_OK);
+    return rc;
+}
+
+static int call_scope_fork_count(fixture *f, const row *r) {
+    (void)r;
+    if (groupconc_scope_fork_count(NULL) != 0) fail_msg("scope_fork_count(NULL) = %zu", groupconc_scope_fork_count(NULL));
+    groupconc_scope *s = open_scope(f, f->ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    assert_int_equal(groupconc_scope_fork_count(s), 0);
+    groupconc_task_spec bad = scope_spec(f, "", NULL);
+    assert_int_equal(groupconc_scope_fork(s, &bad, NULL), GROUPCONC_EKEYEMPTY);
+    assert_int_equal(groupconc_scope_fork_count(s), 0);
+    fork_ok(f, s, "sf", NULL);
+    fork_ok(f, s, "sf", NULL);
+    assert_int_equal(groupconc_scope_fork_count(s), 2);
+    join_audit(f, s, GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_fork_count(s), 2);
+    close_scope(f, s, GROUPCONC_OK);
+    return GROUPCONC_OK;
+}
+
+static int call_scope_policy_name(fixture *f, const row *r) {
+    (void)f, (void)r;
+    assert_string_equal(groupconc_scope_policy_name(GROUPCONC_SCOPE_COLLECT_ALL), "COLLECT_ALL");
+    assert_string_equal(groupconc_scope_policy_name(GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE), "SHUTDOWN_ON_FAILURE");
+    assert_string_equal(groupconc_scope_policy_name(GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS), "SHUTDOWN_ON_SUCCESS");
+    assert_string_equal(groupconc_scope_policy_name(GROUPCONC_SCOPE_CUSTOM), "CUSTOM");
+    static const int out_of_range[] = {4, -1, 1000, INT_MAX, INT_MIN};
+    for (size_t i = 0; i < sizeof out_of_range / sizeof out_of_range[0]; i++)
+        assert_string_equal(groupconc_scope_policy_name((groupconc_scope_policy)out_of_range[i]), "UNKNOWN");
+    return GROUPCONC_OK;
+}
+
+/* ---- groupconc_executor_destroy with scopes ----------------------------------------------------- */
+/* An open scope makes destroy refuse at once with nothing done: not shut down, the fixture's queued
+   task still waits, submit and fork still work; the scope closes later and destroy then succeeds
+   (the teardown). */
+
+enum { XS_OPEN, XS_PARKED_FORK, XS_JOINED, XS_AFTER_SHUTDOWN, XS_CLOSED, XS_OTHER_EXECUTORS_SCOPE };
+
+static int call_destroy_with_scope(fixture *f, const row *r) {
+    switch (r->field) {
+    case XS_OPEN:
+    case XS_PARKED_FORK:
+    case XS_JOINED: {
+        groupconc_scope *s = open_scope(f, f->ex, GROUPCONC_SCOPE_COLLECT_ALL);
+        if (r->field == XS_PARKED_FORK) { /* parked on f->gate: the rescue frees it if destroy waits */
+            groupconc_task_spec spec = {"xs", NULL, task_park, &f->gate, NULL};
+            assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_OK);
+            assert_true(counter_wait(&f->gate, 2));
+        }
+        if (r->field == XS_JOINED) assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+        int rc = destroy_or_rescue(f, f->ex);
+        if (rc == GROUPCONC_OK) {
+            f->ex = NULL; /* the scope points at freed memory now: leave it */
+            untrack_scope(f, s);
+            fail_msg("executor_destroy with a scope open returned OK");
+        }
+        assert_false(xstats(f->ex).shutdown);
+        bool d = true;
+        assert_int_equal(groupconc_task_is_done(f->queued, &d), GROUPCONC_OK);
+        assert_false(d);
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(f->ex, "xs-task", NULL, task_count, &f->runs, &t), GROUPCONC_OK);
+        add_extra(f, t);
+        groupconc_result res;
+        assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &res), GROUPCONC_OK);
+        assert_int_equal(dump_scope_count(f->ex), 1);
+        if (r->field != XS_JOINED) { /* the scope still takes forks */
+            groupconc_task_spec spec = scope_spec(f, "xs2", NULL);
+            assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_OK);
+        }
+        latch_open(&f->gate);
+        assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+        close_scope(f, s, GROUPCONC_OK);
+        return rc;
+    }
+    case XS_AFTER_SHUTDOWN: {
+        groupconc_scope *s = open_scope(f, f->ex, GROUPCONC_SCOPE_COLLECT_ALL);
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        latch_open(&f->gate);
+        int rc = groupconc_executor_destroy(f->ex);
+        if (rc == GROUPCONC_OK) {
+            f->ex = NULL;
+            untrack_scope(f, s);
+            fail_msg("executor_destroy with a scope open returned OK");
+        }
+        assert_int_equal(dump_scope_count(f->ex), 1);
+        assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+        close_scope(f, s, GROUPCONC_OK);
+        return rc;
+    }
+    case XS_CLOSED:
+    case XS_OTHER_EXECUTORS_SCOPE: {
+        groupconc_policy p = groupconc_policy_default();
+        assert_int_equal(groupconc_executor_create(&p, &f->tmp_ex), GROUPCONC_OK);
+        groupconc_scope *s = open_scope(f, r->field == XS_CLOSED ? f->tmp_ex : f->ex, GROUPCONC_SCOPE_COLLECT_ALL);
+        fork_ok(f, s, "xs", NULL);
+        if (r->field == XS_CLOSED) {
+            join_audit(f, s, GROUPCONC_OK);
+            close_scope(f, s, GROUPCONC_OK);
+        }
+        int rc = groupconc_executor_destroy(f->tmp_ex);
+        if (rc == GROUPCONC_OK) f->tmp_ex = NULL;
+        if (r->field == XS_OTHER_EXECUTORS_SCOPE) { /* the other scope still works */
+            fork_ok(f, s, "xs", NULL);
+            join_audit(f, s, GROUPCONC_OK);
+            close_scope(f, s, GROUPCONC_OK);
+        }
+        return rc;
+    }
+    default: fail();
+    }
+    return 0;
+}
+
+/* ---- groupconc_executor_dump / dump_file -------------------------------------------------------- */
+/* On a fresh executor (no task, no scope: the same dump every call) the sizes can be checked
+   exactly: *out_needed is the whole dump's length + 1 whatever the buffer, a short buffer gets the
+   dump's NUL-terminated prefix, an argument error writes nothing into buf. */
+
+enum { DU_NULL_EX, DU_NULL_EX_NULL_BUF, DU_NULL_BUF_SIZE, DU_NULL_BUF_ZERO, DU_ZERO_SIZE, DU_SIZE, DU_ONE_SHORT,
+       DU_EXACT, DU_NULL_NEEDED_SHORT, DU_NULL_NEEDED_EXACT, DU_LIVE };
+
+static int call_dump(fixture *f, const row *r) {
+    groupconc_policy p = groupconc_policy_default();
+    assert_int_equal(groupconc_executor_create(&p, &f->tmp_ex), GROUPCONC_OK);
+    groupconc_executor *ex = f->tmp_ex;
+    if (r->field == DU_LIVE) { /* the fixture's executor, a scope with a running and a queued fork */
+        ex = f->ex;
+        groupconc_scope_config c;
+        memset(&c, 0, sizeof c);
+        c.name = "live";
+        groupconc_scope *s = NULL;
+        assert_int_equal(groupconc_scope_open(f->ex, &c, &s), GROUPCONC_OK);
+        track_scope(f, s);
+        fork_parked(f, s, "du");
+        fork_ok(f, s, "du", NULL);
+    }
+    char *full = dump_alloc(ex);
+    size_t full_need = strlen(full) + 1;
+    char *buf = malloc(full_need + 64);
+    assert_non_null(buf);
+    memset(buf, 'x', full_need + 64);
+    size_t need = 12345, *pneed = &need, size = 0;
+    char *b = buf;
+    groupconc_executor *target = ex;
+    switch (r->field) {
+    case DU_NULL_EX: target = NULL; size = full_need; break;
+    case DU_NULL_EX_NULL_BUF: target = NULL; b = NULL; break;
+    case DU_NULL_BUF_SIZE: b = NULL; size = (size_t)r->value; break;
+    case DU_NULL_BUF_ZERO: b = NULL; break;
+    case DU_ZERO_SIZE: break;
+    case DU_SIZE: size = (size_t)r->value; break;
+    case DU_ONE_SHORT: size = full_need - 1; break;
+    case DU_EXACT: size = full_need; break;
+    case DU_NULL_NEEDED_SHORT: size = 16; pneed = NULL; break;
+    case DU_NULL_NEEDED_EXACT: size = full_need; pneed = NULL; break;
+    case DU_LIVE: size = 40; break;
+    default: fail();
+    }
+    int rc = groupconc_executor_dump(target, b, size, pneed);
+    size_t written = 0; /* bytes of buf the call may have written */
+    if (rc == GROUPCONC_OK || rc == GROUPCONC_ERANGE) {
+        if (size > 0) {
+            size_t len = strnlen(buf, size);
+            if (len == size) fail_msg("dump returned %s into %zu bytes without a NUL", groupconc_errname(rc), size);
+            size_t want_len = rc == GROUPCONC_OK ? full_need - 1 : size - 1;
+            if (r->field != DU_LIVE && len != want_len)
+                fail_msg("dump returned %s into %zu bytes: %zu bytes before the NUL, want %zu", groupconc_errname(rc), size, len, want_len);
+            if (memcmp(buf, full, len) != 0) fail_msg("dump into %zu bytes: not a prefix of the whole dump", size);
+            written = len + 1;
+        }
+        if (pneed && r->field != DU_LIVE && need != full_need)
+            fail_msg("dump returned %s: *out_needed %zu, want %zu", groupconc_errname(rc), need, full_need);
+        if (pneed && r->field == DU_LIVE && need <= size) fail_msg("dump ERANGE: *out_needed %zu", need);
+    }
+    for (size_t i = written; i < full_need + 64; i++)
+        if (buf[i] != 'x') fail_msg("dump returned %s and wrote byte %zu of the buffer (size %zu)", groupconc_errname(rc), i, size);
+    free(buf);
+    free(full);
+    if (r->field == DU_LIVE) {
+        latch_open(&f->go);
+        join_audit(f, f->scopes[0], GROUPCONC_OK);
+        close_scope(f, f->scopes[0], GROUPCONC_OK);
+    }
+    return rc;
+}
+
+enum { DFL_NULL_EX, DFL_NULL_FILE, DFL_BOTH_NULL, DFL_DEV_FULL, DFL_READ_ONLY, DFL_OK };
+
+static int call_dump_file(fixture *f, const row *r) {
+    groupconc_policy p = groupconc_policy_default();
+    assert_int_equal(groupconc_executor_create(&p, &f->tmp_ex), GROUPCONC_OK);
+    groupconc_executor *ex = f->tmp_ex;
+    FILE *out = NULL;
+    switch (r->field) {
+    case DFL_NULL_EX: ex = NULL; out = f->file = tmpfile(); break;
+    case DFL_NULL_FILE: break;
+    case DFL_BOTH_NULL: ex = NULL; break;
+    case DFL_DEV_FULL: /* every write fails with ENOSPC */
+        out = f->file = fopen("/dev/full", "w");
+        if (!out) {
+            print_message("no /dev/full: row skipped\n");
+            return GROUPCONC_EIO;
+        }
+        ex = f->ex;
+        break;
+    case DFL_READ_ONLY: out = f->file = fopen("/dev/null", "r"); break;
+    case DFL_OK: out = f->file = tmpfile(); break;
+    default: fail();
+    }
+    if (r->field != DFL_NULL_FILE && r->field != DFL_BOTH_NULL) assert_non_null(out);
+    int rc = groupconc_executor_dump_file(ex, out);
+    if (r->field == DFL_NULL_EX || r->field == DFL_OK) { /* an error writes nothing; OK the whole dump */
+        long len = ftell(out);
+        if (rc != GROUPCONC_OK) {
+            if (len != 0) fail_msg("dump_file returned %s and wrote %ld bytes", groupconc_errname(rc), len);
+            return rc;
+        }
+        char *full = dump_alloc(f->tmp_ex);
+        char *got = calloc(1, strlen(full) + 64);
+        assert_non_null(got);
+        rewind(out);
+        size_t n = fread(got, 1, strlen(full) + 63, out);
+        if (n != strlen(full) || strcmp(got, full) != 0) fail_msg("dump_file wrote %zu bytes, not the dump (%zu bytes)", n, strlen(full));
+        free(got);
+        free(full);
+    }
+    return rc;
+}
+
 /* ==== diagnostics ================================================================================ */
 
 typedef struct code_info {
@@ -2250,6 +3467,150 @@ static const row rows[] = {
     {"deferred_complete: rc PENDING from the body (the handle still usable)", call_deferred, EINVAL_,
      DC_PENDING_IN_BODY, 0, 0},
     {"deferred_is_cancelled: NULL is false", call_deferred, OK_, DI_NULL, 0, 0},
+    /* structured scopes: open */
+    {"scope_open: executor NULL (*out_scope NULL)", call_scope_open, EINVAL_, SO_NULL_EX, 0, 0},
+    {"scope_open: out_scope NULL (nothing opened)", call_scope_open, EINVAL_, SO_NULL_OUT, 0, 0},
+    {"scope_open: every argument NULL", call_scope_open, EINVAL_, SO_ALL_NULL, 0, 0},
+    {"scope_open: policy 4 (unknown)", call_scope_open, GROUPCONC_EPOLICY, SO_POLICY, 4, 0},
+    {"scope_open: policy -1 (unknown)", call_scope_open, GROUPCONC_EPOLICY, SO_POLICY, -1, 0},
+    {"scope_open: policy INT_MAX (unknown)", call_scope_open, GROUPCONC_EPOLICY, SO_POLICY, INT_MAX, 0},
+    {"scope_open: policy INT_MIN (unknown)", call_scope_open, GROUPCONC_EPOLICY, SO_POLICY, INT_MIN, 0},
+    {"scope_open: out_scope NULL, policy unknown", call_scope_open, EINVAL_, SO_POLICY_NULL_OUT, 9, 0},
+    {"scope_open: CUSTOM without on_fork_complete", call_scope_open, EINVAL_, SO_CUSTOM_NO_CB, 0, 0},
+    {"scope_open: CUSTOM without on_fork_complete, executor NULL", call_scope_open, EINVAL_, SO_CUSTOM_NO_CB_NULL_EX, 0, 0},
+    {"scope_open: CUSTOM with on_fork_complete", call_scope_open, OK_, SO_CUSTOM, 0, 0},
+    {"scope_open: config NULL (COLLECT_ALL, no name)", call_scope_open, OK_, SO_CONFIG_NULL, 0, 0},
+    {"scope_open: name is copied", call_scope_open, OK_, SO_NAME_COPIED, 0, 0},
+    {"scope_open: executor shut down", call_scope_open, GROUPCONC_ESHUTDOWN, SO_SHUTDOWN, 0, 0},
+    {"scope_open: executor after shutdown_graceful", call_scope_open, GROUPCONC_ESHUTDOWN, SO_GRACEFUL, 0, 0},
+    {"scope_open: executor shut down, policy unknown", call_scope_open, GROUPCONC_EPOLICY, SO_SHUTDOWN_BAD_POLICY, 0, 0},
+    {"scope_open: in a fork of a shut-down scope (parent still closes OK)", call_scope_open, GROUPCONC_ESHUTDOWN,
+     SO_IN_SHUT_FORK, 0, 0},
+    /* structured scopes: fork */
+    {"scope_fork: scope NULL", call_scope_fork, EINVAL_, SF_NULL_SCOPE, 0, 0},
+    {"scope_fork: spec NULL", call_scope_fork, EINVAL_, SF_NULL_SPEC, 0, 0},
+    {"scope_fork: spec->group NULL", call_scope_fork, EINVAL_, SF_NULL_GROUP, 0, 0},
+    {"scope_fork: spec->fn NULL", call_scope_fork, EINVAL_, SF_NULL_FN, 0, 0},
+    {"scope_fork: group empty", call_scope_fork, GROUPCONC_EKEYEMPTY, SF_EMPTY, 0, 0},
+    {"scope_fork: group MAX_KEY_LEN+1 bytes", call_scope_fork, GROUPCONC_EKEYTOOLONG, SF_LONG, 0, 0},
+    {"scope_fork: group MAX_KEY_LEN bytes", call_scope_fork, OK_, SF_MAX, 0, 0},
+    {"scope_fork: out_index NULL", call_scope_fork, OK_, SF_NULL_INDEX, 0, 0},
+    {"scope_fork: from a foreign thread (not counted, never runs)", call_scope_fork, GROUPCONC_ENOTOWNER, SF_FOREIGN, 0, 0},
+    {"scope_fork: group empty from a foreign thread", call_scope_fork, GROUPCONC_EKEYEMPTY, SF_FOREIGN_EMPTY, 0, 0},
+    {"scope_fork: after scope_shutdown (never runs, no cleanup)", call_scope_fork, GROUPCONC_ESCOPE_SHUTDOWN,
+     SF_AFTER_SHUTDOWN, 0, 0},
+    {"scope_fork: after join (never runs, no cleanup)", call_scope_fork, GROUPCONC_ESCOPE_SHUTDOWN, SF_AFTER_JOIN, 0, 0},
+    {"scope_fork: after an expired join_for", call_scope_fork, GROUPCONC_ESCOPE_SHUTDOWN, SF_AFTER_EXPIRED_JOIN, 0, 0},
+    {"scope_fork: into a child scope after its parent's shutdown", call_scope_fork, GROUPCONC_ESCOPE_SHUTDOWN,
+     SF_AFTER_PARENT_SHUTDOWN, 0, 0},
+    {"scope_fork: refused at layer 3 (ABORT): a REJECTED fork, a failure", call_scope_fork,
+     GROUPCONC_EREJECTED_CONCURRENCY, SF_REJECTED_CONC, 0, 0},
+    {"scope_fork: refused at layer 2 (ABORT): a REJECTED fork", call_scope_fork, GROUPCONC_EREJECTED_BULKHEAD,
+     SF_REJECTED_BULK, 0, 0},
+    {"scope_fork: executor shut down: a REJECTED fork", call_scope_fork, GROUPCONC_ESHUTDOWN, SF_EXEC_SHUTDOWN, 0, 0},
+    {"scope_fork: from one of its own forks", call_scope_fork, OK_, SF_FROM_OWN_FORK, 0, 0},
+    /* structured scopes: join, join_for */
+    {"scope_join: NULL", call_scope_join, EINVAL_, SJ_NULL, 0, 0},
+    {"scope_join_for: NULL", call_scope_join, EINVAL_, SJ_FOR_NULL, 0, 0},
+    {"scope_join_for: NULL, FOREVER", call_scope_join, EINVAL_, SJ_FOR_NULL_NEG, 0, 0},
+    {"scope_join: from a foreign thread (nothing done)", call_scope_join, GROUPCONC_ENOTOWNER, SJ_FOREIGN, 0, 0},
+    {"scope_join_for: from a foreign thread (not shut down)", call_scope_join, GROUPCONC_ENOTOWNER, SJ_FOR_FOREIGN, 0, 0},
+    {"scope_join: from one of its own forks (nothing done)", call_scope_join, GROUPCONC_EDEADLK, SJ_IN_FORK, 0, 0},
+    {"scope_join_for: from one of its own forks (not shut down)", call_scope_join, GROUPCONC_EDEADLK, SJ_FOR_IN_FORK, 0, 0},
+    {"scope_join_for: 1 ms on a running fork (shut down)", call_scope_join, GROUPCONC_ETIMEDOUT, SJ_FOR_EXPIRES, 0, 0},
+    {"scope_join_for: timeout -2 waits (as FOREVER)", call_scope_join, OK_, SJ_FOR_NEG, 0, 0},
+    {"scope_join_for: poll (0) with every fork done", call_scope_join, OK_, SJ_FOR_ZERO_ALL_DONE, 0, 0},
+    {"scope_join: twice", call_scope_join, OK_, SJ_TWICE, 0, 0},
+    {"scope_join: no forks", call_scope_join, OK_, SJ_EMPTY, 0, 0},
+    {"scope_join: SHUTDOWN_ON_SUCCESS, no forks (none succeeded)", call_scope_join, GROUPCONC_EFAILED, SJ_EMPTY_ON_SUCCESS, 0, 0},
+    {"scope_join: SHUTDOWN_ON_FAILURE, a fork failed", call_scope_join, GROUPCONC_EFAILED, SJ_FAILED, 0, 0},
+    /* structured scopes: shutdown */
+    {"scope_shutdown: NULL", call_scope_shutdown, EINVAL_, SS_NULL, 0, 0},
+    {"scope_shutdown: twice (a queued fork cancelled once)", call_scope_shutdown, OK_, SS_TWICE, 0, 0},
+    {"scope_shutdown: from a foreign thread", call_scope_shutdown, OK_, SS_FOREIGN, 0, 0},
+    {"scope_shutdown: after join", call_scope_shutdown, OK_, SS_AFTER_JOIN, 0, 0},
+    /* structured scopes: close */
+    {"scope_close: NULL", call_scope_close, EINVAL_, SC_NULL, 0, 0},
+    {"scope_close: from a foreign thread (nothing done)", call_scope_close, GROUPCONC_ENOTOWNER, SC_FOREIGN, 0, 0},
+    {"scope_close: a child scope open (nothing done)", call_scope_close, GROUPCONC_EORDER, SC_CHILD_OPEN, 0, 0},
+    {"scope_close: a later scope open (nothing done)", call_scope_close, GROUPCONC_EORDER, SC_OUT_OF_ORDER, 0, 0},
+    {"scope_close: joined, a later scope open (still joined after)", call_scope_close, GROUPCONC_EORDER,
+     SC_OUT_OF_ORDER_JOINED, 0, 0},
+    {"scope_close: from one of its own forks (nothing done)", call_scope_close, GROUPCONC_EDEADLK, SC_IN_FORK, 0, 0},
+    {"scope_close: without join (waited, freed)", call_scope_close, GROUPCONC_ENOTJOINED, SC_NOT_JOINED, 0, 0},
+    {"scope_close: without join, no forks", call_scope_close, GROUPCONC_ENOTJOINED, SC_NOT_JOINED_EMPTY, 0, 0},
+    {"scope_close: without join, waits for a running fork", call_scope_close, GROUPCONC_ENOTJOINED, SC_NOT_JOINED_WAITS, 0, 0},
+    {"scope_close: shut down, not joined", call_scope_close, GROUPCONC_ENOTJOINED, SC_NOT_JOINED_SHUT, 0, 0},
+    {"scope_close: joined", call_scope_close, OK_, SC_JOINED, 0, 0},
+    {"scope_join: from on_fork_complete on a worker", call_scope_in_callback, GROUPCONC_EDEADLK, SOP_JOIN, 0, 0},
+    {"scope_join_for: from on_fork_complete on a worker (not shut down)", call_scope_in_callback, GROUPCONC_EDEADLK,
+     SOP_JOIN_FOR0, 0, 0},
+    {"scope_close: from on_fork_complete on a worker (nothing done)", call_scope_in_callback, GROUPCONC_EDEADLK,
+     SOP_CLOSE, 0, 0},
+    {"scope_join: from on_fork_complete on the owner (its shutdown)", call_scope_in_callback, GROUPCONC_EDEADLK,
+     SOP_JOIN, 1, 0},
+    {"scope_join_for: from on_fork_complete on the owner (its shutdown)", call_scope_in_callback, GROUPCONC_EDEADLK,
+     SOP_JOIN_FOR0, 1, 0},
+    {"scope_close: from on_fork_complete on the owner (its shutdown)", call_scope_in_callback, GROUPCONC_EDEADLK,
+     SOP_CLOSE, 1, 0},
+    {"scope_join: from on_fork_complete of a fork refused in submit", call_scope_in_callback, GROUPCONC_EDEADLK,
+     SOP_JOIN, 2, 0},
+    {"scope_join_for: from on_fork_complete of a fork refused in submit", call_scope_in_callback, GROUPCONC_EDEADLK,
+     SOP_JOIN_FOR0, 2, 0},
+    {"scope_close: from on_fork_complete of a fork refused in submit", call_scope_in_callback, GROUPCONC_EDEADLK,
+     SOP_CLOSE, 2, 0},
+    /* structured scopes: result, first, first_set, fork_count, policy names */
+    {"scope_result: scope NULL", call_scope_result, EINVAL_, SR_NULL_SCOPE, 0, 0},
+    {"scope_result: out_result NULL", call_scope_result, EINVAL_, SR_NULL_OUT, 0, 0},
+    {"scope_result: index == fork count", call_scope_result, GROUPCONC_ENOTFOUND, SR_RANGE, 0, 0},
+    {"scope_result: index SIZE_MAX", call_scope_result, GROUPCONC_ENOTFOUND, SR_RANGE, 1, 0},
+    {"scope_result: index fork count + 1", call_scope_result, GROUPCONC_ENOTFOUND, SR_RANGE, 2, 0},
+    {"scope_result: index 0, no forks", call_scope_result, GROUPCONC_ENOTFOUND, SR_EMPTY, 0, 0},
+    {"scope_result: fork not done", call_scope_result, GROUPCONC_ETIMEDOUT, SR_NOT_DONE, 0, 0},
+    {"scope_result: fork done", call_scope_result, OK_, SR_DONE, 0, 0},
+    {"scope_result: a fork refused in submit", call_scope_result, OK_, SR_REJECTED, 0, 0},
+    {"scope_first: scope NULL", call_scope_first, EINVAL_, FI_NULL_SCOPE, 0, 0},
+    {"scope_first: out_index NULL", call_scope_first, EINVAL_, FI_NULL_OUT, 0, 0},
+    {"scope_first: COLLECT_ALL (none, a fork failed)", call_scope_first, GROUPCONC_ENOTFOUND, FI_NONE_COLLECT, 0, 0},
+    {"scope_first: SHUTDOWN_ON_SUCCESS, none succeeded", call_scope_first, GROUPCONC_ENOTFOUND, FI_NONE_ON_SUCCESS, 0, 0},
+    {"scope_first: no forks", call_scope_first, GROUPCONC_ENOTFOUND, FI_EMPTY, 0, 0},
+    {"scope_first: SHUTDOWN_ON_FAILURE, the failure", call_scope_first, OK_, FI_ON_FAILURE, 0, 0},
+    {"scope_first: SHUTDOWN_ON_SUCCESS, the success", call_scope_first, OK_, FI_ON_SUCCESS, 0, 0},
+    {"scope_first_set: NULL", call_scope_first_set, EINVAL_, FS_NULL, 0, 0},
+    {"scope_first_set: index == fork count (nothing set)", call_scope_first_set, GROUPCONC_ENOTFOUND, FS_RANGE, 0, 0},
+    {"scope_first_set: index SIZE_MAX (nothing set)", call_scope_first_set, GROUPCONC_ENOTFOUND, FS_RANGE, 1, 0},
+    {"scope_first_set: index 0, no forks", call_scope_first_set, GROUPCONC_ENOTFOUND, FS_EMPTY, 0, 0},
+    {"scope_first_set: twice (the first call wins)", call_scope_first_set, OK_, FS_FIRST_WINS, 0, 0},
+    {"scope_fork_count: NULL is 0; refused forks not counted", call_scope_fork_count, OK_, 0, 0, 0},
+    {"scope_policy_name: every policy, unknown values", call_scope_policy_name, OK_, 0, 0, 0},
+    /* structured scopes: executor_destroy */
+    {"executor_destroy: a scope open (nothing done)", call_destroy_with_scope, GROUPCONC_EBUSY, XS_OPEN, 0, 0},
+    {"executor_destroy: a scope with a running fork (nothing done)", call_destroy_with_scope, GROUPCONC_EBUSY,
+     XS_PARKED_FORK, 0, 0},
+    {"executor_destroy: a scope joined, not closed", call_destroy_with_scope, GROUPCONC_EBUSY, XS_JOINED, 0, 0},
+    {"executor_destroy: a scope open, after shutdown", call_destroy_with_scope, GROUPCONC_EBUSY, XS_AFTER_SHUTDOWN, 0, 0},
+    {"executor_destroy: its scope closed first", call_destroy_with_scope, OK_, XS_CLOSED, 0, 0},
+    {"executor_destroy: another executor's scope open", call_destroy_with_scope, OK_, XS_OTHER_EXECUTORS_SCOPE, 0, 0},
+    /* the dump */
+    {"executor_dump: executor NULL (buf untouched)", call_dump, EINVAL_, DU_NULL_EX, 0, 0},
+    {"executor_dump: executor NULL, buf NULL", call_dump, EINVAL_, DU_NULL_EX_NULL_BUF, 0, 0},
+    {"executor_dump: buf NULL, size 5", call_dump, EINVAL_, DU_NULL_BUF_SIZE, 5, 0},
+    {"executor_dump: buf NULL, size SIZE_MAX", call_dump, EINVAL_, DU_NULL_BUF_SIZE, -1, 0},
+    {"executor_dump: buf NULL, size 0 (the size it needs)", call_dump, GROUPCONC_ERANGE, DU_NULL_BUF_ZERO, 0, 0},
+    {"executor_dump: size 0 (buf untouched)", call_dump, GROUPCONC_ERANGE, DU_ZERO_SIZE, 0, 0},
+    {"executor_dump: size 1 (just the NUL)", call_dump, GROUPCONC_ERANGE, DU_SIZE, 1, 0},
+    {"executor_dump: size 16 (a prefix)", call_dump, GROUPCONC_ERANGE, DU_SIZE, 16, 0},
+    {"executor_dump: one byte short", call_dump, GROUPCONC_ERANGE, DU_ONE_SHORT, 0, 0},
+    {"executor_dump: exactly the size it needs", call_dump, OK_, DU_EXACT, 0, 0},
+    {"executor_dump: out_needed NULL, too small", call_dump, GROUPCONC_ERANGE, DU_NULL_NEEDED_SHORT, 0, 0},
+    {"executor_dump: out_needed NULL, fits", call_dump, OK_, DU_NULL_NEEDED_EXACT, 0, 0},
+    {"executor_dump: too small, live executor with a scope", call_dump, GROUPCONC_ERANGE, DU_LIVE, 0, 0},
+    {"executor_dump_file: executor NULL (nothing written)", call_dump_file, EINVAL_, DFL_NULL_EX, 0, 0},
+    {"executor_dump_file: file NULL", call_dump_file, EINVAL_, DFL_NULL_FILE, 0, 0},
+    {"executor_dump_file: both NULL", call_dump_file, EINVAL_, DFL_BOTH_NULL, 0, 0},
+    {"executor_dump_file: /dev/full", call_dump_file, GROUPCONC_EIO, DFL_DEV_FULL, 0, 0},
+    {"executor_dump_file: a read-only stream", call_dump_file, GROUPCONC_EIO, DFL_READ_ONLY, 0, 0},
+    {"executor_dump_file: a temporary file (the whole dump)", call_dump_file, OK_, DFL_OK, 0, 0},
     /* diagnostics */
     {"error codes: values, texts, names distinct", call_codes_distinct, OK_, 0, 0, 0},
     {"strerror/errname: unknown 1", call_unknown_code, OK_, 0, 1, 0},

@@ -16,6 +16,13 @@
    nothing, holds nothing, fires no listener event, and the gate and the executor then destroy with
    OK. The gate and deferral calls whose contracts have no ENOMEM are run with no memory left.
 
+   Structured scopes and the dump: scope_open (with and without a name, and inside a fork's body,
+   armed on its worker), scope_fork (20 forks in one armed window, and aimed at the fork array's
+   growth at 0, 8 and 16 forks), executor_dump_file (the file gets nothing or one whole dump); an
+   ENOMEM from scope_fork either changed nothing or recorded a REJECTED fork (reason ENOMEM) as
+   documented for a fork refused in submit. Join, join_for, shutdown, close, result, first,
+   first_set and the dump into a caller's buffer are run with no memory left, on every thread too.
+
    By default only allocations made on the arming (main) thread are counted, so that the N-th
    allocation is the operation's own; the *_any_thread tests also fail allocations made on worker
    threads, and the *_sticky variants make every allocation after the first failure fail too (the
@@ -1249,6 +1256,499 @@ static void test_gate_calls_without_memory(void **state) {
     gate_no_memory_loop();
 }
 
+/* ==== structured scopes and the dump ============================================================= */
+/* scope_open (with and without a name; and inside a fork's body, armed on its worker: a refused
+   child must not count as its parent's child), scope_fork (20 forks in one armed window: the fork
+   node, the fork array's growth at 8 and 16 forks, and the submit itself), executor_dump_file (its
+   buffer). After an ENOMEM: scope_open wrote NULL and opened nothing; scope_fork either left the
+   scope as it was (not counted, no index) or, when the submit itself failed, recorded the fork as
+   documented: counted, its index written, a REJECTED result with reason ENOMEM, a failure under
+   SHUTDOWN_ON_FAILURE (which then refuses later forks); the cleanup of a fork not accepted never
+   runs. Join and close work afterwards (in the sticky runs with no memory left), and the executor
+   destroys with no block live. The scope calls whose contracts have no ENOMEM run with none left. */
+
+/* The number of open scopes in the dump (one {"id": each, in "scopes"), into a static buffer: the
+   dump into the caller's buffer allocates nothing. */
+static int dump_scopes(groupconc_executor *ex) {
+    static char buf[1 << 16];
+    size_t need = 0;
+    int rc = groupconc_executor_dump(ex, buf, sizeof buf, &need);
+    if (rc != GROUPCONC_OK) fail_msg("executor_dump into %zu bytes: %s (needs %zu)", sizeof buf, groupconc_errname(rc), need);
+    const char *p = strstr(buf, "\"scopes\":[");
+    assert_non_null(p);
+    int n = 0;
+    while ((p = strstr(p + 1, "{\"id\":")) != NULL) n++;
+    return n;
+}
+
+typedef struct scope_oom {
+    atomic_int runs, cleanups;
+} scope_oom;
+
+static int scope_oom_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    *out_value = arg;
+    atomic_fetch_add(&((scope_oom *)arg)->runs, 1);
+    return 0;
+}
+
+static void scope_oom_cleanup(void *arg) { atomic_fetch_add(&((scope_oom *)arg)->cleanups, 1); }
+
+static groupconc_scope *scope_open_ok(groupconc_executor *ex, groupconc_scope_policy policy, const char *name) {
+    groupconc_scope_config c;
+    memset(&c, 0, sizeof c);
+    c.policy = policy;
+    c.name = name;
+    groupconc_scope *s = NULL;
+    assert_int_equal(groupconc_scope_open(ex, &c, &s), GROUPCONC_OK);
+    return s;
+}
+
+/* One fork that must run: fork, join, its result, close. */
+static void scope_works(groupconc_scope *s, scope_oom *x) {
+    groupconc_task_spec spec = {"new", "t", scope_oom_fn, x, scope_oom_cleanup};
+    size_t idx = 99;
+    assert_int_equal(groupconc_scope_fork(s, &spec, &idx), GROUPCONC_OK);
+    assert_int_equal(idx, 0);
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+    groupconc_result r;
+    assert_int_equal(groupconc_scope_result(s, 0, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r.value, x);
+}
+
+static void scope_open_loop(const char *name, bool sticky) {
+    const char *what = name ? "scope_open (named)" : "scope_open";
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        scope_oom *x = scratch(sizeof *x);
+        groupconc_scope_config c;
+        memset(&c, 0, sizeof c);
+        c.policy = GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE;
+        c.name = name;
+        groupconc_scope *s = (groupconc_scope *)(uintptr_t)1;
+        oom_arm(n, sticky, false);
+        int rc = groupconc_scope_open(w->ex, &c, &s);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, what, n);
+        if (rc != GROUPCONC_OK) {
+            if (s) fail_msg("%s, allocation %ld: %s, yet *out_scope %p", what, n, groupconc_errname(rc), (void *)s);
+            assert_int_equal(dump_scopes(w->ex), 0);
+        } else { /* a whole scope: listed with its name, it forks, joins and closes */
+            assert_int_equal(dump_scopes(w->ex), 1);
+            scope_works(s, x);
+            w->accepted++;
+            assert_int_equal(atomic_load(&x->cleanups), 1);
+            assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+            assert_int_equal(dump_scopes(w->ex), 0);
+        }
+        world_finish(w); /* destroy OK: nothing failed to be made is left linked; no block live */
+        world_free(w);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > (name ? 2 : 1)); /* the scope, and its name */
+    print_message("%s%s: %ld allocations\n", what, sticky ? " (sticky)" : "", n - 1);
+}
+
+/* A fork's body arms the allocator on its worker, opens a (named) child scope, disarms; a child
+   made is joined and closed there. The parent then joins and closes with OK (not EORDER). */
+typedef struct child_oom {
+    long n;
+    bool sticky;
+    int rc, rc_join, rc_close;
+    long injected;
+    groupconc_executor *ex;
+    groupconc_scope *child;
+    counter *arrived;
+} child_oom;
+
+static int child_oom_body(groupconc_context *ctx, void **out_value, void *arg) {
+    child_oom *x = arg;
+    groupconc_scope_config c;
+    (void)ctx;
+    (void)out_value;
+    memset(&c, 0, sizeof c);
+    c.name = "child";
+    x->child = (groupconc_scope *)(uintptr_t)1;
+    oom_arm(x->n, x->sticky, false);
+    x->rc = groupconc_scope_open(x->ex, &c, &x->child);
+    x->injected = oom_disarm();
+    if (x->rc == GROUPCONC_OK) {
+        x->rc_join = groupconc_scope_join(x->child);
+        x->rc_close = groupconc_scope_close(x->child);
+    }
+    counter_add(x->arrived);
+    return 0;
+}
+
+static void scope_open_child_loop(bool sticky) {
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        child_oom *x = scratch(sizeof *x);
+        counter *arrived = scratch(sizeof *arrived);
+        counter_init(arrived);
+        x->n = n;
+        x->sticky = sticky;
+        x->ex = w->ex;
+        x->arrived = arrived;
+        groupconc_scope *p = scope_open_ok(w->ex, GROUPCONC_SCOPE_COLLECT_ALL, "parent");
+        groupconc_task_spec spec = {"new", "opener", child_oom_body, x, NULL};
+        assert_int_equal(groupconc_scope_fork(p, &spec, NULL), GROUPCONC_OK);
+        w->accepted++;
+        assert_true(counter_wait(arrived, 1));
+        expect_enomem(x->rc, x->injected, "scope_open in a fork", n);
+        if (x->rc != GROUPCONC_OK && x->child)
+            fail_msg("scope_open in a fork, allocation %ld: %s, yet *out_scope %p", n, groupconc_errname(x->rc), (void *)x->child);
+        if (x->rc == GROUPCONC_OK) {
+            assert_int_equal(x->rc_join, GROUPCONC_OK);
+            assert_int_equal(x->rc_close, GROUPCONC_OK);
+        }
+        assert_int_equal(groupconc_scope_join(p), GROUPCONC_OK);
+        int rc = groupconc_scope_close(p);
+        if (rc != GROUPCONC_OK)
+            fail_msg("parent close after the child's scope_open returned %s (allocation %ld): %s", groupconc_errname(x->rc), n,
+                     groupconc_errname(rc));
+        world_finish(w);
+        world_free(w);
+        counter_destroy(arrived);
+        if (x->injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 2);
+    print_message("scope_open in a fork (named child)%s: %ld allocations\n", sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_scope_open(void **state) {
+    (void)state;
+    scope_open_loop(NULL, false);
+    scope_open_loop(NULL, true);
+    scope_open_loop("named \"scope\"", false);
+    scope_open_loop("named \"scope\"", true);
+    scope_open_child_loop(false);
+    scope_open_child_loop(true);
+}
+
+/* 20 forks in one armed window (the fork array grows at 0, 8 and 16 forks), into "vip" (one free
+   permit), and two groups made by the forks. Over the loop: unchanged, the ENOMEMs that left the
+   scope as it was; recorded, those of the submit, recorded as REJECTED forks. */
+enum { SF_N = 20 };
+
+typedef struct fork_loop_stats {
+    long unchanged, recorded;
+} fork_loop_stats;
+
+static void scope_fork_loop(groupconc_scope_policy policy, bool sticky, fork_loop_stats *st) {
+    static const char *const groups[] = {"sa", "vip", "sb"};
+    const bool on_failure = policy == GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE;
+    long n;
+    memset(st, 0, sizeof *st);
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        scope_oom *x = scratch(sizeof *x);
+        /* an idle worker: with no memory left (sticky) no worker can start, and the forks run on it
+           (as in execute_all_loop); without it they would wait for the parked ones */
+        counter warm;
+        counter_init(&warm);
+        groupconc_task *wt = NULL;
+        assert_int_equal(groupconc_submit(w->ex, "warm", NULL, task_count, &warm, &wt), GROUPCONC_OK);
+        w->accepted++;
+        add_handle(w, wt, GROUPCONC_STATUS_SUCCESS, 0);
+        groupconc_result wr = {0};
+        assert_int_equal(groupconc_task_wait_for(wt, BOUND_NS, &wr), GROUPCONC_OK);
+        counter_destroy(&warm);
+        groupconc_scope *s = scope_open_ok(w->ex, policy, NULL);
+        int ok = 0, recorded = 0, refused = 0;
+        size_t first_recorded = SIZE_MAX;
+        oom_arm(n, sticky, false);
+        for (int i = 0; i < SF_N; i++) {
+            groupconc_task_spec spec = {groups[i % 3], "f", scope_oom_fn, x, scope_oom_cleanup};
+            size_t before = groupconc_scope_fork_count(s), idx = SIZE_MAX - 1;
+            int rc = groupconc_scope_fork(s, &spec, &idx);
+            size_t after = groupconc_scope_fork_count(s);
+            if (rc == GROUPCONC_OK) {
+                if (after != before + 1 || idx != before)
+                    fail_msg("fork %d OK (allocation %ld failing): count %zu -> %zu, index %zu", i, n, before, after, idx);
+                ok++;
+                w->accepted++;
+            } else if (rc == GROUPCONC_ENOMEM && after == before) { /* nothing changed */
+                st->unchanged++;
+            } else if (rc == GROUPCONC_ENOMEM && after == before + 1) { /* the submit's: a REJECTED fork */
+                groupconc_result r;
+                if (idx != before) fail_msg("fork %d: ENOMEM recorded at %zu, index written %zu", i, before, idx);
+                assert_int_equal(groupconc_scope_result(s, before, &r), GROUPCONC_OK);
+                assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+                assert_int_equal(r.reason, GROUPCONC_ENOMEM);
+                assert_string_equal(r.group, groups[i % 3]);
+                if (first_recorded == SIZE_MAX) first_recorded = before;
+                recorded++;
+                st->recorded++;
+            } else if (rc == GROUPCONC_ESCOPE_SHUTDOWN && on_failure && recorded > 0 && after == before) {
+                refused++; /* shut down by the recorded failure */
+            } else {
+                fail_msg("fork %d, allocation %ld failing: %s, count %zu -> %zu", i, n, groupconc_errname(rc), before, after);
+            }
+        }
+        long injected = sticky ? 0 : oom_disarm(); /* sticky: join and close with no memory left */
+        int want = on_failure && recorded ? GROUPCONC_EFAILED : GROUPCONC_OK;
+        int rc = groupconc_scope_join(s);
+        if (rc != want) fail_msg("join after the armed forks (allocation %ld): %s, want %s", n, groupconc_errname(rc), groupconc_errname(want));
+        size_t count = groupconc_scope_fork_count(s);
+        assert_int_equal(count, (size_t)(ok + recorded));
+        int succeeded = 0, rejected = 0;
+        for (size_t i = 0; i < count; i++) {
+            groupconc_result r;
+            assert_int_equal(groupconc_scope_result(s, i, &r), GROUPCONC_OK);
+            succeeded += r.status == GROUPCONC_STATUS_SUCCESS;
+            rejected += r.status == GROUPCONC_STATUS_REJECTED;
+            if (r.status != GROUPCONC_STATUS_SUCCESS && r.status != GROUPCONC_STATUS_REJECTED &&
+                !(on_failure && recorded && r.status == GROUPCONC_STATUS_CANCELLED))
+                fail_msg("fork %zu (allocation %ld): %s", i, n, groupconc_status_name(r.status));
+        }
+        assert_int_equal(rejected, recorded);
+        if (atomic_load(&x->runs) != succeeded || atomic_load(&x->cleanups) != ok)
+            fail_msg("allocation %ld: %d forks accepted, %d succeeded; %d runs, %d cleanups", n, ok, succeeded,
+                     atomic_load(&x->runs), atomic_load(&x->cleanups));
+        size_t first = 99;
+        rc = groupconc_scope_first(s, &first);
+        if (on_failure && recorded) {
+            assert_int_equal(rc, GROUPCONC_OK);
+            assert_int_equal(first, first_recorded);
+        } else {
+            assert_int_equal(rc, GROUPCONC_ENOTFOUND);
+        }
+        assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+        if (sticky) injected = oom_disarm();
+        world_finish(w);
+        world_free(w);
+        if (injected == 0) {
+            assert_int_equal(ok, SF_N);
+            break;
+        }
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("scope_fork x%d, %s%s: %ld allocations; ENOMEM with the scope unchanged: %ld, recorded as a "
+                  "REJECTED fork: %ld\n", SF_N, groupconc_scope_policy_name(policy), sticky ? " (sticky)" : "", n - 1,
+                  st->unchanged, st->recorded);
+}
+
+/* The fork array's growth, aimed at: k forks made (k = 0, 8, 16: the array is full), then the next
+   fork with its first allocation (the fork node) or its second (the array, which scope_fork grows
+   before it submits) failing: ENOMEM, nothing changed; the same fork again gets index k and the
+   scope goes on (the forks before and after it run, join and close OK, no block live). */
+static void scope_fork_growth(void) {
+    static const size_t at[] = {0, 8, 16};
+    for (size_t a = 0; a < sizeof at / sizeof at[0]; a++) {
+        for (long n = 1; n <= 2; n++) {
+            world *w = scratch(sizeof *w);
+            world_init(w, GROUPCONC_REJECT_ABORT, true);
+            scope_oom *x = scratch(sizeof *x);
+            groupconc_scope *s = scope_open_ok(w->ex, GROUPCONC_SCOPE_COLLECT_ALL, NULL);
+            groupconc_task_spec spec = {"sa", "f", scope_oom_fn, x, scope_oom_cleanup};
+            size_t idx = SIZE_MAX - 1;
+            for (size_t i = 0; i < at[a]; i++) assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_OK);
+            oom_arm(n, false, false);
+            int rc = groupconc_scope_fork(s, &spec, &idx);
+            long injected = oom_disarm();
+            if (rc != GROUPCONC_ENOMEM || injected != 1 || groupconc_scope_fork_count(s) != at[a])
+                fail_msg("fork at %zu forks, allocation %ld failing: %s, %zu forks (injected %ld)", at[a], n,
+                         groupconc_errname(rc), groupconc_scope_fork_count(s), injected);
+            for (size_t i = 0; i < 4; i++) {
+                assert_int_equal(groupconc_scope_fork(s, &spec, &idx), GROUPCONC_OK);
+                assert_int_equal(idx, at[a] + i);
+            }
+            w->accepted += (int)at[a] + 4;
+            assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+            for (size_t i = 0; i < at[a] + 4; i++) {
+                groupconc_result r;
+                assert_int_equal(groupconc_scope_result(s, i, &r), GROUPCONC_OK);
+                assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+            }
+            assert_int_equal(atomic_load(&x->runs), (int)at[a] + 4);
+            assert_int_equal(atomic_load(&x->cleanups), (int)at[a] + 4);
+            assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+            world_finish(w);
+            world_free(w);
+        }
+    }
+    print_message("scope_fork at 0, 8 and 16 forks, its node or the array's growth failing: ENOMEM, unchanged\n");
+}
+
+static void test_scope_fork(void **state) {
+    (void)state;
+    fork_loop_stats st;
+    scope_fork_growth();
+    scope_fork_loop(GROUPCONC_SCOPE_COLLECT_ALL, false, &st);
+    /* how many allocations a submit makes varies (node cache, worker starts), so which fork the N-th
+       failure hits varies too: only that the submit's own failures were seen is certain */
+    assert_true(st.recorded > 0);
+    scope_fork_loop(GROUPCONC_SCOPE_COLLECT_ALL, true, &st);
+    scope_fork_loop(GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE, false, &st);
+    assert_true(st.recorded > 0);
+    scope_fork_loop(GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE, true, &st);
+}
+
+/* ---- executor_dump_file ------------------------------------------------------------------------ */
+/* The file gets nothing (ENOMEM) or one whole dump. */
+
+static void dump_file_loop(bool sticky) {
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        scope_oom *x = scratch(sizeof *x);
+        groupconc_scope *s = scope_open_ok(w->ex, GROUPCONC_SCOPE_COLLECT_ALL, "dumped");
+        groupconc_task_spec spec = {"a", "queued-fork", scope_oom_fn, x, scope_oom_cleanup}; /* waits behind P0 */
+        assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_OK);
+        w->accepted++;
+        FILE *fp = tmpfile();
+        assert_non_null(fp);
+        oom_arm(n, sticky, false);
+        int rc = groupconc_executor_dump_file(w->ex, fp);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, "executor_dump_file", n);
+        long len = ftell(fp);
+        if (rc != GROUPCONC_OK) {
+            if (len != 0) fail_msg("executor_dump_file returned %s (allocation %ld) and wrote %ld bytes", groupconc_errname(rc), n, len);
+        } else {
+            char *got = calloc(1, (size_t)len + 1);
+            assert_non_null(got);
+            rewind(fp);
+            assert_int_equal(fread(got, 1, (size_t)len, fp), (size_t)len);
+            const char *head = "{\"format\":\"groupconc-dump\"";
+            if (strncmp(got, head, strlen(head)) != 0 || len < 4 || strcmp(got + len - 3, "]}\n") != 0 ||
+                strstr(got + 1, "groupconc-dump") != strstr(got, "groupconc-dump") ||
+                !strstr(got, "\"name\":\"dumped\"") || !strstr(got, "\"id\":\"queued-fork\"") || strlen(got) != (size_t)len)
+                fail_msg("executor_dump_file (allocation %ld): not one whole dump (%ld bytes)", n, len);
+            free(got);
+        }
+        fclose(fp);
+        latch_open(&w->gate);
+        assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+        assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+        assert_int_equal(atomic_load(&x->runs), 1);
+        world_finish(w);
+        world_free(w);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 1); /* its buffer */
+    print_message("executor_dump_file%s: %ld allocations\n", sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_dump_file(void **state) {
+    (void)state;
+    dump_file_loop(false);
+    dump_file_loop(true);
+}
+
+/* ---- scope calls that document no ENOMEM ------------------------------------------------------- */
+/* A CUSTOM scope S with a running fork F0 (parked), F1 queued behind it, F2 done; a later scope T
+   with one fork. Armed sticky from allocation N on the main thread (or, any_thread, from the first
+   allocation on every thread): fork_count, result, first, first_set, policy_name, the dump into a
+   caller's buffer (fitting and too small), executor_destroy (EBUSY), close out of order (EORDER),
+   close without join (ENOTJOINED), join_for that expires, shutdown twice, join, close: each returns
+   its documented code, nothing is lost. */
+
+static void scope_cb_count(groupconc_scope *s, size_t index, const groupconc_result *r, void *user_data) {
+    (void)s, (void)index, (void)r;
+    atomic_fetch_add((atomic_int *)user_data, 1);
+}
+
+static long scope_no_memory(long n, bool any_thread) {
+    world *w = scratch(sizeof *w);
+    world_init(w, GROUPCONC_REJECT_ABORT, true);
+    scope_oom *x = scratch(sizeof *x);
+    atomic_int *cb = scratch(sizeof *cb);
+    groupconc_scope_config c;
+    memset(&c, 0, sizeof c);
+    c.policy = GROUPCONC_SCOPE_CUSTOM;
+    c.on_fork_complete = scope_cb_count;
+    c.user_data = cb;
+    c.name = "S";
+    groupconc_scope *s = NULL, *t = NULL;
+    assert_int_equal(groupconc_scope_open(w->ex, &c, &s), GROUPCONC_OK);
+    groupconc_task_spec park = {"sg", "F0", task_park, &w->gate, NULL};
+    groupconc_task_spec queued = {"sg", "F1", scope_oom_fn, x, scope_oom_cleanup};
+    groupconc_task_spec quick = {"sf", "F2", scope_oom_fn, x, scope_oom_cleanup};
+    assert_int_equal(groupconc_scope_fork(s, &park, NULL), GROUPCONC_OK);
+    assert_true(counter_wait(&w->gate, 5)); /* the world's four, and F0 */
+    assert_int_equal(groupconc_scope_fork(s, &queued, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_fork(s, &quick, NULL), GROUPCONC_OK);
+    groupconc_result r;
+    for (int i = 0; i < 10000 && groupconc_scope_result(s, 2, &r) == GROUPCONC_ETIMEDOUT; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    t = scope_open_ok(w->ex, GROUPCONC_SCOPE_COLLECT_ALL, "T");
+    groupconc_task_spec later = {"sh", "F3", scope_oom_fn, x, scope_oom_cleanup};
+    assert_int_equal(groupconc_scope_fork(t, &later, NULL), GROUPCONC_OK);
+    w->accepted += 3;
+    static char buf[1 << 16];
+    char small[8];
+    size_t need = 0, idx = 99;
+    int rc;
+
+    oom_arm(n, true, any_thread);
+#define NO_MEM(call, want)                                                                              \
+    do {                                                                                                \
+        if ((rc = (call)) != (want))                                                                    \
+            fail_msg("%s with no memory (from allocation %ld%s): %s, want %s", #call, n,                \
+                     any_thread ? ", every thread" : "", groupconc_errname(rc), groupconc_errname(want)); \
+    } while (0)
+    if (groupconc_scope_fork_count(s) != 3) fail_msg("fork_count with no memory: %zu", groupconc_scope_fork_count(s));
+    NO_MEM(groupconc_scope_result(s, 2, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    NO_MEM(groupconc_scope_result(s, 0, &r), GROUPCONC_ETIMEDOUT);
+    NO_MEM(groupconc_scope_result(s, 3, &r), GROUPCONC_ENOTFOUND);
+    NO_MEM(groupconc_scope_first(s, &idx), GROUPCONC_ENOTFOUND);
+    NO_MEM(groupconc_scope_first_set(s, 2), GROUPCONC_OK);
+    NO_MEM(groupconc_scope_first(s, &idx), GROUPCONC_OK);
+    assert_int_equal(idx, 2);
+    assert_string_equal(groupconc_scope_policy_name(GROUPCONC_SCOPE_CUSTOM), "CUSTOM");
+    NO_MEM(groupconc_executor_dump(w->ex, buf, sizeof buf, &need), GROUPCONC_OK);
+    assert_non_null(strstr(buf, "\"name\":\"S\""));
+    assert_non_null(strstr(buf, "\"name\":\"T\""));
+    NO_MEM(groupconc_executor_dump(w->ex, small, sizeof small, &need), GROUPCONC_ERANGE);
+    assert_int_equal(strlen(small), sizeof small - 1);
+    NO_MEM(destroy_with_gate_alive(w->ex, "scopes open, no memory"), GROUPCONC_EBUSY);
+    NO_MEM(groupconc_scope_close(s), GROUPCONC_EORDER);
+    NO_MEM(groupconc_scope_close(t), GROUPCONC_ENOTJOINED); /* waits for F3 */
+    NO_MEM(groupconc_scope_join_for(s, 1000000), GROUPCONC_ETIMEDOUT);
+    NO_MEM(groupconc_scope_shutdown(s), GROUPCONC_OK);
+    NO_MEM(groupconc_scope_result(s, 1, &r), GROUPCONC_OK); /* dequeued by the expired join_for */
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    latch_open(&w->gate);
+    NO_MEM(groupconc_scope_join(s), GROUPCONC_OK);
+    NO_MEM(groupconc_scope_result(s, 0, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS); /* flagged, it returned 0 */
+    assert_int_equal(atomic_load(cb), 3);
+    NO_MEM(groupconc_scope_close(s), GROUPCONC_OK);
+#undef NO_MEM
+    long injected = oom_disarm();
+    assert_int_equal(atomic_load(&x->runs), 2);     /* F2, F3; F1 never ran */
+    assert_int_equal(atomic_load(&x->cleanups), 3); /* F1 (cancelled), F2, F3 */
+    world_finish(w);
+    world_free(w);
+    return injected;
+}
+
+static void test_scope_calls_without_memory(void **state) {
+    (void)state;
+    long n;
+    for (n = 1; n < MAX_ITERS; n++)
+        if (scope_no_memory(n, false) == 0) break;
+    assert_true(n < MAX_ITERS);
+    print_message("scope calls without ENOMEM, sticky from allocation N: %ld allocations\n", n - 1);
+    print_message("scope calls without ENOMEM, every allocation on every thread failing: %ld refused\n",
+                  scope_no_memory(1, true));
+}
+
 /* A failed test may leave blocks behind: start every test from zero so failures do not cascade. */
 static int reset_counts(void **state) {
     (void)state;
@@ -1274,6 +1774,10 @@ int main(void) {
         cmocka_unit_test_setup(test_gate_try_acquire, reset_counts),
         cmocka_unit_test_setup(test_context_defer, reset_counts),
         cmocka_unit_test_setup(test_gate_calls_without_memory, reset_counts),
+        cmocka_unit_test_setup(test_scope_open, reset_counts),
+        cmocka_unit_test_setup(test_scope_fork, reset_counts),
+        cmocka_unit_test_setup(test_dump_file, reset_counts),
+        cmocka_unit_test_setup(test_scope_calls_without_memory, reset_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
