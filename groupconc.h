@@ -2049,7 +2049,8 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
      CLAIM_REF   the taker, with TAKEN (acq_rel)         the former holder:        the holder's
                                                          drop_claim_ref (acq_rel)  reference
      STARTED     its worker before running it, fetch_or;  never                    it runs or ran
-                 steal_locked with TAKEN (acq_rel)
+                 steal_locked with TAKEN; submit before
+                 a CALLER_RUNS run in submit (acq_rel)
      TAKEN       take_or_flag_locked / steal_locked CAS; never                     taken from its
                  task_cancel of a REJECTED CALLER_RUNS                             holder
                  task (acq_rel)
@@ -3489,7 +3490,10 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     if (!ex) return GROUPCONC_EINVAL;
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
     groupconc__mutex_lock(&ex->lock);
-    if (ex->gates || ex->scopes) { /* gate permits hold its layers; scopes hold fork handles */
+    groupconc__mutex_lock(&ex->scope_lock); /* ex->scopes is scope_lock's (order: lock, then it) */
+    i = ex->gates || ex->scopes ? 1 : 0;
+    groupconc__mutex_unlock(&ex->scope_lock);
+    if (i) { /* gate permits hold its layers; scopes hold fork handles */
         groupconc__mutex_unlock(&ex->lock);
         return GROUPCONC_EBUSY;
     }
@@ -3725,6 +3729,9 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
         t->bits |= GROUPCONC__B_NO_PERMITS;
         t->status = GROUPCONC_STATUS_PENDING;
         t->error = 0;
+        /* STARTED before the body runs: its handle can leak to another thread only from inside
+           the body (a scope's fork publishes it), and a cancel of a started task only flags it */
+        atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
         (void)groupconc__run(ex, t); /* on the submitting thread, holding no permits (no defer) */
         t->bits |= GROUPCONC__B_RAN;  /* in no list: nobody else reads its bits */
         groupconc__mutex_lock(&ex->lock);
@@ -3871,6 +3878,11 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             groupconc__pump(ex, &b);
             (void)groupconc__kick_locked(ex);
             outcome = GROUPCONC_CANCEL_DEQUEUED;
+        } else if (task->stage == GROUPCONC__REJECTED &&
+                   (atomic_load_explicit(&task->state, memory_order_acquire) & GROUPCONC__ST_STARTED)) {
+            /* a CALLER_RUNS run inside submit, on the submitting thread now: flagged only */
+            atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
+            outcome = GROUPCONC_CANCEL_FLAGGED;
         } else if (task->stage == GROUPCONC__REJECTED && !ex->policy.reject_handler &&
                    ex->policy.rejection == GROUPCONC_REJECT_CALLER_RUNS) {
             /* refused, its CALLER_RUNS re-run not queued yet: call it off and complete it here.

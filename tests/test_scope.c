@@ -503,6 +503,66 @@ static void test_deferred_fork(void **state) {
     tu_latch_destroy(&x.deferred);
 }
 
+/* A fork refused in submit under CALLER_RUNS runs inside groupconc_scope_fork; when the scope is
+   shut down meanwhile (here by a nested fork's failure, on the same thread) the running fork is
+   flagged only: it completes once (found by the fuzzer: it used to complete twice). */
+static atomic_int f0_completed;
+
+static void count_f0(const groupconc_event *ev, void *user_data) {
+    (void)user_data;
+    if (ev->type == GROUPCONC_EVENT_COMPLETED && ev->task_id && strcmp(ev->task_id, "F0") == 0)
+        atomic_fetch_add(&f0_completed, 1);
+}
+
+typedef struct nested_refused {
+    groupconc_scope *s;
+    int inner_rc;
+    bool saw_cancel;
+} nested_refused;
+
+static int outer_refused_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    nested_refused *x = (nested_refused *)arg;
+    (void)out_value;
+    groupconc_task_spec inner = {"b", "F1", fail_fn, NULL, NULL};
+    x->inner_rc = groupconc_scope_fork(x->s, &inner, NULL); /* also refused: fails, shuts down */
+    x->saw_cancel = groupconc_context_is_cancelled(ctx);
+    return x->saw_cancel ? GROUPCONC_TASK_CANCELLED : 0;
+}
+
+static void test_caller_runs_fork_cancelled_once(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.global_max_in_flight = 1;
+    p.global_queue_threshold = 0;
+    p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+    p.listener = count_f0;
+    atomic_store(&f0_completed, 0);
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *hb = tu_submit(ex, "hold", NULL, tu_park_fn, &blocker); /* the global permit */
+    assert_true(tu_latch_wait(&started));
+    groupconc_scope *s = open_scope(ex, GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE);
+    nested_refused x = {s, -1, false};
+    groupconc_task_spec outer = {"a", "F0", outer_refused_fn, &x, NULL};
+    assert_int_equal(groupconc_scope_fork(s, &outer, NULL), GROUPCONC_OK); /* ran here */
+    assert_int_equal(x.inner_rc, GROUPCONC_OK);
+    assert_true(x.saw_cancel); /* flagged while it ran */
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_EFAILED);
+    assert_int_equal(scope_result(s, 0).status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(scope_result(s, 1).status, GROUPCONC_STATUS_FAILED);
+    assert_int_equal(atomic_load(&f0_completed), 1);
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    tu_park_release(&blocker);
+    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(hb);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+}
+
 /* ---- stress: 1,000 scopes x 10 forks from 4 threads ------------------------------------------- */
 
 typedef struct stress_arg {
@@ -682,6 +742,7 @@ int main(void) {
         cmocka_unit_test(test_caps_hold_inside_scopes),
         cmocka_unit_test(test_rejected_fork_is_a_failure),
         cmocka_unit_test(test_deferred_fork),
+        cmocka_unit_test(test_caller_runs_fork_cancelled_once),
         cmocka_unit_test(test_stress_scopes),
         cmocka_unit_test(test_dump_escapes_and_sizes),
         cmocka_unit_test(test_scope_bad_input),
