@@ -85,6 +85,37 @@
    "every latch open => everything finishes" (OP_WAIT_LONG, execute_all without a deadline) are
    bounded while a permit is held or a deferral may be parked.
 
+   Structured scopes and the dump (OP_SCOPE_*, OP_DUMP*, issue 14). The fuzzer opens scopes (each
+   policy; CUSTOM with a callback that records, dumps, first_sets and shuts down at the first failure,
+   first_sets every completion, or shuts down at once; a decoded name with quotes, backslashes, control
+   bytes, UTF-8) and keeps them on its own stack; forks into them (a decoded group, and a body that
+   succeeds, fails, parks cooperatively until the fuzzer releases it or it is cancelled, forks into its
+   own scope, or opens a child scope, forks into it (success, failure or a park), joins it (or not)
+   and closes it); shuts scopes down (also from another thread); joins with a short deadline, or
+   without one when the wait must end (the scope is joined or shut down, or every latch is open and
+   nothing blocks: no held permit, parked deferral, unreleased park or child scope body, which keeps
+   its permits while its nested fork may wait for them); closes the top (a scope below it must say
+   EORDER, nothing done; the top too while a child scope of its forks is open); queries results,
+   first and fork_count, and every bad argument; calls fork / join / join_for / close from a
+   short-lived foreign thread (ENOTOWNER, nothing done). A fork body checks that join, join_for and
+   close of its own scope say EDEADLK. Invariants: every fork index has exactly one fork record, every
+   fork ends once (one COMPLETED event, its cleanup once if accepted and never if refused, its body at
+   most once and never after ESCOPE_SHUTDOWN or a refusal), and its result follows what its body did
+   (or the rejection handler decided, or why it never ran); a fork into a scope shut down or joined
+   says ESCOPE_SHUTDOWN, and one that says so unasked finds the scope shut by its policy or callback;
+   after a join every result is final, the callback ran once per fork, and the join's code and
+   scope_first follow the policy (COLLECT_ALL: OK, no first; SHUTDOWN_ON_FAILURE: EFAILED iff a fork
+   FAILED or was REJECTED, first names one; SHUTDOWN_ON_SUCCESS: OK iff one succeeded, first names
+   it; CUSTOM: OK, first is an index the callback passed to first_set); close says ENOTJOINED iff no
+   join returned and returns with every fork done. The dump into a decoded size (0, 1, 64, needed - 1,
+   needed, needed + 1, 64 KiB) says OK iff it fits, ERANGE otherwise, always NUL-terminated where the
+   size allows, needed consistent; what fits is parsed as JSON and compared with what the fuzzer knows
+   (executor.shutdown; per scope: name, parent, policy, joined, shut_down, at least its forks); the
+   same for dump_file into a tmpfile (and EIO for /dev/full and a read-only stream). At the end every
+   scope still open is shut down, joined and closed from the top, after groupconc_executor_destroy
+   said EBUSY. Forks made inside fork bodies submit from other threads: the checks that count on the
+   fuzzer's submits alone (gate_exact, the group count) skip when one was under way (wsub_mark).
+
    Tasks record, in atomics, how many run per group (per group-state generation: an evicted group's
    old tasks may overlap the new state's, as documented) and in total, and check the caps: group
    concurrency and in-flight, global in-flight, max_threads. A task run with no permits (CALLER_RUNS)
@@ -377,6 +408,90 @@ static void hold_add(int which, int g, unsigned gen, int d) { /* which: 0 run, 1
     pthread_mutex_unlock(&H.mu);
 }
 
+/* ---- structured scopes (issue 14): what the fuzzer knows of its scopes and forks ---- */
+
+#define MAX_SREC 64    /* scope records per input: the fuzzer's scopes and the child scopes its forks open */
+#define MAX_OPEN 6     /* the fuzzer's open scopes at most (its own stack: they close from the top) */
+#define MAX_FREC 200   /* fork records per input: the fuzzer's forks and the forks made inside fork bodies */
+#define MAX_SFORKS 48  /* forks per scope at most (the fuzzer stops forking into a scope there) */
+
+/* a fork body: success, failure, a cooperative park (returns when released or cancelled), a fork
+   into its own scope, a child scope (open, fork into it, join, close) */
+enum { K_OK, K_FAIL, K_PARK, K_FORK_IN_FORK, K_CHILD_SCOPE, K_COUNT };
+/* a scope's on_fork_complete: none; records (and finds join / join_for / close of its scope refused:
+   EDEADLK); dumps into a small buffer; CUSTOM: first_set and shutdown at the first failure; first_set
+   at every completion; shutdown at the first completion */
+enum { CBM_NONE, CBM_OBSERVE, CBM_DUMP, CBM_SHUT_ON_FAIL, CBM_FIRST_EACH, CBM_SHUT_AT_ONCE };
+/* a fork record: not forked (yet); forked, with an index in its scope; refused with no fork (no index) */
+enum { FS_NONE, FS_COUNTED, FS_NOFORK };
+
+struct frec;
+
+typedef struct srec {
+    int idx;
+    _Atomic(groupconc_scope *) s;  /* while open */
+    groupconc_scope_policy policy;
+    int cb_mode;
+    bool has_name, child;          /* child: opened inside a fork body (by the body) */
+    char name[48];
+    /* the fuzzer's own scopes (fuzzer thread only) */
+    bool open, joined, known_shut, closed;
+    int reserved;                  /* fork records aimed at it (its forks stay below MAX_SFORKS) */
+    /* a child scope: what its body saw */
+    atomic_int opened, closed_by_body;
+    /* the callback: calls and status per fork index; the indexes first_set was called with */
+    atomic_int cb_calls[MAX_SFORKS], cb_status[MAX_SFORKS], first_ok[MAX_SFORKS];
+    atomic_int any_first_ok, cb_shutdown;
+    _Atomic(struct frec *) by_index[MAX_SFORKS]; /* the record of each fork index */
+} srec;
+
+typedef struct frec {
+    int idx, kind, group, decision;
+    unsigned gen;
+    char id[8];                    /* "f<n>": the task id of its fork */
+    bool top;                      /* forked by the fuzzer thread (its body is counted against the caps) */
+    bool has_cleanup, child_join_for, child_no_join;
+    srec *sc;                      /* the scope it is forked into */
+    struct frec *parent;           /* a nested fork: the fork whose body makes it */
+    struct frec *nested;           /* K_FORK_IN_FORK / K_CHILD_SCOPE: the fork its body makes */
+    srec *child;                   /* K_CHILD_SCOPE: the scope its body opens */
+    atomic_int state, fork_rc, index;
+    atomic_int runs, finished, ret, counted, released, cleanups, handler_calls;
+    atomic_int ev_submitted, ev_started, ev_completed, ev_rejected;
+} frec;
+
+static struct {
+    srec sr[MAX_SREC];
+    int nsr;
+    frec fr[MAX_FREC];
+    int nfr;
+    srec *stack[MAX_OPEN];         /* the fuzzer's open scopes, oldest first */
+    int nopen;
+    atomic_int parks_all;          /* the end: every park returns at once */
+    atomic_int blocked_ever;       /* fork bodies that waited on a worker (each may let the pool grow by one) */
+    atomic_long wsub_total;        /* forks made inside fork bodies (gate_exact: permits taken without a completion) */
+    atomic_int wsub_inflight;
+} SC;
+
+static char fork_values[MAX_FREC]; /* a rejection handler's SUCCESS / FAILED value for fork i */
+
+/* Forks made in fork bodies submit from other threads (a new group, permits taken with no completion).
+   A check that needs the fuzzer's submits alone takes wsub_mark() before its first snapshot and asks
+   wsub_still() after its last: no such fork was under way at the mark, and none began since. */
+static long wsub_mark(void) {
+    long total = atomic_load(&SC.wsub_total); /* first: a fork that begins after this read changes it */
+    return atomic_load(&SC.wsub_inflight) ? -1 : total;
+}
+
+static bool wsub_still(long mark) { return mark >= 0 && atomic_load(&SC.wsub_total) == mark; }
+
+static frec *frec_of(const char *task_id) {
+    if (!task_id || task_id[0] != 'f') return NULL;
+    int n = atoi(task_id + 1); /* records are set up before their fork: SC.nfr is not read here */
+    FZ_CHECK(n >= 0 && n < MAX_FREC && strcmp(SC.fr[n].id, task_id) == 0, "unknown fork id \"%s\"", task_id);
+    return &SC.fr[n];
+}
+
 /* outcome counters (fuzzer thread only; printed by the replay program to show what was reached) */
 enum { C_ACCEPTED, C_REFUSED_LAYER, C_ENOMEM, C_ETHREAD, C_ESHUTDOWN, C_ASYNC_REJECTED, C_NO_PERMIT_RUNS, C_DEQUEUED,
        C_FLAGGED, C_TOO_LATE, C_EVICT, C_EXEC_ALL, C_EXEC_ALL_CUT, C_GRACEFUL_OK, C_GRACEFUL_TIMEOUT, C_WAIT_TIMEOUT,
@@ -396,7 +511,11 @@ enum { A_SELF_BODY, A_SELF_EVENT, A_SELF_HANDLER, A_SELF_CLEANUP, A_SELF_CALLBAC
        A_POLICY_BAD, A_POLICY_NOMEM, A_QUIET_TOTALS, A_HANDLER_LATER, A_GATE_OK, A_GATE_FULL, A_GATE_LAYER,
        A_GATE_SHUTDOWN, A_GATE_NOMEM, A_GATE_EXACT, A_GATE_RELEASED, A_GATE_REL_THREAD, A_GATE_RACE, A_GATE_BAD,
        A_GATE_BUSY, A_GATE_RESET, A_DEFER_PARKED, A_DEFER_INLINE, A_DEFER_VOID, A_DEFER_NODEFER, A_DEFER_ESTATE,
-       A_DEFER_DONE, A_DEFER_THREAD, A_DEFER_RACE_CANCEL, A_DEFER_FLAGGED, A_DEFER_AUTO, A_COUNT };
+       A_DEFER_DONE, A_DEFER_THREAD, A_DEFER_RACE_CANCEL, A_DEFER_FLAGGED, A_DEFER_AUTO, A_SC_OPEN, A_SC_OPEN_SHUTDOWN,
+       A_SC_OPEN_BAD, A_SC_FORK_OK, A_SC_FORK_REFUSED, A_SC_FORK_SHUT, A_SC_FORK_NOMEM, A_SC_FIF, A_SC_CHILD_OPEN,
+       A_SC_CHILD_CLOSED, A_SC_SHUTDOWN, A_SC_POLICY_SHUT, A_SC_CB_SHUT, A_SC_FIRST_SET, A_SC_JOIN, A_SC_JOIN_EFAILED,
+       A_SC_JOIN_TIMEOUT, A_SC_CLOSE_OK, A_SC_CLOSE_NOTJOINED, A_SC_CLOSE_EORDER, A_SC_FOREIGN, A_SC_PARK_RELEASED,
+       A_SC_PARK_CANCELLED, A_SC_DESTROY_BUSY, A_SC_HANDLER, A_DUMP_OK, A_DUMP_ERANGE, A_DUMP_FILE_OK, A_DUMP_FILE_EIO, A_COUNT };
 static const char *const acounter_names[A_COUNT] = {
     "self-block: in the task body", "self-block: in a listener event", "self-block: in the rejection handler",
     "self-block: in the cleanup", "self-block: in a completion callback", "  of which ran at once (no destroy)",
@@ -411,7 +530,15 @@ static const char *const acounter_names[A_COUNT] = {
     "defer: parked (returned PENDING)", "defer: completed in its own body", "defer: deferred, returned another code",
     "defer: PENDING without deferring", "defer: ESTATE (CALLER_RUNS in submit)", "defer: parked ones completed",
     "defer: completed on another thread", "defer: completion raced a cancel", "defer: seen flagged (is_cancelled)",
-    "defer: completed by the body at the end"};
+    "defer: completed by the body at the end", "scope: opened", "scope: open ESHUTDOWN", "scope: open, bad arguments",
+    "scope: forks accepted", "scope: forks refused by submit (index)", "scope: forks ESCOPE_SHUTDOWN",
+    "scope: ENOMEM (open, or a fork with no index)", "scope: forks made in a fork", "scope: child scopes opened in a fork",
+    "scope: child scopes closed in a fork", "scope: shut down by the fuzzer", "scope: found shut by policy / callback",
+    "scope: callback shutdowns", "scope: callback first_set", "scope: joins OK", "scope: joins EFAILED",
+    "scope: join_for ETIMEDOUT", "scope: close OK", "scope: close ENOTJOINED", "scope: close EORDER",
+    "scope: foreign thread refused", "scope: parks released", "scope: parks cancelled", "scope: destroy EBUSY (scope open)",
+    "scope: forks decided by the rejection handler",
+    "dump: OK (parsed)", "dump: ERANGE", "dump_file: OK (parsed)", "dump_file: EIO"};
 static atomic_long acounters[A_COUNT];
 
 static bool caller_runs(void) { return F.rejection == GROUPCONC_REJECT_CALLER_RUNS; }
@@ -430,7 +557,7 @@ static int group_index(const char *name) {
 }
 
 static slot *slot_of(const char *task_id) {
-    if (!task_id) return NULL;
+    if (!task_id || task_id[0] == 'f') return NULL; /* a fork (frec_of) */
     FZ_CHECK(task_id[0] == 't', "unknown task id \"%s\"", task_id);
     int n = atoi(task_id + 1); /* slots are set up before their submit: no need to read F.nslots here */
     FZ_CHECK(n >= 0 && n < MAX_SLOTS && strcmp(F.slots[n].id, task_id) == 0, "unknown task id \"%s\"", task_id);
@@ -632,7 +759,8 @@ static int fz_task(groupconc_context *ctx, void **out_value, void *arg) {
                  group_names[g_idx], s->gen, in_group, gate_g, defer_g, cap, F.conc[g_idx], F.infl[g_idx]);
         FZ_CHECK(F.gcap == UNL || holders <= F.gcap,
                  "%d tasks running + gate permits + parked deferred tasks, global in-flight cap %d", holders, F.gcap);
-        FZ_CHECK(total <= F.max_threads, "%d tasks running, max_threads %d", total, F.max_threads);
+        int extra = atomic_load(&SC.blocked_ever); /* fork bodies that waited on a worker: one more thread each */
+        FZ_CHECK(total <= F.max_threads + extra, "%d tasks running, max_threads %d (+%d)", total, F.max_threads, extra);
     }
     if (s->self_block) {
         FZ_CHECK(groupconc_context_executor(ctx) == F.ex, "task %s: context executor", s->id);
@@ -663,7 +791,9 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
     int g = group_index(ev->group);
     FZ_CHECK(g >= 0, "event for unknown group \"%s\"", ev->group);
     slot *s = slot_of(ev->task_id);
+    frec *fk = s ? NULL : frec_of(ev->task_id);
     if (s) FZ_CHECK(s->group == g, "event group %s for task %s of %s", ev->group, s->id, group_names[s->group]);
+    if (fk) FZ_CHECK(fk->group == g, "event group %s for fork %s of %s", ev->group, fk->id, group_names[fk->group]);
     name_event(ev->type);
     if ((int)ev->type >= 0 && (int)ev->type < 4) atomic_fetch_add(&F.ev_count[ev->type], 1);
     fz_code(ev->reason);
@@ -679,11 +809,13 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
     case GROUPCONC_EVENT_SUBMITTED:
         FZ_CHECK(ev->reason == 0 && ev->result == NULL, "SUBMITTED event carries a reason/result");
         if (s) FZ_CHECK(atomic_fetch_add(&s->ev_submitted, 1) == 0, "task %s: two SUBMITTED events", s->id);
+        else if (fk) FZ_CHECK(atomic_fetch_add(&fk->ev_submitted, 1) == 0, "fork %s: two SUBMITTED events", fk->id);
         else atomic_fetch_add(&F.anon_submitted, 1);
         break;
     case GROUPCONC_EVENT_STARTED:
         FZ_CHECK(ev->reason == 0 && ev->result == NULL, "STARTED event carries a reason/result");
         if (s) FZ_CHECK(atomic_fetch_add(&s->ev_started, 1) == 0, "task %s: two STARTED events", s->id);
+        if (fk) FZ_CHECK(atomic_fetch_add(&fk->ev_started, 1) == 0, "fork %s: two STARTED events", fk->id);
         break;
     case GROUPCONC_EVENT_COMPLETED: {
         const groupconc_result *r = ev->result;
@@ -706,6 +838,8 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
         if (s) {
             FZ_CHECK(atomic_fetch_add(&s->ev_completed, 1) == 0, "task %s: two COMPLETED events", s->id);
             atomic_store(&s->ev_status, (int)r->status);
+        } else if (fk) {
+            FZ_CHECK(atomic_fetch_add(&fk->ev_completed, 1) == 0, "fork %s: two COMPLETED events", fk->id);
         } else {
             atomic_fetch_add(&F.anon_completed, 1);
         }
@@ -715,6 +849,10 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
         FZ_CHECK(is_layer_code(ev->reason) || ev->reason == GROUPCONC_ESHUTDOWN || ev->reason == GROUPCONC_ENOMEM ||
                      ev->reason == GROUPCONC_ETHREAD,
                  "REJECTED event with reason %s", groupconc_errname(ev->reason));
+        if (fk) {
+            FZ_CHECK(atomic_fetch_add(&fk->ev_rejected, 1) == 0, "fork %s: two REJECTED events", fk->id);
+            FZ_CHECK(!atomic_load(&fk->counted), "fork %s: REJECTED event after it started holding permits", fk->id);
+        }
         if (s) {
             FZ_CHECK(atomic_fetch_add(&s->ev_rejected, 1) == 0, "task %s: two REJECTED events", s->id);
             FZ_CHECK(!atomic_load(&s->counted), "task %s: REJECTED event after it started holding permits", s->id);
@@ -738,7 +876,14 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
 
 /* Decides per s->decision; the outcome is checked by check_decided (from check_result and
    op_exec_all), the executor's totals by check_stats. */
+static void fz_fork_reject(const groupconc_rejection *rj, groupconc_reject_result *out);
+
 static void fz_reject_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
+    FZ_CHECK(user_data == &F && rj && out && rj->executor == F.ex, "rejection handler arguments");
+    if (rj->task_id && rj->task_id[0] == 'f') { /* a fork: its fn / arg are the library's wrapper */
+        fz_fork_reject(rj, out);
+        return;
+    }
     FZ_CHECK(user_data == &F && rj && out && rj->executor == F.ex && rj->fn == fz_task, "rejection handler arguments");
     slot *s = rj->arg;
     /* MAX_SLOTS, not F.nslots: the fuzzer thread may be adding a slot now (its own is set up) */
@@ -1023,13 +1168,16 @@ static void check_gates(void) {
     }
 }
 
-/* the executor gate's view of group g, whose group stats said found / not found */
-static void check_gate_group(int g, bool found, const groupconc_group_stats *gs) {
+/* the executor gate's view of group g, whose group stats said found / not found (ws0: the count of
+   forks made in fork bodies before those stats, -1 if one was under way: they may create the group) */
+static void check_gate_group(int g, bool found, const groupconc_group_stats *gs, long ws0) {
     if (!F.gate[GX]) return;
     groupconc_gate_stats st;
     memset(&st, 0xA5, sizeof st);
     int rc = fz_code(groupconc_gate_stats_get(F.gate[GX], group_names[g], &st));
     size_t held = held_cur(g);
+    if (!found && rc == GROUPCONC_OK && !wsub_still(ws0))
+        return; /* created meanwhile by a fork made in a fork body */
     if (!found) {
         FZ_CHECK(rc == GROUPCONC_ENOTFOUND, "gate_stats(%s): %s, but group_stats says ENOTFOUND", group_names[g], groupconc_errname(rc));
         FZ_CHECK(held == 0, "group %s has no state, but the fuzzer holds %zu of its permits", group_names[g], held);
@@ -1049,11 +1197,13 @@ static void check_stats(bool all_quiet) {
     size_t parked_g[NG];
     size_t parked_lo = parked_counted(parked_g); /* before the stats: all of these are still parked */
     size_t gx = held_count(GX);
+    long ws0 = wsub_mark(); /* forks made in fork bodies */
     memset(&es, 0xA5, sizeof es);
     FZ_CHECK(fz_code(groupconc_executor_stats_get(F.ex, &es)) == GROUPCONC_OK, "executor_stats failed");
     size_t parked_hi = parked_total(); /* after: every task parked at the stats is in here (also those the
                                            fuzzer cannot tell hold permits: anonymous under CALLER_RUNS) */
-    FZ_CHECK(es.threads <= (size_t)F.max_threads, "%zu threads, max %d", es.threads, F.max_threads);
+    int extra = atomic_load(&SC.blocked_ever); /* each fork body that waited on a worker may have added one */
+    FZ_CHECK(es.threads <= (size_t)(F.max_threads + extra), "%zu threads, max %d (+%d)", es.threads, F.max_threads, extra);
     FZ_CHECK(es.idle_threads <= es.threads, "idle threads %zu > threads %zu", es.idle_threads, es.threads);
     /* "running" counts what a worker took to run next too: up to GROUPCONC_BATCH_MAX per worker
        (what actually executes at once is checked against max_threads by the task bodies); and gate
@@ -1109,8 +1259,9 @@ static void check_stats(bool all_quiet) {
     size_t found = 0;
     for (int g = 0; g < NG; g++) {
         groupconc_group_stats gs;
+        long gws0 = wsub_mark();
         int rc = fz_code(groupconc_group_stats_get(F.ex, group_names[g], &gs));
-        check_gate_group(g, rc != GROUPCONC_ENOTFOUND, &gs);
+        check_gate_group(g, rc != GROUPCONC_ENOTFOUND, &gs, gws0);
         if (rc == GROUPCONC_ENOTFOUND) continue;
         FZ_CHECK(rc == GROUPCONC_OK, "group_stats(%s): %s", group_names[g], groupconc_errname(rc));
         found++;
@@ -1146,7 +1297,9 @@ static void check_stats(bool all_quiet) {
                      "group %s after every task finished: running %zu ready %zu waiting %zu in-flight %zu (%zu gate permits held)",
                      group_names[g], gs.running, gs.ready, waiting, gs.in_flight, gheld);
     }
-    FZ_CHECK(found <= es.groups, "found %zu groups, stats say %zu", found, es.groups);
+    /* (a fork made in a fork body meanwhile may have created a group) */
+    if (wsub_still(ws0))
+        FZ_CHECK(found <= es.groups, "found %zu groups, stats say %zu", found, es.groups);
     check_gates();
 }
 
@@ -1176,6 +1329,9 @@ enum {
     OP_EXEC_ALL, OP_SHUTDOWN, OP_GRACEFUL, OP_OOM, OP_THREAD_FAIL, OP_WAIT_LONG, OP_POLICY, OP_SELF_BLOCK,
     /* issue 13: admission gates, deferred completion (appended: the seeds' op bytes keep their meaning) */
     OP_GATE_ACQUIRE, OP_GATE_RELEASE, OP_GATE_BAD_RELEASE, OP_GATE_STATS, OP_GATE_RESET, OP_SUBMIT_DEFER, OP_DEFER_COMPLETE,
+    /* issue 14: structured scopes and the dump (appended) */
+    OP_SCOPE_OPEN, OP_SCOPE_FORK, OP_SCOPE_SHUTDOWN, OP_SCOPE_JOIN_FOR, OP_SCOPE_JOIN, OP_SCOPE_CLOSE, OP_SCOPE_QUERY,
+    OP_SCOPE_FOREIGN, OP_SCOPE_RELEASE, OP_DUMP, OP_DUMP_FILE,
     OP_COUNT
 };
 
@@ -1768,7 +1924,7 @@ static void gate_unchanged(const gate_snap *a, const char *what) {
    stats taken before (they admit the inbox; only the fuzzer submits, so nothing joins it after),
    before: the group's gate stats then (brc: OK or ENOTFOUND). If no task completed since e1, no
    permit moved but the one this call took: the decision must match the stats. */
-static void gate_exact(int g, int rc, int brc, const groupconc_gate_stats *before, const groupconc_executor_stats *e1) {
+static void gate_exact(int g, int rc, int brc, const groupconc_gate_stats *before, const groupconc_executor_stats *e1, long ws0) {
     groupconc_group_stats gs[NG];
     bool found[NG];
     for (int k = 0; k < NG; k++) {
@@ -1782,6 +1938,8 @@ static void gate_exact(int g, int rc, int brc, const groupconc_gate_stats *befor
     if (e1->succeeded != e3.succeeded || e1->failed != e3.failed || e1->cancelled != e3.cancelled ||
         e1->completed != e3.completed)
         return;
+    /* nor with a fork made inside a fork body (a submit that is not the fuzzer's) */
+    if (!wsub_still(ws0)) return;
     atomic_fetch_add(&acounters[A_GATE_EXACT], 1);
     FZ_CHECK(found[g], "group %s has no state after a try-acquire that got to its layers (%s)", group_names[g], groupconc_errname(rc));
     if (brc == GROUPCONC_OK)
@@ -1823,6 +1981,7 @@ static void op_gate_acquire(reader *r) {
     groupconc_executor_stats e1;
     groupconc_gate_stats before;
     int brc = GROUPCONC_ENOTFOUND;
+    long ws0 = wsub_mark();
     if (w == GX) {
         FZ_CHECK(fz_code(groupconc_executor_stats_get(F.ex, &e1)) == GROUPCONC_OK, "executor_stats");
         brc = fz_code(groupconc_gate_stats_get(gate, key, &before));
@@ -1865,7 +2024,7 @@ static void op_gate_acquire(reader *r) {
     } else {
         FZ_CHECK(rc == GROUPCONC_OK || is_layer_code(rc) || rc == GROUPCONC_ENOMEM, "executor gate try_acquire: %s",
                  groupconc_errname(rc));
-        if (rc != GROUPCONC_ENOMEM) gate_exact(g, rc, brc, &before, &e1);
+        if (rc != GROUPCONC_ENOMEM) gate_exact(g, rc, brc, &before, &e1, ws0);
     }
     atomic_fetch_add(&acounters[rc == GROUPCONC_OK ? A_GATE_OK : rc == GROUPCONC_EGATE_FULL ? A_GATE_FULL
                                 : rc == GROUPCONC_ESHUTDOWN ? A_GATE_SHUTDOWN : rc == GROUPCONC_ENOMEM ? A_GATE_NOMEM
@@ -2173,10 +2332,1236 @@ static void op_defer_complete(reader *r) {
     }
 }
 
+
+/* ---- structured scopes (issue 14) ---------------------------------------------------------------- */
+
+static bool all_waits_end(void);
+
+/* a cooperative park: returns 0 when released (or at the end), GROUPCONC_TASK_CANCELLED when cancelled */
+static int park_wait(frec *f, groupconc_context *ctx) {
+    int rc = 0;
+    pthread_mutex_lock(&F.mu);
+    while (!atomic_load(&f->released) && !atomic_load(&SC.parks_all)) {
+        if (groupconc_context_is_cancelled(ctx)) {
+            rc = GROUPCONC_TASK_CANCELLED;
+            break;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += 500000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&F.cv, &F.mu, &ts);
+    }
+    pthread_mutex_unlock(&F.mu);
+    atomic_fetch_add(&acounters[rc ? A_SC_PARK_CANCELLED : A_SC_PARK_RELEASED], 1);
+    return rc;
+}
+
+static void park_release(frec *f) {
+    pthread_mutex_lock(&F.mu);
+    atomic_store(&f->released, 1);
+    pthread_cond_broadcast(&F.cv);
+    pthread_mutex_unlock(&F.mu);
+}
+
+static void parks_release_all(void) {
+    for (int i = 0; i < SC.nfr; i++)
+        if (SC.fr[i].kind == K_PARK) park_release(&SC.fr[i]);
+}
+
+/* The cleanup of a fork submitted with one: never while its body runs. */
+static void fz_fork_cleanup(void *arg) {
+    frec *f = arg;
+    FZ_CHECK(f >= SC.fr && f < SC.fr + MAX_FREC, "fork cleanup: unknown arg");
+    FZ_CHECK(atomic_load(&f->runs) == atomic_load(&f->finished), "fork %s: cleanup while its body runs", f->id);
+    FZ_CHECK(atomic_fetch_add(&f->cleanups, 1) == 0, "fork %s: cleanup ran twice", f->id);
+}
+
+static int fz_fork_task(groupconc_context *ctx, void **out_value, void *arg);
+
+/* A fork with a foreign thread: refused (ENOTOWNER), so it never runs. */
+static int fz_never_task(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    fz_fail("a fork made from a foreign thread (ENOTOWNER) ran");
+}
+
+/* Fork f into scope s (record c), from the fuzzer thread or from a fork body. Records its index
+   (by_index: every fork index has exactly one record) and checks the code against what a fork can
+   return from here. */
+static int do_fork(frec *f, srec *c, groupconc_scope *s) {
+    groupconc_task_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.group = group_names[f->group];
+    spec.task_id = f->id;
+    spec.fn = fz_fork_task;
+    spec.arg = f;
+    spec.cleanup = f->has_cleanup ? fz_fork_cleanup : NULL;
+    bool in_body = !tl_fuzzer_thread;
+    if (in_body) {
+        atomic_fetch_add(&SC.wsub_inflight, 1);
+        atomic_fetch_add(&SC.wsub_total, 1);
+    }
+    size_t idx = (size_t)-1;
+    long inj = atomic_load(&fz_injected);
+    int rc = fz_code(groupconc_scope_fork(s, &spec, &idx));
+    if (in_body) atomic_fetch_sub(&SC.wsub_inflight, 1);
+    atomic_store(&f->fork_rc, rc);
+    bool counted = idx != (size_t)-1;
+    if (counted) {
+        FZ_CHECK(idx < MAX_SFORKS, "fork %s: index %zu, but at most %d forks were aimed at scope %d", f->id, idx, MAX_SFORKS, c->idx);
+        atomic_store(&f->index, (int)idx);
+        atomic_store(&f->state, FS_COUNTED);
+        frec *prev = atomic_exchange(&c->by_index[idx], f);
+        FZ_CHECK(prev == NULL, "scope %d: fork index %zu given to %s and %s", c->idx, idx, prev ? prev->id : "", f->id);
+    } else {
+        atomic_store(&f->state, FS_NOFORK);
+    }
+    switch (rc) {
+    case GROUPCONC_OK: FZ_CHECK(counted, "fork %s: OK without an index", f->id); break;
+    case GROUPCONC_ESCOPE_SHUTDOWN: FZ_CHECK(!counted, "fork %s: ESCOPE_SHUTDOWN, but it got index %zu", f->id, idx); break;
+    case GROUPCONC_ENOMEM:
+        FZ_CHECK(tl_fuzzer_thread && atomic_load(&fz_injected) > inj, "fork %s: ENOMEM with no allocation failing", f->id);
+        break;
+    case GROUPCONC_ESHUTDOWN: FZ_CHECK(counted, "fork %s: ESHUTDOWN (refused by submit) without an index", f->id); break;
+    case GROUPCONC_ETHREAD: FZ_CHECK(counted, "fork %s: ETHREAD (refused by submit) without an index", f->id); break;
+    default:
+        FZ_CHECK(is_layer_code(rc) && aborts() && counted, "fork %s: groupconc_scope_fork returned %s (index %s)", f->id,
+                 groupconc_errname(rc), counted ? "set" : "not set");
+    }
+    /* not accepted (no fork, or refused by submit): never runs, the cleanup is not called */
+    if (rc != GROUPCONC_OK)
+        FZ_CHECK(atomic_load(&f->runs) == 0 && atomic_load(&f->cleanups) == 0, "fork %s refused (%s), but it ran / was cleaned up",
+                 f->id, groupconc_errname(rc));
+    if (!counted) atomic_fetch_add(&acounters[rc == GROUPCONC_ESCOPE_SHUTDOWN ? A_SC_FORK_SHUT : A_SC_FORK_NOMEM], 1);
+    else atomic_fetch_add(&acounters[rc == GROUPCONC_OK ? A_SC_FORK_OK : A_SC_FORK_REFUSED], 1);
+    return rc;
+}
+
+/* A fork's result (its fork is done): what its body did, or the rejection handler decided, or why
+   it never ran; its cleanup and events. */
+static void check_fork_result(frec *f, const groupconc_result *r) {
+    int frc = atomic_load(&f->fork_rc);
+    bool refused = frc != GROUPCONC_OK; /* by submit: a fork with a REJECTED result, never accepted */
+    name_status(r->status);
+    fz_code(r->reason);
+    FZ_CHECK(r->group && strcmp(r->group, group_names[f->group]) == 0, "fork %s: result group \"%s\"", f->id,
+             r->group ? r->group : "(null)");
+    if (refused) FZ_CHECK(r->task_id == NULL, "fork %s refused by submit: result task id \"%s\", want NULL", f->id, r->task_id);
+    else FZ_CHECK(r->task_id && strcmp(r->task_id, f->id) == 0, "fork %s: result task id \"%s\"", f->id,
+                  r->task_id ? r->task_id : "(null)");
+    FZ_CHECK(r->end_ns >= r->start_ns, "fork %s: end before start", f->id);
+    int runs = atomic_load(&f->runs);
+    if (atomic_load(&f->handler_calls)) {
+        groupconc_status want = decided_status(f->decision);
+        FZ_CHECK(r->status == want && runs == 0, "fork %s: the handler decided %d, result %s, runs %d", f->id, f->decision,
+                 groupconc_status_name(r->status), runs);
+        if (want == GROUPCONC_STATUS_SUCCESS || want == GROUPCONC_STATUS_FAILED)
+            FZ_CHECK(r->value == &fork_values[f->idx] && r->error == (want == GROUPCONC_STATUS_FAILED ? 4400 + f->idx : 0),
+                     "fork %s: the handler's value / error not in its result", f->id);
+    } else {
+        switch (r->status) {
+        case GROUPCONC_STATUS_SUCCESS:
+            FZ_CHECK(runs == 1 && atomic_load(&f->finished) && atomic_load(&f->ret) == 0 && r->value == f && r->error == 0,
+                     "fork %s: SUCCESS without a successful run (runs %d)", f->id, runs);
+            break;
+        case GROUPCONC_STATUS_FAILED:
+            FZ_CHECK(runs == 1 && atomic_load(&f->ret) == TASK_FAILURE && r->error == TASK_FAILURE,
+                     "fork %s: FAILED (%d) without a failed run (runs %d)", f->id, r->error, runs);
+            break;
+        case GROUPCONC_STATUS_CANCELLED:
+            FZ_CHECK(r->reason == GROUPCONC_ECANCELLED, "fork %s: CANCELLED with reason %s", f->id, groupconc_errname(r->reason));
+            FZ_CHECK(runs == 0 || atomic_load(&f->ret) == GROUPCONC_TASK_CANCELLED, "fork %s: ran to %d but is CANCELLED", f->id,
+                     atomic_load(&f->ret));
+            break;
+        case GROUPCONC_STATUS_REJECTED:
+            FZ_CHECK(runs == 0 && r->start_ns == r->end_ns, "fork %s: REJECTED, but it ran (%d) / has a duration", f->id, runs);
+            if (refused) FZ_CHECK(r->reason == frc, "fork %s: refused with %s, result reason %s", f->id, groupconc_errname(frc),
+                                  groupconc_errname(r->reason));
+            else FZ_CHECK(is_layer_code(r->reason) && !caller_runs() && F.rejection != 3,
+                          "fork %s: accepted, then REJECTED with %s (policy %d)", f->id, groupconc_errname(r->reason), F.rejection);
+            break;
+        default: fz_fail("fork %s: result status %d", f->id, (int)r->status);
+        }
+    }
+    if (f->has_cleanup)
+        FZ_CHECK(atomic_load(&f->cleanups) == (refused ? 0 : 1), "fork %s (%s): %d cleanups", f->id, refused ? "refused" : "accepted",
+                 atomic_load(&f->cleanups));
+    if (F.listener_on) {
+        if (refused) FZ_CHECK(atomic_load(&f->ev_completed) == atomic_load(&f->ev_submitted) && atomic_load(&f->ev_started) == 0,
+                              "fork %s refused: %d SUBMITTED, %d COMPLETED events", f->id, atomic_load(&f->ev_submitted),
+                              atomic_load(&f->ev_completed));
+        else FZ_CHECK(atomic_load(&f->ev_completed) == 1 && atomic_load(&f->ev_started) == runs,
+                      "fork %s done: %d COMPLETED, %d STARTED events, %d runs", f->id, atomic_load(&f->ev_completed),
+                      atomic_load(&f->ev_started), runs);
+    }
+}
+
+/* After a join (or join_for) of s (record c) returned rc (not ETIMEDOUT): every fork is done and has
+   exactly one record, its callback ran once for it, and rc and groupconc_scope_first follow the
+   policy. Any thread (also a fork body, for its child scope). */
+static void check_joined(srec *c, groupconc_scope *s, int rc, const char *who) {
+    FZ_CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_EFAILED, "%s join of scope %d: %s", who, c->idx, groupconc_errname(rc));
+    size_t n = groupconc_scope_fork_count(s);
+    FZ_CHECK(n <= MAX_SFORKS, "scope %d: %zu forks", c->idx, n);
+    bool any_fail = false, any_success = false;
+    groupconc_status st[MAX_SFORKS];
+    for (size_t i = 0; i < n; i++) {
+        groupconc_result r;
+        int e = fz_code(groupconc_scope_result(s, i, &r));
+        FZ_CHECK(e == GROUPCONC_OK, "scope %d joined (%s), fork %zu: groupconc_scope_result %s", c->idx, groupconc_errname(rc), i,
+                 groupconc_errname(e));
+        FZ_CHECK(r.status >= GROUPCONC_STATUS_SUCCESS && r.status <= GROUPCONC_STATUS_REJECTED, "scope %d fork %zu: status %d after the join",
+                 c->idx, i, (int)r.status);
+        st[i] = r.status;
+        any_fail |= r.status == GROUPCONC_STATUS_FAILED || r.status == GROUPCONC_STATUS_REJECTED;
+        any_success |= r.status == GROUPCONC_STATUS_SUCCESS;
+        frec *f = atomic_load(&c->by_index[i]);
+        FZ_CHECK(f != NULL, "scope %d: fork index %zu has no fork (%zu forks)", c->idx, i, n);
+        FZ_CHECK(atomic_load(&f->index) == (int)i && f->sc == c, "scope %d fork %zu: record %s says index %d", c->idx, i, f->id,
+                 atomic_load(&f->index));
+        check_fork_result(f, &r);
+        if (c->cb_mode != CBM_NONE)
+            FZ_CHECK(atomic_load(&c->cb_calls[i]) == 1 && atomic_load(&c->cb_status[i]) == (int)r.status,
+                     "scope %d fork %zu: on_fork_complete ran %d times (status %d, result %s)", c->idx, i, atomic_load(&c->cb_calls[i]),
+                     atomic_load(&c->cb_status[i]), groupconc_status_name(r.status));
+    }
+    for (size_t i = n; i < MAX_SFORKS; i++)
+        FZ_CHECK(atomic_load(&c->by_index[i]) == NULL && atomic_load(&c->cb_calls[i]) == 0,
+                 "scope %d: index %zu recorded, but fork_count says %zu", c->idx, i, n);
+    size_t first = (size_t)-1;
+    int frc = fz_code(groupconc_scope_first(s, &first));
+    FZ_CHECK(frc == GROUPCONC_OK || frc == GROUPCONC_ENOTFOUND, "scope_first: %s", groupconc_errname(frc));
+    if (frc == GROUPCONC_OK) FZ_CHECK(first < n, "scope %d: scope_first %zu of %zu forks", c->idx, first, n);
+    const char *pn = groupconc_scope_policy_name(c->policy);
+    switch (c->policy) {
+    case GROUPCONC_SCOPE_COLLECT_ALL:
+        FZ_CHECK(rc == GROUPCONC_OK && frc == GROUPCONC_ENOTFOUND, "%s scope %d: join %s, scope_first %s", pn, c->idx,
+                 groupconc_errname(rc), groupconc_errname(frc));
+        break;
+    case GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE:
+        FZ_CHECK((rc == GROUPCONC_EFAILED) == any_fail && (frc == GROUPCONC_OK) == any_fail,
+                 "%s scope %d: join %s, scope_first %s, a fork failed: %d", pn, c->idx, groupconc_errname(rc), groupconc_errname(frc),
+                 (int)any_fail);
+        if (frc == GROUPCONC_OK)
+            FZ_CHECK(st[first] == GROUPCONC_STATUS_FAILED || st[first] == GROUPCONC_STATUS_REJECTED, "%s scope %d: scope_first %zu is %s",
+                     pn, c->idx, first, groupconc_status_name(st[first]));
+        break;
+    case GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS:
+        FZ_CHECK((rc == GROUPCONC_OK) == any_success && (frc == GROUPCONC_OK) == any_success,
+                 "%s scope %d: join %s, scope_first %s, a fork succeeded: %d", pn, c->idx, groupconc_errname(rc), groupconc_errname(frc),
+                 (int)any_success);
+        if (frc == GROUPCONC_OK)
+            FZ_CHECK(st[first] == GROUPCONC_STATUS_SUCCESS, "%s scope %d: scope_first %zu is %s", pn, c->idx, first,
+                     groupconc_status_name(st[first]));
+        break;
+    default:
+        FZ_CHECK(rc == GROUPCONC_OK, "CUSTOM scope %d: join %s", c->idx, groupconc_errname(rc));
+        FZ_CHECK((frc == GROUPCONC_OK) == (atomic_load(&c->any_first_ok) != 0), "CUSTOM scope %d: scope_first %s, first_set called: %d",
+                 c->idx, groupconc_errname(frc), atomic_load(&c->any_first_ok));
+        if (frc == GROUPCONC_OK)
+            FZ_CHECK(atomic_load(&c->first_ok[first]), "CUSTOM scope %d: scope_first %zu, never passed to first_set", c->idx, first);
+    }
+    /* joined: it takes no more forks */
+    groupconc_task_spec spec = {group_names[0], NULL, fz_never_task, NULL, NULL};
+    size_t idx = (size_t)-1;
+    int e = fz_code(groupconc_scope_fork(s, &spec, &idx));
+    FZ_CHECK(e == GROUPCONC_ESCOPE_SHUTDOWN && idx == (size_t)-1, "scope %d: fork after its join: %s", c->idx, groupconc_errname(e));
+    FZ_CHECK(groupconc_scope_fork_count(s) == n, "scope %d: fork_count changed after its join", c->idx);
+    atomic_fetch_add(&acounters[rc == GROUPCONC_OK ? A_SC_JOIN : A_SC_JOIN_EFAILED], 1);
+}
+
+/* on_fork_complete: once per fork, with a result that is final; what cb_mode says */
+static void fz_scope_cb(groupconc_scope *scope, size_t index, const groupconc_result *r, void *user_data) {
+    srec *c = user_data;
+    FZ_CHECK(c >= SC.sr && c < SC.sr + MAX_SREC, "scope callback: unknown user_data");
+    FZ_CHECK(scope && scope == atomic_load(&c->s), "scope callback of scope %d: another scope", c->idx);
+    FZ_CHECK(index < MAX_SFORKS && index < groupconc_scope_fork_count(scope), "scope %d callback: index %zu", c->idx, index);
+    FZ_CHECK(r && r->status >= GROUPCONC_STATUS_SUCCESS && r->status <= GROUPCONC_STATUS_REJECTED, "scope %d callback: status", c->idx);
+    name_status(r->status);
+    fz_code(r->reason);
+    atomic_store(&c->cb_status[index], (int)r->status);
+    FZ_CHECK(atomic_fetch_add(&c->cb_calls[index], 1) == 0, "scope %d: on_fork_complete twice for fork %zu", c->idx, index);
+    int rc;
+    switch (c->cb_mode) {
+    case CBM_OBSERVE: /* a fork's callback counts as inside the fork, on any thread that reports it */
+        rc = fz_code(groupconc_scope_join(scope));
+        FZ_CHECK(rc == GROUPCONC_EDEADLK, "scope %d callback: join of its scope: %s, want EDEADLK", c->idx, groupconc_errname(rc));
+        rc = fz_code(groupconc_scope_join_for(scope, 1000000));
+        FZ_CHECK(rc == GROUPCONC_EDEADLK, "scope %d callback: join_for of its scope: %s, want EDEADLK", c->idx, groupconc_errname(rc));
+        rc = fz_code(groupconc_scope_close(scope));
+        FZ_CHECK(rc == GROUPCONC_EDEADLK, "scope %d callback: close of its scope: %s, want EDEADLK", c->idx, groupconc_errname(rc));
+        break;
+    case CBM_DUMP: { /* "anywhere except the resolver": a small buffer never holds the dump */
+        char b[40];
+        size_t need = 0;
+        rc = fz_code(groupconc_executor_dump(F.ex, b, sizeof b, &need));
+        FZ_CHECK(rc == GROUPCONC_ERANGE && need > sizeof b && strlen(b) == sizeof b - 1,
+                 "dump from a scope callback into %zu bytes: %s, needed %zu, strlen %zu", sizeof b, groupconc_errname(rc), need, strlen(b));
+        break;
+    }
+    case CBM_SHUT_ON_FAIL:
+        if (r->status != GROUPCONC_STATUS_FAILED && r->status != GROUPCONC_STATUS_REJECTED) break;
+        /* fall through */
+    case CBM_FIRST_EACH:
+        atomic_store(&c->first_ok[index], 1); /* before: the fuzzer may read scope_first at once */
+        atomic_store(&c->any_first_ok, 1);
+        rc = fz_code(groupconc_scope_first_set(scope, index));
+        FZ_CHECK(rc == GROUPCONC_OK, "scope %d callback: first_set(%zu): %s", c->idx, index, groupconc_errname(rc));
+        rc = fz_code(groupconc_scope_first_set(scope, MAX_SFORKS + 1000));
+        FZ_CHECK(rc == GROUPCONC_ENOTFOUND, "scope %d callback: first_set(no such index): %s", c->idx, groupconc_errname(rc));
+        atomic_fetch_add(&acounters[A_SC_FIRST_SET], 1);
+        if (c->cb_mode == CBM_FIRST_EACH) break;
+        /* fall through */
+    case CBM_SHUT_AT_ONCE:
+        atomic_store(&c->cb_shutdown, 1); /* before: a fork refused after it must find it set */
+        rc = fz_code(groupconc_scope_shutdown(scope));
+        FZ_CHECK(rc == GROUPCONC_OK, "scope %d callback: scope_shutdown: %s", c->idx, groupconc_errname(rc));
+        atomic_fetch_add(&acounters[A_SC_CB_SHUT], 1);
+        break;
+    default: break;
+    }
+}
+
+static groupconc_scope_config scope_config(srec *c) {
+    groupconc_scope_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.policy = c->policy;
+    cfg.on_fork_complete = c->cb_mode != CBM_NONE ? fz_scope_cb : NULL;
+    cfg.user_data = c;
+    cfg.name = c->has_name ? c->name : NULL;
+    return cfg;
+}
+
+/* K_FORK_IN_FORK: fork into its own scope; join and close of it are refused here (EDEADLK); a dump
+   from a task body */
+static void body_fork_in_fork(frec *f) {
+    groupconc_scope *s = atomic_load(&f->sc->s);
+    (void)do_fork(f->nested, f->sc, s);
+    atomic_fetch_add(&acounters[A_SC_FIF], 1);
+    int rc = fz_code(groupconc_scope_join(s));
+    FZ_CHECK(rc == GROUPCONC_EDEADLK, "fork %s: join of its own scope: %s, want EDEADLK", f->id, groupconc_errname(rc));
+    rc = fz_code(groupconc_scope_join_for(s, 1000000));
+    FZ_CHECK(rc == GROUPCONC_EDEADLK, "fork %s: join_for of its own scope: %s, want EDEADLK", f->id, groupconc_errname(rc));
+    rc = fz_code(groupconc_scope_close(s));
+    FZ_CHECK(rc == GROUPCONC_EDEADLK, "fork %s: close of its own scope: %s, want EDEADLK", f->id, groupconc_errname(rc));
+    char b[64];
+    size_t need = 0;
+    rc = fz_code(groupconc_executor_dump(F.ex, b, sizeof b, &need));
+    FZ_CHECK(rc == GROUPCONC_ERANGE && need > sizeof b && strlen(b) == sizeof b - 1, "dump from a fork body: %s, needed %zu",
+             groupconc_errname(rc), need);
+}
+
+/* K_CHILD_SCOPE: open a child scope, fork into it, join it (or not), close it */
+static void body_child_scope(frec *f) {
+    srec *c = f->child;
+    groupconc_scope_config cfg = scope_config(c);
+    groupconc_scope *cs = (groupconc_scope *)(void *)&F; /* must be NULL after an error */
+    long inj = atomic_load(&fz_injected);
+    int rc = fz_code(groupconc_scope_open(F.ex, &cfg, &cs));
+    if (rc != GROUPCONC_OK) { /* the executor or this fork's scope is shut down */
+        FZ_CHECK(cs == NULL, "fork %s: scope_open %s left the scope set", f->id, groupconc_errname(rc));
+        FZ_CHECK(rc == GROUPCONC_ESHUTDOWN || (rc == GROUPCONC_ENOMEM && tl_fuzzer_thread && atomic_load(&fz_injected) > inj),
+                 "fork %s: child scope_open: %s", f->id, groupconc_errname(rc));
+        atomic_store(&f->nested->state, FS_NOFORK);
+        return;
+    }
+    atomic_store(&c->s, cs);
+    atomic_store(&c->opened, 1);
+    atomic_fetch_add(&acounters[A_SC_CHILD_OPEN], 1);
+    (void)do_fork(f->nested, c, cs);
+    /* the parent cannot be closed from inside its fork */
+    groupconc_scope *ps = atomic_load(&f->sc->s);
+    rc = fz_code(groupconc_scope_close(ps));
+    FZ_CHECK(rc == GROUPCONC_EDEADLK, "fork %s: close of its own scope (with a child open): %s", f->id, groupconc_errname(rc));
+    /* a wait on a worker lets the pool grow by one thread */
+    if (!tl_fuzzer_thread) atomic_fetch_add(&SC.blocked_ever, 1);
+    int jr = GROUPCONC_ETIMEDOUT;
+    bool joined = false;
+    if (f->child_no_join) {
+        if (tl_fuzzer_thread) FZ_CHECK(fz_code(groupconc_scope_shutdown(cs)) == GROUPCONC_OK, "child scope_shutdown");
+    } else {
+        /* on the fuzzer thread (a CALLER_RUNS run in its submit) nobody releases a park: bounded */
+        if (tl_fuzzer_thread || f->child_join_for) jr = fz_code(groupconc_scope_join_for(cs, tl_fuzzer_thread ? 2000000 : 300000));
+        if (jr == GROUPCONC_ETIMEDOUT) jr = fz_code(groupconc_scope_join(cs));
+        check_joined(c, cs, jr, "child");
+        joined = true;
+    }
+    rc = fz_code(groupconc_scope_close(cs));
+    FZ_CHECK(rc == (joined ? GROUPCONC_OK : GROUPCONC_ENOTJOINED), "fork %s: close of its child scope: %s (joined %d)", f->id,
+             groupconc_errname(rc), (int)joined);
+    frec *n = f->nested;
+    FZ_CHECK(atomic_load(&n->runs) == 0 || atomic_load(&n->finished), "fork %s: child scope closed, its fork %s still runs", f->id, n->id);
+    atomic_store(&c->s, NULL);
+    atomic_store(&c->closed_by_body, 1);
+    atomic_fetch_add(&acounters[A_SC_CHILD_CLOSED], 1);
+}
+
+/* a running body counts against the caps (as fz_task's does) */
+static void fork_hold(frec *f) {
+    int g = f->group;
+    pthread_mutex_lock(&H.mu);
+    int in_group = ++H.run_g[g][f->gen], total = ++H.run_total;
+    int gate_g = H.gate_g[g][f->gen], defer_g = H.defer_g[g][f->gen];
+    int holders = total + H.gate_total + H.defer_total;
+    pthread_mutex_unlock(&H.mu);
+    atomic_store(&f->counted, 1);
+    int cap = F.conc[g];
+    if (F.infl[g] != UNL && F.infl[g] < cap) cap = F.infl[g];
+    FZ_CHECK(in_group + gate_g + defer_g <= cap, "group %s (generation %u): fork %s makes %d bodies running + %d gate permits + %d parked, cap %d",
+             group_names[g], f->gen, f->id, in_group, gate_g, defer_g, cap);
+    FZ_CHECK(F.gcap == UNL || holders <= F.gcap, "fork %s: %d holders, global in-flight cap %d", f->id, holders, F.gcap);
+    int extra = atomic_load(&SC.blocked_ever);
+    FZ_CHECK(total <= F.max_threads + extra, "%d bodies running, max_threads %d (+%d blocked in waits)", total, F.max_threads, extra);
+}
+
+static int fz_fork_task(groupconc_context *ctx, void **out_value, void *arg) {
+    frec *f = arg;
+    FZ_CHECK(f >= SC.fr && f < SC.fr + MAX_FREC, "fork body: unknown arg");
+    FZ_CHECK(atomic_fetch_add(&f->runs, 1) == 0, "fork %s ran twice", f->id);
+    FZ_CHECK(ctx != NULL && groupconc_context_executor(ctx) == F.ex, "fork %s: context", f->id);
+    const char *g = groupconc_context_group(ctx), *id = groupconc_context_task_id(ctx);
+    FZ_CHECK(g && strcmp(g, group_names[f->group]) == 0 && id && strcmp(id, f->id) == 0, "fork %s: context group / id", f->id);
+    FZ_CHECK(atomic_load(&f->handler_calls) == 0, "fork %s ran after the rejection handler took it", f->id);
+    FZ_CHECK(atomic_load(&f->cleanups) == 0, "fork %s runs after its cleanup", f->id);
+    /* as fz_task: no permits on the submitting thread (CALLER_RUNS) or after a REJECTED event; the
+       forks made in bodies are not counted (their group state generation is not known there) */
+    bool no_permits = !f->top || tl_fuzzer_thread || atomic_load(&f->ev_rejected) > 0 || (!F.listener_on && caller_runs());
+    if (!no_permits) {
+        if (F.listener_on) FZ_CHECK(atomic_load(&f->ev_started) == 1, "fork %s runs before its STARTED event", f->id);
+        fork_hold(f);
+    }
+    int rc = 0;
+    switch (f->kind) {
+    case K_OK: break;
+    case K_FAIL: rc = TASK_FAILURE; break;
+    case K_PARK: rc = tl_fuzzer_thread ? 0 : park_wait(f, ctx); break; /* the fuzzer thread cannot release itself */
+    case K_FORK_IN_FORK: body_fork_in_fork(f); break;
+    case K_CHILD_SCOPE: body_child_scope(f); break;
+    default: fz_fail("fork kind %d", f->kind);
+    }
+    if (atomic_load(&f->counted)) hold_add(0, f->group, f->gen, -1);
+    atomic_store(&f->ret, rc);
+    atomic_store(&f->finished, 1);
+    *out_value = f;
+    return rc;
+}
+
+/* the custom rejection handler, for a fork: decides SUCCESS / FAILED / CANCELLED / leaves it (never
+   arg_taken: the argument it is given is the library's, not the fork's) */
+static void fz_fork_reject(const groupconc_rejection *rj, groupconc_reject_result *out) {
+    frec *f = frec_of(rj->task_id);
+    FZ_CHECK(strcmp(rj->group, group_names[f->group]) == 0, "rejection handler, fork %s: group", f->id);
+    FZ_CHECK(is_layer_code(fz_code(rj->reason)), "rejection handler, fork %s: reason %s", f->id, groupconc_errname(rj->reason));
+    FZ_CHECK(atomic_load(&f->runs) == 0 && atomic_load(&f->cleanups) == 0, "rejection handler for fork %s that ran", f->id);
+    FZ_CHECK(out->status == GROUPCONC_STATUS_REJECTED && out->value == NULL && out->error == 0 && !out->arg_taken,
+             "rejection handler, fork %s: *out not pre-filled", f->id);
+    FZ_CHECK(atomic_fetch_add(&f->handler_calls, 1) == 0, "rejection handler twice for fork %s", f->id);
+    void *value = &fork_values[f->idx];
+    atomic_fetch_add(&acounters[A_SC_HANDLER], 1);
+    switch (f->decision) {
+    case D_SUCCESS: *out = (groupconc_reject_result){GROUPCONC_STATUS_SUCCESS, value, 0, false}; break;
+    case D_FAILED: *out = (groupconc_reject_result){GROUPCONC_STATUS_FAILED, value, 4400 + f->idx, false}; break;
+    case D_CANCELLED: *out = (groupconc_reject_result){GROUPCONC_STATUS_CANCELLED, value, 0, false}; break;
+    default: break;
+    }
+}
+
+/* ---- the fuzzer's scopes ---- */
+
+static srec *new_srec(void) {
+    if (SC.nsr >= MAX_SREC) return NULL;
+    srec *c = &SC.sr[SC.nsr];
+    c->idx = SC.nsr++;
+    return c;
+}
+
+static frec *new_frec(int kind, int group, srec *into) {
+    if (SC.nfr >= MAX_FREC) return NULL;
+    frec *f = &SC.fr[SC.nfr];
+    f->idx = SC.nfr++;
+    snprintf(f->id, sizeof f->id, "f%u", (unsigned)f->idx % 1000u);
+    f->kind = kind;
+    f->group = group;
+    f->sc = into;
+    atomic_store(&f->index, -1);
+    return f;
+}
+
+/* b % 4: no name, "", a name with quotes, backslashes, control bytes and UTF-8, or (b >> 2) % 6 bytes
+   of the input (0 read as 1); "#<record>" is appended (names are unique: the dump check finds them) */
+static void decode_name(srec *c, unsigned b, reader *r) {
+    char base[16] = "";
+    switch (b % 4u) {
+    case 0: c->has_name = false; return;
+    case 1: break;
+    case 2: snprintf(base, sizeof base, "%s", "q\"b\\s\x01\n\t\x7f\xc3\xa9/"); break;
+    default:
+        for (unsigned i = 0, n = (b >> 2) % 6u; i < n; i++) {
+            unsigned x = rd(r);
+            base[i] = (char)(x ? x : 1u);
+        }
+        break;
+    }
+    snprintf(c->name, sizeof c->name, "%s#%d", base, c->idx);
+    c->has_name = true;
+}
+
+static int decode_cb_mode(groupconc_scope_policy policy, unsigned v) {
+    static const int custom[5] = {CBM_OBSERVE, CBM_DUMP, CBM_SHUT_ON_FAIL, CBM_FIRST_EACH, CBM_SHUT_AT_ONCE};
+    static const int other[4] = {CBM_NONE, CBM_OBSERVE, CBM_NONE, CBM_DUMP};
+    return policy == GROUPCONC_SCOPE_CUSTOM ? custom[v % 5u] : other[v % 4u];
+}
+
+static srec *pick_open(unsigned b) { return SC.nopen ? SC.stack[b % (unsigned)SC.nopen] : NULL; }
+
+/* a join or close of c cannot block for good: it is joined or shut down (what remains is cancelled or
+   flagged: the parks are cooperative, the child scopes shut down with it), or everything finishes
+   anyway (every latch open, no blocker: no held permit, parked deferral or unreleased park) */
+static bool wait_ends(const srec *c) { return c->joined || c->known_shut || all_waits_end(); }
+
+static void scope_shut(srec *c, const char *why) {
+    int rc = fz_code(groupconc_scope_shutdown(atomic_load(&c->s)));
+    FZ_CHECK(rc == GROUPCONC_OK, "scope_shutdown (%s): %s", why, groupconc_errname(rc));
+    c->known_shut = true;
+    atomic_fetch_add(&acounters[A_SC_SHUTDOWN], 1);
+}
+
+/* b1: policy b1 % 4, the callback (b1 >> 2) (decode_cb_mode), b1 >> 5: 0-5 this config, 6 config NULL,
+   7 bad arguments ((b2 >> 5) % 5: policy 4, policy -1, CUSTOM without callback, ex NULL, out NULL);
+   b2 % 4 the name (decode_name) */
+static void op_scope_open(reader *r) {
+    unsigned b1 = rd(r), b2 = rd(r);
+    srec tmp;
+    memset(&tmp, 0, sizeof tmp);
+    srec *c = SC.nopen < MAX_OPEN ? new_srec() : NULL;
+    if (!c) c = &tmp; /* decode anyway: the same bytes are read either way */
+    c->policy = (groupconc_scope_policy)(b1 % 4u);
+    c->cb_mode = decode_cb_mode(c->policy, b1 >> 2);
+    decode_name(c, b2, r);
+    if (c == &tmp) return;
+    unsigned variant = b1 >> 5;
+    groupconc_scope_config cfg = scope_config(c);
+    groupconc_scope *s = (groupconc_scope *)(void *)&F; /* must be NULL after an error */
+    if (variant == 7) {
+        unsigned bad = (b2 >> 5) % 5u;
+        int want = bad <= 1 ? GROUPCONC_EPOLICY : GROUPCONC_EINVAL, rc;
+        if (bad == 0) cfg.policy = (groupconc_scope_policy)4;
+        if (bad == 1) cfg.policy = (groupconc_scope_policy)-1;
+        if (bad == 2) cfg.policy = GROUPCONC_SCOPE_CUSTOM, cfg.on_fork_complete = NULL;
+        if (bad == 4) {
+            rc = fz_code(groupconc_scope_open(F.ex, &cfg, NULL));
+        } else {
+            rc = fz_code(groupconc_scope_open(bad == 3 ? NULL : F.ex, &cfg, &s));
+            FZ_CHECK(s == NULL, "scope_open(bad argument %u) left the scope set", bad);
+        }
+        FZ_CHECK(rc == want, "scope_open(bad argument %u): %s, want %s", bad, groupconc_errname(rc), groupconc_errname(want));
+        atomic_fetch_add(&acounters[A_SC_OPEN_BAD], 1);
+        return;
+    }
+    if (variant == 6) { /* config NULL: COLLECT_ALL, no callback, no name */
+        c->policy = GROUPCONC_SCOPE_COLLECT_ALL;
+        c->cb_mode = CBM_NONE;
+        c->has_name = false;
+    }
+    long inj = atomic_load(&fz_injected);
+    int rc = fz_code(groupconc_scope_open(F.ex, variant == 6 ? NULL : &cfg, &s));
+    check_nomem(rc, inj, "scope_open");
+    if (rc != GROUPCONC_OK) {
+        FZ_CHECK(s == NULL, "scope_open %s left the scope set", groupconc_errname(rc));
+        FZ_CHECK(F.shutdown_called ? rc == GROUPCONC_ESHUTDOWN : rc == GROUPCONC_ENOMEM, "scope_open: %s (executor shut down: %d)",
+                 groupconc_errname(rc), (int)F.shutdown_called);
+        atomic_fetch_add(&acounters[rc == GROUPCONC_ESHUTDOWN ? A_SC_OPEN_SHUTDOWN : A_SC_FORK_NOMEM], 1);
+        return;
+    }
+    FZ_CHECK(!F.shutdown_called && s != NULL && s != (groupconc_scope *)(void *)&F, "scope_open OK after a shutdown / no scope");
+    FZ_CHECK(groupconc_scope_fork_count(s) == 0, "a new scope has forks");
+    atomic_store(&c->s, s);
+    c->open = true;
+    SC.stack[SC.nopen++] = c;
+    atomic_fetch_add(&acounters[A_SC_OPEN], 1);
+}
+
+/* b1: the scope (b1 % open), the rejection handler's decision (b1 >> 4) % 4 (D_DEFAULT .. D_CANCELLED);
+   b2: group b2 % NG, body (b2 / NG) % K_COUNT, the nested fork's decision (b2 / 30) % 4; b3: the
+   nested fork's body (fork in fork: b3 % 2 OK / FAIL; child scope: b3 % 3 OK / FAIL / PARK), the child
+   scope's policy (b3 >> 2) % 4 and callback (b3 >> 4); b4: the nested fork's group (b4 >> 3) % NG,
+   cleanups (bit 7: the fork, bit 6: the nested one), the child's join: bit 2 join_for first, bit 1 no
+   join (close only), bits 0+5 its name */
+static void op_scope_fork(reader *r) {
+    unsigned b1 = rd(r), b2 = rd(r), b3 = rd(r), b4 = rd(r);
+    srec *c = pick_open(b1);
+    if (!c) return;
+    int kind = (int)((b2 / NG) % K_COUNT), group = (int)(b2 % NG);
+    int need = kind == K_FORK_IN_FORK ? 2 : 1;
+    if (c->reserved + need > MAX_SFORKS || SC.nfr + 2 > MAX_FREC || (kind == K_CHILD_SCOPE && SC.nsr >= MAX_SREC)) return;
+    static const int decisions[4] = {D_DEFAULT, D_SUCCESS, D_FAILED, D_CANCELLED};
+    frec *f = new_frec(kind, group, c);
+    f->top = true;
+    f->gen = F.gen[group];
+    f->decision = decisions[(b1 >> 4) % 4u];
+    f->has_cleanup = (b4 & 0x80u) != 0;
+    if (kind == K_FORK_IN_FORK || kind == K_CHILD_SCOPE) {
+        srec *into = c;
+        int nk = (int)(b3 % 2u);
+        if (kind == K_CHILD_SCOPE) {
+            static const int nks[3] = {K_OK, K_FAIL, K_PARK};
+            into = new_srec();
+            into->child = true;
+            into->policy = (groupconc_scope_policy)((b3 >> 2) % 4u);
+            into->cb_mode = decode_cb_mode(into->policy, b3 >> 4);
+            decode_name(into, (b4 & 1u) | ((b4 >> 4) & 2u), r);
+            f->child = into;
+            f->child_join_for = (b4 & 4u) != 0;
+            f->child_no_join = (b4 & 2u) != 0;
+            nk = nks[b3 % 3u];
+        }
+        frec *n = new_frec(nk, (int)((b4 >> 3) % NG), into);
+        n->parent = f;
+        n->has_cleanup = (b4 & 0x40u) != 0;
+        n->decision = decisions[(b2 / (NG * K_COUNT)) % 4u];
+        f->nested = n;
+    }
+    c->reserved += need;
+    bool expect_shut = c->known_shut || c->joined;
+    int rc = do_fork(f, c, atomic_load(&c->s));
+    if (rc != GROUPCONC_OK && f->nested) atomic_store(&f->nested->state, FS_NOFORK); /* its body never runs */
+    if (expect_shut) {
+        FZ_CHECK(rc == GROUPCONC_ESCOPE_SHUTDOWN, "fork into scope %d (%s): %s, want ESCOPE_SHUTDOWN (refused before any allocation)",
+                 c->idx, c->joined ? "joined" : "shut down", groupconc_errname(rc));
+    } else if (rc == GROUPCONC_ESCOPE_SHUTDOWN) { /* it shut itself down: its policy or its callback */
+        size_t first;
+        int frc = fz_code(groupconc_scope_first(atomic_load(&c->s), &first));
+        bool by_policy = (c->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE || c->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS) &&
+                         frc == GROUPCONC_OK;
+        FZ_CHECK(by_policy || atomic_load(&c->cb_shutdown), "fork into scope %d: ESCOPE_SHUTDOWN, but nothing shut it down", c->idx);
+        c->known_shut = true;
+        atomic_fetch_add(&acounters[A_SC_POLICY_SHUT], 1);
+    }
+    if (rc == GROUPCONC_ESHUTDOWN) FZ_CHECK(F.shutdown_called, "fork: ESHUTDOWN before a shutdown");
+    if (F.shutdown_called)
+        FZ_CHECK(rc == GROUPCONC_ESHUTDOWN || rc == GROUPCONC_ESCOPE_SHUTDOWN || rc == GROUPCONC_ENOMEM, "fork after the executor's shutdown: %s",
+                 groupconc_errname(rc));
+    if (rc == GROUPCONC_ETHREAD) FZ_CHECK(atomic_load(&fz_start_fail), "fork: ETHREAD while thread starts work");
+}
+
+/* b % open: the scope; bit 7: from a short-lived thread (any thread may) */
+static void *shut_thread(void *arg) {
+    int *rc = arg;
+    *rc = groupconc_scope_shutdown(atomic_load(&SC.stack[rc[1]]->s));
+    return NULL;
+}
+
+static void op_scope_shutdown(reader *r) {
+    unsigned b = rd(r);
+    srec *c = pick_open(b);
+    if (!c) return;
+    pthread_t th;
+    int arg[2] = {99, (int)(b % (unsigned)SC.nopen)};
+    if ((b & 0x80u) && pthread_create(&th, NULL, shut_thread, arg) == 0) {
+        pthread_join(th, NULL);
+        FZ_CHECK(fz_code(arg[0]) == GROUPCONC_OK, "scope_shutdown from another thread: %s", groupconc_errname(arg[0]));
+        c->known_shut = true;
+        atomic_fetch_add(&acounters[A_SC_SHUTDOWN], 1);
+        return;
+    }
+    scope_shut(c, "op");
+    /* idempotent */
+    FZ_CHECK(fz_code(groupconc_scope_shutdown(atomic_load(&c->s))) == GROUPCONC_OK, "second scope_shutdown");
+}
+
+static void joined_now(srec *c, int rc) {
+    if (rc == GROUPCONC_ETIMEDOUT) { /* the deadline shut it down */
+        c->known_shut = true;
+        atomic_fetch_add(&acounters[A_SC_JOIN_TIMEOUT], 1);
+        return;
+    }
+    c->joined = true;
+    check_joined(c, atomic_load(&c->s), rc, "fuzzer");
+}
+
+/* b % open: the scope; (b >> 4) % 4: the timeout */
+static void op_scope_join_for(reader *r) {
+    static const int64_t timeouts[4] = {0, 20000, 300000, 2000000};
+    unsigned b = rd(r);
+    srec *c = pick_open(b);
+    if (!c) return;
+    int rc = fz_code(groupconc_scope_join_for(atomic_load(&c->s), timeouts[(b >> 4) % 4u]));
+    FZ_CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_EFAILED || rc == GROUPCONC_ETIMEDOUT, "scope_join_for: %s", groupconc_errname(rc));
+    FZ_CHECK(rc != GROUPCONC_ETIMEDOUT || !c->joined, "join_for of a joined scope timed out");
+    joined_now(c, rc);
+}
+
+/* b % open: the scope; bit 7: release every park first; when it could block: bit 6 shut it down
+   first, else a bounded join_for (1 ms) instead */
+static void op_scope_join(reader *r) {
+    unsigned b = rd(r);
+    srec *c = pick_open(b);
+    if (!c) return;
+    if (b & 0x80u) parks_release_all();
+    if (!wait_ends(c)) {
+        if (!(b & 0x40u)) {
+            int rc = fz_code(groupconc_scope_join_for(atomic_load(&c->s), 1000000));
+            FZ_CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_EFAILED || rc == GROUPCONC_ETIMEDOUT, "scope_join_for: %s", groupconc_errname(rc));
+            joined_now(c, rc);
+            return;
+        }
+        scope_shut(c, "before a join");
+    }
+    joined_now(c, fz_code(groupconc_scope_join(atomic_load(&c->s))));
+}
+
+/* c closed (OK or ENOTJOINED): every fork of it done; its records say so */
+static void closed_now(srec *c) {
+    for (int i = 0; i < SC.nfr; i++) {
+        frec *f = &SC.fr[i];
+        if (f->sc != c) continue;
+        int st = atomic_load(&f->state), runs = atomic_load(&f->runs);
+        FZ_CHECK(runs == 0 || atomic_load(&f->finished), "scope %d closed, its fork %s still runs", c->idx, f->id);
+        if (st != FS_COUNTED) {
+            FZ_CHECK(runs == 0 && atomic_load(&f->cleanups) == 0, "fork %s: no fork (%s), but it ran / was cleaned up", f->id,
+                     groupconc_errname(atomic_load(&f->fork_rc)));
+            continue;
+        }
+        bool accepted = atomic_load(&f->fork_rc) == GROUPCONC_OK;
+        if (f->has_cleanup) FZ_CHECK(atomic_load(&f->cleanups) == (accepted ? 1 : 0), "fork %s: %d cleanups after the close", f->id,
+                                     atomic_load(&f->cleanups));
+        if (F.listener_on && accepted) FZ_CHECK(atomic_load(&f->ev_completed) == 1, "fork %s: %d COMPLETED events after the close", f->id,
+                                                atomic_load(&f->ev_completed));
+        if (f->child && atomic_load(&f->child->opened))
+            FZ_CHECK(atomic_load(&f->child->closed_by_body), "fork %s: its child scope is still open after the close", f->id);
+    }
+    c->open = false;
+    c->closed = true;
+    atomic_store(&c->s, NULL);
+}
+
+/* b bit 0 (with two or more open): close one below the top: EORDER, nothing done; else the top:
+   shut down first if it could block; bit 1: join first */
+static void op_scope_close(reader *r) {
+    unsigned b = rd(r);
+    if (SC.nopen == 0) return;
+    if ((b & 1u) && SC.nopen >= 2) {
+        srec *c = SC.stack[(b >> 1) % (unsigned)(SC.nopen - 1)];
+        int rc = fz_code(groupconc_scope_close(atomic_load(&c->s)));
+        FZ_CHECK(rc == GROUPCONC_EORDER, "close of scope %d below the top: %s, want EORDER", c->idx, groupconc_errname(rc));
+        atomic_fetch_add(&acounters[A_SC_CLOSE_EORDER], 1);
+        return;
+    }
+    srec *c = SC.stack[SC.nopen - 1];
+    if (!wait_ends(c)) scope_shut(c, "before a close");
+    if ((b & 2u) && !c->joined) joined_now(c, fz_code(groupconc_scope_join(atomic_load(&c->s))));
+    int rc = fz_code(groupconc_scope_close(atomic_load(&c->s)));
+    if (rc == GROUPCONC_EORDER) { /* a child scope is open: one of its forks has opened it */
+        bool child_running = false;
+        for (int i = 0; i < SC.nfr; i++)
+            if (SC.fr[i].sc == c && SC.fr[i].kind == K_CHILD_SCOPE && atomic_load(&SC.fr[i].runs)) child_running = true;
+        FZ_CHECK(child_running, "close of the top scope %d: EORDER, but none of its forks opens a child scope", c->idx);
+        atomic_fetch_add(&acounters[A_SC_CLOSE_EORDER], 1);
+        return;
+    }
+    FZ_CHECK(rc == (c->joined ? GROUPCONC_OK : GROUPCONC_ENOTJOINED), "close of scope %d (joined %d): %s", c->idx, (int)c->joined,
+             groupconc_errname(rc));
+    atomic_fetch_add(&acounters[rc == GROUPCONC_OK ? A_SC_CLOSE_OK : A_SC_CLOSE_NOTJOINED], 1);
+    SC.nopen--;
+    closed_now(c);
+}
+
+/* b1 % open: the scope; the result of index b2 % (count + 2) (b1 bit 6: polled for up to 5 ms until that
+   fork is done: lets fork bodies get going); scope_first against the policy; first_set of no such
+   index; b1 bit 7: the bad arguments of every scope function, and the policy names */
+static void op_scope_query(reader *r) {
+    unsigned b1 = rd(r), b2 = rd(r);
+    srec *c = pick_open(b1);
+    if (c) {
+        groupconc_scope *s = atomic_load(&c->s);
+        size_t n = groupconc_scope_fork_count(s), idx = b2 % (n + 2);
+        groupconc_result res;
+        int rc = fz_code(groupconc_scope_result(s, idx, &res));
+        for (int k = 0; k < 50 && (b1 & 0x40u) && rc == GROUPCONC_ETIMEDOUT; k++) {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+            rc = fz_code(groupconc_scope_result(s, idx, &res));
+        }
+        size_t n2 = groupconc_scope_fork_count(s); /* forks made in fork bodies meanwhile */
+        FZ_CHECK(n2 >= n, "fork_count went down");
+        if (idx >= n2) FZ_CHECK(rc == GROUPCONC_ENOTFOUND, "scope_result(%zu of %zu): %s", idx, n2, groupconc_errname(rc));
+        else FZ_CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ETIMEDOUT || (rc == GROUPCONC_ENOTFOUND && idx >= n),
+                      "scope_result(%zu of %zu): %s", idx, n2, groupconc_errname(rc));
+        frec *f = idx < MAX_SFORKS ? atomic_load(&c->by_index[idx]) : NULL;
+        if (rc == GROUPCONC_OK && f) check_fork_result(f, &res);
+        if (c->joined) FZ_CHECK(rc != GROUPCONC_ETIMEDOUT, "scope %d joined, fork %zu not done", c->idx, idx);
+        size_t first = (size_t)-1;
+        rc = fz_code(groupconc_scope_first(s, &first));
+        FZ_CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ENOTFOUND, "scope_first: %s", groupconc_errname(rc));
+        if (rc == GROUPCONC_OK) {
+            FZ_CHECK(first < groupconc_scope_fork_count(s) && c->policy != GROUPCONC_SCOPE_COLLECT_ALL, "scope_first %zu (%s scope)", first,
+                     groupconc_scope_policy_name(c->policy));
+            if (c->policy == GROUPCONC_SCOPE_CUSTOM) FZ_CHECK(atomic_load(&c->first_ok[first]), "scope_first %zu never set", first);
+            if (c->policy != GROUPCONC_SCOPE_CUSTOM && groupconc_scope_result(s, first, &res) == GROUPCONC_OK) {
+                bool fail = res.status == GROUPCONC_STATUS_FAILED || res.status == GROUPCONC_STATUS_REJECTED;
+                FZ_CHECK(c->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE ? fail : res.status == GROUPCONC_STATUS_SUCCESS,
+                         "%s scope: scope_first %zu is %s", groupconc_scope_policy_name(c->policy), first, groupconc_status_name(res.status));
+            }
+        }
+        rc = fz_code(groupconc_scope_first_set(s, MAX_SFORKS + 1000));
+        FZ_CHECK(rc == GROUPCONC_ENOTFOUND, "first_set(no such index): %s", groupconc_errname(rc));
+    }
+    if (!(b1 & 0x80u)) return;
+    groupconc_scope *s = c ? atomic_load(&c->s) : NULL;
+    groupconc_result res;
+    size_t x = 7;
+    FZ_CHECK(fz_code(groupconc_scope_result(NULL, 0, &res)) == GROUPCONC_EINVAL, "scope_result(NULL)");
+    FZ_CHECK(fz_code(groupconc_scope_first(NULL, &x)) == GROUPCONC_EINVAL, "scope_first(NULL)");
+    FZ_CHECK(fz_code(groupconc_scope_first_set(NULL, 0)) == GROUPCONC_EINVAL, "scope_first_set(NULL)");
+    FZ_CHECK(groupconc_scope_fork_count(NULL) == 0, "scope_fork_count(NULL)");
+    FZ_CHECK(fz_code(groupconc_scope_join(NULL)) == GROUPCONC_EINVAL, "scope_join(NULL)");
+    FZ_CHECK(fz_code(groupconc_scope_join_for(NULL, 0)) == GROUPCONC_EINVAL, "scope_join_for(NULL)");
+    FZ_CHECK(fz_code(groupconc_scope_shutdown(NULL)) == GROUPCONC_EINVAL, "scope_shutdown(NULL)");
+    FZ_CHECK(fz_code(groupconc_scope_close(NULL)) == GROUPCONC_EINVAL, "scope_close(NULL)");
+    groupconc_task_spec spec = {group_names[0], NULL, fz_never_task, NULL, NULL};
+    size_t idx = (size_t)-1;
+    FZ_CHECK(fz_code(groupconc_scope_fork(NULL, &spec, &idx)) == GROUPCONC_EINVAL, "scope_fork(NULL scope)");
+    if (s) {
+        FZ_CHECK(fz_code(groupconc_scope_result(s, 0, NULL)) == GROUPCONC_EINVAL, "scope_result(NULL out)");
+        FZ_CHECK(fz_code(groupconc_scope_first(s, NULL)) == GROUPCONC_EINVAL, "scope_first(NULL out)");
+        FZ_CHECK(fz_code(groupconc_scope_fork(s, NULL, &idx)) == GROUPCONC_EINVAL, "scope_fork(NULL spec)");
+        static const int want[4] = {GROUPCONC_EINVAL, GROUPCONC_EKEYEMPTY, GROUPCONC_EKEYTOOLONG, GROUPCONC_EINVAL};
+        for (int i = 0; i < 4; i++) {
+            groupconc_task_spec bad = spec;
+            bad.group = i == 0 ? NULL : i == 1 ? "" : i == 2 ? too_long_key : group_names[0];
+            if (i == 3) bad.fn = NULL;
+            int rc = fz_code(groupconc_scope_fork(s, &bad, &idx));
+            FZ_CHECK(rc == want[i], "scope_fork(bad spec %d): %s, want %s", i, groupconc_errname(rc), groupconc_errname(want[i]));
+        }
+        FZ_CHECK(idx == (size_t)-1, "a refused bad fork set its index");
+    }
+    static const char *const pnames[4] = {"COLLECT_ALL", "SHUTDOWN_ON_FAILURE", "SHUTDOWN_ON_SUCCESS", "CUSTOM"};
+    for (int v = -1; v <= 5; v++) {
+        const char *got = groupconc_scope_policy_name((groupconc_scope_policy)v), *want = v >= 0 && v < 4 ? pnames[v] : "UNKNOWN";
+        FZ_CHECK(got && strcmp(got, want) == 0, "scope_policy_name(%d): \"%s\", want \"%s\"", v, got ? got : "(null)", want);
+    }
+}
+
+/* fork / join / join_for / close from a thread that is neither the owner nor inside a fork:
+   ENOTOWNER, nothing done; the queries answer there; b bit 7: a shutdown there too (any thread may) */
+typedef struct foreign_job {
+    groupconc_scope *s;
+    bool shut;
+    int fork_rc, join_rc, join_for_rc, close_rc, shut_rc;
+    size_t idx;
+} foreign_job;
+
+static void *foreign_thread(void *arg) {
+    foreign_job *j = arg;
+    groupconc_task_spec spec = {group_names[1], NULL, fz_never_task, NULL, NULL};
+    j->fork_rc = groupconc_scope_fork(j->s, &spec, &j->idx);
+    j->join_rc = groupconc_scope_join(j->s);
+    j->join_for_rc = groupconc_scope_join_for(j->s, 0);
+    j->close_rc = groupconc_scope_close(j->s);
+    size_t first;
+    groupconc_result res;
+    (void)groupconc_scope_fork_count(j->s);
+    (void)groupconc_scope_first(j->s, &first);
+    (void)groupconc_scope_result(j->s, 0, &res);
+    if (j->shut) j->shut_rc = groupconc_scope_shutdown(j->s);
+    return NULL;
+}
+
+static void op_scope_foreign(reader *r) {
+    unsigned b = rd(r);
+    srec *c = pick_open(b);
+    if (!c) return;
+    foreign_job j = {atomic_load(&c->s), (b & 0x80u) != 0, 99, 99, 99, 99, 99, (size_t)-1};
+    pthread_t th;
+    if (pthread_create(&th, NULL, foreign_thread, &j) != 0) return;
+    pthread_join(th, NULL);
+    FZ_CHECK(fz_code(j.fork_rc) == GROUPCONC_ENOTOWNER && j.idx == (size_t)-1, "scope_fork from a foreign thread: %s",
+             groupconc_errname(j.fork_rc));
+    FZ_CHECK(fz_code(j.join_rc) == GROUPCONC_ENOTOWNER, "scope_join from a foreign thread: %s", groupconc_errname(j.join_rc));
+    FZ_CHECK(fz_code(j.join_for_rc) == GROUPCONC_ENOTOWNER, "scope_join_for from a foreign thread: %s", groupconc_errname(j.join_for_rc));
+    FZ_CHECK(fz_code(j.close_rc) == GROUPCONC_ENOTOWNER, "scope_close from a foreign thread: %s", groupconc_errname(j.close_rc));
+    if (j.shut) {
+        FZ_CHECK(fz_code(j.shut_rc) == GROUPCONC_OK, "scope_shutdown from a foreign thread: %s", groupconc_errname(j.shut_rc));
+        c->known_shut = true;
+    }
+    atomic_fetch_add(&acounters[A_SC_FOREIGN], 1);
+}
+
+/* bit 0: every park; else the (b >> 1)-th park not released yet */
+static void op_scope_release(reader *r) {
+    unsigned b = rd(r);
+    if (b & 1u) {
+        parks_release_all();
+        return;
+    }
+    int n = 0, pick = -1;
+    for (int i = 0; i < SC.nfr; i++)
+        if (SC.fr[i].kind == K_PARK && !atomic_load(&SC.fr[i].released)) n++;
+    if (n == 0) return;
+    int k = (int)((b >> 1) % (unsigned)n);
+    for (int i = 0; i < SC.nfr && pick < 0; i++)
+        if (SC.fr[i].kind == K_PARK && !atomic_load(&SC.fr[i].released) && k-- == 0) pick = i;
+    park_release(&SC.fr[pick]);
+}
+
+/* ---- the dump: a small JSON parser (values, strings with their escapes decoded) that keeps what the
+   checks need: executor.shutdown, and per scope its name, parent, policy, shut_down, joined, forks */
+
+typedef struct jscope {
+    bool has_name, parent_null;
+    char name[64], policy[64];
+    long long shut_down, joined;
+    int nforks;
+} jscope;
+
+typedef struct jparse {
+    const char *p, *end;
+    bool ok;
+    long long shutdown;
+    int nscopes;
+    jscope sc[MAX_SREC + 8];
+} jparse;
+
+enum { J_OTHER, J_ROOT, J_EXECUTOR, J_EXEC_FIELD, J_SCOPES, J_SCOPE, J_SCOPE_FIELD, J_FORKS };
+
+static void j_ws(jparse *j) {
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t')) j->p++;
+}
+
+static bool j_lit(jparse *j, const char *lit) {
+    size_t n = strlen(lit);
+    if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n) != 0) return j->ok = false;
+    j->p += n;
+    return true;
+}
+
+static int j_hex(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; }
+
+/* a string: its bytes (escapes decoded, \u as UTF-8) into out (cut at cap - 1), NUL-terminated */
+static bool j_string(jparse *j, char *out, size_t cap) {
+    size_t n = 0;
+    if (j->p >= j->end || *j->p != '"') return j->ok = false;
+    j->p++;
+    for (;;) {
+        if (j->p >= j->end) return j->ok = false;
+        unsigned char ch = (unsigned char)*j->p++;
+        char buf[4];
+        size_t k = 1;
+        if (ch == '"') break;
+        if (ch < 0x20) return j->ok = false; /* raw control bytes are not JSON */
+        buf[0] = (char)ch;
+        if (ch == '\\') {
+            if (j->p >= j->end) return j->ok = false;
+            char e = *j->p++;
+            switch (e) {
+            case '"': case '\\': case '/': buf[0] = e; break;
+            case 'b': buf[0] = '\b'; break;
+            case 'f': buf[0] = '\f'; break;
+            case 'n': buf[0] = '\n'; break;
+            case 'r': buf[0] = '\r'; break;
+            case 't': buf[0] = '\t'; break;
+            case 'u': {
+                unsigned v = 0;
+                for (int i = 0; i < 4; i++) {
+                    int h = j->p < j->end ? j_hex(*j->p++) : -1;
+                    if (h < 0) return j->ok = false;
+                    v = v * 16u + (unsigned)h;
+                }
+                if (v < 0x80) buf[0] = (char)v;
+                else if (v < 0x800) buf[0] = (char)(0xC0 | (v >> 6)), buf[1] = (char)(0x80 | (v & 0x3F)), k = 2;
+                else buf[0] = (char)(0xE0 | (v >> 12)), buf[1] = (char)(0x80 | ((v >> 6) & 0x3F)), buf[2] = (char)(0x80 | (v & 0x3F)), k = 3;
+                break;
+            }
+            default: return j->ok = false;
+            }
+        }
+        for (size_t i = 0; i < k; i++)
+            if (out && n + 1 < cap) out[n++] = buf[i];
+    }
+    if (out && cap) out[n] = 0;
+    return true;
+}
+
+static bool j_number(jparse *j, long long *v) {
+    const char *s = j->p;
+    if (j->p < j->end && *j->p == '-') j->p++;
+    if (j->p >= j->end || *j->p < '0' || *j->p > '9') return j->ok = false;
+    while (j->p < j->end && ((*j->p >= '0' && *j->p <= '9') || *j->p == '.' || *j->p == 'e' || *j->p == 'E' || *j->p == '+' || *j->p == '-'))
+        j->p++;
+    if (v) {
+        char tmp[32];
+        size_t n = (size_t)(j->p - s) < sizeof tmp - 1 ? (size_t)(j->p - s) : sizeof tmp - 1;
+        memcpy(tmp, s, n);
+        tmp[n] = 0;
+        *v = strtoll(tmp, NULL, 10);
+    }
+    return true;
+}
+
+static bool j_value(jparse *j, int role, jscope *cur, const char *key, int depth);
+
+static bool j_container(jparse *j, int role, jscope *cur, int depth) {
+    bool obj = *j->p == '{';
+    char close = obj ? '}' : ']';
+    j->p++;
+    j_ws(j);
+    if (j->p < j->end && *j->p == close) {
+        j->p++;
+        return true;
+    }
+    for (;;) {
+        char key[32] = "";
+        j_ws(j);
+        if (obj) {
+            if (!j_string(j, key, sizeof key)) return false;
+            j_ws(j);
+            if (!j_lit(j, ":")) return false;
+        }
+        int sub = J_OTHER;
+        jscope *next = NULL;
+        if (role == J_ROOT && strcmp(key, "executor") == 0) sub = J_EXECUTOR;
+        if (role == J_ROOT && strcmp(key, "scopes") == 0) sub = J_SCOPES;
+        if (role == J_EXECUTOR) sub = J_EXEC_FIELD;
+        if (role == J_SCOPES) {
+            sub = J_SCOPE;
+            next = j->nscopes < MAX_SREC + 8 ? &j->sc[j->nscopes] : NULL;
+            j->nscopes++;
+            if (next) memset(next, 0, sizeof *next), next->shut_down = next->joined = -1;
+        }
+        if (role == J_SCOPE) sub = strcmp(key, "forks") == 0 ? J_FORKS : J_SCOPE_FIELD, next = cur;
+        if (role == J_FORKS && cur) cur->nforks++;
+        j_ws(j);
+        if (!j_value(j, sub, next, key, depth + 1)) return false;
+        j_ws(j);
+        if (j->p < j->end && *j->p == ',') {
+            j->p++;
+            continue;
+        }
+        return j_lit(j, close == '}' ? "}" : "]");
+    }
+}
+
+/* a value whose role (where it is) is `role`; its key in the object that holds it is `key` */
+static bool j_value(jparse *j, int role, jscope *cur, const char *key, int depth) {
+    if (depth > 12 || j->p >= j->end) return j->ok = false;
+    char c = *j->p;
+    if (c == '{' || c == '[') {
+        bool want_obj = role == J_ROOT || role == J_EXECUTOR || role == J_SCOPE, want_arr = role == J_SCOPES || role == J_FORKS;
+        if ((want_obj && c != '{') || (want_arr && c != '[')) return j->ok = false; /* the schema's shape */
+        return j_container(j, role, cur, depth);
+    }
+    if (role == J_ROOT || role == J_EXECUTOR || role == J_SCOPE || role == J_SCOPES || role == J_FORKS) return j->ok = false;
+    jscope *s = role == J_SCOPE_FIELD ? cur : NULL; /* a scalar directly in a scope object */
+    if (c == '"') {
+        char buf[64];
+        if (!j_string(j, buf, sizeof buf)) return false;
+        if (s && strcmp(key, "name") == 0) s->has_name = true, memcpy(s->name, buf, sizeof buf);
+        if (s && strcmp(key, "policy") == 0) snprintf(s->policy, sizeof s->policy, "%s", buf);
+        return true;
+    }
+    if (c == 'n') {
+        if (s && strcmp(key, "parent") == 0) s->parent_null = true;
+        return j_lit(j, "null");
+    }
+    if (c == 't') return j_lit(j, "true");
+    if (c == 'f') return j_lit(j, "false");
+    long long v = 0;
+    if (!j_number(j, &v)) return false;
+    if (s && strcmp(key, "shut_down") == 0) s->shut_down = v;
+    if (s && strcmp(key, "joined") == 0) s->joined = v;
+    if (role == J_EXEC_FIELD && strcmp(key, "shutdown") == 0) j->shutdown = v;
+    return true;
+}
+
+/* a whole dump (len bytes, then a NUL): JSON, and what it says agrees with what the fuzzer knows */
+static void check_dump(const char *text, size_t len, const char *how) {
+    static jparse j;
+    memset(&j, 0, sizeof j);
+    j.p = text;
+    j.end = text + len;
+    j.ok = true;
+    j.shutdown = -1;
+    FZ_CHECK(strlen(text) == len, "%s: the dump has a NUL inside (strlen %zu, %zu bytes)", how, strlen(text), len);
+    FZ_CHECK(len > 0 && text[len - 1] == '\n', "%s: the dump does not end with a newline", how);
+    j_ws(&j);
+    bool ok = j.p < j.end && *j.p == '{' && j_value(&j, J_ROOT, NULL, "", 0) && j.ok;
+    j_ws(&j);
+    FZ_CHECK(ok && j.p == j.end, "%s: the dump is not one JSON object (stopped at byte %zu of %zu: \"%.40s\")", how,
+             (size_t)(j.p - text), len, j.p);
+    FZ_CHECK(j.shutdown == (F.shutdown_called ? 1 : 0), "%s: executor.shutdown %lld, the fuzzer shut it down: %d", how, j.shutdown,
+             (int)F.shutdown_called);
+    FZ_CHECK(j.nscopes <= MAX_SREC + 8, "%s: %d scopes in the dump", how, j.nscopes);
+    int roots = 0;
+    for (int i = 0; i < j.nscopes; i++) {
+        const jscope *e = &j.sc[i];
+        roots += e->parent_null;
+        if (!e->has_name) continue;
+        const char *hash = strrchr(e->name, '#');
+        int k = hash ? atoi(hash + 1) : -1;
+        FZ_CHECK(k >= 0 && k < SC.nsr && SC.sr[k].has_name && strcmp(SC.sr[k].name, e->name) == 0, "%s: a scope named \"%s\" that nobody opened",
+                 how, e->name);
+        const srec *c = &SC.sr[k];
+        FZ_CHECK(strcmp(e->policy, groupconc_scope_policy_name(c->policy)) == 0, "%s: scope %d policy \"%s\", opened with %s", how, k, e->policy,
+                 groupconc_scope_policy_name(c->policy));
+        FZ_CHECK(e->parent_null == !c->child, "%s: scope %d (%s) parent %s", how, k, c->child ? "child" : "the fuzzer's",
+                 e->parent_null ? "null" : "set");
+        if (c->child) continue;
+        FZ_CHECK(c->open, "%s: scope %d is in the dump, but it was closed", how, k);
+        FZ_CHECK(e->joined == (c->joined ? 1 : 0), "%s: scope %d joined %lld, the fuzzer joined it: %d", how, k, e->joined, (int)c->joined);
+        if (c->known_shut) FZ_CHECK(e->shut_down == 1, "%s: scope %d was shut down, the dump says shut_down %lld", how, k, e->shut_down);
+        int mine = 0;
+        for (int f = 0; f < SC.nfr; f++)
+            mine += SC.fr[f].sc == c && SC.fr[f].top && atomic_load(&SC.fr[f].state) == FS_COUNTED;
+        FZ_CHECK(e->nforks >= mine, "%s: scope %d has %d forks in the dump, the fuzzer made %d", how, k, e->nforks, mine);
+    }
+    FZ_CHECK(roots == SC.nopen, "%s: %d scopes without a parent in the dump, the fuzzer has %d open", how, roots, SC.nopen);
+}
+
+/* b % 8: buf NULL / size 0, size 1, 64, needed - 1, needed, needed + 1, 64 KiB, bad arguments */
+static void op_dump(reader *r) {
+    unsigned b = rd(r) % 8u;
+    size_t need = 0, size;
+    long inj = atomic_load(&fz_injected);
+    int rc;
+    if (b == 7) {
+        char small[8];
+        need = 99;
+        FZ_CHECK(fz_code(groupconc_executor_dump(NULL, small, sizeof small, &need)) == GROUPCONC_EINVAL && need == 0, "dump(NULL executor)");
+        need = 99;
+        FZ_CHECK(fz_code(groupconc_executor_dump(F.ex, NULL, 5, &need)) == GROUPCONC_EINVAL && need == 0, "dump(NULL buffer, size 5)");
+        FZ_CHECK(fz_code(groupconc_executor_dump_file(F.ex, NULL)) == GROUPCONC_EINVAL, "dump_file(NULL file)");
+        FZ_CHECK(fz_code(groupconc_executor_dump_file(NULL, stderr)) == GROUPCONC_EINVAL, "dump_file(NULL executor)");
+        return;
+    }
+    if (b >= 3 && b <= 5) {
+        rc = fz_code(groupconc_executor_dump(F.ex, NULL, 0, &need));
+        check_nomem(rc, inj, "dump");
+        if (rc == GROUPCONC_ENOMEM) return;
+        FZ_CHECK(rc == GROUPCONC_ERANGE && need > 1, "dump(NULL, 0): %s, needed %zu", groupconc_errname(rc), need);
+    }
+    static const size_t sizes[7] = {0, 1, 64, 0, 0, 0, 65536};
+    size = b >= 3 && b <= 5 ? need + b - 4 : sizes[b];
+    char *buf = size ? malloc(size) : NULL;
+    if (size && !buf) return;
+    if (buf) memset(buf, 'x', size);
+    need = 0;
+    inj = atomic_load(&fz_injected);
+    rc = fz_code(groupconc_executor_dump(F.ex, buf, size, &need));
+    check_nomem(rc, inj, "dump");
+    if (rc != GROUPCONC_ENOMEM) {
+        FZ_CHECK(need > 1, "dump: needed %zu", need);
+        FZ_CHECK(rc == (need <= size ? GROUPCONC_OK : GROUPCONC_ERANGE), "dump into %zu bytes, %zu needed: %s", size, need,
+                 groupconc_errname(rc));
+        if (size) {
+            size_t want = rc == GROUPCONC_OK ? need - 1 : size - 1;
+            const char *nul = memchr(buf, 0, size);
+            FZ_CHECK(nul && (size_t)(nul - buf) == want, "dump into %zu bytes (%zu needed): %s NUL at %zu, want %zu", size, need,
+                     nul ? "the" : "no", nul ? (size_t)(nul - buf) : size, want);
+        }
+        if (rc == GROUPCONC_OK) check_dump(buf, need - 1, "dump");
+        atomic_fetch_add(&acounters[rc == GROUPCONC_OK ? A_DUMP_OK : A_DUMP_ERANGE], 1);
+    }
+    free(buf);
+}
+
+/* b % 3: to a tmpfile (read back: one JSON object), to /dev/full (EIO), to a read-only stream (EIO) */
+static void op_dump_file(reader *r) {
+    unsigned b = rd(r) % 3u;
+    FILE *f = b == 0 ? tmpfile() : b == 1 ? fopen("/dev/full", "w") : fopen("/dev/null", "r");
+    if (!f) return;
+    long inj = atomic_load(&fz_injected);
+    int rc = fz_code(groupconc_executor_dump_file(F.ex, f));
+    check_nomem(rc, inj, "dump_file");
+    if (rc != GROUPCONC_ENOMEM) {
+        FZ_CHECK(rc == (b == 0 ? GROUPCONC_OK : GROUPCONC_EIO), "dump_file (%s): %s", b == 0 ? "tmpfile" : b == 1 ? "/dev/full" : "read-only",
+                 groupconc_errname(rc));
+        atomic_fetch_add(&acounters[rc == GROUPCONC_OK ? A_DUMP_FILE_OK : A_DUMP_FILE_EIO], 1);
+    }
+    if (b == 0 && rc == GROUPCONC_OK) {
+        long n = ftell(f);
+        FZ_CHECK(n > 0, "dump_file wrote %ld bytes", n);
+        char *buf = malloc((size_t)n + 1);
+        rewind(f);
+        if (buf) {
+            FZ_CHECK(fread(buf, 1, (size_t)n, f) == (size_t)n, "reading the dump back");
+            buf[n] = 0;
+            check_dump(buf, (size_t)n, "dump_file");
+            free(buf);
+        }
+    }
+    fclose(f);
+}
+
+/* the end: every scope the fuzzer has open is shut down (its parks are released), joined and closed,
+   from the top; destroy said EBUSY before */
+static void close_all_scopes(void) {
+    while (SC.nopen > 0) {
+        srec *c = SC.stack[SC.nopen - 1];
+        if (!c->known_shut) scope_shut(c, "the end");
+        if (!c->joined) joined_now(c, fz_code(groupconc_scope_join(atomic_load(&c->s))));
+        int rc = fz_code(groupconc_scope_close(atomic_load(&c->s)));
+        FZ_CHECK(rc == GROUPCONC_OK, "the end: close of scope %d (shut down, joined): %s", c->idx, groupconc_errname(rc));
+        SC.nopen--;
+        closed_now(c);
+    }
+}
+
+/* the end, after destroy: every fork record reached exactly one end */
+static void check_forks_final(void) {
+    for (int i = 0; i < SC.nfr; i++) {
+        frec *f = &SC.fr[i];
+        int st = atomic_load(&f->state), runs = atomic_load(&f->runs);
+        FZ_CHECK(runs == 0 || atomic_load(&f->finished), "fork %s still runs after destroy", f->id);
+        if (st != FS_COUNTED) {
+            FZ_CHECK(runs == 0 && atomic_load(&f->cleanups) == 0 && atomic_load(&f->ev_submitted) == 0,
+                     "fork %s: no fork (%s), but it ran / was cleaned up / submitted", f->id, groupconc_errname(atomic_load(&f->fork_rc)));
+            continue;
+        }
+        bool accepted = atomic_load(&f->fork_rc) == GROUPCONC_OK;
+        if (f->has_cleanup) FZ_CHECK(atomic_load(&f->cleanups) == (accepted ? 1 : 0), "fork %s: %d cleanups at the end", f->id,
+                                     atomic_load(&f->cleanups));
+        if (F.listener_on) {
+            if (accepted) FZ_CHECK(atomic_load(&f->ev_completed) == 1 && atomic_load(&f->ev_started) == runs,
+                                   "fork %s: %d COMPLETED / %d STARTED events, %d runs", f->id, atomic_load(&f->ev_completed),
+                                   atomic_load(&f->ev_started), runs);
+            else FZ_CHECK(atomic_load(&f->ev_completed) == atomic_load(&f->ev_submitted) && runs == 0,
+                          "fork %s refused: %d SUBMITTED, %d COMPLETED", f->id, atomic_load(&f->ev_submitted), atomic_load(&f->ev_completed));
+        }
+    }
+    for (int i = 0; i < SC.nsr; i++) {
+        srec *c = &SC.sr[i];
+        if (c->child) FZ_CHECK(!atomic_load(&c->opened) || atomic_load(&c->closed_by_body), "child scope %d never closed", i);
+        else FZ_CHECK(!c->open, "scope %d still open at the end", i);
+    }
+}
+
+/* Could a fork keep a wait for "everything" going for good? A park until the fuzzer releases it; a
+   child scope body always: it keeps its permits while it joins its child scope, so its nested fork may
+   wait for them (the same group, a tight global cap) until a shutdown cuts it. */
+static bool scope_blockers(void) {
+    for (int i = 0; i < SC.nfr; i++) {
+        frec *f = &SC.fr[i];
+        bool parks = f->kind == K_PARK && !atomic_load(&f->released) && !atomic_load(&SC.parks_all);
+        bool child = f->kind == K_CHILD_SCOPE;
+        if ((!parks && !child) || atomic_load(&f->finished) || atomic_load(&f->state) == FS_NOFORK) continue;
+        const frec *top = f->parent ? f->parent : f;
+        if (atomic_load(&top->state) == FS_NOFORK) continue;
+        if (top->sc->joined || top->sc->closed) continue; /* every fork of it is done */
+        return true;
+    }
+    return false;
+}
+
 /* Could a wait for "everything, every latch open" block on something only the fuzzer releases: a
-   held executor-gate permit, or a deferred task that is (or may yet be) parked? */
+   held executor-gate permit, a deferred task that is (or may yet be) parked, a fork (scope_blockers),
+   or failing thread starts (a ready task waits for a worker: with keep-alive 0 none may be left)? */
 static bool blockers(void) {
-    if (held_count(GX) > 0) return true;
+    if (held_count(GX) > 0 || scope_blockers() || atomic_load(&fz_start_fail)) return true;
     for (int i = 0; i < F.nslots; i++) {
         slot *s = &F.slots[i];
         if (s->defer_mode != DM_PARK || !s->accepted || atomic_load(&s->delivered)) continue;
@@ -2187,6 +3572,8 @@ static bool blockers(void) {
     }
     return false;
 }
+
+static bool all_waits_end(void) { return latches_open() && !blockers(); }
 
 static void mark_swept(void) {
     F.shutdown_called = true;
@@ -2249,6 +3636,17 @@ static void fz_step(reader *r) {
     case OP_GATE_RESET: op_gate_reset(r); break;
     case OP_SUBMIT_DEFER: op_submit(r, SUB_DEFER); break;
     case OP_DEFER_COMPLETE: op_defer_complete(r); break;
+    case OP_SCOPE_OPEN: op_scope_open(r); break;
+    case OP_SCOPE_FORK: op_scope_fork(r); break;
+    case OP_SCOPE_SHUTDOWN: op_scope_shutdown(r); break;
+    case OP_SCOPE_JOIN_FOR: op_scope_join_for(r); break;
+    case OP_SCOPE_JOIN: op_scope_join(r); break;
+    case OP_SCOPE_CLOSE: op_scope_close(r); break;
+    case OP_SCOPE_QUERY: op_scope_query(r); break;
+    case OP_SCOPE_FOREIGN: op_scope_foreign(r); break;
+    case OP_SCOPE_RELEASE: op_scope_release(r); break;
+    case OP_DUMP: op_dump(r); break;
+    case OP_DUMP_FILE: op_dump_file(r); break;
     default: fz_fail("op %u", op);
     }
     (void)inj;
@@ -2368,6 +3766,15 @@ static void fz_finish(unsigned ending) {
     atomic_store(&fz_start_fail, 0);
     latch_set(0, 1);
     latch_set(1, 1);
+    pthread_mutex_lock(&F.mu); /* every park returns: the forks finish (the scopes are closed below) */
+    atomic_store(&SC.parks_all, 1);
+    pthread_cond_broadcast(&F.cv);
+    pthread_mutex_unlock(&F.mu);
+    for (int i = 0; i < SC.nopen; i++) /* a child scope body may wait for good (scope_blockers): cut it */
+        for (int k = 0; k < SC.nfr; k++)
+            if (SC.fr[k].sc == SC.stack[i] && SC.fr[k].kind == K_CHILD_SCOPE && !SC.stack[i]->known_shut &&
+                atomic_load(&SC.fr[k].state) == FS_COUNTED && !atomic_load(&SC.fr[k].finished))
+                scope_shut(SC.stack[i], "the end, a child scope body may wait");
     int rc;
     if (ending == 1 || ending == 3) { /* stop first: the parked deferred tasks are flagged */
         dfr_job parked[MAX_SLOTS];
@@ -2418,6 +3825,13 @@ static void fz_finish(unsigned ending) {
         FZ_CHECK(rc == GROUPCONC_OK, "destroy of the %s gate, every permit released: %s", w == GX ? "executor" : "standalone",
                  groupconc_errname(rc));
         F.gate[w] = NULL;
+    }
+    if (SC.nopen > 0) { /* scopes hold their forks' handles: destroy is refused, nothing done */
+        rc = fz_code(groupconc_executor_destroy(F.ex));
+        FZ_CHECK(rc == GROUPCONC_EBUSY, "executor destroy with %d scopes open: %s, want GROUPCONC_EBUSY", SC.nopen, groupconc_errname(rc));
+        atomic_fetch_add(&acounters[A_SC_DESTROY_BUSY], 1);
+        check_stats(ending == 0);
+        close_all_scopes();
     }
     mark_cancel_requested(-1); /* destroy shuts down (flags what runs) unless that was done */
     rc = fz_code(groupconc_executor_destroy(F.ex));
@@ -2482,12 +3896,14 @@ static void fz_finish(unsigned ending) {
                  atomic_load(&F.anon_submitted), F.anon_min);
     FZ_CHECK(H.run_total == 0 && H.gate_total == 0 && H.defer_total == 0,
              "after destroy: %d bodies running, %d gate permits, %d deferred tasks parked", H.run_total, H.gate_total, H.defer_total);
+    check_forks_final();
     long live = atomic_load(&fz_live);
     FZ_CHECK(live == 0, "%ld blocks live after destroy and release of every handle", live);
 }
 
 static void fz_reset(void) {
     F.ex = NULL;
+    memset(&SC, 0, sizeof SC);
     F.nslots = 0;
     memset(F.slots, 0, sizeof F.slots);
     memset(F.gen, 0, sizeof F.gen);
