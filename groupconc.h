@@ -3878,9 +3878,11 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             groupconc__pump(ex, &b);
             (void)groupconc__kick_locked(ex);
             outcome = GROUPCONC_CANCEL_DEQUEUED;
-        } else if (task->stage == GROUPCONC__REJECTED &&
-                   (atomic_load_explicit(&task->state, memory_order_acquire) & GROUPCONC__ST_STARTED)) {
-            /* a CALLER_RUNS run inside submit, on the submitting thread now: flagged only */
+        } else if (task->stage == GROUPCONC__DEFERRED ||
+                   (task->stage == GROUPCONC__REJECTED &&
+                    (atomic_load_explicit(&task->state, memory_order_acquire) & GROUPCONC__ST_STARTED))) {
+            /* deferred (off its worker), or a CALLER_RUNS run inside submit, on the submitting
+               thread now: flagged only */
             atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
             outcome = GROUPCONC_CANCEL_FLAGGED;
         } else if (task->stage == GROUPCONC__REJECTED && !ex->policy.reject_handler &&
@@ -3901,9 +3903,6 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             groupconc__count_locked(ex, task->group, GROUPCONC__C_CANCELLED, 1);
             taken_rejected = true;
             outcome = GROUPCONC_CANCEL_DEQUEUED;
-        } else if (task->stage == GROUPCONC__DEFERRED) {
-            atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
-            outcome = GROUPCONC_CANCEL_FLAGGED;
         } else if (task->stage == GROUPCONC__RUNNING) {
             outcome = GROUPCONC_CANCEL_FLAGGED;
             if (groupconc__take_or_flag_locked(ex, task, &b)) { /* its worker had not started it */
