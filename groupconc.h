@@ -4674,7 +4674,6 @@ struct groupconc_scope {
     uint64_t opened_ns;
     /* under ex->scope_lock */
     groupconc_scope *parent, *next_open, *shutdown_next;
-    const groupconc_task *parent_fork;
     size_t nchildren;
     groupconc_scope *owner_prev;   /* the scope its owner thread opened before it (still open) */
 };
@@ -4888,10 +4887,7 @@ GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupco
     if (groupconc__fork_cur && groupconc__fork_cur->scope->ex == ex) {
         groupconc_scope *ps = groupconc__fork_cur->scope;
         groupconc__mutex_lock(&ps->lock); /* its forking thread may be storing the task too */
-        if (groupconc__fork_cur->task) { /* a body that runs (not a refused fork's report) */
-            s->parent = ps;
-            s->parent_fork = groupconc__fork_cur->task;
-        }
+        if (groupconc__fork_cur->task) s->parent = ps; /* a body that runs, not a refused fork's report */
         groupconc__mutex_unlock(&ps->lock);
     }
 
