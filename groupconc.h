@@ -244,7 +244,15 @@ extern "C" {
     X(EORDER, -25, "scopes close in reverse order: a child or a later scope is still open")         \
     X(EFAILED, -26, "the scope's policy failed: a fork failed, or none succeeded")                  \
     X(ERANGE, -27, "the buffer is too small (the size needed is reported)")                        \
-    X(EIO, -28, "writing the output failed")
+    X(EIO, -28, "writing the output failed")                                                        \
+    X(EREJECTED_RUNNING, -29, "rejected at layer 4: the global running cap is reached (executor gate)") \
+    X(EREJECTED_WAITING, -30, "rejected: the bound on waiting tasks, all layers together, is reached") \
+    X(EEXPIRED_GLOBAL, -31, "queue deadline passed while waiting at layer 1 (global in-flight)")   \
+    X(EEXPIRED_BULKHEAD, -32, "queue deadline passed while waiting at layer 2 (group bulkhead)")    \
+    X(EEXPIRED_CONCURRENCY, -33, "queue deadline passed while waiting at layer 3 (group concurrency)") \
+    X(EEXPIRED_RUNNING, -34, "queue deadline passed while waiting at layer 4 (global running cap)") \
+    X(EGROUPS_FULL, -35, "the group table is at max_groups and no group is idle")                  \
+    X(EPAUSED, -36, "refused: the group or the executor is paused")
 
 typedef enum groupconc_error {
 #define GROUPCONC__ERR_ENUM(name, value, text) GROUPCONC_##name = (value),
@@ -258,6 +266,9 @@ typedef enum groupconc_error {
 #define GROUPCONC_UNLIMITED (-1)
 /* In a per-group limits entry: "not set here, use the resolver / the policy default". */
 #define GROUPCONC_DEFAULT (-2)
+/* In a live change (groupconc_group_limits_set, groupconc_executor_limits_set): "leave this field
+   as it is". */
+#define GROUPCONC_KEEP (-3)
 /* Timeout value meaning "wait forever" for the *_for / graceful / execute_all functions (any
    negative timeout means the same). */
 #define GROUPCONC_FOREVER (-1)
@@ -388,6 +399,8 @@ typedef struct groupconc_group_limits {
     int concurrency;     /* >= 1, or GROUPCONC_DEFAULT (resolver, then default) */
     int max_in_flight;   /* >= 1, GROUPCONC_UNLIMITED, or GROUPCONC_DEFAULT */
     int queue_threshold; /* >= 0, GROUPCONC_UNLIMITED, or GROUPCONC_DEFAULT */
+    int64_t max_wait_ns; /* queue deadline of the group's tasks: > 0 ns, GROUPCONC_FOREVER (none),
+                            or 0 / GROUPCONC_DEFAULT (the policy's default_max_wait_ns) */
 } groupconc_group_limits;
 
 typedef struct groupconc_policy {
@@ -410,6 +423,21 @@ typedef struct groupconc_policy {
                                       blocked in a wait inside a task or callback lets one more
                                       start, so one more may run while it waits); >= 1; default 32 */
     int64_t keep_alive_ns;         /* idle worker retires after this; >= 0; default 10 s */
+    /* Beyond the seeds (see CONCEPTS in the top comment). */
+    int global_max_running;        /* layer 4, the work-conserving global cap: tasks holding every
+                                      permit (ready, on a worker or deferred) plus executor gate
+                                      permits, all groups; taken after the group's concurrency
+                                      permit, FIFO across groups; >= 1 or UNLIMITED; default UNLIMITED */
+    int max_waiting;               /* tasks waiting at any layer, all together (a memory bound; a new
+                                      waiter beyond it is refused: GROUPCONC_EREJECTED_WAITING);
+                                      >= 0 or UNLIMITED; default UNLIMITED */
+    int64_t default_max_wait_ns;   /* queue deadline: the longest a task may wait for its permits;
+                                      > 0 ns or GROUPCONC_FOREVER; default GROUPCONC_FOREVER */
+    int max_groups;                /* groups with cached state at most (a new key then reclaims the
+                                      least recently used idle group, or is refused with
+                                      GROUPCONC_EGROUPS_FULL); >= 1 or UNLIMITED; default UNLIMITED */
+    int64_t group_idle_ns;         /* a group idle this long is reclaimed; > 0 ns or
+                                      GROUPCONC_FOREVER; default GROUPCONC_FOREVER */
 } groupconc_policy;
 
 /* groupconc_policy_default: the defaults listed in groupconc_policy.
@@ -513,6 +541,8 @@ typedef struct groupconc_task_spec {
     groupconc_task_fn fn;         /* required */
     void *arg;
     groupconc_cleanup_fn cleanup; /* optional: called with arg exactly once if the task is accepted */
+    int64_t max_wait_ns;          /* queue deadline of this task: 0 = the group's (else the policy's);
+                                     > 0 ns; GROUPCONC_FOREVER = none */
 } groupconc_task_spec;
 
 /* groupconc_submit_spec: groupconc_submit, with an argument cleanup.
@@ -719,11 +749,18 @@ typedef struct groupconc_group_stats {
     size_t waiting_concurrency; /* waiting at layer 3 */
     size_t in_flight;           /* past layer 2 (holding a bulkhead permit; gate permits too) */
     size_t gate_permits;        /* executor gate permits held in the group (in running too) */
+    size_t waiting_running;     /* waiting at layer 4 (global running cap), holding the group's
+                                   concurrency permit */
+    bool paused;                /* groupconc_group_pause (the executor's pause is in its stats) */
+    int64_t max_wait_ns;        /* the group's queue deadline, or GROUPCONC_FOREVER */
     /* Totals since the group's state was created (EVENTS AND COUNTERS in the top comment). */
     uint64_t submitted;         /* SUBMITTED events that reached the group */
-    uint64_t completed;         /* COMPLETED events: the sum of the six below */
+    uint64_t admitted;          /* tasks that got every permit (ran, or are ready / running) */
+    uint64_t completed;         /* COMPLETED events: the sum of the eight below */
     uint64_t succeeded, failed, cancelled;
     uint64_t rejected_global, rejected_bulkhead, rejected_concurrency; /* final status REJECTED */
+    uint64_t rejected_waiting;  /* REJECTED: the max_waiting bound */
+    uint64_t expired;           /* REJECTED: the queue deadline passed (GROUPCONC_EEXPIRED_*) */
     uint64_t oldest_wait_ns;    /* age of the oldest waiting task (0 if none); measured with a
                                    coarse clock where there is one: a few ms resolution */
 } groupconc_group_stats;
@@ -736,13 +773,25 @@ typedef struct groupconc_executor_stats {
     size_t waiting;             /* waiting at any layer */
     size_t global_in_flight;    /* tasks past layer 1 (counted even with no global cap) */
     int global_max_in_flight;   /* or GROUPCONC_UNLIMITED */
+    size_t waiting_running;     /* waiting at layer 4 (in `waiting` too) */
+    size_t global_running;      /* layer 4 permits held: ready, running and deferred tasks, gate
+                                   permits (counted even with no cap) */
+    int global_max_running;     /* or GROUPCONC_UNLIMITED */
+    int max_waiting;            /* or GROUPCONC_UNLIMITED */
+    int max_groups;             /* or GROUPCONC_UNLIMITED */
     size_t threads;             /* worker threads alive */
     size_t idle_threads;
     bool shutdown;
+    bool paused;                /* groupconc_executor_pause */
+    size_t paused_groups;       /* groups paused with groupconc_group_pause */
     /* Totals since creation, all groups (evicted ones included). */
-    uint64_t submitted, completed, succeeded, failed, cancelled;
-    uint64_t rejected_global, rejected_bulkhead, rejected_concurrency;
-    uint64_t rejected_other;    /* submit failed after SUBMITTED: ESHUTDOWN, ENOMEM, ETHREAD */
+    uint64_t submitted, admitted, completed, succeeded, failed, cancelled;
+    uint64_t rejected_global, rejected_bulkhead, rejected_concurrency, rejected_waiting, expired;
+    uint64_t rejected_other;    /* submit failed after SUBMITTED: ESHUTDOWN, ENOMEM, ETHREAD,
+                                   EGROUPS_FULL */
+    uint64_t groups_reclaimed;  /* idle groups dropped by the bounded table (idle time or max) */
+    uint64_t counts_unattributed; /* outcomes counted here but not in their group's stats: memory
+                                     ran out when the group first needed its rare counters */
 } groupconc_executor_stats;
 
 /* groupconc_group_stats_get: a snapshot of one group (consistent: taken under the executor lock;
@@ -776,6 +825,83 @@ GROUPCONC_API int groupconc_group_keys_get(groupconc_executor *ex, char ***out_k
    Thread safety: any thread.
    Callbacks:     may be called anywhere. */
 GROUPCONC_API void groupconc_group_keys_free(char **keys);
+
+/* ---- live limits, pause and resume ---------------------------------------------------------------
+   Limits can change while tasks run. A change is one locked step per group (no waiter sees one
+   layer changed and not another). Raising a limit hands permits to the waiters at once, oldest
+   first; lowering one never preempts: what holds permits keeps them, and nothing new starts until
+   the count is under the new cap. */
+
+/* groupconc_group_limits_keep: a limits entry for `group` with every field GROUPCONC_KEEP.
+   Returns:       the entry (set the fields to change, then groupconc_group_limits_set).
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. */
+GROUPCONC_API groupconc_group_limits groupconc_group_limits_keep(const char *group);
+
+/* groupconc_group_limits_set: change a group's limits now, and for its state created later (after
+   an evict or a reclaim): the values are recorded in the executor's per-group table.
+   Params:        limits->group: the key (copied). Each field: a new value (as in the policy's
+                  table), GROUPCONC_KEEP (unchanged), or GROUPCONC_DEFAULT (back to the resolver /
+                  the policy default, resolved again now). max_wait_ns applies to tasks submitted
+                  afterwards. A key with no state yet: only recorded.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex, limits or limits->group NULL);
+                  GROUPCONC_EKEYEMPTY / EKEYTOOLONG; GROUPCONC_ELIMIT (a value out of range);
+                  GROUPCONC_ESHUTDOWN; GROUPCONC_ENOMEM (the table could not grow; nothing changed).
+   Thread safety: any thread, concurrently with submits to the group.
+   Callbacks:     may be called anywhere but the resolver; never waits. Tasks it hands permits to
+                  start on workers. Remarks: a finite queue threshold set here makes every later
+                  submit take the executor lock (the inbox is for executors that never refuse). */
+GROUPCONC_API int groupconc_group_limits_set(groupconc_executor *ex, const groupconc_group_limits *limits);
+
+/* Executor-wide limits, for groupconc_executor_limits_set. The default_* fields apply to groups
+   created afterwards (a group's limits are resolved once; change an existing group with
+   groupconc_group_limits_set); default_max_wait_ns to tasks submitted afterwards. */
+typedef struct groupconc_executor_limits {
+    int global_max_in_flight, global_queue_threshold, global_max_running, max_waiting;
+    int default_concurrency, default_max_in_flight, default_queue_threshold;
+    int64_t default_max_wait_ns;
+} groupconc_executor_limits;
+
+/* groupconc_executor_limits_keep: every field GROUPCONC_KEEP.
+   Returns:       the limits. Thread safety: any thread. Callbacks: may be called anywhere. */
+GROUPCONC_API groupconc_executor_limits groupconc_executor_limits_keep(void);
+
+/* groupconc_executor_limits_set: change the global caps, thresholds and defaults now.
+   Params:        each field: a value valid in groupconc_policy, or GROUPCONC_KEEP.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ELIMIT (a value out of
+                  range; nothing changed); GROUPCONC_ESHUTDOWN.
+   Thread safety: any thread.
+   Callbacks:     as groupconc_group_limits_set. */
+GROUPCONC_API int groupconc_executor_limits_set(groupconc_executor *ex,
+                                                const groupconc_executor_limits *limits);
+
+/* groupconc_group_pause: the group starts nothing new: no task of it is handed a concurrency
+   permit (layer 3) or a running permit (layer 4), and executor gates refuse it (GROUPCONC_EPAUSED).
+   Its waiting tasks keep their places; submits are still admitted to its queues (thresholds
+   apply); running tasks run on. A key with no state yet gets it (created paused). Idempotent.
+   Remarks:       a task that already holds every permit (ready, waiting only for a worker thread)
+                  still starts. Shutdown and cancel still remove a paused group's waiters; a paused
+                  group is never reclaimed by the bounded table.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY / EKEYTOOLONG;
+                  GROUPCONC_ESHUTDOWN; GROUPCONC_ENOMEM; GROUPCONC_EGROUPS_FULL (a new key, table full).
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere but the resolver; never waits. */
+GROUPCONC_API int groupconc_group_pause(groupconc_executor *ex, const char *group);
+
+/* groupconc_group_resume: undo groupconc_group_pause: free permits go to the waiters, oldest first.
+   A key never used or not paused: OK (no-op).
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY / EKEYTOOLONG.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere but the resolver; never waits. */
+GROUPCONC_API int groupconc_group_resume(groupconc_executor *ex, const char *group);
+
+/* groupconc_executor_pause / _resume: the same for every group at once (a group paused by
+   groupconc_group_pause stays paused after groupconc_executor_resume). Idempotent.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL).
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere but the resolver; never waits. */
+GROUPCONC_API int groupconc_executor_pause(groupconc_executor *ex);
+GROUPCONC_API int groupconc_executor_resume(groupconc_executor *ex);
 
 /* ---- [8] admission gate -------------------------------------------------------------------------
    For work that is not a function on a worker thread (an event loop's requests, callbacks, work
@@ -1506,8 +1632,9 @@ typedef struct groupconc__group groupconc__group;
 typedef struct groupconc__watch groupconc__watch;
 
 /* 72 bytes (an 80-byte malloc chunk) with no task id and no cleanup: a waiting task costs nothing
-   else. What only some tasks have lives inline after the struct, in this order: the cleanup
-   function (B_HAS_CLEANUP), then the task id (B_HAS_ID); such nodes are never recycled. */
+   else. What only some tasks have lives inline after the struct, in this order: the queue deadline
+   (B_HAS_DEADLINE), the cleanup function (B_HAS_CLEANUP), then the task id (B_HAS_ID); such nodes
+   are never recycled. */
 struct groupconc_task {
     groupconc_task *next, *prev;   /* links in exactly one FIFO (a layer, ready, running, a todo) */
     groupconc__group *group;       /* counted reference */
@@ -1561,13 +1688,33 @@ typedef struct groupconc__sem {
    final status; a rejection counts at once and moves if CALLER_RUNS or a handler changes the
    outcome. */
 enum { GROUPCONC__C_SUCCEEDED, GROUPCONC__C_FAILED, GROUPCONC__C_CANCELLED, GROUPCONC__C_REJ_GLOBAL,
-       GROUPCONC__C_REJ_BULKHEAD, GROUPCONC__C_REJ_CONCURRENCY, GROUPCONC__C_OUTCOMES };
+       GROUPCONC__C_REJ_BULKHEAD, GROUPCONC__C_REJ_CONCURRENCY, GROUPCONC__C_REJ_WAITING,
+       GROUPCONC__C_EXPIRED, GROUPCONC__C_OUTCOMES };
 typedef struct groupconc__counters {
-    uint64_t submitted;
+    uint64_t submitted, admitted;
     uint64_t outcome[GROUPCONC__C_OUTCOMES];
 } groupconc__counters;
 
-/* 140 bytes before the key: with a key of up to 11 bytes, a 160-byte malloc chunk (176 up to 27).
+/* A group's rare counters (every outcome but success), allocated the first time one is needed:
+   a group whose tasks all succeed never pays for them. */
+typedef struct groupconc__group_cold {
+    uint64_t outcome[GROUPCONC__C_OUTCOMES]; /* [GROUPCONC__C_SUCCEEDED] unused: in the group */
+} groupconc__group_cold;
+
+/* The bounded table's LRU link, allocated in front of each group of such an executor only (see
+   "bounded group table"). Under table_lock, except last_used (atomic: also stored under ex->lock
+   when the group goes idle). */
+typedef struct groupconc__lru {
+    groupconc__group *prev, *next; /* ex->lru, oldest `placed` first */
+    uint64_t placed;               /* when it was put at the list's tail (non-decreasing along it) */
+    _Atomic uint64_t last_used;    /* last lookup or last time it went idle (>= placed) */
+} groupconc__lru;
+
+/* g->flags (under ex->lock; GF_LRU is fixed at creation). */
+#define GROUPCONC__GF_PAUSED 1u    /* groupconc_group_pause */
+#define GROUPCONC__GF_LRU 2u       /* a groupconc__lru sits in front of it (bounded table) */
+
+/* 121 bytes before the key: with a key of up to 11 bytes, a 144-byte malloc chunk (160 up to 27).
    The key table keeps the hash; the key's length is looked up rarely (strlen). A group keeps no
    `submitted` count: whenever ex->lock is free, every task that reached the group has completed
    (an outcome counter) or is waiting, ready or on a worker, so the stats add those up
@@ -1576,14 +1723,20 @@ struct groupconc__group {
     groupconc_executor *exec;
     groupconc__sem bulkhead;       /* layer 2 */
     groupconc__sem conc;           /* layer 3 */
-    uint64_t outcome[GROUPCONC__C_OUTCOMES]; /* its tasks' final statuses (EVENTS AND COUNTERS) */
+    uint64_t succeeded;            /* the common outcome; the others live in `cold` */
+    uint64_t admitted;             /* tasks that got every permit */
+    groupconc__group_cold *cold;   /* NULL until a task of it ends otherwise than SUCCESS */
     _Atomic uint32_t refs;         /* the table's, plus one per task */
     int32_t threshold;             /* waiting at layers 2+3; -1 = unlimited */
     uint32_t waiting_global;       /* this group's tasks waiting at layer 1 */
+    uint32_t waiting_running;      /* this group's tasks waiting at layer 4 */
     uint32_t ready;                /* in ex->ready (CALLER_RUNS re-runs included) */
     uint32_t running;              /* in ex->running holding permits (CALLER_RUNS re-runs not) */
+    uint8_t flags;                 /* GROUPCONC__GF_* */
     char key[];
 };
+
+#define GROUPCONC__LAYERS 4 /* 0 global in-flight, 1 bulkhead, 2 concurrency, 3 global running */
 
 /* Batching: a worker that sees tasks finish in under GROUPCONC__SHORT_NS each doubles how many it
    takes per locked step (up to GROUPCONC_BATCH_MAX), and finishes them together at its next one;
@@ -1605,8 +1758,9 @@ typedef struct groupconc__worker {
 } groupconc__worker;
 
 typedef struct groupconc__limits_entry {
-    char *key;
+    char *key;                     /* its own allocation */
     int concurrency, max_in_flight, queue_threshold;
+    int64_t max_wait_ns;           /* 0 = the default */
 } groupconc__limits_entry;
 
 /* Cache-line padding between fields that different threads write (no false sharing). */
@@ -1617,7 +1771,8 @@ struct groupconc_executor {
     groupconc_policy policy;       /* copy; policy.groups points at `limits` */
     groupconc__limits_entry *limits; /* sorted by key */
     _Atomic int shutdown;          /* read without the lock as a fast path in submit */
-    bool inbox_ok;                 /* no layer can refuse a task: submit may use the inbox */
+    _Atomic bool inbox_ok;         /* no layer can refuse a task: submit may use the inbox (cleared
+                                      for good when a live change adds a threshold) */
     char pad0[GROUPCONC__LINE];
 
     /* The submitters' side. The key table and the node pool have their own lock, so that looking
@@ -1644,6 +1799,26 @@ struct groupconc_executor {
     groupconc__mutex done_lock;    /* guards task watchers lists */
 
     groupconc__sem global;         /* layer 1 */
+    groupconc__sem run_cap;        /* layer 4: the work-conserving global running cap */
+    bool paused;                   /* groupconc_executor_pause */
+    size_t npaused;                /* groups with GF_PAUSED */
+    size_t nlimits_cap;            /* capacity of ex->limits (policy.group_count entries used) */
+    _Atomic bool any_max_wait;     /* a deadline may apply to a task: submit takes the lock; only
+                                      ever set */
+    /* Queue deadlines: a binary min-heap of the waiting tasks that have one, by deadline; each
+       such task keeps its index (see "queue deadlines"). Capacity is reserved at submit. */
+    groupconc_task **timers;
+    size_t ntimers, ntimers_reserved, timers_cap;
+    /* The bounded table (see "bounded group table"), under table_lock. */
+    groupconc__group *lru_head, *lru_tail;
+    uint64_t groups_reclaimed;     /* under ex->lock */
+    uint64_t counts_unattributed;  /* outcomes whose group's cold counters could not be allocated */
+    /* The housekeeper thread: expires deadlines, reclaims idle groups. Started on first need. */
+    groupconc__thread keeper;
+    groupconc__cond keeper_cv;     /* with ex->lock */
+    _Atomic bool keeper_started;   /* read by submit without the lock (is the idle sweep running?) */
+    bool keeper_stop;
+    uint64_t keeper_wake;          /* when it will look next (UINT64_MAX: only when signalled) */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
@@ -1893,10 +2068,21 @@ GROUPCONC__FN int groupconc__outcome_index(int status, int reason) {
     case GROUPCONC_STATUS_FAILED: return GROUPCONC__C_FAILED;
     case GROUPCONC_STATUS_CANCELLED: return GROUPCONC__C_CANCELLED;
     default:
-        return reason == GROUPCONC_EREJECTED_GLOBAL     ? GROUPCONC__C_REJ_GLOBAL
-               : reason == GROUPCONC_EREJECTED_BULKHEAD ? GROUPCONC__C_REJ_BULKHEAD
-                                                        : GROUPCONC__C_REJ_CONCURRENCY;
+        switch (reason) {
+        case GROUPCONC_EREJECTED_GLOBAL: return GROUPCONC__C_REJ_GLOBAL;
+        case GROUPCONC_EREJECTED_BULKHEAD: return GROUPCONC__C_REJ_BULKHEAD;
+        case GROUPCONC_EREJECTED_WAITING: return GROUPCONC__C_REJ_WAITING;
+        case GROUPCONC_EEXPIRED_GLOBAL:
+        case GROUPCONC_EEXPIRED_BULKHEAD:
+        case GROUPCONC_EEXPIRED_CONCURRENCY:
+        case GROUPCONC_EEXPIRED_RUNNING: return GROUPCONC__C_EXPIRED;
+        default: return GROUPCONC__C_REJ_CONCURRENCY;
+        }
     }
+}
+
+GROUPCONC__FN bool groupconc__is_expiry(int reason) {
+    return reason <= GROUPCONC_EEXPIRED_GLOBAL && reason >= GROUPCONC_EEXPIRED_RUNNING;
 }
 
 GROUPCONC__FN uint64_t groupconc__outcomes_sum(const uint64_t *outcome) {
@@ -1906,16 +2092,51 @@ GROUPCONC__FN uint64_t groupconc__outcomes_sum(const uint64_t *outcome) {
     return n;
 }
 
-/* Add delta (+1 or -1) to one outcome counter of g and of the executor. Under ex->lock. */
-GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__group *g, int which,
-                                           int delta) {
-    g->outcome[which] += (uint64_t)(int64_t)delta;
-    ex->counts.outcome[which] += (uint64_t)(int64_t)delta;
+/* One outcome counter of group g (the success count is inline, the rest in its cold block). */
+GROUPCONC__FN uint64_t groupconc__group_outcome(const groupconc__group *g, int which) {
+    if (which == GROUPCONC__C_SUCCEEDED) return g->succeeded;
+    return g->cold ? g->cold->outcome[which] : 0;
 }
 
+GROUPCONC__FN uint64_t groupconc__group_completed(const groupconc__group *g) {
+    return g->succeeded + (g->cold ? groupconc__outcomes_sum(g->cold->outcome) : 0);
+}
+
+GROUPCONC__FN groupconc__lru *groupconc__lru_of(const groupconc__group *g) {
+    return (groupconc__lru *)(void *)((char *)(uintptr_t)g - sizeof(groupconc__lru));
+}
+
+/* Add delta (+1 or -1) to one outcome counter of g and of the executor. Under ex->lock. A group's
+   first rare outcome allocates its cold block; if that fails the outcome is counted in the
+   executor's totals only (counts_unattributed says how many). */
+GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__group *g, int which,
+                                           int delta) {
+    if (which == GROUPCONC__C_SUCCEEDED) {
+        g->succeeded += (uint64_t)(int64_t)delta;
+    } else {
+        if (!g->cold && delta > 0) {
+            g->cold = (groupconc__group_cold *)GROUPCONC_MALLOC(sizeof *g->cold);
+            if (g->cold) memset(g->cold, 0, sizeof *g->cold);
+        }
+        if (g->cold && (delta > 0 || g->cold->outcome[which] > 0))
+            g->cold->outcome[which] += (uint64_t)(int64_t)delta;
+        else
+            ex->counts_unattributed += (uint64_t)(int64_t)delta;
+    }
+    ex->counts.outcome[which] += (uint64_t)(int64_t)delta;
+    if (g->flags & GROUPCONC__GF_LRU) /* its idle time counts from its last task's end */
+        atomic_store_explicit(&groupconc__lru_of(g)->last_used, groupconc__coarse_now_ns(),
+                              memory_order_relaxed);
+}
+
+GROUPCONC__FN void groupconc__group_free(groupconc__group *g) {
+    if (g->cold) GROUPCONC_FREE(g->cold);
+    if (g->flags & GROUPCONC__GF_LRU) GROUPCONC_FREE(groupconc__lru_of(g));
+    else GROUPCONC_FREE(g);
+}
 
 GROUPCONC__FN void groupconc__group_unref(groupconc__group *g) {
-    if (atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel) == 1) GROUPCONC_FREE(g);
+    if (atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel) == 1) groupconc__group_free(g);
 }
 
 GROUPCONC__FN int groupconc__limits_cmp(const void *a, const void *b) {
@@ -1924,68 +2145,182 @@ GROUPCONC__FN int groupconc__limits_cmp(const void *a, const void *b) {
 
 GROUPCONC__FN int32_t groupconc__cap(int v) { return v == GROUPCONC_UNLIMITED ? INT32_MAX : (int32_t)v; }
 
-/* Find the group, or create it and resolve its limits once ("first resolution fixed"). Called with
-   ex->table_lock held (and ex->lock too on the locked submit path): the resolver runs there. */
-GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, size_t len,
-                                       uint64_t hash, groupconc__group **out) {
+/* The per-group table's entry for key, or NULL. Under table_lock (live changes write the table
+   under it). */
+GROUPCONC__FN groupconc__limits_entry *groupconc__limits_find(groupconc_executor *ex, const char *key) {
+    groupconc__limits_entry probe;
+    if (ex->policy.group_count == 0) return NULL;
+    probe.key = (char *)(uintptr_t)key;
+    return (groupconc__limits_entry *)bsearch(&probe, ex->limits, ex->policy.group_count,
+                                              sizeof probe, groupconc__limits_cmp);
+}
+
+/* Resolve g's concurrency (which == 0), in-flight cap (1) or queue threshold (2): the table entry,
+   else (concurrency) the resolver, else the default. The resolver runs here, under table_lock. */
+GROUPCONC__FN int groupconc__resolve(groupconc_executor *ex, const groupconc__group *g,
+                                     const groupconc__limits_entry *e, int which) {
     const groupconc_policy *p = &ex->policy;
-    groupconc__limits_entry probe, *e = NULL;
+    if (which == 0) {
+        int conc = p->default_concurrency;
+        if (e && e->concurrency != GROUPCONC_DEFAULT) {
+            conc = e->concurrency;
+        } else if (p->resolver) {
+            int r = 0;
+            if (p->resolver(g->key, &r, p->resolver_user_data) == 0) conc = r < 1 ? 1 : r;
+        }
+        return conc;
+    }
+    if (which == 1)
+        return e && e->max_in_flight != GROUPCONC_DEFAULT ? e->max_in_flight : p->default_max_in_flight;
+    return e && e->queue_threshold != GROUPCONC_DEFAULT ? e->queue_threshold : p->default_queue_threshold;
+}
+
+/* ---- bounded group table: the LRU list (under table_lock) ---- */
+
+GROUPCONC__FN void groupconc__lru_unlink(groupconc_executor *ex, groupconc__group *g) {
+    groupconc__lru *l = groupconc__lru_of(g);
+    if (l->prev) groupconc__lru_of(l->prev)->next = l->next;
+    else ex->lru_head = l->next;
+    if (l->next) groupconc__lru_of(l->next)->prev = l->prev;
+    else ex->lru_tail = l->prev;
+    l->prev = l->next = NULL;
+}
+
+/* Put g back in the list at the place `placed` gives it (from the tail: placed is usually recent). */
+GROUPCONC__FN void groupconc__lru_place(groupconc_executor *ex, groupconc__group *g, uint64_t placed) {
+    groupconc__lru *l = groupconc__lru_of(g);
+    groupconc__group *after = ex->lru_tail;
+    while (after && groupconc__lru_of(after)->placed > placed) after = groupconc__lru_of(after)->prev;
+    l->placed = placed;
+    l->prev = after;
+    l->next = after ? groupconc__lru_of(after)->next : ex->lru_head;
+    if (l->next) groupconc__lru_of(l->next)->prev = g;
+    else ex->lru_tail = g;
+    if (after) groupconc__lru_of(after)->next = g;
+    else ex->lru_head = g;
+}
+
+/* A lookup of g: it goes to the tail, used now. */
+GROUPCONC__FN void groupconc__lru_touch(groupconc_executor *ex, groupconc__group *g, uint64_t now) {
+    groupconc__lru_unlink(ex, g);
+    groupconc__lru_place(ex, g, now);
+    atomic_store_explicit(&groupconc__lru_of(g)->last_used, now, memory_order_relaxed);
+}
+
+/* Nothing of g is waiting, ready, running or out as a gate permit, and it is not paused. Under
+   ex->lock with the inbox drained under table_lock (a push happens under table_lock, so no task
+   of g is on its way in). */
+GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc__group *g) {
+    return !(g->flags & GROUPCONC__GF_PAUSED) && g->waiting_global == 0 && g->bulkhead.used == 0 &&
+           g->bulkhead.waiters.count == 0 && g->conc.used == 0 && g->ready == 0;
+}
+
+/* Drop idle g from the table (as an evict of a group with nothing in it). Its memory lives on while
+   finished tasks' handles point at it. Under ex->lock and table_lock. */
+GROUPCONC__FN void groupconc__reclaim_tlocked(groupconc_executor *ex, groupconc__group *g) {
+    size_t len;
+    uint64_t hash;
+    (void)groupconc__key_hash(g->key, &len, &hash);
+    groupconc__table_remove(ex, g, hash);
+    groupconc__lru_unlink(ex, g);
+    ex->groups_reclaimed++;
+    groupconc__group_unref(g);
+}
+
+GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close);
+GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
+
+/* The table is at max_groups and a new key comes: reclaim the least recently used idle group.
+   Busy ones met on the way go to the tail (in use: recently used). Under ex->lock and table_lock. */
+GROUPCONC__FN int groupconc__reclaim_lru_tlocked(groupconc_executor *ex, groupconc__batch *b) {
+    size_t n = ex->ngroups;
+    uint64_t now = groupconc__coarse_now_ns();
+    groupconc__group *g;
+    if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
+    while (n-- > 0 && (g = ex->lru_head) != NULL) {
+        if (groupconc__group_idle_locked(g)) {
+            groupconc__reclaim_tlocked(ex, g);
+            return GROUPCONC_OK;
+        }
+        groupconc__lru_touch(ex, g, now);
+    }
+    return GROUPCONC_EGROUPS_FULL;
+}
+
+#define GROUPCONC__NEED_LOCK 2 /* internal: at max_groups, reclaiming needs ex->lock: take the locked path */
+
+/* Find the group, or create it and resolve its limits once ("first resolution fixed"). Called with
+   ex->table_lock held, and ex->lock too when b is not NULL (the locked submit path, gates, pause):
+   the resolver runs there. A bounded table at its maximum reclaims an idle group first, which needs
+   ex->lock: without it, GROUPCONC__NEED_LOCK. */
+GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, size_t len,
+                                       uint64_t hash, groupconc__batch *b, groupconc__group **out) {
+    const groupconc_policy *p = &ex->policy;
+    groupconc__limits_entry *e;
     groupconc__group *g = groupconc__table_find(ex, key, len, hash);
-    int conc, inflight, threshold;
+    bool bounded = p->max_groups != GROUPCONC_UNLIMITED || p->group_idle_ns > 0;
+    size_t front = bounded ? sizeof(groupconc__lru) : 0;
+    char *block;
+    int rc;
     if (g) {
+        if (bounded) groupconc__lru_touch(ex, g, groupconc__coarse_now_ns());
         *out = g;
         return GROUPCONC_OK;
     }
-    g = (groupconc__group *)GROUPCONC_MALLOC(offsetof(groupconc__group, key) + len + 1);
-    if (!g) return GROUPCONC_ENOMEM;
-    memset(g, 0, offsetof(groupconc__group, key));
+    if (p->max_groups != GROUPCONC_UNLIMITED && ex->ngroups >= (size_t)p->max_groups) {
+        if (!b) return GROUPCONC__NEED_LOCK;
+        if ((rc = groupconc__reclaim_lru_tlocked(ex, b)) != GROUPCONC_OK) return rc;
+    }
+    block = (char *)GROUPCONC_MALLOC(front + offsetof(groupconc__group, key) + len + 1);
+    if (!block) return GROUPCONC_ENOMEM;
+    g = (groupconc__group *)(void *)(block + front);
+    memset(block, 0, front + offsetof(groupconc__group, key));
     memcpy(g->key, key, len);
     g->key[len] = '\0';
     g->exec = ex;
+    if (bounded) g->flags = GROUPCONC__GF_LRU;
     atomic_init(&g->refs, 1); /* the table's */
-    if (p->group_count) {
-        probe.key = g->key;
-        e = (groupconc__limits_entry *)bsearch(&probe, ex->limits, p->group_count, sizeof *e,
-                                               groupconc__limits_cmp);
-    }
-    conc = p->default_concurrency;
-    if (e && e->concurrency != GROUPCONC_DEFAULT) {
-        conc = e->concurrency;
-    } else if (p->resolver) {
-        int r = 0;
-        if (p->resolver(g->key, &r, p->resolver_user_data) == 0) conc = r < 1 ? 1 : r;
-    }
-    inflight = e && e->max_in_flight != GROUPCONC_DEFAULT ? e->max_in_flight : p->default_max_in_flight;
-    threshold = e && e->queue_threshold != GROUPCONC_DEFAULT ? e->queue_threshold
-                                                             : p->default_queue_threshold;
-    g->conc.limit = conc;
-    g->bulkhead.limit = groupconc__cap(inflight);
-    g->threshold = threshold;
+    e = groupconc__limits_find(ex, g->key);
+    g->conc.limit = groupconc__resolve(ex, g, e, 0);
+    g->bulkhead.limit = groupconc__cap(groupconc__resolve(ex, g, e, 1));
+    g->threshold = groupconc__resolve(ex, g, e, 2);
     if (groupconc__table_insert(ex, g, hash) != GROUPCONC_OK) {
-        GROUPCONC_FREE(g);
+        GROUPCONC_FREE(block);
         return GROUPCONC_ENOMEM;
+    }
+    if (bounded) {
+        uint64_t now = groupconc__coarse_now_ns();
+        atomic_init(&groupconc__lru_of(g)->last_used, now);
+        groupconc__lru_place(ex, g, now);
     }
     *out = g;
     return GROUPCONC_OK;
 }
 
 GROUPCONC__FN groupconc__sem *groupconc__layer(groupconc_executor *ex, groupconc__group *g, int layer) {
-    return layer == 0 ? &ex->global : layer == 1 ? &g->bulkhead : &g->conc;
+    return layer == 0 ? &ex->global : layer == 1 ? &g->bulkhead : layer == 2 ? &g->conc : &ex->run_cap;
+}
+
+/* A paused group (or executor) is handed no permit at layers 3 and 4. Under ex->lock. */
+GROUPCONC__FN bool groupconc__paused(const groupconc_executor *ex, const groupconc__group *g) {
+    return ex->paused || (g->flags & GROUPCONC__GF_PAUSED) != 0;
 }
 
 #if GROUPCONC_DEBUG
-/* Invariants of one fair semaphore: never over its cap, never negative, and nobody waits while a
-   permit is free (a waiter is always handed the permit first: no lost wake-up, no barging). */
-GROUPCONC__FN void groupconc__sem_check(const groupconc__sem *s) {
-    GROUPCONC_ASSERT(s->used >= 0 && s->used <= s->limit);
-    GROUPCONC_ASSERT(s->waiters.count == 0 || s->used >= s->limit);
+/* Invariants of one fair semaphore: never negative, and nobody waits while a permit is free (a
+   waiter is always handed the permit first: no lost wake-up, no barging) unless the layer is held
+   shut: a paused group or executor. `used` may exceed `limit` after a live lowering (it drains). */
+GROUPCONC__FN void groupconc__sem_check(const groupconc__sem *s, bool shut) {
+    GROUPCONC_ASSERT(s->used >= 0);
+    GROUPCONC_ASSERT(shut || s->waiters.count == 0 || s->used >= s->limit);
     GROUPCONC_ASSERT((s->waiters.count == 0) == (s->waiters.head == NULL));
 }
 GROUPCONC__FN void groupconc__debug_check(const groupconc_executor *ex, const groupconc__group *g) {
-    groupconc__sem_check(&ex->global);
+    groupconc__sem_check(&ex->global, false);
+    groupconc__sem_check(&ex->run_cap, ex->paused || ex->npaused > 0);
     if (g) {
-        groupconc__sem_check(&g->bulkhead);
-        groupconc__sem_check(&g->conc);
+        groupconc__sem_check(&g->bulkhead, false);
+        groupconc__sem_check(&g->conc, groupconc__paused(ex, g));
         GROUPCONC_ASSERT((int64_t)g->running <= g->conc.used);
     }
 }
@@ -2003,6 +2338,7 @@ GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__bat
 GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n);
 GROUPCONC__FN int groupconc__worker_main(void *arg);
 GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, const groupconc__group *g);
+GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task *t);
 
 /* ==== task life cycle =========================================================================== */
 /* A task's life is kept in three fields of its node:
@@ -2114,15 +2450,36 @@ enum {
 #define GROUPCONC__B_TIMED 16u        /* someone can see the result: take start/end times */
 #define GROUPCONC__B_QUEUED_ONCE 32u  /* start_ns holds the time it first had to wait */
 #define GROUPCONC__B_HAS_CLEANUP 64u  /* a groupconc_cleanup_fn stored inline after the struct */
+#define GROUPCONC__B_HAS_DEADLINE 128u /* a groupconc__queue_deadline stored inline first after the struct */
+
+/* A task's queue deadline, inline after the struct when B_HAS_DEADLINE (under ex->lock). */
+typedef struct groupconc__queue_deadline {
+    uint64_t at_ns;                /* monotonic; 0 = none after all */
+    uint32_t index;                /* its place in ex->timers, or one of: */
+    uint32_t pad;
+} groupconc__queue_deadline;
+#define GROUPCONC__TIMER_NONE UINT32_MAX          /* not in the heap, no reservation */
+#define GROUPCONC__TIMER_RESERVED (UINT32_MAX - 1) /* not in the heap, a slot reserved */
+
+/* The inline extras, in this order: deadline, cleanup, task id. */
+GROUPCONC__FN groupconc__queue_deadline *groupconc__deadline_of(groupconc_task *t) {
+    return (t->bits & GROUPCONC__B_HAS_DEADLINE) ? (groupconc__queue_deadline *)(void *)(t + 1) : NULL;
+}
+
+GROUPCONC__FN size_t groupconc__extras_before_cleanup(const groupconc_task *t) {
+    return (t->bits & GROUPCONC__B_HAS_DEADLINE) ? sizeof(groupconc__queue_deadline) : 0;
+}
 
 GROUPCONC__FN const char *groupconc__task_id(const groupconc_task *t) {
     if (!(t->bits & GROUPCONC__B_HAS_ID)) return NULL;
-    return (const char *)(t + 1) + ((t->bits & GROUPCONC__B_HAS_CLEANUP) ? sizeof(groupconc_cleanup_fn) : 0);
+    return (const char *)(t + 1) + groupconc__extras_before_cleanup(t) +
+           ((t->bits & GROUPCONC__B_HAS_CLEANUP) ? sizeof(groupconc_cleanup_fn) : 0);
 }
 
 GROUPCONC__FN groupconc_cleanup_fn groupconc__cleanup_of(const groupconc_task *t) {
     groupconc_cleanup_fn fn = NULL;
-    if (t->bits & GROUPCONC__B_HAS_CLEANUP) memcpy(&fn, t + 1, sizeof fn);
+    if (t->bits & GROUPCONC__B_HAS_CLEANUP)
+        memcpy(&fn, (const char *)(t + 1) + groupconc__extras_before_cleanup(t), sizeof fn);
     return fn;
 }
 
@@ -2144,8 +2501,16 @@ GROUPCONC__FN void groupconc__push_ready(groupconc_executor *ex, groupconc_task 
     groupconc__fifo_push(&ex->ready, t);
 }
 
+/* One task fewer waiting at `layer` (which counts it: the group, or the executor). */
+GROUPCONC__FN void groupconc__waiting_dec(groupconc_executor *ex, groupconc_task *w, int layer) {
+    if (layer == 0) w->group->waiting_global--;
+    else if (layer == 3) w->group->waiting_running--;
+    else ex->waiting_groups--;
+}
+
 GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_task *t, int reason,
                                             groupconc__batch *b) {
+    groupconc__timer_drop(ex, t);
     groupconc__release_permits(ex, t, b); /* before any rejection handling runs */
     t->status = GROUPCONC_STATUS_REJECTED;
     t->error = reason;
@@ -2161,8 +2526,7 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
 GROUPCONC__FN void groupconc__unlink_waiting(groupconc_executor *ex, groupconc_task *t) {
     if (t->stage == GROUPCONC__QUEUED) {
         groupconc__fifo_remove(&groupconc__layer(ex, t->group, t->held)->waiters, t);
-        if (t->held == 0) t->group->waiting_global--;
-        else ex->waiting_groups--;
+        groupconc__waiting_dec(ex, t, t->held);
     } else {
         GROUPCONC_ASSERT(t->stage == GROUPCONC__READY);
         groupconc__fifo_remove(&ex->ready, t);
@@ -2172,6 +2536,7 @@ GROUPCONC__FN void groupconc__unlink_waiting(groupconc_executor *ex, groupconc_t
 
 GROUPCONC__FN void groupconc__cancel_locked(groupconc_executor *ex, groupconc_task *t,
                                             groupconc__batch *b) {
+    groupconc__timer_drop(ex, t);
     groupconc__release_permits(ex, t, b);
     t->status = GROUPCONC_STATUS_CANCELLED;
     t->error = 0;
@@ -2229,6 +2594,15 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
     size_t i;
     if (!g || g->waiting_global > 0) {
         for (t = ex->global.waiters.head; t; t = next) {
+            next = t->next;
+            if (!g || t->group == g) {
+                groupconc__unlink_waiting(ex, t);
+                groupconc__fifo_push(&victims, t);
+            }
+        }
+    }
+    if (!g || g->waiting_running > 0) { /* layer 4 first: they hold the group's other permits */
+        for (t = ex->run_cap.waiters.head; t; t = next) {
             next = t->next;
             if (!g || t->group == g) {
                 groupconc__unlink_waiting(ex, t);
@@ -2324,28 +2698,80 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
 }
 
 /* ==== fair semaphores: admission and hand-off ==================================================== */
-/* All of this runs under ex->lock. Layer i (0 global, 1 bulkhead, 2 concurrency) is held by a task
-   when i < t->held. A permit is checked and taken in one locked step (no check-then-act window), and
-   a hand-off moves the permit with `used` unchanged (never counted twice). */
+/* All of this runs under ex->lock. Layer i (0 global in-flight, 1 bulkhead, 2 concurrency, 3 global
+   running) is held by a task when i < t->held. A permit is checked and taken in one locked step (no
+   check-then-act window), and a hand-off moves the permit with `used` unchanged (never counted
+   twice).
+     layer  semaphore       shut while                  queue bounded by
+     0      ex->global      -                           global_queue_threshold, max_waiting
+     1      g->bulkhead     -                           the group's threshold (1+2), max_waiting
+     2      g->conc         the group/executor paused   the group's threshold (1+2), max_waiting
+     3      ex->run_cap     the task's group paused     max_waiting
+   A shut layer hands out nothing: its waiters keep their places. At layer 3 (one FIFO for all
+   groups) a released permit goes to the oldest waiter whose group is not paused, and a new task may
+   take a free permit past paused waiters: invariant, whenever run_cap has a free permit, every
+   waiter in its FIFO belongs to a paused group. `used` may exceed `limit` after a live lowering:
+   a release then only counts down (no preemption, nothing new starts until it is under). */
+
+/* Tasks waiting at any layer, all groups. */
+GROUPCONC__FN size_t groupconc__waiting_total(const groupconc_executor *ex) {
+    return ex->global.waiters.count + ex->waiting_groups + ex->run_cap.waiters.count;
+}
+
+/* The waiter of layer `layer` that a free permit goes to: the oldest one not shut out, or NULL. */
+GROUPCONC__FN groupconc_task *groupconc__next_waiter(groupconc_executor *ex, groupconc__group *g,
+                                                     int layer) {
+    groupconc__sem *s = groupconc__layer(ex, g, layer);
+    groupconc_task *w = s->waiters.head;
+    if (layer == 2 && w && groupconc__paused(ex, g)) return NULL;
+    if (layer == 3) {
+        if (ex->paused) return NULL;
+        while (w && (w->group->flags & GROUPCONC__GF_PAUSED)) w = w->next;
+    }
+    return w;
+}
+
+/* Give w the permit of its current layer (`used` unchanged by the caller, or raised by one when the
+   permit was free): it moves on at the caller's next pump. */
+GROUPCONC__FN void groupconc__hand(groupconc_executor *ex, groupconc_task *w, int layer,
+                                   groupconc__batch *b) {
+    groupconc__fifo_remove(&groupconc__layer(ex, w->group, layer)->waiters, w);
+    groupconc__waiting_dec(ex, w, layer);
+    GROUPCONC_ASSERT(w->held == layer);
+    w->held++;
+    w->stage = GROUPCONC__NEW;
+    groupconc__fifo_push(&b->advance, w);
+}
 
 /* Return one permit of layer `layer` of group g (a task's, or a gate permit's). A freed permit
-   goes to that layer's oldest waiter, which joins b->advance to try the next layer once the caller
+   goes to that layer's next waiter, which joins b->advance to try the next layer once the caller
    pumps. */
 GROUPCONC__FN void groupconc__release_layer(groupconc_executor *ex, groupconc__group *g, int layer,
                                             groupconc__batch *b) {
     groupconc__sem *s = groupconc__layer(ex, g, layer);
-    if (s->waiters.count > 0 && s->used <= s->limit) {
-        groupconc_task *w = groupconc__fifo_pop(&s->waiters);
-        if (layer == 0) w->group->waiting_global--;
-        else ex->waiting_groups--;
-        GROUPCONC_ASSERT(w->held == layer);
-        w->held++;
-        w->stage = GROUPCONC__NEW;
-        groupconc__fifo_push(&b->advance, w);
+    groupconc_task *w = s->waiters.count > 0 && s->used <= s->limit ? groupconc__next_waiter(ex, g, layer)
+                                                                    : NULL;
+    if (w) {
+        groupconc__hand(ex, w, layer, b);
     } else {
         s->used--;
         GROUPCONC_ASSERT(s->used >= 0);
     }
+}
+
+/* Hand the free permits of layer `layer` to its waiters, oldest first: after a limit was raised or
+   a pause lifted. Returns how many were handed; the caller pumps. */
+GROUPCONC__FN size_t groupconc__fill_layer(groupconc_executor *ex, groupconc__group *g, int layer,
+                                           groupconc__batch *b) {
+    groupconc__sem *s = groupconc__layer(ex, g, layer);
+    groupconc_task *w;
+    size_t n = 0;
+    while (s->used < s->limit && (w = groupconc__next_waiter(ex, g, layer)) != NULL) {
+        s->used++;
+        groupconc__hand(ex, w, layer, b);
+        n++;
+    }
+    return n;
 }
 
 /* Return every permit t holds, newest layer first. */
@@ -2354,43 +2780,111 @@ GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_
     while (t->held > 0) groupconc__release_layer(ex, t->group, --t->held, b);
 }
 
-/* Move t through the layers from t->held on: take each permit that is free with nobody waiting,
-   else wait in that layer's FIFO if its queue threshold allows, else reject. */
+/* ---- queue deadlines: a binary min-heap of waiting tasks, by deadline ----
+   A task with a deadline reserves a heap slot at submit (the only place that can report ENOMEM),
+   enters the heap when it first has to wait, and leaves it when it gets its last permit, is
+   rejected or cancelled, or expires. The housekeeper thread sleeps until the earliest deadline. */
+
+GROUPCONC__FN void groupconc__timer_set(groupconc_executor *ex, size_t i, groupconc_task *t) {
+    ex->timers[i] = t;
+    groupconc__deadline_of(t)->index = (uint32_t)i;
+}
+
+GROUPCONC__FN uint64_t groupconc__timer_at(groupconc_executor *ex, size_t i) {
+    return groupconc__deadline_of(ex->timers[i])->at_ns;
+}
+
+GROUPCONC__FN void groupconc__timer_sift(groupconc_executor *ex, size_t i) {
+    groupconc_task *t = ex->timers[i];
+    uint64_t at = groupconc__deadline_of(t)->at_ns;
+    while (i > 0 && groupconc__timer_at(ex, (i - 1) / 2) > at) { /* up */
+        groupconc__timer_set(ex, i, ex->timers[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (;;) { /* down */
+        size_t c = 2 * i + 1;
+        if (c >= ex->ntimers) break;
+        if (c + 1 < ex->ntimers && groupconc__timer_at(ex, c + 1) < groupconc__timer_at(ex, c)) c++;
+        if (groupconc__timer_at(ex, c) >= at) break;
+        groupconc__timer_set(ex, i, ex->timers[c]);
+        i = c;
+    }
+    groupconc__timer_set(ex, i, t);
+}
+
+/* t starts waiting: into the heap (once), and wake the housekeeper if it is now the earliest. */
+GROUPCONC__FN void groupconc__timer_add(groupconc_executor *ex, groupconc_task *t) {
+    groupconc__queue_deadline *d = groupconc__deadline_of(t);
+    if (!d || d->index != GROUPCONC__TIMER_RESERVED) return;
+    GROUPCONC_ASSERT(ex->ntimers < ex->timers_cap);
+    ex->timers[ex->ntimers] = t;
+    d->index = (uint32_t)ex->ntimers++;
+    groupconc__timer_sift(ex, d->index);
+    if (d->at_ns < ex->keeper_wake) groupconc__cond_signal(&ex->keeper_cv);
+}
+
+/* t no longer waits for permits: out of the heap, its reservation returned. */
+GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task *t) {
+    groupconc__queue_deadline *d = groupconc__deadline_of(t);
+    size_t i;
+    if (!d || d->index == GROUPCONC__TIMER_NONE) return;
+    if (d->index != GROUPCONC__TIMER_RESERVED) {
+        i = d->index;
+        ex->ntimers--;
+        if (i < ex->ntimers) {
+            groupconc__timer_set(ex, i, ex->timers[ex->ntimers]);
+            groupconc__timer_sift(ex, i);
+        }
+    }
+    ex->ntimers_reserved--;
+    d->index = GROUPCONC__TIMER_NONE;
+}
+
+/* Move t through the layers from t->held on: take each permit that is free with nobody waiting
+   (and the layer not shut), else wait in that layer's FIFO if its queue bounds allow, else reject. */
 GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
     groupconc__group *g = t->group;
-    while (t->held < 3) {
-        groupconc__sem *s = groupconc__layer(ex, g, t->held);
-        if (s->waiters.count == 0 && s->used < s->limit) {
+    while (t->held < GROUPCONC__LAYERS) {
+        int layer = t->held, reason = 0;
+        groupconc__sem *s = groupconc__layer(ex, g, layer);
+        bool shut = layer >= 2 && groupconc__paused(ex, g);
+        /* layer 3: a free permit means every waiter there is paused (see the table above) */
+        if (!shut && s->used < s->limit && (s->waiters.count == 0 || layer == 3)) {
             s->used++;
             t->held++;
             continue;
         }
-        if (t->held == 0) {
+        if (layer == 0) {
             int thr = ex->policy.global_queue_threshold;
-            if (thr != GROUPCONC_UNLIMITED && s->waiters.count >= (size_t)thr) {
-                groupconc__reject_locked(ex, t, GROUPCONC_EREJECTED_GLOBAL, b);
-                return;
-            }
-            g->waiting_global++;
-        } else {
+            if (thr != GROUPCONC_UNLIMITED && s->waiters.count >= (size_t)thr) reason = GROUPCONC_EREJECTED_GLOBAL;
+        } else if (layer <= 2) {
             if (g->threshold != GROUPCONC_UNLIMITED &&
-                g->bulkhead.waiters.count + g->conc.waiters.count >= (size_t)g->threshold) {
-                groupconc__reject_locked(ex, t,
-                                         t->held == 1 ? GROUPCONC_EREJECTED_BULKHEAD
-                                                      : GROUPCONC_EREJECTED_CONCURRENCY,
-                                         b);
-                return;
-            }
-            ex->waiting_groups++;
+                g->bulkhead.waiters.count + g->conc.waiters.count >= (size_t)g->threshold)
+                reason = layer == 1 ? GROUPCONC_EREJECTED_BULKHEAD : GROUPCONC_EREJECTED_CONCURRENCY;
         }
+        /* the memory bound counts a task once: one moving between queues left one just now */
+        if (!reason && !(t->bits & GROUPCONC__B_QUEUED_ONCE) && ex->policy.max_waiting != GROUPCONC_UNLIMITED &&
+            groupconc__waiting_total(ex) >= (size_t)ex->policy.max_waiting)
+            reason = GROUPCONC_EREJECTED_WAITING;
+        if (reason) {
+            groupconc__reject_locked(ex, t, reason, b);
+            return;
+        }
+        if (layer == 0) g->waiting_global++;
+        else if (layer == 3) g->waiting_running++;
+        else ex->waiting_groups++;
         if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) {
             t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
             t->start_ns = groupconc__coarse_now_ns();
+            groupconc__timer_add(ex, t);
         }
         t->stage = GROUPCONC__QUEUED;
         groupconc__fifo_push(&s->waiters, t);
         return;
     }
+    g->admitted++;
+    ex->counts.admitted++;
+    groupconc__timer_drop(ex, t);
     groupconc__push_ready(ex, t);
 }
 
@@ -2591,7 +3085,7 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
     }
     old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
-        if (recycle && !(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP)) &&
+        if (recycle && !(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE)) &&
             recycle->count < GROUPCONC__NODE_CACHE_MAX) {
             groupconc__group_unref(t->group); /* the worker hands it back to the submitters */
             t->next = recycle->head;
@@ -2726,7 +3220,9 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
     if (p->listener)
         groupconc__emit(ex, t, GROUPCONC_EVENT_REJECTED, t->group->key, groupconc__task_id(t), reason,
                         NULL);
-    if (p->reject_handler) {
+    if (groupconc__is_expiry(reason)) {
+        /* a queue deadline is a promise not to run late: no handler, no CALLER_RUNS */
+    } else if (p->reject_handler) {
         groupconc__apply_handler(ex, t, reason, false);
     } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
         /* "else on a worker": back to the ready queue holding no permits, unless a cancel took it
@@ -3212,6 +3708,85 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     return 0;
 }
 
+/* ==== housekeeper: queue deadlines and idle groups =============================================== */
+/* One thread per executor, started the first time a task has a queue deadline or a group may be
+   reclaimed for idleness. It sleeps on keeper_cv (with ex->lock) until the earliest deadline or the
+   LRU head's idle time; timer_add signals it when a new deadline comes first. Expired tasks leave
+   their queue, hand on what they held, and complete REJECTED (GROUPCONC_EEXPIRED_<layer>) here. */
+
+#define GROUPCONC__COARSE_SLACK_NS 10000000u /* idle times use the coarse clock: look a bit later */
+
+/* Expire every waiting task whose deadline is <= now. Under ex->lock. */
+GROUPCONC__FN void groupconc__expire_locked(groupconc_executor *ex, uint64_t now, groupconc__batch *b) {
+    while (ex->ntimers > 0 && groupconc__timer_at(ex, 0) <= now) {
+        groupconc_task *t = ex->timers[0];
+        GROUPCONC_ASSERT(t->stage == GROUPCONC__QUEUED);
+        groupconc__unlink_waiting(ex, t);
+        groupconc__reject_locked(ex, t, GROUPCONC_EEXPIRED_GLOBAL - (int)t->held, b);
+        groupconc__pump(ex, b); /* what it handed on moves before the next look at the heap */
+    }
+}
+
+/* Reclaim the groups idle for group_idle_ns. Under ex->lock and table_lock, the inbox drained.
+   Returns when to look again (coarse clock), or UINT64_MAX. */
+GROUPCONC__FN uint64_t groupconc__sweep_idle_tlocked(groupconc_executor *ex) {
+    uint64_t idle = (uint64_t)ex->policy.group_idle_ns, now = groupconc__coarse_now_ns();
+    groupconc__group *g;
+    while ((g = ex->lru_head) != NULL && groupconc__lru_of(g)->placed + idle <= now) {
+        uint64_t last = atomic_load_explicit(&groupconc__lru_of(g)->last_used, memory_order_relaxed);
+        if (!groupconc__group_idle_locked(g)) {
+            groupconc__lru_touch(ex, g, now); /* busy: look again an idle time from now */
+        } else if (last + idle <= now) {
+            groupconc__reclaim_tlocked(ex, g);
+        } else { /* its last task ended recently: its place is by that time */
+            groupconc__lru_unlink(ex, g);
+            groupconc__lru_place(ex, g, last);
+        }
+    }
+    return g ? groupconc__lru_of(g)->placed + idle + GROUPCONC__COARSE_SLACK_NS : UINT64_MAX;
+}
+
+GROUPCONC__FN int groupconc__keeper_main(void *arg) {
+    groupconc_executor *ex = (groupconc_executor *)arg;
+    groupconc__mutex_lock(&ex->lock);
+    while (!ex->keeper_stop) {
+        groupconc__batch b = GROUPCONC__BATCH_INIT;
+        uint64_t wake = UINT64_MAX;
+        groupconc__expire_locked(ex, groupconc__now_ns(), &b);
+        if (ex->ntimers > 0) wake = groupconc__timer_at(ex, 0);
+        if (ex->policy.group_idle_ns > 0) {
+            uint64_t w;
+            groupconc__mutex_lock(&ex->table_lock);
+            (void)groupconc__drain_locked(ex, &b, false); /* no task of a group may be on its way in */
+            w = groupconc__sweep_idle_tlocked(ex);
+            groupconc__mutex_unlock(&ex->table_lock);
+            if (w < wake) wake = w;
+        }
+        if (b.todo.count || b.rejected.count || ex->ready.count) (void)groupconc__kick_locked(ex);
+        if (b.todo.count || b.rejected.count) {
+            groupconc__mutex_unlock(&ex->lock);
+            groupconc__flush_and_retire(ex, &b);
+            groupconc__mutex_lock(&ex->lock);
+            continue;
+        }
+        ex->keeper_wake = wake;
+        if (wake == UINT64_MAX) groupconc__cond_wait(&ex->keeper_cv, &ex->lock);
+        else (void)groupconc__cond_wait_until(&ex->keeper_cv, &ex->lock, wake);
+        ex->keeper_wake = 0; /* awake: it looks again before it sleeps, nobody needs to signal */
+    }
+    groupconc__mutex_unlock(&ex->lock);
+    return 0;
+}
+
+/* Under ex->lock. */
+GROUPCONC__FN int groupconc__keeper_start_locked(groupconc_executor *ex) {
+    int rc;
+    if (atomic_load_explicit(&ex->keeper_started, memory_order_relaxed)) return GROUPCONC_OK;
+    rc = groupconc__thread_start_(&ex->keeper, groupconc__keeper_main, ex);
+    if (rc == GROUPCONC_OK) atomic_store_explicit(&ex->keeper_started, true, memory_order_relaxed);
+    return rc;
+}
+
 /* ==== public API: policy and executor lifecycle ================================================= */
 
 GROUPCONC__PUBLIC groupconc_policy groupconc_policy_default(void) {
@@ -3225,6 +3800,11 @@ GROUPCONC__PUBLIC groupconc_policy groupconc_policy_default(void) {
     p.rejection = GROUPCONC_REJECT_ABORT;
     p.max_threads = 32;
     p.keep_alive_ns = 10 * (int64_t)1000000000;
+    p.global_max_running = GROUPCONC_UNLIMITED;
+    p.max_waiting = GROUPCONC_UNLIMITED;
+    p.default_max_wait_ns = GROUPCONC_FOREVER;
+    p.max_groups = GROUPCONC_UNLIMITED;
+    p.group_idle_ns = GROUPCONC_FOREVER;
     return p;
 }
 
@@ -3251,6 +3831,10 @@ GROUPCONC__FN int groupconc__problem(groupconc_policy_problem *pr, int code, con
 
 GROUPCONC__FN int groupconc__strcmp_indirect(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+GROUPCONC__FN bool groupconc__max_wait_entry_ok(int64_t v) {
+    return v > 0 || v == 0 || v == GROUPCONC_FOREVER || v == GROUPCONC_DEFAULT;
 }
 
 #define GROUPCONC__CAP_RULE "must be >= 1 or GROUPCONC_UNLIMITED"
@@ -3287,6 +3871,21 @@ GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p, groupconc_p
     if (p->keep_alive_ns < 0)
         return groupconc__problem(pr, GROUPCONC_ELIMIT, "keep_alive_ns", -1, NULL, p->keep_alive_ns,
                                   "must be >= 0");
+    if (!groupconc__cap_ok(p->global_max_running))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "global_max_running", -1, NULL,
+                                  p->global_max_running, GROUPCONC__CAP_RULE);
+    if (!groupconc__threshold_ok(p->max_waiting))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_waiting", -1, NULL, p->max_waiting,
+                                  GROUPCONC__THRESHOLD_RULE);
+    if (p->default_max_wait_ns <= 0 && p->default_max_wait_ns != GROUPCONC_FOREVER)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_max_wait_ns", -1, NULL,
+                                  p->default_max_wait_ns, "must be > 0 or GROUPCONC_FOREVER");
+    if (!groupconc__cap_ok(p->max_groups))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_groups", -1, NULL, p->max_groups,
+                                  GROUPCONC__CAP_RULE);
+    if (p->group_idle_ns <= 0 && p->group_idle_ns != GROUPCONC_FOREVER)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "group_idle_ns", -1, NULL, p->group_idle_ns,
+                                  "must be > 0 or GROUPCONC_FOREVER");
     if ((int)p->rejection < (int)GROUPCONC_REJECT_ABORT ||
         (int)p->rejection > (int)GROUPCONC_REJECT_CALLER_RUNS)
         return groupconc__problem(pr, GROUPCONC_EPOLICY, "rejection", -1, NULL, (long long)(int)p->rejection,
@@ -3313,6 +3912,9 @@ GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p, groupconc_p
             return groupconc__problem(pr, GROUPCONC_ELIMIT, "queue_threshold", at, e->group,
                                       e->queue_threshold,
                                       "must be >= 0, GROUPCONC_UNLIMITED or GROUPCONC_DEFAULT");
+        if (!groupconc__max_wait_entry_ok(e->max_wait_ns))
+            return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_wait_ns", at, e->group, e->max_wait_ns,
+                                      "must be > 0, GROUPCONC_FOREVER, 0 or GROUPCONC_DEFAULT");
     }
     if (p->group_count < 2) return GROUPCONC_OK;
     /* the same key twice: sort pointers to the keys */
@@ -3345,38 +3947,53 @@ GROUPCONC__PUBLIC int groupconc_policy_check(const groupconc_policy *policy,
     return groupconc__policy_check(policy, out_problem);
 }
 
-/* One block: the sorted entries, then their keys. */
+/* The per-group table: sorted entries, each key its own allocation (live changes insert). */
+GROUPCONC__FN void groupconc__limits_free(groupconc_executor *ex) {
+    size_t i;
+    for (i = 0; i < ex->policy.group_count; i++) GROUPCONC_FREE(ex->limits[i].key);
+    if (ex->limits) GROUPCONC_FREE(ex->limits);
+    ex->limits = NULL;
+    ex->policy.group_count = 0;
+}
+
 GROUPCONC__FN int groupconc__copy_limits(groupconc_executor *ex, const groupconc_policy *p) {
-    size_t i, bytes = p->group_count * sizeof(groupconc__limits_entry), off;
-    char *block;
-    if (p->group_count == 0) return GROUPCONC_OK;
-    for (i = 0; i < p->group_count; i++) bytes += strlen(p->groups[i].group) + 1;
-    block = (char *)GROUPCONC_MALLOC(bytes);
-    if (!block) return GROUPCONC_ENOMEM;
-    ex->limits = (groupconc__limits_entry *)(void *)block;
-    off = p->group_count * sizeof(groupconc__limits_entry);
-    for (i = 0; i < p->group_count; i++) {
-        size_t len = strlen(p->groups[i].group) + 1;
-        memcpy(block + off, p->groups[i].group, len);
-        ex->limits[i].key = block + off;
-        ex->limits[i].concurrency = p->groups[i].concurrency;
-        ex->limits[i].max_in_flight = p->groups[i].max_in_flight;
-        ex->limits[i].queue_threshold = p->groups[i].queue_threshold;
-        off += len;
-    }
-    qsort(ex->limits, p->group_count, sizeof *ex->limits, groupconc__limits_cmp);
-    for (i = 1; i < p->group_count; i++)
-        if (strcmp(ex->limits[i - 1].key, ex->limits[i].key) == 0) return GROUPCONC_EDUPKEY;
+    size_t i, n = p->group_count;
     ex->policy.groups = NULL; /* the copy lives in ex->limits */
+    ex->policy.group_count = 0;
+    if (n == 0) return GROUPCONC_OK;
+    if (n > SIZE_MAX / sizeof *ex->limits) return GROUPCONC_ENOMEM;
+    ex->limits = (groupconc__limits_entry *)GROUPCONC_MALLOC(n * sizeof *ex->limits);
+    if (!ex->limits) return GROUPCONC_ENOMEM;
+    ex->nlimits_cap = n;
+    for (i = 0; i < n; i++) {
+        const groupconc_group_limits *src = &p->groups[i];
+        size_t len = strlen(src->group) + 1;
+        groupconc__limits_entry *e = &ex->limits[i];
+        e->key = (char *)GROUPCONC_MALLOC(len);
+        if (!e->key) {
+            groupconc__limits_free(ex);
+            return GROUPCONC_ENOMEM;
+        }
+        memcpy(e->key, src->group, len);
+        e->concurrency = src->concurrency;
+        e->max_in_flight = src->max_in_flight;
+        e->queue_threshold = src->queue_threshold;
+        e->max_wait_ns = src->max_wait_ns == GROUPCONC_DEFAULT ? 0 : src->max_wait_ns;
+        if (e->max_wait_ns != 0) atomic_store_explicit(&ex->any_max_wait, true, memory_order_relaxed);
+        ex->policy.group_count = i + 1;
+    }
+    qsort(ex->limits, n, sizeof *ex->limits, groupconc__limits_cmp);
     return GROUPCONC_OK;
 }
 
 /* True if no layer can refuse a task: no queue threshold anywhere (the global one, the default, or a
-   configured group's). Then submit never has to decide in the lock (see "inbox"). */
+   configured group's) and no bound on all waiting tasks. Then submit never has to decide in the
+   lock (see "inbox"). */
 GROUPCONC__FN bool groupconc__never_refuses(const groupconc_policy *p) {
     size_t i;
     if (p->global_queue_threshold != GROUPCONC_UNLIMITED) return false;
     if (p->default_queue_threshold != GROUPCONC_UNLIMITED) return false;
+    if (p->max_waiting != GROUPCONC_UNLIMITED) return false;
     for (i = 0; i < p->group_count; i++)
         if (p->groups[i].queue_threshold != GROUPCONC_UNLIMITED &&
             p->groups[i].queue_threshold != GROUPCONC_DEFAULT)
@@ -3396,6 +4013,10 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     memset(ex, 0, sizeof *ex);
     ex->policy = *policy;
     ex->global.limit = groupconc__cap(policy->global_max_in_flight);
+    ex->run_cap.limit = groupconc__cap(policy->global_max_running);
+    atomic_init(&ex->any_max_wait, policy->default_max_wait_ns != GROUPCONC_FOREVER);
+    ex->keeper_wake = UINT64_MAX;
+    atomic_init(&ex->keeper_started, false);
     atomic_init(&ex->shutdown, 0);
     atomic_init(&ex->inbox, NULL);
     atomic_init(&ex->node_returns, NULL);
@@ -3408,7 +4029,7 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->nwaking, 0);
     atomic_init(&ex->nstarting, 0);
     atomic_init(&ex->nblocked, 0);
-    ex->inbox_ok = groupconc__never_refuses(policy);
+    atomic_init(&ex->inbox_ok, groupconc__never_refuses(policy));
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
     if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
     stage = 1;
@@ -3421,15 +4042,18 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     if ((rc = groupconc__mutex_init(&ex->table_lock)) != GROUPCONC_OK) goto fail;
     stage = 5;
     if ((rc = groupconc__mutex_init(&ex->scope_lock)) != GROUPCONC_OK) goto fail;
+    stage = 6;
+    if ((rc = groupconc__cond_init(&ex->keeper_cv)) != GROUPCONC_OK) goto fail;
     *out_executor = ex;
     return GROUPCONC_OK;
 fail: /* undo in reverse */
+    if (stage >= 6) groupconc__mutex_destroy(&ex->scope_lock);
     if (stage >= 5) groupconc__mutex_destroy(&ex->table_lock);
     if (stage >= 4) groupconc__cond_destroy(&ex->idle_cv);
     if (stage >= 3) groupconc__cond_destroy(&ex->work_cv);
     if (stage >= 2) groupconc__mutex_destroy(&ex->done_lock);
     if (stage >= 1) groupconc__mutex_destroy(&ex->lock);
-    if (ex->limits) GROUPCONC_FREE(ex->limits);
+    groupconc__limits_free(ex);
     GROUPCONC_FREE(ex);
     return rc;
 }
@@ -3512,10 +4136,14 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     GROUPCONC_ASSERT(ex->global.used == 0 && ex->ready.count == 0 && ex->running.count == 0 &&
                      ex->deferred.count == 0);
     ex->stopping = true;
+    ex->keeper_stop = true;
     groupconc__cond_broadcast(&ex->work_cv);
+    groupconc__cond_signal(&ex->keeper_cv);
     list = ex->workers;
     ex->workers = NULL;
     groupconc__mutex_unlock(&ex->lock);
+    if (atomic_load_explicit(&ex->keeper_started, memory_order_relaxed))
+        groupconc__thread_join(ex->keeper);
     while (list) { /* after `stopping` no worker retires, so the lists are stable */
         w = list;
         list = w->next;
@@ -3536,7 +4164,9 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     if (ex->slots) GROUPCONC_FREE(ex->slots); /* hashes share its allocation */
     groupconc__nodes_free(ex->node_pool);
     groupconc__nodes_free(atomic_load_explicit(&ex->node_returns, memory_order_acquire));
-    if (ex->limits) GROUPCONC_FREE(ex->limits);
+    groupconc__limits_free(ex);
+    if (ex->timers) GROUPCONC_FREE(ex->timers);
+    groupconc__cond_destroy(&ex->keeper_cv);
     groupconc__mutex_destroy(&ex->scope_lock);
     groupconc__mutex_destroy(&ex->table_lock);
     groupconc__cond_destroy(&ex->idle_cv);
@@ -3552,13 +4182,22 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
 /* A fresh node for a task of group g. The group reference is taken when it is admitted. */
 GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
                                         const groupconc_task_spec *spec, size_t idlen, bool handle,
-                                        bool timed) {
+                                        bool timed, bool deadline_block, uint64_t deadline_at) {
     char *extra = (char *)(t + 1);
     memset(t, 0, sizeof *t);
+    if (deadline_block) { /* first: it is the one with alignment needs */
+        groupconc__queue_deadline d;
+        d.at_ns = deadline_at;
+        d.index = deadline_at ? GROUPCONC__TIMER_RESERVED : GROUPCONC__TIMER_NONE;
+        d.pad = 0;
+        memcpy(extra, &d, sizeof d);
+        extra += sizeof d;
+        t->bits = GROUPCONC__B_HAS_DEADLINE;
+    }
     if (spec->cleanup) { /* inline after the struct, before the task id */
         memcpy(extra, &spec->cleanup, sizeof spec->cleanup);
         extra += sizeof spec->cleanup;
-        t->bits = GROUPCONC__B_HAS_CLEANUP;
+        t->bits |= GROUPCONC__B_HAS_CLEANUP;
     }
     if (spec->task_id) {
         memcpy(extra, spec->task_id, idlen);
@@ -3575,8 +4214,9 @@ GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
 /* Find or create the group and take a node, under table_lock. On failure nothing is left held
    (a node the caller allocated is its own to free). */
 GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, const char *group, size_t klen,
-                                             uint64_t hash, groupconc__group **g, groupconc_task **t) {
-    int rc = groupconc__group_get(ex, group, klen, hash, g);
+                                             uint64_t hash, groupconc__batch *b, groupconc__group **g,
+                                             groupconc_task **t) {
+    int rc = groupconc__group_get(ex, group, klen, hash, b, g);
     if (rc == GROUPCONC_OK && !*t) {
         *t = groupconc__node_get_tlocked(ex);
         if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(sizeof **t);
@@ -3586,6 +4226,41 @@ GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, const char 
 }
 
 #define GROUPCONC__NO_WORKER 1 /* internal: take the locked path */
+
+GROUPCONC__FN bool groupconc__any_max_wait(groupconc_executor *ex) {
+    return atomic_load_explicit(&ex->any_max_wait, memory_order_relaxed);
+}
+
+/* A task's deadline (monotonic ns, 0 = none): its own max wait, else its group's table entry, else
+   the policy default. Under table_lock (the table and the default change under it). */
+GROUPCONC__FN uint64_t groupconc__deadline_at(groupconc_executor *ex, int64_t own, const char *key) {
+    int64_t wait = own;
+    if (wait == 0) {
+        const groupconc__limits_entry *e = groupconc__limits_find(ex, key);
+        wait = e && e->max_wait_ns != 0 ? e->max_wait_ns : ex->policy.default_max_wait_ns;
+    }
+    if (wait <= 0) return 0; /* GROUPCONC_FOREVER */
+    return groupconc__deadline(wait);
+}
+
+/* Reserve a heap slot for a task with a deadline, and make sure the housekeeper runs. Under ex->lock. */
+GROUPCONC__FN int groupconc__timer_reserve_locked(groupconc_executor *ex) {
+    int rc = groupconc__keeper_start_locked(ex);
+    if (rc != GROUPCONC_OK) return rc;
+    if (ex->ntimers_reserved == ex->timers_cap) {
+        size_t n = ex->timers_cap ? ex->timers_cap * 2 : 64;
+        groupconc_task **grown;
+        if (n > UINT32_MAX - 2 || n > SIZE_MAX / sizeof *grown) return GROUPCONC_ENOMEM;
+        grown = (groupconc_task **)GROUPCONC_MALLOC(n * sizeof *grown);
+        if (!grown) return GROUPCONC_ENOMEM;
+        if (ex->ntimers) memcpy(grown, ex->timers, ex->ntimers * sizeof *grown);
+        if (ex->timers) GROUPCONC_FREE(ex->timers);
+        ex->timers = grown;
+        ex->timers_cap = n;
+    }
+    ex->ntimers_reserved++;
+    return GROUPCONC_OK;
+}
 
 /* Submit failed after SUBMITTED was reported (ESHUTDOWN, ENOMEM, ETHREAD): count it, then the
    REJECTED and COMPLETED events (COMPLETED comes once per SUBMITTED). `locked`: ex->lock is held
@@ -3617,9 +4292,14 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
         groupconc__mutex_unlock(&ex->table_lock);
         return GROUPCONC__NO_WORKER; /* the locked path starts one, or refuses */
     }
-    rc = groupconc__prepare_tlocked(ex, group, klen, hash, &g, &t);
+    rc = groupconc__prepare_tlocked(ex, group, klen, hash, NULL, &g, &t);
+    if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: reclaiming takes the executor lock */
+        groupconc__mutex_unlock(&ex->table_lock);
+        return GROUPCONC__NO_WORKER;
+    }
     if (rc == GROUPCONC_OK) {
-        groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || ex->policy.listener);
+        groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || ex->policy.listener,
+                             false, 0);
         old = atomic_load_explicit(&ex->inbox, memory_order_relaxed);
         do {
             if (old == GROUPCONC__INBOX_CLOSED(ex)) break;
@@ -3655,19 +4335,28 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
     uint64_t hash;
     int rc;
     bool sync_reject;
+    uint64_t deadline_at = 0;
+    bool deadline_block;
     if (out_task) *out_task = NULL;
     if (!ex || !group || !spec->fn) return GROUPCONC_EINVAL;
     if ((rc = groupconc__key_hash(group, &klen, &hash)) != GROUPCONC_OK) return rc;
+    if (spec->max_wait_ns < 0 && spec->max_wait_ns != GROUPCONC_FOREVER) return GROUPCONC_ELIMIT;
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
     p = &ex->policy;
-    if (task_id || spec->cleanup) { /* a node with extras has its own size; a plain one is recycled */
+    /* any_max_wait is only ever set (under the lock): a stale false only misses a deadline given
+       to the group by a live change this very moment */
+    deadline_block = spec->max_wait_ns > 0 ||
+                     (spec->max_wait_ns == 0 && groupconc__any_max_wait(ex));
+    if (task_id || spec->cleanup || deadline_block) { /* a node with extras has its own size */
         idlen = task_id ? strlen(task_id) + 1 : 0;
         t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t + idlen +
-                                               (spec->cleanup ? sizeof spec->cleanup : 0));
+                                               (spec->cleanup ? sizeof spec->cleanup : 0) +
+                                               (deadline_block ? sizeof(groupconc__queue_deadline) : 0));
         if (!t) return GROUPCONC_ENOMEM;
     }
     if (p->listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
-    if (ex->inbox_ok) {
+    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && !deadline_block &&
+        (p->group_idle_ns <= 0 || atomic_load_explicit(&ex->keeper_started, memory_order_relaxed))) {
         rc = groupconc__submit_inbox(ex, spec, klen, hash, idlen, out_task, t);
         if (rc != GROUPCONC__NO_WORKER) return rc;
         rc = GROUPCONC_OK;
@@ -3677,18 +4366,25 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
     else if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
         rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
+    if (rc == GROUPCONC_OK && p->group_idle_ns > 0)
+        (void)groupconc__keeper_start_locked(ex); /* if it cannot start, the next locked submit tries */
     if (rc == GROUPCONC_OK) {
         groupconc__mutex_lock(&ex->table_lock);
-        rc = groupconc__prepare_tlocked(ex, group, klen, hash, &g, &t);
+        rc = groupconc__prepare_tlocked(ex, group, klen, hash, &b, &g, &t);
+        if (rc == GROUPCONC_OK && deadline_block)
+            deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, g->key);
         groupconc__mutex_unlock(&ex->table_lock);
     }
+    if (rc == GROUPCONC_OK && deadline_at) /* a slot in the heap and a thread to watch it, or refuse */
+        rc = groupconc__timer_reserve_locked(ex);
     if (rc != GROUPCONC_OK) {
         if (t) GROUPCONC_FREE(t);
         groupconc__refused(ex, group, task_id, rc, true); /* unlocks */
         groupconc__flush_and_retire(ex, &b);
         return rc;
     }
-    groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || p->listener);
+    groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || p->listener, deadline_block,
+                         deadline_at);
     atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
     ex->counts.submitted++;
     ex->unfinished++;
@@ -3752,6 +4448,7 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     spec.fn = fn;
     spec.arg = arg;
     spec.cleanup = NULL;
+    spec.max_wait_ns = 0;
     return groupconc__submit(ex, &spec, out_task);
 }
 
@@ -4159,8 +4856,8 @@ GROUPCONC__FN int groupconc__limit_out(int32_t limit) {
    gauge (it holds no permits): those are found in ex->running, which holds at most BATCH_MAX tasks
    per worker. */
 GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, const groupconc__group *g) {
-    uint64_t n = groupconc__outcomes_sum(g->outcome) + g->waiting_global + g->bulkhead.waiters.count +
-                 g->conc.waiters.count + g->ready + g->running;
+    uint64_t n = groupconc__group_completed(g) + g->waiting_global + g->bulkhead.waiters.count +
+                 g->conc.waiters.count + g->waiting_running + g->ready + g->running;
     const groupconc_task *t;
     /* held == 0 is NO_PERMITS here (held is the lock's; bits may be written by a worker now) */
     for (t = ex->running.head; t; t = t->next)
@@ -4198,15 +4895,26 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     out_stats->waiting_global = g->waiting_global;
     out_stats->waiting_bulkhead = g->bulkhead.waiters.count;
     out_stats->waiting_concurrency = g->conc.waiters.count;
+    out_stats->waiting_running = g->waiting_running;
     out_stats->in_flight = (size_t)g->bulkhead.used;
+    out_stats->paused = (g->flags & GROUPCONC__GF_PAUSED) != 0;
+    groupconc__mutex_lock(&ex->table_lock);
+    {
+        const groupconc__limits_entry *e = groupconc__limits_find(ex, g->key);
+        out_stats->max_wait_ns = e && e->max_wait_ns != 0 ? e->max_wait_ns : ex->policy.default_max_wait_ns;
+    }
+    groupconc__mutex_unlock(&ex->table_lock);
     out_stats->submitted = groupconc__group_submitted(ex, g);
-    out_stats->succeeded = g->outcome[GROUPCONC__C_SUCCEEDED];
-    out_stats->failed = g->outcome[GROUPCONC__C_FAILED];
-    out_stats->cancelled = g->outcome[GROUPCONC__C_CANCELLED];
-    out_stats->rejected_global = g->outcome[GROUPCONC__C_REJ_GLOBAL];
-    out_stats->rejected_bulkhead = g->outcome[GROUPCONC__C_REJ_BULKHEAD];
-    out_stats->rejected_concurrency = g->outcome[GROUPCONC__C_REJ_CONCURRENCY];
-    out_stats->completed = groupconc__outcomes_sum(g->outcome);
+    out_stats->admitted = g->admitted;
+    out_stats->succeeded = g->succeeded;
+    out_stats->failed = groupconc__group_outcome(g, GROUPCONC__C_FAILED);
+    out_stats->cancelled = groupconc__group_outcome(g, GROUPCONC__C_CANCELLED);
+    out_stats->rejected_global = groupconc__group_outcome(g, GROUPCONC__C_REJ_GLOBAL);
+    out_stats->rejected_bulkhead = groupconc__group_outcome(g, GROUPCONC__C_REJ_BULKHEAD);
+    out_stats->rejected_concurrency = groupconc__group_outcome(g, GROUPCONC__C_REJ_CONCURRENCY);
+    out_stats->rejected_waiting = groupconc__group_outcome(g, GROUPCONC__C_REJ_WAITING);
+    out_stats->expired = groupconc__group_outcome(g, GROUPCONC__C_EXPIRED);
+    out_stats->completed = groupconc__group_completed(g);
     /* the oldest waiter is the head of one of the group's FIFOs (submit time) */
     if (g->waiting_global)
         for (t = ex->global.waiters.head; t && !oldest; t = t->next)
@@ -4215,6 +4923,10 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
     t = g->conc.waiters.head;
     if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
+    if (g->waiting_running) {
+        for (t = ex->run_cap.waiters.head; t && t->group != g; t = t->next) {}
+        if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
+    }
     if (oldest) {
         uint64_t now = groupconc__coarse_now_ns();
         out_stats->oldest_wait_ns = now > oldest->start_ns ? now - oldest->start_ns : 0;
@@ -4237,9 +4949,21 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->gate_permits = ex->gates ? groupconc__gate_permits_locked(ex, NULL) : 0;
     out_stats->running = ex->nrunning + out_stats->gate_permits;
     out_stats->ready = ex->ready.count;
-    out_stats->waiting = ex->global.waiters.count + ex->waiting_groups;
+    out_stats->waiting = groupconc__waiting_total(ex);
     out_stats->global_in_flight = (size_t)ex->global.used;
     out_stats->global_max_in_flight = groupconc__limit_out(ex->global.limit);
+    out_stats->waiting_running = ex->run_cap.waiters.count;
+    out_stats->global_running = (size_t)ex->run_cap.used;
+    out_stats->global_max_running = groupconc__limit_out(ex->run_cap.limit);
+    out_stats->max_waiting = ex->policy.max_waiting;
+    out_stats->max_groups = ex->policy.max_groups;
+    out_stats->paused = ex->paused;
+    out_stats->paused_groups = ex->npaused;
+    out_stats->admitted = ex->counts.admitted;
+    out_stats->rejected_waiting = ex->counts.outcome[GROUPCONC__C_REJ_WAITING];
+    out_stats->expired = ex->counts.outcome[GROUPCONC__C_EXPIRED];
+    out_stats->groups_reclaimed = ex->groups_reclaimed;
+    out_stats->counts_unattributed = ex->counts_unattributed;
     out_stats->threads = atomic_load_explicit(&ex->nthreads, memory_order_relaxed); /* the lock */
     out_stats->idle_threads = atomic_load_explicit(&ex->nidle, memory_order_relaxed);
     out_stats->shutdown = atomic_load_explicit(&ex->shutdown, memory_order_relaxed) != 0;
@@ -4291,6 +5015,276 @@ GROUPCONC__PUBLIC int groupconc_group_keys_get(groupconc_executor *ex, char ***o
 
 GROUPCONC__PUBLIC void groupconc_group_keys_free(char **keys) {
     if (keys) GROUPCONC_FREE(keys);
+}
+
+/* ==== public API: live limits, pause and resume ================================================= */
+/* Each change is one step under ex->lock (and table_lock for the table): the inbox is admitted
+   first, the new values are written, then the layers whose caps rose (or that a resume opened)
+   hand their free permits to their waiters, oldest first, and the pump moves those on. Lowering
+   writes the cap only: release_layer counts down while used > limit. */
+
+GROUPCONC__PUBLIC groupconc_group_limits groupconc_group_limits_keep(const char *group) {
+    groupconc_group_limits l;
+    l.group = group;
+    l.concurrency = GROUPCONC_KEEP;
+    l.max_in_flight = GROUPCONC_KEEP;
+    l.queue_threshold = GROUPCONC_KEEP;
+    l.max_wait_ns = GROUPCONC_KEEP;
+    return l;
+}
+
+GROUPCONC__PUBLIC groupconc_executor_limits groupconc_executor_limits_keep(void) {
+    groupconc_executor_limits l;
+    l.global_max_in_flight = GROUPCONC_KEEP;
+    l.global_queue_threshold = GROUPCONC_KEEP;
+    l.global_max_running = GROUPCONC_KEEP;
+    l.max_waiting = GROUPCONC_KEEP;
+    l.default_concurrency = GROUPCONC_KEEP;
+    l.default_max_in_flight = GROUPCONC_KEEP;
+    l.default_queue_threshold = GROUPCONC_KEEP;
+    l.default_max_wait_ns = GROUPCONC_KEEP;
+    return l;
+}
+
+/* After a change: layers 0-3 of g (NULL: the global ones only; all groups: each) hand out what is
+   free. Under ex->lock. */
+GROUPCONC__FN void groupconc__refill_locked(groupconc_executor *ex, groupconc__group *g, groupconc__batch *b) {
+    if (g) {
+        (void)groupconc__fill_layer(ex, g, 1, b);
+        (void)groupconc__fill_layer(ex, g, 2, b);
+    } else {
+        (void)groupconc__fill_layer(ex, g, 0, b);
+    }
+    groupconc__pump(ex, b);
+    (void)groupconc__fill_layer(ex, g, 3, b);
+    groupconc__pump(ex, b);
+    (void)groupconc__kick_locked(ex);
+}
+
+GROUPCONC__FN void groupconc__refill_all_tlocked(groupconc_executor *ex, groupconc__batch *b) {
+    size_t i;
+    (void)groupconc__fill_layer(ex, NULL, 0, b);
+    groupconc__pump(ex, b);
+    for (i = 0; i < ex->nslots; i++) {
+        if (!ex->hashes[i]) continue;
+        (void)groupconc__fill_layer(ex, ex->slots[i], 1, b);
+        (void)groupconc__fill_layer(ex, ex->slots[i], 2, b);
+    }
+    groupconc__pump(ex, b);
+    (void)groupconc__fill_layer(ex, NULL, 3, b);
+    groupconc__pump(ex, b);
+    (void)groupconc__kick_locked(ex);
+}
+
+/* The table entry for key, inserted (all DEFAULT) if missing. Under ex->lock and table_lock. */
+GROUPCONC__FN int groupconc__limits_entry_get(groupconc_executor *ex, const char *key, size_t len,
+                                              groupconc__limits_entry **out) {
+    size_t n = ex->policy.group_count, at = 0, lo = 0, hi = n;
+    groupconc__limits_entry *e = groupconc__limits_find(ex, key);
+    char *copy;
+    if (e) {
+        *out = e;
+        return GROUPCONC_OK;
+    }
+    if (n == ex->nlimits_cap) {
+        size_t cap = n ? n * 2 : 8;
+        groupconc__limits_entry *grown;
+        if (cap > SIZE_MAX / sizeof *grown) return GROUPCONC_ENOMEM;
+        grown = (groupconc__limits_entry *)GROUPCONC_MALLOC(cap * sizeof *grown);
+        if (!grown) return GROUPCONC_ENOMEM;
+        if (n) memcpy(grown, ex->limits, n * sizeof *grown);
+        if (ex->limits) GROUPCONC_FREE(ex->limits);
+        ex->limits = grown;
+        ex->nlimits_cap = cap;
+    }
+    copy = (char *)GROUPCONC_MALLOC(len + 1);
+    if (!copy) return GROUPCONC_ENOMEM;
+    memcpy(copy, key, len + 1);
+    while (lo < hi) { /* the first entry whose key is greater */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ex->limits[mid].key, copy) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    at = lo;
+    memmove(&ex->limits[at + 1], &ex->limits[at], (n - at) * sizeof *ex->limits);
+    e = &ex->limits[at];
+    e->key = copy;
+    e->concurrency = GROUPCONC_DEFAULT;
+    e->max_in_flight = GROUPCONC_DEFAULT;
+    e->queue_threshold = GROUPCONC_DEFAULT;
+    e->max_wait_ns = 0;
+    ex->policy.group_count = n + 1;
+    *out = e;
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__FN bool groupconc__keep_or(int v, bool ok) { return v == GROUPCONC_KEEP || ok; }
+
+GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const groupconc_group_limits *l) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc__limits_entry *e;
+    groupconc__group *g;
+    uint64_t hash;
+    size_t len;
+    int rc;
+    if (!ex || !l || !l->group) return GROUPCONC_EINVAL;
+    if ((rc = groupconc__key_hash(l->group, &len, &hash)) != GROUPCONC_OK) return rc;
+    if (!groupconc__keep_or(l->concurrency, l->concurrency >= 1 || l->concurrency == GROUPCONC_DEFAULT) ||
+        !groupconc__keep_or(l->max_in_flight,
+                            groupconc__cap_ok(l->max_in_flight) || l->max_in_flight == GROUPCONC_DEFAULT) ||
+        !groupconc__keep_or(l->queue_threshold, groupconc__threshold_ok(l->queue_threshold) ||
+                                                    l->queue_threshold == GROUPCONC_DEFAULT) ||
+        (l->max_wait_ns != GROUPCONC_KEEP && !groupconc__max_wait_entry_ok(l->max_wait_ns)))
+        return GROUPCONC_ELIMIT;
+    groupconc__lock(ex, &b);
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
+        groupconc__mutex_unlock(&ex->lock);
+        groupconc__flush_and_retire(ex, &b);
+        return GROUPCONC_ESHUTDOWN;
+    }
+    groupconc__mutex_lock(&ex->table_lock);
+    rc = groupconc__limits_entry_get(ex, l->group, len, &e);
+    if (rc == GROUPCONC_OK) {
+        if (l->concurrency != GROUPCONC_KEEP) e->concurrency = l->concurrency;
+        if (l->max_in_flight != GROUPCONC_KEEP) e->max_in_flight = l->max_in_flight;
+        if (l->queue_threshold != GROUPCONC_KEEP) e->queue_threshold = l->queue_threshold;
+        if (l->max_wait_ns != GROUPCONC_KEEP) {
+            e->max_wait_ns = l->max_wait_ns == GROUPCONC_DEFAULT ? 0 : l->max_wait_ns;
+            if (e->max_wait_ns != 0) atomic_store_explicit(&ex->any_max_wait, true, memory_order_relaxed);
+        }
+        if (e->queue_threshold != GROUPCONC_UNLIMITED && e->queue_threshold != GROUPCONC_DEFAULT)
+            atomic_store_explicit(&ex->inbox_ok, false, memory_order_relaxed); /* can refuse now */
+        g = groupconc__table_find(ex, l->group, len, hash);
+        if (g) { /* all three in this one locked step */
+            if (l->concurrency != GROUPCONC_KEEP) g->conc.limit = groupconc__resolve(ex, g, e, 0);
+            if (l->max_in_flight != GROUPCONC_KEEP)
+                g->bulkhead.limit = groupconc__cap(groupconc__resolve(ex, g, e, 1));
+            if (l->queue_threshold != GROUPCONC_KEEP) {
+                g->threshold = groupconc__resolve(ex, g, e, 2);
+                if (g->threshold != GROUPCONC_UNLIMITED)
+                    atomic_store_explicit(&ex->inbox_ok, false, memory_order_relaxed);
+            }
+        }
+    } else {
+        g = NULL;
+    }
+    groupconc__mutex_unlock(&ex->table_lock);
+    if (g) groupconc__refill_locked(ex, g, &b);
+    groupconc__debug_check(ex, g);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    return rc;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, const groupconc_executor_limits *l) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc_policy *p;
+    if (!ex || !l) return GROUPCONC_EINVAL;
+    if (!groupconc__keep_or(l->global_max_in_flight, groupconc__cap_ok(l->global_max_in_flight)) ||
+        !groupconc__keep_or(l->global_queue_threshold, groupconc__threshold_ok(l->global_queue_threshold)) ||
+        !groupconc__keep_or(l->global_max_running, groupconc__cap_ok(l->global_max_running)) ||
+        !groupconc__keep_or(l->max_waiting, groupconc__threshold_ok(l->max_waiting)) ||
+        !groupconc__keep_or(l->default_concurrency, l->default_concurrency >= 1) ||
+        !groupconc__keep_or(l->default_max_in_flight, groupconc__cap_ok(l->default_max_in_flight)) ||
+        !groupconc__keep_or(l->default_queue_threshold, groupconc__threshold_ok(l->default_queue_threshold)) ||
+        (l->default_max_wait_ns != GROUPCONC_KEEP && l->default_max_wait_ns <= 0 &&
+         l->default_max_wait_ns != GROUPCONC_FOREVER))
+        return GROUPCONC_ELIMIT;
+    groupconc__lock(ex, &b);
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
+        groupconc__mutex_unlock(&ex->lock);
+        groupconc__flush_and_retire(ex, &b);
+        return GROUPCONC_ESHUTDOWN;
+    }
+    p = &ex->policy;
+    groupconc__mutex_lock(&ex->table_lock); /* group creation reads the defaults under it */
+    if (l->global_max_in_flight != GROUPCONC_KEEP) {
+        p->global_max_in_flight = l->global_max_in_flight;
+        ex->global.limit = groupconc__cap(l->global_max_in_flight);
+    }
+    if (l->global_queue_threshold != GROUPCONC_KEEP) p->global_queue_threshold = l->global_queue_threshold;
+    if (l->global_max_running != GROUPCONC_KEEP) {
+        p->global_max_running = l->global_max_running;
+        ex->run_cap.limit = groupconc__cap(l->global_max_running);
+    }
+    if (l->max_waiting != GROUPCONC_KEEP) p->max_waiting = l->max_waiting;
+    if (l->default_concurrency != GROUPCONC_KEEP) p->default_concurrency = l->default_concurrency;
+    if (l->default_max_in_flight != GROUPCONC_KEEP) p->default_max_in_flight = l->default_max_in_flight;
+    if (l->default_queue_threshold != GROUPCONC_KEEP) p->default_queue_threshold = l->default_queue_threshold;
+    if (l->default_max_wait_ns != GROUPCONC_KEEP) {
+        p->default_max_wait_ns = l->default_max_wait_ns;
+        if (p->default_max_wait_ns != GROUPCONC_FOREVER)
+            atomic_store_explicit(&ex->any_max_wait, true, memory_order_relaxed);
+    }
+    if (p->global_queue_threshold != GROUPCONC_UNLIMITED || p->max_waiting != GROUPCONC_UNLIMITED ||
+        p->default_queue_threshold != GROUPCONC_UNLIMITED)
+        atomic_store_explicit(&ex->inbox_ok, false, memory_order_relaxed); /* can refuse now */
+    groupconc__mutex_unlock(&ex->table_lock);
+    groupconc__refill_locked(ex, NULL, &b);
+    groupconc__debug_check(ex, NULL);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group, bool pause) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc__group *g = NULL;
+    uint64_t hash;
+    size_t len;
+    int rc = GROUPCONC_OK;
+    if (!ex) return GROUPCONC_EINVAL;
+    if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
+    groupconc__lock(ex, &b);
+    if (pause && atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
+        rc = GROUPCONC_ESHUTDOWN;
+    } else if (!group) {
+        if (ex->paused != pause) {
+            ex->paused = pause;
+            if (!pause) {
+                groupconc__mutex_lock(&ex->table_lock);
+                groupconc__refill_all_tlocked(ex, &b);
+                groupconc__mutex_unlock(&ex->table_lock);
+            }
+        }
+    } else {
+        groupconc__mutex_lock(&ex->table_lock);
+        if (pause) rc = groupconc__group_get(ex, group, len, hash, &b, &g); /* created paused */
+        else g = groupconc__table_find(ex, group, len, hash);
+        groupconc__mutex_unlock(&ex->table_lock);
+        if (rc == GROUPCONC_OK && g && ((g->flags & GROUPCONC__GF_PAUSED) != 0) != pause) {
+            if (pause) {
+                g->flags |= GROUPCONC__GF_PAUSED;
+                ex->npaused++;
+            } else {
+                g->flags &= (uint8_t)~GROUPCONC__GF_PAUSED;
+                ex->npaused--;
+                groupconc__refill_locked(ex, g, &b);
+            }
+        }
+    }
+    groupconc__debug_check(ex, g);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    return rc;
+}
+
+GROUPCONC__PUBLIC int groupconc_group_pause(groupconc_executor *ex, const char *group) {
+    if (!group) return GROUPCONC_EINVAL;
+    return groupconc__pause_op(ex, group, true);
+}
+
+GROUPCONC__PUBLIC int groupconc_group_resume(groupconc_executor *ex, const char *group) {
+    if (!group) return GROUPCONC_EINVAL;
+    return groupconc__pause_op(ex, group, false);
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_pause(groupconc_executor *ex) {
+    return groupconc__pause_op(ex, NULL, true);
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_resume(groupconc_executor *ex) {
+    return groupconc__pause_op(ex, NULL, false);
 }
 
 /* ==== public API: admission gate ================================================================ */
@@ -4486,14 +5480,18 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
         rc = GROUPCONC_ESHUTDOWN;
     } else {
         groupconc__mutex_lock(&ex->table_lock);
-        rc = groupconc__group_get(ex, group, len, hash, &g);
+        rc = groupconc__group_get(ex, group, len, hash, &b, &g);
         groupconc__mutex_unlock(&ex->table_lock);
     }
-    for (layer = 0; rc == GROUPCONC_OK && layer < 3; layer++) {
+    if (rc == GROUPCONC_OK && groupconc__paused(ex, g)) rc = GROUPCONC_EPAUSED;
+    for (layer = 0; rc == GROUPCONC_OK && layer < GROUPCONC__LAYERS; layer++) {
         const groupconc__sem *s = groupconc__layer(ex, g, layer);
-        if (s->waiters.count > 0 || s->used >= s->limit)
-            rc = layer == 0 ? GROUPCONC_EREJECTED_GLOBAL
-                 : layer == 1 ? GROUPCONC_EREJECTED_BULKHEAD : GROUPCONC_EREJECTED_CONCURRENCY;
+        /* layer 4: a free permit means its waiters are all paused (see "fair semaphores") */
+        if ((s->waiters.count > 0 && layer != 3) || s->used >= s->limit)
+            rc = layer == 0   ? GROUPCONC_EREJECTED_GLOBAL
+                 : layer == 1 ? GROUPCONC_EREJECTED_BULKHEAD
+                 : layer == 2 ? GROUPCONC_EREJECTED_CONCURRENCY
+                              : GROUPCONC_EREJECTED_RUNNING;
     }
     groupconc__mutex_lock_plain(&gate->lock);
     if (rc == GROUPCONC_OK) {
@@ -4501,7 +5499,7 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
         if (slot == GROUPCONC__SLOT_NONE) {
             rc = GROUPCONC_ENOMEM;
         } else {
-            for (layer = 0; layer < 3; layer++) groupconc__layer(ex, g, layer)->used++;
+            for (layer = 0; layer < GROUPCONC__LAYERS; layer++) groupconc__layer(ex, g, layer)->used++;
             atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the locks publish it */
             gate->slots[slot].group = g;
             gate->in_flight++;
@@ -4566,7 +5564,10 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
     groupconc__mutex_unlock(&gate->lock);
     if (ex) { /* hand the permits on, as a task's completion does */
         int layer;
-        for (layer = 2; layer >= 0; layer--) groupconc__release_layer(ex, g, layer, &b);
+        for (layer = GROUPCONC__LAYERS - 1; layer >= 0; layer--) groupconc__release_layer(ex, g, layer, &b);
+        if (g->flags & GROUPCONC__GF_LRU) /* idle time counts from here */
+            atomic_store_explicit(&groupconc__lru_of(g)->last_used, groupconc__coarse_now_ns(),
+                                  memory_order_relaxed);
         groupconc__pump(ex, &b);
         groupconc__debug_check(ex, g);
         (void)groupconc__kick_locked(ex);
@@ -4602,9 +5603,10 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     memset(out_stats, 0, sizeof *out_stats);
     if (g) {
         int32_t avail = INT32_MAX;
-        for (layer = 0; layer < 3; layer++) {
+        for (layer = 0; layer < GROUPCONC__LAYERS; layer++) {
             const groupconc__sem *s = groupconc__layer(ex, g, layer);
-            int32_t free_here = s->waiters.count > 0 || s->used >= s->limit ? 0
+            int32_t free_here = (s->waiters.count > 0 && layer != 3) || s->used >= s->limit ||
+                                        (layer >= 2 && groupconc__paused(ex, g)) ? 0
                                 : s->limit == INT32_MAX ? INT32_MAX : s->limit - s->used;
             if (free_here < avail) avail = free_here;
         }
@@ -5247,9 +6249,17 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "global_in_flight", ex->global.used, true);
     groupconc__put_field(o, "running", (long long)ex->nrunning, true);
     groupconc__put_field(o, "ready", ex->ready.count, true);
-    groupconc__put_field(o, "waiting", (long long)ex->global.waiters.count + (long long)ex->waiting_groups, true);
+    groupconc__put_field(o, "waiting", (long long)groupconc__waiting_total(ex), true);
     groupconc__put_field(o, "deferred", ex->deferred.count, true);
+    groupconc__put_field(o, "global_max_running", groupconc__limit_json(ex->run_cap.limit), true);
+    groupconc__put_field(o, "global_running", ex->run_cap.used, true);
+    groupconc__put_field(o, "waiting_running", ex->run_cap.waiters.count, true);
+    groupconc__put_field(o, "max_waiting", ex->policy.max_waiting, true);
+    groupconc__put_field(o, "max_groups", ex->policy.max_groups, true);
+    groupconc__put_field(o, "paused", ex->paused ? 1 : 0, true);
+    groupconc__put_field(o, "groups_reclaimed", (long long)ex->groups_reclaimed, true);
     groupconc__put_field(o, "submitted", (long long)ex->counts.submitted, true);
+    groupconc__put_field(o, "admitted", (long long)ex->counts.admitted, true);
     groupconc__put_field(o, "completed",
                          (long long)groupconc__outcomes_sum(ex->counts.outcome) + (long long)ex->rejected_other, true);
     groupconc__put_field(o, "succeeded", (long long)ex->counts.outcome[GROUPCONC__C_SUCCEEDED], true);
@@ -5258,6 +6268,8 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "rejected_global", (long long)ex->counts.outcome[GROUPCONC__C_REJ_GLOBAL], true);
     groupconc__put_field(o, "rejected_bulkhead", (long long)ex->counts.outcome[GROUPCONC__C_REJ_BULKHEAD], true);
     groupconc__put_field(o, "rejected_concurrency", (long long)ex->counts.outcome[GROUPCONC__C_REJ_CONCURRENCY], true);
+    groupconc__put_field(o, "rejected_waiting", (long long)ex->counts.outcome[GROUPCONC__C_REJ_WAITING], true);
+    groupconc__put_field(o, "expired", (long long)ex->counts.outcome[GROUPCONC__C_EXPIRED], true);
     groupconc__put_field(o, "rejected_other", (long long)ex->rejected_other, true);
     groupconc__puts(o, "},\"groups\":[");
     groupconc__mutex_lock(&ex->table_lock);
@@ -5279,13 +6291,19 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
         groupconc__put_field(o, "waiting_concurrency", g->conc.waiters.count, true);
         groupconc__put_field(o, "in_flight", g->bulkhead.used, true);
         groupconc__put_field(o, "submitted", (long long)groupconc__group_submitted(ex, g), true);
-        groupconc__put_field(o, "completed", (long long)groupconc__outcomes_sum(g->outcome), true);
-        groupconc__put_field(o, "succeeded", (long long)g->outcome[GROUPCONC__C_SUCCEEDED], true);
-        groupconc__put_field(o, "failed", (long long)g->outcome[GROUPCONC__C_FAILED], true);
-        groupconc__put_field(o, "cancelled", (long long)g->outcome[GROUPCONC__C_CANCELLED], true);
-        groupconc__put_field(o, "rejected_global", (long long)g->outcome[GROUPCONC__C_REJ_GLOBAL], true);
-        groupconc__put_field(o, "rejected_bulkhead", (long long)g->outcome[GROUPCONC__C_REJ_BULKHEAD], true);
-        groupconc__put_field(o, "rejected_concurrency", (long long)g->outcome[GROUPCONC__C_REJ_CONCURRENCY], true);
+        groupconc__put_field(o, "waiting_running", g->waiting_running, true);
+        groupconc__put_field(o, "paused", (g->flags & GROUPCONC__GF_PAUSED) ? 1 : 0, true);
+        groupconc__put_field(o, "admitted", (long long)g->admitted, true);
+        groupconc__put_field(o, "completed", (long long)groupconc__group_completed(g), true);
+        groupconc__put_field(o, "succeeded", (long long)g->succeeded, true);
+        groupconc__put_field(o, "failed", (long long)groupconc__group_outcome(g, GROUPCONC__C_FAILED), true);
+        groupconc__put_field(o, "cancelled", (long long)groupconc__group_outcome(g, GROUPCONC__C_CANCELLED), true);
+        groupconc__put_field(o, "rejected_global", (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_GLOBAL), true);
+        groupconc__put_field(o, "rejected_bulkhead", (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_BULKHEAD), true);
+        groupconc__put_field(o, "rejected_concurrency",
+                             (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_CONCURRENCY), true);
+        groupconc__put_field(o, "rejected_waiting", (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_WAITING), true);
+        groupconc__put_field(o, "expired", (long long)groupconc__group_outcome(g, GROUPCONC__C_EXPIRED), true);
         groupconc__put(o, "}", 1);
     }
     groupconc__puts(o, "],\"tasks\":[");
@@ -5297,6 +6315,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
         groupconc__dump_fifo(o, &ex->slots[i]->conc.waiters, "waiting_concurrency", now, &first, true);
     }
     groupconc__mutex_unlock(&ex->table_lock);
+    groupconc__dump_fifo(o, &ex->run_cap.waiters, "waiting_running", now, &first, true);
     groupconc__dump_fifo(o, &ex->ready, "ready", now, &first, true);
     groupconc__dump_fifo(o, &ex->running, "running", now, &first, false); /* its times are its worker's */
     groupconc__dump_fifo(o, &ex->deferred, "deferred", now, &first, false);

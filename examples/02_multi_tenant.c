@@ -191,7 +191,7 @@ static void print_timeline(const groupconc_result *res, const int *caps) {
 
 int main(void) {
     static const groupconc_group_limits table[] = {
-        {"db-write", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
+        {"db-write", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
     };
     groupconc_policy policy = groupconc_policy_default();
     policy.default_concurrency = 1; /* every tenant the resolver does not answer for */

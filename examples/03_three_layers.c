@@ -147,8 +147,8 @@ static void counters(groupconc_executor *ex, const char *label, const char *grou
 int main(void) {
     static const groupconc_group_limits table[] = {
         /* group     concurrency  max_in_flight  queue_threshold */
-        {"api", 2, 3, 1},
-        {"report", 1, GROUPCONC_DEFAULT, 0},
+        {"api", 2, 3, 1, 0},
+        {"report", 1, GROUPCONC_DEFAULT, 0, 0},
     };
     groupconc_policy policy = groupconc_policy_default();
     groupconc_executor *ex;

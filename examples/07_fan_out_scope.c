@@ -62,7 +62,7 @@ static int handle_request(groupconc_executor *ex, int n, const call calls[3], ch
     int rc = groupconc_scope_open(ex, &cfg, &scope);
     if (rc != GROUPCONC_OK) return -100;
     for (int i = 0; i < 3; i++) {
-        groupconc_task_spec spec = {backends[i], NULL, backend_call, (void *)&calls[i], NULL};
+        groupconc_task_spec spec = {backends[i], NULL, backend_call, (void *)&calls[i], NULL, 0};
         if (groupconc_scope_fork(scope, &spec, NULL) != GROUPCONC_OK) return -100;
     }
     rc = groupconc_scope_join(scope);
@@ -88,9 +88,9 @@ static int handle_request(groupconc_executor *ex, int n, const call calls[3], ch
 }
 
 int main(void) {
-    groupconc_group_limits caps[] = {{"users", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
-                                     {"orders", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
-                                     {"stock", 1, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT}};
+    groupconc_group_limits caps[] = {{"users", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
+                                     {"orders", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
+                                     {"stock", 1, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0}};
     groupconc_policy policy = groupconc_policy_default();
     groupconc_executor *ex;
     char report[1024], all[2048] = "";

@@ -60,7 +60,7 @@ static int hedged_read(groupconc_executor *ex, int n, const replica_call calls[3
     int rc;
     if (groupconc_scope_open(ex, &cfg, &scope) != GROUPCONC_OK) return -100;
     for (int i = 0; i < 3; i++) {
-        groupconc_task_spec spec = {replicas[i], NULL, read_replica, (void *)&calls[i], NULL};
+        groupconc_task_spec spec = {replicas[i], NULL, read_replica, (void *)&calls[i], NULL, 0};
         if (groupconc_scope_fork(scope, &spec, NULL) != GROUPCONC_OK) return -100;
     }
     rc = groupconc_scope_join(scope);

@@ -304,7 +304,7 @@ static void test_blocking_calls_in_rejection_handler(void **state) {
     static const int want[] = {GROUPCONC_EDEADLK, GROUPCONC_EDEADLK, GROUPCONC_EDEADLK, GROUPCONC_OK,
                                GROUPCONC_OK};
     for (size_t a = 0; a < sizeof actions / sizeof actions[0]; a++) {
-        groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0}};
+        groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0, 0}};
         groupconc_policy pol = groupconc_policy_default();
         pol.groups = table;
         pol.group_count = 1;
@@ -367,7 +367,7 @@ static void test_blocking_calls_in_cleanup(void **state) {
     for (int route = 0; route < 4; route++) {
         for (size_t a = 0; a < sizeof actions / sizeof actions[0]; a++) {
             if (route >= 2 && actions[a] == P_WAIT_SELF) continue;
-            groupconc_group_limits table[] = {{"g", 1, GROUPCONC_DEFAULT, 0}}; /* routes 2, 3 */
+            groupconc_group_limits table[] = {{"g", 1, GROUPCONC_DEFAULT, 0, 0}}; /* routes 2, 3 */
             groupconc_policy pol = groupconc_policy_default();
             pol.max_threads = 2;
             if (route >= 2) {
@@ -440,7 +440,7 @@ static void test_blocking_calls_in_submitted_and_rejected_events(void **state) {
             if (c < 2 && actions[a] == P_WAIT_SELF) continue; /* no handle exists during the event */
             probe p;
             memset(&p, 0, sizeof p);
-            groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0}};
+            groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0, 0}};
             groupconc_policy pol = groupconc_policy_default();
             pol.listener = probe_listener;
             pol.listener_user_data = &p;
@@ -632,10 +632,10 @@ static void test_execute_all_deadline_reports_true_outcomes(void **state) {
     atomic_init(&ran_d, 0);
     groupconc_task_spec specs[4];
     memset(specs, 0, sizeof specs);
-    specs[0] = (groupconc_task_spec){"a", "stubborn", stubborn_fn, &ran_a, NULL};
-    specs[1] = (groupconc_task_spec){"a", "behind", tu_count_fn, &ran_b, NULL}; /* conc 1: never starts */
-    specs[2] = (groupconc_task_spec){"c", "polite", polite_fn, &ran_c, NULL};
-    specs[3] = (groupconc_task_spec){"d", "quick", tu_count_fn, &ran_d, NULL};
+    specs[0] = (groupconc_task_spec){"a", "stubborn", stubborn_fn, &ran_a, NULL, 0};
+    specs[1] = (groupconc_task_spec){"a", "behind", tu_count_fn, &ran_b, NULL, 0}; /* conc 1: never starts */
+    specs[2] = (groupconc_task_spec){"c", "polite", polite_fn, &ran_c, NULL, 0};
+    specs[3] = (groupconc_task_spec){"d", "quick", tu_count_fn, &ran_d, NULL, 0};
     groupconc_result res[4];
     assert_int_equal(groupconc_execute_all(ex, specs, 4, GROUPCONC_MS(200), res), GROUPCONC_ETIMEDOUT);
     assert_int_equal(atomic_load(&ran_a), 1);
@@ -658,7 +658,7 @@ static void test_execute_all_after_shutdown(void **state) {
     assert_int_equal(groupconc_executor_shutdown(ex), GROUPCONC_OK);
     atomic_int ran;
     atomic_init(&ran, 0);
-    groupconc_task_spec specs[2] = {{"a", "x", tu_count_fn, &ran, NULL}, {"b", NULL, tu_count_fn, &ran, NULL}};
+    groupconc_task_spec specs[2] = {{"a", "x", tu_count_fn, &ran, NULL, 0}, {"b", NULL, tu_count_fn, &ran, NULL, 0}};
     groupconc_result res[2];
     assert_int_equal(groupconc_execute_all(ex, specs, 2, GROUPCONC_FOREVER, res), GROUPCONC_ESHUTDOWN);
     for (int i = 0; i < 2; i++) {
@@ -693,7 +693,7 @@ static void test_rejection_handler_decides_outcome(void **state) {
     (void)state;
     atomic_int calls;
     atomic_init(&calls, 0);
-    groupconc_group_limits table[] = {{"full", 1, GROUPCONC_DEFAULT, 0}};
+    groupconc_group_limits table[] = {{"full", 1, GROUPCONC_DEFAULT, 0, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 1;
@@ -772,7 +772,7 @@ static void test_rejection_handler_decides_later_outcome(void **state) {
         atomic_init(&h.calls, 0);
         atomic_init(&h.in_submit, 0);
         atomic_init(&h.reason, 0);
-        groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0}};
+        groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0, 0}};
         groupconc_policy p = groupconc_policy_default();
         p.groups = table;
         p.group_count = 1;
@@ -1051,7 +1051,7 @@ static void test_cleanup_on_rejection_routes(void **state) {
     (void)state;
     for (int mode = 0; mode < 4; mode++) {
         atomic_store(&g_cleanups, 0);
-        groupconc_group_limits table[] = {{"full", 1, GROUPCONC_DEFAULT, 0}};
+        groupconc_group_limits table[] = {{"full", 1, GROUPCONC_DEFAULT, 0, 0}};
         groupconc_policy p = groupconc_policy_default();
         p.groups = table;
         p.group_count = 1;
@@ -1114,7 +1114,7 @@ static void test_events_and_counters_agree(void **state) {
     (void)state;
     tally t;
     memset(&t, 0, sizeof t);
-    groupconc_group_limits table[] = {{"tight", 1, GROUPCONC_DEFAULT, 1}};
+    groupconc_group_limits table[] = {{"tight", 1, GROUPCONC_DEFAULT, 1, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 1;
@@ -1193,7 +1193,7 @@ static void test_rejected_counters_per_layer(void **state) {
     static const int want[LG_N][3] = {{1, 2, 0}, {0, 0, 3}, {4, 0, 0}}; /* global, bulkhead, concurrency */
     layer_tally t;
     memset(&t, 0, sizeof t);
-    groupconc_group_limits table[] = {{"B", 1, 1, 1}, {"C", 1, GROUPCONC_UNLIMITED, 1}};
+    groupconc_group_limits table[] = {{"B", 1, 1, 1, 0}, {"C", 1, GROUPCONC_UNLIMITED, 1, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 2;
@@ -1305,9 +1305,9 @@ static void test_policy_check_names_the_field(void **state) {
     assert_int_equal(groupconc_policy_check(&p, &pr), GROUPCONC_ELIMIT);
     assert_string_equal(pr.field, "max_threads");
 
-    groupconc_group_limits table[] = {{"ok", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
-                                      {"tenant-b", 0, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
-                                      {"ok", 1, 1, 1}};
+    groupconc_group_limits table[] = {{"ok", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
+                                      {"tenant-b", 0, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
+                                      {"ok", 1, 1, 1, 0}};
     p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 3;

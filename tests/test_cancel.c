@@ -115,7 +115,7 @@ static void test_cancel_waiting_task(void **state) {
 /* Waiting at layer 1 (global) and at layer 2 (bulkhead): dequeued, the layers' counts drop. */
 static void test_cancel_waiting_at_each_layer(void **state) {
     (void)state;
-    groupconc_group_limits table[] = {{"bh", 4, 1, GROUPCONC_DEFAULT}};
+    groupconc_group_limits table[] = {{"bh", 4, 1, GROUPCONC_DEFAULT, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.global_max_in_flight = 3;
     p.groups = table;
@@ -167,7 +167,7 @@ static void test_cancel_waiting_at_each_layer(void **state) {
 /* Cancelling a task waiting at layer 3 hands its bulkhead permit to the layer-2 waiter. */
 static void test_cancel_hands_permit_on(void **state) {
     (void)state;
-    groupconc_group_limits table[] = {{"x", 1, 2, GROUPCONC_DEFAULT}};
+    groupconc_group_limits table[] = {{"x", 1, 2, GROUPCONC_DEFAULT, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 1;

@@ -207,7 +207,7 @@ static void test_evict_while_running(void **state) {
 
 static void test_stats_latched_state(void **state) {
     (void)state;
-    groupconc_group_limits table[] = {{"s", 3, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT}};
+    groupconc_group_limits table[] = {{"s", 3, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 1;
@@ -328,7 +328,7 @@ static void test_stats_submitted_everywhere(void **state) {
 
 static void test_stats_unknown_group(void **state) {
     (void)state;
-    groupconc_group_limits table[] = {{"configured", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT}};
+    groupconc_group_limits table[] = {{"configured", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 1;

@@ -141,8 +141,8 @@ static void test_global_cap_never_exceeded(void **state) {
 static void test_bulkhead_caps_in_flight(void **state) {
     (void)state;
     groupconc_group_limits table[] = {
-        {"wide", 4, 2, GROUPCONC_DEFAULT},   /* bulkhead below concurrency: caps running at 2 */
-        {"narrow", 1, 3, GROUPCONC_DEFAULT}, /* 1 running + 2 waiting at layer 3, rest at layer 2 */
+        {"wide", 4, 2, GROUPCONC_DEFAULT, 0},   /* bulkhead below concurrency: caps running at 2 */
+        {"narrow", 1, 3, GROUPCONC_DEFAULT, 0}, /* 1 running + 2 waiting at layer 3, rest at layer 2 */
     };
     groupconc_policy p = policy_with(table, 2);
     groupconc_executor *ex = tu_executor(&p);
@@ -191,7 +191,7 @@ static void test_bulkhead_caps_in_flight(void **state) {
 
 static void test_group_threshold_exact(void **state) {
     (void)state;
-    groupconc_group_limits table[] = {{"q", 2, GROUPCONC_DEFAULT, 3}};
+    groupconc_group_limits table[] = {{"q", 2, GROUPCONC_DEFAULT, 3, 0}};
     groupconc_policy p = policy_with(table, 1);
     groupconc_executor *ex = tu_executor(&p);
     parkset ps;
@@ -234,8 +234,8 @@ static void test_group_threshold_exact(void **state) {
 static void test_bulkhead_threshold_exact(void **state) {
     (void)state;
     groupconc_group_limits table[] = {
-        {"bq", 1, 1, 2}, /* all waiting happens at layer 2 */
-        {"sq", 1, 2, 2}, /* one waits at layer 3, one at layer 2: they share the threshold */
+        {"bq", 1, 1, 2, 0}, /* all waiting happens at layer 2 */
+        {"sq", 1, 2, 2, 0}, /* one waits at layer 3, one at layer 2: they share the threshold */
     };
     groupconc_policy p = policy_with(table, 2);
     groupconc_executor *ex = tu_executor(&p);
@@ -315,7 +315,7 @@ static void test_global_threshold_exact(void **state) {
 static void test_threshold_zero(void **state) {
     (void)state;
     /* group threshold 0 */
-    groupconc_group_limits table[] = {{"z", 1, GROUPCONC_DEFAULT, 0}};
+    groupconc_group_limits table[] = {{"z", 1, GROUPCONC_DEFAULT, 0, 0}};
     groupconc_policy p = policy_with(table, 1);
     groupconc_executor *ex = tu_executor(&p);
     atomic_int ran;
@@ -364,8 +364,8 @@ static groupconc_executor *refusing_executor(int layer, groupconc_rejection_poli
                                              groupconc_reject_fn handler, void *handler_data,
                                              parkset *ps, const char **out_group) {
     static groupconc_group_limits table[] = {
-        {"L2", 4, 1, 0}, /* bulkhead 1, threshold 0 */
-        {"L3", 1, GROUPCONC_UNLIMITED, 0},
+        {"L2", 4, 1, 0, 0}, /* bulkhead 1, threshold 0 */
+        {"L3", 1, GROUPCONC_UNLIMITED, 0, 0},
     };
     groupconc_policy p = policy_with(table, 2);
     p.rejection = rej;
@@ -574,7 +574,7 @@ static void test_custom_handler_wins(void **state) {
    so a submit from the handler is admitted although the global queue threshold is 0. */
 static void test_permits_released_before_handler_sync(void **state) {
     (void)state;
-    groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0}};
+    groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0, 0}};
     handler_rec hr;
     handler_init(&hr);
     atomic_int resub_ran;
@@ -619,7 +619,7 @@ static void test_permits_released_before_handler_sync(void **state) {
    released before the handler runs, so the handler's resubmit runs while G is still busy. */
 static void test_permits_released_before_handler_async(void **state) {
     (void)state;
-    groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0}};
+    groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0, 0}};
     handler_rec hr;
     handler_init(&hr);
     atomic_int resub_ran;
@@ -667,7 +667,7 @@ static void test_permits_released_before_handler_async(void **state) {
 static void test_async_rejection_policies(void **state) {
     (void)state;
     for (int mode = 0; mode < 2; mode++) {
-        groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0}};
+        groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0, 0}};
         groupconc_policy p = policy_with(table, 1);
         p.global_max_in_flight = 2;
         p.rejection = mode == 0 ? GROUPCONC_REJECT_ABORT : GROUPCONC_REJECT_CALLER_RUNS;
@@ -725,8 +725,8 @@ static int seq_fn(groupconc_context *ctx, void **out_value, void *user_data) {
 
 static void fifo_check(int layer) {
     groupconc_group_limits table[] = {
-        {"L2", 8, 1, GROUPCONC_DEFAULT}, /* bulkhead 1: every waiter waits at layer 2 */
-        {"L3", 1, GROUPCONC_UNLIMITED, GROUPCONC_DEFAULT},
+        {"L2", 8, 1, GROUPCONC_DEFAULT, 0}, /* bulkhead 1: every waiter waits at layer 2 */
+        {"L3", 1, GROUPCONC_UNLIMITED, GROUPCONC_DEFAULT, 0},
     };
     groupconc_policy p = policy_with(table, 2);
     if (layer == 1) {
@@ -794,7 +794,7 @@ static int tiny_fn(groupconc_context *ctx, void **out_value, void *user_data) {
 static void test_global_permits_returned(void **state) {
     (void)state;
     groupconc_group_limits table[] = {
-        {"r0", 1, 2, 3}, {"r1", 2, GROUPCONC_DEFAULT, 1}, {"r2", 3, 3, 0},
+        {"r0", 1, 2, 3, 0}, {"r1", 2, GROUPCONC_DEFAULT, 1, 0}, {"r2", 3, 3, 0, 0},
     };
     groupconc_policy p = policy_with(table, 3);
     p.global_max_in_flight = 3;

@@ -115,7 +115,7 @@ static void test_event_order(void **state) {
     ev_log *l = (ev_log *)malloc(sizeof *l);
     assert_non_null(l);
     ev_log_init(l);
-    groupconc_group_limits table[] = {{"rej", 1, GROUPCONC_DEFAULT, 0}};
+    groupconc_group_limits table[] = {{"rej", 1, GROUPCONC_DEFAULT, 0, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 1;
@@ -175,7 +175,7 @@ static void test_rejected_events_abort(void **state) {
     ev_log *l = (ev_log *)malloc(sizeof *l);
     assert_non_null(l);
     ev_log_init(l);
-    groupconc_group_limits table[] = {{"B", 4, 1, 0}};
+    groupconc_group_limits table[] = {{"B", 4, 1, 0, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 1;
@@ -230,7 +230,7 @@ static void test_caller_runs_events(void **state) {
     ev_log *l = (ev_log *)malloc(sizeof *l);
     assert_non_null(l);
     ev_log_init(l);
-    groupconc_group_limits table[] = {{"C", 1, GROUPCONC_DEFAULT, 0}};
+    groupconc_group_limits table[] = {{"C", 1, GROUPCONC_DEFAULT, 0, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 1;

@@ -101,9 +101,9 @@ static void listener(const groupconc_event *ev, void *user_data) {
 }
 
 static const groupconc_group_limits table[] = {
-    {"vip", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
-    {"solo", 1, 1, 0},
-    {"tbl", 3, 4, 2},
+    {"vip", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
+    {"solo", 1, 1, 0, 0},
+    {"tbl", 3, 4, 2, 0},
 };
 
 static groupconc_policy world_policy(world *w, groupconc_rejection_policy rejection) {
@@ -268,9 +268,9 @@ static void create_loop(bool sticky) {
     memset(long_key, 'k', GROUPCONC_MAX_KEY_LEN);
     long_key[GROUPCONC_MAX_KEY_LEN] = '\0';
     const groupconc_group_limits tbl[] = {
-        {"tenant-1", 3, 5, 2},
-        {"tenant-2", GROUPCONC_DEFAULT, GROUPCONC_UNLIMITED, 0},
-        {long_key, 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
+        {"tenant-1", 3, 5, 2, 0},
+        {"tenant-2", GROUPCONC_DEFAULT, GROUPCONC_UNLIMITED, 0, 0},
+        {long_key, 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
     };
     groupconc_policy p = groupconc_policy_default();
     p.groups = tbl;
@@ -328,11 +328,11 @@ static void test_create_with_table_sticky(void **state) {
 
 static void policy_check_loop(bool dup, bool sticky) {
     groupconc_group_limits tbl[] = {
-        {"tenant-1", 3, 5, 2},
-        {"tenant-2", GROUPCONC_DEFAULT, GROUPCONC_UNLIMITED, 0},
-        {"tenant-3", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
-        {"tenant-4", 1, 1, GROUPCONC_UNLIMITED},
-        {"tenant-5", GROUPCONC_DEFAULT, 2, 1},
+        {"tenant-1", 3, 5, 2, 0},
+        {"tenant-2", GROUPCONC_DEFAULT, GROUPCONC_UNLIMITED, 0, 0},
+        {"tenant-3", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
+        {"tenant-4", 1, 1, GROUPCONC_UNLIMITED, 0},
+        {"tenant-5", GROUPCONC_DEFAULT, 2, 1, 0},
     };
     if (dup) tbl[4].group = "tenant-2";
     const int want = dup ? GROUPCONC_EDUPKEY : GROUPCONC_OK;
@@ -566,9 +566,9 @@ static void execute_all_loop(bool sticky) {
         counter_destroy(&warm);
         /* groups with room: "vip" has one free permit, x1/x2 are new */
         groupconc_task_spec specs[5] = {
-            {"x1", "e0", task_count, &w->op_done, NULL}, {"vip", "e1", task_count, &w->op_done, NULL},
-            {"x2", "e2", task_count, &w->op_done, NULL}, {"x1", NULL, task_count, &w->op_done, NULL},
-            {"x3", "e4", task_count, &w->op_done, NULL},
+            {"x1", "e0", task_count, &w->op_done, NULL, 0}, {"vip", "e1", task_count, &w->op_done, NULL, 0},
+            {"x2", "e2", task_count, &w->op_done, NULL, 0}, {"x1", NULL, task_count, &w->op_done, NULL, 0},
+            {"x3", "e4", task_count, &w->op_done, NULL, 0},
         };
         groupconc_result res[5];
         memset(res, 0xA5, sizeof res);
@@ -1306,7 +1306,7 @@ static groupconc_scope *scope_open_ok(groupconc_executor *ex, groupconc_scope_po
 
 /* One fork that must run: fork, join, its result, close. */
 static void scope_works(groupconc_scope *s, scope_oom *x) {
-    groupconc_task_spec spec = {"new", "t", scope_oom_fn, x, scope_oom_cleanup};
+    groupconc_task_spec spec = {"new", "t", scope_oom_fn, x, scope_oom_cleanup, 0};
     size_t idx = 99;
     assert_int_equal(groupconc_scope_fork(s, &spec, &idx), GROUPCONC_OK);
     assert_int_equal(idx, 0);
@@ -1397,7 +1397,7 @@ static void scope_open_child_loop(bool sticky) {
         x->ex = w->ex;
         x->arrived = arrived;
         groupconc_scope *p = scope_open_ok(w->ex, GROUPCONC_SCOPE_COLLECT_ALL, "parent");
-        groupconc_task_spec spec = {"new", "opener", child_oom_body, x, NULL};
+        groupconc_task_spec spec = {"new", "opener", child_oom_body, x, NULL, 0};
         assert_int_equal(groupconc_scope_fork(p, &spec, NULL), GROUPCONC_OK);
         w->accepted++;
         assert_true(counter_wait(arrived, 1));
@@ -1467,7 +1467,7 @@ static void scope_fork_loop(groupconc_scope_policy policy, bool sticky, fork_loo
         size_t first_recorded = SIZE_MAX;
         oom_arm(n, sticky, false);
         for (int i = 0; i < SF_N; i++) {
-            groupconc_task_spec spec = {groups[i % 3], "f", scope_oom_fn, x, scope_oom_cleanup};
+            groupconc_task_spec spec = {groups[i % 3], "f", scope_oom_fn, x, scope_oom_cleanup, 0};
             size_t before = groupconc_scope_fork_count(s), idx = SIZE_MAX - 1;
             int rc = groupconc_scope_fork(s, &spec, &idx);
             size_t after = groupconc_scope_fork_count(s);
@@ -1549,7 +1549,7 @@ static void scope_fork_growth(void) {
             world_init(w, GROUPCONC_REJECT_ABORT, true);
             scope_oom *x = scratch(sizeof *x);
             groupconc_scope *s = scope_open_ok(w->ex, GROUPCONC_SCOPE_COLLECT_ALL, NULL);
-            groupconc_task_spec spec = {"sa", "f", scope_oom_fn, x, scope_oom_cleanup};
+            groupconc_task_spec spec = {"sa", "f", scope_oom_fn, x, scope_oom_cleanup, 0};
             size_t idx = SIZE_MAX - 1;
             for (size_t i = 0; i < at[a]; i++) assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_OK);
             oom_arm(n, false, false);
@@ -1603,7 +1603,7 @@ static void dump_file_loop(bool sticky) {
         world_init(w, GROUPCONC_REJECT_ABORT, true);
         scope_oom *x = scratch(sizeof *x);
         groupconc_scope *s = scope_open_ok(w->ex, GROUPCONC_SCOPE_COLLECT_ALL, "dumped");
-        groupconc_task_spec spec = {"a", "queued-fork", scope_oom_fn, x, scope_oom_cleanup}; /* waits behind P0 */
+        groupconc_task_spec spec = {"a", "queued-fork", scope_oom_fn, x, scope_oom_cleanup, 0}; /* waits behind P0 */
         assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_OK);
         w->accepted++;
         FILE *fp = tmpfile();
@@ -1673,9 +1673,9 @@ static long scope_no_memory(long n, bool any_thread) {
     c.name = "S";
     groupconc_scope *s = NULL, *t = NULL;
     assert_int_equal(groupconc_scope_open(w->ex, &c, &s), GROUPCONC_OK);
-    groupconc_task_spec park = {"sg", "F0", task_park, &w->gate, NULL};
-    groupconc_task_spec queued = {"sg", "F1", scope_oom_fn, x, scope_oom_cleanup};
-    groupconc_task_spec quick = {"sf", "F2", scope_oom_fn, x, scope_oom_cleanup};
+    groupconc_task_spec park = {"sg", "F0", task_park, &w->gate, NULL, 0};
+    groupconc_task_spec queued = {"sg", "F1", scope_oom_fn, x, scope_oom_cleanup, 0};
+    groupconc_task_spec quick = {"sf", "F2", scope_oom_fn, x, scope_oom_cleanup, 0};
     assert_int_equal(groupconc_scope_fork(s, &park, NULL), GROUPCONC_OK);
     assert_true(counter_wait(&w->gate, 5)); /* the world's four, and F0 */
     assert_int_equal(groupconc_scope_fork(s, &queued, NULL), GROUPCONC_OK);
@@ -1686,7 +1686,7 @@ static long scope_no_memory(long n, bool any_thread) {
         nanosleep(&ts, NULL);
     }
     t = scope_open_ok(w->ex, GROUPCONC_SCOPE_COLLECT_ALL, "T");
-    groupconc_task_spec later = {"sh", "F3", scope_oom_fn, x, scope_oom_cleanup};
+    groupconc_task_spec later = {"sh", "F3", scope_oom_fn, x, scope_oom_cleanup, 0};
     assert_int_equal(groupconc_scope_fork(t, &later, NULL), GROUPCONC_OK);
     w->accepted += 3;
     static char buf[1 << 16];

@@ -164,8 +164,8 @@ static void test_policy_validation(void **state) {
 
     /* the per-group table */
     groupconc_group_limits t[2] = {
-        {"a", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
-        {"b", GROUPCONC_DEFAULT, 3, 0},
+        {"a", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
+        {"b", GROUPCONC_DEFAULT, 3, 0, 0},
     };
     p = groupconc_policy_default();
     p.groups = t;
@@ -243,10 +243,10 @@ static void test_table_overrides_resolver(void **state) {
     resolver_state rs;
     resolver_state_init(&rs);
     groupconc_group_limits table[] = {
-        {"vip:gold", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},      /* explicit beats resolver (4) */
-        {"vip:silver", GROUPCONC_DEFAULT, 5, GROUPCONC_DEFAULT},    /* concurrency from resolver */
-        {"plain", GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 5},          /* resolver fails: default */
-        {"fixed", 3, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED},
+        {"vip:gold", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},      /* explicit beats resolver (4) */
+        {"vip:silver", GROUPCONC_DEFAULT, 5, GROUPCONC_DEFAULT, 0},    /* concurrency from resolver */
+        {"plain", GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 5, 0},          /* resolver fails: default */
+        {"fixed", 3, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0},
     };
     groupconc_policy p = groupconc_policy_default();
     p.resolver = vip_resolver;
@@ -418,7 +418,7 @@ static void test_policy_is_copied(void **state) {
     char key[32] = "copied-key";
     groupconc_group_limits *table = (groupconc_group_limits *)malloc(sizeof *table);
     assert_non_null(table);
-    *table = (groupconc_group_limits){key, 3, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT};
+    *table = (groupconc_group_limits){key, 3, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0};
     groupconc_policy *p = (groupconc_policy *)malloc(sizeof *p);
     assert_non_null(p);
     *p = groupconc_policy_default();

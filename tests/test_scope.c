@@ -82,7 +82,7 @@ static void test_collect_all_in_fork_order(void **state) {
     }
     size_t first;
     assert_int_equal(groupconc_scope_first(s, &first), GROUPCONC_ENOTFOUND);
-    groupconc_task_spec spec = {"db", NULL, value_fn, NULL, NULL};
+    groupconc_task_spec spec = {"db", NULL, value_fn, NULL, NULL, 0};
     assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_ESCOPE_SHUTDOWN); /* joined */
     assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
@@ -223,7 +223,7 @@ static void test_join_deadline_shuts_down(void **state) {
     int64_t t0 = tu_now_ns();
     assert_int_equal(groupconc_scope_join_for(s, 20 * TU_MS), GROUPCONC_ETIMEDOUT);
     assert_true(tu_now_ns() - t0 >= 19 * TU_MS);
-    groupconc_task_spec spec = {"slow", NULL, value_fn, NULL, NULL};
+    groupconc_task_spec spec = {"slow", NULL, value_fn, NULL, NULL, 0};
     assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_ESCOPE_SHUTDOWN);
     assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK); /* the flagged fork returned */
     assert_int_equal(scope_result(s, 0).status, GROUPCONC_STATUS_CANCELLED);
@@ -298,7 +298,7 @@ static int nest_fn(groupconc_context *ctx, void **out_value, void *arg) {
     if (groupconc_scope_open(n->ex, NULL, &child) != GROUPCONC_OK) return 1;
     nest sub = *n;
     sub.depth = n->depth - 1;
-    groupconc_task_spec spec = {"nest", NULL, nest_fn, &sub, NULL};
+    groupconc_task_spec spec = {"nest", NULL, nest_fn, &sub, NULL, 0};
     if (groupconc_scope_fork(child, &spec, NULL) != GROUPCONC_OK) return 2;
     (void)groupconc_scope_join(child);
     if (groupconc_scope_close(child) == GROUPCONC_OK) atomic_fetch_add(n->closed_ok, 1);
@@ -343,7 +343,7 @@ typedef struct foreign {
 
 static void foreign_main(void *arg) {
     foreign *f = (foreign *)arg;
-    groupconc_task_spec spec = {"x", NULL, value_fn, NULL, NULL};
+    groupconc_task_spec spec = {"x", NULL, value_fn, NULL, NULL, 0};
     f->fork_rc = groupconc_scope_fork(f->s, &spec, NULL);
     f->join_rc = groupconc_scope_join(f->s);
     f->close_rc = groupconc_scope_close(f->s);
@@ -359,7 +359,7 @@ static int self_fork_fn(groupconc_context *ctx, void **out_value, void *arg) {
     self_forker *x = (self_forker *)arg;
     (void)ctx;
     (void)out_value;
-    groupconc_task_spec spec = {"x", NULL, value_fn, NULL, NULL};
+    groupconc_task_spec spec = {"x", NULL, value_fn, NULL, NULL, 0};
     x->rc = groupconc_scope_fork(x->s, &spec, NULL);
     return 0;
 }
@@ -416,7 +416,7 @@ static int peak_fn(groupconc_context *ctx, void **out_value, void *arg) {
 
 static void test_caps_hold_inside_scopes(void **state) {
     (void)state;
-    groupconc_group_limits table[] = {{"capped", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT}};
+    groupconc_group_limits table[] = {{"capped", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 1;
@@ -437,7 +437,7 @@ static void test_caps_hold_inside_scopes(void **state) {
 /* A fork refused in submit (ABORT) is a failed fork: SHUTDOWN_ON_FAILURE shuts the scope down. */
 static void test_rejected_fork_is_a_failure(void **state) {
     (void)state;
-    groupconc_group_limits table[] = {{"tight", 1, GROUPCONC_DEFAULT, 0}};
+    groupconc_group_limits table[] = {{"tight", 1, GROUPCONC_DEFAULT, 0, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 1;
@@ -450,7 +450,7 @@ static void test_rejected_fork_is_a_failure(void **state) {
     blocker.cooperative = true;
     fork_spec(s, "tight", tu_park_fn, &blocker);
     assert_true(tu_latch_wait(&started));
-    groupconc_task_spec spec = {"tight", NULL, value_fn, NULL, NULL};
+    groupconc_task_spec spec = {"tight", NULL, value_fn, NULL, NULL, 0};
     size_t idx = 99;
     assert_int_equal(groupconc_scope_fork(s, &spec, &idx), GROUPCONC_EREJECTED_CONCURRENCY);
     assert_int_equal(idx, 1);
@@ -523,7 +523,7 @@ typedef struct nested_refused {
 static int outer_refused_fn(groupconc_context *ctx, void **out_value, void *arg) {
     nested_refused *x = (nested_refused *)arg;
     (void)out_value;
-    groupconc_task_spec inner = {"b", "F1", fail_fn, NULL, NULL};
+    groupconc_task_spec inner = {"b", "F1", fail_fn, NULL, NULL, 0};
     x->inner_rc = groupconc_scope_fork(x->s, &inner, NULL); /* also refused: fails, shuts down */
     x->saw_cancel = groupconc_context_is_cancelled(ctx);
     return x->saw_cancel ? GROUPCONC_TASK_CANCELLED : 0;
@@ -546,7 +546,7 @@ static void test_caller_runs_fork_cancelled_once(void **state) {
     assert_true(tu_latch_wait(&started));
     groupconc_scope *s = open_scope(ex, GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE);
     nested_refused x = {s, -1, false};
-    groupconc_task_spec outer = {"a", "F0", outer_refused_fn, &x, NULL};
+    groupconc_task_spec outer = {"a", "F0", outer_refused_fn, &x, NULL, 0};
     assert_int_equal(groupconc_scope_fork(s, &outer, NULL), GROUPCONC_OK); /* ran here */
     assert_int_equal(x.inner_rc, GROUPCONC_OK);
     assert_true(x.saw_cancel); /* flagged while it ran */
@@ -600,7 +600,7 @@ static void stress_main(void *p) {
         for (int i = 0; i < 10; i++) {
             char key[16];
             snprintf(key, sizeof key, "k%u", tu_rand(&seed) % 7);
-            groupconc_task_spec spec = {key, NULL, stress_fn, a, NULL};
+            groupconc_task_spec spec = {key, NULL, stress_fn, a, NULL, 0};
             spec.arg = a;
             spec.cleanup = NULL;
             int rc = groupconc_scope_fork(s, &spec, NULL);
@@ -697,7 +697,7 @@ static void test_scope_bad_input(void **state) {
     c.policy = GROUPCONC_SCOPE_CUSTOM;
     assert_int_equal(groupconc_scope_open(ex, &c, &s), GROUPCONC_EINVAL); /* no callback */
     assert_int_equal(groupconc_scope_open(ex, NULL, &s), GROUPCONC_OK);
-    groupconc_task_spec spec = {NULL, NULL, value_fn, NULL, NULL};
+    groupconc_task_spec spec = {NULL, NULL, value_fn, NULL, NULL, 0};
     assert_int_equal(groupconc_scope_fork(NULL, &spec, NULL), GROUPCONC_EINVAL);
     assert_int_equal(groupconc_scope_fork(s, NULL, NULL), GROUPCONC_EINVAL);
     assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_EINVAL); /* group NULL */

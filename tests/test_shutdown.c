@@ -23,7 +23,7 @@ static void test_submit_after_shutdown(void **state) {
     assert_int_equal(groupconc_submit(ex, "new", NULL, tu_count_fn, &ran, NULL), GROUPCONC_ESHUTDOWN);
 
     /* execute_all reports each task as refused for that reason */
-    groupconc_task_spec specs[2] = {{"g", "x", tu_count_fn, &ran, NULL}, {"h", "y", tu_count_fn, &ran, NULL}};
+    groupconc_task_spec specs[2] = {{"g", "x", tu_count_fn, &ran, NULL, 0}, {"h", "y", tu_count_fn, &ran, NULL, 0}};
     groupconc_result res[2];
     assert_int_equal(groupconc_execute_all(ex, specs, 2, GROUPCONC_FOREVER, res), GROUPCONC_ESHUTDOWN);
     for (int i = 0; i < 2; i++) {

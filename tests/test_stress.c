@@ -325,7 +325,7 @@ static void test_stress_three_layers(void **state) {
                           : gi->concurrency;
         gi->evictable = g % 10 == 9;
         tu_peak_init(&gi->running);
-        table[g] = (groupconc_group_limits){gi->key, gi->concurrency, gi->max_in_flight, gi->threshold};
+        table[g] = (groupconc_group_limits){gi->key, gi->concurrency, gi->max_in_flight, gi->threshold, 0};
     }
     tu_peak_init(&st->global_running);
     atomic_init(&st->over_global, 0);

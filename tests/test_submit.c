@@ -32,9 +32,9 @@ static int cap_fn(groupconc_context *ctx, void **out_value, void *user_data) {
 static void test_group_cap_never_exceeded(void **state) {
     (void)state;
     groupconc_group_limits table[] = {
-        {"two", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
-        {"three", 3, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
-        {"one", 1, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
+        {"two", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
+        {"three", 3, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
+        {"one", 1, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
     };
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
@@ -164,7 +164,7 @@ static void ret_init(ret_task *r, int code, void *value, bool set_value) {
 
 static void test_execute_all_mixed(void **state) {
     (void)state;
-    groupconc_group_limits table[] = {{"full", 1, GROUPCONC_DEFAULT, 0}};
+    groupconc_group_limits table[] = {{"full", 1, GROUPCONC_DEFAULT, 0, 0}};
     groupconc_policy p = groupconc_policy_default();
     p.groups = table;
     p.group_count = 1;
@@ -189,10 +189,10 @@ static void test_execute_all_mixed(void **state) {
     ret_init(&r[5], 0, &v5, true);
     ret_init(&r[6], 77, NULL, false);
     groupconc_task_spec specs[N] = {
-        {"ea", "ok-0", ret_fn, &r[0], NULL},     {"eb", "fail-1", ret_fn, &r[1], NULL},
-        {"ea", "ok-2", ret_fn, &r[2], NULL},     {"ec", "cancel-3", ret_fn, &r[3], NULL},
-        {"full", "rej-4", ret_fn, &r[4], NULL},  {"eb", NULL, ret_fn, &r[5], NULL},
-        {"ed", "fail-6", ret_fn, &r[6], NULL},
+        {"ea", "ok-0", ret_fn, &r[0], NULL, 0},     {"eb", "fail-1", ret_fn, &r[1], NULL, 0},
+        {"ea", "ok-2", ret_fn, &r[2], NULL, 0},     {"ec", "cancel-3", ret_fn, &r[3], NULL, 0},
+        {"full", "rej-4", ret_fn, &r[4], NULL, 0},  {"eb", NULL, ret_fn, &r[5], NULL, 0},
+        {"ed", "fail-6", ret_fn, &r[6], NULL, 0},
     };
     groupconc_result res[N];
     memset(res, 0xab, sizeof res);
@@ -249,7 +249,7 @@ static void test_execute_all_deadline(void **state) {
     ret_task r[3];
     for (int i = 0; i < 3; i++) ret_init(&r[i], 0, NULL, false);
     groupconc_task_spec specs[3] = {
-        {"busy", "w0", ret_fn, &r[0], NULL}, {"free", "f1", ret_fn, &r[1], NULL}, {"busy", "w2", ret_fn, &r[2], NULL}};
+        {"busy", "w0", ret_fn, &r[0], NULL, 0}, {"free", "f1", ret_fn, &r[1], NULL, 0}, {"busy", "w2", ret_fn, &r[2], NULL, 0}};
     groupconc_result res[3];
     int64_t t0 = tu_now_ns();
     assert_int_equal(groupconc_execute_all(ex, specs, 3, 50 * TU_MS, res), GROUPCONC_ETIMEDOUT);
@@ -278,7 +278,7 @@ static void test_execute_all_bad_input(void **state) {
     atomic_int ran;
     atomic_init(&ran, 0);
     groupconc_task_spec specs[3] = {
-        {"a", NULL, tu_count_fn, &ran, NULL}, {"b", NULL, tu_count_fn, &ran, NULL}, {"c", NULL, tu_count_fn, &ran, NULL}};
+        {"a", NULL, tu_count_fn, &ran, NULL, 0}, {"b", NULL, tu_count_fn, &ran, NULL, 0}, {"c", NULL, tu_count_fn, &ran, NULL, 0}};
     groupconc_result res[3];
     assert_int_equal(groupconc_execute_all(NULL, specs, 3, GROUPCONC_FOREVER, res), GROUPCONC_EINVAL);
     assert_int_equal(groupconc_execute_all(ex, NULL, 3, GROUPCONC_FOREVER, res), GROUPCONC_EINVAL);

@@ -214,7 +214,7 @@ static void test_no_worker_execute_all(void **state) {
     create(&p);
     rec r;
     memset(&r, 0, sizeof r);
-    groupconc_task_spec specs[3] = {{"a", "x", task_fn, &r, NULL}, {"b", NULL, task_fn, &r, NULL}, {"a", "z", task_fn, &r, NULL}};
+    groupconc_task_spec specs[3] = {{"a", "x", task_fn, &r, NULL, 0}, {"b", NULL, task_fn, &r, NULL, 0}, {"a", "z", task_fn, &r, NULL, 0}};
     groupconc_result res[3];
     set_start_mode(START_FAILS);
     assert_int_equal(groupconc_execute_all(E.ex, specs, 3, BOUND_NS, res), GROUPCONC_OK);
@@ -494,7 +494,7 @@ static void test_destroy_with_ready_queue(void **state) {
    layer 1; P finishes, hands B the global permit, "b" refuses B (bulkhead) -> B runs with no permits. */
 static void test_async_caller_runs_without_new_workers(void **state) {
     (void)state;
-    static const groupconc_group_limits tbl[] = {{"b", 1, 1, 0}};
+    static const groupconc_group_limits tbl[] = {{"b", 1, 1, 0, 0}};
     groupconc_policy p = base_policy();
     p.global_max_in_flight = 2;
     p.groups = tbl;

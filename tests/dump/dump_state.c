@@ -40,7 +40,7 @@ int main(void) {
     groupconc_executor *ex;
     groupconc_scope *scope;
     groupconc_scope_config sc = {GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE, NULL, NULL, "outer"};
-    groupconc_task_spec fork = {KEY, "r1", park_fn, NULL, NULL};
+    groupconc_task_spec fork = {KEY, "r1", park_fn, NULL, NULL, 0};
     groupconc_task *w1, *w2, *rd;
     int rc;
     p.max_threads = 1;

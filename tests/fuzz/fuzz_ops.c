@@ -1576,6 +1576,7 @@ static void op_exec_all(reader *r) {
     if (timeout == GROUPCONC_FOREVER && (!latches_open() || blockers())) timeout = 3000000;
     groupconc_task_spec specs[4];
     slot *sl[4];
+    memset(specs, 0, sizeof specs);
     for (size_t i = 0; i < n; i++) {
         unsigned e = rd(r);
         static const int behs[4] = {B_NOOP, B_FAIL, B_CHECK_CANCEL, B_COOP};
@@ -1767,8 +1768,8 @@ static void op_policy(reader *r) {
     groupconc_group_limits tab[4];
     size_t n = 0;
     for (size_t i = 0; i < F.table_len; i++) tab[n++] = F.table[i];
-    if (a % 3u >= 1) tab[n++] = (groupconc_group_limits){"g2", GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT};
-    if (a % 3u >= 2) tab[n++] = (groupconc_group_limits){"g3", 1, UNL, 0};
+    if (a % 3u >= 1) tab[n++] = (groupconc_group_limits){"g2", GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0};
+    if (a % 3u >= 2) tab[n++] = (groupconc_group_limits){"g3", 1, UNL, 0, 0};
     groupconc_policy q = F.policy;
     q.groups = n ? tab : NULL;
     q.group_count = n;
@@ -2567,7 +2568,7 @@ static void check_joined(srec *c, groupconc_scope *s, int rc, const char *who) {
             FZ_CHECK(atomic_load(&c->first_ok[first]), "CUSTOM scope %d: scope_first %zu, never passed to first_set", c->idx, first);
     }
     /* joined: it takes no more forks */
-    groupconc_task_spec spec = {group_names[0], NULL, fz_never_task, NULL, NULL};
+    groupconc_task_spec spec = {group_names[0], NULL, fz_never_task, NULL, NULL, 0};
     size_t idx = (size_t)-1;
     int e = fz_code(groupconc_scope_fork(s, &spec, &idx));
     FZ_CHECK(e == GROUPCONC_ESCOPE_SHUTDOWN && idx == (size_t)-1, "scope %d: fork after its join: %s", c->idx, groupconc_errname(e));
@@ -3123,7 +3124,7 @@ static void op_scope_query(reader *r) {
     FZ_CHECK(fz_code(groupconc_scope_join_for(NULL, 0)) == GROUPCONC_EINVAL, "scope_join_for(NULL)");
     FZ_CHECK(fz_code(groupconc_scope_shutdown(NULL)) == GROUPCONC_EINVAL, "scope_shutdown(NULL)");
     FZ_CHECK(fz_code(groupconc_scope_close(NULL)) == GROUPCONC_EINVAL, "scope_close(NULL)");
-    groupconc_task_spec spec = {group_names[0], NULL, fz_never_task, NULL, NULL};
+    groupconc_task_spec spec = {group_names[0], NULL, fz_never_task, NULL, NULL, 0};
     size_t idx = (size_t)-1;
     FZ_CHECK(fz_code(groupconc_scope_fork(NULL, &spec, &idx)) == GROUPCONC_EINVAL, "scope_fork(NULL scope)");
     if (s) {
@@ -3158,7 +3159,7 @@ typedef struct foreign_job {
 
 static void *foreign_thread(void *arg) {
     foreign_job *j = arg;
-    groupconc_task_spec spec = {group_names[1], NULL, fz_never_task, NULL, NULL};
+    groupconc_task_spec spec = {group_names[1], NULL, fz_never_task, NULL, NULL, 0};
     j->fork_rc = groupconc_scope_fork(j->s, &spec, &j->idx);
     j->join_rc = groupconc_scope_join(j->s);
     j->join_for_rc = groupconc_scope_join_for(j->s, 0);
@@ -3680,8 +3681,8 @@ static void fz_setup_policy(reader *r, groupconc_policy *p) {
     p->max_threads = 1 + (int)(h[6] % 4u);
     p->keep_alive_ns = keep[(h[6] >> 2) % 3u];
     size_t nt = 0;
-    if (h[7] & 1u) F.table[nt++] = (groupconc_group_limits){"g0", 2, GROUPCONC_DEFAULT, 1};
-    if (h[7] & 2u) F.table[nt++] = (groupconc_group_limits){"g1", GROUPCONC_DEFAULT, 1, 0};
+    if (h[7] & 1u) F.table[nt++] = (groupconc_group_limits){"g0", 2, GROUPCONC_DEFAULT, 1, 0};
+    if (h[7] & 2u) F.table[nt++] = (groupconc_group_limits){"g1", GROUPCONC_DEFAULT, 1, 0, 0};
     p->groups = nt ? F.table : NULL;
     p->group_count = nt;
     F.table_len = nt;
