@@ -56,22 +56,44 @@
        Group keys     any non-empty NUL-terminated string up to GROUPCONC_MAX_KEY_LEN bytes; copied.
                       A group's state is created on first use and cached; its limits are resolved once
                       at creation ("first resolution fixed") and kept until the group is evicted.
-       Three layers   acquired in this order, released in reverse, only the permits actually held:
-                      1 global in-flight   tasks past layer 1 (waiting at 2/3, ready or running), all groups
-                      2 group bulkhead     a group's tasks past layer 2 (waiting at 3, ready or running)
-                      3 group concurrency  a group's tasks that hold a run permit (ready or running)
+       Four layers    acquired in this order, released in reverse, only the permits actually held:
+                      1 global in-flight   tasks past layer 1 (waiting at 2/3/4, ready or running), all groups
+                      2 group bulkhead     a group's tasks past layer 2 (waiting at 3/4, ready or running)
+                      3 group concurrency  a group's tasks past layer 3 (waiting at 4, ready or running)
+                      4 global running     tasks holding every permit (ready, running, deferred) and
+                                           executor gate permits, all groups; unlimited by default
                       Each layer is a fair semaphore with a FIFO of waiting task nodes; a released permit
                       is handed directly to the oldest waiter (no barging). Waiting tasks own no thread.
-       Global cap     layer 1 counts tasks that still WAIT at their group's layers: with 16 global and
-                      2 per host, tasks submitted host by host can run 4 at once (2 hosts admitted, 14
-                      permits held by their waiting tasks). For "at most 16 running overall", leave
-                      global_max_in_flight unlimited and set max_threads = 16: the worker pool is the
-                      running cap, and tasks beyond it wait in the FIFO ready queue holding only their
-                      group's permits. Use global_max_in_flight to bound memory/admitted work.
+       Global caps    which cap for which wish:
+                        "at most N running overall"      global_max_running = N (layer 4): taken
+                                                         after the group's permit, FIFO across
+                                                         groups, so it never idles while any group
+                                                         could run (16 overall, 2 per host: 16 run)
+                        "at most N admitted overall"     global_max_in_flight = N (layer 1, the
+                                                         seed's): counts tasks still WAITING at their
+                                                         group's layers, so with 16 and 2 per host,
+                                                         tasks submitted host by host can run 4 at once
+                        "at most N waiting (memory)"     max_waiting = N: a new waiter beyond it is
+                                                         refused (GROUPCONC_EREJECTED_WAITING)
+                        "at most N threads"              max_threads = N: the worker pool
+       Live limits    groupconc_group_limits_set / groupconc_executor_limits_set change caps,
+                      thresholds and defaults while tasks run: raising hands permits to waiters at
+                      once (oldest first); lowering never preempts (what runs drains to the new cap).
+       Pause          groupconc_group_pause / groupconc_executor_pause: nothing new starts (layers 3
+                      and 4 hand out nothing); waiting tasks keep their places; submits still queue.
+       Deadlines      a queue deadline (max_wait_ns: per submit, per group, policy default) bounds
+                      the wait for permits, not the run: on expiry the task leaves its queue and
+                      completes REJECTED with GROUPCONC_EEXPIRED_<layer>. One housekeeper thread per
+                      executor (started on first need) watches a heap of deadlines.
+       Bounded table  max_groups and group_idle_ns: an idle group (nothing waiting, ready, running,
+                      no gate permit, not paused) is reclaimed after group_idle_ns, or when a new key
+                      needs room at max_groups (least recently used first; none idle:
+                      GROUPCONC_EGROUPS_FULL). Its limits are resolved again on next use.
        Thresholds     a task that cannot get a permit at once waits in that layer's queue if the queue
                       threshold allows, else it is rejected. Global threshold: tasks waiting at layer 1.
                       Group threshold: the group's tasks waiting at layers 2 and 3 together. 0 means
-                      "run now or be rejected"; GROUPCONC_UNLIMITED means no bound.
+                      "run now or be rejected"; GROUPCONC_UNLIMITED means no bound. Layer 4 has no
+                      threshold of its own; max_waiting bounds all queues together.
        Worker pool    elastic: threads start on demand up to max_threads and retire after keep_alive_ns
                       idle (a worker blocked in a wait inside a task or callback lets one more start).
                       Tasks holding all permits wait for a thread in a FIFO ready queue. A worker that
@@ -113,9 +135,15 @@
                    SUCCESS / FAILED / CANCELLED / REJECTED, also for     + cancelled + rejected_global
                    a task refused in submit (ABORT: no handle)           + rejected_bulkhead
                                                                          + rejected_concurrency
+                                                                         + rejected_waiting + expired
                                                                          (+ rejected_other: executor)
+       (none)      a task got every permit (it runs or is about to)    admitted
        A task counts where its final status puts it: a CALLER_RUNS task or one whose rejection
        handler chose SUCCESS counts as succeeded. submitted - completed = tasks still in progress.
+       REJECTED with GROUPCONC_EEXPIRED_* counts as expired, with GROUPCONC_EREJECTED_WAITING as
+       rejected_waiting. If memory runs out when a group first needs its rare-outcome counters
+       (anything but success), that outcome counts in the executor's totals only
+       (counts_unattributed).
 
    THREADS AND CALLBACKS
        Every function is thread-safe, except that groupconc_executor_destroy must not run concurrently
@@ -133,6 +161,8 @@
        A task that waits keeps its permits meanwhile: waiting on a task that needs one of them (a
        child queued behind it in its own group of concurrency 1, or behind a full global cap) waits
        forever, as with any semaphore; give such children a group of their own.
+       With a queue deadline or group_idle_ns in use, each executor has one housekeeper thread:
+       expired tasks complete (events, cleanups, callbacks) there.
        The resolver runs under the key table's lock (with queue thresholds in the policy, or from an
        executor gate's try-acquire, under the executor lock too), so that it is called exactly once
        per group creation: it must be quick and must not call into groupconc.
@@ -159,6 +189,12 @@
          timespec_get(TIME_UTC): include groupconc.h first in the implementation TU, or define
          _POSIX_C_SOURCE=200809L.
        - Backends: C11 threads and POSIX threads.
+       - Pause stops hand-outs at layers 3 and 4: a task already holding every permit (ready,
+         waiting only for a worker thread) still starts.
+       - A group of a bounded table is idle only with nothing waiting, ready or running; finished
+         handles do not keep it, but its counters go with it when it is reclaimed.
+       - Deadlines and idle times: deadlines use the precise monotonic clock; idle times a coarse
+         one (a few ms), and a reclaim happens up to ~10 ms after the idle time.
        - Short tasks are finished in batches: permits, handles, callbacks and the COMPLETED event
          normally follow within ~20 us of the return, later if the worker started a long task next
          and nothing else picked them up (a blocked wait always does). After short tasks an idle
@@ -172,7 +208,10 @@
               COMPLETED once per SUBMITTED with per-outcome counters, EDEADLK instead of self-waits,
               execute_all reports true outcomes, groupconc_policy_check, *_name for every enum;
               the admission gate (standalone and executor gates, generation-checked permits),
-              deferred completion of executor tasks, structured scopes and the JSON dump.
+              deferred completion of executor tasks, structured scopes and the JSON dump;
+              beyond the seeds: the work-conserving global running cap (layer 4), max_waiting,
+              live limits, pause / resume, queue deadlines, the bounded group table, counters
+              (admitted, expired, rejected_waiting).
        0.1.0  first release: executor, three layers, thresholds, rejection policies, listener,
               group control, stats.
 */
@@ -523,10 +562,12 @@ GROUPCONC_API int groupconc_executor_destroy(groupconc_executor *ex);
                   (use groupconc_submit_spec with a cleanup if `arg` must be freed).
    Returns:       GROUPCONC_OK (*out_task set, unless NULL); GROUPCONC_EINVAL (ex, group or fn NULL);
                   GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG; GROUPCONC_ESHUTDOWN;
-                  GROUPCONC_EREJECTED_GLOBAL / _BULKHEAD / _CONCURRENCY (ABORT policy, refused in
-                  submit: no handle); GROUPCONC_ENOMEM; GROUPCONC_ETHREAD (no worker exists and none
-                  could start). Under DISCARD, CALLER_RUNS or a custom handler a rejected submit
-                  returns OK with a handle. On any error the task was not accepted.
+                  GROUPCONC_EREJECTED_GLOBAL / _BULKHEAD / _CONCURRENCY / _WAITING (ABORT policy,
+                  refused in submit: no handle); GROUPCONC_EGROUPS_FULL (a new key, the table at
+                  max_groups with no idle group); GROUPCONC_ENOMEM; GROUPCONC_ETHREAD (no worker
+                  exists and none could start, or a queue deadline needs the housekeeper thread and
+                  it could not start). Under DISCARD, CALLER_RUNS or a custom handler a rejected
+                  submit returns OK with a handle. On any error the task was not accepted.
    Thread safety: any thread.
    Callbacks:     may be called from a task and from any callback (listener, completion callback,
                   rejection handler, cleanup). Under CALLER_RUNS a task refused in submit runs on
@@ -552,8 +593,9 @@ typedef struct groupconc_task_spec {
                   / destroy), on the thread that completes it, before its COMPLETED event and its
                   completion callbacks. Never while the task function runs. A rejection handler that
                   sets arg_taken takes the argument over instead.
-   Returns:       as groupconc_submit; GROUPCONC_EINVAL also for spec NULL. On any error the task
-                  was not accepted: the cleanup is not called and `arg` is still the caller's.
+   Returns:       as groupconc_submit; GROUPCONC_EINVAL also for spec NULL; GROUPCONC_ELIMIT
+                  (max_wait_ns negative and not GROUPCONC_FOREVER). On any error the task was not
+                  accepted: the cleanup is not called and `arg` is still the caller's.
    Thread safety: any thread.
    Callbacks:     as groupconc_submit. */
 GROUPCONC_API int groupconc_submit_spec(groupconc_executor *ex, const groupconc_task_spec *spec,
@@ -700,7 +742,8 @@ GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *def
                   GROUPCONC_ESHUTDOWN (the executor was shut down: refused elements are REJECTED
                   with reason ESHUTDOWN; results are filled); GROUPCONC_EINVAL (a NULL pointer, or an
                   element with a NULL group / fn: nothing is submitted); GROUPCONC_EKEYEMPTY /
-                  EKEYTOOLONG (an element's key: nothing submitted); GROUPCONC_ENOMEM (nothing
+                  EKEYTOOLONG (an element's key: nothing submitted); GROUPCONC_ELIMIT (an
+                  element's max_wait_ns: nothing submitted); GROUPCONC_ENOMEM (nothing
                   submitted). An element refused in submit is REJECTED with the code in
                   result.reason; the others go on.
    Thread safety: any thread.
@@ -999,8 +1042,10 @@ GROUPCONC_API int groupconc_gate_destroy(groupconc_gate *gate);
                   submit would); NULL for a standalone gate. *out_permit is always written.
    Returns:       GROUPCONC_OK (admitted: release *out_permit exactly once); GROUPCONC_EGATE_FULL
                   (standalone: at its limit); GROUPCONC_EREJECTED_GLOBAL / _BULKHEAD /
-                  _CONCURRENCY (executor gate: the first layer of the group with no free permit,
-                  or with tasks waiting: a permit never overtakes a queued task); GROUPCONC_ESHUTDOWN
+                  _CONCURRENCY / _RUNNING (executor gate: the first layer with no free permit, or
+                  with tasks waiting: a permit never overtakes a queued task; layer 4 is
+                  global_max_running); GROUPCONC_EPAUSED (the group or the executor is paused);
+                  GROUPCONC_EGROUPS_FULL (a new key at max_groups, no idle group); GROUPCONC_ESHUTDOWN
                   (the executor is shut down); GROUPCONC_EINVAL (gate or out_permit NULL; group NULL
                   for an executor gate, or set for a standalone one); GROUPCONC_EKEYEMPTY /
                   EKEYTOOLONG; GROUPCONC_ENOMEM.
@@ -1228,16 +1273,23 @@ GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_ty
      platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h> or POSIX
      internal types      task node, fair semaphore, group, worker, executor
      calling thread      per-thread frames: what user code of this library runs on this thread
-     intrusive FIFO, key table, groups
+     intrusive FIFO, key table
+     groups              counters (hot inline, rare ones in a cold block), limit resolution, the
+                         bounded table's LRU list and reclaim, group creation
      task life cycle     the transition tables; every function that moves a task between stages
-     fair semaphores     the three layers: admission, hand-off, the pump
+     fair semaphores     the four layers (a table: what shuts each, what bounds its queue):
+                         admission, hand-off, refill after a live change, the deadline heap, the pump
      inbox               submitting without the executor lock
      completion and events   cleanups, results, events, callbacks, rejection handling
      worker pool         starting, waking, spinning, napping, batches, helping, worker_main
+     housekeeper         one thread per executor: expires deadlines, reclaims idle groups
      public API          in the order of the declarations
    Names: groupconc__* is private. A function named *_locked is called with ex->lock held, *_tlocked
    with ex->table_lock held; it does not release the lock (spin_locked does for a while, and says
-   so). Lock order: ex->lock, then ex->table_lock or ex->done_lock. User code never runs with one of
+   so). Lock order: ex->lock, then ex->table_lock or ex->done_lock. The housekeeper sleeps on
+   keeper_cv with ex->lock; the bounded table's LRU list is table_lock's; a group is reclaimed only
+   with both locks held and the inbox drained under table_lock (a push happens under it), so no
+   task can be on its way into a group being reclaimed. User code never runs with one of
    them held, except the resolver (under table_lock, so that it runs once per group creation).
    Atomics: every atomic operation names its memory order (clang -Watomic-implicit-seq-cst checks
    this in CI). Most are relaxed, because a lock orders them, or acquire/release (a task's state
@@ -4763,6 +4815,7 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
     for (i = 0; i < count; i++) { /* refuse the whole call before submitting anything */
         if (!tasks[i].group || !tasks[i].fn) return GROUPCONC_EINVAL;
         if ((rc = groupconc__key_hash(tasks[i].group, &len, &hash)) != GROUPCONC_OK) return rc;
+        if (tasks[i].max_wait_ns < 0 && tasks[i].max_wait_ns != GROUPCONC_FOREVER) return GROUPCONC_ELIMIT;
     }
     if (count == 0)
         return atomic_load_explicit(&ex->shutdown, memory_order_relaxed) ? GROUPCONC_ESHUTDOWN

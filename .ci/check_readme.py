@@ -7,7 +7,8 @@
   table in groupconc.h's top comment;
 - every examples/*.c is linked from it, and every examples/*.c it names exists;
 - it keeps the warning that the global in-flight cap is not a running cap, with the recipe for
-  "at most N running overall" (issue 12, item 10: the trap a new user hit)."""
+  "at most N running overall" (issue 12, item 10: the trap a new user hit), now the work-conserving
+  global running cap (issue 15)."""
 import glob
 import os
 import re
@@ -77,8 +78,8 @@ for path in sorted(set(re.findall(r"examples/[0-9A-Za-z_]+\.c", readme))):
         problems.append(f"README.md names {path}, which does not exist")
 
 if not re.search(r"^#+ At most 16 running overall", readme, re.M) or \
-        "policy.max_threads = 16;" not in readme:
-    problems.append('README.md lacks the "At most 16 running overall" recipe (max_threads = 16)')
+        "policy.global_max_running = 16;" not in readme:
+    problems.append('README.md lacks the "At most 16 running overall" recipe (global_max_running = 16)')
 if "global in-flight cap is not a running cap" not in readme:
     problems.append("README.md lacks the warning that the global cap counts waiting tasks")
 

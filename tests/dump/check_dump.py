@@ -22,8 +22,15 @@ ex = d["executor"]
 for f in ("shutdown", "max_threads", "threads", "idle_threads", "global_max_in_flight",
           "global_in_flight", "running", "ready", "waiting", "deferred", "submitted", "completed",
           "succeeded", "failed", "cancelled", "rejected_global", "rejected_bulkhead",
-          "rejected_concurrency", "rejected_other"):
+          "rejected_concurrency", "rejected_other", "global_max_running", "global_running",
+          "waiting_running", "max_waiting", "max_groups", "paused", "groups_reclaimed", "admitted",
+          "rejected_waiting", "expired"):
     want(isinstance(ex.get(f), int), "executor." + f)
+want(ex["global_max_running"] == -1 and ex["max_waiting"] == -1 and ex["max_groups"] == -1 and
+     ex["paused"] == 0 and ex["waiting_running"] == 0 and ex["expired"] == 0 and
+     ex["rejected_waiting"] == 0, "executor beyond-the-seeds fields: %r" % ex)
+want(ex["global_running"] == 2 and ex["admitted"] == 2,
+     "executor global_running / admitted (1 running + 1 ready): %r" % ex)
 want(ex["max_threads"] == 1 and ex["running"] == 1 and ex["ready"] == 1 and ex["waiting"] == 2,
      "executor running/ready/waiting: %r" % ex)
 want(ex["submitted"] == 4 and ex["completed"] == 0 and ex["global_max_in_flight"] == -1,
@@ -36,6 +43,10 @@ want(g.get("concurrency") == 1 and g.get("max_in_flight") == -1 and g.get("queue
 want(g.get("running") == 1 and g.get("waiting_concurrency") == 2 and g.get("in_flight") == 3 and
      g.get("submitted") == 3 and g.get("completed") == 0, "group counters: %r" % g)
 want(groups.get("other", {}).get("ready") == 1, "other.ready")
+for f in ("waiting_running", "paused", "admitted", "rejected_waiting", "expired"):
+    want(isinstance(g.get(f), int), "group." + f)
+want(g.get("admitted") == 1 and g.get("paused") == 0 and g.get("waiting_running") == 0,
+     "group admitted / paused / waiting_running: %r" % g)
 tasks = {(t["group"], t["id"]): t for t in d["tasks"]}
 want(tasks.get((KEY, "r1"), {}).get("state") == "running", "r1 running")
 want(tasks.get((KEY, "w1"), {}).get("state") == "waiting_concurrency", "w1 waiting")
