@@ -3813,6 +3813,10 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
             w = groupconc__sweep_idle_tlocked(ex);
             groupconc__mutex_unlock(&ex->table_lock);
             if (w < wake) wake = w;
+            /* a group created from now on is due an idle time from now at the earliest: nobody
+               signals its creation, so look again by then */
+            w = groupconc__coarse_now_ns() + (uint64_t)ex->policy.group_idle_ns + GROUPCONC__COARSE_SLACK_NS;
+            if (w < wake) wake = w;
         }
         if (b.todo.count || b.rejected.count || ex->ready.count) (void)groupconc__kick_locked(ex);
         if (b.todo.count || b.rejected.count) {
