@@ -4639,7 +4639,8 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
             outcome = GROUPCONC_CANCEL_FLAGGED;
         } else if (task->stage == GROUPCONC__REJECTED && !ex->policy.reject_handler &&
-                   ex->policy.rejection == GROUPCONC_REJECT_CALLER_RUNS) {
+                   ex->policy.rejection == GROUPCONC_REJECT_CALLER_RUNS &&
+                   !groupconc__is_expiry(task->reject_reason)) { /* an expiry is final: too late */
             /* refused, its CALLER_RUNS re-run not queued yet: call it off and complete it here.
                It may still be linked in the batch of the thread handling its rejection, so its
                links are left alone; that thread sees ST_TAKEN under the lock and lets go. */
