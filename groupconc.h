@@ -495,8 +495,9 @@ typedef struct groupconc_policy_problem {
 } groupconc_policy_problem;
 
 /* groupconc_policy_check: validate `policy` as groupconc_executor_create does, and say which field
-   is wrong (the first one found: the limits, max_threads, keep_alive_ns, rejection, then the table
-   in order).
+   is wrong (the first one found: the limits, max_threads, keep_alive_ns, then global_max_running,
+   max_waiting, default_max_wait_ns, max_groups, group_idle_ns, rejection, then the table in
+   order).
    Params:        out_problem may be NULL (then only the code is returned).
    Returns:       GROUPCONC_OK (valid); GROUPCONC_EINVAL (policy NULL, or groups NULL with
                   group_count > 0, or an entry's key NULL); GROUPCONC_EKEYEMPTY / EKEYTOOLONG (a
@@ -765,9 +766,10 @@ GROUPCONC_API int groupconc_execute_all(groupconc_executor *ex, const groupconc_
    Callbacks:     may be called anywhere; never waits. The cancelled tasks complete on this thread. */
 GROUPCONC_API int groupconc_group_shutdown(groupconc_executor *ex, const char *group);
 
-/* groupconc_group_evict: as groupconc_group_shutdown, and drop the group's cached state (and its
-   counters): the next submit creates it afresh (limits resolved again) even while the old tasks
-   still run, so old and new tasks of the key may briefly overlap. A key never used: OK (no-op).
+/* groupconc_group_evict: as groupconc_group_shutdown, and drop the group's cached state (its
+   counters, and its pause): the next submit creates it afresh (limits resolved again: values set
+   with groupconc_group_limits_set are kept in the table) even while the old tasks still run, so
+   old and new tasks of the key may briefly overlap. A key never used: OK (no-op).
    Returns:       as groupconc_group_shutdown.
    Thread safety: any thread, concurrently with submits to the same group.
    Callbacks:     may be called anywhere; never waits.
@@ -939,7 +941,8 @@ GROUPCONC_API int groupconc_group_pause(groupconc_executor *ex, const char *grou
 GROUPCONC_API int groupconc_group_resume(groupconc_executor *ex, const char *group);
 
 /* groupconc_executor_pause / _resume: the same for every group at once (a group paused by
-   groupconc_group_pause stays paused after groupconc_executor_resume). Idempotent.
+   groupconc_group_pause stays paused after groupconc_executor_resume). Idempotent; allowed after
+   shutdown (nothing is left to start then).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL).
    Thread safety: any thread.
    Callbacks:     may be called anywhere but the resolver; never waits. */
@@ -984,8 +987,9 @@ typedef struct groupconc_gate_event {
     groupconc_gate *gate;
     const char *group;           /* an executor gate's group key; NULL for a standalone gate */
     int reason;                  /* REJECTED: GROUPCONC_EGATE_FULL (a standalone gate's limit),
-                                    GROUPCONC_EREJECTED_GLOBAL / _BULKHEAD / _CONCURRENCY (the first
-                                    group layer with no free permit, or with tasks waiting),
+                                    GROUPCONC_EREJECTED_GLOBAL / _BULKHEAD / _CONCURRENCY /
+                                    _RUNNING (the first layer with no free permit, or with tasks
+                                    waiting), GROUPCONC_EPAUSED, GROUPCONC_EGROUPS_FULL,
                                     GROUPCONC_ESHUTDOWN; else 0 */
     groupconc_release_kind kind; /* RELEASED: as given to groupconc_permit_release */
     int error;                   /* RELEASED: the caller's code, as given (never interpreted) */
@@ -1011,8 +1015,8 @@ typedef struct groupconc_gate_stats {
     int limit;              /* standalone: the limit (GROUPCONC_UNLIMITED); executor gate with a
                                group: the group's concurrency; without: GROUPCONC_UNLIMITED */
     int available;          /* permits a try-acquire could take now (GROUPCONC_UNLIMITED: no
-                               bound); for a group: the fewest free at its three layers, 0 while
-                               tasks wait at any of them */
+                               bound); for a group: the fewest free at its four layers, 0 while
+                               tasks wait at any of layers 1-3 or the group is paused */
     size_t in_flight;       /* this gate's permits held (for a group: in that group) */
     uint64_t admitted, rejected; /* attempts, since creation (the whole gate) */
     uint64_t released_success, released_failure, released_cancelled;
@@ -1129,7 +1133,8 @@ GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_s
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument, spec->group or spec->fn NULL);
                   GROUPCONC_ENOTOWNER (not the scope's owner thread, nor inside one of its forks);
                   GROUPCONC_ESCOPE_SHUTDOWN (the scope is shut down or joined: the task never runs,
-                  its cleanup is not called); GROUPCONC_EKEYEMPTY / EKEYTOOLONG; GROUPCONC_ENOMEM
+                  its cleanup is not called); GROUPCONC_EKEYEMPTY / EKEYTOOLONG; GROUPCONC_ELIMIT
+                  (spec->max_wait_ns negative and not GROUPCONC_FOREVER: nothing counted); GROUPCONC_ENOMEM
                   (the scope's own bookkeeping: nothing changed); the codes of groupconc_submit_spec
                   (GROUPCONC_EREJECTED_*, ESHUTDOWN, ENOMEM, ETHREAD): the fork was refused there and
                   still counts, with a REJECTED result whose reason is that code (and task_id NULL),
@@ -2319,12 +2324,16 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
         *out = g;
         return GROUPCONC_OK;
     }
-    if (p->max_groups != GROUPCONC_UNLIMITED && ex->ngroups >= (size_t)p->max_groups) {
-        if (!b) return GROUPCONC__NEED_LOCK;
-        if ((rc = groupconc__reclaim_lru_tlocked(ex, b)) != GROUPCONC_OK) return rc;
-    }
+    if (p->max_groups != GROUPCONC_UNLIMITED && ex->ngroups >= (size_t)p->max_groups && !b)
+        return GROUPCONC__NEED_LOCK;
     block = (char *)GROUPCONC_MALLOC(front + offsetof(groupconc__group, key) + len + 1);
     if (!block) return GROUPCONC_ENOMEM;
+    /* after the allocation, so that a failed call reclaims nothing; the table keeps its size */
+    if (p->max_groups != GROUPCONC_UNLIMITED && ex->ngroups >= (size_t)p->max_groups &&
+        (rc = groupconc__reclaim_lru_tlocked(ex, b)) != GROUPCONC_OK) {
+        GROUPCONC_FREE(block);
+        return rc;
+    }
     g = (groupconc__group *)(void *)(block + front);
     memset(block, 0, front + offsetof(groupconc__group, key));
     memcpy(g->key, key, len);
@@ -4886,6 +4895,11 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
         groupconc__sweep_locked(ex, g, &b);
         (void)groupconc__kick_locked(ex);
         if (evict) { /* running tasks keep the old state alive through their references */
+            if (g->flags & GROUPCONC__GF_PAUSED) { /* the key's next state starts unpaused */
+                g->flags &= (uint8_t)~GROUPCONC__GF_PAUSED;
+                ex->npaused--;
+            }
+            if (g->flags & GROUPCONC__GF_LRU) groupconc__lru_unlink(ex, g);
             groupconc__table_remove(ex, g, hash);
             groupconc__group_unref(g);
         }
@@ -5106,7 +5120,11 @@ GROUPCONC__PUBLIC groupconc_executor_limits groupconc_executor_limits_keep(void)
 
 /* After a change: layers 0-3 of g (NULL: the global ones only; all groups: each) hand out what is
    free. Under ex->lock. */
+/* Layer 4 is filled first, before anything handed a permit at layers 1-3 is pumped: admit takes a
+   free layer-4 permit without looking at its FIFO (see "fair semaphores"), so the tasks already
+   waiting there must have had theirs by then. */
 GROUPCONC__FN void groupconc__refill_locked(groupconc_executor *ex, groupconc__group *g, groupconc__batch *b) {
+    (void)groupconc__fill_layer(ex, g, 3, b);
     if (g) {
         (void)groupconc__fill_layer(ex, g, 1, b);
         (void)groupconc__fill_layer(ex, g, 2, b);
@@ -5114,22 +5132,18 @@ GROUPCONC__FN void groupconc__refill_locked(groupconc_executor *ex, groupconc__g
         (void)groupconc__fill_layer(ex, g, 0, b);
     }
     groupconc__pump(ex, b);
-    (void)groupconc__fill_layer(ex, g, 3, b);
-    groupconc__pump(ex, b);
     (void)groupconc__kick_locked(ex);
 }
 
 GROUPCONC__FN void groupconc__refill_all_tlocked(groupconc_executor *ex, groupconc__batch *b) {
     size_t i;
+    (void)groupconc__fill_layer(ex, NULL, 3, b);
     (void)groupconc__fill_layer(ex, NULL, 0, b);
-    groupconc__pump(ex, b);
     for (i = 0; i < ex->nslots; i++) {
         if (!ex->hashes[i]) continue;
         (void)groupconc__fill_layer(ex, ex->slots[i], 1, b);
         (void)groupconc__fill_layer(ex, ex->slots[i], 2, b);
     }
-    groupconc__pump(ex, b);
-    (void)groupconc__fill_layer(ex, NULL, 3, b);
     groupconc__pump(ex, b);
     (void)groupconc__kick_locked(ex);
 }
@@ -5294,8 +5308,8 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
     if (!ex) return GROUPCONC_EINVAL;
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__lock(ex, &b);
-    if (pause && atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
-        rc = GROUPCONC_ESHUTDOWN;
+    if (group && pause && atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
+        rc = GROUPCONC_ESHUTDOWN; /* it could create a group */
     } else if (!group) {
         if (ex->paused != pause) {
             ex->paused = pause;
@@ -5979,6 +5993,7 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
     bool cancel_now;
     if (!scope || !spec || !spec->group || !spec->fn) return GROUPCONC_EINVAL;
     if ((rc = groupconc__key_hash(spec->group, &klen, &hash)) != GROUPCONC_OK) return rc;
+    if (spec->max_wait_ns < 0 && spec->max_wait_ns != GROUPCONC_FOREVER) return GROUPCONC_ELIMIT;
     if (!groupconc__scope_allowed(scope)) return GROUPCONC_ENOTOWNER;
     groupconc__mutex_lock(&scope->lock); /* refused before anything is allocated (checked again) */
     rc = scope->shut_down || scope->joined ? GROUPCONC_ESCOPE_SHUTDOWN : GROUPCONC_OK;

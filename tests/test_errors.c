@@ -24,6 +24,16 @@
    executor (exact *out_needed, a NUL-terminated prefix, nothing written on EINVAL) and dump_file's
    EINVAL / EIO. Scopes a row leaves open are joined and closed by the teardown.
 
+   Live limits, pause and resume have rows of their own: groupconc_group_limits_set and
+   groupconc_executor_limits_set with each NULL argument, each bad key, each field out of range
+   (ELIMIT, and nothing changed: a valid field beside the bad one is not applied either), each field
+   GROUPCONC_KEEP / DEFAULT / a valid value (applied: read back from the stats, a raised cap hands
+   its permit to the fixture's queued task), after shutdown; group / executor pause and resume
+   likewise, a new key at max_groups with every group busy or paused (EGROUPS_FULL, no state made)
+   and with one idle (reclaimed). The new policy fields and the table's max_wait_ns have create and
+   policy_check rows (code, field, value), submit_spec and execute_all rows for max_wait_ns, and the
+   eight new error codes a row with their names and values written out.
+
    The fixture: executor with a per-group table ("solo": conc 1, threshold 0; "bulk": conc 1,
    in-flight 1, threshold 0), a task `parked` running in "p" on a latch, `queued` waiting behind it,
    and `done`, finished. */
@@ -255,7 +265,7 @@ static void add_extra(fixture *f, groupconc_task *t) {
 /* ==== executor create: policy fields ============================================================ */
 
 enum { P_CONC, P_INFL, P_THR, P_GINFL, P_GTHR, P_THREADS, P_KEEPALIVE, P_REJECTION, P_NULL_POLICY,
-       P_NULL_OUT, P_GROUPS_NULL, P_COUNT_ZERO };
+       P_NULL_OUT, P_GROUPS_NULL, P_COUNT_ZERO, P_GRUN, P_MAXWAITING, P_DEFWAIT, P_MAXGROUPS, P_IDLE };
 
 static const groupconc_group_limits valid_table[] = {
     {"t0", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
@@ -324,16 +334,34 @@ static int call_policy(fixture *f, const row *r) {
     case P_NULL_OUT: return groupconc_executor_create(&p, NULL); /* the policy is fine: no check */
     case P_GROUPS_NULL: p.groups = NULL; field = "groups"; break;
     case P_COUNT_ZERO: p.group_count = 0; break;
+    case P_GRUN: p.global_max_running = v; field = "global_max_running"; break;
+    case P_MAXWAITING: p.max_waiting = v; field = "max_waiting"; break;
+    case P_DEFWAIT: p.default_max_wait_ns = r->value; field = "default_max_wait_ns"; break;
+    case P_MAXGROUPS: p.max_groups = v; field = "max_groups"; break;
+    case P_IDLE: p.group_idle_ns = r->value; field = "group_idle_ns"; break;
     default: fail();
     }
     int rc = groupconc_executor_create(&p, &f->tmp_ex);
     check_agrees(&p, rc, field);
-    return check_created(f, rc);
+    rc = check_created(f, rc);
+    if (rc == GROUPCONC_OK && r->field >= P_GRUN) { /* the new fields are in effect: read back */
+        groupconc_executor_stats s;
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_executor_stats_get(f->tmp_ex, &s), GROUPCONC_OK);
+        if (r->field == P_GRUN) assert_int_equal(s.global_max_running, v);
+        if (r->field == P_MAXWAITING) assert_int_equal(s.max_waiting, v);
+        if (r->field == P_MAXGROUPS) assert_int_equal(s.max_groups, v);
+        if (r->field == P_DEFWAIT) { /* t0's entry has max_wait_ns 0: the policy default */
+            assert_int_equal(groupconc_group_stats_get(f->tmp_ex, "t0", &gs), GROUPCONC_OK);
+            assert_true(gs.max_wait_ns == r->value);
+        }
+    }
+    return rc;
 }
 
 /* ==== executor create: per-group table entries ================================================== */
 
-enum { T_KEY, T_CONC, T_INFL, T_THR };
+enum { T_KEY, T_CONC, T_INFL, T_THR, T_WAIT };
 enum { K_NULL, K_EMPTY, K_LONG, K_MAX, K_DUP_FIRST, K_DUP_PREV };
 
 static int call_table(fixture *f, const row *r) {
@@ -359,6 +387,7 @@ static int call_table(fixture *f, const row *r) {
     case T_CONC: e->concurrency = v; break;
     case T_INFL: e->max_in_flight = v; break;
     case T_THR: e->queue_threshold = v; break;
+    case T_WAIT: e->max_wait_ns = r->value; break;
     default: fail();
     }
     groupconc_policy p = groupconc_policy_default();
@@ -366,7 +395,7 @@ static int call_table(fixture *f, const row *r) {
     p.group_count = 3;
     /* the field policy_check must name: the row's entry (a duplicate is reported at its second use,
        which the rows put at `entry`) */
-    static const char *const names[] = {"group", "concurrency", "max_in_flight", "queue_threshold"};
+    static const char *const names[] = {"group", "concurrency", "max_in_flight", "queue_threshold", "max_wait_ns"};
     char field[48];
     snprintf(field, sizeof field, "groups[%d].%s", r->entry, names[r->field]);
     int rc = groupconc_executor_create(&p, &f->tmp_ex);
@@ -386,6 +415,7 @@ static int call_policy_copied(fixture *f, const row *r) {
     tbl[0].concurrency = 3;
     tbl[0].max_in_flight = 7;
     tbl[0].queue_threshold = 5;
+    tbl[0].max_wait_ns = INT64_C(7000000000);
     groupconc_policy *p = malloc(sizeof *p);
     assert_non_null(p);
     *p = groupconc_policy_default();
@@ -409,6 +439,7 @@ static int call_policy_copied(fixture *f, const row *r) {
     assert_int_equal(gs.concurrency, 3);
     assert_int_equal(gs.max_in_flight, 7);
     assert_int_equal(gs.queue_threshold, 5);
+    assert_true(gs.max_wait_ns == INT64_C(7000000000));
     return rc;
 }
 
@@ -539,6 +570,56 @@ static int call_submit(fixture *f, const row *r) {
     return rc;
 }
 
+/* groupconc_submit_spec with a queue deadline: spec->max_wait_ns > 0, 0 (the group's / the policy's)
+   or GROUPCONC_FOREVER; anything else negative is ELIMIT (GROUPCONC_DEFAULT and GROUPCONC_KEEP too:
+   neither is documented for a task). A refused call fires no SUBMITTED, gives no handle and never
+   calls the cleanup; an accepted one runs (the group "sw" is new: it is admitted at once, so even a
+   1 ns deadline cannot expire) with its cleanup called once. */
+enum { SW_PLAIN, SW_AFTER_SHUTDOWN, SW_NULL_OUT };
+
+static int call_submit_wait(fixture *f, const row *r) {
+    if (r->field == SW_AFTER_SHUTDOWN) assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+    groupconc_task_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.group = "sw";
+    spec.task_id = "w";
+    spec.fn = task_count;
+    spec.arg = &f->runs;
+    spec.cleanup = spec_cleanup;
+    spec.max_wait_ns = r->value;
+    atomic_store(&spec_cleanups, 0);
+    int before = atomic_load(&f->submitted);
+    groupconc_task *t = (groupconc_task *)(uintptr_t)1; /* must come back NULL on error */
+    int rc = groupconc_submit_spec(f->ex, &spec, r->field == SW_NULL_OUT ? NULL : &t);
+    if (r->field == SW_NULL_OUT) t = NULL;
+    if (rc != GROUPCONC_OK) {
+        if (t) fail_msg("submit_spec returned %s but gave a handle", groupconc_errname(rc));
+        if (rc != GROUPCONC_ESHUTDOWN && atomic_load(&f->submitted) != before)
+            fail_msg("submit_spec refused an argument (%s) after firing SUBMITTED", groupconc_errname(rc));
+        if (atomic_load(&spec_cleanups) != 0) fail_msg("submit_spec returned %s but called the cleanup", groupconc_errname(rc));
+        if (groupconc_group_stats_get(f->ex, "sw", &(groupconc_group_stats){0}) != GROUPCONC_ENOTFOUND)
+            fail_msg("submit_spec returned %s but made the group's state", groupconc_errname(rc));
+        assert_int_equal(atomic_load(&f->runs), 0);
+        return rc;
+    }
+    if (r->field == SW_NULL_OUT) { /* fire-and-forget: it runs, its cleanup once */
+        for (int i = 0; i < 10000 && atomic_load(&spec_cleanups) == 0; i++) nanosleep(&(struct timespec){0, 1000000}, NULL);
+        assert_int_equal(atomic_load(&spec_cleanups), 1);
+        assert_int_equal(atomic_load(&f->runs), 1);
+        return rc;
+    }
+    assert_non_null(t);
+    add_extra(f, t);
+    groupconc_result res;
+    assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &res), GROUPCONC_OK);
+    if (res.status != GROUPCONC_STATUS_SUCCESS)
+        fail_msg("submit_spec(max_wait_ns %lld) into a new group: %s (reason %s), want SUCCESS", (long long)r->value,
+                 groupconc_status_name(res.status), groupconc_errname(res.reason));
+    assert_int_equal(atomic_load(&spec_cleanups), 1);
+    assert_int_equal(atomic_load(&f->runs), 1);
+    return rc;
+}
+
 /* groupconc_policy_check: a row for every field it validates. Each row sets one field (or, for the
    C_FIRST_* rows, several: the first one in the documented order is reported) of a policy that has a
    three-entry table, and checks the code, problem.code, the field named, problem.group (an entry's
@@ -547,7 +628,8 @@ static int call_submit(fixture *f, const row *r) {
 enum { C_POLICY_NULL, C_OUT_NULL, C_OUT_NULL_BAD, C_CONC, C_INFL, C_THR, C_GINFL, C_GTHR, C_THREADS,
        C_KEEPALIVE, C_REJECTION, C_REJECTION_WITH_HANDLER, C_GROUPS_NULL, C_KEY_NULL, C_KEY_EMPTY,
        C_KEY_LONG, C_KEY_MAX, C_KEY_DUP_FIRST, C_KEY_DUP_PREV, C_ENTRY_CONC, C_ENTRY_INFL, C_ENTRY_THR,
-       C_CALLBACKS_SET, C_MINIMA, C_FIRST_POLICY, C_FIRST_TABLE };
+       C_CALLBACKS_SET, C_MINIMA, C_FIRST_POLICY, C_FIRST_TABLE, C_GRUN, C_MAXWAITING, C_DEFWAIT, C_MAXGROUPS,
+       C_IDLE, C_ENTRY_WAIT, C_MINIMA_NEW, C_FIRST_NEW };
 
 static int check_resolver(const char *group, int *out_concurrency, void *user_data) {
     (void)group, (void)user_data;
@@ -641,6 +723,28 @@ static int call_policy_check(fixture *f, const row *r) {
         table[1].queue_threshold = v;
         table[2].group = NULL;
         ENTRY_FIELD("queue_threshold");
+        break;
+    case C_GRUN: p.global_max_running = v; POLICY_FIELD("global_max_running"); break;
+    case C_MAXWAITING: p.max_waiting = v; POLICY_FIELD("max_waiting"); break;
+    case C_DEFWAIT: p.default_max_wait_ns = r->value; POLICY_FIELD("default_max_wait_ns"); break;
+    case C_MAXGROUPS: p.max_groups = v; POLICY_FIELD("max_groups"); break;
+    case C_IDLE: p.group_idle_ns = r->value; POLICY_FIELD("group_idle_ns"); break;
+    case C_ENTRY_WAIT: table[r->entry].max_wait_ns = r->value; ENTRY_FIELD("max_wait_ns"); break;
+    case C_MINIMA_NEW: /* every new limit at its smallest valid value */
+        p.global_max_running = 1;
+        p.max_waiting = 0;
+        p.default_max_wait_ns = 1;
+        p.max_groups = 1;
+        p.group_idle_ns = 1;
+        table[0].max_wait_ns = 1;
+        table[1].max_wait_ns = GROUPCONC_FOREVER;
+        table[2].max_wait_ns = GROUPCONC_DEFAULT;
+        break;
+    case C_FIRST_NEW: /* a new limit (max_groups) before rejection, then the table */
+        p.max_groups = v;
+        p.rejection = (groupconc_rejection_policy)77;
+        table[0].max_wait_ns = -7;
+        POLICY_FIELD("max_groups");
         break;
     default: fail();
     }
@@ -934,7 +1038,7 @@ static int call_context_null(fixture *f, const row *r) {
 /* ==== execute_all ================================================================================ */
 
 enum { X_NULL_EX, X_NULL_TASKS, X_NULL_OUT, X_NULL_GROUP, X_NULL_FN, X_EMPTY, X_LONG, X_MAX, X_COUNT_ZERO,
-       X_AFTER_SHUTDOWN, X_NEGATIVE_TIMEOUT };
+       X_AFTER_SHUTDOWN, X_NEGATIVE_TIMEOUT, X_MAX_WAIT };
 
 static int call_execute_all(fixture *f, const row *r) {
     groupconc_task_spec specs[3] = {
@@ -960,6 +1064,7 @@ static int call_execute_all(fixture *f, const row *r) {
     case X_COUNT_ZERO: count = 0; break;
     case X_AFTER_SHUTDOWN: assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK); break;
     case X_NEGATIVE_TIMEOUT: timeout = r->value; break; /* as GROUPCONC_FOREVER: every element SUCCESS */
+    case X_MAX_WAIT: specs[2].max_wait_ns = r->value; break; /* the last: nothing may be submitted */
     default: fail();
     }
     int rc = groupconc_execute_all(ex, tasks, count, timeout, out);
@@ -3020,6 +3125,493 @@ static int call_dump_file(fixture *f, const row *r) {
     return rc;
 }
 
+/* ==== live limits, pause and resume ============================================================== */
+/* The fixture's group "p" (concurrency 1, nothing in the table: in-flight and threshold UNLIMITED,
+   no deadline) has `parked` running and `queued` waiting at layer 3. A refused call changes nothing:
+   "p" reads back as it was and `queued` still waits; a valid field next to the bad one is not
+   applied either, and a key the call named gets no state and no table entry (the state a later
+   submit creates has the defaults). An accepted call is read back: from "p"'s stats (raising its
+   concurrency hands `queued` its permit at once), or, for a key without state (only recorded), from
+   the state a submit then creates. */
+
+static groupconc_group_stats gstats(groupconc_executor *ex, const char *group) {
+    groupconc_group_stats s;
+    int rc = groupconc_group_stats_get(ex, group, &s);
+    if (rc != GROUPCONC_OK) fail_msg("group_stats_get(\"%s\"): %s", group, groupconc_errname(rc));
+    return s;
+}
+
+static bool has_state(groupconc_executor *ex, const char *group) {
+    groupconc_group_stats s;
+    int rc = groupconc_group_stats_get(ex, group, &s);
+    if (rc != GROUPCONC_OK && rc != GROUPCONC_ENOTFOUND) fail_msg("group_stats_get(\"%s\"): %s", group, groupconc_errname(rc));
+    return rc == GROUPCONC_OK;
+}
+
+/* "p" as the fixture made it, `queued` still waiting at layer 3 behind `parked` (never run). Its
+   queue deadline is the policy default's (`want_wait`): a live default_max_wait_ns applies to every
+   task submitted afterwards, existing groups' included. */
+static void assert_p_untouched_wait(fixture *f, int64_t want_wait) {
+    groupconc_group_stats gs = gstats(f->ex, "p");
+    if (gs.concurrency != 1 || gs.max_in_flight != GROUPCONC_UNLIMITED || gs.queue_threshold != GROUPCONC_UNLIMITED ||
+        gs.max_wait_ns != want_wait)
+        fail_msg("\"p\" changed: concurrency %d, max_in_flight %d, queue_threshold %d, max_wait_ns %lld", gs.concurrency,
+                 gs.max_in_flight, gs.queue_threshold, (long long)gs.max_wait_ns);
+    assert_int_equal(gs.running, 1);
+    assert_int_equal(gs.waiting_concurrency, 1);
+    bool d = true;
+    assert_int_equal(groupconc_task_is_done(f->queued, &d), GROUPCONC_OK);
+    assert_false(d);
+}
+
+static void assert_p_untouched(fixture *f) { assert_p_untouched_wait(f, GROUPCONC_FOREVER); }
+
+/* Submit one task into `group` on ex and wait for it: the group's state now exists; its stats. */
+static groupconc_group_stats make_state(fixture *f, groupconc_executor *ex, const char *group) {
+    groupconc_task *t = NULL;
+    assert_int_equal(groupconc_submit(ex, group, NULL, task_count, &f->runs, &t), GROUPCONC_OK);
+    add_extra(f, t);
+    groupconc_result res;
+    assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &res), GROUPCONC_OK);
+    assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+    return gstats(ex, group);
+}
+
+/* The defaults of the fixture's policy: what a group with no table entry gets. */
+static void assert_default_limits(const groupconc_group_stats *gs, const char *group) {
+    if (gs->concurrency != 1 || gs->max_in_flight != GROUPCONC_UNLIMITED || gs->queue_threshold != GROUPCONC_UNLIMITED ||
+        gs->max_wait_ns != GROUPCONC_FOREVER)
+        fail_msg("\"%s\" was created with concurrency %d, max_in_flight %d, queue_threshold %d, max_wait_ns %lld: "
+                 "a refused limits_set recorded something", group, gs->concurrency, gs->max_in_flight,
+                 gs->queue_threshold, (long long)gs->max_wait_ns);
+}
+
+/* ---- groupconc_group_limits_set ----------------------------------------------------------------- */
+
+enum { GL_NULL_EX, GL_NULL_LIMITS, GL_NULL_GROUP, GL_EMPTY, GL_LONG, GL_MAX_NEW, GL_CONC, GL_INFL, GL_THR, GL_WAIT,
+       GL_ALL_KEEP, GL_NEW_KEY, GL_NEW_KEY_BAD, GL_AFTER_SHUTDOWN, GL_BAD_AFTER_SHUTDOWN, GL_EMPTY_AFTER_SHUTDOWN,
+       GL_NULL_AFTER_SHUTDOWN, GL_KEEP_NULL_GROUP, GL_CONC_COMPANION };
+
+static int call_group_limits_set(fixture *f, const row *r) {
+    groupconc_group_limits l = groupconc_group_limits_keep("p");
+    const groupconc_group_limits *lp = &l;
+    groupconc_executor *ex = f->ex;
+    const char *other = NULL; /* a key without state the call names (must stay without a table entry on error) */
+    int v = (int)r->value;
+    bool shut = false;
+    switch (r->field) {
+    case GL_NULL_EX: ex = NULL; l.concurrency = 2; break;
+    case GL_NULL_LIMITS: lp = NULL; break;
+    case GL_NULL_GROUP: l.group = NULL; l.concurrency = 2; break;
+    case GL_KEEP_NULL_GROUP: l = groupconc_group_limits_keep(NULL); break;
+    case GL_EMPTY: l.group = ""; l.concurrency = 2; break;
+    case GL_LONG: l.group = f->long_key; l.concurrency = 2; break;
+    case GL_MAX_NEW: l.group = other = f->max_key; l.concurrency = 3; break;
+    case GL_CONC: l.concurrency = v; break;
+    case GL_CONC_COMPANION: l.concurrency = v; l.max_in_flight = 5; break;
+    case GL_INFL: l.max_in_flight = v; l.concurrency = 2; break;
+    case GL_THR: l.queue_threshold = v; l.concurrency = 2; break;
+    case GL_WAIT: l.max_wait_ns = r->value; l.concurrency = 2; break;
+    case GL_ALL_KEEP: break;
+    case GL_NEW_KEY: /* a key with no state: only recorded */
+        l.group = other = "gl-new";
+        l.concurrency = 3;
+        l.max_in_flight = 5;
+        l.queue_threshold = 4;
+        l.max_wait_ns = INT64_C(30000000000);
+        break;
+    case GL_NEW_KEY_BAD: /* valid fields beside the bad one: nothing recorded */
+        l.group = other = "gl-new";
+        l.concurrency = 3;
+        l.queue_threshold = 4;
+        l.max_wait_ns = INT64_C(30000000000);
+        l.max_in_flight = v;
+        break;
+    case GL_AFTER_SHUTDOWN: shut = true; l.concurrency = 2; break;
+    case GL_BAD_AFTER_SHUTDOWN: shut = true; l.concurrency = 0; break;
+    case GL_EMPTY_AFTER_SHUTDOWN: shut = true; l.group = ""; break;
+    case GL_NULL_AFTER_SHUTDOWN: shut = true; lp = NULL; break;
+    default: fail();
+    }
+    if (shut) assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+    int rc = groupconc_group_limits_set(ex, lp);
+    if (shut) return rc; /* shutdown cancelled `queued`: nothing left to compare */
+    if (rc != GROUPCONC_OK) {
+        assert_p_untouched(f);
+        if (other) { /* no state made, and nothing recorded for the key */
+            assert_false(has_state(f->ex, other));
+            groupconc_group_stats gs = make_state(f, f->ex, other);
+            assert_default_limits(&gs, other);
+        }
+        return rc;
+    }
+    if (other) { /* recorded only; a state made now has them */
+        assert_false(has_state(f->ex, other));
+        groupconc_group_stats gs = make_state(f, f->ex, other);
+        if (gs.concurrency != l.concurrency || (r->field == GL_NEW_KEY && (gs.max_in_flight != 5 || gs.queue_threshold != 4 ||
+                                                                           gs.max_wait_ns != INT64_C(30000000000))))
+            fail_msg("\"%s\" created after limits_set: concurrency %d, max_in_flight %d, queue_threshold %d, max_wait_ns %lld",
+                     other, gs.concurrency, gs.max_in_flight, gs.queue_threshold, (long long)gs.max_wait_ns);
+        assert_p_untouched(f);
+        return rc;
+    }
+    /* "p" changed now: each field as given (KEEP: as it was; DEFAULT: the policy's default) */
+    groupconc_group_stats gs = gstats(f->ex, "p");
+    int want_conc = l.concurrency == GROUPCONC_KEEP || l.concurrency == GROUPCONC_DEFAULT ? 1 : l.concurrency;
+    int want_infl = l.max_in_flight == GROUPCONC_KEEP || l.max_in_flight == GROUPCONC_DEFAULT ? GROUPCONC_UNLIMITED
+                                                                                               : l.max_in_flight;
+    int want_thr = l.queue_threshold == GROUPCONC_KEEP || l.queue_threshold == GROUPCONC_DEFAULT ? GROUPCONC_UNLIMITED
+                                                                                                 : l.queue_threshold;
+    int64_t want_wait = l.max_wait_ns == GROUPCONC_KEEP || l.max_wait_ns == GROUPCONC_DEFAULT || l.max_wait_ns == 0
+                            ? GROUPCONC_FOREVER
+                            : l.max_wait_ns;
+    if (gs.concurrency != want_conc || gs.max_in_flight != want_infl || gs.queue_threshold != want_thr ||
+        gs.max_wait_ns != want_wait)
+        fail_msg("\"p\" after limits_set: concurrency %d (want %d), max_in_flight %d (want %d), queue_threshold %d "
+                 "(want %d), max_wait_ns %lld (want %lld)", gs.concurrency, want_conc, gs.max_in_flight, want_infl,
+                 gs.queue_threshold, want_thr, (long long)gs.max_wait_ns, (long long)want_wait);
+    if (want_conc >= 2) { /* raised: `queued` was handed its permit at once */
+        groupconc_result res;
+        assert_int_equal(groupconc_task_wait_for(f->queued, BOUND_NS, &res), GROUPCONC_OK);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        bool d = true;
+        assert_int_equal(groupconc_task_is_done(f->parked, &d), GROUPCONC_OK);
+        assert_false(d); /* never preempted */
+    } else {
+        assert_p_untouched(f);
+    }
+    return rc;
+}
+
+/* ---- groupconc_executor_limits_set -------------------------------------------------------------- */
+
+enum { XL_NULL_EX, XL_NULL_LIMITS, XL_GINFL, XL_GTHR, XL_GRUN, XL_MAXWAITING, XL_CONC, XL_INFL, XL_THR, XL_WAIT,
+       XL_ALL_KEEP, XL_AFTER_SHUTDOWN, XL_BAD_AFTER_SHUTDOWN, XL_NULL_AFTER_SHUTDOWN };
+
+static int call_executor_limits_set(fixture *f, const row *r) {
+    groupconc_executor_limits l = groupconc_executor_limits_keep();
+    const groupconc_executor_limits *lp = &l;
+    groupconc_executor *ex = f->ex;
+    int v = (int)r->value;
+    bool shut = false;
+    switch (r->field) {
+    case XL_NULL_EX: ex = NULL; l.global_max_running = 7; break;
+    case XL_NULL_LIMITS: lp = NULL; break;
+    case XL_GINFL: l.global_max_in_flight = v; break;
+    case XL_GTHR: l.global_queue_threshold = v; break;
+    case XL_GRUN: l.global_max_running = v; break;
+    case XL_MAXWAITING: l.max_waiting = v; break;
+    case XL_CONC: l.default_concurrency = v; break;
+    case XL_INFL: l.default_max_in_flight = v; break;
+    case XL_THR: l.default_queue_threshold = v; break;
+    case XL_WAIT: l.default_max_wait_ns = r->value; break;
+    case XL_ALL_KEEP: break;
+    case XL_AFTER_SHUTDOWN: shut = true; l.global_max_running = 7; break;
+    case XL_BAD_AFTER_SHUTDOWN: shut = true; l.global_max_running = 0; break;
+    case XL_NULL_AFTER_SHUTDOWN: shut = true; lp = NULL; break;
+    default: fail();
+    }
+    /* a valid change beside the field under test: applied with it, or (ELIMIT) not at all */
+    bool companion = r->field >= XL_GINFL && r->field <= XL_WAIT;
+    if (companion) {
+        if (r->field == XL_GRUN) l.max_waiting = 9;
+        else l.global_max_running = 9;
+    }
+    if (shut) assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+    int rc = groupconc_executor_limits_set(ex, lp);
+    if (shut) return rc;
+    groupconc_executor_stats s = xstats(f->ex);
+    if (rc != GROUPCONC_OK) { /* nothing changed: the caps, the defaults a new group gets */
+        if (s.global_max_in_flight != GROUPCONC_UNLIMITED || s.global_max_running != GROUPCONC_UNLIMITED ||
+            s.max_waiting != GROUPCONC_UNLIMITED)
+            fail_msg("executor_limits_set returned %s, yet global_max_in_flight %d, global_max_running %d, max_waiting %d",
+                     groupconc_errname(rc), s.global_max_in_flight, s.global_max_running, s.max_waiting);
+        assert_p_untouched(f);
+        groupconc_group_stats gs = make_state(f, f->ex, "xl-new");
+        assert_default_limits(&gs, "xl-new");
+        return rc;
+    }
+    /* applied: each field read back (KEEP: as it was) */
+    int want_ginfl = l.global_max_in_flight == GROUPCONC_KEEP ? GROUPCONC_UNLIMITED : l.global_max_in_flight;
+    int want_grun = l.global_max_running == GROUPCONC_KEEP ? GROUPCONC_UNLIMITED : l.global_max_running;
+    int want_maxw = l.max_waiting == GROUPCONC_KEEP ? GROUPCONC_UNLIMITED : l.max_waiting;
+    if (s.global_max_in_flight != want_ginfl || s.global_max_running != want_grun || s.max_waiting != want_maxw)
+        fail_msg("after executor_limits_set: global_max_in_flight %d (want %d), global_max_running %d (want %d), "
+                 "max_waiting %d (want %d)", s.global_max_in_flight, want_ginfl, s.global_max_running, want_grun,
+                 s.max_waiting, want_maxw);
+    /* existing groups keep their resolved limits; the default deadline applies to their later tasks */
+    assert_p_untouched_wait(f, l.default_max_wait_ns == GROUPCONC_KEEP ? GROUPCONC_FOREVER : l.default_max_wait_ns);
+    if (r->field >= XL_CONC && r->field <= XL_ALL_KEEP) { /* the defaults: a group created now gets them */
+        groupconc_group_stats gs = make_state(f, f->ex, "xl-new");
+        int want_conc = l.default_concurrency == GROUPCONC_KEEP ? 1 : l.default_concurrency;
+        int want_infl = l.default_max_in_flight == GROUPCONC_KEEP ? GROUPCONC_UNLIMITED : l.default_max_in_flight;
+        int want_thr = l.default_queue_threshold == GROUPCONC_KEEP ? GROUPCONC_UNLIMITED : l.default_queue_threshold;
+        int64_t want_wait = l.default_max_wait_ns == GROUPCONC_KEEP ? GROUPCONC_FOREVER : l.default_max_wait_ns;
+        if (gs.concurrency != want_conc || gs.max_in_flight != want_infl || gs.queue_threshold != want_thr ||
+            gs.max_wait_ns != want_wait)
+            fail_msg("a group created after executor_limits_set: concurrency %d (want %d), max_in_flight %d (want %d), "
+                     "queue_threshold %d (want %d), max_wait_ns %lld (want %lld)", gs.concurrency, want_conc,
+                     gs.max_in_flight, want_infl, gs.queue_threshold, want_thr, (long long)gs.max_wait_ns,
+                     (long long)want_wait);
+    }
+    return rc;
+}
+
+/* The two _keep constructors: every field GROUPCONC_KEEP (the group pointer as given). */
+static int call_limits_keep(fixture *f, const row *r) {
+    (void)f, (void)r;
+    const char *key = "k";
+    groupconc_group_limits g = groupconc_group_limits_keep(key);
+    assert_ptr_equal(g.group, key);
+    assert_int_equal(g.concurrency, GROUPCONC_KEEP);
+    assert_int_equal(g.max_in_flight, GROUPCONC_KEEP);
+    assert_int_equal(g.queue_threshold, GROUPCONC_KEEP);
+    assert_true(g.max_wait_ns == GROUPCONC_KEEP);
+    g = groupconc_group_limits_keep(NULL);
+    assert_null(g.group);
+    groupconc_executor_limits x = groupconc_executor_limits_keep();
+    const int ints[] = {x.global_max_in_flight, x.global_queue_threshold, x.global_max_running, x.max_waiting,
+                        x.default_concurrency, x.default_max_in_flight, x.default_queue_threshold};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) assert_int_equal(ints[i], GROUPCONC_KEEP);
+    assert_true(x.default_max_wait_ns == GROUPCONC_KEEP);
+    /* KEEP is a value of its own: not UNLIMITED / FOREVER, not DEFAULT */
+    assert_true(GROUPCONC_KEEP != GROUPCONC_UNLIMITED && GROUPCONC_KEEP != GROUPCONC_DEFAULT &&
+                GROUPCONC_KEEP != GROUPCONC_FOREVER);
+    return GROUPCONC_OK;
+}
+
+/* ---- pause and resume --------------------------------------------------------------------------- */
+
+enum { PA_NULL_EX, PA_NULL_GROUP, PA_EMPTY, PA_LONG, PA_MAX_NEW, PA_KNOWN, PA_TWICE, PA_AFTER_SHUTDOWN,
+       PA_EMPTY_AFTER_SHUTDOWN, PA_NULL_AFTER_SHUTDOWN, PA_FULL_BUSY, PA_FULL_PAUSED, PA_FULL_IDLE, PA_FULL_KNOWN,
+       PA_SUBMIT_FULL };
+
+/* An executor of its own with max_groups `max`: the fixture's stays as it is. */
+static groupconc_executor *bounded_ex(fixture *f, int max) {
+    groupconc_policy p = groupconc_policy_default();
+    p.max_groups = max;
+    p.max_threads = 4;
+    assert_int_equal(groupconc_executor_create(&p, &f->tmp_ex), GROUPCONC_OK);
+    return f->tmp_ex;
+}
+
+static int call_group_pause(fixture *f, const row *r) {
+    groupconc_executor *ex = f->ex;
+    const char *g = "p";
+    bool shut = false, fresh = false; /* fresh: a key with no state before the call */
+    switch (r->field) {
+    case PA_NULL_EX: ex = NULL; break;
+    case PA_NULL_GROUP: g = NULL; break;
+    case PA_EMPTY: g = ""; break;
+    case PA_LONG: g = f->long_key; break;
+    case PA_MAX_NEW: g = f->max_key; fresh = true; break;
+    case PA_KNOWN: break;
+    case PA_TWICE: assert_int_equal(groupconc_group_pause(f->ex, "p"), GROUPCONC_OK); break;
+    case PA_AFTER_SHUTDOWN: shut = true; break;
+    case PA_EMPTY_AFTER_SHUTDOWN: shut = true; g = ""; break;
+    case PA_NULL_AFTER_SHUTDOWN: shut = true; g = NULL; break;
+    case PA_FULL_BUSY:
+    case PA_FULL_PAUSED:
+    case PA_FULL_IDLE:
+    case PA_FULL_KNOWN:
+    case PA_SUBMIT_FULL: {
+        ex = bounded_ex(f, 1);
+        if (r->field == PA_FULL_BUSY || r->field == PA_SUBMIT_FULL || r->field == PA_FULL_KNOWN) { /* "g1" runs a task */
+            groupconc_task *t = NULL;
+            assert_int_equal(groupconc_submit(ex, "g1", NULL, task_park, &f->gate, &t), GROUPCONC_OK);
+            add_extra(f, t);
+            assert_true(counter_wait(&f->gate, 2));
+        } else if (r->field == PA_FULL_PAUSED) { /* "g1" is paused: never reclaimed */
+            assert_int_equal(groupconc_group_pause(ex, "g1"), GROUPCONC_OK);
+        } else { /* "g1" is idle: its one task finished */
+            make_state(f, ex, "g1");
+        }
+        g = r->field == PA_FULL_KNOWN ? "g1" : "g2";
+        fresh = r->field != PA_FULL_KNOWN;
+        break;
+    }
+    default: fail();
+    }
+    if (shut) assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+    groupconc_executor_stats before = xstats(ex ? ex : f->ex);
+    int rc;
+    if (r->field == PA_SUBMIT_FULL) { /* submit documents EGROUPS_FULL too: not accepted, no handle */
+        groupconc_task *t = (groupconc_task *)(uintptr_t)1;
+        rc = groupconc_submit(ex, g, NULL, task_count, &f->runs, &t);
+        if (rc == GROUPCONC_OK) add_extra(f, t);
+        else if (t) fail_msg("submit returned %s and gave a handle", groupconc_errname(rc));
+    } else {
+        rc = groupconc_group_pause(ex, g);
+    }
+    if (!ex) return rc;
+    groupconc_executor_stats after = xstats(ex);
+    if (rc != GROUPCONC_OK) { /* nothing done: no state made, nothing paused, nothing reclaimed */
+        if (fresh && has_state(ex, g)) fail_msg("group_pause returned %s, yet \"%s\" has state", groupconc_errname(rc), g);
+        if (after.groups != before.groups || after.paused_groups != before.paused_groups ||
+            after.groups_reclaimed != before.groups_reclaimed)
+            fail_msg("group_pause returned %s: groups %zu -> %zu, paused %zu -> %zu, reclaimed %llu -> %llu",
+                     groupconc_errname(rc), before.groups, after.groups, before.paused_groups, after.paused_groups,
+                     (unsigned long long)before.groups_reclaimed, (unsigned long long)after.groups_reclaimed);
+        if (ex == f->tmp_ex) assert_true(has_state(ex, "g1"));
+        if (!shut && ex == f->ex) assert_p_untouched(f);
+        return rc;
+    }
+    if (r->field == PA_SUBMIT_FULL) return rc;
+    groupconc_group_stats gs = gstats(ex, g);
+    assert_true(gs.paused);
+    assert_int_equal(after.paused_groups, before.paused_groups + (r->field == PA_TWICE ? 0 : 1));
+    if (fresh) { /* created paused, empty */
+        assert_int_equal(gs.running + gs.waiting_concurrency + gs.in_flight, 0);
+        assert_int_equal(gs.concurrency, 1);
+    }
+    if (r->field == PA_FULL_IDLE) { /* the idle group made room */
+        assert_int_equal(after.groups, 1);
+        assert_int_equal(after.groups_reclaimed, before.groups_reclaimed + 1);
+        assert_false(has_state(ex, "g1"));
+    }
+    if (r->field == PA_FULL_KNOWN) assert_int_equal(gs.running, 1);
+    if (ex == f->ex && (r->field == PA_KNOWN || r->field == PA_TWICE)) {
+        /* paused: nothing new starts, even with the running task gone */
+        latch_open(&f->gate);
+        groupconc_result res;
+        assert_int_equal(groupconc_task_wait_for(f->parked, BOUND_NS, &res), GROUPCONC_OK);
+        assert_int_equal(groupconc_task_wait_for(f->queued, 50000000, &res), GROUPCONC_ETIMEDOUT);
+        gs = gstats(ex, "p");
+        assert_int_equal(gs.waiting_concurrency, 1);
+        assert_int_equal(gs.running, 0);
+        assert_int_equal(groupconc_group_resume(ex, "p"), GROUPCONC_OK); /* and it runs */
+        assert_int_equal(groupconc_task_wait_for(f->queued, BOUND_NS, &res), GROUPCONC_OK);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+    }
+    return rc;
+}
+
+enum { RS_NULL_EX, RS_NULL_GROUP, RS_EMPTY, RS_LONG, RS_UNKNOWN, RS_MAX_UNKNOWN, RS_NOT_PAUSED, RS_PAUSED, RS_TWICE,
+       RS_AFTER_SHUTDOWN, RS_PAUSED_AFTER_SHUTDOWN, RS_EMPTY_AFTER_SHUTDOWN };
+
+static int call_group_resume(fixture *f, const row *r) {
+    groupconc_executor *ex = f->ex;
+    const char *g = "p";
+    switch (r->field) {
+    case RS_NULL_EX: ex = NULL; break;
+    case RS_NULL_GROUP: g = NULL; break;
+    case RS_EMPTY: g = ""; break;
+    case RS_LONG: g = f->long_key; break;
+    case RS_UNKNOWN: g = "never-used"; break;
+    case RS_MAX_UNKNOWN: g = f->max_key; break;
+    case RS_NOT_PAUSED: break;
+    case RS_PAUSED:
+    case RS_TWICE: { /* "r" paused, one task waiting in it (admitted to its queue, handed nothing) */
+        g = "r";
+        assert_int_equal(groupconc_group_pause(f->ex, "r"), GROUPCONC_OK);
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(f->ex, "r", NULL, task_count, &f->runs, &t), GROUPCONC_OK);
+        add_extra(f, t);
+        groupconc_group_stats gs = gstats(f->ex, "r");
+        assert_int_equal(gs.waiting_concurrency, 1);
+        if (r->field == RS_TWICE) assert_int_equal(groupconc_group_resume(f->ex, "r"), GROUPCONC_OK);
+        break;
+    }
+    case RS_AFTER_SHUTDOWN: assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK); break;
+    case RS_PAUSED_AFTER_SHUTDOWN:
+        assert_int_equal(groupconc_group_pause(f->ex, "p"), GROUPCONC_OK);
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        break;
+    case RS_EMPTY_AFTER_SHUTDOWN:
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        g = "";
+        break;
+    default: fail();
+    }
+    size_t groups = xstats(f->ex).groups;
+    int rc = groupconc_group_resume(ex, g);
+    if (!ex || !g) return rc;
+    if (rc == GROUPCONC_OK && (r->field == RS_UNKNOWN || r->field == RS_MAX_UNKNOWN)) { /* a no-op: no state made */
+        assert_false(has_state(f->ex, g));
+        assert_int_equal(xstats(f->ex).groups, groups);
+    }
+    if (rc == GROUPCONC_OK && r->field == RS_NOT_PAUSED) assert_p_untouched(f);
+    if (rc == GROUPCONC_OK && (r->field == RS_PAUSED || r->field == RS_TWICE)) { /* the waiting task runs */
+        assert_false(gstats(f->ex, "r").paused);
+        assert_int_equal(xstats(f->ex).paused_groups, 0);
+        groupconc_result res;
+        assert_int_equal(groupconc_task_wait_for(f->extra[f->nextra - 1], BOUND_NS, &res), GROUPCONC_OK);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+    }
+    if (rc == GROUPCONC_OK && r->field == RS_PAUSED_AFTER_SHUTDOWN) {
+        assert_false(gstats(f->ex, "p").paused);
+        assert_int_equal(xstats(f->ex).paused_groups, 0);
+    }
+    return rc;
+}
+
+enum { EP_NULL, EP_PAUSE, EP_TWICE, EP_AFTER_SHUTDOWN, ER_NULL, ER_NOT_PAUSED, ER_PAUSED, ER_AFTER_SHUTDOWN,
+       ER_PAUSED_AFTER_SHUTDOWN, ER_GROUP_STAYS_PAUSED };
+
+static int call_executor_pause(fixture *f, const row *r) {
+    int rc;
+    switch (r->field) {
+    case EP_NULL: return groupconc_executor_pause(NULL);
+    case ER_NULL: return groupconc_executor_resume(NULL);
+    case EP_PAUSE:
+    case EP_TWICE: {
+        if (r->field == EP_TWICE) assert_int_equal(groupconc_executor_pause(f->ex), GROUPCONC_OK);
+        rc = groupconc_executor_pause(f->ex);
+        if (rc != GROUPCONC_OK) return rc;
+        assert_true(xstats(f->ex).paused);
+        assert_int_equal(xstats(f->ex).paused_groups, 0); /* the executor's pause is its own */
+        /* nothing new starts: a task of a new group waits, and runs on resume */
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(f->ex, "ep", NULL, task_count, &f->runs, &t), GROUPCONC_OK);
+        add_extra(f, t);
+        groupconc_result res;
+        assert_int_equal(groupconc_task_wait_for(t, 50000000, &res), GROUPCONC_ETIMEDOUT);
+        assert_int_equal(groupconc_executor_resume(f->ex), GROUPCONC_OK);
+        assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &res), GROUPCONC_OK);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        assert_false(xstats(f->ex).paused);
+        return rc;
+    }
+    case EP_AFTER_SHUTDOWN:
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        return groupconc_executor_pause(f->ex);
+    case ER_NOT_PAUSED:
+        rc = groupconc_executor_resume(f->ex);
+        assert_false(xstats(f->ex).paused);
+        assert_p_untouched(f);
+        return rc;
+    case ER_PAUSED: /* "p"'s queued task is handed its permit once the running one ends */
+        assert_int_equal(groupconc_executor_pause(f->ex), GROUPCONC_OK);
+        rc = groupconc_executor_resume(f->ex);
+        assert_false(xstats(f->ex).paused);
+        latch_open(&f->gate);
+        {
+            groupconc_result res;
+            assert_int_equal(groupconc_task_wait_for(f->queued, BOUND_NS, &res), GROUPCONC_OK);
+            assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        }
+        return rc;
+    case ER_AFTER_SHUTDOWN:
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        return groupconc_executor_resume(f->ex);
+    case ER_PAUSED_AFTER_SHUTDOWN:
+        assert_int_equal(groupconc_executor_pause(f->ex), GROUPCONC_OK);
+        assert_int_equal(groupconc_executor_shutdown(f->ex), GROUPCONC_OK);
+        rc = groupconc_executor_resume(f->ex);
+        if (rc == GROUPCONC_OK) assert_false(xstats(f->ex).paused);
+        return rc;
+    case ER_GROUP_STAYS_PAUSED: /* a group paused on its own stays paused after executor_resume */
+        assert_int_equal(groupconc_group_pause(f->ex, "p"), GROUPCONC_OK);
+        assert_int_equal(groupconc_executor_pause(f->ex), GROUPCONC_OK);
+        rc = groupconc_executor_resume(f->ex);
+        assert_true(gstats(f->ex, "p").paused);
+        assert_int_equal(xstats(f->ex).paused_groups, 1);
+        return rc;
+    default: fail();
+    }
+    return 0;
+}
+
 /* ==== diagnostics ================================================================================ */
 
 typedef struct code_info {
@@ -3060,6 +3652,45 @@ static int call_unknown_code(fixture *f, const row *r) {
     const char *name = groupconc_errname(code);
     if (!text || !contains_unknown(text)) fail_msg("strerror(%d) = \"%s\", want an 'unknown' fallback", code, text ? text : "(null)");
     if (!name || !contains_unknown(name)) fail_msg("errname(%d) = \"%s\", want an 'unknown' fallback", code, name ? name : "(null)");
+    return GROUPCONC_OK;
+}
+
+/* The eight codes added with the live limits, queue deadlines and the bounded table, written out
+   (not taken from GROUPCONC_ERRNO_MAP, as the per-code rows are): value, name, a text that is not
+   the unknown fallback and that no other code shares; the codes stay contiguous (0 .. -36), so -37
+   is the first unknown value (its own row above). */
+static int call_new_codes(fixture *f, const row *r) {
+    (void)f, (void)r;
+    static const struct {
+        int code, value;
+        const char *name;
+    } added[] = {
+        {GROUPCONC_EREJECTED_RUNNING, -29, "GROUPCONC_EREJECTED_RUNNING"},
+        {GROUPCONC_EREJECTED_WAITING, -30, "GROUPCONC_EREJECTED_WAITING"},
+        {GROUPCONC_EEXPIRED_GLOBAL, -31, "GROUPCONC_EEXPIRED_GLOBAL"},
+        {GROUPCONC_EEXPIRED_BULKHEAD, -32, "GROUPCONC_EEXPIRED_BULKHEAD"},
+        {GROUPCONC_EEXPIRED_CONCURRENCY, -33, "GROUPCONC_EEXPIRED_CONCURRENCY"},
+        {GROUPCONC_EEXPIRED_RUNNING, -34, "GROUPCONC_EEXPIRED_RUNNING"},
+        {GROUPCONC_EGROUPS_FULL, -35, "GROUPCONC_EGROUPS_FULL"},
+        {GROUPCONC_EPAUSED, -36, "GROUPCONC_EPAUSED"},
+    };
+    const char *unknown_text = groupconc_strerror(-37), *unknown_name = groupconc_errname(-37);
+    for (size_t i = 0; i < sizeof added / sizeof added[0]; i++) {
+        int c = added[i].code;
+        if (c != added[i].value) fail_msg("%s is %d, want %d (codes are never renumbered)", added[i].name, c, added[i].value);
+        const char *name = groupconc_errname(c), *text = groupconc_strerror(c);
+        if (!name || strcmp(name, added[i].name) != 0) fail_msg("errname(%d) = \"%s\", want \"%s\"", c, name ? name : "(null)", added[i].name);
+        if (!text || text[0] == '\0' || contains_unknown(text) || strcmp(text, unknown_text) == 0)
+            fail_msg("strerror(%s) = \"%s\": the unknown fallback", added[i].name, text ? text : "(null)");
+        assert_string_not_equal(name, unknown_name);
+        for (int other = 0; other >= -36; other--)
+            if (other != c && strcmp(groupconc_strerror(other), text) == 0)
+                fail_msg("strerror(%s) and strerror(%d) share \"%s\"", added[i].name, other, text);
+    }
+    /* contiguous: every value 0 .. -36 is a code (the X-macro list has exactly these) */
+    assert_int_equal(NCODES, 37);
+    for (int v = 0; v >= -36; v--)
+        if (contains_unknown(groupconc_errname(v))) fail_msg("%d has no name", v);
     return GROUPCONC_OK;
 }
 
@@ -3144,6 +3775,7 @@ static int call_version(fixture *f, const row *r) {
 #define OK_ GROUPCONC_OK
 #define EINVAL_ GROUPCONC_EINVAL
 #define ELIMIT_ GROUPCONC_ELIMIT
+#define KEEP_ GROUPCONC_KEEP
 
 static const row rows[] = {
     /* executor_create: arguments */
@@ -3189,6 +3821,36 @@ static const row rows[] = {
     {"create: rejection 1000 (unknown)", call_policy, GROUPCONC_EPOLICY, P_REJECTION, 1000, 0},
     {"create: rejection DISCARD", call_policy, OK_, P_REJECTION, GROUPCONC_REJECT_DISCARD, 0},
     {"create: rejection CALLER_RUNS", call_policy, OK_, P_REJECTION, GROUPCONC_REJECT_CALLER_RUNS, 0},
+    {"create: global_max_running 0", call_policy, ELIMIT_, P_GRUN, 0, 0},
+    {"create: global_max_running DEFAULT", call_policy, ELIMIT_, P_GRUN, DEF, 0},
+    {"create: global_max_running KEEP", call_policy, ELIMIT_, P_GRUN, KEEP_, 0},
+    {"create: global_max_running INT_MIN", call_policy, ELIMIT_, P_GRUN, INT_MIN, 0},
+    {"create: global_max_running 1", call_policy, OK_, P_GRUN, 1, 0},
+    {"create: global_max_running UNLIMITED", call_policy, OK_, P_GRUN, UNL, 0},
+    {"create: max_waiting DEFAULT", call_policy, ELIMIT_, P_MAXWAITING, DEF, 0},
+    {"create: max_waiting -4", call_policy, ELIMIT_, P_MAXWAITING, -4, 0},
+    {"create: max_waiting INT_MIN", call_policy, ELIMIT_, P_MAXWAITING, INT_MIN, 0},
+    {"create: max_waiting 0", call_policy, OK_, P_MAXWAITING, 0, 0},
+    {"create: max_waiting UNLIMITED", call_policy, OK_, P_MAXWAITING, UNL, 0},
+    {"create: default_max_wait_ns 0", call_policy, ELIMIT_, P_DEFWAIT, 0, 0},
+    {"create: default_max_wait_ns DEFAULT", call_policy, ELIMIT_, P_DEFWAIT, DEF, 0},
+    {"create: default_max_wait_ns -7", call_policy, ELIMIT_, P_DEFWAIT, -7, 0},
+    {"create: default_max_wait_ns INT64_MIN", call_policy, ELIMIT_, P_DEFWAIT, INT64_MIN, 0},
+    {"create: default_max_wait_ns 1", call_policy, OK_, P_DEFWAIT, 1, 0},
+    {"create: default_max_wait_ns 5 s", call_policy, OK_, P_DEFWAIT, INT64_C(5000000000), 0},
+    {"create: default_max_wait_ns INT64_MAX", call_policy, OK_, P_DEFWAIT, INT64_MAX, 0},
+    {"create: default_max_wait_ns FOREVER", call_policy, OK_, P_DEFWAIT, GROUPCONC_FOREVER, 0},
+    {"create: max_groups 0", call_policy, ELIMIT_, P_MAXGROUPS, 0, 0},
+    {"create: max_groups DEFAULT", call_policy, ELIMIT_, P_MAXGROUPS, DEF, 0},
+    {"create: max_groups INT_MIN", call_policy, ELIMIT_, P_MAXGROUPS, INT_MIN, 0},
+    {"create: max_groups 1", call_policy, OK_, P_MAXGROUPS, 1, 0},
+    {"create: max_groups UNLIMITED", call_policy, OK_, P_MAXGROUPS, UNL, 0},
+    {"create: group_idle_ns 0", call_policy, ELIMIT_, P_IDLE, 0, 0},
+    {"create: group_idle_ns DEFAULT", call_policy, ELIMIT_, P_IDLE, DEF, 0},
+    {"create: group_idle_ns -7", call_policy, ELIMIT_, P_IDLE, -7, 0},
+    {"create: group_idle_ns INT64_MIN", call_policy, ELIMIT_, P_IDLE, INT64_MIN, 0},
+    {"create: group_idle_ns 1 ms", call_policy, OK_, P_IDLE, 1000000, 0},
+    {"create: group_idle_ns FOREVER", call_policy, OK_, P_IDLE, GROUPCONC_FOREVER, 0},
     {"create: policy and table are copied", call_policy_copied, OK_, 0, 0, 0},
     /* executor_create: per-group table */
     {"table: key NULL", call_table, EINVAL_, T_KEY, K_NULL, 1},
@@ -3213,6 +3875,18 @@ static const row rows[] = {
     {"table: queue_threshold 0", call_table, OK_, T_THR, 0, 2},
     {"table: queue_threshold UNLIMITED", call_table, OK_, T_THR, UNL, 1},
     {"table: queue_threshold DEFAULT", call_table, OK_, T_THR, DEF, 1},
+    {"table: concurrency KEEP (not a policy value)", call_table, ELIMIT_, T_CONC, KEEP_, 1},
+    {"table: max_in_flight KEEP", call_table, ELIMIT_, T_INFL, KEEP_, 1},
+    {"table: queue_threshold KEEP", call_table, ELIMIT_, T_THR, KEEP_, 1},
+    {"table: max_wait_ns -7", call_table, ELIMIT_, T_WAIT, -7, 1},
+    {"table: max_wait_ns KEEP", call_table, ELIMIT_, T_WAIT, KEEP_, 1},
+    {"table: max_wait_ns INT64_MIN", call_table, ELIMIT_, T_WAIT, INT64_MIN, 2},
+    {"table: max_wait_ns -7 in entry 0", call_table, ELIMIT_, T_WAIT, -7, 0},
+    {"table: max_wait_ns 0 (the policy default)", call_table, OK_, T_WAIT, 0, 1},
+    {"table: max_wait_ns DEFAULT", call_table, OK_, T_WAIT, DEF, 1},
+    {"table: max_wait_ns FOREVER", call_table, OK_, T_WAIT, GROUPCONC_FOREVER, 1},
+    {"table: max_wait_ns 5 s", call_table, OK_, T_WAIT, INT64_C(5000000000), 0},
+    {"table: max_wait_ns INT64_MAX", call_table, OK_, T_WAIT, INT64_MAX, 2},
     /* policy_check */
     {"policy_check: policy NULL", call_policy_check, EINVAL_, C_POLICY_NULL, 0, 0},
     {"policy_check: out_problem NULL (allowed)", call_policy_check, OK_, C_OUT_NULL, 0, 0},
@@ -3257,6 +3931,30 @@ static const row rows[] = {
     {"policy_check: every limit at its minimum (valid)", call_policy_check, OK_, C_MINIMA, 0, 0},
     {"policy_check: several bad fields: max_threads reported first", call_policy_check, ELIMIT_, C_FIRST_POLICY, 0, 0},
     {"policy_check: several bad entries: the first in table order", call_policy_check, ELIMIT_, C_FIRST_TABLE, -7, 1},
+    {"policy_check: global_max_running 0", call_policy_check, ELIMIT_, C_GRUN, 0, 0},
+    {"policy_check: global_max_running -4", call_policy_check, ELIMIT_, C_GRUN, -4, 0},
+    {"policy_check: global_max_running KEEP", call_policy_check, ELIMIT_, C_GRUN, KEEP_, 0},
+    {"policy_check: global_max_running UNLIMITED", call_policy_check, OK_, C_GRUN, UNL, 0},
+    {"policy_check: max_waiting -4", call_policy_check, ELIMIT_, C_MAXWAITING, -4, 0},
+    {"policy_check: max_waiting DEFAULT", call_policy_check, ELIMIT_, C_MAXWAITING, DEF, 0},
+    {"policy_check: max_waiting 0", call_policy_check, OK_, C_MAXWAITING, 0, 0},
+    {"policy_check: default_max_wait_ns 0", call_policy_check, ELIMIT_, C_DEFWAIT, 0, 0},
+    {"policy_check: default_max_wait_ns -7", call_policy_check, ELIMIT_, C_DEFWAIT, -7, 0},
+    {"policy_check: default_max_wait_ns DEFAULT", call_policy_check, ELIMIT_, C_DEFWAIT, DEF, 0},
+    {"policy_check: default_max_wait_ns INT64_MIN", call_policy_check, ELIMIT_, C_DEFWAIT, INT64_MIN, 0},
+    {"policy_check: default_max_wait_ns FOREVER", call_policy_check, OK_, C_DEFWAIT, GROUPCONC_FOREVER, 0},
+    {"policy_check: max_groups 0", call_policy_check, ELIMIT_, C_MAXGROUPS, 0, 0},
+    {"policy_check: max_groups -4", call_policy_check, ELIMIT_, C_MAXGROUPS, -4, 0},
+    {"policy_check: max_groups KEEP", call_policy_check, ELIMIT_, C_MAXGROUPS, KEEP_, 0},
+    {"policy_check: group_idle_ns 0", call_policy_check, ELIMIT_, C_IDLE, 0, 0},
+    {"policy_check: group_idle_ns -7", call_policy_check, ELIMIT_, C_IDLE, -7, 0},
+    {"policy_check: group_idle_ns INT64_MIN", call_policy_check, ELIMIT_, C_IDLE, INT64_MIN, 0},
+    {"policy_check: groups[1].max_wait_ns -7", call_policy_check, ELIMIT_, C_ENTRY_WAIT, -7, 1},
+    {"policy_check: groups[0].max_wait_ns KEEP", call_policy_check, ELIMIT_, C_ENTRY_WAIT, KEEP_, 0},
+    {"policy_check: groups[2].max_wait_ns INT64_MIN", call_policy_check, ELIMIT_, C_ENTRY_WAIT, INT64_MIN, 2},
+    {"policy_check: groups[1].max_wait_ns DEFAULT", call_policy_check, OK_, C_ENTRY_WAIT, DEF, 1},
+    {"policy_check: every new limit at its minimum (valid)", call_policy_check, OK_, C_MINIMA_NEW, 0, 0},
+    {"policy_check: max_groups 0 before rejection and the table", call_policy_check, ELIMIT_, C_FIRST_NEW, 0, 0},
     /* lifecycle */
     {"shutdown: NULL", call_shutdown_null, EINVAL_, 0, 0, 0},
     {"shutdown_graceful: NULL", call_graceful_null, EINVAL_, 0, 0, 0},
@@ -3292,6 +3990,20 @@ static const row rows[] = {
     {"submit: ABORT at layer 1 (global)", call_reject_global, GROUPCONC_EREJECTED_GLOBAL, 0, 0, 0},
     {"submit: ABORT at layer 2 (bulkhead)", call_reject_bulkhead, GROUPCONC_EREJECTED_BULKHEAD, 0, 0, 0},
     {"submit: ABORT at layer 3 (concurrency)", call_reject_concurrency, GROUPCONC_EREJECTED_CONCURRENCY, 0, 0, 0},
+    {"submit_spec: max_wait_ns -5", call_submit_wait, ELIMIT_, SW_PLAIN, -5, 0},
+    {"submit_spec: max_wait_ns DEFAULT (not a task's value)", call_submit_wait, ELIMIT_, SW_PLAIN, DEF, 0},
+    {"submit_spec: max_wait_ns KEEP (not a task's value)", call_submit_wait, ELIMIT_, SW_PLAIN, KEEP_, 0},
+    {"submit_spec: max_wait_ns INT64_MIN", call_submit_wait, ELIMIT_, SW_PLAIN, INT64_MIN, 0},
+    {"submit_spec: max_wait_ns -5, out_task NULL", call_submit_wait, ELIMIT_, SW_NULL_OUT, -5, 0},
+    {"submit_spec: max_wait_ns -5 after shutdown", call_submit_wait, ELIMIT_, SW_AFTER_SHUTDOWN, -5, 0},
+    {"submit_spec: max_wait_ns 5 s after shutdown", call_submit_wait, GROUPCONC_ESHUTDOWN, SW_AFTER_SHUTDOWN,
+     INT64_C(5000000000), 0},
+    {"submit_spec: max_wait_ns FOREVER", call_submit_wait, OK_, SW_PLAIN, GROUPCONC_FOREVER, 0},
+    {"submit_spec: max_wait_ns 0 (the group's)", call_submit_wait, OK_, SW_PLAIN, 0, 0},
+    {"submit_spec: max_wait_ns 1 ns (admitted at once)", call_submit_wait, OK_, SW_PLAIN, 1, 0},
+    {"submit_spec: max_wait_ns 5 s", call_submit_wait, OK_, SW_PLAIN, INT64_C(5000000000), 0},
+    {"submit_spec: max_wait_ns INT64_MAX", call_submit_wait, OK_, SW_PLAIN, INT64_MAX, 0},
+    {"submit_spec: max_wait_ns 5 s, out_task NULL", call_submit_wait, OK_, SW_NULL_OUT, INT64_C(5000000000), 0},
     /* handles */
     {"wait: task NULL", call_wait_null_task, EINVAL_, 0, 0, 0},
     {"wait: out_result NULL", call_wait_null_out, EINVAL_, 0, 0, 0},
@@ -3336,6 +4048,11 @@ static const row rows[] = {
     {"execute_all: count 0", call_execute_all, OK_, X_COUNT_ZERO, 0, 0},
     {"execute_all: after shutdown (elements REJECTED/ESHUTDOWN)", call_execute_all, GROUPCONC_ESHUTDOWN, X_AFTER_SHUTDOWN, 0, 0},
     {"execute_all: timeout -2 (as FOREVER)", call_execute_all, OK_, X_NEGATIVE_TIMEOUT, -2, 0},
+    {"execute_all: an element's max_wait_ns -7 (nothing submitted)", call_execute_all, ELIMIT_, X_MAX_WAIT, -7, 0},
+    {"execute_all: an element's max_wait_ns DEFAULT", call_execute_all, ELIMIT_, X_MAX_WAIT, DEF, 0},
+    {"execute_all: an element's max_wait_ns INT64_MIN", call_execute_all, ELIMIT_, X_MAX_WAIT, INT64_MIN, 0},
+    {"execute_all: an element's max_wait_ns FOREVER", call_execute_all, OK_, X_MAX_WAIT, GROUPCONC_FOREVER, 0},
+    {"execute_all: an element's max_wait_ns 5 s", call_execute_all, OK_, X_MAX_WAIT, INT64_C(5000000000), 0},
     /* group control */
     {"group_shutdown: executor NULL", call_group_shutdown, EINVAL_, G_NULL_EX, 0, 0},
     {"group_shutdown: group NULL", call_group_shutdown, EINVAL_, G_NULL_GROUP, 0, 0},
@@ -3369,6 +4086,151 @@ static const row rows[] = {
     {"group_keys_get: out_count NULL", call_group_keys, EINVAL_, K_ARG_NULL_COUNT, 0, 0},
     {"group_keys_get: no groups", call_group_keys, OK_, K_ARG_EMPTY_EXECUTOR, 0, 0},
     {"group_keys_free: NULL", call_group_keys, OK_, K_ARG_FREE_NULL, 0, 0},
+    /* live limits: group_limits_set */
+    {"group_limits_set: executor NULL", call_group_limits_set, EINVAL_, GL_NULL_EX, 0, 0},
+    {"group_limits_set: limits NULL", call_group_limits_set, EINVAL_, GL_NULL_LIMITS, 0, 0},
+    {"group_limits_set: limits->group NULL", call_group_limits_set, EINVAL_, GL_NULL_GROUP, 0, 0},
+    {"group_limits_set: limits_keep(NULL)", call_group_limits_set, EINVAL_, GL_KEEP_NULL_GROUP, 0, 0},
+    {"group_limits_set: group empty", call_group_limits_set, GROUPCONC_EKEYEMPTY, GL_EMPTY, 0, 0},
+    {"group_limits_set: group MAX_KEY_LEN+1 bytes", call_group_limits_set, GROUPCONC_EKEYTOOLONG, GL_LONG, 0, 0},
+    {"group_limits_set: new MAX_KEY_LEN key (recorded only)", call_group_limits_set, OK_, GL_MAX_NEW, 0, 0},
+    {"group_limits_set: concurrency 0 (nothing changed)", call_group_limits_set, ELIMIT_, GL_CONC_COMPANION, 0, 0},
+    {"group_limits_set: concurrency -4 (nothing changed)", call_group_limits_set, ELIMIT_, GL_CONC_COMPANION, -4, 0},
+    {"group_limits_set: concurrency UNLIMITED", call_group_limits_set, ELIMIT_, GL_CONC_COMPANION, UNL, 0},
+    {"group_limits_set: concurrency INT_MIN", call_group_limits_set, ELIMIT_, GL_CONC, INT_MIN, 0},
+    {"group_limits_set: concurrency KEEP", call_group_limits_set, OK_, GL_CONC, KEEP_, 0},
+    {"group_limits_set: concurrency DEFAULT", call_group_limits_set, OK_, GL_CONC, DEF, 0},
+    {"group_limits_set: concurrency 1", call_group_limits_set, OK_, GL_CONC, 1, 0},
+    {"group_limits_set: concurrency 2 (the queued task starts)", call_group_limits_set, OK_, GL_CONC, 2, 0},
+    {"group_limits_set: concurrency INT_MAX, max_in_flight 5", call_group_limits_set, OK_, GL_CONC_COMPANION, INT_MAX, 0},
+    {"group_limits_set: max_in_flight 0 (nothing changed)", call_group_limits_set, ELIMIT_, GL_INFL, 0, 0},
+    {"group_limits_set: max_in_flight -4", call_group_limits_set, ELIMIT_, GL_INFL, -4, 0},
+    {"group_limits_set: max_in_flight INT_MIN", call_group_limits_set, ELIMIT_, GL_INFL, INT_MIN, 0},
+    {"group_limits_set: max_in_flight 1 (below in-flight: no preemption)", call_group_limits_set, OK_, GL_INFL, 1, 0},
+    {"group_limits_set: max_in_flight UNLIMITED", call_group_limits_set, OK_, GL_INFL, UNL, 0},
+    {"group_limits_set: max_in_flight DEFAULT", call_group_limits_set, OK_, GL_INFL, DEF, 0},
+    {"group_limits_set: max_in_flight KEEP", call_group_limits_set, OK_, GL_INFL, KEEP_, 0},
+    {"group_limits_set: queue_threshold -5 (nothing changed)", call_group_limits_set, ELIMIT_, GL_THR, -5, 0},
+    {"group_limits_set: queue_threshold -4", call_group_limits_set, ELIMIT_, GL_THR, -4, 0},
+    {"group_limits_set: queue_threshold INT_MIN", call_group_limits_set, ELIMIT_, GL_THR, INT_MIN, 0},
+    {"group_limits_set: queue_threshold 0", call_group_limits_set, OK_, GL_THR, 0, 0},
+    {"group_limits_set: queue_threshold UNLIMITED", call_group_limits_set, OK_, GL_THR, UNL, 0},
+    {"group_limits_set: queue_threshold DEFAULT", call_group_limits_set, OK_, GL_THR, DEF, 0},
+    {"group_limits_set: queue_threshold KEEP", call_group_limits_set, OK_, GL_THR, KEEP_, 0},
+    {"group_limits_set: max_wait_ns -7 (nothing changed)", call_group_limits_set, ELIMIT_, GL_WAIT, -7, 0},
+    {"group_limits_set: max_wait_ns -4", call_group_limits_set, ELIMIT_, GL_WAIT, -4, 0},
+    {"group_limits_set: max_wait_ns INT64_MIN", call_group_limits_set, ELIMIT_, GL_WAIT, INT64_MIN, 0},
+    {"group_limits_set: max_wait_ns 5 s", call_group_limits_set, OK_, GL_WAIT, INT64_C(5000000000), 0},
+    {"group_limits_set: max_wait_ns 1 ns", call_group_limits_set, OK_, GL_WAIT, 1, 0},
+    {"group_limits_set: max_wait_ns 0 (the policy default)", call_group_limits_set, OK_, GL_WAIT, 0, 0},
+    {"group_limits_set: max_wait_ns FOREVER", call_group_limits_set, OK_, GL_WAIT, GROUPCONC_FOREVER, 0},
+    {"group_limits_set: max_wait_ns DEFAULT", call_group_limits_set, OK_, GL_WAIT, DEF, 0},
+    {"group_limits_set: max_wait_ns KEEP", call_group_limits_set, OK_, GL_WAIT, KEEP_, 0},
+    {"group_limits_set: every field KEEP (nothing changed)", call_group_limits_set, OK_, GL_ALL_KEEP, 0, 0},
+    {"group_limits_set: a key with no state (recorded only)", call_group_limits_set, OK_, GL_NEW_KEY, 0, 0},
+    {"group_limits_set: a key with no state, max_in_flight 0 (nothing recorded)", call_group_limits_set, ELIMIT_,
+     GL_NEW_KEY_BAD, 0, 0},
+    {"group_limits_set: a key with no state, max_in_flight -4 (nothing recorded)", call_group_limits_set, ELIMIT_,
+     GL_NEW_KEY_BAD, -4, 0},
+    {"group_limits_set: after shutdown", call_group_limits_set, GROUPCONC_ESHUTDOWN, GL_AFTER_SHUTDOWN, 0, 0},
+    {"group_limits_set: concurrency 0 after shutdown", call_group_limits_set, ELIMIT_, GL_BAD_AFTER_SHUTDOWN, 0, 0},
+    {"group_limits_set: group empty after shutdown", call_group_limits_set, GROUPCONC_EKEYEMPTY, GL_EMPTY_AFTER_SHUTDOWN, 0, 0},
+    {"group_limits_set: limits NULL after shutdown", call_group_limits_set, EINVAL_, GL_NULL_AFTER_SHUTDOWN, 0, 0},
+    /* live limits: executor_limits_set (each bad field beside a valid change that must not apply) */
+    {"executor_limits_set: executor NULL", call_executor_limits_set, EINVAL_, XL_NULL_EX, 0, 0},
+    {"executor_limits_set: limits NULL", call_executor_limits_set, EINVAL_, XL_NULL_LIMITS, 0, 0},
+    {"executor_limits_set: global_max_in_flight 0", call_executor_limits_set, ELIMIT_, XL_GINFL, 0, 0},
+    {"executor_limits_set: global_max_in_flight DEFAULT", call_executor_limits_set, ELIMIT_, XL_GINFL, DEF, 0},
+    {"executor_limits_set: global_max_in_flight -4", call_executor_limits_set, ELIMIT_, XL_GINFL, -4, 0},
+    {"executor_limits_set: global_max_in_flight INT_MIN", call_executor_limits_set, ELIMIT_, XL_GINFL, INT_MIN, 0},
+    {"executor_limits_set: global_max_in_flight 1 (below in-flight)", call_executor_limits_set, OK_, XL_GINFL, 1, 0},
+    {"executor_limits_set: global_max_in_flight UNLIMITED", call_executor_limits_set, OK_, XL_GINFL, UNL, 0},
+    {"executor_limits_set: global_max_in_flight KEEP", call_executor_limits_set, OK_, XL_GINFL, KEEP_, 0},
+    {"executor_limits_set: global_queue_threshold DEFAULT", call_executor_limits_set, ELIMIT_, XL_GTHR, DEF, 0},
+    {"executor_limits_set: global_queue_threshold -4", call_executor_limits_set, ELIMIT_, XL_GTHR, -4, 0},
+    {"executor_limits_set: global_queue_threshold INT_MIN", call_executor_limits_set, ELIMIT_, XL_GTHR, INT_MIN, 0},
+    {"executor_limits_set: global_queue_threshold 0", call_executor_limits_set, OK_, XL_GTHR, 0, 0},
+    {"executor_limits_set: global_queue_threshold UNLIMITED", call_executor_limits_set, OK_, XL_GTHR, UNL, 0},
+    {"executor_limits_set: global_queue_threshold KEEP", call_executor_limits_set, OK_, XL_GTHR, KEEP_, 0},
+    {"executor_limits_set: global_max_running 0", call_executor_limits_set, ELIMIT_, XL_GRUN, 0, 0},
+    {"executor_limits_set: global_max_running DEFAULT", call_executor_limits_set, ELIMIT_, XL_GRUN, DEF, 0},
+    {"executor_limits_set: global_max_running -4", call_executor_limits_set, ELIMIT_, XL_GRUN, -4, 0},
+    {"executor_limits_set: global_max_running INT_MIN", call_executor_limits_set, ELIMIT_, XL_GRUN, INT_MIN, 0},
+    {"executor_limits_set: global_max_running 1 (below running)", call_executor_limits_set, OK_, XL_GRUN, 1, 0},
+    {"executor_limits_set: global_max_running UNLIMITED", call_executor_limits_set, OK_, XL_GRUN, UNL, 0},
+    {"executor_limits_set: global_max_running KEEP", call_executor_limits_set, OK_, XL_GRUN, KEEP_, 0},
+    {"executor_limits_set: max_waiting DEFAULT", call_executor_limits_set, ELIMIT_, XL_MAXWAITING, DEF, 0},
+    {"executor_limits_set: max_waiting -4", call_executor_limits_set, ELIMIT_, XL_MAXWAITING, -4, 0},
+    {"executor_limits_set: max_waiting INT_MIN", call_executor_limits_set, ELIMIT_, XL_MAXWAITING, INT_MIN, 0},
+    {"executor_limits_set: max_waiting 0 (below waiting)", call_executor_limits_set, OK_, XL_MAXWAITING, 0, 0},
+    {"executor_limits_set: max_waiting UNLIMITED", call_executor_limits_set, OK_, XL_MAXWAITING, UNL, 0},
+    {"executor_limits_set: max_waiting KEEP", call_executor_limits_set, OK_, XL_MAXWAITING, KEEP_, 0},
+    {"executor_limits_set: default_concurrency 0", call_executor_limits_set, ELIMIT_, XL_CONC, 0, 0},
+    {"executor_limits_set: default_concurrency UNLIMITED", call_executor_limits_set, ELIMIT_, XL_CONC, UNL, 0},
+    {"executor_limits_set: default_concurrency DEFAULT", call_executor_limits_set, ELIMIT_, XL_CONC, DEF, 0},
+    {"executor_limits_set: default_concurrency -4", call_executor_limits_set, ELIMIT_, XL_CONC, -4, 0},
+    {"executor_limits_set: default_concurrency 3", call_executor_limits_set, OK_, XL_CONC, 3, 0},
+    {"executor_limits_set: default_concurrency KEEP", call_executor_limits_set, OK_, XL_CONC, KEEP_, 0},
+    {"executor_limits_set: default_max_in_flight 0", call_executor_limits_set, ELIMIT_, XL_INFL, 0, 0},
+    {"executor_limits_set: default_max_in_flight DEFAULT", call_executor_limits_set, ELIMIT_, XL_INFL, DEF, 0},
+    {"executor_limits_set: default_max_in_flight -4", call_executor_limits_set, ELIMIT_, XL_INFL, -4, 0},
+    {"executor_limits_set: default_max_in_flight 4", call_executor_limits_set, OK_, XL_INFL, 4, 0},
+    {"executor_limits_set: default_max_in_flight KEEP", call_executor_limits_set, OK_, XL_INFL, KEEP_, 0},
+    {"executor_limits_set: default_queue_threshold DEFAULT", call_executor_limits_set, ELIMIT_, XL_THR, DEF, 0},
+    {"executor_limits_set: default_queue_threshold -4", call_executor_limits_set, ELIMIT_, XL_THR, -4, 0},
+    {"executor_limits_set: default_queue_threshold INT_MIN", call_executor_limits_set, ELIMIT_, XL_THR, INT_MIN, 0},
+    {"executor_limits_set: default_queue_threshold 0", call_executor_limits_set, OK_, XL_THR, 0, 0},
+    {"executor_limits_set: default_queue_threshold KEEP", call_executor_limits_set, OK_, XL_THR, KEEP_, 0},
+    {"executor_limits_set: default_max_wait_ns 0", call_executor_limits_set, ELIMIT_, XL_WAIT, 0, 0},
+    {"executor_limits_set: default_max_wait_ns DEFAULT", call_executor_limits_set, ELIMIT_, XL_WAIT, DEF, 0},
+    {"executor_limits_set: default_max_wait_ns -7", call_executor_limits_set, ELIMIT_, XL_WAIT, -7, 0},
+    {"executor_limits_set: default_max_wait_ns INT64_MIN", call_executor_limits_set, ELIMIT_, XL_WAIT, INT64_MIN, 0},
+    {"executor_limits_set: default_max_wait_ns 5 s", call_executor_limits_set, OK_, XL_WAIT, INT64_C(5000000000), 0},
+    {"executor_limits_set: default_max_wait_ns FOREVER", call_executor_limits_set, OK_, XL_WAIT, GROUPCONC_FOREVER, 0},
+    {"executor_limits_set: default_max_wait_ns KEEP", call_executor_limits_set, OK_, XL_WAIT, KEEP_, 0},
+    {"executor_limits_set: every field KEEP (nothing changed)", call_executor_limits_set, OK_, XL_ALL_KEEP, 0, 0},
+    {"executor_limits_set: after shutdown", call_executor_limits_set, GROUPCONC_ESHUTDOWN, XL_AFTER_SHUTDOWN, 0, 0},
+    {"executor_limits_set: global_max_running 0 after shutdown", call_executor_limits_set, ELIMIT_, XL_BAD_AFTER_SHUTDOWN, 0, 0},
+    {"executor_limits_set: limits NULL after shutdown", call_executor_limits_set, EINVAL_, XL_NULL_AFTER_SHUTDOWN, 0, 0},
+    {"group_limits_keep / executor_limits_keep: every field KEEP", call_limits_keep, OK_, 0, 0, 0},
+    /* pause and resume */
+    {"group_pause: executor NULL", call_group_pause, EINVAL_, PA_NULL_EX, 0, 0},
+    {"group_pause: group NULL", call_group_pause, EINVAL_, PA_NULL_GROUP, 0, 0},
+    {"group_pause: group empty", call_group_pause, GROUPCONC_EKEYEMPTY, PA_EMPTY, 0, 0},
+    {"group_pause: group MAX_KEY_LEN+1 bytes", call_group_pause, GROUPCONC_EKEYTOOLONG, PA_LONG, 0, 0},
+    {"group_pause: new MAX_KEY_LEN key (created paused)", call_group_pause, OK_, PA_MAX_NEW, 0, 0},
+    {"group_pause: known group (nothing new starts)", call_group_pause, OK_, PA_KNOWN, 0, 0},
+    {"group_pause: twice (idempotent)", call_group_pause, OK_, PA_TWICE, 0, 0},
+    {"group_pause: after shutdown", call_group_pause, GROUPCONC_ESHUTDOWN, PA_AFTER_SHUTDOWN, 0, 0},
+    {"group_pause: group empty after shutdown", call_group_pause, GROUPCONC_EKEYEMPTY, PA_EMPTY_AFTER_SHUTDOWN, 0, 0},
+    {"group_pause: group NULL after shutdown", call_group_pause, EINVAL_, PA_NULL_AFTER_SHUTDOWN, 0, 0},
+    {"group_pause: new key at max_groups, every group busy", call_group_pause, GROUPCONC_EGROUPS_FULL, PA_FULL_BUSY, 0, 0},
+    {"group_pause: new key at max_groups, the group paused", call_group_pause, GROUPCONC_EGROUPS_FULL, PA_FULL_PAUSED, 0, 0},
+    {"group_pause: new key at max_groups, the group idle (reclaimed)", call_group_pause, OK_, PA_FULL_IDLE, 0, 0},
+    {"group_pause: known busy key at max_groups", call_group_pause, OK_, PA_FULL_KNOWN, 0, 0},
+    {"submit: new key at max_groups, every group busy", call_group_pause, GROUPCONC_EGROUPS_FULL, PA_SUBMIT_FULL, 0, 0},
+    {"group_resume: executor NULL", call_group_resume, EINVAL_, RS_NULL_EX, 0, 0},
+    {"group_resume: group NULL", call_group_resume, EINVAL_, RS_NULL_GROUP, 0, 0},
+    {"group_resume: group empty", call_group_resume, GROUPCONC_EKEYEMPTY, RS_EMPTY, 0, 0},
+    {"group_resume: group MAX_KEY_LEN+1 bytes", call_group_resume, GROUPCONC_EKEYTOOLONG, RS_LONG, 0, 0},
+    {"group_resume: unknown key (no-op, no state made)", call_group_resume, OK_, RS_UNKNOWN, 0, 0},
+    {"group_resume: unknown MAX_KEY_LEN key (no-op)", call_group_resume, OK_, RS_MAX_UNKNOWN, 0, 0},
+    {"group_resume: known group, not paused (no-op)", call_group_resume, OK_, RS_NOT_PAUSED, 0, 0},
+    {"group_resume: paused group (its waiting task runs)", call_group_resume, OK_, RS_PAUSED, 0, 0},
+    {"group_resume: twice", call_group_resume, OK_, RS_TWICE, 0, 0},
+    {"group_resume: after shutdown", call_group_resume, OK_, RS_AFTER_SHUTDOWN, 0, 0},
+    {"group_resume: paused group after shutdown", call_group_resume, OK_, RS_PAUSED_AFTER_SHUTDOWN, 0, 0},
+    {"group_resume: group empty after shutdown", call_group_resume, GROUPCONC_EKEYEMPTY, RS_EMPTY_AFTER_SHUTDOWN, 0, 0},
+    {"executor_pause: NULL", call_executor_pause, EINVAL_, EP_NULL, 0, 0},
+    {"executor_pause: nothing new starts until resume", call_executor_pause, OK_, EP_PAUSE, 0, 0},
+    {"executor_pause: twice (idempotent)", call_executor_pause, OK_, EP_TWICE, 0, 0},
+    {"executor_pause: after shutdown (documented: OK)", call_executor_pause, OK_, EP_AFTER_SHUTDOWN, 0, 0},
+    {"executor_resume: NULL", call_executor_pause, EINVAL_, ER_NULL, 0, 0},
+    {"executor_resume: not paused (no-op)", call_executor_pause, OK_, ER_NOT_PAUSED, 0, 0},
+    {"executor_resume: paused", call_executor_pause, OK_, ER_PAUSED, 0, 0},
+    {"executor_resume: after shutdown", call_executor_pause, OK_, ER_AFTER_SHUTDOWN, 0, 0},
+    {"executor_resume: paused, after shutdown", call_executor_pause, OK_, ER_PAUSED_AFTER_SHUTDOWN, 0, 0},
+    {"executor_resume: a group paused on its own stays paused", call_executor_pause, OK_, ER_GROUP_STAYS_PAUSED, 0, 0},
     /* admission gate: create */
     {"gate_create: config NULL", call_gate_create, EINVAL_, GC_NULL_CONFIG, 0, 0},
     {"gate_create: out_gate NULL", call_gate_create, EINVAL_, GC_NULL_OUT, 0, 0},
@@ -3613,6 +4475,7 @@ static const row rows[] = {
     {"executor_dump_file: a temporary file (the whole dump)", call_dump_file, OK_, DFL_OK, 0, 0},
     /* diagnostics */
     {"error codes: values, texts, names distinct", call_codes_distinct, OK_, 0, 0, 0},
+    {"error codes: the eight new codes (-29 .. -36) by name and value", call_new_codes, OK_, 0, 0, 0},
     {"strerror/errname: unknown 1", call_unknown_code, OK_, 0, 1, 0},
     {"strerror/errname: unknown -37", call_unknown_code, OK_, 0, -37, 0},
     {"strerror/errname: unknown -1000", call_unknown_code, OK_, 0, -1000, 0},

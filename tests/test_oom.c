@@ -23,6 +23,14 @@
    documented for a fork refused in submit. Join, join_for, shutdown, close, result, first,
    first_set and the dump into a caller's buffer are run with no memory left, on every thread too.
 
+   Live limits, queue deadlines, the bounded table and the cold counters: group_limits_set of a new
+   key (the table grows; ENOMEM records nothing, the retry succeeds), group_pause of a new key (the
+   group's block, the key table's growth), a submit with a queue deadline (the heap is made, and
+   grows at 64: ENOMEM is the submit's, the task not accepted), executor_create with every new
+   policy field, a group's first rare outcome whose cold counters cannot be allocated (the executor's
+   totals stay exact, counts_unattributed counts what the group's miss), the bounded table's group
+   creation; the live calls that document no ENOMEM run with no memory left.
+
    By default only allocations made on the arming (main) thread are counted, so that the N-th
    allocation is the operation's own; the *_any_thread tests also fail allocations made on worker
    threads, and the *_sticky variants make every allocation after the first failure fail too (the
@@ -1749,6 +1757,753 @@ static void test_scope_calls_without_memory(void **state) {
                   scope_no_memory(1, true));
 }
 
+/* ==== live limits, queue deadlines, the bounded table, cold counters ============================ */
+/* group_limits_set of a key with no table entry (the table grows: its array, then the key's copy):
+   ENOMEM changes nothing (no entry: the state a submit makes then has the defaults; an existing
+   group keeps its limits and its waiter keeps waiting), and the same call with memory back
+   succeeds. A key already in the table needs no memory. group_pause of a new key (the group's
+   block, the key table's growth): ENOMEM makes no state and pauses nothing. A submit with a queue
+   deadline reserves a slot in the deadline heap (made at the first deadline, grown at 64): ENOMEM
+   there is the submit's ENOMEM (not accepted, no handle, cleanup not called, COMPLETED for its
+   SUBMITTED). executor_create with every new policy field. A group's first outcome other than
+   success allocates its cold counters: when that fails, the outcome counts in the executor's totals
+   only (counts_unattributed), the executor's totals stay exact and the group's miss exactly it. The
+   bounded table (max_groups, group_idle_ns: an LRU link in front of each group) under OOM. The live
+   calls whose contracts have no ENOMEM work with no memory left. */
+
+/* The limits a call sets and what a state made afterwards reads back. */
+static void assert_limits(world *w, const char *group, int conc, int infl, int thr, int64_t wait) {
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_group_stats_get(w->ex, group, &gs), GROUPCONC_OK);
+    if (gs.concurrency != conc || gs.max_in_flight != infl || gs.queue_threshold != thr || gs.max_wait_ns != wait)
+        fail_msg("\"%s\": concurrency %d (want %d), max_in_flight %d (want %d), queue_threshold %d (want %d), "
+                 "max_wait_ns %lld (want %lld)", group, gs.concurrency, conc, gs.max_in_flight, infl, gs.queue_threshold,
+                 thr, (long long)gs.max_wait_ns, (long long)wait);
+}
+
+/* One task into `group`, waited for: its state exists afterwards. */
+static void run_one(world *w, const char *group, counter *runs) {
+    groupconc_task *t = NULL;
+    assert_int_equal(groupconc_submit(w->ex, group, NULL, task_count, runs, &t), GROUPCONC_OK);
+    w->accepted++;
+    add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_result r = {0};
+    assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+}
+
+static bool group_exists(world *w, const char *group) {
+    groupconc_group_stats gs;
+    int rc = groupconc_group_stats_get(w->ex, group, &gs);
+    if (rc != GROUPCONC_OK && rc != GROUPCONC_ENOTFOUND) fail_msg("group_stats(\"%s\"): %s", group, groupconc_errname(rc));
+    return rc == GROUPCONC_OK;
+}
+
+/* ---- group_limits_set ---------------------------------------------------------------------------- */
+/* variant 0: a new key, the world's table full (3 entries: it grows); 1: a new key, room in the
+   table (only the key is copied); 2: "a", which has state (P0 runs, P1 waits) but no entry:
+   concurrency 2 hands P1 its permit; 3: "tbl", already in the table: no memory needed at all. */
+
+static void limits_set_loop(int variant, bool sticky) {
+    static const char *const what[] = {"group_limits_set (new key, the table grows)", "group_limits_set (new key, room)",
+                                       "group_limits_set (a group with state, no entry)",
+                                       "group_limits_set (a key in the table)"};
+    const int64_t wait = INT64_C(30000000000);
+    long n;
+    int enomem = 0;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        counter *runs = scratch(sizeof *runs);
+        counter_init(runs);
+        const char *key = variant == 2 ? "a" : variant == 3 ? "tbl" : "new";
+        groupconc_group_limits l = {key, 3, 5, 2, wait};
+        if (variant == 1) { /* an entry made before: the array has room for the next one */
+            groupconc_group_limits x = {"x1", 2, GROUPCONC_KEEP, GROUPCONC_KEEP, GROUPCONC_KEEP};
+            assert_int_equal(groupconc_group_limits_set(w->ex, &x), GROUPCONC_OK);
+        }
+        if (variant == 2) l = (groupconc_group_limits){"a", 2, GROUPCONC_KEEP, GROUPCONC_KEEP, GROUPCONC_KEEP};
+        if (variant == 3) run_one(w, "tbl", runs); /* its state too: the change applies at once */
+        snapshot before = take(w, key);
+        oom_arm(n, sticky, false);
+        int rc = groupconc_group_limits_set(w->ex, &l);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, what[variant], n);
+        if (variant == 3 && rc != GROUPCONC_OK)
+            fail_msg("%s: %s with allocation %ld failing (the table need not grow)", what[variant], groupconc_errname(rc), n);
+        if (rc != GROUPCONC_OK) { /* nothing changed, nothing recorded */
+            enomem++;
+            snapshot after = take(w, key);
+            assert_unchanged(&before, &after);
+            if (variant == 2) {
+                assert_limits(w, "a", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, GROUPCONC_FOREVER);
+                assert_int_equal(after.gs.waiting_concurrency, 1);
+                assert_int_equal(counter_get(&w->gate), 4); /* P1 never started */
+            } else {
+                if (after.grc != GROUPCONC_ENOTFOUND) fail_msg("%s: ENOMEM, yet \"%s\" has state", what[variant], key);
+                run_one(w, key, runs); /* made now: the defaults, no half-made entry */
+                assert_limits(w, key, 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, GROUPCONC_FOREVER);
+                assert_int_equal(groupconc_group_evict(w->ex, key), GROUPCONC_OK);
+            }
+            rc = groupconc_group_limits_set(w->ex, &l); /* memory back: it succeeds */
+            if (rc != GROUPCONC_OK) fail_msg("%s again after its ENOMEM (allocation %ld): %s", what[variant], n, groupconc_errname(rc));
+        }
+        if (variant == 2) { /* raised at once: P1 was handed its permit (ready, or running: parked on
+                               the gate). It starts at once when a worker can start; a worker start that
+                               failed for want of memory (after the change: not an error of the call)
+                               leaves it ready for the next free worker */
+            groupconc_group_stats gs;
+            assert_int_equal(groupconc_group_stats_get(w->ex, "a", &gs), GROUPCONC_OK);
+            if (gs.waiting_concurrency != 0 || gs.running + gs.ready != 2)
+                fail_msg("%s (allocation %ld): P1 not handed its permit: waiting %zu, running %zu, ready %zu", what[variant],
+                         n, gs.waiting_concurrency, gs.running, gs.ready);
+            if (injected == 0) assert_true(counter_wait(&w->gate, 5));
+            assert_limits(w, "a", 2, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, GROUPCONC_FOREVER);
+        } else {
+            if (variant != 3 && group_exists(w, key)) fail_msg("%s: a key with no state got state", what[variant]);
+            if (variant != 3) run_one(w, key, runs);
+            assert_limits(w, key, 3, 5, 2, wait);
+        }
+        world_finish(w);
+        world_free(w);
+        counter_destroy(runs);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    if (variant == 0) assert_true(n > 2);      /* the array and the key */
+    if (variant == 1 || variant == 2) assert_true(n > 1);
+    if (variant == 3) assert_int_equal(n, 1); /* nothing to allocate: not even the first one */
+    print_message("%s%s: %ld allocations, %d ENOMEM\n", what[variant], sticky ? " (sticky)" : "", n - 1, enomem);
+}
+
+static void test_group_limits_set(void **state) {
+    (void)state;
+    for (int v = 0; v < 4; v++) {
+        limits_set_loop(v, false);
+        limits_set_loop(v, true);
+    }
+}
+
+/* ---- group_pause of a new key --------------------------------------------------------------------- */
+/* grow: 8 more groups first (12 in 16 slots): the 13th makes the key table grow (a second
+   allocation). After ENOMEM: no state, nothing paused, the group count unchanged; with memory back
+   it is created paused, a task submitted into it waits (layer 3 is shut) and runs on resume. */
+
+static void pause_new_loop(bool grow, bool sticky) {
+    const char *what = grow ? "group_pause (new key, the key table grows)" : "group_pause (new key)";
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        counter *runs = scratch(sizeof *runs);
+        counter_init(runs);
+        if (grow) {
+            static const char *const fill[] = {"f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7"};
+            for (int i = 0; i < 8; i++) run_one(w, fill[i], runs);
+        }
+        groupconc_executor_stats es0;
+        assert_int_equal(groupconc_executor_stats_get(w->ex, &es0), GROUPCONC_OK);
+        if (grow) assert_int_equal(es0.groups, 12);
+        oom_arm(n, sticky, false);
+        int rc = groupconc_group_pause(w->ex, "new");
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, what, n);
+        groupconc_executor_stats es;
+        assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+        if (rc != GROUPCONC_OK) {
+            if (group_exists(w, "new")) fail_msg("%s: ENOMEM (allocation %ld), yet \"new\" has state", what, n);
+            if (es.groups != es0.groups || es.paused_groups != 0)
+                fail_msg("%s: ENOMEM, yet groups %zu -> %zu, paused %zu", what, es0.groups, es.groups, es.paused_groups);
+            rc = groupconc_group_pause(w->ex, "new");
+            if (rc != GROUPCONC_OK) fail_msg("%s again after its ENOMEM: %s", what, groupconc_errname(rc));
+            assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+        }
+        assert_int_equal(es.groups, es0.groups + 1);
+        assert_int_equal(es.paused_groups, 1);
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_group_stats_get(w->ex, "new", &gs), GROUPCONC_OK);
+        assert_true(gs.paused);
+        groupconc_task *t = NULL; /* paused: it waits at layer 3 */
+        assert_int_equal(groupconc_submit(w->ex, "new", "held", task_count, &w->op_done, &t), GROUPCONC_OK);
+        w->accepted++;
+        add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
+        assert_int_equal(groupconc_group_stats_get(w->ex, "new", &gs), GROUPCONC_OK);
+        assert_int_equal(gs.waiting_concurrency, 1);
+        assert_int_equal(gs.running + gs.ready, 0);
+        assert_int_equal(counter_get(&w->op_done), 0);
+        assert_int_equal(groupconc_group_resume(w->ex, "new"), GROUPCONC_OK);
+        groupconc_result r = {0};
+        assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &r), GROUPCONC_OK);
+        world_finish(w);
+        assert_int_equal(counter_get(&w->op_done), 1);
+        world_free(w);
+        counter_destroy(runs);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > (grow ? 2 : 1));
+    print_message("%s%s: %ld allocations\n", what, sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_group_pause_new(void **state) {
+    (void)state;
+    pause_new_loop(false, false);
+    pause_new_loop(false, true);
+    pause_new_loop(true, false);
+    pause_new_loop(true, true);
+}
+
+/* ---- submit with a queue deadline ----------------------------------------------------------------- */
+/* variant 0: spec.max_wait_ns into "a" (it waits behind P0): the first deadline makes the heap (and
+   starts the housekeeper); 1: the same with 64 deadline tasks already waiting in "a" (the heap is
+   full: it grows); 2: a plain submit into "a" after group_limits_set gave "a" a deadline; 3: a plain
+   submit into "new" after executor_limits_set set default_max_wait_ns. Deadlines are far: nothing
+   expires. An ENOMEM submit is not accepted (no handle, cleanup not called, no run, a COMPLETED
+   event for its SUBMITTED, counted in rejected_other); the same submit again succeeds. */
+
+static void deadline_submit_loop(int variant, bool sticky) {
+    static const char *const what[] = {"submit, first queue deadline (the heap is made)",
+                                       "submit, queue deadline, 64 waiting (the heap grows)",
+                                       "submit, the group's queue deadline", "submit, the policy's default deadline"};
+    const int64_t far = INT64_C(120000000000);
+    long n;
+    int enomem = 0, after_submitted = 0;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        counter *pre = scratch(sizeof *pre);
+        counter_init(pre);
+        const char *group = variant == 3 ? "new" : "a";
+        groupconc_task_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.group = group;
+        spec.task_id = "dl";
+        spec.fn = task_count;
+        spec.arg = &w->op_done;
+        spec.cleanup = oom_cleanup;
+        spec.max_wait_ns = variant <= 1 ? far : 0;
+        if (variant == 1) {
+            groupconc_task_spec p = spec;
+            p.task_id = NULL;
+            p.arg = pre;
+            p.cleanup = NULL;
+            for (int i = 0; i < 64; i++) assert_int_equal(groupconc_submit_spec(w->ex, &p, NULL), GROUPCONC_OK);
+            w->accepted += 64;
+            groupconc_group_stats gs;
+            assert_int_equal(groupconc_group_stats_get(w->ex, "a", &gs), GROUPCONC_OK);
+            assert_int_equal(gs.waiting_concurrency, 65); /* P1 and the 64 */
+        } else if (variant == 2) {
+            groupconc_group_limits l = {"a", GROUPCONC_KEEP, GROUPCONC_KEEP, GROUPCONC_KEEP, far};
+            assert_int_equal(groupconc_group_limits_set(w->ex, &l), GROUPCONC_OK);
+        } else if (variant == 3) {
+            groupconc_executor_limits l = groupconc_executor_limits_keep();
+            l.default_max_wait_ns = far;
+            assert_int_equal(groupconc_executor_limits_set(w->ex, &l), GROUPCONC_OK);
+        }
+        snapshot before = take(w, group);
+        int events_before = atomic_load(&w->submitted_events);
+        groupconc_task *t = (groupconc_task *)(uintptr_t)1;
+        atomic_store(&oom_cleanups, 0);
+        oom_arm(n, sticky, false);
+        int rc = variant <= 1 ? groupconc_submit_spec(w->ex, &spec, &t)
+                              : groupconc_submit(w->ex, group, "dl", task_count, &w->op_done, &t);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, what[variant], n);
+        if (rc != GROUPCONC_OK) {
+            enomem++;
+            if (t) fail_msg("%s: %s (allocation %ld), yet a handle", what[variant], groupconc_errname(rc), n);
+            snapshot after = take(w, group);
+            assert_unchanged(&before, &after);
+            /* refused before SUBMITTED (its node): nothing counted; after it (the group, the heap slot):
+               counted once, as rejected_other, and completed */
+            uint64_t k = (uint64_t)(atomic_load(&w->submitted_events) - events_before);
+            if (k > 1 || after.es.submitted != before.es.submitted + k ||
+                after.es.rejected_other != before.es.rejected_other + k || after.es.completed != before.es.completed + k)
+                fail_msg("%s: ENOMEM, %llu SUBMITTED event(s): submitted +%llu, rejected_other +%llu, completed +%llu",
+                         what[variant], (unsigned long long)k, (unsigned long long)(after.es.submitted - before.es.submitted),
+                         (unsigned long long)(after.es.rejected_other - before.es.rejected_other),
+                         (unsigned long long)(after.es.completed - before.es.completed));
+            after_submitted += (int)k;
+            if (atomic_load(&oom_cleanups) != 0) fail_msg("%s: ENOMEM, yet the cleanup ran", what[variant]);
+            rc = variant <= 1 ? groupconc_submit_spec(w->ex, &spec, &t)
+                              : groupconc_submit(w->ex, group, "dl", task_count, &w->op_done, &t);
+            if (rc != GROUPCONC_OK) fail_msg("%s again after its ENOMEM: %s", what[variant], groupconc_errname(rc));
+        }
+        assert_non_null(t);
+        w->accepted++;
+        add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0); /* far deadline: it runs once P0 (and the 64) did */
+        world_finish(w);
+        if (counter_get(&w->op_done) != 1) fail_msg("%s: the accepted task ran %d times", what[variant], counter_get(&w->op_done));
+        if (variant <= 1 && atomic_load(&oom_cleanups) != 1) fail_msg("%s: cleanup ran %d times", what[variant], atomic_load(&oom_cleanups));
+        if (variant == 1) assert_int_equal(counter_get(pre), 64);
+        world_free(w);
+        counter_destroy(pre);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(after_submitted > 0); /* an allocation past SUBMITTED failed too: the heap slot's, or the group's */
+    print_message("%s%s: %ld allocations, %d ENOMEM (%d after SUBMITTED)\n", what[variant], sticky ? " (sticky)" : "",
+                  n - 1, enomem, after_submitted);
+}
+
+static void test_deadline_submit(void **state) {
+    (void)state;
+    for (int v = 0; v < 4; v++) {
+        deadline_submit_loop(v, false);
+        deadline_submit_loop(v, true);
+    }
+}
+
+/* ---- executor_create with the new policy fields ---------------------------------------------------- */
+
+static void create_new_fields_loop(bool sticky) {
+    const groupconc_group_limits tbl[] = {
+        {"tenant-1", 3, 5, 2, INT64_C(30000000000)},
+        {"tenant-2", GROUPCONC_DEFAULT, GROUPCONC_UNLIMITED, 0, GROUPCONC_FOREVER},
+        {"tenant-3", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT},
+    };
+    groupconc_policy p = groupconc_policy_default();
+    p.groups = tbl;
+    p.group_count = 3;
+    p.global_max_running = 4;
+    p.max_waiting = 10;
+    p.default_max_wait_ns = INT64_C(40000000000);
+    p.max_groups = 8;
+    p.group_idle_ns = INT64_C(60000000000);
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        groupconc_executor *ex = (groupconc_executor *)(uintptr_t)1;
+        oom_arm(n, sticky, false);
+        int rc = groupconc_executor_create(&p, &ex);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, "executor_create (new fields)", n);
+        if (rc != GROUPCONC_OK) {
+            assert_null(ex);
+            if (live_blocks() != 0) fail_msg("executor_create (new fields) failed at allocation %ld and left %ld blocks", n, live_blocks());
+            continue;
+        }
+        groupconc_executor_stats es;
+        assert_int_equal(groupconc_executor_stats_get(ex, &es), GROUPCONC_OK);
+        assert_int_equal(es.global_max_running, 4);
+        assert_int_equal(es.max_waiting, 10);
+        assert_int_equal(es.max_groups, 8);
+        counter done;
+        counter_init(&done);
+        static const char *const keys[] = {"tenant-1", "tenant-2", "tenant-3", "other"};
+        static const int64_t waits[] = {INT64_C(30000000000), GROUPCONC_FOREVER, INT64_C(40000000000),
+                                        INT64_C(40000000000)};
+        groupconc_task *t[4];
+        for (int i = 0; i < 4; i++) {
+            assert_int_equal(groupconc_submit(ex, keys[i], NULL, task_count, &done, &t[i]), GROUPCONC_OK);
+            groupconc_result r = {0};
+            assert_int_equal(groupconc_task_wait_for(t[i], BOUND_NS, &r), GROUPCONC_OK);
+            assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+            groupconc_group_stats gs;
+            assert_int_equal(groupconc_group_stats_get(ex, keys[i], &gs), GROUPCONC_OK);
+            assert_true(gs.max_wait_ns == waits[i]);
+            if (i == 0) {
+                assert_int_equal(gs.concurrency, 3);
+                assert_int_equal(gs.max_in_flight, 5);
+                assert_int_equal(gs.queue_threshold, 2);
+            }
+        }
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        for (int i = 0; i < 4; i++) assert_int_equal(groupconc_task_release(t[i]), GROUPCONC_OK);
+        counter_destroy(&done);
+        assert_int_equal(live_blocks(), 0);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 1);
+    print_message("executor_create with the new policy fields%s: %ld allocations\n", sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_create_new_fields(void **state) {
+    (void)state;
+    create_new_fields_loop(false);
+    create_new_fields_loop(true);
+}
+
+/* ---- cold counters ---------------------------------------------------------------------------------- */
+
+/* The executor's totals are exact: completed is the sum of the outcomes (rejected_other too), and
+   submitted - completed is what is still in progress. */
+static void assert_totals_exact(const groupconc_executor_stats *es, uint64_t in_progress) {
+    uint64_t sum = es->succeeded + es->failed + es->cancelled + es->rejected_global + es->rejected_bulkhead +
+                   es->rejected_concurrency + es->rejected_waiting + es->expired + es->rejected_other;
+    if (es->completed != sum || es->submitted - es->completed != in_progress)
+        fail_msg("executor totals: completed %llu, sum of outcomes %llu, submitted %llu, in progress %llu (want %llu)",
+                 (unsigned long long)es->completed, (unsigned long long)sum, (unsigned long long)es->submitted,
+                 (unsigned long long)(es->submitted - es->completed), (unsigned long long)in_progress);
+}
+
+/* Cancel P1 (waiting in "a", which has had only successes: no cold block yet) with the N-th
+   allocation on this thread failing. cancel has no ENOMEM: it returns OK, DEQUEUED; the outcome is
+   in the executor's cancelled either way, and in "a"'s cancelled exactly when the block could be
+   made (else counts_unattributed says so). A second cancellation in "a" afterwards makes the block
+   and counts there. */
+static void cold_cancel_loop(bool sticky) {
+    long n;
+    int unattributed = 0;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        groupconc_executor_stats es0;
+        assert_int_equal(groupconc_executor_stats_get(w->ex, &es0), GROUPCONC_OK);
+        assert_int_equal(es0.counts_unattributed, 0);
+        groupconc_cancel_outcome co = GROUPCONC_CANCEL_TOO_LATE;
+        oom_arm(n, sticky, false);
+        int rc = groupconc_task_cancel(w->h[1], &co);
+        long injected = oom_disarm();
+        if (rc != GROUPCONC_OK || co != GROUPCONC_CANCEL_DEQUEUED)
+            fail_msg("cancel with allocation %ld failing: %s, %s", n, groupconc_errname(rc), groupconc_cancel_outcome_name(co));
+        w->want[1] = GROUPCONC_STATUS_CANCELLED;
+        w->want_error[1] = GROUPCONC_ECANCELLED;
+        groupconc_executor_stats es;
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+        assert_int_equal(groupconc_group_stats_get(w->ex, "a", &gs), GROUPCONC_OK);
+        assert_int_equal(es.cancelled, es0.cancelled + 1);
+        assert_int_equal(es.completed, es0.completed + 1);
+        assert_totals_exact(&es, 4); /* P0, P2, P3, P4 */
+        if (gs.cancelled + es.counts_unattributed != 1)
+            fail_msg("cancel (allocation %ld): group cancelled %llu, unattributed %llu: want exactly one of them",
+                     n, (unsigned long long)gs.cancelled, (unsigned long long)es.counts_unattributed);
+        if (es.counts_unattributed == 1) { /* the group's totals miss it, and only it */
+            unattributed++;
+            assert_int_equal(gs.completed, 0);
+            assert_int_equal(gs.failed + gs.rejected_bulkhead + gs.rejected_concurrency + gs.expired, 0);
+        } else {
+            assert_int_equal(gs.completed, 1);
+        }
+        /* a second rare outcome in "a", memory back: the block is made now and counts it */
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(w->ex, "a", NULL, task_count, &w->op_done, &t), GROUPCONC_OK);
+        w->accepted++;
+        add_handle(w, t, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+        assert_int_equal(groupconc_task_cancel(t, &co), GROUPCONC_OK);
+        assert_int_equal(co, GROUPCONC_CANCEL_DEQUEUED);
+        groupconc_executor_stats es2;
+        assert_int_equal(groupconc_executor_stats_get(w->ex, &es2), GROUPCONC_OK);
+        assert_int_equal(groupconc_group_stats_get(w->ex, "a", &gs), GROUPCONC_OK);
+        assert_int_equal(es2.cancelled, es0.cancelled + 2);
+        assert_int_equal(es2.counts_unattributed, es.counts_unattributed);
+        assert_int_equal(gs.cancelled, 2 - es.counts_unattributed);
+        assert_totals_exact(&es2, 4);
+        world_finish(w);
+        world_free(w);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(unattributed > 0); /* the cold block's allocation was among those that failed */
+    print_message("cancel, a group's first rare outcome%s: %ld allocations, %d counted unattributed\n",
+                  sticky ? " (sticky)" : "", n - 1, unattributed);
+}
+
+/* A submit into "solo" (in-flight 1, held by P4; threshold 0) is refused at layer 2 in submit: under
+   DISCARD it completes REJECTED there (the group's first rare outcome), under CALLER_RUNS it runs on
+   this thread and counts as succeeded (the rejection it first counted is taken back: from the group's
+   cold block, or from counts_unattributed). Whatever the N-th allocation hit, the executor's totals
+   are exact, and the group's REJECTED count plus counts_unattributed is the executor's. */
+static void cold_reject_loop(groupconc_rejection_policy rejection, bool sticky) {
+    bool caller_runs = rejection == GROUPCONC_REJECT_CALLER_RUNS;
+    const char *what = caller_runs ? "CALLER_RUNS" : "DISCARD";
+    long n;
+    int unattributed = 0, accepted = 0;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, rejection, true);
+        groupconc_executor_stats es0;
+        assert_int_equal(groupconc_executor_stats_get(w->ex, &es0), GROUPCONC_OK);
+        int events_before = atomic_load(&w->submitted_events);
+        groupconc_task *t = NULL;
+        oom_arm(n, sticky, false);
+        int rc = groupconc_submit(w->ex, "solo", "r", task_count, &w->op_done, &t);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, what, n);
+        groupconc_executor_stats es;
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+        assert_int_equal(groupconc_group_stats_get(w->ex, "solo", &gs), GROUPCONC_OK);
+        assert_totals_exact(&es, 5); /* the world's five */
+        if (rc == GROUPCONC_OK) {
+            accepted++;
+            w->accepted++;
+            add_handle(w, t, caller_runs ? GROUPCONC_STATUS_SUCCESS : GROUPCONC_STATUS_REJECTED,
+                       caller_runs ? 0 : GROUPCONC_EREJECTED_BULKHEAD);
+            if (caller_runs) {
+                assert_int_equal(es.succeeded, es0.succeeded + 1);
+                assert_int_equal(es.rejected_bulkhead + es.counts_unattributed + gs.rejected_bulkhead, 0);
+            } else {
+                assert_int_equal(es.rejected_bulkhead, es0.rejected_bulkhead + 1);
+                if (gs.rejected_bulkhead + es.counts_unattributed != 1)
+                    fail_msg("DISCARD (allocation %ld): group rejected_bulkhead %llu, unattributed %llu: want one of them", n,
+                             (unsigned long long)gs.rejected_bulkhead, (unsigned long long)es.counts_unattributed);
+                if (es.counts_unattributed) {
+                    unattributed++;
+                    assert_int_equal(gs.completed, 0); /* P4 still runs: nothing else finished in "solo" */
+                }
+            }
+        } else { /* not accepted: counted once as rejected_other if SUBMITTED was reported, else not at all */
+            assert_null(t);
+            assert_int_equal(es.rejected_other, es0.rejected_other + (uint64_t)(atomic_load(&w->submitted_events) - events_before));
+            assert_int_equal(es.rejected_bulkhead + es.counts_unattributed, 0);
+        }
+        world_finish(w);
+        int want_runs = rc == GROUPCONC_OK && caller_runs ? 1 : 0;
+        if (counter_get(&w->op_done) != want_runs)
+            fail_msg("%s (allocation %ld): ran %d times, want %d", what, n, counter_get(&w->op_done), want_runs);
+        world_free(w);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    if (!caller_runs) assert_true(unattributed > 0);
+    print_message("submit refused in submit, %s, a group's first rare outcome%s: %ld allocations, %d accepted, %d "
+                  "counted unattributed\n", what, sticky ? " (sticky)" : "", n - 1, accepted, unattributed);
+}
+
+/* A task of a new group "c" fails (returns 7) on its worker while every allocation on every thread
+   fails: it completes FAILED (an accepted task always finishes), the executor counts it, "c" cannot:
+   counts_unattributed 1, "c"'s failed and completed 0. The next failure in "c", memory back, makes
+   the block and counts there. */
+static int task_park_fail(groupconc_context *ctx, void **out_value, void *user_data) {
+    (void)task_park(ctx, out_value, user_data);
+    return 7;
+}
+
+static void test_cold_counters_worker(void **state) {
+    (void)state;
+    world *w = scratch(sizeof *w);
+    world_init(w, GROUPCONC_REJECT_ABORT, true);
+    counter *latch = scratch(sizeof *latch);
+    counter_init(latch);
+    groupconc_task *t = NULL;
+    assert_int_equal(groupconc_submit(w->ex, "c", "fails", task_park_fail, latch, &t), GROUPCONC_OK);
+    w->accepted++;
+    int i = add_handle(w, t, GROUPCONC_STATUS_FAILED, 7);
+    assert_int_equal(groupconc_task_on_complete(t, count_cb, &w->cb_calls[i]), GROUPCONC_OK);
+    w->want_cb[i] = true;
+    assert_true(counter_wait(latch, 1));
+    groupconc_executor_stats es0;
+    assert_int_equal(groupconc_executor_stats_get(w->ex, &es0), GROUPCONC_OK);
+    oom_arm(1, true, true);
+    latch_open(latch);
+    groupconc_result r = {0};
+    int rc = groupconc_task_wait_for(t, BOUND_NS, &r);
+    long injected = oom_disarm();
+    if (rc != GROUPCONC_OK || r.status != GROUPCONC_STATUS_FAILED || r.error != 7)
+        fail_msg("a failing task under total OOM: %s, %s, error %d", groupconc_errname(rc), groupconc_status_name(r.status), r.error);
+    groupconc_executor_stats es;
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+    assert_int_equal(groupconc_group_stats_get(w->ex, "c", &gs), GROUPCONC_OK);
+    assert_int_equal(es.failed, es0.failed + 1);
+    assert_int_equal(es.completed, es0.completed + 1);
+    assert_totals_exact(&es, 5);
+    if (es.counts_unattributed != 1 || gs.failed != 0 || gs.completed != 0)
+        fail_msg("a group's first failure without memory: unattributed %llu, group failed %llu, completed %llu "
+                 "(want 1, 0, 0)", (unsigned long long)es.counts_unattributed, (unsigned long long)gs.failed,
+                 (unsigned long long)gs.completed);
+    /* memory back: the next failure in "c" counts there */
+    counter *latch2 = scratch(sizeof *latch2);
+    counter_init(latch2);
+    latch_open(latch2);
+    groupconc_task *t2 = NULL;
+    assert_int_equal(groupconc_submit(w->ex, "c", "fails-again", task_park_fail, latch2, &t2), GROUPCONC_OK);
+    w->accepted++;
+    add_handle(w, t2, GROUPCONC_STATUS_FAILED, 7);
+    assert_int_equal(groupconc_task_wait_for(t2, BOUND_NS, &r), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+    assert_int_equal(groupconc_group_stats_get(w->ex, "c", &gs), GROUPCONC_OK);
+    assert_int_equal(es.failed, es0.failed + 2);
+    assert_int_equal(es.counts_unattributed, 1);
+    assert_int_equal(gs.failed, 1);
+    assert_int_equal(gs.completed, 1);
+    assert_totals_exact(&es, 5);
+    world_finish(w);
+    world_free(w);
+    counter_destroy(latch);
+    counter_destroy(latch2);
+    print_message("a group's first failure on a worker, no memory anywhere: %ld allocations refused\n", injected);
+}
+
+static void test_cold_counters(void **state) {
+    (void)state;
+    cold_cancel_loop(false);
+    cold_cancel_loop(true);
+    cold_reject_loop(GROUPCONC_REJECT_DISCARD, false);
+    cold_reject_loop(GROUPCONC_REJECT_DISCARD, true);
+    cold_reject_loop(GROUPCONC_REJECT_CALLER_RUNS, false);
+    cold_reject_loop(GROUPCONC_REJECT_CALLER_RUNS, true);
+}
+
+/* ---- the bounded table ------------------------------------------------------------------------------ */
+/* A world of its own: max_groups `max` (or unlimited with group_idle_ns), "busy" running a parked task,
+   "idle" with one finished task. variant 0: max 3, submit into "new" (room); 1: max 2, submit into
+   "new" (the idle group is reclaimed for it); 2: max 2, group_pause of "new"; 3: no max, group_idle_ns
+   60 s (each group carries its LRU link), submit into "new". After ENOMEM: not accepted / not
+   paused, no state for "new", "busy" untouched, at most max_groups groups, nothing leaked; the same
+   call with memory back succeeds. Whether the reclaim happened before the allocation failed is
+   counted and printed (the header promises only that the task was not accepted). */
+
+static void bounded_world_init(world *w, int max, int64_t idle_ns, counter *runs) {
+    memset(w, 0, sizeof *w);
+    counter_init(&w->gate);
+    counter_init(&w->completed);
+    counter_init(&w->op_done);
+    atomic_store(&w->events_bad, 0);
+    groupconc_policy p = world_policy(w, GROUPCONC_REJECT_ABORT);
+    p.max_groups = max;
+    p.group_idle_ns = idle_ns;
+    assert_int_equal(groupconc_executor_create(&p, &w->ex), GROUPCONC_OK);
+    submit_parked(w, "busy", true, true);
+    assert_true(counter_wait(&w->gate, 1));
+    run_one(w, "idle", runs);
+}
+
+static void bounded_loop(int variant, bool sticky) {
+    static const char *const what[] = {"bounded table (max 3), submit of a new key",
+                                       "bounded table (max 2), submit of a new key (reclaims the idle group)",
+                                       "bounded table (max 2), group_pause of a new key (reclaims the idle group)",
+                                       "bounded table (group_idle_ns), submit of a new key"};
+    static const int maxes[] = {3, 2, 2, GROUPCONC_UNLIMITED};
+    long n;
+    int enomem = 0, reclaimed_on_enomem = 0;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        counter *runs = scratch(sizeof *runs);
+        counter_init(runs);
+        bounded_world_init(w, maxes[variant], variant == 3 ? INT64_C(60000000000) : GROUPCONC_FOREVER, runs);
+        snapshot before = take(w, "new");
+        groupconc_task *t = NULL;
+        oom_arm(n, sticky, false);
+        int rc = variant == 2 ? groupconc_group_pause(w->ex, "new")
+                              : groupconc_submit(w->ex, "new", "t", task_count, &w->op_done, &t);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, what[variant], n);
+        if (rc != GROUPCONC_OK) {
+            enomem++;
+            assert_null(t);
+            snapshot after = take(w, "new");
+            assert_unchanged(&before, &after);
+            if (after.grc != GROUPCONC_ENOTFOUND) fail_msg("%s: ENOMEM, yet \"new\" has state", what[variant]);
+            if (maxes[variant] != GROUPCONC_UNLIMITED && after.es.groups > (size_t)maxes[variant])
+                fail_msg("%s: %zu groups, max %d", what[variant], after.es.groups, maxes[variant]);
+            assert_int_equal(after.es.paused_groups, 0);
+            assert_true(group_exists(w, "busy"));
+            if (after.es.groups_reclaimed != before.es.groups_reclaimed) {
+                reclaimed_on_enomem++;
+                assert_false(group_exists(w, "idle"));
+            }
+            rc = variant == 2 ? groupconc_group_pause(w->ex, "new")
+                              : groupconc_submit(w->ex, "new", "t", task_count, &w->op_done, &t);
+            if (rc != GROUPCONC_OK) fail_msg("%s again after its ENOMEM: %s", what[variant], groupconc_errname(rc));
+        }
+        if (variant == 2) { /* paused, empty; resume it so that nothing is left paused */
+            groupconc_group_stats gs;
+            assert_int_equal(groupconc_group_stats_get(w->ex, "new", &gs), GROUPCONC_OK);
+            assert_true(gs.paused);
+            assert_int_equal(groupconc_group_resume(w->ex, "new"), GROUPCONC_OK);
+        } else {
+            w->accepted++;
+            add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
+        }
+        groupconc_executor_stats es;
+        assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+        if (variant == 1 || variant == 2) { /* room was made: the idle group went */
+            assert_int_equal(es.groups, 2);
+            assert_false(group_exists(w, "idle"));
+            assert_true(es.groups_reclaimed >= 1);
+        } else {
+            assert_int_equal(es.groups, 3);
+        }
+        world_finish(w);
+        assert_int_equal(counter_get(&w->op_done), variant == 2 ? 0 : 1);
+        world_free(w);
+        counter_destroy(runs);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(enomem > 0);
+    print_message("%s%s: %ld allocations, %d ENOMEM (%d of them after reclaiming the idle group)\n", what[variant],
+                  sticky ? " (sticky)" : "", n - 1, enomem, reclaimed_on_enomem);
+}
+
+static void test_bounded_table(void **state) {
+    (void)state;
+    for (int v = 0; v < 4; v++) {
+        bounded_loop(v, false);
+        bounded_loop(v, true);
+    }
+}
+
+/* ---- live calls that document no ENOMEM --------------------------------------------------------- */
+/* Sticky from allocation N on this thread (and once with every allocation on every thread failing):
+   executor_limits_set, group_limits_set of a key already in the table (also one that raises "a"'s
+   concurrency: P1 is handed its permit; it starts once a worker is free), group_resume (known, unknown), executor pause
+   and resume, and the _keep constructors return OK and lose nothing. */
+
+static long live_no_memory(long n, bool any_thread) {
+    world *w = scratch(sizeof *w);
+    world_init(w, GROUPCONC_REJECT_ABORT, true);
+    groupconc_group_limits keep_a = groupconc_group_limits_keep("a"); /* "a" gets its table entry now */
+    assert_int_equal(groupconc_group_limits_set(w->ex, &keep_a), GROUPCONC_OK);
+    assert_int_equal(groupconc_group_pause(w->ex, "b"), GROUPCONC_OK);
+    int rc;
+    oom_arm(n, true, any_thread);
+#define NO_MEM(call)                                                                                              \
+    do {                                                                                                          \
+        if ((rc = (call)) != GROUPCONC_OK)                                                                        \
+            fail_msg("%s with no memory (from allocation %ld%s): %s", #call, n, any_thread ? ", every thread" : "", \
+                     groupconc_errname(rc));                                                                      \
+    } while (0)
+    groupconc_executor_limits xl = groupconc_executor_limits_keep();
+    xl.global_max_running = 10;
+    xl.max_waiting = 100;
+    xl.default_concurrency = 2;
+    xl.default_max_wait_ns = INT64_C(120000000000);
+    NO_MEM(groupconc_executor_limits_set(w->ex, &xl));
+    groupconc_group_limits tl = groupconc_group_limits_keep("tbl");
+    tl.concurrency = 4;
+    tl.max_wait_ns = INT64_C(120000000000);
+    NO_MEM(groupconc_group_limits_set(w->ex, &tl));
+    groupconc_group_limits al = groupconc_group_limits_keep("a");
+    al.concurrency = 2;
+    NO_MEM(groupconc_group_limits_set(w->ex, &al));
+    groupconc_group_stats gs; /* P1 handed its permit (it starts once a worker is free: none can start now) */
+    assert_int_equal(groupconc_group_stats_get(w->ex, "a", &gs), GROUPCONC_OK);
+    if (gs.waiting_concurrency != 0 || gs.running + gs.ready != 2)
+        fail_msg("the raise with no memory (allocation %ld): P1 waiting %zu, running %zu, ready %zu", n,
+                 gs.waiting_concurrency, gs.running, gs.ready);
+    NO_MEM(groupconc_group_resume(w->ex, "b"));
+    NO_MEM(groupconc_group_resume(w->ex, "never-used"));
+    NO_MEM(groupconc_executor_pause(w->ex));
+    NO_MEM(groupconc_executor_pause(w->ex));
+    NO_MEM(groupconc_executor_resume(w->ex));
+    NO_MEM(groupconc_executor_resume(w->ex));
+#undef NO_MEM
+    groupconc_executor_stats es;
+    assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+    assert_int_equal(es.global_max_running, 10);
+    assert_int_equal(es.max_waiting, 100);
+    assert_false(es.paused);
+    assert_int_equal(es.paused_groups, 0);
+    long injected = oom_disarm();
+    world_finish(w);
+    world_free(w);
+    return injected;
+}
+
+static void test_live_calls_without_memory(void **state) {
+    (void)state;
+    long n;
+    for (n = 1; n < MAX_ITERS; n++)
+        if (live_no_memory(n, false) == 0) break;
+    assert_true(n < MAX_ITERS);
+    print_message("live limits, pause and resume without ENOMEM, sticky from allocation N: %ld allocations\n", n - 1);
+    print_message("the same, every allocation on every thread failing: %ld refused\n", live_no_memory(1, true));
+}
+
 /* A failed test may leave blocks behind: start every test from zero so failures do not cascade. */
 static int reset_counts(void **state) {
     (void)state;
@@ -1778,6 +2533,14 @@ int main(void) {
         cmocka_unit_test_setup(test_scope_fork, reset_counts),
         cmocka_unit_test_setup(test_dump_file, reset_counts),
         cmocka_unit_test_setup(test_scope_calls_without_memory, reset_counts),
+        cmocka_unit_test_setup(test_group_limits_set, reset_counts),
+        cmocka_unit_test_setup(test_group_pause_new, reset_counts),
+        cmocka_unit_test_setup(test_deadline_submit, reset_counts),
+        cmocka_unit_test_setup(test_create_new_fields, reset_counts),
+        cmocka_unit_test_setup(test_cold_counters, reset_counts),
+        cmocka_unit_test_setup(test_cold_counters_worker, reset_counts),
+        cmocka_unit_test_setup(test_bounded_table, reset_counts),
+        cmocka_unit_test_setup(test_live_calls_without_memory, reset_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
