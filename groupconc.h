@@ -888,7 +888,8 @@ GROUPCONC_API groupconc_group_limits groupconc_group_limits_keep(const char *gro
    Params:        limits->group: the key (copied). Each field: a new value (as in the policy's
                   table), GROUPCONC_KEEP (unchanged), or GROUPCONC_DEFAULT (back to the resolver /
                   the policy default, resolved again now). max_wait_ns applies to tasks submitted
-                  afterwards. A key with no state yet: only recorded.
+                  afterwards. A key with no state yet: only recorded. An entry whose fields are all
+                  back to GROUPCONC_DEFAULT (max_wait_ns 0) leaves the table again.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex, limits or limits->group NULL);
                   GROUPCONC_EKEYEMPTY / EKEYTOOLONG; GROUPCONC_ELIMIT (a value out of range);
                   GROUPCONC_ESHUTDOWN; GROUPCONC_ENOMEM (the table could not grow; nothing changed).
@@ -5192,6 +5193,18 @@ GROUPCONC__FN int groupconc__limits_entry_get(groupconc_executor *ex, const char
 
 GROUPCONC__FN bool groupconc__keep_or(int v, bool ok) { return v == GROUPCONC_KEEP || ok; }
 
+/* An entry that sets nothing any more leaves the table (so that many short-lived keys reset to
+   their defaults do not grow it). Under ex->lock and table_lock. */
+GROUPCONC__FN void groupconc__limits_entry_trim(groupconc_executor *ex, groupconc__limits_entry *e) {
+    size_t at = (size_t)(e - ex->limits), n = ex->policy.group_count;
+    if (e->concurrency != GROUPCONC_DEFAULT || e->max_in_flight != GROUPCONC_DEFAULT ||
+        e->queue_threshold != GROUPCONC_DEFAULT || e->max_wait_ns != 0)
+        return;
+    GROUPCONC_FREE(e->key);
+    memmove(&ex->limits[at], &ex->limits[at + 1], (n - at - 1) * sizeof *ex->limits);
+    ex->policy.group_count = n - 1;
+}
+
 GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const groupconc_group_limits *l) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc__limits_entry *e;
@@ -5237,6 +5250,7 @@ GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const g
                     atomic_store_explicit(&ex->inbox_ok, false, memory_order_relaxed);
             }
         }
+        groupconc__limits_entry_trim(ex, e); /* e is not used after this */
     } else {
         g = NULL;
     }
