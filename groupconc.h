@@ -2287,6 +2287,7 @@ GROUPCONC__FN void groupconc__reclaim_tlocked(groupconc_executor *ex, groupconc_
 
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close);
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
+GROUPCONC__FN int groupconc__keeper_start_locked(groupconc_executor *ex);
 
 /* The table is at max_groups and a new key comes: reclaim the least recently used idle group.
    Busy ones met on the way go to the tail (in use: recently used). Under ex->lock and table_lock. */
@@ -2354,6 +2355,9 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
         uint64_t now = groupconc__coarse_now_ns();
         atomic_init(&groupconc__lru_of(g)->last_used, now);
         groupconc__lru_place(ex, g, now);
+        /* a gate or a pause may create groups before any submit: the idle sweep must run (if it
+           cannot start now, the next creation or locked submit tries again) */
+        if (b && p->group_idle_ns > 0) (void)groupconc__keeper_start_locked(ex);
     }
     *out = g;
     return GROUPCONC_OK;
@@ -5335,8 +5339,13 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
         }
     } else {
         groupconc__mutex_lock(&ex->table_lock);
-        if (pause) rc = groupconc__group_get(ex, group, len, hash, &b, &g); /* created paused */
-        else g = groupconc__table_find(ex, group, len, hash);
+        if (pause) {
+            rc = groupconc__group_get(ex, group, len, hash, &b, &g); /* created paused */
+        } else {
+            g = groupconc__table_find(ex, group, len, hash);
+            if (g && (g->flags & GROUPCONC__GF_LRU) && (g->flags & GROUPCONC__GF_PAUSED))
+                groupconc__lru_touch(ex, g, groupconc__coarse_now_ns()); /* idle from its resume */
+        }
         groupconc__mutex_unlock(&ex->table_lock);
         if (rc == GROUPCONC_OK && g && ((g->flags & GROUPCONC__GF_PAUSED) != 0) != pause) {
             if (pause) {
