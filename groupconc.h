@@ -2244,11 +2244,27 @@ GROUPCONC__FN void groupconc__lru_unlink(groupconc_executor *ex, groupconc__grou
     l->prev = l->next = NULL;
 }
 
-/* Put g back in the list at the place `placed` gives it (from the tail: placed is usually recent). */
+#define GROUPCONC__LRU_WALK 64 /* most entries a placement walks before it settles for the tail */
+
+/* Put g (unlinked) in the list at the place `placed` gives it. A lookup places at the tail (now).
+   The idle sweep re-places a group whose last task ended after its lookup: that place is near the
+   head (both times are old), so it walks from the head, a few steps; past GROUPCONC__LRU_WALK it
+   settles for the tail with the tail's time (the list stays sorted; the group is looked at later,
+   never earlier, than its idle time). */
 GROUPCONC__FN void groupconc__lru_place(groupconc_executor *ex, groupconc__group *g, uint64_t placed) {
     groupconc__lru *l = groupconc__lru_of(g);
     groupconc__group *after = ex->lru_tail;
-    while (after && groupconc__lru_of(after)->placed > placed) after = groupconc__lru_of(after)->prev;
+    if (after && groupconc__lru_of(after)->placed > placed) {
+        groupconc__group *before = ex->lru_head;
+        int steps = 0;
+        while (before && groupconc__lru_of(before)->placed <= placed && steps++ < GROUPCONC__LRU_WALK)
+            before = groupconc__lru_of(before)->next;
+        if (before && groupconc__lru_of(before)->placed > placed) {
+            after = groupconc__lru_of(before)->prev; /* NULL: g becomes the head */
+        } else {
+            placed = groupconc__lru_of(after)->placed; /* too far in: at the tail, its time */
+        }
+    }
     l->placed = placed;
     l->prev = after;
     l->next = after ? groupconc__lru_of(after)->next : ex->lru_head;

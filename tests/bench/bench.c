@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <glib.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -39,12 +40,13 @@ static const bench_job jobs[] = {
     {BENCH_W3, BENCH_GLIB, 0},       {BENCH_W3, BENCH_UV, 0},        {BENCH_W4A, BENCH_GROUPCONC, 0},
     {BENCH_W4A, BENCH_GLIB, 0},      {BENCH_W4A, BENCH_UV, 0},       {BENCH_W4B, BENCH_GROUPCONC, 0},
     {BENCH_W4B, BENCH_GLIB, 0},      {BENCH_W4B, BENCH_UV, 0},       {BENCH_W5, BENCH_GROUPCONC, 0},
-    {BENCH_W5, BENCH_GLIB, 0},       {BENCH_W5, BENCH_UV, 0},
+    {BENCH_W5, BENCH_GLIB, 0},       {BENCH_W5, BENCH_UV, 0},        {BENCH_W8, BENCH_GROUPCONC, 0},
+    {BENCH_W9, BENCH_GROUPCONC, 0},  {BENCH_W9, BENCH_GLIB, 0},      {BENCH_W9, BENCH_UV, 0},
 };
 enum { NJOBS = sizeof jobs / sizeof jobs[0] };
 
-static const char *const workload_names[BENCH_WORKLOAD_COUNT] = {"W1", "W2", "W3", "W4a", "W4b",
-                                                                 "W5"};
+static const char *const workload_names[BENCH_WORKLOAD_COUNT] = {"W1", "W2",  "W3", "W4a",
+                                                                 "W4b", "W5", "W8", "W9"};
 static const char *const impl_names[BENCH_IMPL_COUNT] = {"groupconc", "glib", "uv"};
 
 static const bench_ops *ops_of(bench_impl impl) {
@@ -63,7 +65,7 @@ static int find_job(bench_workload w, bench_impl impl, int handles) {
 
 /* ---- table rows ------------------------------------------------------------------------------ */
 
-typedef enum fmt_kind { FMT_RATE, FMT_BYTES, FMT_RATIO, FMT_COUNT, FMT_NS } fmt_kind;
+typedef enum fmt_kind { FMT_RATE, FMT_BYTES, FMT_RATIO, FMT_COUNT, FMT_NS, FMT_MB } fmt_kind;
 typedef enum target_kind {
     T_NONE,
     T_RATIO_BOTH_MIN, /* median(gc/glib) and median(gc/uv) >= t */
@@ -71,7 +73,9 @@ typedef enum target_kind {
     T_ABS_MAX,        /* median(gc) <= t */
     T_ABS_MIN,        /* median(gc) >= t */
     T_THREADS,        /* max(gc) <= W3's max_threads */
-    T_HALF_W1         /* median(gc) >= median(W1 groupconc fire-and-forget) / t */
+    T_HALF_W1,        /* median(gc) >= median(W1 groupconc fire-and-forget) / t */
+    T_VS_W5,          /* median over runs of gc / (W5 groupconc, same run) >= 1 / t */
+    T_INFO_VS_W5      /* no target: show the median of gc / (W5 groupconc, same run) */
 } target_kind;
 
 typedef struct bench_row {
@@ -121,6 +125,34 @@ static const bench_row rows[] = {
     {"W5 bytes per group (retained)", BENCH_W5, 0, BENCH_M_W5_RETAINED, FMT_BYTES, T_ABS_MAX, 200,
      "<= 200 B"},
     {"W5 peak bytes per task+group", BENCH_W5, 0, BENCH_M_W5_PEAK, FMT_BYTES, T_NONE, 0, "(info)"},
+    /* W8 rows whose label has a %s: the checkpoint's key count (RSS1/2/3) */
+    {"W8 bounded table, tasks/s", BENCH_W8, 0, BENCH_M_RATE, FMT_RATE, T_VS_W5, 1.5, ">= W5 / 1.5"},
+    {"W8 CPU per task, ns (user+sys, all threads)", BENCH_W8, 0, BENCH_M_CPU, FMT_NS, T_INFO_VS_W5,
+     0, "(info)"},
+    {"W8 submitting thread's CPU per task, ns", BENCH_W8, 0, BENCH_M_SUBMIT_CPU, FMT_NS, T_NONE, 0,
+     "(info)"},
+    {"W8 RSS before the first submit, MB", BENCH_W8, 0, BENCH_M_W8_BASE, FMT_MB, T_NONE, 0, "(info)"},
+    {"W8 peak RSS (VmHWM) after %s keys, MB", BENCH_W8, 0, BENCH_M_W8_RSS1, FMT_MB, T_NONE, 0,
+     "(info)"},
+    {"W8 peak RSS (VmHWM) after %s keys, MB", BENCH_W8, 0, BENCH_M_W8_RSS2, FMT_MB, T_NONE, 0,
+     "(info)"},
+    {"W8 peak RSS (VmHWM) after %s keys, MB", BENCH_W8, 0, BENCH_M_W8_RSS3, FMT_MB, T_NONE, 0,
+     "(info)"},
+    {"W8 peak RSS after all keys / after the first", BENCH_W8, 0, BENCH_M_W8_GROWTH, FMT_RATIO,
+     T_ABS_MAX, 1.25, "<= 1.25 (flat)"},
+    {"W8 groups cached at the end", BENCH_W8, 0, BENCH_M_W8_GROUPS, FMT_COUNT, T_NONE, 0,
+     "(info; checked <= max_groups)"},
+    {"W8 groups reclaimed (LRU at max, or idle)", BENCH_W8, 0, BENCH_M_W8_RECLAIMED, FMT_COUNT,
+     T_NONE, 0, "(info; checked + cached = keys)"},
+    {"W8 submits refused EGROUPS_FULL (retried)", BENCH_W8, 0, BENCH_M_W8_FULL, FMT_COUNT, T_NONE,
+     0, "(info; yield + retry)"},
+    {"W9 crawler makespan / ideal", BENCH_W9, 0, BENCH_M_W9_RATIO, FMT_RATIO, T_ABS_MAX, 1.1,
+     "<= 1.1"},
+    {"W9 crawler makespan, ms", BENCH_W9, 0, BENCH_M_W9_MS, FMT_COUNT, T_NONE, 0, "(info)"},
+    {"W9 most tasks running at once, all hosts", BENCH_W9, 0, BENCH_M_W9_MAXRUN, FMT_COUNT, T_NONE,
+     0, "(info; checked <= global cap)"},
+    {"W9 most tasks of one host running at once", BENCH_W9, 0, BENCH_M_W9_MAXHOST, FMT_COUNT, T_NONE,
+     0, "(info; checked <= per-host cap)"},
 };
 enum { NROWS = sizeof rows / sizeof rows[0] };
 
@@ -130,7 +162,8 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: groupconc-bench [options]\n"
             "       groupconc-bench hotpath MODE N [THREADS]   (W1 with N tasks, in this process)\n"
-            "       groupconc-bench one WORKLOAD MODE [options] (W1..W5, W4a, W4b; in this process)\n"
+            "       groupconc-bench one WORKLOAD MODE [options] (W1..W5, W4a, W4b, W8, W9; in this\n"
+            "                                                   process; W8: groupconc only)\n"
             "       MODE: groupconc, groupconc-handles, glib, uv\n"
             "  --runs R          repetitions of every measurement (default 5)\n"
             "  --only LIST       workloads, e.g. W1,W3,W4 (default all)\n"
@@ -141,6 +174,11 @@ static void usage(FILE *f) {
             "  --w4-tasks N      (2000)      --w4-keys-a K (200)     --w4-keys-b K (20)\n"
             "  --w4-cap C        (2)         --w4-global G (64)      --w4-sleep-us U (5000)\n"
             "  --w5-keys N       (1000000)\n"
+            "  --w8-keys N       (10000000)  --w8-max-groups G (100000) --w8-idle-ms T (1000)\n"
+            "  --w8-runs R       (all: W8 runs in the first R runs only; ~6 s each)\n"
+            "  --w9-hosts H      (50)        --w9-per-host N (8)      --w9-sleep-us U (20000)\n"
+            "  --w9-cap C        (2)         --w9-global G (16)\n"
+            "  --scale F scales W1, W2, W3, W5 and W8 (keys and max_groups); W4 and W9 (sleeps) not\n"
             "  --timeout S       per measurement, seconds (default 180)\n"
             "  --raw             also print every measurement\n");
 }
@@ -282,6 +320,7 @@ static void fmt_value(char *buf, size_t len, double v, fmt_kind f) {
     case FMT_RATIO: snprintf(buf, len, "%.3f", v); break;
     case FMT_COUNT: snprintf(buf, len, "%.0f", v); break;
     case FMT_NS: snprintf(buf, len, "%.0f", v); break;
+    case FMT_MB: snprintf(buf, len, "%.1f", v / 1048576.0); break;
     }
 }
 
@@ -304,6 +343,37 @@ static void fmt_summary(char *buf, size_t len, summary s, fmt_kind f) {
 
 static bench_out *results; /* [job * runs + run] */
 static int nruns;
+static int w8_runs; /* W8 runs in runs 0 .. w8_runs-1 only */
+
+static int runs_in(bench_workload w, int run) { return w != BENCH_W8 || run < w8_runs; }
+
+/* "1M", "500k", "12345" */
+static void fmt_count(char *buf, size_t len, long n) {
+    if (n >= 1000000 && n % 1000000 == 0)
+        snprintf(buf, len, "%ldM", n / 1000000);
+    else if (n >= 1000 && n % 1000 == 0)
+        snprintf(buf, len, "%ldk", n / 1000);
+    else
+        snprintf(buf, len, "%ld", n);
+}
+
+/* The row's label; W8's RSS rows name their checkpoints (keys / 10, keys / 2, all keys) where the
+   label has a "%s". */
+static void fmt_label(char *buf, size_t len, const bench_row *row, const bench_params *p) {
+    long n = p->w8_keys;
+    char first[32], at[32];
+    fmt_count(first, sizeof first, n / 10 > 0 ? n / 10 : 1);
+    fmt_count(at, sizeof at, row->metric == BENCH_M_W8_RSS1   ? (n / 10 > 0 ? n / 10 : 1)
+                             : row->metric == BENCH_M_W8_RSS2 ? (n / 2 > 0 ? n / 2 : 1)
+                                                              : n);
+    const char *hole = row->w == BENCH_W8 ? strstr(row->label, "%s") : NULL;
+    if (row->w == BENCH_W8 && row->metric == BENCH_M_W8_GROWTH)
+        snprintf(buf, len, "W8 peak RSS after %s keys / after %s", at, first);
+    else if (hole)
+        snprintf(buf, len, "%.*s%s%s", (int)(hole - row->label), row->label, at, hole + 2);
+    else
+        snprintf(buf, len, "%s", row->label);
+}
 
 static bench_out *res_at(int job, int run) { return &results[job * nruns + run]; }
 
@@ -389,9 +459,11 @@ static int single(bench_params *p, const char **pos, int npos) {
 }
 
 int main(int argc, char **argv) {
-    bench_params p = {5, 180, 1000000, 2, 1000000, 10000, 2, 1000000, 2, 2000, 200, 20, 2, 64,
-                      5000, 1000000, 2, 0};
-    int only[BENCH_WORKLOAD_COUNT] = {1, 1, 1, 1, 1, 1};
+    bench_params p = {5,    180,    1000000, 2, 1000000, 10000, 2,  1000000, 2,  2000, 200, 20,
+                      2,    64,     5000,    1000000, 2,      0,     10000000, 100000, 1000, 0,
+                      50,   8,      2,       16,      20000};
+    int only[BENCH_WORKLOAD_COUNT];
+    for (int w = 0; w < BENCH_WORKLOAD_COUNT; w++) only[w] = 1;
     int impl_on[BENCH_IMPL_COUNT] = {1, 1, 1};
     int raw = 0;
     double scale = 1.0;
@@ -443,6 +515,24 @@ int main(int argc, char **argv) {
             p.w4_sleep_us = (int)parse_long(v, a);
         } else if (OPT("--w5-keys")) {
             p.w5_keys = parse_long(v, a);
+        } else if (OPT("--w8-keys")) {
+            p.w8_keys = parse_long(v, a);
+        } else if (OPT("--w8-max-groups")) {
+            p.w8_max_groups = parse_long(v, a);
+        } else if (OPT("--w8-idle-ms")) {
+            p.w8_idle_ms = parse_long(v, a);
+        } else if (OPT("--w8-runs")) {
+            p.w8_runs = (int)parse_long(v, a);
+        } else if (OPT("--w9-hosts")) {
+            p.w9_hosts = parse_long(v, a);
+        } else if (OPT("--w9-per-host")) {
+            p.w9_per_host = parse_long(v, a);
+        } else if (OPT("--w9-cap")) {
+            p.w9_cap = (int)parse_long(v, a);
+        } else if (OPT("--w9-global")) {
+            p.w9_global = (int)parse_long(v, a);
+        } else if (OPT("--w9-sleep-us")) {
+            p.w9_sleep_us = (int)parse_long(v, a);
         } else if (OPT("--only")) {
             for (int w = 0; w < BENCH_WORKLOAD_COUNT; w++) only[w] = 0;
             char buf[128];
@@ -474,10 +564,20 @@ int main(int argc, char **argv) {
         p.w2_keys = (long)fmax(1, (double)p.w2_keys * scale);
         p.w3_tasks = (long)fmax(1, (double)p.w3_tasks * scale);
         p.w5_keys = (long)fmax(1, (double)p.w5_keys * scale);
+        p.w8_keys = (long)fmax(1, (double)p.w8_keys * scale);
+        p.w8_max_groups = (long)fmax(1, (double)p.w8_max_groups * scale);
+    }
+    if (p.w8_max_groups > INT_MAX) p.w8_max_groups = INT_MAX;
+    if (only[BENCH_W8] && !only[BENCH_W5] && npos == 0) {
+        /* W8's throughput target is against groupconc's W5 in the same run */
+        only[BENCH_W5] = 1;
+        fprintf(stderr, "groupconc-bench: W8 is compared with W5 in the same run: W5 added\n");
     }
     if (npos > 0) return single(&p, pos, npos);
     if (p.runs > 256) p.runs = 256;
+    if (p.w8_runs <= 0 || p.w8_runs > p.runs) p.w8_runs = p.runs; /* default: every run */
     nruns = p.runs;
+    w8_runs = p.w8_runs;
     results = calloc((size_t)NJOBS * (size_t)nruns, sizeof *results);
     if (!results) return 1;
 
@@ -498,6 +598,11 @@ int main(int argc, char **argv) {
            p.w1_tasks, p.w1_threads, p.w2_tasks, p.w2_keys, p.w2_threads, p.w3_tasks, p.w3_threads,
            p.w4_tasks, p.w4_sleep_us, p.w4_cap, p.w4_global, p.w4_keys_a, p.w4_keys_b, p.w5_keys,
            p.w5_threads);
+    printf("W8 %ld keys x 1 task, max_groups %ld, group_idle %ld ms, %d workers, groupconc only, "
+           "runs 1..%d | W9 %ld hosts x %ld x %d us sleeps, host by host, cap %d per host, %d "
+           "running overall\n",
+           p.w8_keys, p.w8_max_groups, p.w8_idle_ms, p.w5_threads, p.w8_runs, p.w9_hosts,
+           p.w9_per_host, p.w9_sleep_us, p.w9_cap, p.w9_global);
     double load0 = loadavg();
     printf("parallel capacity: 2 spinning threads do %.2fx the work per second of 1 "
            "(2.00 = two real cores); load average before: %.2f\n",
@@ -508,7 +613,7 @@ int main(int argc, char **argv) {
     uint64_t start = bench_now_ns();
     for (int r = 0; r < nruns; r++) {
         for (int w = 0; w < BENCH_WORKLOAD_COUNT; w++) {
-            if (!only[w]) continue;
+            if (!only[w] || !runs_in((bench_workload)w, r)) continue;
             /* this workload's measurements, in an order that rotates every run */
             int idx[8], n = 0;
             for (int j = 0; j < NJOBS && n < 8; j++)
@@ -558,10 +663,15 @@ int main(int argc, char **argv) {
         summary ru = ratio_summary(gc, uv, row->metric);
         if (row->w == BENCH_W1 && !row->gc_handles && row->metric == BENCH_M_RATE)
             w1_gc_med = sg.med;
-        char c1[128], c2[128], c3[128], r1[16] = "-", r2[16] = "-", tgt[128];
+        char c1[128], c2[128], c3[128], r1[16] = "-", r2[16] = "-", tgt[128], label[128];
         fmt_summary(c1, sizeof c1, sg, row->fmt);
         fmt_summary(c2, sizeof c2, sl, row->fmt);
         fmt_summary(c3, sizeof c3, su, row->fmt);
+        if (gl < 0 && uv < 0) { /* no peer runs this workload */
+            snprintf(c2, sizeof c2, "(groupconc only)");
+            c3[0] = '\0';
+        }
+        fmt_label(label, sizeof label, row, &p);
         if (rl.n) snprintf(r1, sizeof r1, "%.2f", rl.med);
         if (ru.n) snprintf(r2, sizeof r2, "%.2f", ru.med);
         int pass = -1; /* -1: no target or no data */
@@ -589,6 +699,16 @@ int main(int argc, char **argv) {
             if (sg.n) pass = sg.max <= p.w3_threads;
             snprintf(detail, sizeof detail, " (%d)", p.w3_threads);
             break;
+        case T_VS_W5:
+        case T_INFO_VS_W5: {
+            summary rw = ratio_summary(gc, find_job(BENCH_W5, BENCH_GROUPCONC, 0), row->metric);
+            if (rw.n) {
+                if (row->target == T_VS_W5) pass = rw.med * row->t >= 1.0;
+                snprintf(detail, sizeof detail,
+                         row->target == T_VS_W5 ? " (W8/W5 %.2f)" : "; W8/W5 %.2f", rw.med);
+            }
+            break;
+        }
         case T_HALF_W1:
             if (sg.n && !isnan(w1_gc_med)) {
                 pass = sg.med * row->t >= w1_gc_med;
@@ -598,19 +718,32 @@ int main(int argc, char **argv) {
         }
         if (row->target == T_NONE)
             snprintf(tgt, sizeof tgt, "%s", row->target_text);
+        else if (row->target == T_INFO_VS_W5) /* "(info; W8/W5 1.32)" */
+            snprintf(tgt, sizeof tgt, "(info%s)", detail);
         else
             snprintf(tgt, sizeof tgt, "%s%s: %s", row->target_text, detail,
                      pass < 0 ? "n/a" : pass ? "MET" : "MISSED");
         if (pass == 1) met++;
         if (pass == 0) missed++;
-        printf("%-46s | %-26s | %-26s | %-26s | %-7s | %-7s | %s\n", row->label, c1, c2, c3, r1, r2,
-               tgt);
+        printf("%-46s | %-26s | %-26s | %-26s | %-7s | %-7s | %s\n", label, c1, c2, c3, r1, r2, tgt);
     }
     if (only[BENCH_W4A] || only[BENCH_W4B]) {
         double ia = bench_w4_ideal_ns(p.w4_tasks, p.w4_keys_a, p.w4_cap, p.w4_global, p.w4_sleep_us);
         double ib = bench_w4_ideal_ns(p.w4_tasks, p.w4_keys_b, p.w4_cap, p.w4_global, p.w4_sleep_us);
         printf("\nW4 ideal makespan: %.0f ms (%ld keys), %.0f ms (%ld keys)\n", ia / 1e6, p.w4_keys_a,
                ib / 1e6, p.w4_keys_b);
+    }
+    if (only[BENCH_W8])
+        printf("%sW8 ran in runs 1..%d of %d; its tasks/s ratio is to groupconc's W5 of the same run\n",
+               only[BENCH_W4A] || only[BENCH_W4B] ? "" : "\n", w8_runs, nruns);
+    if (only[BENCH_W9]) {
+        double i9 = bench_w4_ideal_ns(p.w9_hosts * p.w9_per_host, p.w9_hosts, p.w9_cap, p.w9_global,
+                                      p.w9_sleep_us);
+        printf("%sW9 ideal makespan: %.0f ms (%ld tasks x %d us / %d, or one host's %ld tasks / %d "
+               "if longer); peers: a pool of %d threads + keyed.h at %d per host\n",
+               only[BENCH_W4A] || only[BENCH_W4B] || only[BENCH_W8] ? "" : "\n", i9 / 1e6,
+               p.w9_hosts * p.w9_per_host, p.w9_sleep_us, p.w9_global, p.w9_per_host, p.w9_cap,
+               p.w9_global, p.w9_cap);
     }
     double load1 = loadavg();
     printf("\ntargets: %d met, %d missed; measurements failed: %d; load average after: %.2f\n", met,
@@ -624,7 +757,7 @@ int main(int argc, char **argv) {
         printf("failed measurements:\n");
         for (int j = 0; j < NJOBS; j++)
             for (int r = 0; r < nruns; r++)
-                if (only[jobs[j].w] && !res_at(j, r)->ok)
+                if (only[jobs[j].w] && runs_in(jobs[j].w, r) && !res_at(j, r)->ok)
                     printf("  run %d %s %s%s: %s\n", r + 1, workload_names[jobs[j].w],
                            impl_names[jobs[j].impl], jobs[j].handles ? " (handles)" : "",
                            res_at(j, r)->err);

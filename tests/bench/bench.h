@@ -11,11 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { BENCH_MAX_METRICS = 6 };
+enum { BENCH_MAX_METRICS = 12 };
 
 typedef enum bench_impl { BENCH_GROUPCONC = 0, BENCH_GLIB, BENCH_UV, BENCH_IMPL_COUNT } bench_impl;
 
-/* Workloads. W4 runs twice (two key counts); W1 and W3 have a handle variant for groupconc. */
+/* Workloads. W4 runs twice (two key counts); W1 and W3 have a handle variant for groupconc; W8 runs
+   on groupconc only (the peers have no bounded table). */
 typedef enum bench_workload {
     BENCH_W1 = 0, /* dispatch overhead */
     BENCH_W2,     /* per-key serialization */
@@ -23,6 +24,8 @@ typedef enum bench_workload {
     BENCH_W4A,    /* makespan, many keys */
     BENCH_W4B,    /* makespan, few keys */
     BENCH_W5,     /* many groups */
+    BENCH_W8,     /* bounded group table: 10M distinct keys, max_groups + group_idle_ns */
+    BENCH_W9,     /* crawler: per-host cap 2, global running cap 16, 20 ms tasks */
     BENCH_WORKLOAD_COUNT
 } bench_workload;
 
@@ -38,8 +41,22 @@ enum {
     BENCH_M_W5_RETAINED = 1,/* W5: (RSS after all done and malloc_trim - baseline) / N */
     BENCH_M_W5_PEAK = 2,   /* W5: (peak RSS - baseline) / N */
     BENCH_M_W5_GROUPS = 3, /* W5: groups cached at the end (verification) */
-    BENCH_M_SUBMIT_CPU = 4,/* W1, W2, W5: CPU time of the submitting thread in its loop, per task */
-    BENCH_M_CPU = 5        /* W1, W2, W5: CPU time (user + sys, all threads) per task, ns */
+    BENCH_M_SUBMIT_CPU = 4,/* W1, W2, W5, W8: CPU time of the submitting thread in its loop, per task */
+    BENCH_M_CPU = 5,       /* W1, W2, W5, W8: CPU time (user + sys, all threads) per task, ns */
+    /* W8 (BENCH_M_RATE, BENCH_M_SUBMIT_CPU and BENCH_M_CPU as above) */
+    BENCH_M_W8_RSS1 = 1,   /* W8: peak RSS (VmHWM), bytes, after the first checkpoint (keys / 10) */
+    BENCH_M_W8_RSS2 = 2,   /*     ... after keys / 2 */
+    BENCH_M_W8_RSS3 = 3,   /*     ... after all keys */
+    BENCH_M_W8_GROWTH = 6, /* W8: RSS3 / RSS1 ("flat": close to 1) */
+    BENCH_M_W8_BASE = 7,   /* W8: VmRSS before the first submit, bytes */
+    BENCH_M_W8_RECLAIMED = 8,/* W8: groups_reclaimed at the end */
+    BENCH_M_W8_GROUPS = 9, /* W8: groups cached at the end */
+    BENCH_M_W8_FULL = 10,  /* W8: submits refused with BENCH_EFULL (retried) */
+    /* W9 */
+    BENCH_M_W9_RATIO = 0,  /* W9: makespan / ideal */
+    BENCH_M_W9_MS = 1,     /* W9: makespan, ms */
+    BENCH_M_W9_MAXRUN = 2, /* W9: most task bodies running at once, all hosts */
+    BENCH_M_W9_MAXHOST = 3 /* W9: most task bodies of one host running at once */
 };
 
 typedef struct bench_params {
@@ -60,6 +77,15 @@ typedef struct bench_params {
     long w5_keys;
     int w5_threads;
     int handles;   /* variant: groupconc keeps a handle per task (W1, W3) */
+    long w8_keys;        /* distinct keys, one no-op task each */
+    long w8_max_groups;  /* policy.max_groups */
+    long w8_idle_ms;     /* policy.group_idle_ns, in ms */
+    int w8_runs;         /* W8 runs in the first w8_runs runs only (0: every run; ~6 s each) */
+    long w9_hosts;
+    long w9_per_host;    /* tasks per host, submitted host by host */
+    int w9_cap;          /* per host */
+    int w9_global;       /* running at once, all hosts */
+    int w9_sleep_us;
 } bench_params;
 
 typedef struct bench_out {
@@ -131,14 +157,27 @@ void bench_gate_enter_and_wait(bench_gate *g); /* blocker: say "started", wait f
 void bench_gate_wait_started(bench_gate *g);   /* main: wait until the blocker runs */
 void bench_gate_open(bench_gate *g);
 
+/* W9 verification: task bodies running at once, overall and per host (task id / per_host). */
+typedef struct bench_w9check {
+    _Atomic int *host_running;
+    long hosts, per_host;
+    _Atomic int running;
+    _Atomic int max_running;
+    _Atomic int max_host;
+} bench_w9check;
+int bench_w9check_init(bench_w9check *c, long hosts, long per_host);
+void bench_w9check_free(bench_w9check *c);
+
 /* W4 ideal makespan in ns for tasks spread round-robin over keys. */
 double bench_w4_ideal_ns(long tasks, long keys, int cap, int global, int sleep_us);
 
 /* The body every implementation's task runs, by workload (set bench_cur first):
    W1, W5: count; W2: the W2 check, then count; W3: id < 0 is the blocker (waits on bench_blocker),
-   others count; W4: sleep bench_sleep_task_us, then count. */
+   others count; W4: sleep bench_sleep_task_us, then count; W8: count; W9: the W9 check around a
+   sleep of bench_sleep_task_us, then count. */
 extern bench_workload bench_cur;
 extern bench_w2check bench_check;
+extern bench_w9check bench_w9;
 extern bench_gate *bench_blocker;
 extern int bench_sleep_task_us;
 void bench_task_body(long id);
@@ -146,6 +185,10 @@ void bench_task_body(long id);
 void bench_verify(const bench_params *p, bench_workload w, long expected, bench_out *out);
 
 /* ---- implementations ---- */
+
+/* submit's answer when a bounded group table is full of busy groups (groupconc: GROUPCONC_EGROUPS_FULL,
+   "at max_groups and no group is idle"): nothing was submitted; the caller may retry. */
+enum { BENCH_EFULL = 1 };
 
 /* What one run asks of an implementation (one run per process, so implementations keep their
    state in file-scope variables). */
@@ -156,16 +199,23 @@ typedef struct bench_cfg {
     int global;   /* global cap on running tasks; 0: none beyond `threads` */
     long expect;  /* tasks that will be submitted (blocker included) */
     int handles;  /* groupconc: keep a handle per task */
+    int run_cap;  /* groupconc: policy.global_max_running (0: unlimited); the peers' pool size
+                     (`threads`) is their running cap */
+    long max_groups;       /* groupconc: policy.max_groups (0: unlimited) */
+    int64_t group_idle_ns; /* groupconc: policy.group_idle_ns (0: forever) */
 } bench_cfg;
 
 typedef struct bench_ops {
     const char *name;
     int (*setup)(const bench_cfg *cfg, bench_out *out);
-    int (*submit)(const char *key, long id);        /* runs bench_task_body(id) under key's limits */
+    int (*submit)(const char *key, long id);        /* runs bench_task_body(id) under key's limits;
+                                                       BENCH_EFULL: refused for now (W8) */
     int (*wait_all)(bench_out *out);                /* until every submitted task has finished */
     int (*collect)(bench_out *out);                 /* handles: wait + check + release; may be NULL */
     long (*groups)(void);                           /* cached key states, -1 if unknown */
     void (*teardown)(void);
+    long (*reclaimed)(void);                        /* groups dropped by a bounded table (W8);
+                                                       NULL: no bounded table (the peers) */
 } bench_ops;
 
 extern const bench_ops bench_ops_groupconc;

@@ -3,10 +3,11 @@
    W1 (no per-key limit): g_thread_pool_new(func, NULL, threads, FALSE), one g_thread_pool_push per
    job with the job number as the data pointer (no allocation), and g_thread_pool_free(pool, FALSE,
    TRUE) to wait for all of them.
-   Per-key limits (W2-W5): keyed.h under one GMutex. A job is a malloc'd keyed_job pushed to the pool
-   when its key is below the cap, else queued in the key's FIFO; the pool function runs it, then
-   under the mutex hands the key's slot to the next queued job and pushes that one. Waiting for all
-   jobs: a done counter under the same mutex and a GCond. */
+   Per-key limits (W2-W5, W9): keyed.h under one GMutex. A job is a malloc'd keyed_job pushed to the
+   pool when its key is below the cap, else queued in the key's FIFO; the pool function runs it,
+   then under the mutex hands the key's slot to the next queued job and pushes that one. Waiting for
+   all jobs: a done counter under the same mutex and a GCond. W9 (the crawler): a pool of 16 threads
+   (max_threads) is the global running cap, the keyed layer the per-host cap 2. */
 #include "bench.h"
 #include "keyed.h"
 
@@ -100,4 +101,4 @@ static void glib_teardown(void) {
 }
 
 const bench_ops bench_ops_glib = {"GThreadPool", glib_setup, glib_submit, glib_wait_all, NULL,
-                                  glib_groups, glib_teardown};
+                                  glib_groups, glib_teardown, NULL};

@@ -3,7 +3,10 @@
    groupconc_executor_shutdown_graceful(ex, GROUPCONC_FOREVER) to wait for everything.
    Per-key limits are the executor's own groups (default_concurrency = the cap); W1 has one group
    whose concurrency is far above anything that can run (no effective cap), so max_threads bounds it.
-   W4 sets global_max_in_flight = the global cap and max_threads = the same number. */
+   W4 sets global_max_in_flight = the global cap and max_threads = the same number.
+   W8 sets max_groups and group_idle_ns (the bounded table); W9 sets global_max_running (layer 4,
+   the work-conserving global running cap) and leaves max_threads at its default (32, above the
+   cap), so that the running cap, not the pool, is what bounds it. */
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 
@@ -30,6 +33,13 @@ static int gc_setup(const bench_cfg *c, bench_out *out) {
     policy.max_threads = c->threads;
     policy.default_concurrency = c->cap ? c->cap : INT_MAX / 2;
     if (c->global) policy.global_max_in_flight = c->global;
+    if (c->run_cap) {
+        policy.global_max_running = c->run_cap;
+        policy.max_threads = groupconc_policy_default().max_threads;
+        if (policy.max_threads < c->run_cap) policy.max_threads = c->run_cap;
+    }
+    if (c->max_groups) policy.max_groups = (int)c->max_groups;
+    if (c->group_idle_ns) policy.group_idle_ns = c->group_idle_ns;
     int rc = groupconc_executor_create(&policy, &ex);
     if (rc != GROUPCONC_OK) {
         bench_fail(out, "groupconc_executor_create: %s", groupconc_errname(rc));
@@ -52,7 +62,7 @@ static int gc_submit(const char *key, long id) {
     groupconc_task **slot = cfg.handles ? &handles[nhandles] : NULL;
     int rc = groupconc_submit(ex, key, NULL, task_fn, (void *)(intptr_t)id, slot);
     if (rc == GROUPCONC_OK && slot) nhandles++;
-    return rc;
+    return rc == GROUPCONC_EGROUPS_FULL ? BENCH_EFULL : rc;
 }
 
 static int gc_wait_all(bench_out *out) {
@@ -83,6 +93,12 @@ static long gc_groups(void) {
     return (long)st.groups;
 }
 
+static long gc_reclaimed(void) {
+    groupconc_executor_stats st;
+    if (groupconc_executor_stats_get(ex, &st) != GROUPCONC_OK) return -1;
+    return (long)st.groups_reclaimed;
+}
+
 static void gc_teardown(void) {
     if (ex) groupconc_executor_destroy(ex);
     ex = NULL;
@@ -92,5 +108,5 @@ static void gc_teardown(void) {
     nhandles = 0;
 }
 
-const bench_ops bench_ops_groupconc = {"groupconc", gc_setup, gc_submit, gc_wait_all, gc_collect,
-                                       gc_groups, gc_teardown};
+const bench_ops bench_ops_groupconc = {"groupconc", gc_setup,  gc_submit,   gc_wait_all,
+                                       gc_collect,  gc_groups, gc_teardown, gc_reclaimed};

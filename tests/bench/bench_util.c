@@ -175,6 +175,39 @@ void bench_gate_open(bench_gate *g) {
     pthread_mutex_unlock(&g->mu);
 }
 
+int bench_w9check_init(bench_w9check *c, long hosts, long per_host) {
+    c->host_running = calloc((size_t)hosts, sizeof *c->host_running);
+    c->hosts = hosts;
+    c->per_host = per_host;
+    atomic_store(&c->running, 0);
+    atomic_store(&c->max_running, 0);
+    atomic_store(&c->max_host, 0);
+    return c->host_running ? 0 : -1;
+}
+
+void bench_w9check_free(bench_w9check *c) {
+    free((void *)c->host_running);
+    c->host_running = NULL;
+}
+
+static void raise_max(_Atomic int *max, int v) {
+    int m = atomic_load_explicit(max, memory_order_relaxed);
+    while (v > m && !atomic_compare_exchange_weak_explicit(max, &m, v, memory_order_relaxed,
+                                                           memory_order_relaxed)) {
+    }
+}
+
+/* Task id (host h = id / per_host): count it in while it sleeps, out before it returns (so the
+   counts never exceed what the implementation's permits allow). */
+static void bench_w9_task(bench_w9check *c, long id, int sleep_us) {
+    _Atomic int *h = &c->host_running[(id / c->per_host) % c->hosts];
+    raise_max(&c->max_running, atomic_fetch_add(&c->running, 1) + 1);
+    raise_max(&c->max_host, atomic_fetch_add(h, 1) + 1);
+    bench_sleep_us(sleep_us);
+    atomic_fetch_sub(h, 1);
+    atomic_fetch_sub(&c->running, 1);
+}
+
 double bench_w4_ideal_ns(long tasks, long keys, int cap, int global, int sleep_us) {
     /* Lower bound on the makespan: the global cap (or all keys at their caps, if fewer) limits the
        width, and the busiest key needs ceil(its tasks / cap) rounds on its own. */
@@ -188,6 +221,7 @@ double bench_w4_ideal_ns(long tasks, long keys, int cap, int global, int sleep_u
 
 bench_workload bench_cur;
 bench_w2check bench_check;
+bench_w9check bench_w9;
 bench_gate *bench_blocker;
 int bench_sleep_task_us;
 
@@ -205,6 +239,9 @@ void bench_task_body(long id) {
     case BENCH_W4A:
     case BENCH_W4B:
         bench_sleep_us(bench_sleep_task_us);
+        break;
+    case BENCH_W9:
+        bench_w9_task(&bench_w9, id, bench_sleep_task_us);
         break;
     default:
         break;

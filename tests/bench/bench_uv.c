@@ -3,9 +3,11 @@
 
    W1: one malloc'd uv_work_t per job, uv_queue_work from the loop thread, the after-work callback
    frees it; uv_run returns when every job is done.
-   Per-key limits (W2-W5): keyed.h with no lock at all - submissions and after-work callbacks both run
-   on the loop thread, which is how a libuv program keeps shared state. A job embeds its uv_work_t;
-   its after-work callback hands the key's slot to the next queued job and queues that one. */
+   Per-key limits (W2-W5, W9): keyed.h with no lock at all - submissions and after-work callbacks
+   both run on the loop thread, which is how a libuv program keeps shared state. A job embeds its
+   uv_work_t; its after-work callback hands the key's slot to the next queued job and queues that
+   one. W4 and W9 size the pool to the global cap (UV_THREADPOOL_SIZE=64 / 16), so the pool is the
+   global running cap and the keyed layer the per-key cap. */
 #include "bench.h"
 #include "keyed.h"
 
@@ -123,4 +125,4 @@ static void uv_teardown(void) {
 }
 
 const bench_ops bench_ops_uv = {"libuv", uv_setup, uv_submit, uv_wait_all, NULL, uv_groups,
-                                uv_teardown};
+                                uv_teardown, NULL};

@@ -5,14 +5,14 @@
 #
 # Installs the peers if they are missing (apt-get, when run as root), builds a release build
 # (-O2, NDEBUG, -g) in build-bench/ at the repository root, runs every workload against GLib's
-# GThreadPool and libuv's work queue, interleaved, 5 runs by default, and prints the table of
-# medians [min..max] with the groupconc/peer ratios; then the admission gate's cost per
-# try-acquire + release beside a mutex-protected counter and a semaphore (bench_gate.c); then the
-# hot-path figure: instructions per submit->complete of a no-op task, counted by valgrind's
-# callgrind (not time-dependent).
+# GThreadPool and libuv's work queue (W8, the bounded table: groupconc alone), interleaved, 5 runs by
+# default, and prints the table of medians [min..max] with the groupconc/peer ratios; then the
+# admission gate's cost per try-acquire + release beside a mutex-protected counter and a semaphore
+# (bench_gate.c); then the hot-path figure: instructions per submit->complete of a no-op task,
+# counted by valgrind's callgrind (not time-dependent).
 #   --no-callgrind   skip the instruction count
 #   --profile        also print callgrind_annotate's top functions for groupconc's hot path
-# Any other option goes to groupconc-bench (--runs R, --only W1,W3, --scale 0.1, ...; --help).
+# Any other option goes to groupconc-bench (--runs R, --only W1,W8,W9, --scale 0.1, ...; --help).
 # Environment: BUILD_DIR (default <repo>/build-bench), CALLGRIND_N1 / CALLGRIND_N2 (100000 / 300000),
 # CALLGRIND_REPS (3).
 set -eu
