@@ -162,7 +162,9 @@
        child queued behind it in its own group of concurrency 1, or behind a full global cap) waits
        forever, as with any semaphore; give such children a group of their own.
        With a queue deadline or group_idle_ns in use, each executor has one housekeeper thread:
-       expired tasks complete (events, cleanups, callbacks) there.
+       expired tasks complete (events, cleanups, callbacks) there. It must not block: a wait on a
+       task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
+       waits for); groupconc_task_wait_for with timeout 0 (a poll) works.
        The resolver runs under the key table's lock (with queue thresholds in the policy, or from an
        executor gate's try-acquire, under the executor lock too), so that it is called exactly once
        per group creation: it must be quick and must not call into groupconc.
@@ -333,7 +335,8 @@ typedef enum groupconc_status {
 typedef enum groupconc_rejection_policy {
     GROUPCONC_REJECT_ABORT = 0,  /* in submit: return the EREJECTED_* code, no handle; later: REJECTED */
     GROUPCONC_REJECT_DISCARD,    /* submit succeeds; the handle completes REJECTED */
-    GROUPCONC_REJECT_CALLER_RUNS /* run with no permits: in submit on the caller, later on a worker */
+    GROUPCONC_REJECT_CALLER_RUNS /* run with no permits: in submit on the caller, later on a worker
+                                    (never a task whose queue deadline passed: it stays REJECTED) */
 } groupconc_rejection_policy;
 
 typedef enum groupconc_event_type {
@@ -361,9 +364,10 @@ typedef struct groupconc_result {
     groupconc_status status;
     void *value;             /* what the task stored in *out_value (or a rejection handler's value) */
     int error;               /* FAILED: the code the task returned (its own, never interpreted); else 0 */
-    int reason;              /* the library's reason: REJECTED: GROUPCONC_EREJECTED_* (the layer), or
-                                ESHUTDOWN / ENOMEM / ETHREAD (submit failed); CANCELLED:
-                                GROUPCONC_ECANCELLED; else 0 */
+    int reason;              /* the library's reason: REJECTED: GROUPCONC_EREJECTED_* (the layer or
+                                bound), GROUPCONC_EEXPIRED_* (its queue deadline passed at that
+                                layer), or ESHUTDOWN / ENOMEM / ETHREAD / EGROUPS_FULL (submit
+                                failed); CANCELLED: GROUPCONC_ECANCELLED; else 0 */
     uint64_t start_ns;       /* monotonic; taken after all permits are held. A task that never ran
                                 (rejected, or cancelled before it started): the moment that
                                 happened, and end_ns == start_ns (zero duration) */
@@ -382,7 +386,8 @@ typedef void (*groupconc_cleanup_fn)(void *arg);
 /* Per-group concurrency resolver: store a value in *out_concurrency and return 0; a non-zero return
    means "failed", and the policy default is used. Results < 1 become 1. Runs under the key table's
    lock (and the executor lock when the policy has queue thresholds, or when an executor gate's
-   try-acquire creates the group), once per creation of a group's state: be quick, do not call into
+   try-acquire creates the group), once per creation of a group's state (and again when
+   groupconc_group_limits_set puts its concurrency back to GROUPCONC_DEFAULT): be quick, do not call into
    groupconc. */
 typedef int (*groupconc_resolver_fn)(const char *group, int *out_concurrency, void *user_data);
 
@@ -390,9 +395,10 @@ typedef struct groupconc_event {
     groupconc_event_type type;
     const char *group;
     const char *task_id;              /* may be NULL */
-    int reason;                       /* REJECTED: GROUPCONC_EREJECTED_* (a layer refused it), or
-                                         ESHUTDOWN / ENOMEM / ETHREAD (submit failed after SUBMITTED
-                                         was reported); else 0 */
+    int reason;                       /* REJECTED: GROUPCONC_EREJECTED_* (a layer or bound refused
+                                         it), GROUPCONC_EEXPIRED_* (its queue deadline passed), or
+                                         ESHUTDOWN / ENOMEM / ETHREAD / EGROUPS_FULL (submit failed
+                                         after SUBMITTED was reported); else 0 */
     const groupconc_result *result;   /* COMPLETED: the final result; else NULL */
 } groupconc_event;
 
@@ -422,7 +428,8 @@ typedef struct groupconc_reject_result {
 
 /* Custom rejection handler: replaces the rejection policy when set, and decides the task's result
    in *out_result. Runs after the task's permits are released, with no lock held; submit returns OK
-   with a handle even when it runs in submit. */
+   with a handle even when it runs in submit. Not called for a task whose queue deadline passed
+   (GROUPCONC_EEXPIRED_*): that one completes REJECTED, as under every policy. */
 typedef void (*groupconc_reject_fn)(const groupconc_rejection *rejection,
                                     groupconc_reject_result *out_result, void *user_data);
 
@@ -533,7 +540,10 @@ GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
 GROUPCONC_API int groupconc_executor_shutdown(groupconc_executor *ex);
 
 /* groupconc_executor_shutdown_graceful: stop accepting, let queued and running tasks finish for up
-   to `timeout_ns`; at the timeout, cancel what is left as groupconc_executor_shutdown does.
+   to `timeout_ns`; at the timeout, cancel what is left as groupconc_executor_shutdown does. Tasks
+   of a paused group (or executor) cannot start: once nothing else is left, they are cancelled
+   then, without waiting for the timeout (GROUPCONC_ETIMEDOUT). destroy after a graceful shutdown
+   does the same.
    Params:        timeout_ns: nanoseconds from the call (GROUPCONC_MS() etc.); 0: cancel at once
                   what has not finished; GROUPCONC_FOREVER (any negative value): no limit.
    Returns:       GROUPCONC_OK (every task finished); GROUPCONC_ETIMEDOUT (some were cancelled or
@@ -1017,7 +1027,7 @@ typedef struct groupconc_gate_stats {
                                group: the group's concurrency; without: GROUPCONC_UNLIMITED */
     int available;          /* permits a try-acquire could take now (GROUPCONC_UNLIMITED: no
                                bound); for a group: the fewest free at its four layers, 0 while
-                               tasks wait at any of layers 1-3 or the group is paused */
+                               tasks wait at any of layers 1-3 or the group or executor is paused */
     size_t in_flight;       /* this gate's permits held (for a group: in that group) */
     uint64_t admitted, rejected; /* attempts, since creation (the whole gate) */
     uint64_t released_success, released_failure, released_cancelled;
@@ -1963,6 +1973,8 @@ typedef struct groupconc__frame {
     size_t settled;                /* settled early from the owed lists: the owner retires them */
     groupconc__claims *claims;     /* a worker's base frame: the tasks it took and has not started */
     struct groupconc_deferred *deferral; /* a task body's frame: its groupconc_context_defer */
+    bool keeper;                   /* the housekeeper's base frame: a blocking wait there would hold
+                                      up every deadline, maybe the one it waits for */
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
@@ -1976,6 +1988,7 @@ GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor
     f->settled = 0;
     f->claims = NULL;
     f->deferral = NULL;
+    f->keeper = false;
     groupconc__frames = f;
 }
 
@@ -2436,10 +2449,11 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
      from      to        who, and why                                          function
      NEW       QUEUED    admission: no free permit at layer `held`, and the    admit
                          layer's queue threshold lets it wait
-     NEW       READY     admission: all three permits held                     admit, push_ready
+     NEW       READY     admission: all four permits held                      admit, push_ready
      NEW       REJECTED  admission: the queue threshold is reached             reject_locked
      QUEUED    NEW       a released permit is handed to it (oldest waiter);    release_permits,
                          the pump admits it at its next layer                  pump
+     QUEUED    REJECTED  its queue deadline passed (the housekeeper)           expire_locked
      QUEUED    DONE      task_cancel, group shutdown / evict, executor         unlink_waiting,
      READY     DONE        shutdown: CANCELLED                                 cancel_locked
      READY     RUNNING   a worker claims it (while tasks are short, up to      start_locked
@@ -2498,7 +2512,8 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
 /* t->stage (under ex->lock). */
 enum {
     GROUPCONC__NEW = 0, /* inside submit, not yet visible to other threads */
-    GROUPCONC__QUEUED,  /* waiting in the FIFO of layer t->held (0 global, 1 bulkhead, 2 concurrency) */
+    GROUPCONC__QUEUED,  /* waiting in the FIFO of layer t->held (0 global, 1 bulkhead, 2 concurrency,
+                           3 global running) */
     GROUPCONC__READY,   /* holds every permit (or none under CALLER_RUNS), in the ready queue */
     GROUPCONC__RUNNING, /* on a thread, linked in ex->running */
     GROUPCONC__REJECTED, /* refused by a layer, permits returned; rejection handling is pending */
@@ -3830,6 +3845,9 @@ GROUPCONC__FN uint64_t groupconc__sweep_idle_tlocked(groupconc_executor *ex) {
 
 GROUPCONC__FN int groupconc__keeper_main(void *arg) {
     groupconc_executor *ex = (groupconc_executor *)arg;
+    groupconc__frame base; /* the expired tasks' callbacks run here: they must not block (EDEADLK) */
+    groupconc__frame_push(&base, ex, NULL);
+    base.keeper = true;
     groupconc__mutex_lock(&ex->lock);
     while (!ex->keeper_stop) {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
@@ -3861,6 +3879,7 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
         ex->keeper_wake = 0; /* awake: it looks again before it sleeps, nobody needs to signal */
     }
     groupconc__mutex_unlock(&ex->lock);
+    groupconc__frame_pop(&base);
     return 0;
 }
 
@@ -4158,16 +4177,29 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
     return GROUPCONC_OK;
 }
 
+#define GROUPCONC__PAUSED_POLL_NS 5000000 /* wait_quiet's look at a paused executor: 5 ms */
+
 /* Wait (lock held) until every accepted task completed or the deadline passed. A ready task with no
    worker alive and none startable would never finish: give up on it (the caller sweeps). */
 GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t deadline) {
     while (ex->unfinished > 0) {
+        uint64_t until = deadline;
         if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0 && ex->ready.count > 0 &&
             groupconc__kick_locked(ex) != GROUPCONC_OK &&
             atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
             return false;
-        if (deadline == UINT64_MAX) groupconc__cond_wait(&ex->idle_cv, &ex->lock);
-        else if (!groupconc__cond_wait_until(&ex->idle_cv, &ex->lock, deadline))
+        if (ex->paused || ex->npaused > 0) {
+            /* tasks of a paused group never start: once nothing else is left, give up on them
+               (the caller cancels them). Nobody signals that moment: look every few ms. */
+            if (ex->nrunning == 0 && ex->ready.count == 0 && ex->deferred.count == 0 &&
+                ex->running.count == 0 && !groupconc__inbox_pending(ex) &&
+                (!ex->gates || groupconc__gate_permits_locked(ex, NULL) == 0))
+                return false;
+            until = groupconc__deadline(GROUPCONC__PAUSED_POLL_NS);
+            if (until > deadline) until = deadline;
+        }
+        if (until == UINT64_MAX) groupconc__cond_wait(&ex->idle_cv, &ex->lock);
+        else if (!groupconc__cond_wait_until(&ex->idle_cv, &ex->lock, until) && until == deadline)
             return ex->unfinished == 0;
     }
     return true;
@@ -4576,6 +4608,8 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
         if (groupconc__pay(ex, f, t) && groupconc__is_done(t)) return GROUPCONC_OK;
     }
     if (deadline != UINT64_MAX && groupconc__now_ns() >= deadline) return GROUPCONC_ETIMEDOUT;
+    for (f = groupconc__frames; f; f = f->prev) /* the housekeeper must not block: see keeper_main */
+        if (f->keeper && f->ex == ex) return GROUPCONC_EDEADLK;
     if (groupconc__cond_init(&cv) != GROUPCONC_OK) return GROUPCONC_ENOMEM;
     /* A worker that ran t may have left it unfinished in a batch while it runs a long task: once
        nwaiters is up, workers finish at once; what was published before, finish here. A worker

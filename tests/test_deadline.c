@@ -2008,6 +2008,59 @@ static void test_load_deadlines_and_handoffs(void **state) {
     free(slots);
 }
 
+
+/* The completion callbacks of an expired task run on the housekeeper thread, which must not block
+   (it would hold up every deadline, maybe the very one it waits for): a blocking wait there returns
+   GROUPCONC_EDEADLK at once, a poll works. */
+typedef struct keeper_probe {
+    groupconc_task *other;
+    atomic_int wait_rc, poll_rc;
+    tu_latch done;
+} keeper_probe;
+
+static void keeper_probe_cb(groupconc_task *task, const groupconc_result *result, void *user_data) {
+    keeper_probe *k = (keeper_probe *)user_data;
+    groupconc_result r;
+    (void)task;
+    (void)result;
+    atomic_store(&k->wait_rc, groupconc_task_wait(k->other, &r));
+    atomic_store(&k->poll_rc, groupconc_task_wait_for(k->other, 0, &r));
+    tu_latch_count_down(&k->done);
+}
+
+static void test_keeper_callbacks_cannot_block(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_group_pause(ex, "p"), GROUPCONC_OK);
+    keeper_probe k;
+    atomic_init(&k.wait_rc, 1);
+    atomic_init(&k.poll_rc, 1);
+    tu_latch_init(&k.done, 1);
+    groupconc_task_spec later = {0}, soon = {0};
+    later.group = soon.group = "p";
+    later.fn = soon.fn = tu_noop_fn;
+    later.max_wait_ns = GROUPCONC_SEC(60); /* only an expiry could finish it while "p" is paused */
+    soon.max_wait_ns = GROUPCONC_MS(20);
+    groupconc_task *t_soon;
+    assert_int_equal(groupconc_submit_spec(ex, &later, &k.other), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit_spec(ex, &soon, &t_soon), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_on_complete(t_soon, keeper_probe_cb, &k), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&k.done)); /* a blocking wait here would have hung for 60 s */
+    assert_int_equal(atomic_load(&k.wait_rc), GROUPCONC_EDEADLK);
+    assert_int_equal(atomic_load(&k.poll_rc), GROUPCONC_ETIMEDOUT);
+    groupconc_result r;
+    assert_int_equal(groupconc_task_wait(t_soon, &r), GROUPCONC_OK);
+    assert_int_equal(r.reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+    groupconc_task_release(t_soon);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK); /* cancels "later" */
+    assert_int_equal(groupconc_task_wait(k.other, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    groupconc_task_release(k.other);
+    tu_latch_destroy(&k.done);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expire_layer1_global),
@@ -2031,6 +2084,7 @@ int main(void) {
         cmocka_unit_test(test_graceful_shutdown_keeps_deadlines),
         cmocka_unit_test(test_counters),
         cmocka_unit_test(test_load_deadlines_and_handoffs),
+        cmocka_unit_test(test_keeper_callbacks_cannot_block),
         cmocka_unit_test(test_cancel_inside_expiry_event),
         cmocka_unit_test(test_cancel_inside_expiry_event_counts),
     };

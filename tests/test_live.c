@@ -1489,6 +1489,73 @@ static void test_raise_global_caps_together_fifo(void **state) {
     assert_int_equal(ran1, 1);
 }
 
+
+/* A graceful shutdown cannot wait for a paused group's tasks (they never start): once nothing else
+   is left it cancels them and returns GROUPCONC_ETIMEDOUT, also with no timeout; and destroy after
+   a graceful shutdown begun from inside a task does not hang on them either. */
+static void test_graceful_shutdown_with_paused_group(void **state) {
+    (void)state;
+    for (int round = 0; round < 2; round++) {
+        groupconc_policy p = groupconc_policy_default();
+        groupconc_executor *ex;
+        assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+        tu_latch started;
+        tu_latch_init(&started, 1);
+        tu_park park;
+        tu_park_init(&park, &started, NULL);
+        groupconc_task *parked, *frozen;
+        assert_int_equal(groupconc_group_pause(ex, "frozen"), GROUPCONC_OK);
+        assert_int_equal(groupconc_submit(ex, "frozen", "f", tu_park_fn, &park, &frozen), GROUPCONC_OK);
+        assert_int_equal(groupconc_submit(ex, "busy", "b", tu_park_fn, &park, &parked), GROUPCONC_OK);
+        assert_true(tu_latch_wait(&started));
+        if (round == 1) groupconc_executor_pause(ex); /* the executor's pause as well */
+        tu_park_release(&park); /* "busy" finishes; only the paused task is left */
+        int64_t t0 = tu_now_ns();
+        assert_int_equal(groupconc_executor_shutdown_graceful(ex, GROUPCONC_FOREVER), GROUPCONC_ETIMEDOUT);
+        assert_true(tu_now_ns() - t0 < 10 * TU_SEC);
+        groupconc_result r;
+        assert_int_equal(groupconc_task_wait(frozen, &r), GROUPCONC_OK);
+        assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+        assert_int_equal(groupconc_task_wait(parked, &r), GROUPCONC_OK);
+        assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(frozen);
+        groupconc_task_release(parked);
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        tu_park_destroy(&park);
+        tu_latch_destroy(&started);
+    }
+}
+
+static int graceful_from_inside(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)out_value;
+    (void)arg;
+    return groupconc_executor_shutdown_graceful(groupconc_context_executor(ctx), GROUPCONC_FOREVER) ==
+                   GROUPCONC_EDEADLK
+               ? 0
+               : 1;
+}
+
+static void test_destroy_after_graceful_with_paused_group(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    groupconc_task *frozen, *stopper;
+    assert_int_equal(groupconc_group_pause(ex, "frozen"), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "frozen", NULL, graceful_from_inside, NULL, &frozen), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "q", NULL, graceful_from_inside, NULL, &stopper), GROUPCONC_OK);
+    groupconc_result r;
+    assert_int_equal(groupconc_task_wait(stopper, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS); /* it got EDEADLK: the shutdown began */
+    int64_t t0 = tu_now_ns();
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK); /* does not hang */
+    assert_true(tu_now_ns() - t0 < 10 * TU_SEC);
+    assert_int_equal(groupconc_task_wait(frozen, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    groupconc_task_release(frozen);
+    groupconc_task_release(stopper);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_raise_concurrency_starts_oldest),
@@ -1512,6 +1579,8 @@ int main(void) {
         cmocka_unit_test(test_group_resume_fifo_with_run_cap),
         cmocka_unit_test(test_executor_resume_fifo_with_run_cap),
         cmocka_unit_test(test_raise_global_caps_together_fifo),
+        cmocka_unit_test(test_graceful_shutdown_with_paused_group),
+        cmocka_unit_test(test_destroy_after_graceful_with_paused_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
