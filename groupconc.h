@@ -167,7 +167,8 @@
        waits for); groupconc_task_wait_for with timeout 0 (a poll) works.
        The resolver runs under the key table's lock (with queue thresholds in the policy, or from an
        executor gate's try-acquire, under the executor lock too), so that it is called exactly once
-       per group creation: it must be quick and must not call into groupconc.
+       per group creation: it must be quick and must not call into groupconc (a call into the same
+       executor from there returns GROUPCONC_EDEADLK: it would wait for the locks held around it).
 
    ERRORS
        Functions return GROUPCONC_OK (0) or a negative GROUPCONC_E* code; groupconc_strerror() and
@@ -261,7 +262,7 @@ extern "C" {
     X(EINVAL, -1, "invalid argument: a required pointer is NULL")                                    \
     X(EKEYEMPTY, -2, "group key is empty")                                                            \
     X(EKEYTOOLONG, -3, "group key is longer than GROUPCONC_MAX_KEY_LEN")                              \
-    X(ELIMIT, -4, "invalid limit in the policy (groupconc_policy_check names the field)")            \
+    X(ELIMIT, -4, "invalid limit: a value out of range (for a policy, groupconc_policy_check names the field)") \
     X(EPOLICY, -5, "invalid policy: unknown rejection policy value")                                 \
     X(EDUPKEY, -6, "the per-group limits table names the same group twice")                           \
     X(ESHUTDOWN, -7, "executor is shut down and accepts no new tasks")                                \
@@ -1978,6 +1979,11 @@ typedef struct groupconc__frame {
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
+/* The executor whose resolver runs on this thread (under its table lock, maybe its lock too): a
+   call into it from there returns GROUPCONC_EDEADLK instead of waiting for itself. */
+static GROUPCONC__TLS const groupconc_executor *groupconc__in_resolver;
+#define GROUPCONC__NOT_IN_RESOLVER(ex) \
+    do { if ((ex) && groupconc__in_resolver == (ex)) return GROUPCONC_EDEADLK; } while (0)
 
 GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor *ex,
                                          const groupconc_task *self) {
@@ -2236,8 +2242,11 @@ GROUPCONC__FN int groupconc__resolve(groupconc_executor *ex, const groupconc__gr
         if (e && e->concurrency != GROUPCONC_DEFAULT) {
             conc = e->concurrency;
         } else if (p->resolver) {
-            int r = 0;
-            if (p->resolver(g->key, &r, p->resolver_user_data) == 0) conc = r < 1 ? 1 : r;
+            int r = 0, rc;
+            groupconc__in_resolver = ex; /* its calls into ex would wait for the locks held here */
+            rc = p->resolver(g->key, &r, p->resolver_user_data);
+            groupconc__in_resolver = NULL;
+            if (rc == 0) conc = r < 1 ? 1 : r;
         }
         return conc;
     }
@@ -4166,6 +4175,7 @@ fail: /* undo in reverse */
 GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     if (!ex) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__mutex_lock(&ex->lock);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     groupconc__drain_locked(ex, &b, true);
@@ -4457,6 +4467,7 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
     bool deadline_block;
     if (out_task) *out_task = NULL;
     if (!ex || !group || !spec->fn) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &klen, &hash)) != GROUPCONC_OK) return rc;
     if (spec->max_wait_ns < 0 && spec->max_wait_ns != GROUPCONC_FOREVER) return GROUPCONC_ELIMIT;
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
@@ -4601,6 +4612,7 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
     bool timed_out = false;
     if (groupconc__is_done(t)) return GROUPCONC_OK;
     ex = t->group->exec;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     for (f = groupconc__frames; f; f = f->prev) { /* what this thread is inside of */
         if (f->ex != ex) continue;
         if (f->self == t) return GROUPCONC_EDEADLK; /* its own body, event or handler */
@@ -4688,6 +4700,7 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
     if (rc != GROUPCONC_OK) return rc;
     if (!groupconc__is_done(task)) {
         ex = task->group->exec;
+        GROUPCONC__NOT_IN_RESOLVER(ex);
         groupconc__lock(ex, &b); /* it may still be in the inbox */
         if (task->stage == GROUPCONC__QUEUED || task->stage == GROUPCONC__READY) {
             groupconc__unlink_waiting(ex, task);
@@ -4881,6 +4894,7 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
     size_t i, len;
     int rc, result = GROUPCONC_OK;
     if (!ex || (count > 0 && (!tasks || !out_results))) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     for (i = 0; i < count; i++) { /* refuse the whole call before submitting anything */
         if (!tasks[i].group || !tasks[i].fn) return GROUPCONC_EINVAL;
         if ((rc = groupconc__key_hash(tasks[i].group, &len, &hash)) != GROUPCONC_OK) return rc;
@@ -4941,6 +4955,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
     size_t len;
     int rc;
     if (!ex || !group) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);
     groupconc__mutex_lock(&ex->table_lock); /* no push between the drain and the removal */
@@ -5003,6 +5018,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     size_t len;
     int rc;
     if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__lock(ex, &b);
     groupconc__mutex_lock(&ex->table_lock);
@@ -5069,6 +5085,7 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
                                                    groupconc_executor_stats *out_stats) {
     groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
     if (!ex || !out_stats) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__lock(ex, &b);
     groupconc__mutex_lock(&ex->table_lock);
     out_stats->groups = ex->ngroups;
@@ -5115,6 +5132,7 @@ GROUPCONC__PUBLIC int groupconc_group_keys_get(groupconc_executor *ex, char ***o
     if (out_keys) *out_keys = NULL;
     if (out_count) *out_count = 0;
     if (!ex || !out_keys || !out_count) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__mutex_lock(&ex->table_lock);
     bytes = (ex->ngroups + 1) * sizeof(char *);
     for (i = 0; i < ex->nslots; i++)
@@ -5267,6 +5285,7 @@ GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const g
     size_t len;
     int rc;
     if (!ex || !l || !l->group) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(l->group, &len, &hash)) != GROUPCONC_OK) return rc;
     if (!groupconc__keep_or(l->concurrency, l->concurrency >= 1 || l->concurrency == GROUPCONC_DEFAULT) ||
         !groupconc__keep_or(l->max_in_flight,
@@ -5320,6 +5339,7 @@ GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, cons
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc_policy *p;
     if (!ex || !l) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (!groupconc__keep_or(l->global_max_in_flight, groupconc__cap_ok(l->global_max_in_flight)) ||
         !groupconc__keep_or(l->global_queue_threshold, groupconc__threshold_ok(l->global_queue_threshold)) ||
         !groupconc__keep_or(l->global_max_running, groupconc__cap_ok(l->global_max_running)) ||
@@ -5374,6 +5394,7 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
     size_t len;
     int rc = GROUPCONC_OK;
     if (!ex) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__lock(ex, &b);
     if (group && pause && atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
@@ -5618,6 +5639,7 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
     size_t len;
     int rc, layer;
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__lock(ex, &b); /* admits the inbox first: tasks submitted before come first */
     /* and finishes what a worker ran but left unfinished behind a long task: its permits are free */
     groupconc__help_locked(ex, &b, false);
@@ -6515,6 +6537,7 @@ GROUPCONC__PUBLIC int groupconc_executor_dump(groupconc_executor *ex, char *buf,
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     if (out_needed) *out_needed = 0;
     if (!ex || (!buf && size > 0)) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     o.buf = buf;
     o.size = size;
     o.len = 0;

@@ -1556,6 +1556,47 @@ static void test_destroy_after_graceful_with_paused_group(void **state) {
     groupconc_task_release(stopper);
 }
 
+
+/* The resolver runs under the executor's locks: a call into the same executor from there returns
+   GROUPCONC_EDEADLK instead of waiting for itself (it used to hang). */
+static groupconc_executor *resolver_ex;
+static atomic_int resolver_stats_rc, resolver_submit_rc, resolver_pause_rc;
+static int calling_resolver(const char *group, int *out_concurrency, void *user_data) {
+    groupconc_executor_stats es;
+    groupconc_group_stats gs;
+    (void)user_data;
+    atomic_store(&resolver_stats_rc, groupconc_executor_stats_get(resolver_ex, &es));
+    if (groupconc_group_stats_get(resolver_ex, group, &gs) != GROUPCONC_EDEADLK)
+        atomic_store(&resolver_stats_rc, 1);
+    atomic_store(&resolver_submit_rc, groupconc_submit(resolver_ex, "other", NULL, tu_noop_fn, NULL, NULL));
+    atomic_store(&resolver_pause_rc, groupconc_group_pause(resolver_ex, "other"));
+    *out_concurrency = 2;
+    return 0;
+}
+
+static void test_resolver_calls_refused(void **state) {
+    (void)state;
+    for (int thresholds = 0; thresholds < 2; thresholds++) { /* inbox path, locked path */
+        groupconc_policy p = groupconc_policy_default();
+        p.resolver = calling_resolver;
+        if (thresholds) p.default_queue_threshold = 100;
+        assert_int_equal(groupconc_executor_create(&p, &resolver_ex), GROUPCONC_OK);
+        groupconc_task *t;
+        groupconc_result r;
+        assert_int_equal(groupconc_submit(resolver_ex, "k", NULL, tu_noop_fn, NULL, &t), GROUPCONC_OK);
+        assert_int_equal(groupconc_task_wait(t, &r), GROUPCONC_OK);
+        assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(t);
+        assert_int_equal(atomic_load(&resolver_stats_rc), GROUPCONC_EDEADLK);
+        assert_int_equal(atomic_load(&resolver_submit_rc), GROUPCONC_EDEADLK);
+        assert_int_equal(atomic_load(&resolver_pause_rc), GROUPCONC_EDEADLK);
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_group_stats_get(resolver_ex, "k", &gs), GROUPCONC_OK);
+        assert_int_equal(gs.concurrency, 2);
+        assert_int_equal(groupconc_executor_destroy(resolver_ex), GROUPCONC_OK);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_raise_concurrency_starts_oldest),
@@ -1581,6 +1622,7 @@ int main(void) {
         cmocka_unit_test(test_raise_global_caps_together_fifo),
         cmocka_unit_test(test_graceful_shutdown_with_paused_group),
         cmocka_unit_test(test_destroy_after_graceful_with_paused_group),
+        cmocka_unit_test(test_resolver_calls_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
