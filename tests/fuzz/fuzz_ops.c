@@ -11,7 +11,11 @@
                                               [1] default_max_in_flight {UNL,1,2,3}[b%4]
        [2] default_queue_threshold {UNL,0,1,2,4}[b%5]
        [3] global_max_in_flight {UNL,UNL,1,2,3,4}[b%6]   [4] global_queue_threshold {UNL,0,1,3}[b%4]
-       [5] rejection: ABORT, DISCARD, CALLER_RUNS, custom handler [b%4]
+       [5] rejection: ABORT, DISCARD, CALLER_RUNS, custom handler [b%4]; ext = b >> 2 (0 and 63: none of
+           these, so the seeds written before keep their meaning): max_groups {UNL,2,3,5}[ext&3],
+           group_idle_ns {none,1,3,5 ms}[(ext>>2)&3], default_max_wait_ns {none,none,4,15 ms}[(ext>>4)&3],
+           and then global_max_running {UNL,1,2,3}[([1]>>2)%4], max_waiting {UNL,0,2,5}[([1]>>4)%4], the
+           table entry g1's max_wait_ns {0 (default),3 ms,none}[([3]/6)%3]
        [6] max_threads 1 + b%4; keep_alive {0, 1 ms, 10 s}[(b>>2)%3]; bit4: no listener (the library
            takes other paths then; the checks that need events are skipped); bit5: no gate listener
        [7] bit0: table entry g0 {conc 2, in-flight DEFAULT, threshold 1}; bit1: table entry g1
@@ -115,6 +119,41 @@
    scope still open is shut down, joined and closed from the top, after groupconc_executor_destroy
    said EBUSY. Forks made inside fork bodies submit from other threads: the checks that count on the
    fuzzer's submits alone (gate_exact, the group count) skip when one was under way (wsub_mark).
+
+   Live limits, pause and resume, queue deadlines, the bounded table (beyond the seeds; OP_GROUP_LIMITS,
+   OP_EXEC_LIMITS, OP_GROUP_PAUSE, OP_GROUP_RESUME, OP_EXEC_PAUSE, OP_EXEC_RESUME, OP_SUBMIT_DEADLINE,
+   and the policy's ext fields above). The fuzzer models the executor's per-group table and defaults
+   (LV): a group state's limits are resolved when it is made (first use, after an evict, after an idle
+   group was reclaimed - unseen) from its entry and the defaults then, and change with
+   groupconc_group_limits_set (KEEP / DEFAULT / values, ELIMIT for bad ones, nothing changed); so it
+   keeps the set of limit triples each state may have, and every group stats snapshot (and dump) must
+   name one (its max_wait_ns: the entry's, else the current default). Lowering never preempts: every
+   cap (group concurrency and in-flight, threshold, global in-flight, global running, max_waiting) is
+   checked against a high-water mark, raised before a call that may raise the cap and lowered to the
+   cap in force only once a snapshot showed the count at or under it - so a count never grows past
+   max(old, new) and drains to the new one (task bodies read the marks with their counts under one
+   lock). A dump right after each live change (and every parsed dump) is one snapshot of every gauge:
+   no layer has a free permit while a task that could take it waits (a paused group's layers 3 and 4
+   excepted; at layer 4 a free permit means every waiter is of a paused group), the groups' waiting
+   counts add up to the executor's, the executor's limits and pauses are the ones set. Pause: while a
+   group (or the executor) is paused its admitted count (tasks handed their last permit) does not
+   move; a task submitted after a pause returned that starts holding permits before a resume (or an
+   evict) began is a violation (resume epochs, moved on before the call); executor gates refuse it
+   with EPAUSED exactly while paused, gate_stats say available 0; stats paused / paused_groups agree
+   with the fuzzer's pauses (an evict drops the group's). Bodies started holding permits never
+   outnumber the tasks admitted (executor; per group state with an unbounded table); global running
+   == running + ready (gate permits and deferred tasks included) without CALLER_RUNS. Deadlines: a
+   task that expires ends REJECTED with GROUPCONC_EEXPIRED_<layer> (its REJECTED event says so), only
+   if a deadline could apply (its own max_wait_ns, or a group / default deadline set before its
+   submit), never ran, never reached a rejection handler or CALLER_RUNS, was accepted (cleanup once,
+   COMPLETED once), expired no sooner than its own max_wait_ns after its submit, and at layer 1 / 4
+   only if a global in-flight / running cap (or a pause) ever made it wait there. Bounded table:
+   EGROUPS_FULL (submit, fork, execute_all element, gate, pause) only with max_groups, and then with
+   the table full; never more groups than max_groups; groups_reclaimed only with a bounded table; the
+   refusals are counted in rejected_other (SUBMITTED, REJECTED and COMPLETED events say
+   EGROUPS_FULL). The totals: completed = every outcome (rejected_waiting, expired included) +
+   rejected_other, submitted == completed when every task finished, and (with a listener) equal to
+   the COMPLETED events by status and reason. At the end every pause is lifted first.
 
    Tasks record, in atomics, how many run per group (per group-state generation: an evicted group's
    old tasks may overlap the new state's, as documented) and in total, and check the caps: group
@@ -348,13 +387,19 @@ typedef struct slot {
     _Atomic(void *) dvalue;       /* the value delivered */
     atomic_int cancel_req;        /* a cancel was requested (cancel, group / executor shutdown) */
     atomic_int dfr_seen_cancelled; /* groupconc_deferred_is_cancelled said true once: it must stay so */
+    int64_t max_wait;             /* OP_SUBMIT_DEADLINE: spec.max_wait_ns (0: the group's / the policy's) */
+    uint64_t t0;                  /* monotonic ns just before its submit */
+    bool deadline_possible;       /* a queue deadline may apply to it (it may expire) */
+    atomic_int ev_reason;         /* its COMPLETED event's result.reason */
+    atomic_int ev_rej_reason;     /* its REJECTED event's reason */
+    int pz_g, pz_x;               /* submitted while its group / the executor was paused: the resume
+                                     epoch then (-1: not paused): it must not start before a resume */
 } slot;
 
 static struct {
     groupconc_executor *ex;
     groupconc_group_limits table[2];
-    int conc[NG], infl[NG], thr[NG]; /* the resolved limits the stats must report */
-    int gcap, gthr, max_threads;
+    int max_threads;                 /* (the limits: see LV below) */
     int rejection;                   /* 0..2 policy, 3 = custom handler */
     unsigned gen[NG];
     slot slots[MAX_SLOTS];
@@ -375,6 +420,7 @@ static struct {
        executor's totals at quiet points) */
     atomic_int ev_count[4];
     atomic_int ev_done[5], ev_rej_global, ev_rej_bulkhead, ev_rej_concurrency, ev_rej_other;
+    atomic_int ev_rej_waiting, ev_expired;
     /* gates */
     groupconc_gate *gate[2];
     int sgate_limit;                 /* GS's limit */
@@ -406,6 +452,152 @@ static void hold_add(int which, int g, unsigned gen, int d) { /* which: 0 run, 1
     per[g][gen] += d;
     *(which == 0 ? &H.run_total : which == 1 ? &H.gate_total : &H.defer_total) += d;
     pthread_mutex_unlock(&H.mu);
+}
+
+/* ---- live limits, pause, queue deadlines, the bounded table (beyond the seeds) ----
+   Limits change while tasks run (OP_GROUP_LIMITS, OP_EXEC_LIMITS). Lowering never preempts: what
+   holds permits keeps them, and nothing new is handed out while the count is at or over the new cap.
+   So the bound the holders are checked against is a high-water mark (HI below): raised to the new
+   cap before a call that may raise it, and lowered to the cap in force only once a snapshot (taken
+   under the executor lock) showed the count at or under it - from then on nothing can push the
+   count past it without another raise. Between the two it is max(old, new): "never grows past".
+
+   A group state's limits are resolved when it is created (first use, after an evict, and - with a
+   bounded table - after an idle group was reclaimed, at a moment the fuzzer cannot see) from the
+   table entry and the executor's defaults in force then. So the fuzzer keeps, per group, the set of
+   limit triples the current state may have (LV.plaus): every group stats snapshot must name one of
+   them, and narrows the set to it (plus, with a bounded table, what a state created now would get). */
+typedef struct lim3 {
+    int conc, infl, thr;
+} lim3;
+#define MAX_PLAUS 16
+
+static struct lv_model {
+    /* the executor's current values (the policy's, then OP_EXEC_LIMITS') */
+    int def_conc, def_infl, def_thr, gin, gthr, grun, mwait, max_groups;
+    int64_t def_mw, idle_ns;
+    bool bounded, resolver;
+    /* the executor's per-group table, as the fuzzer knows it (the policy's entries, then
+       OP_GROUP_LIMITS'): DEFAULT fields resolve to the resolver / the defaults; mw 0 = the default */
+    struct lv_ent {
+        bool present;
+        int conc, infl, thr;
+        int64_t mw;
+    } ent[NG];
+    lim3 plaus[NG][MAX_PLAUS]; /* the limits group g's current state may have */
+    int nplaus[NG];
+    bool exists[NG];           /* the last look found its state, and nothing dropped it since */
+    bool gpaused[NG], xpaused; /* groupconc_group_pause (the current state), groupconc_executor_pause */
+    bool adm_known[NG], xadm_known;
+    uint64_t adm[NG], xadm;    /* admitted counts once paused: they must not move while paused */
+    bool any_deadline;         /* a task submitted with max_wait 0 may have a deadline from now on */
+    bool ever_gin, ever_grun;  /* a finite global in-flight / running cap was ever in force */
+    bool ever_mwait;           /* max_waiting was ever bounded */
+    bool ever_paused;          /* a group or the executor was ever paused */
+    long groups_full;          /* submits (and forks, execute_all elements) the fuzzer saw refused EGROUPS_FULL */
+} LV;
+
+/* the high-water marks (under H.mu: the task bodies read them with their counts) */
+static struct {
+    int conc[NG][MAX_GEN], infl[NG][MAX_GEN]; /* per group-state generation */
+    int thr[NG];                              /* the current state's waiting at layers 2+3 */
+    int gin, grun, gthr, mwait;
+    atomic_int starts[NG][MAX_GEN];           /* bodies started holding permits (top-level tasks, forks) */
+    atomic_int starts_total;
+    /* Resume epochs: moved on BEFORE every call that may end a pause (group resume or evict, executor
+       resume). A task submitted after a pause returned cannot be admitted while the pause lasts (only
+       tasks that already held every permit start then): if its body starts holding permits and reads
+       the epoch of its submit, the start came before the resume began - a start while paused. */
+    atomic_int gepoch[NG], xepoch;
+} HI;
+
+static int capv(int v) { return v == GROUPCONC_UNLIMITED ? INT32_MAX : v; }
+static int imax(int a, int b) { return a > b ? a : b; }
+
+/* what a state of group g created now would get (the resolver: g2 3, g3 0 (= 1), g4 fails, others 2) */
+static lim3 lv_want(int g) {
+    lim3 x;
+    bool e = LV.ent[g].present;
+    if (e && LV.ent[g].conc != GROUPCONC_DEFAULT) x.conc = LV.ent[g].conc;
+    else if (LV.resolver) x.conc = g == 2 ? 3 : g == 3 ? 1 : g == 4 ? LV.def_conc : 2;
+    else x.conc = LV.def_conc;
+    x.infl = e && LV.ent[g].infl != GROUPCONC_DEFAULT ? LV.ent[g].infl : LV.def_infl;
+    x.thr = e && LV.ent[g].thr != GROUPCONC_DEFAULT ? LV.ent[g].thr : LV.def_thr;
+    return x;
+}
+
+static bool lim_eq(lim3 a, lim3 b) { return a.conc == b.conc && a.infl == b.infl && a.thr == b.thr; }
+
+static void plaus_add(int g, lim3 x) {
+    for (int i = 0; i < LV.nplaus[g]; i++)
+        if (lim_eq(LV.plaus[g][i], x)) return;
+    FZ_CHECK(LV.nplaus[g] < MAX_PLAUS, "fuzzer: too many plausible limit triples for group %s", group_names[g]);
+    LV.plaus[g][LV.nplaus[g]++] = x;
+}
+
+static bool plaus_has(int g, lim3 x) {
+    for (int i = 0; i < LV.nplaus[g]; i++)
+        if (lim_eq(LV.plaus[g][i], x)) return true;
+    return false;
+}
+
+/* the high-water marks of g's current state cover every triple it may have (before a call that may
+   raise a cap) */
+static void lv_raise(int g) {
+    pthread_mutex_lock(&H.mu);
+    for (int i = 0; i < LV.nplaus[g]; i++) {
+        lim3 x = LV.plaus[g][i];
+        HI.conc[g][F.gen[g]] = imax(HI.conc[g][F.gen[g]], x.conc);
+        HI.infl[g][F.gen[g]] = imax(HI.infl[g][F.gen[g]], capv(x.infl));
+        HI.thr[g] = imax(HI.thr[g], capv(x.thr));
+    }
+    pthread_mutex_unlock(&H.mu);
+}
+
+static void lv_graise(void) {
+    pthread_mutex_lock(&H.mu);
+    HI.gin = imax(HI.gin, capv(LV.gin));
+    HI.grun = imax(HI.grun, capv(LV.grun));
+    HI.gthr = imax(HI.gthr, capv(LV.gthr));
+    HI.mwait = imax(HI.mwait, capv(LV.mwait));
+    pthread_mutex_unlock(&H.mu);
+    if (LV.gin != GROUPCONC_UNLIMITED) LV.ever_gin = true;
+    if (LV.grun != GROUPCONC_UNLIMITED) LV.ever_grun = true;
+    if (LV.mwait != GROUPCONC_UNLIMITED) LV.ever_mwait = true;
+}
+
+/* a snapshot of g's state (under the executor lock) showed these counts: where they are at or under
+   every cap the state may have, nothing can take them past it any more (no preemption, no hand-out
+   over the cap), so the high-water mark comes down to it */
+static void lv_drain(int g, size_t used3, size_t used2, size_t wait23) {
+    int mc = 0, mi = 0, mt = 0;
+    for (int i = 0; i < LV.nplaus[g]; i++) {
+        mc = imax(mc, LV.plaus[g][i].conc);
+        mi = imax(mi, capv(LV.plaus[g][i].infl));
+        mt = imax(mt, capv(LV.plaus[g][i].thr));
+    }
+    pthread_mutex_lock(&H.mu);
+    if (used3 <= (size_t)mc) HI.conc[g][F.gen[g]] = mc;
+    if (used2 <= (size_t)mi) HI.infl[g][F.gen[g]] = mi;
+    if (wait23 <= (size_t)mt) HI.thr[g] = mt;
+    pthread_mutex_unlock(&H.mu);
+}
+
+static void lv_gdrain(const groupconc_executor_stats *es) {
+    pthread_mutex_lock(&H.mu);
+    if (es->global_in_flight <= (size_t)capv(LV.gin)) HI.gin = capv(LV.gin);
+    if (es->global_running <= (size_t)capv(LV.grun)) HI.grun = capv(LV.grun);
+    if (es->waiting <= (size_t)capv(LV.gthr)) HI.gthr = capv(LV.gthr); /* layer 1's waiters are among them */
+    if (es->waiting <= (size_t)capv(LV.mwait)) HI.mwait = capv(LV.mwait);
+    pthread_mutex_unlock(&H.mu);
+}
+
+/* g's state may have been dropped (evict) or may not exist: the next one gets what lv_want says */
+static void lv_fresh(int g) {
+    LV.nplaus[g] = 0;
+    plaus_add(g, lv_want(g));
+    LV.exists[g] = false;
+    lv_raise(g);
 }
 
 /* ---- structured scopes (issue 14): what the fuzzer knows of its scopes and forks ---- */
@@ -458,6 +650,8 @@ typedef struct frec {
     atomic_int state, fork_rc, index;
     atomic_int runs, finished, ret, counted, released, cleanups, handler_calls;
     atomic_int ev_submitted, ev_started, ev_completed, ev_rejected;
+    bool deadline_possible;        /* a queue deadline may apply to it (forks are made with max_wait 0) */
+    int pz_g, pz_x;                /* as slot's: forked while paused (the fuzzer's forks) */
 } frec;
 
 static struct {
@@ -515,7 +709,10 @@ enum { A_SELF_BODY, A_SELF_EVENT, A_SELF_HANDLER, A_SELF_CLEANUP, A_SELF_CALLBAC
        A_SC_OPEN_BAD, A_SC_FORK_OK, A_SC_FORK_REFUSED, A_SC_FORK_SHUT, A_SC_FORK_NOMEM, A_SC_FIF, A_SC_CHILD_OPEN,
        A_SC_CHILD_CLOSED, A_SC_SHUTDOWN, A_SC_POLICY_SHUT, A_SC_CB_SHUT, A_SC_FIRST_SET, A_SC_JOIN, A_SC_JOIN_EFAILED,
        A_SC_JOIN_TIMEOUT, A_SC_CLOSE_OK, A_SC_CLOSE_NOTJOINED, A_SC_CLOSE_EORDER, A_SC_FOREIGN, A_SC_PARK_RELEASED,
-       A_SC_PARK_CANCELLED, A_SC_DESTROY_BUSY, A_SC_HANDLER, A_DUMP_OK, A_DUMP_ERANGE, A_DUMP_FILE_OK, A_DUMP_FILE_EIO, A_COUNT };
+       A_SC_PARK_CANCELLED, A_SC_DESTROY_BUSY, A_SC_HANDLER, A_DUMP_OK, A_DUMP_ERANGE, A_DUMP_FILE_OK, A_DUMP_FILE_EIO,
+       A_LV_LIMITS_OK, A_LV_LIMITS_BAD, A_LV_XLIMITS_OK, A_LV_XLIMITS_BAD, A_LV_PAUSE, A_LV_RESUME, A_LV_XPAUSE, A_LV_XRESUME,
+       A_LV_DEADLINE_SUBMIT, A_LV_EXPIRED, A_LV_EXPIRED_L1, A_LV_EXPIRED_L2, A_LV_EXPIRED_L3, A_LV_EXPIRED_L4, A_LV_GROUPS_FULL, A_LV_REJ_WAITING, A_LV_OVER_CAP, A_LV_DRAINED, A_LV_RECLAIMED,
+       A_LV_PAUSED_CHECKED, A_LV_GATE_PAUSED, A_LV_GATE_RUNNING, A_LV_DUMP_LIVE, A_COUNT };
 static const char *const acounter_names[A_COUNT] = {
     "self-block: in the task body", "self-block: in a listener event", "self-block: in the rejection handler",
     "self-block: in the cleanup", "self-block: in a completion callback", "  of which ran at once (no destroy)",
@@ -538,15 +735,37 @@ static const char *const acounter_names[A_COUNT] = {
     "scope: join_for ETIMEDOUT", "scope: close OK", "scope: close ENOTJOINED", "scope: close EORDER",
     "scope: foreign thread refused", "scope: parks released", "scope: parks cancelled", "scope: destroy EBUSY (scope open)",
     "scope: forks decided by the rejection handler",
-    "dump: OK (parsed)", "dump: ERANGE", "dump_file: OK (parsed)", "dump_file: EIO"};
+    "dump: OK (parsed)", "dump: ERANGE", "dump_file: OK (parsed)", "dump_file: EIO",
+    "live: group limits set", "live: group limits refused (bad arguments)", "live: executor limits set",
+    "live: executor limits refused (bad arguments)", "live: group paused", "live: group resumed", "live: executor paused",
+    "live: executor resumed", "deadline: submits with max_wait_ns", "deadline: expired results checked", "deadline:   at layer 1 (global in-flight)",
+    "deadline:   at layer 2 (bulkhead)", "deadline:   at layer 3 (concurrency)", "deadline:   at layer 4 (running cap)",
+    "bounded: EGROUPS_FULL (submit, fork, gate, pause)", "max_waiting: EREJECTED_WAITING results",
+    "live: a count over the cap in force (lowered)", "live: high-water mark drained to a lower cap",
+    "bounded: groups reclaimed (stats)", "pause: admitted counts held still", "gate: EPAUSED",
+    "gate: EREJECTED_RUNNING", "dump: gauges checked (no idle permit with waiters)"};
 static atomic_long acounters[A_COUNT];
 
 static bool caller_runs(void) { return F.rejection == GROUPCONC_REJECT_CALLER_RUNS; }
 static bool aborts(void) { return F.rejection == GROUPCONC_REJECT_ABORT; }
 
+/* a layer's refusal of a task (what the rejection policy / handler gets): a queue threshold, or the
+   bound on all waiting tasks (max_waiting) */
 static bool is_layer_code(int e) {
     return e == GROUPCONC_EREJECTED_GLOBAL || e == GROUPCONC_EREJECTED_BULKHEAD ||
-           e == GROUPCONC_EREJECTED_CONCURRENCY;
+           e == GROUPCONC_EREJECTED_CONCURRENCY || e == GROUPCONC_EREJECTED_WAITING;
+}
+
+/* a queue deadline passed (never handed to a rejection handler, never run under CALLER_RUNS) */
+static bool is_expiry(int e) {
+    return e == GROUPCONC_EEXPIRED_GLOBAL || e == GROUPCONC_EEXPIRED_BULKHEAD || e == GROUPCONC_EEXPIRED_CONCURRENCY ||
+           e == GROUPCONC_EEXPIRED_RUNNING;
+}
+
+/* an executor gate's refusal by its group's state: a layer (1-4), a pause, the bounded table */
+static bool is_gate_refusal(int e) {
+    return e == GROUPCONC_EREJECTED_GLOBAL || e == GROUPCONC_EREJECTED_BULKHEAD || e == GROUPCONC_EREJECTED_CONCURRENCY ||
+           e == GROUPCONC_EREJECTED_RUNNING || e == GROUPCONC_EPAUSED || e == GROUPCONC_EGROUPS_FULL;
 }
 
 static int group_index(const char *name) {
@@ -562,6 +781,33 @@ static slot *slot_of(const char *task_id) {
     int n = atoi(task_id + 1); /* slots are set up before their submit: no need to read F.nslots here */
     FZ_CHECK(n >= 0 && n < MAX_SLOTS && strcmp(F.slots[n].id, task_id) == 0, "unknown task id \"%s\"", task_id);
     return &F.slots[n];
+}
+
+/* A body starts holding permits of group g (generation gen): the caps in force, read with the counts
+   under one lock (so the high-water marks and the counts are of one moment). */
+static void cap_check(const char *what, const char *id, int g, unsigned gen, int pz_g, int pz_x) {
+    pthread_mutex_lock(&H.mu);
+    int in_group = ++H.run_g[g][gen], total = ++H.run_total;
+    int gate_g = H.gate_g[g][gen], defer_g = H.defer_g[g][gen];
+    int holders = total + H.gate_total + H.defer_total;
+    int hc = HI.conc[g][gen], hin = HI.infl[g][gen], hgin = HI.gin, hgrun = HI.grun;
+    pthread_mutex_unlock(&H.mu);
+    atomic_fetch_add(&HI.starts[g][gen], 1);
+    atomic_fetch_add(&HI.starts_total, 1);
+    FZ_CHECK(pz_g < 0 || atomic_load(&HI.gepoch[g]) != pz_g, "%s %s started holding permits of group %s, which was paused before "
+             "its submit and not resumed since", what, id, group_names[g]);
+    FZ_CHECK(pz_x < 0 || atomic_load(&HI.xepoch) != pz_x, "%s %s (group %s) started holding permits while the executor is paused "
+             "(paused before its submit, not resumed since)", what, id, group_names[g]);
+    FZ_CHECK(in_group + gate_g + defer_g <= hc && in_group + gate_g + defer_g <= hin,
+             "group %s (generation %u): %s %s makes %d bodies running + %d gate permits + %d parked deferred tasks, over the "
+             "caps in force (concurrency %d, in-flight %d, the highest since they last drained)",
+             group_names[g], gen, what, id, in_group, gate_g, defer_g, hc, hin == INT32_MAX ? -1 : hin);
+    FZ_CHECK(holders <= hgin, "%s %s: %d bodies running + gate permits + parked deferred tasks, global in-flight cap %d", what, id,
+             holders, hgin);
+    FZ_CHECK(holders <= hgrun, "%s %s: %d bodies running + gate permits + parked deferred tasks, global running cap %d", what, id,
+             holders, hgrun);
+    int extra = atomic_load(&SC.blocked_ever); /* fork bodies that waited on a worker: one more thread each */
+    FZ_CHECK(total <= F.max_threads + extra, "%s %s: %d bodies running, max_threads %d (+%d)", what, id, total, F.max_threads, extra);
 }
 
 /* ==== latches ==================================================================================== */
@@ -744,23 +990,8 @@ static int fz_task(groupconc_context *ctx, void **out_value, void *arg) {
     if (!no_permits) {
         if (s->named && F.listener_on)
             FZ_CHECK(atomic_load(&s->ev_started) == 1, "task %s runs before its STARTED event", s->id);
-        int g_idx = s->group;
-        pthread_mutex_lock(&H.mu);
-        int in_group = ++H.run_g[g_idx][s->gen], total = ++H.run_total;
-        int gate_g = H.gate_g[g_idx][s->gen], defer_g = H.defer_g[g_idx][s->gen];
-        int holders = total + H.gate_total + H.defer_total;
-        pthread_mutex_unlock(&H.mu);
         atomic_store(&s->counted, 1);
-        int cap = F.conc[g_idx];
-        if (F.infl[g_idx] != UNL && F.infl[g_idx] < cap) cap = F.infl[g_idx];
-        FZ_CHECK(in_group + gate_g + defer_g <= cap,
-                 "group %s (generation %u): %d tasks running + %d gate permits + %d parked deferred tasks, cap %d "
-                 "(concurrency %d, in-flight %d)",
-                 group_names[g_idx], s->gen, in_group, gate_g, defer_g, cap, F.conc[g_idx], F.infl[g_idx]);
-        FZ_CHECK(F.gcap == UNL || holders <= F.gcap,
-                 "%d tasks running + gate permits + parked deferred tasks, global in-flight cap %d", holders, F.gcap);
-        int extra = atomic_load(&SC.blocked_ever); /* fork bodies that waited on a worker: one more thread each */
-        FZ_CHECK(total <= F.max_threads + extra, "%d tasks running, max_threads %d (+%d)", total, F.max_threads, extra);
+        cap_check("task", s->id, s->group, s->gen, s->pz_g, s->pz_x);
     }
     if (s->self_block) {
         FZ_CHECK(groupconc_context_executor(ctx) == F.ex, "task %s: context executor", s->id);
@@ -833,11 +1064,14 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
             atomic_fetch_add(r->reason == GROUPCONC_EREJECTED_GLOBAL       ? &F.ev_rej_global
                              : r->reason == GROUPCONC_EREJECTED_BULKHEAD     ? &F.ev_rej_bulkhead
                              : r->reason == GROUPCONC_EREJECTED_CONCURRENCY ? &F.ev_rej_concurrency
+                             : r->reason == GROUPCONC_EREJECTED_WAITING     ? &F.ev_rej_waiting
+                             : is_expiry(r->reason)                         ? &F.ev_expired
                                                                              : &F.ev_rej_other,
                              1);
         if (s) {
             FZ_CHECK(atomic_fetch_add(&s->ev_completed, 1) == 0, "task %s: two COMPLETED events", s->id);
             atomic_store(&s->ev_status, (int)r->status);
+            atomic_store(&s->ev_reason, r->reason);
         } else if (fk) {
             FZ_CHECK(atomic_fetch_add(&fk->ev_completed, 1) == 0, "fork %s: two COMPLETED events", fk->id);
         } else {
@@ -846,15 +1080,24 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
         break;
     }
     case GROUPCONC_EVENT_REJECTED:
-        FZ_CHECK(is_layer_code(ev->reason) || ev->reason == GROUPCONC_ESHUTDOWN || ev->reason == GROUPCONC_ENOMEM ||
-                     ev->reason == GROUPCONC_ETHREAD,
+        FZ_CHECK(is_layer_code(ev->reason) || is_expiry(ev->reason) || ev->reason == GROUPCONC_ESHUTDOWN ||
+                     ev->reason == GROUPCONC_ENOMEM || ev->reason == GROUPCONC_ETHREAD || ev->reason == GROUPCONC_EGROUPS_FULL,
                  "REJECTED event with reason %s", groupconc_errname(ev->reason));
+        if (ev->reason == GROUPCONC_EGROUPS_FULL)
+            FZ_CHECK(LV.max_groups != UNL, "REJECTED event with EGROUPS_FULL, but the table is not bounded by max_groups");
+        if (is_expiry(ev->reason)) {
+            if (s) FZ_CHECK(s->deadline_possible, "task %s: REJECTED event %s, but no queue deadline applies to it", s->id,
+                            groupconc_errname(ev->reason));
+            if (fk) FZ_CHECK(fk->deadline_possible, "fork %s: REJECTED event %s, but no queue deadline applies to it", fk->id,
+                             groupconc_errname(ev->reason));
+        }
         if (fk) {
             FZ_CHECK(atomic_fetch_add(&fk->ev_rejected, 1) == 0, "fork %s: two REJECTED events", fk->id);
             FZ_CHECK(!atomic_load(&fk->counted), "fork %s: REJECTED event after it started holding permits", fk->id);
         }
         if (s) {
             FZ_CHECK(atomic_fetch_add(&s->ev_rejected, 1) == 0, "task %s: two REJECTED events", s->id);
+            atomic_store(&s->ev_rej_reason, ev->reason);
             FZ_CHECK(!atomic_load(&s->counted), "task %s: REJECTED event after it started holding permits", s->id);
             groupconc_task *h = atomic_load(&s->hx);
             if (F.cancel_in_listener && h) { /* the executor still holds the task: safe even if released */
@@ -1030,6 +1273,32 @@ static void check_decided(slot *s, const groupconc_result *r, const char *what) 
     }
 }
 
+/* An expired task (result REJECTED with GROUPCONC_EEXPIRED_*): a deadline applied to it, it never
+   ran, no rejection handler saw it, it was accepted (its cleanup ran once, COMPLETED once), the layer
+   it waited at could make it wait, and with its own max_wait_ns it expired no sooner than that after
+   its submit (the library and the fuzzer read the same monotonic clock). */
+static void check_expired(slot *s, const groupconc_result *r) {
+    FZ_CHECK(s->deadline_possible, "task %s: expired (%s), but no queue deadline applies to it (max_wait %lld)", s->id,
+             groupconc_errname(r->reason), (long long)s->max_wait);
+    FZ_CHECK(atomic_load(&s->runs) == 0 && atomic_load(&s->handler_calls) == 0, "task %s: expired (%s), but it ran (%d) / went to "
+             "the rejection handler (%d)", s->id, groupconc_errname(r->reason), atomic_load(&s->runs), atomic_load(&s->handler_calls));
+    FZ_CHECK(r->value == NULL && r->error == 0, "task %s: expired with value %p error %d", s->id, r->value, r->error);
+    if (s->max_wait > 0)
+        FZ_CHECK(r->end_ns >= s->t0 + (uint64_t)s->max_wait, "task %s: expired %.3f ms after its submit, its max_wait is %.3f ms",
+                 s->id, (double)(r->end_ns - s->t0) / 1e6, (double)s->max_wait / 1e6);
+    if (r->reason == GROUPCONC_EEXPIRED_GLOBAL)
+        FZ_CHECK(LV.ever_gin, "task %s: expired waiting at layer 1, but no global in-flight cap was ever set", s->id);
+    if (r->reason == GROUPCONC_EEXPIRED_RUNNING)
+        FZ_CHECK(LV.ever_grun || LV.ever_paused, "task %s: expired waiting at layer 4, but no global running cap "
+                 "was ever set and nothing was paused", s->id);
+    atomic_fetch_add(&acounters[A_LV_EXPIRED], 1);
+    atomic_fetch_add(&acounters[A_LV_EXPIRED_L1 + (GROUPCONC_EEXPIRED_GLOBAL - r->reason)], 1);
+    if (s->named && F.listener_on)
+        FZ_CHECK(atomic_load(&s->ev_rejected) == 1 && atomic_load(&s->ev_rej_reason) == r->reason,
+                 "task %s: expired (%s): %d REJECTED events (reason %s)", s->id, groupconc_errname(r->reason),
+                 atomic_load(&s->ev_rejected), groupconc_errname(atomic_load(&s->ev_rej_reason)));
+}
+
 static void check_result(slot *s, const groupconc_result *r) {
     check_cleanup(s, "done");
     name_status(r->status);
@@ -1047,7 +1316,8 @@ static void check_result(slot *s, const groupconc_result *r) {
     FZ_CHECK(!atomic_load(&s->defer_live) || delivered, "task %s: done, but its deferral was never completed", s->id);
     if (decided) check_decided(s, r, "task");
     else if (F.rejection == 3)
-        FZ_CHECK(r->status != GROUPCONC_STATUS_REJECTED, "task %s: REJECTED under a rejection handler that never ran for it", s->id);
+        FZ_CHECK(r->status != GROUPCONC_STATUS_REJECTED || is_expiry(r->reason),
+                 "task %s: REJECTED (%s) under a rejection handler that never ran for it", s->id, groupconc_errname(r->reason));
     switch (decided ? GROUPCONC_STATUS_PENDING : r->status) {
     case GROUPCONC_STATUS_PENDING: break; /* decided by the handler: checked above */
     case GROUPCONC_STATUS_SUCCESS:
@@ -1072,9 +1342,17 @@ static void check_result(slot *s, const groupconc_result *r) {
         break;
     case GROUPCONC_STATUS_REJECTED:
         FZ_CHECK(runs == 0, "task %s: REJECTED but it ran", s->id);
-        FZ_CHECK(is_layer_code(r->reason), "task %s: REJECTED with error %s", s->id, groupconc_errname(r->reason));
         FZ_CHECK(r->start_ns == r->end_ns, "task %s: REJECTED with a duration", s->id);
+        if (is_expiry(r->reason)) { /* its queue deadline passed: never ran, no handler, no CALLER_RUNS */
+            check_expired(s, r);
+            break;
+        }
+        FZ_CHECK(is_layer_code(r->reason), "task %s: REJECTED with error %s", s->id, groupconc_errname(r->reason));
         FZ_CHECK(!caller_runs(), "task %s: REJECTED under CALLER_RUNS (it should have run)", s->id);
+        if (r->reason == GROUPCONC_EREJECTED_WAITING) {
+            FZ_CHECK(LV.ever_mwait, "task %s: EREJECTED_WAITING, but max_waiting was never bounded", s->id);
+            atomic_fetch_add(&acounters[A_LV_REJ_WAITING], 1);
+        }
         break;
     default: fz_fail("task %s: result status %d", s->id, (int)r->status);
     }
@@ -1178,6 +1456,8 @@ static void check_gate_group(int g, bool found, const groupconc_group_stats *gs,
     size_t held = held_cur(g);
     if (!found && rc == GROUPCONC_OK && !wsub_still(ws0))
         return; /* created meanwhile by a fork made in a fork body */
+    if (found && rc == GROUPCONC_ENOTFOUND && LV.bounded && held == 0)
+        return; /* reclaimed meanwhile (idle) */
     if (!found) {
         FZ_CHECK(rc == GROUPCONC_ENOTFOUND, "gate_stats(%s): %s, but group_stats says ENOTFOUND", group_names[g], groupconc_errname(rc));
         FZ_CHECK(held == 0, "group %s has no state, but the fuzzer holds %zu of its permits", group_names[g], held);
@@ -1187,9 +1467,73 @@ static void check_gate_group(int g, bool found, const groupconc_group_stats *gs,
     FZ_CHECK(st.in_flight == held && gs->gate_permits == held,
              "group %s: gate in_flight %zu, group gate_permits %zu, the fuzzer holds %zu", group_names[g], st.in_flight,
              gs->gate_permits, held);
-    FZ_CHECK(st.limit == F.conc[g], "gate_stats(%s): limit %d, concurrency %d", group_names[g], st.limit, F.conc[g]);
-    FZ_CHECK(st.available >= 0 && st.available <= F.conc[g], "gate_stats(%s): available %d, concurrency %d", group_names[g],
-             st.available, F.conc[g]);
+    /* its concurrency (a bounded table may have made a new state since, with the limits one made now gets) */
+    bool limit_ok = st.limit == gs->concurrency;
+    for (int i = 0; i < LV.nplaus[g] && LV.bounded; i++) limit_ok |= st.limit == LV.plaus[g][i].conc;
+    FZ_CHECK(limit_ok, "gate_stats(%s): limit %d, concurrency %d", group_names[g], st.limit, gs->concurrency);
+    FZ_CHECK(st.available >= 0 && st.available <= st.limit, "gate_stats(%s): available %d, limit %d", group_names[g], st.available,
+             st.limit);
+    if (LV.xpaused || LV.gpaused[g]) FZ_CHECK(st.available == 0, "gate_stats(%s): available %d while paused", group_names[g], st.available);
+}
+
+/* The group stats of g (found) against the limits its state may have, the caps in force, the pause;
+   then narrow what its limits may be, and drain its high-water marks. */
+static void check_group_live(int g, const groupconc_group_stats *gs) {
+    lim3 t = {gs->concurrency, gs->max_in_flight, gs->queue_threshold};
+    if (!plaus_has(g, t)) {
+        char buf[400];
+        int n = 0;
+        for (int i = 0; i < LV.nplaus[g] && n < 300; i++)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, " %d/%d/%d", LV.plaus[g][i].conc, LV.plaus[g][i].infl, LV.plaus[g][i].thr);
+        if (!LV.nplaus[g]) snprintf(buf, sizeof buf, " (none)");
+        fz_fail("group %s limits %d/%d/%d (concurrency / in-flight / threshold), expected one of:%s", group_names[g], t.conc, t.infl,
+                t.thr, buf);
+    }
+    /* the queue deadline it reports: its table entry's, else the executor's default (both current) */
+    int64_t mw = LV.ent[g].present && LV.ent[g].mw != 0 ? LV.ent[g].mw : LV.def_mw;
+    FZ_CHECK(gs->max_wait_ns == mw, "group %s: max_wait_ns %lld, expected %lld", group_names[g], (long long)gs->max_wait_ns, (long long)mw);
+    FZ_CHECK(gs->paused == LV.gpaused[g],
+             "group %s: stats say paused %d, the fuzzer paused it: %d", group_names[g], (int)gs->paused, (int)LV.gpaused[g]);
+    size_t used3 = gs->in_flight - gs->waiting_concurrency, wait23 = gs->waiting_bulkhead + gs->waiting_concurrency;
+    pthread_mutex_lock(&H.mu);
+    int hc = HI.conc[g][F.gen[g]], hin = HI.infl[g][F.gen[g]], ht = HI.thr[g], hgthr = HI.gthr;
+    pthread_mutex_unlock(&H.mu);
+    /* lowering never preempts: the counts may be over the cap now in force, never over the highest
+       cap in force since they last drained */
+    FZ_CHECK(used3 <= (size_t)hc && gs->running <= (size_t)hc, "group %s: %zu tasks past layer 3 (%zu running), over every "
+             "concurrency cap in force since they last drained (%d; now %d)", group_names[g], used3, gs->running, hc, gs->concurrency);
+    FZ_CHECK(gs->in_flight <= (size_t)hin, "group %s: in-flight %zu, over every cap in force since it last drained (%d; now %d)",
+             group_names[g], gs->in_flight, hin, gs->max_in_flight);
+    FZ_CHECK(wait23 <= (size_t)ht, "group %s: %zu waiting at layers 2+3, over every threshold in force since (%d; now %d)",
+             group_names[g], wait23, ht, gs->queue_threshold);
+    FZ_CHECK(gs->waiting_global <= (size_t)hgthr, "group %s: %zu waiting at layer 1, over every global threshold since (%d; now %d)",
+             group_names[g], gs->waiting_global, hgthr, LV.gthr);
+    if (!caller_runs())
+        FZ_CHECK(gs->running + gs->ready <= (size_t)hc, "group %s: running %zu + ready %zu > concurrency %d (highest since drained)",
+                 group_names[g], gs->running, gs->ready, hc);
+    if (used3 > (size_t)gs->concurrency || (gs->max_in_flight != UNL && gs->in_flight > (size_t)gs->max_in_flight))
+        atomic_fetch_add(&acounters[A_LV_OVER_CAP], 1);
+    /* a pause: nothing of it is admitted (handed its last permit) while paused */
+    if (LV.xpaused || LV.gpaused[g]) {
+        if (LV.adm_known[g])
+            FZ_CHECK(gs->admitted <= LV.adm[g], "group %s: admitted went from %llu to %llu while paused (group %d, executor %d)",
+                     group_names[g], (unsigned long long)LV.adm[g], (unsigned long long)gs->admitted, (int)LV.gpaused[g],
+                     (int)LV.xpaused);
+        LV.adm[g] = gs->admitted; /* (lower: a state made afresh, after an evict or a reclaim) */
+        LV.adm_known[g] = true;
+        atomic_fetch_add(&acounters[A_LV_PAUSED_CHECKED], 1);
+    }
+    /* narrow: this state has t; with a bounded table it may be replaced by one made now */
+    LV.nplaus[g] = 0;
+    plaus_add(g, t);
+    if (LV.bounded) plaus_add(g, lv_want(g));
+    LV.exists[g] = true;
+    lv_raise(g);
+    int before = hc;
+    lv_drain(g, used3, gs->in_flight, wait23);
+    pthread_mutex_lock(&H.mu);
+    if (HI.conc[g][F.gen[g]] < before) atomic_fetch_add(&acounters[A_LV_DRAINED], 1);
+    pthread_mutex_unlock(&H.mu);
 }
 
 static void check_stats(bool all_quiet) {
@@ -1198,6 +1542,9 @@ static void check_stats(bool all_quiet) {
     size_t parked_lo = parked_counted(parked_g); /* before the stats: all of these are still parked */
     size_t gx = held_count(GX);
     long ws0 = wsub_mark(); /* forks made in fork bodies */
+    int starts_total = atomic_load(&HI.starts_total); /* before the stats: each of them was admitted before */
+    int starts_g[NG];
+    for (int g = 0; g < NG; g++) starts_g[g] = atomic_load(&HI.starts[g][F.gen[g]]);
     memset(&es, 0xA5, sizeof es);
     FZ_CHECK(fz_code(groupconc_executor_stats_get(F.ex, &es)) == GROUPCONC_OK, "executor_stats failed");
     size_t parked_hi = parked_total(); /* after: every task parked at the stats is in here (also those the
@@ -1214,27 +1561,73 @@ static void check_stats(bool all_quiet) {
     FZ_CHECK(es.gate_permits == gx, "executor gate_permits %zu, the fuzzer holds %zu", es.gate_permits, gx);
     FZ_CHECK(es.running >= gx + parked_lo, "executor running %zu < %zu gate permits + %zu parked deferred tasks", es.running,
              gx, parked_lo);
-    FZ_CHECK(es.global_max_in_flight == F.gcap, "global_max_in_flight %d, policy %d", es.global_max_in_flight, F.gcap);
-    FZ_CHECK(F.gcap == UNL || es.global_in_flight <= (size_t)F.gcap, "global in-flight %zu > cap %d", es.global_in_flight, F.gcap);
+    /* the limits in force (only the fuzzer changes them) */
+    FZ_CHECK(es.global_max_in_flight == LV.gin && es.global_max_running == LV.grun && es.max_waiting == LV.mwait &&
+                 es.max_groups == LV.max_groups,
+             "executor limits: global_max_in_flight %d global_max_running %d max_waiting %d max_groups %d, expected %d / %d / %d / %d",
+             es.global_max_in_flight, es.global_max_running, es.max_waiting, es.max_groups, LV.gin, LV.grun, LV.mwait, LV.max_groups);
+    pthread_mutex_lock(&H.mu);
+    int hgin = HI.gin, hgrun = HI.grun, hmwait = HI.mwait;
+    pthread_mutex_unlock(&H.mu);
+    FZ_CHECK(es.global_in_flight <= (size_t)hgin, "global in-flight %zu, over every cap in force since it last drained (%d; now %d)",
+             es.global_in_flight, hgin, LV.gin);
+    FZ_CHECK(es.global_running <= (size_t)hgrun, "global running %zu, over every running cap in force since it last drained (%d; now %d)",
+             es.global_running, hgrun, LV.grun);
+    FZ_CHECK(es.waiting <= (size_t)hmwait, "%zu tasks waiting, over every max_waiting in force since they last drained (%d; now %d)",
+             es.waiting, hmwait, LV.mwait);
+    FZ_CHECK(es.waiting_running <= es.waiting, "waiting at layer 4 %zu > waiting %zu", es.waiting_running, es.waiting);
     FZ_CHECK(es.running <= es.global_in_flight, "running %zu > global in-flight %zu", es.running, es.global_in_flight);
-    if (!caller_runs())
+    if (!caller_runs()) {
         FZ_CHECK(es.running + es.ready <= es.global_in_flight, "running %zu + ready %zu > global in-flight %zu", es.running,
                  es.ready, es.global_in_flight);
+        /* layer 4 is held by exactly what holds every permit: ready, running (deferred too), gate permits */
+        FZ_CHECK(es.global_running == es.running + es.ready, "global running %zu, running %zu + ready %zu", es.global_running,
+                 es.running, es.ready);
+    }
     FZ_CHECK(es.shutdown == F.shutdown_called, "stats shutdown %d", (int)es.shutdown);
     if (F.swept) FZ_CHECK(es.waiting == 0, "%zu tasks waiting after shutdown", es.waiting);
     FZ_CHECK(es.completed == es.succeeded + es.failed + es.cancelled + es.rejected_global + es.rejected_bulkhead +
-                                 es.rejected_concurrency + es.rejected_other,
+                                 es.rejected_concurrency + es.rejected_waiting + es.expired + es.rejected_other,
              "executor completed %llu is not the sum of its outcomes", (unsigned long long)es.completed);
+    FZ_CHECK(es.completed <= es.submitted, "executor completed %llu > submitted %llu", (unsigned long long)es.completed,
+             (unsigned long long)es.submitted);
+    FZ_CHECK(es.admitted <= es.submitted, "executor admitted %llu > submitted %llu", (unsigned long long)es.admitted,
+             (unsigned long long)es.submitted);
+    FZ_CHECK((uint64_t)starts_total <= es.admitted, "%d bodies started holding permits, %llu tasks admitted", starts_total,
+             (unsigned long long)es.admitted);
+    FZ_CHECK(es.rejected_other >= (uint64_t)LV.groups_full, "rejected_other %llu, the fuzzer saw %ld EGROUPS_FULL refusals",
+             (unsigned long long)es.rejected_other, LV.groups_full);
+    /* the bounded table */
+    FZ_CHECK(LV.max_groups == UNL || es.groups <= (size_t)LV.max_groups, "%zu groups, max_groups %d", es.groups, LV.max_groups);
+    if (!LV.bounded) FZ_CHECK(es.groups_reclaimed == 0, "%llu groups reclaimed, the table is not bounded",
+                              (unsigned long long)es.groups_reclaimed);
+    else if (es.groups_reclaimed) atomic_fetch_add(&acounters[A_LV_RECLAIMED], 1);
+    /* pause */
+    int npaused = 0;
+    for (int g = 0; g < NG; g++) npaused += LV.gpaused[g];
+    FZ_CHECK(es.paused == LV.xpaused && es.paused_groups == (size_t)npaused,
+             "executor stats: paused %d, paused_groups %zu; the fuzzer paused the executor: %d, %d groups (their states live)",
+             (int)es.paused, es.paused_groups, (int)LV.xpaused, npaused);
+    if (LV.xpaused) {
+        if (LV.xadm_known)
+            FZ_CHECK(es.admitted == LV.xadm, "executor admitted went from %llu to %llu while the executor is paused",
+                     (unsigned long long)LV.xadm, (unsigned long long)es.admitted);
+        LV.xadm = es.admitted;
+        LV.xadm_known = true;
+    }
     if (all_quiet) {
         /* every task finished: only gate permits hold anything */
-        FZ_CHECK(es.running == gx && es.ready == 0 && es.waiting == 0 && es.global_in_flight == gx,
-                 "after every task finished: running %zu ready %zu waiting %zu global in-flight %zu (%zu gate permits held)",
-                 es.running, es.ready, es.waiting, es.global_in_flight, gx);
+        FZ_CHECK(es.running == gx && es.ready == 0 && es.waiting == 0 && es.global_in_flight == gx && es.global_running == gx,
+                 "after every task finished: running %zu ready %zu waiting %zu global in-flight %zu global running %zu (%zu gate "
+                 "permits held)",
+                 es.running, es.ready, es.waiting, es.global_in_flight, es.global_running, gx);
         FZ_CHECK(parked_hi == 0, "every task finished, but %zu deferred tasks are parked", parked_hi);
+        FZ_CHECK(es.submitted == es.completed, "every task finished: submitted %llu, completed %llu", (unsigned long long)es.submitted,
+                 (unsigned long long)es.completed);
         /* every task is done, every event has run: the totals are the COMPLETED events by final status
            (a rejection handler's decision included) and the SUBMITTED events */
         if (F.listener_on) {
-            unsigned long long want[9] = {
+            unsigned long long want[11] = {
                 (unsigned)atomic_load(&F.ev_count[GROUPCONC_EVENT_SUBMITTED]),
                 (unsigned)atomic_load(&F.ev_count[GROUPCONC_EVENT_COMPLETED]),
                 (unsigned)atomic_load(&F.ev_done[GROUPCONC_STATUS_SUCCESS]),
@@ -1243,14 +1636,17 @@ static void check_stats(bool all_quiet) {
                 (unsigned)atomic_load(&F.ev_rej_global),
                 (unsigned)atomic_load(&F.ev_rej_bulkhead),
                 (unsigned)atomic_load(&F.ev_rej_concurrency),
-                (unsigned)atomic_load(&F.ev_rej_other)};
-            unsigned long long got[9] = {es.submitted,       es.completed,       es.succeeded,
-                                         es.failed,          es.cancelled,       es.rejected_global,
-                                         es.rejected_bulkhead, es.rejected_concurrency, es.rejected_other};
-            static const char *const what[9] = {"submitted", "completed", "succeeded", "failed", "cancelled",
-                                                "rejected_global", "rejected_bulkhead", "rejected_concurrency",
-                                                "rejected_other"};
-            for (int i = 0; i < 9; i++)
+                (unsigned)atomic_load(&F.ev_rej_other),
+                (unsigned)atomic_load(&F.ev_rej_waiting),
+                (unsigned)atomic_load(&F.ev_expired)};
+            unsigned long long got[11] = {es.submitted,       es.completed,       es.succeeded,
+                                          es.failed,          es.cancelled,       es.rejected_global,
+                                          es.rejected_bulkhead, es.rejected_concurrency, es.rejected_other,
+                                          es.rejected_waiting, es.expired};
+            static const char *const what[11] = {"submitted", "completed", "succeeded", "failed", "cancelled",
+                                                 "rejected_global", "rejected_bulkhead", "rejected_concurrency",
+                                                 "rejected_other", "rejected_waiting", "expired"};
+            for (int i = 0; i < 11; i++)
                 FZ_CHECK(got[i] == want[i], "all quiet: executor %s = %llu, events say %llu (policy %d)", what[i], got[i],
                          want[i], F.rejection);
             atomic_fetch_add(&acounters[A_QUIET_TOTALS], 1);
@@ -1262,44 +1658,44 @@ static void check_stats(bool all_quiet) {
         long gws0 = wsub_mark();
         int rc = fz_code(groupconc_group_stats_get(F.ex, group_names[g], &gs));
         check_gate_group(g, rc != GROUPCONC_ENOTFOUND, &gs, gws0);
-        if (rc == GROUPCONC_ENOTFOUND) continue;
+        if (rc == GROUPCONC_ENOTFOUND) {
+            FZ_CHECK(!LV.gpaused[g], "group %s is paused, but has no state (a paused group is never reclaimed)", group_names[g]);
+            lv_fresh(g); /* (a fork made in a fork body may make it now: with these limits) */
+            continue;
+        }
         FZ_CHECK(rc == GROUPCONC_OK, "group_stats(%s): %s", group_names[g], groupconc_errname(rc));
         found++;
         size_t gheld = held_cur(g);
         FZ_CHECK(gs.running >= gheld + parked_g[g], "group %s: running %zu < %zu gate permits + %zu parked deferred tasks",
                  group_names[g], gs.running, gheld, parked_g[g]);
-        FZ_CHECK(gs.concurrency == F.conc[g] && gs.max_in_flight == F.infl[g] && gs.queue_threshold == F.thr[g],
-                 "group %s limits %d/%d/%d, expected %d/%d/%d", group_names[g], gs.concurrency, gs.max_in_flight,
-                 gs.queue_threshold, F.conc[g], F.infl[g], F.thr[g]);
-        FZ_CHECK(gs.running <= (size_t)gs.concurrency, "group %s: running %zu > concurrency %d", group_names[g], gs.running,
-                 gs.concurrency);
         FZ_CHECK(gs.running <= gs.in_flight, "group %s: running %zu > in-flight %zu", group_names[g], gs.running, gs.in_flight);
-        FZ_CHECK(F.infl[g] == UNL || gs.in_flight <= (size_t)F.infl[g], "group %s: in-flight %zu > cap %d", group_names[g],
-                 gs.in_flight, F.infl[g]);
-        if (!caller_runs()) {
-            FZ_CHECK(gs.running + gs.ready <= (size_t)gs.concurrency, "group %s: running %zu + ready %zu > concurrency %d",
-                     group_names[g], gs.running, gs.ready, gs.concurrency);
-            FZ_CHECK(gs.in_flight == gs.waiting_concurrency + gs.ready + gs.running,
-                     "group %s: in-flight %zu != waiting at layer 3 %zu + ready %zu + running %zu", group_names[g],
-                     gs.in_flight, gs.waiting_concurrency, gs.ready, gs.running);
-        }
-        size_t waiting = gs.waiting_global + gs.waiting_bulkhead + gs.waiting_concurrency;
-        FZ_CHECK(F.thr[g] == UNL || gs.waiting_bulkhead + gs.waiting_concurrency <= (size_t)F.thr[g],
-                 "group %s: %zu waiting at layers 2+3, threshold %d", group_names[g],
-                 gs.waiting_bulkhead + gs.waiting_concurrency, F.thr[g]);
-        FZ_CHECK(F.gthr == UNL || gs.waiting_global <= (size_t)F.gthr, "group %s: %zu waiting at layer 1, threshold %d",
-                 group_names[g], gs.waiting_global, F.gthr);
+        if (!caller_runs())
+            FZ_CHECK(gs.in_flight == gs.waiting_concurrency + gs.waiting_running + gs.ready + gs.running,
+                     "group %s: in-flight %zu != waiting at layer 3 %zu + waiting at layer 4 %zu + ready %zu + running %zu",
+                     group_names[g], gs.in_flight, gs.waiting_concurrency, gs.waiting_running, gs.ready, gs.running);
+        size_t waiting = gs.waiting_global + gs.waiting_bulkhead + gs.waiting_concurrency + gs.waiting_running;
         if (waiting == 0) FZ_CHECK(gs.oldest_wait_ns == 0, "group %s: oldest wait %llu with nobody waiting", group_names[g],
                                    (unsigned long long)gs.oldest_wait_ns);
         if (F.swept) FZ_CHECK(waiting == 0, "group %s: %zu waiting after shutdown", group_names[g], waiting);
+        FZ_CHECK(gs.completed == gs.succeeded + gs.failed + gs.cancelled + gs.rejected_global + gs.rejected_bulkhead +
+                                     gs.rejected_concurrency + gs.rejected_waiting + gs.expired,
+                 "group %s: completed %llu is not the sum of its outcomes", group_names[g], (unsigned long long)gs.completed);
+        if (es.counts_unattributed == 0) /* (an outcome that found no memory for its group's counter is not in submitted) */
+            FZ_CHECK(gs.admitted <= gs.submitted && gs.completed <= gs.submitted, "group %s: submitted %llu, admitted %llu, completed %llu",
+                 group_names[g], (unsigned long long)gs.submitted, (unsigned long long)gs.admitted, (unsigned long long)gs.completed);
+        if (!LV.bounded)
+            FZ_CHECK((uint64_t)starts_g[g] <= gs.admitted, "group %s: %d bodies started holding its permits, %llu admitted",
+                     group_names[g], starts_g[g], (unsigned long long)gs.admitted);
         if (all_quiet)
             FZ_CHECK(gs.running == gheld && gs.ready == 0 && waiting == 0 && gs.in_flight == gheld,
                      "group %s after every task finished: running %zu ready %zu waiting %zu in-flight %zu (%zu gate permits held)",
                      group_names[g], gs.running, gs.ready, waiting, gs.in_flight, gheld);
+        check_group_live(g, &gs);
     }
     /* (a fork made in a fork body meanwhile may have created a group) */
     if (wsub_still(ws0))
         FZ_CHECK(found <= es.groups, "found %zu groups, stats say %zu", found, es.groups);
+    lv_gdrain(&es);
     check_gates();
 }
 
@@ -1332,6 +1728,8 @@ enum {
     /* issue 14: structured scopes and the dump (appended) */
     OP_SCOPE_OPEN, OP_SCOPE_FORK, OP_SCOPE_SHUTDOWN, OP_SCOPE_JOIN_FOR, OP_SCOPE_JOIN, OP_SCOPE_CLOSE, OP_SCOPE_QUERY,
     OP_SCOPE_FOREIGN, OP_SCOPE_RELEASE, OP_DUMP, OP_DUMP_FILE,
+    /* beyond the seeds: live limits, pause and resume, queue deadlines (appended) */
+    OP_GROUP_LIMITS, OP_EXEC_LIMITS, OP_GROUP_PAUSE, OP_GROUP_RESUME, OP_EXEC_PAUSE, OP_EXEC_RESUME, OP_SUBMIT_DEADLINE,
     OP_COUNT
 };
 
@@ -1345,6 +1743,9 @@ static slot *new_slot(int group, int beh, int latch, bool named) {
     s->latch = latch;
     s->named = named;
     s->gen = F.gen[group];
+    s->deadline_possible = LV.any_deadline; /* submitted with max_wait 0: the group's, else the policy's */
+    s->pz_g = LV.gpaused[group] ? atomic_load(&HI.gepoch[group]) : -1;
+    s->pz_x = LV.xpaused ? atomic_load(&HI.xepoch) : -1;
     return s;
 }
 
@@ -1362,7 +1763,16 @@ static slot *pick_handle(unsigned b) {
    OP_SELF_BLOCK: b3 % 4 picks self_timeouts; OP_SUBMIT_DEFER: b3 % 8 the body variant (0-4 DM_PARK,
    5 DM_INLINE, 6 DM_VOID, 7 DM_NODEFER), bit 3 a second groupconc_context_defer, (b3 >> 4) % 6 what
    DM_INLINE delivers (deliver()) */
-enum { SUB_PLAIN, SUB_SELF_BLOCK, SUB_DEFER };
+enum { SUB_PLAIN, SUB_SELF_BLOCK, SUB_DEFER, SUB_DEADLINE };
+/* OP_SUBMIT_DEADLINE: b3 % 8 picks spec.max_wait_ns: short (1-20 ms: some expire while they wait),
+   0 (the group's, else the policy's), GROUPCONC_FOREVER (none), or -5 (ELIMIT, nothing done) */
+static const int64_t deadline_waits[8] = {1000000, 2000000, 5000000, 10000000, 20000000, 0, GROUPCONC_FOREVER, -5};
+
+static uint64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 static void op_submit(reader *r, int mode) {
     bool self_block = mode == SUB_SELF_BLOCK;
     unsigned b1 = rd(r), b2 = rd(r);
@@ -1382,28 +1792,36 @@ static void op_submit(reader *r, int mode) {
         s->defer_choice = (b3 >> 4) % 6u;
     }
     s->decision = (int)(b1 / 30u) % D_COUNT;
+    if (mode == SUB_DEADLINE) {
+        s->max_wait = deadline_waits[b3 % 8u];
+        s->deadline_possible = s->max_wait > 0 || (s->max_wait == 0 && LV.any_deadline);
+        atomic_fetch_add(&acounters[A_LV_DEADLINE_SUBMIT], 1);
+    }
     s->self_block = self_block;
     s->self_timeout = self_block ? (int)(b3 % 4u) : 0;
     long inj = atomic_load(&fz_injected);
     groupconc_task *h = NULL;
     int rc;
-    if (with_cleanup) {
+    s->t0 = mono_ns();
+    if (with_cleanup || mode == SUB_DEADLINE) {
         groupconc_task_spec spec;
         memset(&spec, 0, sizeof spec);
         spec.group = group_names[group];
         spec.task_id = named ? s->id : NULL;
         spec.fn = fz_task;
         spec.arg = s;
-        spec.cleanup = fz_cleanup;
-        s->has_cleanup = true;
+        spec.cleanup = with_cleanup ? fz_cleanup : NULL;
+        spec.max_wait_ns = s->max_wait;
+        s->has_cleanup = with_cleanup;
         rc = fz_code(groupconc_submit_spec(F.ex, &spec, handle ? &h : NULL));
     } else {
         rc = fz_code(groupconc_submit(F.ex, group_names[group], named ? s->id : NULL, fz_task, s, handle ? &h : NULL));
     }
     s->submit_rc = rc;
     check_nomem(rc, inj, "submit");
-    counters[rc == GROUPCONC_OK ? C_ACCEPTED : is_layer_code(rc) ? C_REFUSED_LAYER : rc == GROUPCONC_ENOMEM ? C_ENOMEM
-             : rc == GROUPCONC_ETHREAD ? C_ETHREAD : C_ESHUTDOWN]++;
+    if (rc != GROUPCONC_ELIMIT && rc != GROUPCONC_EGROUPS_FULL) /* (those two: A_LV_* below) */
+        counters[rc == GROUPCONC_OK ? C_ACCEPTED : is_layer_code(rc) ? C_REFUSED_LAYER : rc == GROUPCONC_ENOMEM ? C_ENOMEM
+                 : rc == GROUPCONC_ETHREAD ? C_ETHREAD : C_ESHUTDOWN]++;
     if (rc == GROUPCONC_OK) {
         s->accepted = true;
         if (!named) {
@@ -1429,6 +1847,24 @@ static void op_submit(reader *r, int mode) {
     }
     FZ_CHECK(h == NULL, "submit returned %s but set a handle", groupconc_errname(rc));
     FZ_CHECK(atomic_load(&s->runs) == 0, "submit returned %s but the task ran", groupconc_errname(rc));
+    FZ_CHECK(s->max_wait >= 0 || s->max_wait == GROUPCONC_FOREVER ? rc != GROUPCONC_ELIMIT : rc == GROUPCONC_ELIMIT,
+             "submit with max_wait_ns %lld returned %s", (long long)s->max_wait, groupconc_errname(rc));
+    if (rc == GROUPCONC_ELIMIT) { /* refused before anything: no event */
+        FZ_CHECK(atomic_load(&s->ev_submitted) == 0, "submit refused ELIMIT, but SUBMITTED was reported");
+        return;
+    }
+    if (rc == GROUPCONC_EREJECTED_WAITING) atomic_fetch_add(&acounters[A_LV_REJ_WAITING], 1);
+    if (rc == GROUPCONC_EGROUPS_FULL) { /* a new key, the table at max_groups and no group idle */
+        FZ_CHECK(LV.max_groups != UNL, "submit returned EGROUPS_FULL without max_groups");
+        LV.groups_full++;
+        atomic_fetch_add(&acounters[A_LV_GROUPS_FULL], 1);
+        if (s->named && F.listener_on)
+            FZ_CHECK(atomic_load(&s->ev_rejected) == 1 && atomic_load(&s->ev_rej_reason) == GROUPCONC_EGROUPS_FULL &&
+                         atomic_load(&s->ev_completed) == 1 && atomic_load(&s->ev_status) == GROUPCONC_STATUS_REJECTED &&
+                         atomic_load(&s->ev_reason) == GROUPCONC_EGROUPS_FULL,
+                     "task %s refused EGROUPS_FULL: its REJECTED / COMPLETED events do not say so", s->id);
+        return;
+    }
     if (is_layer_code(rc)) FZ_CHECK(aborts(), "submit returned %s under rejection policy %d", groupconc_errname(rc), F.rejection);
     else if (rc == GROUPCONC_ESHUTDOWN) FZ_CHECK(F.shutdown_called, "submit: ESHUTDOWN before shutdown");
     else if (rc == GROUPCONC_ETHREAD) FZ_CHECK(atomic_load(&fz_start_fail), "submit: ETHREAD while starts work");
@@ -1544,12 +1980,21 @@ static void op_group(reader *r, bool evict) {
     dfr_job parked[MAX_SLOTS];
     int np = parked_list(g, parked, false);
     mark_cancel_requested(g);
+    if (evict) atomic_fetch_add(&HI.gepoch[g], 1); /* the key's next state is not paused */
     int rc = fz_code(evict ? groupconc_group_evict(F.ex, group_names[g]) : groupconc_group_shutdown(F.ex, group_names[g]));
     FZ_CHECK(rc == GROUPCONC_OK, "%s(%s): %s", evict ? "groupconc_group_evict" : "groupconc_group_shutdown", group_names[g],
              groupconc_errname(rc));
     check_flagged(parked, np, evict ? "group evict" : "group shutdown");
     if (evict && F.gen[g] + 1 < MAX_GEN) F.gen[g]++;
-    if (evict) counters[C_EVICT]++;
+    if (evict) { /* a new state, when next used: not paused, the limits one made now gets, nobody waiting */
+        counters[C_EVICT]++;
+        LV.gpaused[g] = false;
+        LV.adm_known[g] = false;
+        pthread_mutex_lock(&H.mu);
+        HI.thr[g] = 0; /* its waiters were swept with it */
+        pthread_mutex_unlock(&H.mu);
+        lv_fresh(g);
+    }
 }
 
 static void op_keys(void) {
@@ -1634,17 +2079,24 @@ static void op_exec_all(reader *r) {
             FZ_CHECK(x->start_ns == x->end_ns, "execute_all %s: REJECTED with a duration", s->id);
             if (is_layer_code(x->reason)) {
                 FZ_CHECK(!caller_runs(), "execute_all %s: REJECTED (%s) under CALLER_RUNS", s->id, groupconc_errname(x->reason));
+            } else if (is_expiry(x->reason)) { /* accepted, then its queue deadline passed */
+                check_expired(s, x);
+                FZ_CHECK(!s->named || !F.listener_on || atomic_load(&s->ev_completed) == 1,
+                         "execute_all %s (expired) returned before its COMPLETED event", s->id);
+                check_cleanup(s, "expired in execute_all");
             } else {
                 FZ_CHECK((x->reason == GROUPCONC_ESHUTDOWN && F.shutdown_called) ||
                              (x->reason == GROUPCONC_ETHREAD && atomic_load(&fz_start_fail)) ||
-                             (x->reason == GROUPCONC_ENOMEM && atomic_load(&fz_injected) > inj),
+                             (x->reason == GROUPCONC_ENOMEM && atomic_load(&fz_injected) > inj) ||
+                             (x->reason == GROUPCONC_EGROUPS_FULL && LV.max_groups != UNL),
                          "execute_all %s: REJECTED with %s", s->id, groupconc_errname(x->reason));
+                if (x->reason == GROUPCONC_EGROUPS_FULL) LV.groups_full++;
             }
             break;
         default: fz_fail("execute_all %s: status %d", s->id, (int)x->status);
         }
         FZ_CHECK(atomic_load(&s->ev_completed) <= 1, "execute_all %s: COMPLETED twice", s->id);
-        if (x->status != GROUPCONC_STATUS_REJECTED || decided) {
+        if (x->status != GROUPCONC_STATUS_REJECTED || decided || is_expiry(x->reason)) {
             FZ_CHECK(!s->named || !F.listener_on || atomic_load(&s->ev_completed) == 1, "execute_all %s returned before its COMPLETED event", s->id);
             check_cleanup(s, "returned by execute_all");
             s->accepted = true;
@@ -1699,6 +2151,15 @@ static int model_policy(const groupconc_policy *p, want_problem *w) {
         return want_bad(w, GROUPCONC_ELIMIT, "global_queue_threshold", NULL, p->global_queue_threshold, true, true);
     if (p->max_threads < 1) return want_bad(w, GROUPCONC_ELIMIT, "max_threads", NULL, p->max_threads, true, true);
     if (p->keep_alive_ns < 0) return want_bad(w, GROUPCONC_ELIMIT, "keep_alive_ns", NULL, p->keep_alive_ns, true, true);
+    /* beyond the seeds (OP_POLICY keeps the decoded values, which are valid; the model has them all) */
+    if (!cap_ok(p->global_max_running))
+        return want_bad(w, GROUPCONC_ELIMIT, "global_max_running", NULL, p->global_max_running, true, true);
+    if (!threshold_ok(p->max_waiting)) return want_bad(w, GROUPCONC_ELIMIT, "max_waiting", NULL, p->max_waiting, true, true);
+    if (p->default_max_wait_ns <= 0 && p->default_max_wait_ns != GROUPCONC_FOREVER)
+        return want_bad(w, GROUPCONC_ELIMIT, "default_max_wait_ns", NULL, p->default_max_wait_ns, true, true);
+    if (!cap_ok(p->max_groups)) return want_bad(w, GROUPCONC_ELIMIT, "max_groups", NULL, p->max_groups, true, true);
+    if (p->group_idle_ns <= 0 && p->group_idle_ns != GROUPCONC_FOREVER)
+        return want_bad(w, GROUPCONC_ELIMIT, "group_idle_ns", NULL, p->group_idle_ns, true, true);
     if ((int)p->rejection < 0 || (int)p->rejection > 2)
         return want_bad(w, GROUPCONC_EPOLICY, "rejection", NULL, (int)p->rejection, true, true); /* the int it is */
     if (p->group_count > 0 && !p->groups) return want_bad(w, GROUPCONC_EINVAL, "groups", NULL, 0, true, true);
@@ -1717,6 +2178,9 @@ static int model_policy(const groupconc_policy *p, want_problem *w) {
         snprintf(f, sizeof f, "groups[%zu].queue_threshold", i);
         if (!threshold_ok(e->queue_threshold) && e->queue_threshold != GROUPCONC_DEFAULT)
             return want_bad(w, GROUPCONC_ELIMIT, f, e->group, e->queue_threshold, true, true);
+        snprintf(f, sizeof f, "groups[%zu].max_wait_ns", i);
+        if (e->max_wait_ns < 0 && e->max_wait_ns != GROUPCONC_FOREVER && e->max_wait_ns != GROUPCONC_DEFAULT)
+            return want_bad(w, GROUPCONC_ELIMIT, f, e->group, e->max_wait_ns, true, true);
     }
     for (size_t i = 1; i < p->group_count; i++)
         for (size_t j = 0; j < i; j++)
@@ -1863,7 +2327,7 @@ static void fz_gate_listener(const groupconc_gate_event *ev, void *user_data) {
     switch (ev->type) {
     case GROUPCONC_GATE_ADMITTED: FZ_CHECK(ev->reason == 0, "ADMITTED gate event with reason %s", groupconc_errname(ev->reason)); break;
     case GROUPCONC_GATE_REJECTED:
-        FZ_CHECK(w == GS ? ev->reason == GROUPCONC_EGATE_FULL : is_layer_code(ev->reason) || ev->reason == GROUPCONC_ESHUTDOWN,
+        FZ_CHECK(w == GS ? ev->reason == GROUPCONC_EGATE_FULL : is_gate_refusal(ev->reason) || ev->reason == GROUPCONC_ESHUTDOWN,
                  "REJECTED gate event with reason %s", groupconc_errname(ev->reason));
         F.gev_last_reason[w] = ev->reason;
         break;
@@ -1942,7 +2406,18 @@ static void gate_exact(int g, int rc, int brc, const groupconc_gate_stats *befor
     /* nor with a fork made inside a fork body (a submit that is not the fuzzer's) */
     if (!wsub_still(ws0)) return;
     atomic_fetch_add(&acounters[A_GATE_EXACT], 1);
+    if (rc == GROUPCONC_EGROUPS_FULL) { /* a new key, the table full of busy groups: no state made */
+        FZ_CHECK(!found[g] && LV.max_groups != UNL, "try_acquire(%s): EGROUPS_FULL, but the group has a state (%d) / max_groups %d",
+                 group_names[g], (int)found[g], LV.max_groups);
+        if (LV.idle_ns <= 0) /* nothing reclaims by idle time: only a new key at the maximum */
+            FZ_CHECK(e3.groups == (size_t)LV.max_groups, "try_acquire(%s): EGROUPS_FULL with %zu groups, max_groups %d", group_names[g],
+                     e3.groups, LV.max_groups);
+        return;
+    }
+    /* (with an idle time a refused group may have been reclaimed since) */
+    if (!found[g] && rc != GROUPCONC_OK && LV.idle_ns > 0) return;
     FZ_CHECK(found[g], "group %s has no state after a try-acquire that got to its layers (%s)", group_names[g], groupconc_errname(rc));
+    if (rc == GROUPCONC_EPAUSED) return; /* checked by the caller */
     if (brc == GROUPCONC_OK)
         FZ_CHECK((rc == GROUPCONC_OK) == (before->available != 0),
                  "group %s: gate_stats said available %d just before, try_acquire returned %s (nothing completed between)",
@@ -1951,19 +2426,20 @@ static void gate_exact(int g, int rc, int brc, const groupconc_gate_stats *befor
     size_t wait_global = 0;
     for (int k = 0; k < NG; k++)
         if (found[k]) wait_global += gs[k].waiting_global;
-    size_t used[3] = {e3.global_in_flight, x->in_flight, x->in_flight - x->waiting_concurrency};
-    size_t waiters[3] = {wait_global, x->waiting_bulkhead, x->waiting_concurrency};
-    int limit[3] = {F.gcap, F.infl[g], F.conc[g]};
-    bool full[3];
-    for (int l = 0; l < 3; l++) full[l] = waiters[l] > 0 || (limit[l] != UNL && used[l] >= (size_t)limit[l]);
+    /* layer 4 (the global running cap) takes a free permit past waiters: they are all of paused groups */
+    size_t used[4] = {e3.global_in_flight, x->in_flight, x->in_flight - x->waiting_concurrency, e3.global_running};
+    size_t waiters[4] = {wait_global, x->waiting_bulkhead, x->waiting_concurrency, 0};
+    int limit[4] = {e3.global_max_in_flight, x->max_in_flight, x->concurrency, e3.global_max_running};
+    bool full[4];
+    for (int l = 0; l < 4; l++) full[l] = waiters[l] > 0 || (limit[l] != UNL && used[l] >= (size_t)limit[l]);
     if (rc == GROUPCONC_OK) {
-        for (int l = 0; l < 3; l++)
+        for (int l = 0; l < 4; l++)
             FZ_CHECK(waiters[l] == 0 && (limit[l] == UNL || used[l] <= (size_t)limit[l]),
                      "group %s: gate permit admitted, layer %d now has %zu used (limit %d) and %zu tasks waiting", group_names[g],
                      l + 1, used[l], limit[l], waiters[l]);
         return;
     }
-    int L = rc == GROUPCONC_EREJECTED_GLOBAL ? 0 : rc == GROUPCONC_EREJECTED_BULKHEAD ? 1 : 2;
+    int L = rc == GROUPCONC_EREJECTED_GLOBAL ? 0 : rc == GROUPCONC_EREJECTED_BULKHEAD ? 1 : rc == GROUPCONC_EREJECTED_CONCURRENCY ? 2 : 3;
     for (int l = 0; l <= L; l++)
         FZ_CHECK(full[l] == (l == L),
                  "group %s: try_acquire refused with %s, but layer %d has %zu used (limit %d) and %zu waiting (nothing completed)",
@@ -2023,8 +2499,21 @@ static void op_gate_acquire(reader *r) {
     } else if (F.shutdown_called) {
         FZ_CHECK(rc == GROUPCONC_ESHUTDOWN, "executor gate after shutdown: try_acquire returned %s", groupconc_errname(rc));
     } else {
-        FZ_CHECK(rc == GROUPCONC_OK || is_layer_code(rc) || rc == GROUPCONC_ENOMEM, "executor gate try_acquire: %s",
+        FZ_CHECK(rc == GROUPCONC_OK || is_gate_refusal(rc) || rc == GROUPCONC_ENOMEM, "executor gate try_acquire: %s",
                  groupconc_errname(rc));
+        /* a pause (only the fuzzer pauses and resumes) refuses every try-acquire of the group; the
+           bounded table's refusal comes first, for a new key */
+        bool paused = LV.xpaused || LV.gpaused[g];
+        if (rc != GROUPCONC_ENOMEM)
+            FZ_CHECK(paused ? rc == GROUPCONC_EPAUSED || rc == GROUPCONC_EGROUPS_FULL : rc != GROUPCONC_EPAUSED,
+                     "executor gate try_acquire(%s): %s, the group is %spaused (executor paused: %d)", key, groupconc_errname(rc),
+                     paused ? "" : "not ", (int)LV.xpaused);
+        if (rc == GROUPCONC_EPAUSED) atomic_fetch_add(&acounters[A_LV_GATE_PAUSED], 1);
+        if (rc == GROUPCONC_EREJECTED_RUNNING) atomic_fetch_add(&acounters[A_LV_GATE_RUNNING], 1);
+        if (rc == GROUPCONC_EGROUPS_FULL) {
+            FZ_CHECK(LV.max_groups != UNL, "executor gate try_acquire: EGROUPS_FULL without max_groups");
+            atomic_fetch_add(&acounters[A_LV_GROUPS_FULL], 1);
+        }
         if (rc != GROUPCONC_ENOMEM) gate_exact(g, rc, brc, &before, &e1, ws0);
     }
     atomic_fetch_add(&acounters[rc == GROUPCONC_OK ? A_GATE_OK : rc == GROUPCONC_EGATE_FULL ? A_GATE_FULL
@@ -2403,6 +2892,8 @@ static int do_fork(frec *f, srec *c, groupconc_scope *s) {
     spec.arg = f;
     spec.cleanup = f->has_cleanup ? fz_fork_cleanup : NULL;
     bool in_body = !tl_fuzzer_thread;
+    /* max_wait 0: the group's deadline, else the policy's (a fork in a fork body: whenever it runs) */
+    f->deadline_possible = in_body || LV.any_deadline;
     if (in_body) {
         atomic_fetch_add(&SC.wsub_inflight, 1);
         atomic_fetch_add(&SC.wsub_total, 1);
@@ -2430,6 +2921,11 @@ static int do_fork(frec *f, srec *c, groupconc_scope *s) {
         break;
     case GROUPCONC_ESHUTDOWN: FZ_CHECK(counted, "fork %s: ESHUTDOWN (refused by submit) without an index", f->id); break;
     case GROUPCONC_ETHREAD: FZ_CHECK(counted, "fork %s: ETHREAD (refused by submit) without an index", f->id); break;
+    case GROUPCONC_EGROUPS_FULL: /* a new key, the table at max_groups and none idle: refused by submit */
+        FZ_CHECK(counted && LV.max_groups != UNL, "fork %s: EGROUPS_FULL (index %s, max_groups %d)", f->id, counted ? "set" : "not set",
+                 LV.max_groups);
+        if (tl_fuzzer_thread) LV.groups_full++;
+        break;
     default:
         FZ_CHECK(is_layer_code(rc) && aborts() && counted, "fork %s: groupconc_scope_fork returned %s (index %s)", f->id,
                  groupconc_errname(rc), counted ? "set" : "not set");
@@ -2483,6 +2979,9 @@ static void check_fork_result(frec *f, const groupconc_result *r) {
             FZ_CHECK(runs == 0 && r->start_ns == r->end_ns, "fork %s: REJECTED, but it ran (%d) / has a duration", f->id, runs);
             if (refused) FZ_CHECK(r->reason == frc, "fork %s: refused with %s, result reason %s", f->id, groupconc_errname(frc),
                                   groupconc_errname(r->reason));
+            else if (is_expiry(r->reason)) /* its queue deadline passed: no handler, no CALLER_RUNS */
+                FZ_CHECK(f->deadline_possible && r->value == NULL && r->error == 0,
+                         "fork %s: expired (%s), but no queue deadline applies to it", f->id, groupconc_errname(r->reason));
             else FZ_CHECK(is_layer_code(r->reason) && !caller_runs() && F.rejection != 3,
                           "fork %s: accepted, then REJECTED with %s (policy %d)", f->id, groupconc_errname(r->reason), F.rejection);
             break;
@@ -2704,20 +3203,8 @@ static void body_child_scope(frec *f) {
 
 /* a running body counts against the caps (as fz_task's does) */
 static void fork_hold(frec *f) {
-    int g = f->group;
-    pthread_mutex_lock(&H.mu);
-    int in_group = ++H.run_g[g][f->gen], total = ++H.run_total;
-    int gate_g = H.gate_g[g][f->gen], defer_g = H.defer_g[g][f->gen];
-    int holders = total + H.gate_total + H.defer_total;
-    pthread_mutex_unlock(&H.mu);
     atomic_store(&f->counted, 1);
-    int cap = F.conc[g];
-    if (F.infl[g] != UNL && F.infl[g] < cap) cap = F.infl[g];
-    FZ_CHECK(in_group + gate_g + defer_g <= cap, "group %s (generation %u): fork %s makes %d bodies running + %d gate permits + %d parked, cap %d",
-             group_names[g], f->gen, f->id, in_group, gate_g, defer_g, cap);
-    FZ_CHECK(F.gcap == UNL || holders <= F.gcap, "fork %s: %d holders, global in-flight cap %d", f->id, holders, F.gcap);
-    int extra = atomic_load(&SC.blocked_ever);
-    FZ_CHECK(total <= F.max_threads + extra, "%d bodies running, max_threads %d (+%d blocked in waits)", total, F.max_threads, extra);
+    cap_check("fork", f->id, f->group, f->gen, f->pz_g, f->pz_x);
 }
 
 static int fz_fork_task(groupconc_context *ctx, void **out_value, void *arg) {
@@ -2789,6 +3276,7 @@ static frec *new_frec(int kind, int group, srec *into) {
     f->kind = kind;
     f->group = group;
     f->sc = into;
+    f->pz_g = f->pz_x = -1;
     atomic_store(&f->index, -1);
     return f;
 }
@@ -2904,6 +3392,8 @@ static void op_scope_fork(reader *r) {
     frec *f = new_frec(kind, group, c);
     f->top = true;
     f->gen = F.gen[group];
+    f->pz_g = LV.gpaused[group] ? atomic_load(&HI.gepoch[group]) : -1;
+    f->pz_x = LV.xpaused ? atomic_load(&HI.xepoch) : -1;
     f->decision = decisions[(b1 >> 4) % 4u];
     f->has_cleanup = (b4 & 0x80u) != 0;
     if (kind == K_FORK_IN_FORK || kind == K_CHILD_SCOPE) {
@@ -3220,15 +3710,32 @@ typedef struct jscope {
     int nforks;
 } jscope;
 
+/* the executor's and the groups' gauges and limits (beyond the seeds: one locked snapshot) */
+enum { JX_GIN, JX_GMAXIN, JX_GRUN, JX_GMAXRUN, JX_WRUN, JX_WAITING, JX_PAUSED, JX_MAXWAIT, JX_MAXGROUPS, JX_COUNT };
+static const char *const jx_names[JX_COUNT] = {"global_in_flight", "global_max_in_flight", "global_running", "global_max_running",
+                                               "waiting_running", "waiting", "paused", "max_waiting", "max_groups"};
+enum { JG_CONC, JG_INFL, JG_THR, JG_INFLIGHT, JG_WG, JG_WB, JG_WC, JG_WR, JG_PAUSED, JG_COUNT };
+static const char *const jg_names[JG_COUNT] = {"concurrency", "max_in_flight", "queue_threshold", "in_flight", "waiting_global",
+                                               "waiting_bulkhead", "waiting_concurrency", "waiting_running", "paused"};
+#define J_ABSENT (-9999)
+
+typedef struct jgroup {
+    char key[64];
+    long long v[JG_COUNT];
+} jgroup;
+
 typedef struct jparse {
     const char *p, *end;
     bool ok;
     long long shutdown;
     int nscopes;
     jscope sc[MAX_SREC + 8];
+    long long ex[JX_COUNT];
+    int ngroups, cur_group;
+    jgroup gr[NG + 4];
 } jparse;
 
-enum { J_OTHER, J_ROOT, J_EXECUTOR, J_EXEC_FIELD, J_SCOPES, J_SCOPE, J_SCOPE_FIELD, J_FORKS };
+enum { J_OTHER, J_ROOT, J_EXECUTOR, J_EXEC_FIELD, J_SCOPES, J_SCOPE, J_SCOPE_FIELD, J_FORKS, J_GROUPS, J_GROUP, J_GROUP_FIELD };
 
 static void j_ws(jparse *j) {
     while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t')) j->p++;
@@ -3327,6 +3834,17 @@ static bool j_container(jparse *j, int role, jscope *cur, int depth) {
         jscope *next = NULL;
         if (role == J_ROOT && strcmp(key, "executor") == 0) sub = J_EXECUTOR;
         if (role == J_ROOT && strcmp(key, "scopes") == 0) sub = J_SCOPES;
+        if (role == J_ROOT && strcmp(key, "groups") == 0) sub = J_GROUPS;
+        if (role == J_GROUPS) {
+            sub = J_GROUP;
+            j->cur_group = j->ngroups < NG + 4 ? j->ngroups : -1;
+            if (j->cur_group >= 0) {
+                memset(&j->gr[j->cur_group], 0, sizeof j->gr[0]);
+                for (int k = 0; k < JG_COUNT; k++) j->gr[j->cur_group].v[k] = J_ABSENT;
+            }
+            j->ngroups++;
+        }
+        if (role == J_GROUP) sub = J_GROUP_FIELD;
         if (role == J_EXECUTOR) sub = J_EXEC_FIELD;
         if (role == J_SCOPES) {
             sub = J_SCOPE;
@@ -3352,17 +3870,22 @@ static bool j_value(jparse *j, int role, jscope *cur, const char *key, int depth
     if (depth > 12 || j->p >= j->end) return j->ok = false;
     char c = *j->p;
     if (c == '{' || c == '[') {
-        bool want_obj = role == J_ROOT || role == J_EXECUTOR || role == J_SCOPE, want_arr = role == J_SCOPES || role == J_FORKS;
+        bool want_obj = role == J_ROOT || role == J_EXECUTOR || role == J_SCOPE || role == J_GROUP,
+             want_arr = role == J_SCOPES || role == J_FORKS || role == J_GROUPS;
         if ((want_obj && c != '{') || (want_arr && c != '[')) return j->ok = false; /* the schema's shape */
         return j_container(j, role, cur, depth);
     }
-    if (role == J_ROOT || role == J_EXECUTOR || role == J_SCOPE || role == J_SCOPES || role == J_FORKS) return j->ok = false;
+    if (role == J_ROOT || role == J_EXECUTOR || role == J_SCOPE || role == J_SCOPES || role == J_FORKS || role == J_GROUPS ||
+        role == J_GROUP)
+        return j->ok = false;
+    jgroup *jg = role == J_GROUP_FIELD && j->cur_group >= 0 ? &j->gr[j->cur_group] : NULL;
     jscope *s = role == J_SCOPE_FIELD ? cur : NULL; /* a scalar directly in a scope object */
     if (c == '"') {
         char buf[64];
         if (!j_string(j, buf, sizeof buf)) return false;
         if (s && strcmp(key, "name") == 0) s->has_name = true, memcpy(s->name, buf, sizeof buf);
         if (s && strcmp(key, "policy") == 0) snprintf(s->policy, sizeof s->policy, "%s", buf);
+        if (jg && strcmp(key, "key") == 0) snprintf(jg->key, sizeof jg->key, "%s", buf);
         return true;
     }
     if (c == 'n') {
@@ -3376,7 +3899,59 @@ static bool j_value(jparse *j, int role, jscope *cur, const char *key, int depth
     if (s && strcmp(key, "shut_down") == 0) s->shut_down = v;
     if (s && strcmp(key, "joined") == 0) s->joined = v;
     if (role == J_EXEC_FIELD && strcmp(key, "shutdown") == 0) j->shutdown = v;
+    for (int k = 0; k < JX_COUNT && role == J_EXEC_FIELD; k++)
+        if (strcmp(key, jx_names[k]) == 0) j->ex[k] = v;
+    for (int k = 0; k < JG_COUNT && jg; k++)
+        if (strcmp(key, jg_names[k]) == 0) jg->v[k] = v;
     return true;
+}
+
+static long long jlim(int v) { return v == UNL ? -1 : v; }
+
+/* One locked snapshot of every gauge (beyond the seeds): the limits in force, the pauses, the sums,
+   and no permit idle while a task that could take it waits (a raise or a resume hands free permits
+   out at once, a release hands its permit to the oldest waiter): a layer with waiters is at or over
+   its cap - unless shut by a pause (layers 3 and 4); at layer 4 (one FIFO for all groups) a free
+   permit means every waiter there is of a paused group. */
+static void check_dump_live(const jparse *j, const char *how) {
+    for (int k = 0; k < JX_COUNT; k++)
+        FZ_CHECK(j->ex[k] != J_ABSENT, "%s: executor.%s missing", how, jx_names[k]);
+    FZ_CHECK(j->ex[JX_GMAXIN] == jlim(LV.gin) && j->ex[JX_GMAXRUN] == jlim(LV.grun) && j->ex[JX_MAXWAIT] == LV.mwait &&
+                 j->ex[JX_MAXGROUPS] == LV.max_groups && j->ex[JX_PAUSED] == (LV.xpaused ? 1 : 0),
+             "%s: executor limits %lld/%lld, max_waiting %lld, max_groups %lld, paused %lld; expected %d/%d, %d, %d, %d", how,
+             j->ex[JX_GMAXIN], j->ex[JX_GMAXRUN], j->ex[JX_MAXWAIT], j->ex[JX_MAXGROUPS], j->ex[JX_PAUSED], LV.gin, LV.grun, LV.mwait,
+             LV.max_groups, (int)LV.xpaused);
+    FZ_CHECK(j->ngroups <= NG && (LV.max_groups == UNL || j->ngroups <= LV.max_groups), "%s: %d groups (max_groups %d)", how,
+             j->ngroups, LV.max_groups);
+    long long wg = 0, wr = 0, waiting = 0;
+    bool free4 = j->ex[JX_GMAXRUN] < 0 || j->ex[JX_GRUN] < j->ex[JX_GMAXRUN];
+    for (int i = 0; i < j->ngroups && i < NG; i++) {
+        const jgroup *x = &j->gr[i];
+        int g = group_index(x->key);
+        FZ_CHECK(g >= 0, "%s: a group \"%s\" nobody used", how, x->key);
+        for (int k = 0; k < JG_COUNT; k++) FZ_CHECK(x->v[k] != J_ABSENT, "%s: group %s: %s missing", how, x->key, jg_names[k]);
+        lim3 t = {(int)x->v[JG_CONC], x->v[JG_INFL] < 0 ? UNL : (int)x->v[JG_INFL], (int)x->v[JG_THR]};
+        FZ_CHECK(plaus_has(g, t), "%s: group %s limits %d/%d/%d, not one it may have", how, x->key, t.conc, t.infl, t.thr);
+        FZ_CHECK(x->v[JG_PAUSED] == (LV.gpaused[g] ? 1 : 0), "%s: group %s paused %lld, the fuzzer paused it: %d", how, x->key,
+                 x->v[JG_PAUSED], (int)LV.gpaused[g]);
+        bool shut = LV.xpaused || LV.gpaused[g];
+        long long used3 = x->v[JG_INFLIGHT] - x->v[JG_WC];
+        FZ_CHECK(x->v[JG_WB] == 0 || (x->v[JG_INFL] >= 0 && x->v[JG_INFLIGHT] >= x->v[JG_INFL]),
+                 "%s: group %s: %lld waiting at layer 2 (bulkhead), %lld in flight, cap %lld: a permit idles", how, x->key, x->v[JG_WB],
+                 x->v[JG_INFLIGHT], x->v[JG_INFL]);
+        FZ_CHECK(shut || x->v[JG_WC] == 0 || used3 >= x->v[JG_CONC], "%s: group %s (not paused): %lld waiting at layer 3, %lld past "
+                 "it, concurrency %lld: a permit idles", how, x->key, x->v[JG_WC], used3, x->v[JG_CONC]);
+        FZ_CHECK(shut || !free4 || x->v[JG_WR] == 0, "%s: group %s (not paused): %lld waiting at layer 4, global running %lld of %lld: "
+                 "a permit idles", how, x->key, x->v[JG_WR], j->ex[JX_GRUN], j->ex[JX_GMAXRUN]);
+        wg += x->v[JG_WG];
+        wr += x->v[JG_WR];
+        waiting += x->v[JG_WG] + x->v[JG_WB] + x->v[JG_WC] + x->v[JG_WR];
+    }
+    FZ_CHECK(wg == 0 || (j->ex[JX_GMAXIN] >= 0 && j->ex[JX_GIN] >= j->ex[JX_GMAXIN]), "%s: %lld waiting at layer 1, global in-flight "
+             "%lld of %lld: a permit idles", how, wg, j->ex[JX_GIN], j->ex[JX_GMAXIN]);
+    FZ_CHECK(wr == j->ex[JX_WRUN] && waiting == j->ex[JX_WAITING], "%s: the groups' waiting (%lld, at layer 4 %lld) is not the "
+             "executor's (%lld, %lld)", how, waiting, wr, j->ex[JX_WAITING], j->ex[JX_WRUN]);
+    atomic_fetch_add(&acounters[A_LV_DUMP_LIVE], 1);
 }
 
 /* a whole dump (len bytes, then a NUL): JSON, and what it says agrees with what the fuzzer knows */
@@ -3387,6 +3962,7 @@ static void check_dump(const char *text, size_t len, const char *how) {
     j.end = text + len;
     j.ok = true;
     j.shutdown = -1;
+    for (int k = 0; k < JX_COUNT; k++) j.ex[k] = J_ABSENT;
     FZ_CHECK(strlen(text) == len, "%s: the dump has a NUL inside (strlen %zu, %zu bytes)", how, strlen(text), len);
     FZ_CHECK(len > 0 && text[len - 1] == '\n', "%s: the dump does not end with a newline", how);
     j_ws(&j);
@@ -3421,6 +3997,7 @@ static void check_dump(const char *text, size_t len, const char *how) {
         FZ_CHECK(e->nforks >= mine, "%s: scope %d has %d forks in the dump, the fuzzer made %d", how, k, e->nforks, mine);
     }
     FZ_CHECK(roots == SC.nopen, "%s: %d scopes without a parent in the dump, the fuzzer has %d open", how, roots, SC.nopen);
+    check_dump_live(&j, how);
 }
 
 /* b % 8: buf NULL / size 0, size 1, 64, needed - 1, needed, needed + 1, 64 KiB, bad arguments */
@@ -3563,6 +4140,9 @@ static bool scope_blockers(void) {
    or failing thread starts (a ready task waits for a worker: with keep-alive 0 none may be left)? */
 static bool blockers(void) {
     if (held_count(GX) > 0 || scope_blockers() || atomic_load(&fz_start_fail)) return true;
+    if (LV.xpaused) return true; /* a paused group's waiters hold permits others may wait for */
+    for (int g = 0; g < NG; g++)
+        if (LV.gpaused[g]) return true;
     for (int i = 0; i < F.nslots; i++) {
         slot *s = &F.slots[i];
         if (s->defer_mode != DM_PARK || !s->accepted || atomic_load(&s->delivered)) continue;
@@ -3579,6 +4159,302 @@ static bool all_waits_end(void) { return latches_open() && !blockers(); }
 static void mark_swept(void) {
     F.shutdown_called = true;
     F.swept = true;
+}
+
+/* ---- live limits, pause and resume (beyond the seeds) ------------------------------------------ */
+
+/* right after a live change: one snapshot of every gauge (check_dump_live): what a raise or a resume
+   freed went to the waiters at once */
+static void live_dump(const char *why) {
+    size_t need = 0, size = 65536;
+    char *buf = malloc(size);
+    if (!buf) return;
+    long inj = atomic_load(&fz_injected);
+    int rc = fz_code(groupconc_executor_dump(F.ex, buf, size, &need));
+    check_nomem(rc, inj, "dump");
+    if (rc == GROUPCONC_OK) check_dump(buf, need - 1, why);
+    else FZ_CHECK(rc == GROUPCONC_ENOMEM || (rc == GROUPCONC_ERANGE && need > size), "dump after %s: %s", why, groupconc_errname(rc));
+    free(buf);
+}
+
+/* the key of a bad call (b % 5): ex NULL, the argument NULL, key NULL, "", too long */
+static const int bad_key_want[5] = {GROUPCONC_EINVAL, GROUPCONC_EINVAL, GROUPCONC_EINVAL, GROUPCONC_EKEYEMPTY, GROUPCONC_EKEYTOOLONG};
+static const char *bad_key(unsigned b) { return b % 5u == 2 ? NULL : b % 5u == 3 ? "" : b % 5u == 4 ? too_long_key : group_names[0]; }
+
+/* b1 % NG: the group; b1 >> 5 == 7: a bad call (b2 % 5, bad_key), nothing may change; else
+   b2 % 8 concurrency {KEEP, DEFAULT, 1, 2, 3, 4, 0, -5}, (b2 >> 3) % 8 max_in_flight {KEEP, DEFAULT,
+   UNL, 1, 2, 3, 0, KEEP}, b3 % 8 queue_threshold {KEEP, DEFAULT, UNL, 0, 1, 2, 4, -7}, (b3 >> 3) % 8
+   max_wait_ns {KEEP, DEFAULT, 0, FOREVER, 2 ms, 5 ms, 15 ms, -9} (0, -5, -7, -9: ELIMIT, nothing done).
+   The model: the table entry takes every field that is not KEEP; the group's state, if it has one,
+   resolves those fields again now (DEFAULT: the resolver / the executor's defaults in force now);
+   a state made later (evict, reclaim, first use) resolves them all from the entry. */
+static void op_group_limits(reader *r) {
+    static const int concs[8] = {GROUPCONC_KEEP, GROUPCONC_DEFAULT, 1, 2, 3, 4, 0, -5};
+    static const int infls[8] = {GROUPCONC_KEEP, GROUPCONC_DEFAULT, UNL, 1, 2, 3, 0, GROUPCONC_KEEP};
+    static const int thrs[8] = {GROUPCONC_KEEP, GROUPCONC_DEFAULT, UNL, 0, 1, 2, 4, -7};
+    static const int64_t mws[8] = {GROUPCONC_KEEP, GROUPCONC_DEFAULT, 0, GROUPCONC_FOREVER, 2000000, 5000000, 15000000, -9};
+    unsigned b1 = rd(r), b2 = rd(r), b3 = rd(r);
+    int g = (int)(b1 % NG);
+    groupconc_group_limits l = groupconc_group_limits_keep(group_names[g]);
+    FZ_CHECK(l.group == group_names[g] && l.concurrency == GROUPCONC_KEEP && l.max_in_flight == GROUPCONC_KEEP &&
+                 l.queue_threshold == GROUPCONC_KEEP && l.max_wait_ns == GROUPCONC_KEEP,
+             "groupconc_group_limits_keep: not every field KEEP");
+    if ((b1 >> 5) == 7u) {
+        unsigned k = b2 % 5u;
+        l.group = bad_key(k);
+        l.concurrency = 1;
+        int rc = fz_code(groupconc_group_limits_set(k == 0 ? NULL : F.ex, k == 1 ? NULL : &l));
+        FZ_CHECK(rc == bad_key_want[k], "group_limits_set bad call %u: %s, want %s", k, groupconc_errname(rc),
+                 groupconc_errname(bad_key_want[k]));
+        atomic_fetch_add(&acounters[A_LV_LIMITS_BAD], 1);
+        return;
+    }
+    l.concurrency = concs[b2 % 8u];
+    l.max_in_flight = infls[(b2 >> 3) % 8u];
+    l.queue_threshold = thrs[b3 % 8u];
+    l.max_wait_ns = mws[(b3 >> 3) % 8u];
+    bool valid = l.concurrency != 0 && l.concurrency != -5 && l.max_in_flight != 0 && l.queue_threshold != -7 && l.max_wait_ns != -9;
+    /* the model, changed before the call (the high-water marks must cover a raise at once); put back
+       if the call changes nothing */
+    bool applies = valid && !F.shutdown_called;
+    static lim3 saved_plaus[MAX_PLAUS];
+    int saved_n = LV.nplaus[g];
+    memcpy(saved_plaus, LV.plaus[g], sizeof saved_plaus);
+    struct lv_ent saved_ent = LV.ent[g];
+    bool saved_any = LV.any_deadline;
+    if (applies) {
+        if (!LV.ent[g].present) {
+            LV.ent[g].present = true;
+            LV.ent[g].conc = LV.ent[g].infl = LV.ent[g].thr = GROUPCONC_DEFAULT;
+            LV.ent[g].mw = 0;
+        }
+        if (l.concurrency != GROUPCONC_KEEP) LV.ent[g].conc = l.concurrency;
+        if (l.max_in_flight != GROUPCONC_KEEP) LV.ent[g].infl = l.max_in_flight;
+        if (l.queue_threshold != GROUPCONC_KEEP) LV.ent[g].thr = l.queue_threshold;
+        if (l.max_wait_ns != GROUPCONC_KEEP) LV.ent[g].mw = l.max_wait_ns == GROUPCONC_DEFAULT ? 0 : l.max_wait_ns;
+        if (LV.ent[g].mw != 0) LV.any_deadline = true; /* before: a task submitted during the call may get it */
+        lim3 w = lv_want(g);
+        lim3 old[MAX_PLAUS];
+        int n = LV.nplaus[g];
+        memcpy(old, LV.plaus[g], sizeof old);
+        LV.nplaus[g] = 0;
+        for (int i = 0; i < n; i++) {
+            lim3 x = old[i];
+            if (l.concurrency != GROUPCONC_KEEP) x.conc = w.conc;
+            if (l.max_in_flight != GROUPCONC_KEEP) x.infl = w.infl;
+            if (l.queue_threshold != GROUPCONC_KEEP) x.thr = w.thr;
+            plaus_add(g, x);
+        }
+        if (LV.bounded || !LV.exists[g]) plaus_add(g, w);
+        lv_raise(g);
+    }
+    long inj = atomic_load(&fz_injected);
+    int rc = fz_code(groupconc_group_limits_set(F.ex, &l));
+    check_nomem(rc, inj, "group_limits_set");
+    int want = !valid ? GROUPCONC_ELIMIT : F.shutdown_called ? GROUPCONC_ESHUTDOWN : GROUPCONC_OK;
+    FZ_CHECK(rc == want || (want == GROUPCONC_OK && rc == GROUPCONC_ENOMEM),
+             "group_limits_set(%s: %d/%d/%d, max_wait %lld): %s, want %s", group_names[g], l.concurrency, l.max_in_flight,
+             l.queue_threshold, (long long)l.max_wait_ns, groupconc_errname(rc), groupconc_errname(want));
+    if (rc != GROUPCONC_OK && applies) { /* nothing changed (the high-water marks may stay up: they drain) */
+        LV.nplaus[g] = saved_n;
+        memcpy(LV.plaus[g], saved_plaus, sizeof saved_plaus);
+        LV.ent[g] = saved_ent;
+        LV.any_deadline = saved_any || LV.any_deadline; /* (a deadline possible is only ever set) */
+    }
+    atomic_fetch_add(&acounters[rc == GROUPCONC_OK ? A_LV_LIMITS_OK : A_LV_LIMITS_BAD], 1);
+    if (rc == GROUPCONC_OK) live_dump("a dump after group_limits_set");
+}
+
+/* b1 % 8: global_max_in_flight {KEEP, UNL, 1, 2, 3, 5, 0, KEEP}; (b1 >> 3) % 8: global_queue_threshold
+   {KEEP, UNL, 0, 1, 3, KEEP, -4, KEEP}; b2 % 8: global_max_running {KEEP, UNL, 1, 2, 3, 4, 0, KEEP};
+   (b2 >> 3) % 8: max_waiting {KEEP, UNL, 0, 1, 2, 5, -4, KEEP}; b3: the defaults for groups made later
+   (concurrency b3 % 4 {KEEP, 1, 2, 3}, in-flight (b3 >> 2) % 4 {KEEP, UNL, 1, 2}, threshold (b3 >> 4) % 4
+   {KEEP, UNL, 0, 2}, max_wait (b3 >> 6) {KEEP, FOREVER, 3 ms, 10 ms}); (b2 >> 6) == 3: one default
+   out of range instead (ELIMIT), and with (b1 >> 6) == 3 too: a NULL argument (EINVAL). Existing groups
+   keep their limits; a state made later resolves with the new defaults. */
+static void op_exec_limits(reader *r) {
+    static const int gins[8] = {GROUPCONC_KEEP, UNL, 1, 2, 3, 5, 0, GROUPCONC_KEEP};
+    static const int gthrs[8] = {GROUPCONC_KEEP, UNL, 0, 1, 3, GROUPCONC_KEEP, -4, GROUPCONC_KEEP};
+    static const int gruns[8] = {GROUPCONC_KEEP, UNL, 1, 2, 3, 4, 0, GROUPCONC_KEEP};
+    static const int mwaits[8] = {GROUPCONC_KEEP, UNL, 0, 1, 2, 5, -4, GROUPCONC_KEEP};
+    static const int dconcs[4] = {GROUPCONC_KEEP, 1, 2, 3};
+    static const int dinfls[4] = {GROUPCONC_KEEP, UNL, 1, 2};
+    static const int dthrs[4] = {GROUPCONC_KEEP, UNL, 0, 2};
+    static const int64_t dmws[4] = {GROUPCONC_KEEP, GROUPCONC_FOREVER, 3000000, 10000000};
+    unsigned b1 = rd(r), b2 = rd(r), b3 = rd(r);
+    groupconc_executor_limits l = groupconc_executor_limits_keep();
+    FZ_CHECK(l.global_max_in_flight == GROUPCONC_KEEP && l.global_queue_threshold == GROUPCONC_KEEP &&
+                 l.global_max_running == GROUPCONC_KEEP && l.max_waiting == GROUPCONC_KEEP && l.default_concurrency == GROUPCONC_KEEP &&
+                 l.default_max_in_flight == GROUPCONC_KEEP && l.default_queue_threshold == GROUPCONC_KEEP &&
+                 l.default_max_wait_ns == GROUPCONC_KEEP,
+             "groupconc_executor_limits_keep: not every field KEEP");
+    if ((b1 >> 6) == 3u && (b2 >> 6) == 3u) {
+        int rc = fz_code(groupconc_executor_limits_set((b3 & 1u) ? NULL : F.ex, (b3 & 1u) ? &l : NULL));
+        FZ_CHECK(rc == GROUPCONC_EINVAL, "executor_limits_set with a NULL argument: %s", groupconc_errname(rc));
+        atomic_fetch_add(&acounters[A_LV_XLIMITS_BAD], 1);
+        return;
+    }
+    l.global_max_in_flight = gins[b1 % 8u];
+    l.global_queue_threshold = gthrs[(b1 >> 3) % 8u];
+    l.global_max_running = gruns[b2 % 8u];
+    l.max_waiting = mwaits[(b2 >> 3) % 8u];
+    l.default_concurrency = dconcs[b3 % 4u];
+    l.default_max_in_flight = dinfls[(b3 >> 2) % 4u];
+    l.default_queue_threshold = dthrs[(b3 >> 4) % 4u];
+    l.default_max_wait_ns = dmws[(b3 >> 6) % 4u];
+    if ((b2 >> 6) == 3u) {
+        switch (b3 % 4u) {
+        case 0: l.default_concurrency = 0; break;
+        case 1: l.default_max_in_flight = 0; break;
+        case 2: l.default_queue_threshold = -4; break;
+        default: l.default_max_wait_ns = 0; break;
+        }
+    }
+    bool valid = l.global_max_in_flight != 0 && l.global_queue_threshold != -4 && l.global_max_running != 0 && l.max_waiting != -4 &&
+                 l.default_concurrency != 0 && l.default_max_in_flight != 0 && l.default_queue_threshold != -4 &&
+                 l.default_max_wait_ns != 0;
+    bool applies = valid && !F.shutdown_called;
+    static struct lv_model saved;
+    saved = LV;
+    if (applies) {
+        if (l.global_max_in_flight != GROUPCONC_KEEP) LV.gin = l.global_max_in_flight;
+        if (l.global_queue_threshold != GROUPCONC_KEEP) LV.gthr = l.global_queue_threshold;
+        if (l.global_max_running != GROUPCONC_KEEP) LV.grun = l.global_max_running;
+        if (l.max_waiting != GROUPCONC_KEEP) LV.mwait = l.max_waiting;
+        if (l.default_concurrency != GROUPCONC_KEEP) LV.def_conc = l.default_concurrency;
+        if (l.default_max_in_flight != GROUPCONC_KEEP) LV.def_infl = l.default_max_in_flight;
+        if (l.default_queue_threshold != GROUPCONC_KEEP) LV.def_thr = l.default_queue_threshold;
+        if (l.default_max_wait_ns != GROUPCONC_KEEP) LV.def_mw = l.default_max_wait_ns;
+        if (LV.def_mw != GROUPCONC_FOREVER) LV.any_deadline = true;
+        lv_graise();
+        for (int g = 0; g < NG; g++) /* a state made from now on gets the new defaults */
+            if (LV.bounded || !LV.exists[g]) {
+                plaus_add(g, lv_want(g));
+                lv_raise(g);
+            }
+    }
+    int rc = fz_code(groupconc_executor_limits_set(F.ex, &l));
+    int want = !valid ? GROUPCONC_ELIMIT : F.shutdown_called ? GROUPCONC_ESHUTDOWN : GROUPCONC_OK;
+    FZ_CHECK(rc == want, "executor_limits_set: %s, want %s", groupconc_errname(rc), groupconc_errname(want));
+    if (rc != GROUPCONC_OK && applies) {
+        bool any = LV.any_deadline;
+        LV = saved;
+        LV.any_deadline |= any;
+    }
+    atomic_fetch_add(&acounters[rc == GROUPCONC_OK ? A_LV_XLIMITS_OK : A_LV_XLIMITS_BAD], 1);
+    if (rc == GROUPCONC_OK) live_dump("a dump after executor_limits_set");
+}
+
+/* b % NG: the group; (b >> 5) == 7: a bad call ((b >> 3) % 5 ... only the keys: bad_key 2-4, or ex
+   NULL / group NULL). pause: OK (a state is made if it has none: created paused), ESHUTDOWN after a
+   shutdown, EGROUPS_FULL (a new key, the table full), ENOMEM (injected); resume: always OK. While
+   paused nothing of the group is admitted (its admitted count holds still: check_group_live), and an
+   executor gate refuses it (EPAUSED). */
+static void op_group_pause(reader *r, bool pause) {
+    unsigned b = rd(r);
+    int g = (int)(b % NG);
+    if ((b >> 5) == 7u) {
+        unsigned k = (b >> 2) % 5u;
+        const char *key = k == 1 ? NULL : bad_key(k);
+        int want = k == 1 ? GROUPCONC_EINVAL : bad_key_want[k];
+        int rc = fz_code(pause ? groupconc_group_pause(k == 0 ? NULL : F.ex, key) : groupconc_group_resume(k == 0 ? NULL : F.ex, key));
+        FZ_CHECK(rc == want, "group_%s bad call %u: %s, want %s", pause ? "pause" : "resume", k, groupconc_errname(rc),
+                 groupconc_errname(want));
+        return;
+    }
+    if (!pause) {
+        atomic_fetch_add(&HI.gepoch[g], 1); /* before: what it lets start must see the pause ended */
+        int rc = fz_code(groupconc_group_resume(F.ex, group_names[g]));
+        FZ_CHECK(rc == GROUPCONC_OK, "group_resume(%s): %s", group_names[g], groupconc_errname(rc));
+        LV.gpaused[g] = false;
+        LV.adm_known[g] = false;
+        atomic_fetch_add(&acounters[A_LV_RESUME], 1);
+        live_dump("a dump after group_resume");
+        return;
+    }
+    long inj = atomic_load(&fz_injected);
+    long ws0 = wsub_mark();
+    int rc = fz_code(groupconc_group_pause(F.ex, group_names[g]));
+    check_nomem(rc, inj, "group_pause");
+    if (F.shutdown_called) {
+        FZ_CHECK(rc == GROUPCONC_ESHUTDOWN, "group_pause(%s) after a shutdown: %s", group_names[g], groupconc_errname(rc));
+        return;
+    }
+    FZ_CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ENOMEM || (rc == GROUPCONC_EGROUPS_FULL && LV.max_groups != UNL),
+             "group_pause(%s): %s", group_names[g], groupconc_errname(rc));
+    if (rc == GROUPCONC_EGROUPS_FULL) {
+        atomic_fetch_add(&acounters[A_LV_GROUPS_FULL], 1);
+        groupconc_executor_stats es;
+        FZ_CHECK(fz_code(groupconc_executor_stats_get(F.ex, &es)) == GROUPCONC_OK, "executor_stats");
+        if (LV.idle_ns <= 0 && wsub_still(ws0)) /* only a new key at the maximum reclaims */
+            FZ_CHECK(es.groups == (size_t)LV.max_groups, "group_pause(%s): EGROUPS_FULL with %zu groups, max_groups %d", group_names[g],
+                     es.groups, LV.max_groups);
+        return;
+    }
+    if (rc != GROUPCONC_OK) return;
+    LV.ever_paused = true;
+    if (!LV.gpaused[g]) LV.adm_known[g] = false;
+    LV.gpaused[g] = true;
+    /* from here on nothing of it is admitted: the count now is the one to hold */
+    groupconc_group_stats gs;
+    rc = fz_code(groupconc_group_stats_get(F.ex, group_names[g], &gs));
+    FZ_CHECK(rc == GROUPCONC_OK && gs.paused, "group %s just paused: group_stats %s, paused %d", group_names[g], groupconc_errname(rc),
+             rc == GROUPCONC_OK ? (int)gs.paused : -1);
+    if (LV.adm_known[g]) FZ_CHECK(gs.admitted <= LV.adm[g], "group %s: admitted moved while paused", group_names[g]);
+    LV.adm[g] = gs.admitted;
+    LV.adm_known[g] = true;
+    atomic_fetch_add(&acounters[A_LV_PAUSE], 1);
+    live_dump("a dump after group_pause");
+}
+
+/* b bit 0: a NULL executor first (EINVAL); bit 1: twice (idempotent). Always OK, also after a
+   shutdown (a group paused by itself stays paused after the executor's resume). */
+static void op_exec_pause(reader *r, bool pause) {
+    unsigned b = rd(r);
+    if (b & 1u) {
+        int rc = fz_code(pause ? groupconc_executor_pause(NULL) : groupconc_executor_resume(NULL));
+        FZ_CHECK(rc == GROUPCONC_EINVAL, "executor_%s(NULL): %s", pause ? "pause" : "resume", groupconc_errname(rc));
+    }
+    if (!pause) atomic_fetch_add(&HI.xepoch, 1); /* before: what it lets start must see the pause ended */
+    for (int k = 0; k < ((b & 2u) ? 2 : 1); k++) {
+        int rc = fz_code(pause ? groupconc_executor_pause(F.ex) : groupconc_executor_resume(F.ex));
+        FZ_CHECK(rc == GROUPCONC_OK, "executor_%s: %s", pause ? "pause" : "resume", groupconc_errname(rc));
+    }
+    if (!pause) {
+        LV.xpaused = false;
+        LV.xadm_known = false;
+        for (int g = 0; g < NG; g++) LV.adm_known[g] = LV.adm_known[g] && LV.gpaused[g];
+        atomic_fetch_add(&acounters[A_LV_XRESUME], 1);
+        live_dump("a dump after executor_resume");
+        return;
+    }
+    LV.ever_paused = true;
+    if (!LV.xpaused)
+        for (int g = 0; g < NG; g++) LV.adm_known[g] = LV.adm_known[g] && LV.gpaused[g];
+    LV.xpaused = true;
+    groupconc_executor_stats es;
+    FZ_CHECK(fz_code(groupconc_executor_stats_get(F.ex, &es)) == GROUPCONC_OK && es.paused, "executor just paused: stats say not");
+    if (LV.xadm_known) FZ_CHECK(es.admitted == LV.xadm, "executor admitted moved while paused");
+    LV.xadm = es.admitted;
+    LV.xadm_known = true;
+    atomic_fetch_add(&acounters[A_LV_XPAUSE], 1);
+    live_dump("a dump after executor_pause");
+}
+
+/* the end: every pause lifted (a paused group's waiters would never finish) */
+static void resume_all(void) {
+    atomic_fetch_add(&HI.xepoch, 1);
+    for (int g = 0; g < NG; g++) atomic_fetch_add(&HI.gepoch[g], 1);
+    int rc = fz_code(groupconc_executor_resume(F.ex));
+    FZ_CHECK(rc == GROUPCONC_OK, "the end: executor_resume: %s", groupconc_errname(rc));
+    for (int g = 0; g < NG; g++) {
+        rc = fz_code(groupconc_group_resume(F.ex, group_names[g]));
+        FZ_CHECK(rc == GROUPCONC_OK, "the end: group_resume(%s): %s", group_names[g], groupconc_errname(rc));
+        LV.gpaused[g] = false;
+        LV.adm_known[g] = false;
+    }
+    LV.xpaused = false;
+    LV.xadm_known = false;
 }
 
 static void fz_step(reader *r) {
@@ -3648,6 +4524,13 @@ static void fz_step(reader *r) {
     case OP_SCOPE_RELEASE: op_scope_release(r); break;
     case OP_DUMP: op_dump(r); break;
     case OP_DUMP_FILE: op_dump_file(r); break;
+    case OP_GROUP_LIMITS: op_group_limits(r); break;
+    case OP_EXEC_LIMITS: op_exec_limits(r); break;
+    case OP_GROUP_PAUSE: op_group_pause(r, true); break;
+    case OP_GROUP_RESUME: op_group_pause(r, false); break;
+    case OP_EXEC_PAUSE: op_exec_pause(r, true); break;
+    case OP_EXEC_RESUME: op_exec_pause(r, false); break;
+    case OP_SUBMIT_DEADLINE: op_submit(r, SUB_DEADLINE); break;
     default: fz_fail("op %u", op);
     }
     (void)inj;
@@ -3700,21 +4583,52 @@ static void fz_setup_policy(reader *r, groupconc_policy *p) {
     F.gate_listener = (h[6] & 0x20u) == 0;
     F.latch_open[0] = (h[7] >> 3) & 1u;
     F.latch_open[1] = (h[7] >> 4) & 1u;
-    F.gcap = p->global_max_in_flight;
-    F.gthr = p->global_queue_threshold;
-    F.max_threads = p->max_threads;
-    /* expected resolution: explicit table value, else resolver (failure -> default, < 1 -> 1), else default */
-    for (int g = 0; g < NG; g++) {
-        const groupconc_group_limits *e = NULL;
+    /* beyond the seeds: h[5] >> 2 (0 and 63 off: the seeds written before keep their meaning) turns on
+       the global running cap (h[1] >> 2), max_waiting (h[1] >> 4), max_groups (ext bits 0-1: fewer than
+       the NG keys), group_idle_ns (bits 2-3: 1-5 ms), the default queue deadline (bits 4-5) and a
+       deadline for the table's g1 (h[3] / 6) */
+    unsigned ext = h[5] >> 2;
+    if (ext != 0 && ext != 63) {
+        static const int gruns[4] = {UNL, 1, 2, 3};
+        static const int mwaits[4] = {UNL, 0, 2, 5};
+        static const int maxg[4] = {UNL, 2, 3, 5};
+        static const int64_t idles[4] = {GROUPCONC_FOREVER, 1000000, 3000000, 5000000};
+        static const int64_t dmws[4] = {GROUPCONC_FOREVER, GROUPCONC_FOREVER, 4000000, 15000000};
+        static const int64_t g1mws[3] = {0, 3000000, GROUPCONC_FOREVER};
+        p->global_max_running = gruns[(h[1] >> 2) % 4u];
+        p->max_waiting = mwaits[(h[1] >> 4) % 4u];
+        p->max_groups = maxg[ext & 3u];
+        p->group_idle_ns = idles[(ext >> 2) & 3u];
+        p->default_max_wait_ns = dmws[(ext >> 4) & 3u];
         for (size_t i = 0; i < nt; i++)
-            if (strcmp(F.table[i].group, group_names[g]) == 0) e = &F.table[i];
-        int conc = p->default_concurrency;
-        if (e && e->concurrency != GROUPCONC_DEFAULT) conc = e->concurrency;
-        else if (p->resolver) conc = g == 2 ? 3 : g == 3 ? 1 : g == 4 ? p->default_concurrency : 2;
-        F.conc[g] = conc;
-        F.infl[g] = e && e->max_in_flight != GROUPCONC_DEFAULT ? e->max_in_flight : p->default_max_in_flight;
-        F.thr[g] = e && e->queue_threshold != GROUPCONC_DEFAULT ? e->queue_threshold : p->default_queue_threshold;
+            if (strcmp(F.table[i].group, "g1") == 0) F.table[i].max_wait_ns = g1mws[(h[3] / 6u) % 3u];
     }
+    F.max_threads = p->max_threads;
+    /* what the fuzzer knows of the limits from here on (see LV) */
+    LV.def_conc = p->default_concurrency;
+    LV.def_infl = p->default_max_in_flight;
+    LV.def_thr = p->default_queue_threshold;
+    LV.def_mw = p->default_max_wait_ns;
+    LV.gin = p->global_max_in_flight;
+    LV.gthr = p->global_queue_threshold;
+    LV.grun = p->global_max_running;
+    LV.mwait = p->max_waiting;
+    LV.max_groups = p->max_groups;
+    LV.idle_ns = p->group_idle_ns;
+    LV.bounded = p->max_groups != UNL || p->group_idle_ns > 0;
+    LV.resolver = p->resolver != NULL;
+    LV.any_deadline = p->default_max_wait_ns != GROUPCONC_FOREVER;
+    for (size_t i = 0; i < nt; i++) {
+        int g = group_index(F.table[i].group);
+        LV.ent[g].present = true;
+        LV.ent[g].conc = F.table[i].concurrency;
+        LV.ent[g].infl = F.table[i].max_in_flight;
+        LV.ent[g].thr = F.table[i].queue_threshold;
+        LV.ent[g].mw = F.table[i].max_wait_ns == GROUPCONC_DEFAULT ? 0 : F.table[i].max_wait_ns;
+        if (LV.ent[g].mw != 0) LV.any_deadline = true;
+    }
+    lv_graise();
+    for (int g = 0; g < NG; g++) lv_fresh(g);
     F.policy = *p;
     /* the decoded policy is valid: policy_check says so (and names nothing); create is checked next */
     groupconc_policy_problem pr;
@@ -3765,6 +4679,7 @@ static void release_all_permits(void) {
 static void fz_finish(unsigned ending) {
     atomic_store(&fz_countdown, 0);
     atomic_store(&fz_start_fail, 0);
+    resume_all(); /* before anything waits: a paused group's tasks would wait for good */
     latch_set(0, 1);
     latch_set(1, 1);
     pthread_mutex_lock(&F.mu); /* every park returns: the forks finish (the scopes are closed below) */
@@ -3904,6 +4819,16 @@ static void fz_finish(unsigned ending) {
 
 static void fz_reset(void) {
     F.ex = NULL;
+    memset(&LV, 0, sizeof LV);
+    pthread_mutex_lock(&H.mu);
+    memset(HI.conc, 0, sizeof HI.conc);
+    memset(HI.infl, 0, sizeof HI.infl);
+    memset(HI.thr, 0, sizeof HI.thr);
+    HI.gin = HI.grun = HI.gthr = HI.mwait = 0;
+    for (int g = 0; g < NG; g++)
+        for (int k = 0; k < MAX_GEN; k++) atomic_store(&HI.starts[g][k], 0);
+    atomic_store(&HI.starts_total, 0);
+    pthread_mutex_unlock(&H.mu);
     memset(&SC, 0, sizeof SC);
     F.nslots = 0;
     memset(F.slots, 0, sizeof F.slots);
@@ -3939,6 +4864,8 @@ static void fz_reset(void) {
     atomic_store(&F.ev_rej_bulkhead, 0);
     atomic_store(&F.ev_rej_concurrency, 0);
     atomic_store(&F.ev_rej_other, 0);
+    atomic_store(&F.ev_rej_waiting, 0);
+    atomic_store(&F.ev_expired, 0);
     F.anon_min = F.anon_max = 0;
     F.shutdown_called = F.swept = false;
     F.nops = 0;
