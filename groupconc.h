@@ -481,7 +481,8 @@ typedef struct groupconc_policy {
     int64_t default_max_wait_ns;   /* queue deadline: the longest a task may wait for its permits;
                                       > 0 ns or GROUPCONC_FOREVER; default GROUPCONC_FOREVER */
     int max_groups;                /* groups with cached state at most (a new key then reclaims the
-                                      least recently used idle group, or is refused with
+                                      least recently used idle group - with max_groups / 256 of them,
+                                      at most 64, at once - or is refused with
                                       GROUPCONC_EGROUPS_FULL); >= 1 or UNLIMITED; default UNLIMITED */
     int64_t group_idle_ns;         /* a group idle this long is reclaimed; > 0 ns or
                                       GROUPCONC_FOREVER; default GROUPCONC_FOREVER */
@@ -2327,21 +2328,33 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
 GROUPCONC__FN int groupconc__keeper_start_locked(groupconc_executor *ex);
 
-/* The table is at max_groups and a new key comes: reclaim the least recently used idle group.
-   Busy ones met on the way go to the tail (in use: recently used). Under ex->lock and table_lock. */
+/* How many idle groups a new key at max_groups reclaims at once: the least recently used one it
+   needs, and a few more from the LRU end (1/256 of the table, at most 64), so that the next new keys
+   find room without taking the executor lock (only this locked step can tell an idle group). */
+GROUPCONC__FN size_t groupconc__reclaim_batch(const groupconc_executor *ex) {
+    size_t k = (size_t)ex->policy.max_groups / 256;
+    return k < 1 ? 1 : k > 64 ? 64 : k;
+}
+
+/* The table is at max_groups and a new key comes: reclaim the least recently used idle group (and
+   up to reclaim_batch - 1 more, the next least recently used, if idle). Busy ones met on the way go
+   to the tail (in use: recently used). Under ex->lock and table_lock. */
 GROUPCONC__FN int groupconc__reclaim_lru_tlocked(groupconc_executor *ex, groupconc__batch *b) {
-    size_t n = ex->ngroups;
+    size_t n = ex->ngroups, want = groupconc__reclaim_batch(ex), got = 0;
     uint64_t now = groupconc__coarse_now_ns();
     groupconc__group *g;
     if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
-    while (n-- > 0 && (g = ex->lru_head) != NULL) {
+    while (n-- > 0 && got < want && (g = ex->lru_head) != NULL) {
         if (groupconc__group_idle_locked(g)) {
             groupconc__reclaim_tlocked(ex, g);
-            return GROUPCONC_OK;
+            got++;
+        } else if (got > 0) {
+            break; /* the one needed is found: extras only while they come idle */
+        } else {
+            groupconc__lru_touch(ex, g, now);
         }
-        groupconc__lru_touch(ex, g, now);
     }
-    return GROUPCONC_EGROUPS_FULL;
+    return got > 0 ? GROUPCONC_OK : GROUPCONC_EGROUPS_FULL;
 }
 
 #define GROUPCONC__NEED_LOCK 2 /* internal: at max_groups, reclaiming needs ex->lock: take the locked path */

@@ -1034,6 +1034,45 @@ static void test_idle_reclaim_without_submit(void **state) {
     assert_int_equal(xs.groups_reclaimed, 2);
 }
 
+
+/* At max_groups a new key reclaims the least recently used idle group and, in a big table, a few
+   more (max_groups / 256, at most 64) so that the next new keys find room without the executor
+   lock: with 512 groups, 2 at a time, the two least recently used. */
+static void test_reclaim_batch(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_groups = 512;
+    groupconc_executor *ex;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    char key[32];
+    for (int i = 0; i < 512; i++) {
+        groupconc_task *t;
+        groupconc_result r;
+        snprintf(key, sizeof key, "key-%d", i);
+        assert_int_equal(groupconc_submit(ex, key, NULL, tu_noop_fn, NULL, &t), GROUPCONC_OK);
+        assert_int_equal(groupconc_task_wait(t, &r), GROUPCONC_OK);
+        groupconc_task_release(t);
+    }
+    groupconc_executor_stats es;
+    assert_int_equal(groupconc_executor_stats_get(ex, &es), GROUPCONC_OK);
+    assert_int_equal(es.groups, 512);
+    assert_int_equal(es.groups_reclaimed, 0);
+    groupconc_task *t;
+    groupconc_result r;
+    assert_int_equal(groupconc_submit(ex, "new", NULL, tu_noop_fn, NULL, &t), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait(t, &r), GROUPCONC_OK);
+    groupconc_task_release(t);
+    assert_int_equal(groupconc_executor_stats_get(ex, &es), GROUPCONC_OK);
+    assert_int_equal(es.groups_reclaimed, 2);
+    assert_int_equal(es.groups, 511);
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_group_stats_get(ex, "key-0", &gs), GROUPCONC_ENOTFOUND);
+    assert_int_equal(groupconc_group_stats_get(ex, "key-1", &gs), GROUPCONC_ENOTFOUND);
+    assert_int_equal(groupconc_group_stats_get(ex, "key-2", &gs), GROUPCONC_OK);
+    assert_int_equal(groupconc_group_stats_get(ex, "new", &gs), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_idle_reclaim),
@@ -1050,6 +1089,7 @@ int main(void) {
         cmocka_unit_test(test_policy_validation),
         cmocka_unit_test(test_evict_in_bounded_table),
         cmocka_unit_test(test_idle_reclaim_without_submit),
+        cmocka_unit_test(test_reclaim_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
