@@ -1984,7 +1984,7 @@ static GROUPCONC__TLS groupconc__frame *groupconc__frames;
    call into it from there returns GROUPCONC_EDEADLK instead of waiting for itself. */
 static GROUPCONC__TLS const groupconc_executor *groupconc__in_resolver;
 #define GROUPCONC__NOT_IN_RESOLVER(ex) \
-    do { if ((ex) && groupconc__in_resolver == (ex)) return GROUPCONC_EDEADLK; } while (0)
+    do { if (groupconc__in_resolver == (ex)) return GROUPCONC_EDEADLK; } while (0)
 
 GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor *ex,
                                          const groupconc_task *self) {
@@ -2180,8 +2180,8 @@ GROUPCONC__FN uint64_t groupconc__group_completed(const groupconc__group *g) {
     return g->succeeded + (g->cold ? groupconc__outcomes_sum(g->cold->outcome) : 0);
 }
 
-GROUPCONC__FN groupconc__lru *groupconc__lru_of(const groupconc__group *g) {
-    return (groupconc__lru *)(void *)((char *)(uintptr_t)g - sizeof(groupconc__lru));
+GROUPCONC__FN groupconc__lru *groupconc__lru_of(groupconc__group *g) {
+    return (groupconc__lru *)(void *)((char *)g - sizeof(groupconc__lru));
 }
 
 /* Add delta (+1 or -1) to one outcome counter of g and of the executor. Under ex->lock. A group's
@@ -2225,12 +2225,14 @@ GROUPCONC__FN int32_t groupconc__cap(int v) { return v == GROUPCONC_UNLIMITED ? 
 
 /* The per-group table's entry for key, or NULL. Under table_lock (live changes write the table
    under it). */
+GROUPCONC__FN int groupconc__limits_key_cmp(const void *key, const void *entry) {
+    return strcmp((const char *)key, ((const groupconc__limits_entry *)entry)->key);
+}
+
 GROUPCONC__FN groupconc__limits_entry *groupconc__limits_find(groupconc_executor *ex, const char *key) {
-    groupconc__limits_entry probe;
     if (ex->policy.group_count == 0) return NULL;
-    probe.key = (char *)(uintptr_t)key;
-    return (groupconc__limits_entry *)bsearch(&probe, ex->limits, ex->policy.group_count,
-                                              sizeof probe, groupconc__limits_cmp);
+    return (groupconc__limits_entry *)bsearch(key, ex->limits, ex->policy.group_count,
+                                              sizeof *ex->limits, groupconc__limits_key_cmp);
 }
 
 /* Resolve g's concurrency (which == 0), in-flight cap (1) or queue threshold (2): the table entry,
@@ -2411,6 +2413,8 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
         if (b && p->group_idle_ns > 0) (void)groupconc__keeper_start_locked(ex);
     }
     *out = g;
+    /* the table holds it; `block` is the LRU link in front of it (freed by groupconc__group_free) */
+    /* cppcheck-suppress memleak */
     return GROUPCONC_OK;
 }
 
@@ -3514,7 +3518,8 @@ GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
     bool found = false;
     uint64_t until;
     unsigned i;
-    if (GROUPCONC_SPIN_NS <= 0 || !ex->inbox_ok || ex->policy.max_threads < 2 ||
+    if (GROUPCONC_SPIN_NS <= 0 || !atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) ||
+        ex->policy.max_threads < 2 ||
         !atomic_compare_exchange_strong_explicit(&ex->nspinning, &zero, 1, memory_order_seq_cst,
                                                  memory_order_relaxed))
         return false;
@@ -3658,7 +3663,8 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
 /* A worker runs ready tasks back to back. Each locked step admits the inbox, finishes the tasks
    that returned (hands their permits on: the next waiter of a group becomes ready), takes the next
    ready tasks for itself (FIFO, so a busy group cannot starve the others), and retires the previous
-   completions. The inbox drains never refuse or cancel anything (no thresholds: ex->inbox_ok). */
+   completions. An inbox drain refuses nothing unless a live change added a threshold meanwhile
+   (ex->inbox_ok cleared): such rejections are settled with the rest of the step. */
 GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__worker *self = (groupconc__worker *)arg;
     groupconc_executor *ex = self->exec;
