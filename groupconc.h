@@ -2370,7 +2370,7 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
     const groupconc_policy *p = &ex->policy;
     groupconc__limits_entry *e;
     groupconc__group *g = groupconc__table_find(ex, key, len, hash);
-    bool bounded = p->max_groups != GROUPCONC_UNLIMITED || p->group_idle_ns > 0;
+    bool bounded = p->max_groups != GROUPCONC_UNLIMITED || p->group_idle_ns > 0, full;
     size_t front = bounded ? sizeof(groupconc__lru) : 0;
     char *block;
     int rc;
@@ -2379,13 +2379,12 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
         *out = g;
         return GROUPCONC_OK;
     }
-    if (p->max_groups != GROUPCONC_UNLIMITED && ex->ngroups >= (size_t)p->max_groups && !b)
-        return GROUPCONC__NEED_LOCK;
+    full = p->max_groups != GROUPCONC_UNLIMITED && ex->ngroups >= (size_t)p->max_groups;
+    if (full && !b) return GROUPCONC__NEED_LOCK;
     block = (char *)GROUPCONC_MALLOC(front + offsetof(groupconc__group, key) + len + 1);
     if (!block) return GROUPCONC_ENOMEM;
     /* after the allocation, so that a failed call reclaims nothing; the table keeps its size */
-    if (p->max_groups != GROUPCONC_UNLIMITED && ex->ngroups >= (size_t)p->max_groups &&
-        (rc = groupconc__reclaim_lru_tlocked(ex, b)) != GROUPCONC_OK) {
+    if (full && (rc = groupconc__reclaim_lru_tlocked(ex, b)) != GROUPCONC_OK) {
         GROUPCONC_FREE(block);
         return rc;
     }
@@ -2709,30 +2708,28 @@ GROUPCONC__FN void groupconc__sweep_group_queues(groupconc_executor *ex, groupco
     }
 }
 
+/* Move g's tasks (every task when g is NULL) from a queue all groups share (layer 1's or layer 4's
+   FIFO, the ready queue) to `victims`. */
+GROUPCONC__FN void groupconc__sweep_shared(groupconc_executor *ex, groupconc__fifo *q,
+                                           const groupconc__group *g, groupconc__fifo *victims) {
+    groupconc_task *t, *next;
+    for (t = q->head; t; t = next) {
+        next = t->next;
+        if (!g || t->group == g) {
+            groupconc__unlink_waiting(ex, t);
+            groupconc__fifo_push(victims, t);
+        }
+    }
+}
+
 /* Cancel every not-started task of group g (all groups when g is NULL) and flag the running ones. */
 GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__group *g,
                                            groupconc__batch *b) {
     groupconc__fifo victims = {NULL, NULL, 0};
     groupconc_task *t, *next;
     size_t i;
-    if (!g || g->waiting_global > 0) {
-        for (t = ex->global.waiters.head; t; t = next) {
-            next = t->next;
-            if (!g || t->group == g) {
-                groupconc__unlink_waiting(ex, t);
-                groupconc__fifo_push(&victims, t);
-            }
-        }
-    }
-    if (!g || g->waiting_running > 0) { /* layer 4 first: they hold the group's other permits */
-        for (t = ex->run_cap.waiters.head; t; t = next) {
-            next = t->next;
-            if (!g || t->group == g) {
-                groupconc__unlink_waiting(ex, t);
-                groupconc__fifo_push(&victims, t);
-            }
-        }
-    }
+    if (!g || g->waiting_global > 0) groupconc__sweep_shared(ex, &ex->global.waiters, g, &victims);
+    if (!g || g->waiting_running > 0) groupconc__sweep_shared(ex, &ex->run_cap.waiters, g, &victims);
     if (g) {
         groupconc__sweep_group_queues(ex, g, &victims);
     } else {
@@ -2741,15 +2738,7 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
             if (ex->hashes[i]) groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
         groupconc__mutex_unlock(&ex->table_lock);
     }
-    if (!g || g->ready > 0) {
-        for (t = ex->ready.head; t; t = next) {
-            next = t->next;
-            if (!g || t->group == g) {
-                groupconc__unlink_waiting(ex, t);
-                groupconc__fifo_push(&victims, t);
-            }
-        }
-    }
+    if (!g || g->ready > 0) groupconc__sweep_shared(ex, &ex->ready, g, &victims);
     while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
     for (t = ex->running.head; t; t = next) { /* after the queues: what it frees goes nowhere */
         next = t->next;
@@ -3967,8 +3956,11 @@ GROUPCONC__FN int groupconc__strcmp_indirect(const void *a, const void *b) {
 }
 
 GROUPCONC__FN bool groupconc__max_wait_entry_ok(int64_t v) {
-    return v > 0 || v == 0 || v == GROUPCONC_FOREVER || v == GROUPCONC_DEFAULT;
+    return v >= 0 || v == GROUPCONC_FOREVER || v == GROUPCONC_DEFAULT;
 }
+
+/* A task spec's max_wait_ns: 0 (its group's / the default), > 0, or GROUPCONC_FOREVER. */
+GROUPCONC__FN bool groupconc__task_wait_ok(int64_t v) { return v >= 0 || v == GROUPCONC_FOREVER; }
 
 #define GROUPCONC__CAP_RULE "must be >= 1 or GROUPCONC_UNLIMITED"
 #define GROUPCONC__THRESHOLD_RULE "must be >= 0 or GROUPCONC_UNLIMITED"
@@ -4488,7 +4480,7 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
     if (!ex || !group || !spec->fn) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &klen, &hash)) != GROUPCONC_OK) return rc;
-    if (spec->max_wait_ns < 0 && spec->max_wait_ns != GROUPCONC_FOREVER) return GROUPCONC_ELIMIT;
+    if (!groupconc__task_wait_ok(spec->max_wait_ns)) return GROUPCONC_ELIMIT;
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
     p = &ex->policy;
     /* any_max_wait is only ever set (under the lock): a stale false only misses a deadline given
@@ -4917,7 +4909,7 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
     for (i = 0; i < count; i++) { /* refuse the whole call before submitting anything */
         if (!tasks[i].group || !tasks[i].fn) return GROUPCONC_EINVAL;
         if ((rc = groupconc__key_hash(tasks[i].group, &len, &hash)) != GROUPCONC_OK) return rc;
-        if (tasks[i].max_wait_ns < 0 && tasks[i].max_wait_ns != GROUPCONC_FOREVER) return GROUPCONC_ELIMIT;
+        if (!groupconc__task_wait_ok(tasks[i].max_wait_ns)) return GROUPCONC_ELIMIT;
     }
     if (count == 0)
         return atomic_load_explicit(&ex->shutdown, memory_order_relaxed) ? GROUPCONC_ESHUTDOWN
@@ -6107,7 +6099,7 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
     bool cancel_now;
     if (!scope || !spec || !spec->group || !spec->fn) return GROUPCONC_EINVAL;
     if ((rc = groupconc__key_hash(spec->group, &klen, &hash)) != GROUPCONC_OK) return rc;
-    if (spec->max_wait_ns < 0 && spec->max_wait_ns != GROUPCONC_FOREVER) return GROUPCONC_ELIMIT;
+    if (!groupconc__task_wait_ok(spec->max_wait_ns)) return GROUPCONC_ELIMIT;
     if (!groupconc__scope_allowed(scope)) return GROUPCONC_ENOTOWNER;
     groupconc__mutex_lock(&scope->lock); /* refused before anything is allocated (checked again) */
     rc = scope->shut_down || scope->joined ? GROUPCONC_ESCOPE_SHUTDOWN : GROUPCONC_OK;
