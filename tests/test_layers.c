@@ -9,50 +9,7 @@
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
 
-/* A set of parked tasks that count down one shared `started` latch. */
-typedef struct parkset {
-    tu_park p[32];
-    groupconc_task *h[32];
-    int n;
-    tu_latch started;
-    atomic_int order;
-} parkset;
-
-static void ps_init(parkset *ps, long expect_started) {
-    ps->n = 0;
-    tu_latch_init(&ps->started, expect_started);
-    atomic_init(&ps->order, 0);
-}
-
-/* Submit a parked task; returns its index. */
-static int ps_submit(parkset *ps, groupconc_executor *ex, const char *group) {
-    int i = ps->n++;
-    assert_true(i < 32);
-    tu_park_init(&ps->p[i], &ps->started, &ps->order);
-    ps->h[i] = tu_submit(ex, group, NULL, tu_park_fn, &ps->p[i]);
-    return i;
-}
-
-/* Re-arm the started latch: wait for `n` more starts. */
-static void ps_expect(parkset *ps, long n) { tu_latch_add(&ps->started, n); }
-
-/* Let task i finish and wait for it: its permits are handed on before the wait returns. */
-static void ps_finish(parkset *ps, int i) {
-    tu_park_release(&ps->p[i]);
-    tu_wait_status(ps->h[i], GROUPCONC_STATUS_SUCCESS);
-}
-
-static void ps_finish_all(parkset *ps) {
-    for (int i = 0; i < ps->n; i++) tu_park_release(&ps->p[i]);
-    for (int i = 0; i < ps->n; i++) {
-        tu_wait_status(ps->h[i], GROUPCONC_STATUS_SUCCESS);
-        assert_false(atomic_load(&ps->p[i].timed_out));
-        assert_int_equal(groupconc_task_release(ps->h[i]), GROUPCONC_OK);
-        tu_park_destroy(&ps->p[i]);
-    }
-    tu_latch_destroy(&ps->started);
-    ps->n = 0;
-}
+/* Parked tasks: tu_parkset (testutil.h). */
 
 static groupconc_policy policy_with(groupconc_group_limits *table, size_t n) {
     groupconc_policy p = groupconc_policy_default();
@@ -92,10 +49,10 @@ static void test_global_cap_never_exceeded(void **state) {
     groupconc_executor *ex = tu_executor(&p);
 
     /* latched: 4 tasks in 4 groups, only 3 pass layer 1 */
-    parkset ps;
-    ps_init(&ps, 3);
+    tu_parkset ps;
+    tu_ps_init(&ps, 3);
     const char *keys[4] = {"g0", "g1", "g2", "g3"};
-    for (int i = 0; i < 4; i++) ps_submit(&ps, ex, keys[i]);
+    for (int i = 0; i < 4; i++) tu_ps_submit(&ps, ex, keys[i]);
     assert_true(tu_latch_wait(&ps.started));
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.global_in_flight, 3);
@@ -104,7 +61,7 @@ static void test_global_cap_never_exceeded(void **state) {
     assert_int_equal(xs.waiting, 1);
     assert_int_equal(tu_gstats(ex, "g3").waiting_global, 1);
     assert_int_equal(atomic_load(&ps.p[3].ran), 0);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
 
     /* load: 10 groups of concurrency 4 together never run more than 3 */
     enum { G = 10, PER = 60 };
@@ -147,9 +104,9 @@ static void test_bulkhead_caps_in_flight(void **state) {
     groupconc_policy p = policy_with(table, 2);
     groupconc_executor *ex = tu_executor(&p);
 
-    parkset ps;
-    ps_init(&ps, 2);
-    for (int i = 0; i < 5; i++) ps_submit(&ps, ex, "wide");
+    tu_parkset ps;
+    tu_ps_init(&ps, 2);
+    for (int i = 0; i < 5; i++) tu_ps_submit(&ps, ex, "wide");
     assert_true(tu_latch_wait(&ps.started));
     groupconc_group_stats s = tu_gstats(ex, "wide");
     assert_int_equal(s.running, 2);
@@ -157,10 +114,10 @@ static void test_bulkhead_caps_in_flight(void **state) {
     assert_int_equal(s.waiting_bulkhead, 3);
     assert_int_equal(s.waiting_concurrency, 0);
     for (int i = 2; i < 5; i++) assert_int_equal(atomic_load(&ps.p[i].ran), 0);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
 
-    ps_init(&ps, 1);
-    for (int i = 0; i < 6; i++) ps_submit(&ps, ex, "narrow");
+    tu_ps_init(&ps, 1);
+    for (int i = 0; i < 6; i++) tu_ps_submit(&ps, ex, "narrow");
     assert_true(tu_latch_wait(&ps.started));
     s = tu_gstats(ex, "narrow");
     assert_int_equal(s.running, 1);
@@ -169,8 +126,8 @@ static void test_bulkhead_caps_in_flight(void **state) {
     assert_int_equal(s.in_flight, 3);
     /* drain one at a time: in-flight stays at the cap while anyone waits at layer 2 */
     for (int i = 0; i < 5; i++) {
-        ps_expect(&ps, 1);
-        ps_finish(&ps, i);
+        tu_ps_expect(&ps, 1);
+        tu_ps_finish(&ps, i);
         assert_true(tu_latch_wait(&ps.started)); /* the next one is running */
         s = tu_gstats(ex, "narrow");
         int left = 5 - i; /* tasks not finished: i+1 .. 5 */
@@ -180,7 +137,7 @@ static void test_bulkhead_caps_in_flight(void **state) {
         assert_int_equal(s.waiting_bulkhead, (size_t)(left > 3 ? left - 3 : 0));
         assert_true(s.in_flight <= 3);
     }
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
     s = tu_gstats(ex, "narrow");
     assert_int_equal(s.in_flight, 0);
     assert_int_equal(s.completed, 6);
@@ -194,12 +151,12 @@ static void test_group_threshold_exact(void **state) {
     groupconc_group_limits table[] = {{"q", 2, GROUPCONC_DEFAULT, 3, 0}};
     groupconc_policy p = policy_with(table, 1);
     groupconc_executor *ex = tu_executor(&p);
-    parkset ps;
-    ps_init(&ps, 2);
-    ps_submit(&ps, ex, "q");
-    ps_submit(&ps, ex, "q");
+    tu_parkset ps;
+    tu_ps_init(&ps, 2);
+    tu_ps_submit(&ps, ex, "q");
+    tu_ps_submit(&ps, ex, "q");
     assert_true(tu_latch_wait(&ps.started));
-    for (int i = 0; i < 3; i++) ps_submit(&ps, ex, "q"); /* 3 waiting: at the threshold */
+    for (int i = 0; i < 3; i++) tu_ps_submit(&ps, ex, "q"); /* 3 waiting: at the threshold */
     atomic_int ran;
     atomic_init(&ran, 0);
     groupconc_task *t = NULL;
@@ -215,18 +172,18 @@ static void test_group_threshold_exact(void **state) {
     assert_true(s.submitted >= 5);
 
     /* one finishes: its permit goes to the oldest waiter, freeing exactly one queue slot */
-    ps_expect(&ps, 1);
-    ps_finish(&ps, 0);
+    tu_ps_expect(&ps, 1);
+    tu_ps_finish(&ps, 0);
     assert_true(tu_latch_wait(&ps.started));
     assert_int_equal(atomic_load(&ps.p[2].ran), 1); /* the oldest waiter */
     assert_int_equal(tu_gstats(ex, "q").waiting_concurrency, 2);
-    ps_submit(&ps, ex, "q"); /* admitted into the freed slot */
+    tu_ps_submit(&ps, ex, "q"); /* admitted into the freed slot */
     assert_int_equal(groupconc_submit(ex, "q", NULL, tu_count_fn, &ran, &t),
                      GROUPCONC_EREJECTED_CONCURRENCY);
     s = tu_gstats(ex, "q");
     assert_int_equal(s.waiting_concurrency, 3);
     assert_int_equal(tu_rejected(s), 3);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     assert_int_equal(atomic_load(&ran), 0);
 }
@@ -243,12 +200,12 @@ static void test_bulkhead_threshold_exact(void **state) {
     atomic_init(&ran, 0);
     groupconc_task *t = NULL;
 
-    parkset ps;
-    ps_init(&ps, 1);
-    ps_submit(&ps, ex, "bq");
+    tu_parkset ps;
+    tu_ps_init(&ps, 1);
+    tu_ps_submit(&ps, ex, "bq");
     assert_true(tu_latch_wait(&ps.started));
-    ps_submit(&ps, ex, "bq");
-    ps_submit(&ps, ex, "bq");
+    tu_ps_submit(&ps, ex, "bq");
+    tu_ps_submit(&ps, ex, "bq");
     assert_int_equal(groupconc_submit(ex, "bq", NULL, tu_count_fn, &ran, &t),
                      GROUPCONC_EREJECTED_BULKHEAD);
     assert_null(t);
@@ -256,20 +213,20 @@ static void test_bulkhead_threshold_exact(void **state) {
     assert_int_equal(s.waiting_bulkhead, 2);
     assert_int_equal(s.in_flight, 1);
     assert_int_equal(tu_rejected(s), 1);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
 
-    ps_init(&ps, 1);
-    ps_submit(&ps, ex, "sq");
+    tu_ps_init(&ps, 1);
+    tu_ps_submit(&ps, ex, "sq");
     assert_true(tu_latch_wait(&ps.started));
-    ps_submit(&ps, ex, "sq"); /* layer 3 */
-    ps_submit(&ps, ex, "sq"); /* layer 2 */
+    tu_ps_submit(&ps, ex, "sq"); /* layer 3 */
+    tu_ps_submit(&ps, ex, "sq"); /* layer 2 */
     s = tu_gstats(ex, "sq");
     assert_int_equal(s.waiting_concurrency, 1);
     assert_int_equal(s.waiting_bulkhead, 1);
     assert_int_equal(s.in_flight, 2);
     assert_int_equal(groupconc_submit(ex, "sq", NULL, tu_count_fn, &ran, &t),
                      GROUPCONC_EREJECTED_BULKHEAD);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     assert_int_equal(atomic_load(&ran), 0);
 }
@@ -283,12 +240,12 @@ static void test_global_threshold_exact(void **state) {
     atomic_int ran;
     atomic_init(&ran, 0);
     groupconc_task *t = NULL;
-    parkset ps;
-    ps_init(&ps, 2);
-    ps_submit(&ps, ex, "a");
-    ps_submit(&ps, ex, "b");
+    tu_parkset ps;
+    tu_ps_init(&ps, 2);
+    tu_ps_submit(&ps, ex, "a");
+    tu_ps_submit(&ps, ex, "b");
     assert_true(tu_latch_wait(&ps.started));
-    ps_submit(&ps, ex, "c"); /* waits at layer 1 */
+    tu_ps_submit(&ps, ex, "c"); /* waits at layer 1 */
     assert_int_equal(groupconc_submit(ex, "d", NULL, tu_count_fn, &ran, &t), GROUPCONC_EREJECTED_GLOBAL);
     assert_null(t);
     assert_int_equal(tu_gstats(ex, "c").waiting_global, 1);
@@ -297,16 +254,16 @@ static void test_global_threshold_exact(void **state) {
     assert_int_equal(xs.waiting, 1);
 
     /* "a" ends: its global permit goes to "c", the layer-1 queue is empty again */
-    ps_expect(&ps, 1);
-    ps_finish(&ps, 0);
+    tu_ps_expect(&ps, 1);
+    tu_ps_finish(&ps, 0);
     assert_true(tu_latch_wait(&ps.started));
     assert_int_equal(atomic_load(&ps.p[2].ran), 1);
-    ps_submit(&ps, ex, "e"); /* admitted to wait */
+    tu_ps_submit(&ps, ex, "e"); /* admitted to wait */
     assert_int_equal(groupconc_submit(ex, "f", NULL, tu_count_fn, &ran, &t), GROUPCONC_EREJECTED_GLOBAL);
     xs = tu_xstats(ex);
     assert_int_equal(xs.global_in_flight, 2);
     assert_int_equal(xs.waiting, 1);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
     assert_int_equal(tu_xstats(ex).global_in_flight, 0);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     assert_int_equal(atomic_load(&ran), 0);
@@ -325,14 +282,14 @@ static void test_threshold_zero(void **state) {
     tu_wait_status(quick, GROUPCONC_STATUS_SUCCESS);
     groupconc_task_release(quick);
     assert_int_equal(atomic_load(&ran), 1);
-    parkset ps;
-    ps_init(&ps, 1);
-    ps_submit(&ps, ex, "z"); /* no wait needed: admitted */
+    tu_parkset ps;
+    tu_ps_init(&ps, 1);
+    tu_ps_submit(&ps, ex, "z"); /* no wait needed: admitted */
     assert_true(tu_latch_wait(&ps.started));
     assert_int_equal(groupconc_submit(ex, "z", NULL, tu_count_fn, &ran, &t),
                      GROUPCONC_EREJECTED_CONCURRENCY); /* would wait */
     assert_int_equal(tu_gstats(ex, "z").waiting_concurrency, 0);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
     quick = tu_submit(ex, "z", NULL, tu_count_fn, &ran); /* free again */
     tu_wait_status(quick, GROUPCONC_STATUS_SUCCESS);
     groupconc_task_release(quick);
@@ -344,11 +301,11 @@ static void test_threshold_zero(void **state) {
     p.global_max_in_flight = 1;
     p.global_queue_threshold = 0;
     ex = tu_executor(&p);
-    ps_init(&ps, 1);
-    ps_submit(&ps, ex, "x");
+    tu_ps_init(&ps, 1);
+    tu_ps_submit(&ps, ex, "x");
     assert_true(tu_latch_wait(&ps.started));
     assert_int_equal(groupconc_submit(ex, "y", NULL, tu_count_fn, &ran, &t), GROUPCONC_EREJECTED_GLOBAL);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
     quick = tu_submit(ex, "y", NULL, tu_count_fn, &ran);
     tu_wait_status(quick, GROUPCONC_STATUS_SUCCESS);
     groupconc_task_release(quick);
@@ -362,7 +319,7 @@ static void test_threshold_zero(void **state) {
    group is refused at `layer` (1, 2 or 3). Blockers are parked in `ps`. */
 static groupconc_executor *refusing_executor(int layer, groupconc_rejection_policy rej,
                                              groupconc_reject_fn handler, void *handler_data,
-                                             parkset *ps, const char **out_group) {
+                                             tu_parkset *ps, const char **out_group) {
     static groupconc_group_limits table[] = {
         {"L2", 4, 1, 0, 0}, /* bulkhead 1, threshold 0 */
         {"L3", 1, GROUPCONC_UNLIMITED, 0, 0},
@@ -376,9 +333,9 @@ static groupconc_executor *refusing_executor(int layer, groupconc_rejection_poli
         p.global_queue_threshold = 0;
     }
     groupconc_executor *ex = tu_executor(&p);
-    ps_init(ps, 1);
+    tu_ps_init(ps, 1);
     const char *g = layer == 1 ? "L1" : layer == 2 ? "L2" : "L3";
-    ps_submit(ps, ex, layer == 1 ? "L1-blocker" : g);
+    tu_ps_submit(ps, ex, layer == 1 ? "L1-blocker" : g);
     assert_true(tu_latch_wait(&ps->started));
     *out_group = g;
     return ex;
@@ -390,7 +347,7 @@ static const int layer_code[4] = {0, GROUPCONC_EREJECTED_GLOBAL, GROUPCONC_EREJE
 static void test_reject_abort(void **state) {
     (void)state;
     for (int layer = 1; layer <= 3; layer++) {
-        parkset ps;
+        tu_parkset ps;
         const char *g;
         groupconc_executor *ex = refusing_executor(layer, GROUPCONC_REJECT_ABORT, NULL, NULL, &ps, &g);
         atomic_int ran;
@@ -402,7 +359,7 @@ static void test_reject_abort(void **state) {
         groupconc_group_stats s = tu_gstats(ex, g);
         assert_int_equal(tu_rejected(s), 2);
         assert_int_equal(s.waiting_global + s.waiting_bulkhead + s.waiting_concurrency, 0);
-        ps_finish_all(&ps);
+        tu_ps_finish_all(&ps);
         assert_int_equal(tu_xstats(ex).global_in_flight, 0);
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
         assert_int_equal(atomic_load(&ran), 0);
@@ -412,7 +369,7 @@ static void test_reject_abort(void **state) {
 static void test_reject_discard(void **state) {
     (void)state;
     for (int layer = 1; layer <= 3; layer++) {
-        parkset ps;
+        tu_parkset ps;
         const char *g;
         groupconc_executor *ex = refusing_executor(layer, GROUPCONC_REJECT_DISCARD, NULL, NULL, &ps, &g);
         atomic_int ran;
@@ -426,7 +383,7 @@ static void test_reject_discard(void **state) {
         assert_string_equal(r.task_id, "d");
         assert_true(r.start_ns == r.end_ns); /* zero duration */
         assert_int_equal(tu_rejected(tu_gstats(ex, g)), 1);
-        ps_finish_all(&ps);
+        tu_ps_finish_all(&ps);
         assert_int_equal(tu_xstats(ex).global_in_flight, 0);
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
         assert_int_equal(atomic_load(&ran), 0);
@@ -468,7 +425,7 @@ static int caller_fn(groupconc_context *ctx, void **out_value, void *user_data) 
 static void test_reject_caller_runs_in_submit(void **state) {
     (void)state;
     for (int layer = 1; layer <= 3; layer++) {
-        parkset ps;
+        tu_parkset ps;
         const char *g;
         groupconc_executor *ex =
             refusing_executor(layer, GROUPCONC_REJECT_CALLER_RUNS, NULL, NULL, &ps, &g);
@@ -491,7 +448,7 @@ static void test_reject_caller_runs_in_submit(void **state) {
         /* it counts where its final status puts it: succeeded, not rejected */
         assert_int_equal(tu_rejected(tu_gstats(ex, g)), 0);
         assert_int_equal(tu_gstats(ex, g).succeeded, 1);
-        ps_finish_all(&ps);
+        tu_ps_finish_all(&ps);
         assert_int_equal(tu_xstats(ex).global_in_flight, 0);
         groupconc_task_release(t);
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
@@ -544,7 +501,7 @@ static void test_custom_handler_wins(void **state) {
     for (int layer = 1; layer <= 3; layer++) {
         handler_rec hr;
         handler_init(&hr);
-        parkset ps;
+        tu_parkset ps;
         const char *g;
         /* CALLER_RUNS is set, but the handler replaces it */
         groupconc_executor *ex =
@@ -563,7 +520,7 @@ static void test_custom_handler_wins(void **state) {
         groupconc_result r = tu_wait(t);
         assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
         assert_int_equal(r.reason, layer_code[layer]);
-        ps_finish_all(&ps);
+        tu_ps_finish_all(&ps);
         groupconc_task_release(t);
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
         assert_int_equal(atomic_load(&ran), 0); /* the handler did not run it, nor did the policy */
@@ -587,9 +544,9 @@ static void test_permits_released_before_handler_sync(void **state) {
     p.reject_handler = record_handler;
     p.reject_user_data = &hr;
     groupconc_executor *ex = tu_executor(&p);
-    parkset ps;
-    ps_init(&ps, 1);
-    ps_submit(&ps, ex, "G"); /* G busy; 1 of 2 global permits used */
+    tu_parkset ps;
+    tu_ps_init(&ps, 1);
+    tu_ps_submit(&ps, ex, "G"); /* G busy; 1 of 2 global permits used */
     assert_true(tu_latch_wait(&ps.started));
 
     atomic_int ran;
@@ -607,7 +564,7 @@ static void test_permits_released_before_handler_sync(void **state) {
     tu_wait_status(hr.resubmitted, GROUPCONC_STATUS_SUCCESS); /* while G is still busy */
     assert_int_equal(atomic_load(&resub_ran), 1);
     tu_wait_status(t, GROUPCONC_STATUS_REJECTED);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
     assert_int_equal(tu_xstats(ex).global_in_flight, 0);
     groupconc_task_release(t);
     groupconc_task_release(hr.resubmitted);
@@ -631,10 +588,10 @@ static void test_permits_released_before_handler_async(void **state) {
     p.reject_handler = record_handler;
     p.reject_user_data = &hr;
     groupconc_executor *ex = tu_executor(&p);
-    parkset ps;
-    ps_init(&ps, 2);
-    ps_submit(&ps, ex, "G");
-    ps_submit(&ps, ex, "H");
+    tu_parkset ps;
+    tu_ps_init(&ps, 2);
+    tu_ps_submit(&ps, ex, "G");
+    tu_ps_submit(&ps, ex, "H");
     assert_true(tu_latch_wait(&ps.started)); /* both global permits used */
     atomic_int ran;
     atomic_init(&ran, 0);
@@ -642,7 +599,7 @@ static void test_permits_released_before_handler_async(void **state) {
     assert_int_equal(tu_gstats(ex, "G").waiting_global, 1);
     assert_int_equal(atomic_load(&hr.calls), 0);
 
-    ps_finish(&ps, 1); /* H ends: its global permit is handed to "again", which G refuses */
+    tu_ps_finish(&ps, 1); /* H ends: its global permit is handed to "again", which G refuses */
     groupconc_result r = tu_wait(t);
     assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
     assert_int_equal(r.reason, GROUPCONC_EREJECTED_CONCURRENCY);
@@ -654,7 +611,7 @@ static void test_permits_released_before_handler_async(void **state) {
     assert_int_equal(hr.resubmit_rc, GROUPCONC_OK);
     tu_wait_status(hr.resubmitted, GROUPCONC_STATUS_SUCCESS); /* G still busy */
     assert_int_equal(atomic_load(&resub_ran), 1);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
     assert_int_equal(tu_xstats(ex).global_in_flight, 0);
     groupconc_task_release(t);
     groupconc_task_release(hr.resubmitted);
@@ -672,17 +629,17 @@ static void test_async_rejection_policies(void **state) {
         p.global_max_in_flight = 2;
         p.rejection = mode == 0 ? GROUPCONC_REJECT_ABORT : GROUPCONC_REJECT_CALLER_RUNS;
         groupconc_executor *ex = tu_executor(&p);
-        parkset ps;
-        ps_init(&ps, 2);
-        ps_submit(&ps, ex, "G");
-        ps_submit(&ps, ex, "H");
+        tu_parkset ps;
+        tu_ps_init(&ps, 2);
+        tu_ps_submit(&ps, ex, "G");
+        tu_ps_submit(&ps, ex, "H");
         assert_true(tu_latch_wait(&ps.started));
         caller_probe c;
         memset(&c, 0, sizeof c);
         atomic_init(&c.ran, 0);
         c.group = "G";
         groupconc_task *t = tu_submit(ex, "G", "late", caller_fn, &c); /* OK: it waits */
-        ps_finish(&ps, 1);
+        tu_ps_finish(&ps, 1);
         groupconc_result r = tu_wait(t);
         if (mode == 0) {
             assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
@@ -701,7 +658,7 @@ static void test_async_rejection_policies(void **state) {
         }
         assert_int_equal(tu_rejected(tu_gstats(ex, "G")), mode == 0 ? 1 : 0);
         assert_int_equal(tu_gstats(ex, "G").succeeded, mode == 0 ? 0 : 1); /* the blocker still runs */
-        ps_finish_all(&ps);
+        tu_ps_finish_all(&ps);
         assert_int_equal(tu_xstats(ex).global_in_flight, 0);
         groupconc_task_release(t);
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
@@ -736,9 +693,9 @@ static void fifo_check(int layer) {
     groupconc_executor *ex = tu_executor(&p);
     atomic_int counter;
     atomic_init(&counter, 1);
-    parkset ps;
-    ps_init(&ps, 1);
-    ps_submit(&ps, ex, layer == 1 ? "blk" : layer == 2 ? "L2" : "L3");
+    tu_parkset ps;
+    tu_ps_init(&ps, 1);
+    tu_ps_submit(&ps, ex, layer == 1 ? "blk" : layer == 2 ? "L2" : "L3");
     assert_true(tu_latch_wait(&ps.started));
     enum { N = 40 };
     seq_slot slots[N];
@@ -758,7 +715,7 @@ static void fifo_check(int layer) {
     assert_int_equal(xs.waiting, N);
     if (layer == 2) assert_int_equal(tu_gstats(ex, "L2").waiting_bulkhead, N);
     if (layer == 3) assert_int_equal(tu_gstats(ex, "L3").waiting_concurrency, N);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
     for (int i = 0; i < N; i++) tu_wait_status(h[i], GROUPCONC_STATUS_SUCCESS);
     for (int i = 0; i < N; i++) {
         if (atomic_load(&slots[i].seq) != i + 1)
@@ -831,12 +788,12 @@ static void test_global_permits_returned(void **state) {
         assert_int_equal(s.waiting_global + s.waiting_bulkhead + s.waiting_concurrency, 0);
     }
     /* all permits usable again: the cap is reachable, not shrunk by a leak */
-    parkset ps;
-    ps_init(&ps, 3);
-    for (int i = 0; i < 3; i++) ps_submit(&ps, ex, keys[3 + i]);
+    tu_parkset ps;
+    tu_ps_init(&ps, 3);
+    for (int i = 0; i < 3; i++) tu_ps_submit(&ps, ex, keys[3 + i]);
     assert_true(tu_latch_wait(&ps.started));
     assert_int_equal(tu_xstats(ex).global_in_flight, 3);
-    ps_finish_all(&ps);
+    tu_ps_finish_all(&ps);
     assert_int_equal(tu_xstats(ex).global_in_flight, 0);
     assert_true(counts[GROUPCONC_STATUS_SUCCESS] > 0);
     assert_int_equal(counts[GROUPCONC_STATUS_PENDING], 0);

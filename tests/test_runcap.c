@@ -55,47 +55,12 @@ static int hold_fn(groupconc_context *ctx, void **out_value, void *arg) {
     return 0;
 }
 
-/* Parked tasks with a start order (tu_park), for FIFO checks. */
-typedef struct parkset {
-    tu_park p[16];
-    groupconc_task *h[16];
-    int n;
-    tu_latch started;
-    atomic_int order;
-} parkset;
-
-static void ps_init(parkset *ps, long expect_started) {
-    ps->n = 0;
-    tu_latch_init(&ps->started, expect_started);
-    atomic_init(&ps->order, 0);
-}
-
-static int ps_submit(parkset *ps, groupconc_executor *ex, const char *group) {
-    int i = ps->n++;
-    assert_true(i < 16);
-    tu_park_init(&ps->p[i], &ps->started, &ps->order);
-    ps->h[i] = tu_submit(ex, group, NULL, tu_park_fn, &ps->p[i]);
-    return i;
-}
-
-/* Let task i return, wait for it; then wait for `next_starts` more starts. */
-static void ps_finish(parkset *ps, int i, long next_starts) {
-    tu_latch_add(&ps->started, next_starts);
-    tu_park_release(&ps->p[i]);
-    tu_wait_status(ps->h[i], GROUPCONC_STATUS_SUCCESS);
+/* Parked tasks: tu_parkset (testutil.h). Let task i return, wait for it; then wait for
+   `next_starts` more starts. */
+static void ps_finish_then(tu_parkset *ps, int i, long next_starts) {
+    tu_ps_expect(ps, next_starts);
+    tu_ps_finish(ps, i);
     assert_true(tu_latch_wait(&ps->started));
-}
-
-static void ps_destroy(parkset *ps) {
-    for (int i = 0; i < ps->n; i++) tu_park_release(&ps->p[i]);
-    for (int i = 0; i < ps->n; i++) {
-        tu_wait_status(ps->h[i], GROUPCONC_STATUS_SUCCESS);
-        assert_false(atomic_load(&ps->p[i].timed_out));
-        assert_int_equal(groupconc_task_release(ps->h[i]), GROUPCONC_OK);
-        tu_park_destroy(&ps->p[i]);
-    }
-    tu_latch_destroy(&ps->started);
-    ps->n = 0;
 }
 
 static bool started_yet(tu_park *p) { return atomic_load(&p->ran) != 0; }
@@ -471,19 +436,19 @@ static void test_layer4_fifo_across_groups(void **state) {
     p.default_concurrency = 2;
     p.global_max_running = 1;
     groupconc_executor *ex = tu_executor(&p);
-    parkset ps;
-    ps_init(&ps, 1);
+    tu_parkset ps;
+    tu_ps_init(&ps, 1);
     int64_t before_queue = tu_now_ns();
-    int a0 = ps_submit(&ps, ex, "A");
+    int a0 = tu_ps_submit(&ps, ex, "A");
     assert_true(tu_latch_wait(&ps.started));
     /* each takes its group's concurrency permit (2 per group) and waits at layer 4, in this order;
        A's third waits at layer 3 */
-    int b0 = ps_submit(&ps, ex, "B");
-    int a1 = ps_submit(&ps, ex, "A");
-    int c0 = ps_submit(&ps, ex, "C");
-    int b1 = ps_submit(&ps, ex, "B");
-    int c1 = ps_submit(&ps, ex, "C");
-    int a2 = ps_submit(&ps, ex, "A");
+    int b0 = tu_ps_submit(&ps, ex, "B");
+    int a1 = tu_ps_submit(&ps, ex, "A");
+    int c0 = tu_ps_submit(&ps, ex, "C");
+    int b1 = tu_ps_submit(&ps, ex, "B");
+    int c1 = tu_ps_submit(&ps, ex, "C");
+    int a2 = tu_ps_submit(&ps, ex, "A");
 
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.global_max_running, 1);
@@ -513,7 +478,7 @@ static void test_layer4_fifo_across_groups(void **state) {
     /* a0 returns: its running permit goes to b0 (oldest at layer 4), its concurrency permit to a2,
        which joins layer 4 behind c1 */
     for (int i = 1; i < 7; i++) assert_false(started_yet(&ps.p[i]));
-    ps_finish(&ps, a0, 1);
+    ps_finish_then(&ps, a0, 1);
     assert_true(started_yet(&ps.p[b0]));
     xs = tu_xstats(ex);
     assert_int_equal(xs.global_running, 1);
@@ -525,7 +490,7 @@ static void test_layer4_fifo_across_groups(void **state) {
 
     int order[6] = {b0, a1, c0, b1, c1, a2};
     for (int k = 0; k < 5; k++) {
-        ps_finish(&ps, order[k], 1);
+        ps_finish_then(&ps, order[k], 1);
         assert_true(started_yet(&ps.p[order[k + 1]]));
         for (int j = k + 2; j < 6; j++) assert_false(started_yet(&ps.p[order[j]]));
         xs = tu_xstats(ex);
@@ -536,7 +501,7 @@ static void test_layer4_fifo_across_groups(void **state) {
     /* start order = submission order across groups, a2 last (it queued at layer 4 last) */
     assert_int_equal(atomic_load(&ps.p[a0].start_seq), 0);
     for (int k = 0; k < 6; k++) assert_int_equal(atomic_load(&ps.p[order[k]].start_seq), k + 1);
-    ps_destroy(&ps);
+    tu_ps_finish_all(&ps);
     xs = tu_xstats(ex);
     assert_int_equal(xs.global_running, 0);
     assert_int_equal(xs.waiting_running, 0);
@@ -654,14 +619,14 @@ static void test_max_waiting_abort_and_moves(void **state) {
     atomic_int ran;
     atomic_init(&ran, 0);
     groupconc_task *t = NULL;
-    parkset ps;
-    ps_init(&ps, 1);
-    int a0 = ps_submit(&ps, ex, "A");
+    tu_parkset ps;
+    tu_ps_init(&ps, 1);
+    int a0 = tu_ps_submit(&ps, ex, "A");
     assert_true(tu_latch_wait(&ps.started));
-    int a1 = ps_submit(&ps, ex, "A"); /* layer 3 */
-    int a2 = ps_submit(&ps, ex, "A"); /* layer 3 */
-    int b0 = ps_submit(&ps, ex, "B"); /* layer 4 */
-    int c0 = ps_submit(&ps, ex, "C"); /* layer 4: 4 waiting, the bound */
+    int a1 = tu_ps_submit(&ps, ex, "A"); /* layer 3 */
+    int a2 = tu_ps_submit(&ps, ex, "A"); /* layer 3 */
+    int b0 = tu_ps_submit(&ps, ex, "B"); /* layer 4 */
+    int c0 = tu_ps_submit(&ps, ex, "C"); /* layer 4: 4 waiting, the bound */
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.waiting, 4);
     assert_int_equal(xs.max_waiting, 4);
@@ -687,7 +652,7 @@ static void test_max_waiting_abort_and_moves(void **state) {
     groupconc_executor_limits lim = groupconc_executor_limits_keep();
     lim.max_waiting = 1;
     assert_int_equal(groupconc_executor_limits_set(ex, &lim), GROUPCONC_OK);
-    ps_finish(&ps, a0, 1);
+    ps_finish_then(&ps, a0, 1);
     assert_true(started_yet(&ps.p[b0]));
     groupconc_group_stats sa = tu_gstats(ex, "A");
     assert_int_equal(sa.waiting_running, 1);      /* a1 */
@@ -702,15 +667,15 @@ static void test_max_waiting_abort_and_moves(void **state) {
     assert_int_equal(groupconc_submit(ex, "E", NULL, tu_count_fn, &ran, &t), GROUPCONC_EREJECTED_WAITING);
     assert_int_equal(tu_xstats(ex).rejected_waiting, 3);
 
-    ps_finish(&ps, b0, 1);
+    ps_finish_then(&ps, b0, 1);
     assert_true(started_yet(&ps.p[c0]));
-    ps_finish(&ps, c0, 1);
+    ps_finish_then(&ps, c0, 1);
     assert_true(started_yet(&ps.p[a1]));
-    ps_finish(&ps, a1, 1);
+    ps_finish_then(&ps, a1, 1);
     assert_true(started_yet(&ps.p[a2]));
     int want[5] = {a0, b0, c0, a1, a2};
     for (int k = 0; k < 5; k++) assert_int_equal(atomic_load(&ps.p[want[k]].start_seq), k);
-    ps_destroy(&ps);
+    tu_ps_finish_all(&ps);
     xs = tu_xstats(ex);
     assert_int_equal(xs.submitted, 8);
     assert_int_equal(xs.completed, 8);
@@ -760,11 +725,11 @@ static void test_max_waiting_discard(void **state) {
     p.listener = event_log_fn;
     p.listener_user_data = &log;
     groupconc_executor *ex = tu_executor(&p);
-    parkset ps;
-    ps_init(&ps, 1);
-    int r0 = ps_submit(&ps, ex, "run");
+    tu_parkset ps;
+    tu_ps_init(&ps, 1);
+    int r0 = tu_ps_submit(&ps, ex, "run");
     assert_true(tu_latch_wait(&ps.started));
-    int w0 = ps_submit(&ps, ex, "wait"); /* the one waiter allowed */
+    int w0 = tu_ps_submit(&ps, ex, "wait"); /* the one waiter allowed */
     two_counts tc;
     atomic_init(&tc.ran, 0);
     atomic_init(&tc.cleaned, 0);
@@ -801,9 +766,9 @@ static void test_max_waiting_discard(void **state) {
     assert_int_equal(xs.waiting_running, 1);
     assert_int_equal(tu_gstats(ex, "wait").waiting_running, 1);
 
-    ps_finish(&ps, r0, 1);
+    ps_finish_then(&ps, r0, 1);
     assert_true(started_yet(&ps.p[w0]));
-    ps_destroy(&ps);
+    tu_ps_finish_all(&ps);
     xs = tu_xstats(ex);
     assert_int_equal(xs.submitted, 3);
     assert_int_equal(xs.completed, 3);
@@ -1018,9 +983,9 @@ static void test_counters_caller_runs_not_admitted(void **state) {
     p.max_waiting = 0; /* run now or be refused */
     p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
     groupconc_executor *ex = tu_executor(&p);
-    parkset ps;
-    ps_init(&ps, 1);
-    int r0 = ps_submit(&ps, ex, "a");
+    tu_parkset ps;
+    tu_ps_init(&ps, 1);
+    int r0 = tu_ps_submit(&ps, ex, "a");
     assert_true(tu_latch_wait(&ps.started));
     on_thread o;
     atomic_init(&o.ran, 0);
@@ -1045,8 +1010,8 @@ static void test_counters_caller_runs_not_admitted(void **state) {
     assert_int_equal(xs.waiting, 0);
     assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
 
-    ps_finish(&ps, r0, 0);
-    ps_destroy(&ps);
+    ps_finish_then(&ps, r0, 0);
+    tu_ps_finish_all(&ps);
     /* with the running permit free, the same submit is admitted and runs on a worker */
     atomic_int ran;
     atomic_init(&ran, 0);

@@ -404,4 +404,54 @@ static inline uint32_t tu_rand(uint32_t *state) {
     return x;
 }
 
+/* ---- a set of parked tasks ---------------------------------------------------------------------- */
+/* Up to 32 tu_park tasks that count down one shared `started` latch and number their starts in one
+   `order` counter (FIFO checks). Build a state with tu_ps_submit / tu_latch_wait(&ps->started),
+   then let tasks go one by one (tu_ps_finish) or all at once (tu_ps_finish_all, which also frees). */
+#define TU_PARKSET_MAX 32
+typedef struct tu_parkset {
+    tu_park p[TU_PARKSET_MAX];
+    groupconc_task *h[TU_PARKSET_MAX];
+    int n;
+    tu_latch started;
+    atomic_int order;
+} tu_parkset;
+
+static inline void tu_ps_init(tu_parkset *ps, long expect_started) {
+    ps->n = 0;
+    tu_latch_init(&ps->started, expect_started);
+    atomic_init(&ps->order, 0);
+}
+
+/* Submit a parked task to `group`; returns its index. */
+static inline int tu_ps_submit(tu_parkset *ps, groupconc_executor *ex, const char *group) {
+    int i = ps->n++;
+    assert_true(i < TU_PARKSET_MAX);
+    tu_park_init(&ps->p[i], &ps->started, &ps->order);
+    ps->h[i] = tu_submit(ex, group, NULL, tu_park_fn, &ps->p[i]);
+    return i;
+}
+
+/* Re-arm the started latch: wait for `n` more starts. */
+static inline void tu_ps_expect(tu_parkset *ps, long n) { tu_latch_add(&ps->started, n); }
+
+/* Let task i finish and wait for it: its permits are handed on before the wait returns. */
+static inline void tu_ps_finish(tu_parkset *ps, int i) {
+    tu_park_release(&ps->p[i]);
+    tu_wait_status(ps->h[i], GROUPCONC_STATUS_SUCCESS);
+}
+
+/* Let every task finish, check each succeeded without timing out, release and free them. */
+static inline void tu_ps_finish_all(tu_parkset *ps) {
+    for (int i = 0; i < ps->n; i++) tu_park_release(&ps->p[i]);
+    for (int i = 0; i < ps->n; i++) {
+        tu_wait_status(ps->h[i], GROUPCONC_STATUS_SUCCESS);
+        assert_false(atomic_load(&ps->p[i].timed_out));
+        assert_int_equal(groupconc_task_release(ps->h[i]), GROUPCONC_OK);
+        tu_park_destroy(&ps->p[i]);
+    }
+    tu_latch_destroy(&ps->started);
+    ps->n = 0;
+}
+
 #endif /* GROUPCONC_TESTUTIL_H */
