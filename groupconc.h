@@ -857,14 +857,14 @@ typedef struct groupconc_executor_stats {
    Returns:       GROUPCONC_OK; GROUPCONC_ENOTFOUND (no cached state for that key); GROUPCONC_EINVAL;
                   GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK). */
 GROUPCONC_API int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
                                             groupconc_group_stats *out_stats);
 
 /* groupconc_executor_stats_get: a snapshot of the executor (as groupconc_group_stats_get).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument).
    Thread safety: any thread; after shutdown and until destroy it still reports the groups.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK). */
 GROUPCONC_API int groupconc_executor_stats_get(groupconc_executor *ex,
                                                groupconc_executor_stats *out_stats);
 
@@ -921,7 +921,9 @@ typedef struct groupconc_executor_limits {
 } groupconc_executor_limits;
 
 /* groupconc_executor_limits_keep: every field GROUPCONC_KEEP.
-   Returns:       the limits. Thread safety: any thread. Callbacks: may be called anywhere. */
+   Returns:       the limits (set the fields to change, then groupconc_executor_limits_set).
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere. */
 GROUPCONC_API groupconc_executor_limits groupconc_executor_limits_keep(void);
 
 /* groupconc_executor_limits_set: change the global caps, thresholds and defaults now.
