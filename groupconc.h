@@ -43,6 +43,10 @@
                                                                         (>= 1; 1: one at a time; see Worker pool)
        GROUPCONC_SPIN_NS          impl TU          50000                how long an idle worker polls for new tasks
                                                                         before it sleeps, after short tasks (>= 0; 0: never)
+       GROUPCONC_USE_WIN32        impl TU          on _WIN32            Win32 backend (SRW locks, condition variables,
+                                                                        _beginthreadex, QueryPerformanceCounter); chosen
+                                                                        on _WIN32 unless GROUPCONC_USE_PTHREADS is
+                                                                        defined; 0 turns it off
        GROUPCONC_USE_PTHREADS     impl TU          auto                 POSIX threads backend instead of C11 <threads.h>;
                                                                         chosen automatically under ThreadSanitizer and
                                                                         where __STDC_NO_THREADS__ is defined; 0 forces
@@ -191,7 +195,10 @@
          header before this one, clock_gettime is not declared and timestamps fall back to
          timespec_get(TIME_UTC): include groupconc.h first in the implementation TU, or define
          _POSIX_C_SOURCE=200809L.
-       - Backends: C11 threads and POSIX threads.
+       - Backends: C11 threads, POSIX threads and Win32. Atomics are C11 <stdatomic.h> in all three:
+         MSVC needs Visual Studio 2022 17.5 or later with /std:c11 /experimental:c11atomics.
+       - Win32 timed waits take whole milliseconds and the system timer's tick (1-16 ms): queue
+         deadlines, idle reclaim and timed waits are that much coarser there.
        - Pause stops hand-outs at layers 3 and 4: a task already holding every permit (ready,
          waiting only for a worker thread) still starts.
        - A group of a bounded table is idle only with nothing waiting, ready or running; finished
@@ -1290,7 +1297,7 @@ GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_ty
 /* ==== reading the implementation =============================================================== */
 /* Sections, in order (grep -n '==== ' groupconc.h):
      configuration       the user's macros, checked; the internal tunables, each with its reason
-     platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h> or POSIX
+     platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32
      internal types      task node, fair semaphore, group, worker, executor
      calling thread      per-thread frames: what user code of this library runs on this thread
      intrusive FIFO, key table
@@ -1377,6 +1384,22 @@ GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_ty
 #define GROUPCONC__CONFIG_BAD 1
 #endif
 
+/* The thread backend: Win32 on _WIN32 unless another one is asked for; otherwise C11 <threads.h>,
+   or POSIX threads when asked for, under ThreadSanitizer, or where <threads.h> is missing. */
+#if defined(GROUPCONC_USE_WIN32) && (GROUPCONC_USE_WIN32 + 0) == 0
+#undef GROUPCONC_USE_WIN32
+#elif !defined(GROUPCONC_USE_WIN32) && defined(_WIN32) && !defined(GROUPCONC_USE_PTHREADS)
+#define GROUPCONC_USE_WIN32 1
+#endif
+#if defined(GROUPCONC_USE_WIN32) && !defined(_WIN32)
+#error "groupconc: GROUPCONC_USE_WIN32 needs a Windows target (_WIN32)"
+#define GROUPCONC__CONFIG_BAD 1
+#endif
+#if defined(GROUPCONC_USE_WIN32) && defined(GROUPCONC_USE_PTHREADS) && (GROUPCONC_USE_PTHREADS + 0) != 0
+#error "groupconc: GROUPCONC_USE_WIN32 and GROUPCONC_USE_PTHREADS both ask for a backend; define one"
+#define GROUPCONC__CONFIG_BAD 1
+#endif
+
 /* After a configuration #error, the rest would only bury it under follow-on errors. */
 #if !defined(GROUPCONC__CONFIG_BAD)
 
@@ -1406,11 +1429,18 @@ GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_ty
 #define GROUPCONC_TEST_THREAD_START_FAILS() 0
 #endif
 
-#if !defined(GROUPCONC_USE_PTHREADS)
+#if defined(GROUPCONC_USE_WIN32)
+#undef GROUPCONC_USE_PTHREADS /* defined as 0 at most (checked above) */
+#elif !defined(GROUPCONC_USE_PTHREADS)
 #if defined(__SANITIZE_THREAD__) || defined(__STDC_NO_THREADS__)
 #define GROUPCONC_USE_PTHREADS 1 /* TSan cannot see glibc's C11 threads; no <threads.h> here */
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
+#define GROUPCONC_USE_PTHREADS 1
+#endif
+#endif
+#if !defined(GROUPCONC_USE_PTHREADS) && defined(__has_include)
+#if !__has_include(<threads.h>) /* macOS, mingw: no C11 threads, and no __STDC_NO_THREADS__ either */
 #define GROUPCONC_USE_PTHREADS 1
 #endif
 #endif
@@ -1425,7 +1455,17 @@ GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_ty
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#if defined(GROUPCONC_USE_PTHREADS)
+#if defined(GROUPCONC_USE_WIN32)
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#include <errno.h>
+#include <process.h> /* _beginthreadex: it sets up the C runtime for the thread, CreateThread does not */
+#elif defined(GROUPCONC_USE_PTHREADS)
 #include <errno.h>
 #include <pthread.h>
 #else
@@ -1452,6 +1492,8 @@ GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_ty
 #define GROUPCONC__CPU_RELAX() __builtin_ia32_pause()
 #elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
 #define GROUPCONC__CPU_RELAX() __asm__ __volatile__("yield")
+#elif defined(GROUPCONC_USE_WIN32)
+#define GROUPCONC__CPU_RELAX() YieldProcessor()
 #else
 #define GROUPCONC__CPU_RELAX() ((void)0)
 #endif
@@ -1461,15 +1503,32 @@ GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_ty
 #define GROUPCONC__PREFETCH(p) ((void)0)
 #endif
 
-/* Wall clock, for C11 timed waits (and as the fallback clock). Failure is a platform bug. */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((unused)) /* unused by the POSIX backend on CLOCK_MONOTONIC platforms */
-#endif
+#if defined(GROUPCONC_USE_WIN32)
+/* QueryPerformanceCounter: monotonic, fixed frequency (read once), system-wide, ~20 ns a read. */
+static _Atomic uint64_t groupconc__qpc_hz;
+GROUPCONC__FN uint64_t groupconc__now_ns(void) {
+    LARGE_INTEGER count, freq;
+    uint64_t hz = atomic_load_explicit(&groupconc__qpc_hz, memory_order_relaxed), c;
+    if (hz == 0) {
+        QueryPerformanceFrequency(&freq); /* cannot fail since Windows XP */
+        hz = (uint64_t)freq.QuadPart;
+        atomic_store_explicit(&groupconc__qpc_hz, hz, memory_order_relaxed);
+    }
+    QueryPerformanceCounter(&count);
+    c = (uint64_t)count.QuadPart;
+    return c / hz * 1000000000u + c % hz * 1000000000u / hz; /* no overflow below 18 GHz */
+}
+GROUPCONC__FN uint64_t groupconc__coarse_now_ns(void) { return groupconc__now_ns(); }
+#else
+/* Wall clock, for C11 timed waits (and as the fallback clock). Failure is a platform bug. Only
+   where it is used: mingw's POSIX layer has CLOCK_MONOTONIC but no timespec_get. */
+#if !defined(GROUPCONC_USE_PTHREADS) || !defined(CLOCK_MONOTONIC) || defined(__APPLE__)
 static void groupconc__utc_now(struct timespec *ts) {
     int rc = timespec_get(ts, TIME_UTC);
     GROUPCONC_ASSERT(rc == TIME_UTC);
     (void)rc;
 }
+#endif
 
 GROUPCONC__FN uint64_t groupconc__now_ns(void) {
     struct timespec ts;
@@ -1493,8 +1552,93 @@ GROUPCONC__FN uint64_t groupconc__coarse_now_ns(void) {
 #endif
     return groupconc__now_ns();
 }
+#endif
 
-#if defined(GROUPCONC_USE_PTHREADS)
+#if defined(GROUPCONC_USE_WIN32)
+/* Slim reader/writer locks (exclusive mode) and condition variables: nothing to allocate or free,
+   so init cannot fail and destroy has nothing to do. Timed waits take milliseconds, rounded up;
+   the system timer may stretch them to its tick (1-16 ms). */
+typedef SRWLOCK groupconc__mutex;
+typedef CONDITION_VARIABLE groupconc__cond;
+typedef HANDLE groupconc__thread;
+
+GROUPCONC__FN int groupconc__mutex_init(groupconc__mutex *m) {
+    InitializeSRWLock(m);
+    return GROUPCONC_OK;
+}
+GROUPCONC__FN void groupconc__mutex_destroy(groupconc__mutex *m) { (void)m; }
+GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
+    int i;
+    for (i = 0; i < GROUPCONC__SPIN_TRIES; i++) {
+        if (TryAcquireSRWLockExclusive(m)) return;
+        GROUPCONC__CPU_RELAX();
+    }
+    AcquireSRWLockExclusive(m);
+}
+GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) { AcquireSRWLockExclusive(m); }
+GROUPCONC__FN void groupconc__mutex_unlock(groupconc__mutex *m) { ReleaseSRWLockExclusive(m); }
+GROUPCONC__FN int groupconc__cond_init(groupconc__cond *c) {
+    InitializeConditionVariable(c);
+    return GROUPCONC_OK;
+}
+GROUPCONC__FN void groupconc__cond_destroy(groupconc__cond *c) { (void)c; }
+GROUPCONC__FN void groupconc__cond_signal(groupconc__cond *c) { WakeConditionVariable(c); }
+GROUPCONC__FN void groupconc__cond_broadcast(groupconc__cond *c) { WakeAllConditionVariable(c); }
+GROUPCONC__FN void groupconc__cond_wait(groupconc__cond *c, groupconc__mutex *m) {
+    BOOL ok = SleepConditionVariableSRW(c, m, INFINITE, 0);
+    GROUPCONC_ASSERT(ok);
+    (void)ok;
+}
+/* Wait until the monotonic time `deadline_ns`; returns false on timeout. A wake-up before the
+   deadline that Windows reports as a timeout (its tick rounds) returns true: callers re-check. */
+GROUPCONC__FN bool groupconc__cond_wait_until(groupconc__cond *c, groupconc__mutex *m,
+                                              uint64_t deadline_ns) {
+    uint64_t now = groupconc__now_ns(), left_ms;
+    DWORD ms;
+    if (deadline_ns <= now) return false;
+    left_ms = (deadline_ns - now + 999999u) / 1000000u;
+    ms = deadline_ns == UINT64_MAX || left_ms >= (uint64_t)INFINITE ? INFINITE - 1 : (DWORD)left_ms;
+    if (SleepConditionVariableSRW(c, m, ms, 0)) return true;
+    GROUPCONC_ASSERT(GetLastError() == ERROR_TIMEOUT);
+    return groupconc__now_ns() < deadline_ns;
+}
+typedef struct groupconc__thread_start {
+    int (*fn)(void *);
+    void *arg;
+} groupconc__thread_start;
+GROUPCONC__FN unsigned __stdcall groupconc__win32_trampoline(void *p) {
+    groupconc__thread_start s = *(groupconc__thread_start *)p;
+    GROUPCONC_FREE(p);
+    s.fn(s.arg);
+    return 0;
+}
+GROUPCONC__FN int groupconc__thread_start_(groupconc__thread *t, int (*fn)(void *), void *arg) {
+    groupconc__thread_start *s;
+    uintptr_t h;
+    if (GROUPCONC_TEST_THREAD_START_FAILS()) return GROUPCONC_ETHREAD;
+    s = (groupconc__thread_start *)GROUPCONC_MALLOC(sizeof *s);
+    if (!s) return GROUPCONC_ENOMEM;
+    s->fn = fn;
+    s->arg = arg;
+    h = _beginthreadex(NULL, 0, groupconc__win32_trampoline, s, 0, NULL);
+    if (h == 0) {
+        int err = errno;
+        GROUPCONC_FREE(s);
+        return err == ENOMEM ? GROUPCONC_ENOMEM : GROUPCONC_ETHREAD;
+    }
+    *t = (HANDLE)h;
+    return GROUPCONC_OK;
+}
+GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
+    DWORD rc = WaitForSingleObject(t, INFINITE);
+    GROUPCONC_ASSERT(rc == WAIT_OBJECT_0);
+    (void)rc;
+    CloseHandle(t);
+}
+typedef DWORD groupconc__thread_id;
+GROUPCONC__FN groupconc__thread_id groupconc__thread_self(void) { return GetCurrentThreadId(); }
+GROUPCONC__FN bool groupconc__thread_equal(groupconc__thread_id a, groupconc__thread_id b) { return a == b; }
+#elif defined(GROUPCONC_USE_PTHREADS)
 typedef pthread_mutex_t groupconc__mutex;
 typedef pthread_cond_t groupconc__cond;
 typedef pthread_t groupconc__thread;

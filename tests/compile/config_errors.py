@@ -29,6 +29,9 @@ CASES = [  # (name, compiler, extra flags, text the error must contain; None = m
     ("GROUPCONC_SPIN_NS=-1", cc, ["-DGROUPCONC_SPIN_NS=-1"], "GROUPCONC_SPIN_NS must be >= 0"),
     ("GROUPCONC_MALLOC without GROUPCONC_FREE", cc, ["-DGROUPCONC_MALLOC(s)=malloc(s)"],
      "define both GROUPCONC_MALLOC and GROUPCONC_FREE"),
+    ("GROUPCONC_USE_WIN32 off Windows", cc, ["-DGROUPCONC_USE_WIN32"],
+     "GROUPCONC_USE_WIN32 needs a Windows target"),
+    ("GROUPCONC_USE_WIN32=0 (allowed)", cc, ["-DGROUPCONC_USE_WIN32=0"], None),
     ("GROUPCONC_BATCH_MAX=1 (allowed)", cc, ["-DGROUPCONC_BATCH_MAX=1"], None),
     ("GROUPCONC_SPIN_NS=0 (allowed)", cc, ["-DGROUPCONC_SPIN_NS=0"], None),
 ]
