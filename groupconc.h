@@ -26,7 +26,7 @@
        HISTORY
        [1] error codes  [2] constants and enums  [3] opaque types, results and callbacks
        [4] policy  [5] executor lifecycle  [6] submit and handles  [7] group control and stats
-       [8] admission gate  [9] structured scopes and the dump  [10] diagnostics
+       [8] admission gate  [9] structured scopes and the dump  [10] fleet layer  [11] diagnostics
        Implementation sections: grep -n '====' groupconc.h
 
    CONFIGURATION
@@ -301,7 +301,11 @@ extern "C" {
     X(EEXPIRED_CONCURRENCY, -33, "queue deadline passed while waiting at layer 3 (group concurrency)") \
     X(EEXPIRED_RUNNING, -34, "queue deadline passed while waiting at layer 4 (global running cap)") \
     X(EGROUPS_FULL, -35, "the group table is at max_groups and no group is idle")                  \
-    X(EPAUSED, -36, "refused: the group or the executor is paused")
+    X(EPAUSED, -36, "refused: the group or the executor is paused")                                \
+    X(EREJECTED_FLEET, -37, "rejected at the fleet layer: the provider refused (its backend unreachable, fail-closed)") \
+    X(EEXPIRED_FLEET, -38, "queue deadline passed while waiting at the fleet layer")              \
+    X(EFLEET_OPEN, -39, "fleet layer failed open: the task ran on the local caps alone")          \
+    X(EFLEET_RENEW, -40, "a fleet lease renewal failed; the task kept running")
 
 typedef enum groupconc_error {
 #define GROUPCONC__ERR_ENUM(name, value, text) GROUPCONC_##name = (value),
@@ -351,7 +355,10 @@ typedef enum groupconc_event_type {
     GROUPCONC_EVENT_SUBMITTED = 0, /* a submit call with valid arguments, before admission */
     GROUPCONC_EVENT_STARTED,       /* about to run (all permits held; none under CALLER_RUNS) */
     GROUPCONC_EVENT_COMPLETED,     /* final result: exactly once per SUBMITTED */
-    GROUPCONC_EVENT_REJECTED       /* a layer refused it, or submit failed: event.reason says why */
+    GROUPCONC_EVENT_REJECTED,      /* a layer refused it, or submit failed: event.reason says why */
+    GROUPCONC_EVENT_FLEET          /* the fleet layer reports: event.reason GROUPCONC_EFLEET_OPEN (the
+                                      task ran on local caps alone) or GROUPCONC_EFLEET_RENEW (its
+                                      lease renewal failed; it keeps running) */
 } groupconc_event_type;
 
 typedef enum groupconc_cancel_outcome {
@@ -446,6 +453,33 @@ typedef void (*groupconc_reject_fn)(const groupconc_rejection *rejection,
 typedef void (*groupconc_complete_fn)(groupconc_task *task, const groupconc_result *result,
                                       void *user_data);
 
+/* The fleet layer (section [10]): an external admission provider, taken after the four local
+   layers, just before a task runs. */
+typedef enum groupconc_fleet_verdict {
+    GROUPCONC_FLEET_GRANTED = 0, /* a lease is held: the task runs; `lease` comes back through release */
+    GROUPCONC_FLEET_BUSY,        /* no capacity now: the task waits (FIFO in its group, no thread)
+                                    until groupconc_fleet_notify names its group */
+    GROUPCONC_FLEET_REJECT,      /* refused (fail-closed): the task completes REJECTED with
+                                    GROUPCONC_EREJECTED_FLEET, through the rejection policy */
+    GROUPCONC_FLEET_OPEN         /* undecided, failing open (the provider's backend is unreachable):
+                                    the task runs on the local caps alone and holds no lease;
+                                    counted (fleet_open) and reported (GROUPCONC_EVENT_FLEET) */
+} groupconc_fleet_verdict;
+
+typedef struct groupconc_fleet_request groupconc_fleet_request; /* one ask: answer it once */
+
+typedef struct groupconc_fleet_provider {
+    /* Ask for one lease of `group` for `request`. Answer it exactly once with groupconc_fleet_answer,
+       from inside this call or later from any thread; `group` stays valid until then. Called with no
+       lock held, on a submitting thread, a worker or the housekeeper: must not block (queue the
+       request, answer from the provider's own thread). NULL: no fleet layer (the default). */
+    void (*acquire)(void *user_data, groupconc_fleet_request *request, const char *group);
+    /* Give back a lease of `group`: the task that held it finished, or an answer GRANTED came for a
+       task already cancelled. Once per GRANTED answer, with no lock held; must not block. */
+    void (*release)(void *user_data, const char *group, uint64_t lease);
+    void *user_data;
+} groupconc_fleet_provider;
+
 /* ---- [4] policy -------------------------------------------------------------------------------- */
 
 typedef struct groupconc_group_limits {
@@ -493,6 +527,8 @@ typedef struct groupconc_policy {
                                       GROUPCONC_EGROUPS_FULL); >= 1 or UNLIMITED; default UNLIMITED */
     int64_t group_idle_ns;         /* a group idle this long is reclaimed; > 0 ns or
                                       GROUPCONC_FOREVER; default GROUPCONC_FOREVER */
+    groupconc_fleet_provider fleet; /* the fleet layer (section [10]); copied; acquire and release
+                                      both set, or both NULL (the default: none) */
 } groupconc_policy;
 
 /* groupconc_policy_default: the defaults listed in groupconc_policy.
@@ -512,11 +548,12 @@ typedef struct groupconc_policy_problem {
 
 /* groupconc_policy_check: validate `policy` as groupconc_executor_create does, and say which field
    is wrong (the first one found: the limits, max_threads, keep_alive_ns, then global_max_running,
-   max_waiting, default_max_wait_ns, max_groups, group_idle_ns, rejection, then the table in
-   order).
+   max_waiting, default_max_wait_ns, max_groups, group_idle_ns, fleet, rejection, then the table
+   in order).
    Params:        out_problem may be NULL (then only the code is returned).
    Returns:       GROUPCONC_OK (valid); GROUPCONC_EINVAL (policy NULL, or groups NULL with
-                  group_count > 0, or an entry's key NULL); GROUPCONC_EKEYEMPTY / EKEYTOOLONG (a
+                  group_count > 0, or an entry's key NULL, or only one of fleet.acquire and
+                  fleet.release set); GROUPCONC_EKEYEMPTY / EKEYTOOLONG (a
                   table key); GROUPCONC_ELIMIT (a limit out of range); GROUPCONC_EPOLICY (unknown
                   rejection value); GROUPCONC_EDUPKEY (a key twice); GROUPCONC_ENOMEM (the duplicate
                   check could not allocate). out_problem->code is the same.
@@ -817,6 +854,8 @@ typedef struct groupconc_group_stats {
                                    concurrency permit */
     bool paused;                /* groupconc_group_pause (the executor's pause is in its stats) */
     int64_t max_wait_ns;        /* the group's queue deadline, or GROUPCONC_FOREVER */
+    size_t waiting_fleet;       /* holding every local permit, at the fleet layer: asked, or
+                                   answered BUSY (section [10]) */
     /* Totals since the group's state was created (EVENTS AND COUNTERS in the top comment). */
     uint64_t submitted;         /* SUBMITTED events that reached the group */
     uint64_t admitted;          /* tasks that got every permit (ran, or are ready / running) */
@@ -825,6 +864,7 @@ typedef struct groupconc_group_stats {
     uint64_t rejected_global, rejected_bulkhead, rejected_concurrency; /* final status REJECTED */
     uint64_t rejected_waiting;  /* REJECTED: the max_waiting bound */
     uint64_t expired;           /* REJECTED: the queue deadline passed (GROUPCONC_EEXPIRED_*) */
+    uint64_t rejected_fleet;    /* REJECTED: the fleet provider refused (GROUPCONC_EREJECTED_FLEET) */
     uint64_t oldest_wait_ns;    /* age of the oldest waiting task (0 if none); measured with a
                                    coarse clock where there is one: a few ms resolution */
 } groupconc_group_stats;
@@ -856,6 +896,11 @@ typedef struct groupconc_executor_stats {
     uint64_t groups_reclaimed;  /* idle groups dropped by the bounded table (idle time or max) */
     uint64_t counts_unattributed; /* outcomes counted here but not in their group's stats: memory
                                      ran out when the group first needed its rare counters */
+    /* The fleet layer (section [10]). */
+    size_t waiting_fleet;       /* at the fleet layer: asked, or answered BUSY (in `waiting` too) */
+    uint64_t rejected_fleet;    /* REJECTED: the provider refused (GROUPCONC_EREJECTED_FLEET) */
+    uint64_t fleet_open;        /* tasks that ran on local caps alone (GROUPCONC_FLEET_OPEN) */
+    uint64_t fleet_renew_failed; /* lease renewals that failed (groupconc_fleet_report) */
 } groupconc_executor_stats;
 
 /* groupconc_group_stats_get: a snapshot of one group (consistent: taken under the executor lock;
@@ -1249,7 +1294,53 @@ GROUPCONC_API int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out
    Returns:       a static string, never NULL. Thread safety: any thread. Callbacks: anywhere. */
 GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy policy);
 
-/* ---- [10] diagnostics ---------------------------------------------------------------------------- */
+/* ---- [10] fleet layer: caps across processes --------------------------------------------------
+   With policy.fleet set, a task that holds its four local permits asks the provider for a lease
+   before it runs (a fleet-wide cap kept elsewhere: extras/groupconc_redis.h keeps it in Redis), and
+   gives the lease back when it completes. So a lease is held only while the task runs (or is
+   deferred); a task the provider answers BUSY waits in its group's FIFO holding its local permits,
+   a queue node without a thread, until the provider calls groupconc_fleet_notify for its group.
+   Cancellation, shutdown, queue deadlines (GROUPCONC_EEXPIRED_FLEET), stats and the listener cover
+   tasks at the fleet layer as at the others. Executor gate permits do not pass through it. */
+
+/* groupconc_fleet_answer: the provider's answer to one request.
+   Params:        verdict: GROUPCONC_FLEET_*; lease: the provider's token for GRANTED (given back
+                  through release), ignored otherwise. A request is answered exactly once: a second
+                  answer is undefined behaviour (the request may be freed by the first), as with free().
+   Returns:       GROUPCONC_OK (also when the task was cancelled, expired or shut down meanwhile: a
+                  GRANTED lease is then given back through release at once); GROUPCONC_EINVAL
+                  (request NULL, or verdict outside the enum: the request stays unanswered);
+                  GROUPCONC_EDEADLK (from the resolver: unanswered).
+   Thread safety: any thread, including inside the provider's acquire call.
+   Callbacks:     runs what the verdict leads to on this thread (a rejection handler, completion
+                  callbacks, the listener), with no lock held; must not be called with a lock held
+                  that those callbacks take. */
+GROUPCONC_API int groupconc_fleet_answer(groupconc_fleet_request *request,
+                                         groupconc_fleet_verdict verdict, uint64_t lease);
+
+/* groupconc_fleet_notify: one lease of `group` may be free in the fleet: its oldest task answered
+   BUSY is asked again (a new request). Call it once per lease freed.
+   Params:        group: a key, or NULL: every task answered BUSY, all groups, is asked again (a
+                  provider's polling fallback, or after its backend came back).
+   Returns:       GROUPCONC_OK (also when nothing of that group waits); GROUPCONC_EINVAL (ex NULL,
+                  or no fleet provider in its policy); GROUPCONC_EKEYEMPTY / EKEYTOOLONG.
+   Thread safety: any thread.
+   Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK); the asks are
+                  made on this thread, after the executor lock is released. */
+GROUPCONC_API int groupconc_fleet_notify(groupconc_executor *ex, const char *group);
+
+/* groupconc_fleet_report: the provider reports a problem to the listener and the stats
+   (GROUPCONC_EVENT_FLEET): GROUPCONC_EFLEET_RENEW (a lease renewal failed, the task keeps running:
+   counted in fleet_renew_failed). GROUPCONC_EFLEET_OPEN is reported by the executor itself, for
+   each GROUPCONC_FLEET_OPEN answer.
+   Params:        group: the key concerned (may be NULL); reason: GROUPCONC_EFLEET_RENEW.
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL, or another reason); GROUPCONC_EKEYEMPTY /
+                  EKEYTOOLONG (group); GROUPCONC_EDEADLK (from the resolver).
+   Thread safety: any thread.
+   Callbacks:     the listener runs on this thread, with no lock held. */
+GROUPCONC_API int groupconc_fleet_report(groupconc_executor *ex, const char *group, int reason);
+
+/* ---- [11] diagnostics ---------------------------------------------------------------------------- */
 
 /* groupconc_strerror: the message of a library code (an API return value or result.reason).
    Returns:       a static string, never NULL; "unknown error code" for any other value.
@@ -1849,8 +1940,8 @@ typedef struct groupconc__watch groupconc__watch;
 
 /* 72 bytes (an 80-byte malloc chunk) with no task id and no cleanup: a waiting task costs nothing
    else. What only some tasks have lives inline after the struct, in this order: the queue deadline
-   (B_HAS_DEADLINE), the cleanup function (B_HAS_CLEANUP), then the task id (B_HAS_ID); such nodes
-   are never recycled. */
+   (B_HAS_DEADLINE), the fleet slot (B_FLEET), the cleanup function (B_HAS_CLEANUP), then the task id
+   (B_HAS_ID); such nodes are never recycled. */
 struct groupconc_task {
     groupconc_task *next, *prev;   /* links in exactly one FIFO (a layer, ready, running, a todo) */
     groupconc__group *group;       /* counted reference */
@@ -1870,7 +1961,7 @@ struct groupconc_task {
     uint8_t stage;                 /* GROUPCONC__NEW .. DONE, under the executor lock */
     uint8_t held;                  /* permits held: layers [0, held) */
     uint8_t status;                /* groupconc_status once decided */
-    uint8_t bits;                  /* GROUPCONC__B_* */
+    uint16_t bits;                 /* GROUPCONC__B_* */
     int16_t reject_reason;         /* GROUPCONC_EREJECTED_* once refused; never changed after, so the
                                       thread handling the rejection reads it without the lock; it is
                                       result.reason for a REJECTED result */
@@ -1905,7 +1996,7 @@ typedef struct groupconc__sem {
    outcome. */
 enum { GROUPCONC__C_SUCCEEDED, GROUPCONC__C_FAILED, GROUPCONC__C_CANCELLED, GROUPCONC__C_REJ_GLOBAL,
        GROUPCONC__C_REJ_BULKHEAD, GROUPCONC__C_REJ_CONCURRENCY, GROUPCONC__C_REJ_WAITING,
-       GROUPCONC__C_EXPIRED, GROUPCONC__C_OUTCOMES };
+       GROUPCONC__C_EXPIRED, GROUPCONC__C_REJ_FLEET, GROUPCONC__C_OUTCOMES };
 typedef struct groupconc__counters {
     uint64_t submitted, admitted;
     uint64_t outcome[GROUPCONC__C_OUTCOMES];
@@ -1930,7 +2021,7 @@ typedef struct groupconc__lru {
 #define GROUPCONC__GF_PAUSED 1u    /* groupconc_group_pause */
 #define GROUPCONC__GF_LRU 2u       /* a groupconc__lru sits in front of it (bounded table) */
 
-/* 121 bytes before the key: with a key of up to 11 bytes, a 144-byte malloc chunk (160 up to 27).
+/* 129 bytes before the key: with a key of up to 11 bytes, a 144-byte malloc chunk (160 up to 27).
    The key table keeps the hash; the key's length is looked up rarely (strlen). A group keeps no
    `submitted` count: whenever ex->lock is free, every task that reached the group has completed
    (an outcome counter) or is waiting, ready or on a worker, so the stats add those up
@@ -1948,6 +2039,8 @@ struct groupconc__group {
     uint32_t waiting_running;      /* this group's tasks waiting at layer 4 */
     uint32_t ready;                /* in ex->ready (CALLER_RUNS re-runs included) */
     uint32_t running;              /* in ex->running holding permits (CALLER_RUNS re-runs not) */
+    uint32_t fleet_waiting;        /* at the fleet layer (in ex->fleet): asked or BUSY */
+    uint32_t fleet_busy;           /* of those, answered BUSY (new ones queue behind them unasked) */
     uint8_t flags;                 /* GROUPCONC__GF_* */
     char key[];
 };
@@ -2038,6 +2131,11 @@ struct groupconc_executor {
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
+    /* The fleet layer (see "fleet layer"): tasks holding every local permit, asking the provider
+       or answered BUSY, oldest first. */
+    groupconc__fifo fleet;
+    size_t fleet_outstanding;      /* requests not answered yet (destroy waits for them) */
+    uint64_t fleet_open, fleet_renew_failed;
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at layers 2 and 3, all groups */
     size_t unfinished;             /* accepted tasks not yet completed */
@@ -2074,9 +2172,11 @@ typedef struct groupconc__batch {
     groupconc__fifo advance;       /* tasks that were just handed a permit and must move on */
     groupconc__fifo todo;          /* tasks to complete outside the lock */
     groupconc__fifo rejected;      /* tasks a layer refused: event, then handler or policy */
+    groupconc_task *asks, *asks_tail; /* fleet requests to make outside the lock, oldest first
+                                      (linked through their fleet slots) */
 } groupconc__batch;
 
-#define GROUPCONC__BATCH_INIT {{NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}}
+#define GROUPCONC__BATCH_INIT {{NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}, NULL, NULL}
 
 /* Tasks a worker took from the ready queue and has not started yet, oldest first. It takes more
    than one at a time only while tasks are short (see worker_main). */
@@ -2296,6 +2396,8 @@ GROUPCONC__FN int groupconc__outcome_index(int status, int reason) {
         case GROUPCONC_EREJECTED_GLOBAL: return GROUPCONC__C_REJ_GLOBAL;
         case GROUPCONC_EREJECTED_BULKHEAD: return GROUPCONC__C_REJ_BULKHEAD;
         case GROUPCONC_EREJECTED_WAITING: return GROUPCONC__C_REJ_WAITING;
+        case GROUPCONC_EREJECTED_FLEET: return GROUPCONC__C_REJ_FLEET;
+        case GROUPCONC_EEXPIRED_FLEET:
         case GROUPCONC_EEXPIRED_GLOBAL:
         case GROUPCONC_EEXPIRED_BULKHEAD:
         case GROUPCONC_EEXPIRED_CONCURRENCY:
@@ -2306,7 +2408,8 @@ GROUPCONC__FN int groupconc__outcome_index(int status, int reason) {
 }
 
 GROUPCONC__FN bool groupconc__is_expiry(int reason) {
-    return reason <= GROUPCONC_EEXPIRED_GLOBAL && reason >= GROUPCONC_EEXPIRED_RUNNING;
+    return (reason <= GROUPCONC_EEXPIRED_GLOBAL && reason >= GROUPCONC_EEXPIRED_RUNNING) ||
+           reason == GROUPCONC_EEXPIRED_FLEET;
 }
 
 GROUPCONC__FN uint64_t groupconc__outcomes_sum(const uint64_t *outcome) {
@@ -2689,8 +2792,12 @@ enum {
     GROUPCONC__RUNNING, /* on a thread, linked in ex->running */
     GROUPCONC__REJECTED, /* refused by a layer, permits returned; rejection handling is pending */
     GROUPCONC__DONE,    /* left the executor's queues; completion may still be in progress */
-    GROUPCONC__DEFERRED /* its body returned GROUPCONC_TASK_PENDING: off its worker, in ex->deferred,
+    GROUPCONC__DEFERRED, /* its body returned GROUPCONC_TASK_PENDING: off its worker, in ex->deferred,
                            holding its permits until groupconc_deferred_complete */
+    GROUPCONC__FLEET_ASKING, /* holds every local permit, in ex->fleet; the provider has (or is about
+                                to get) a request for it */
+    GROUPCONC__FLEET_BUSY    /* holds every local permit, in ex->fleet; answered BUSY: asked again
+                                when groupconc_fleet_notify names its group */
 };
 
 /* t->state bits (atomic: read without the lock by handle functions). */
@@ -2708,7 +2815,9 @@ enum {
 #define GROUPCONC__ST_CLAIM_REF 128u  /* the holder's reference, added when the task is taken */
 #define GROUPCONC__ST_ARG_DONE 256u   /* its cleanup ran, or must not (a rejection handler took arg):
                                          one fetch_or decides who runs it, exactly once */
-#define GROUPCONC__ST_REFS (GROUPCONC__ST_HANDLE_REF | GROUPCONC__ST_EXEC_REF | GROUPCONC__ST_CLAIM_REF)
+#define GROUPCONC__ST_FLEET_REF 512u  /* the fleet provider holds a request for it (under ex->lock) */
+#define GROUPCONC__ST_REFS (GROUPCONC__ST_HANDLE_REF | GROUPCONC__ST_EXEC_REF | GROUPCONC__ST_CLAIM_REF | \
+                            GROUPCONC__ST_FLEET_REF)
 
 /* t->bits (written before the task is visible, or under the lock). */
 #define GROUPCONC__B_HAS_ID 1u        /* task id stored inline after the struct */
@@ -2719,6 +2828,8 @@ enum {
 #define GROUPCONC__B_QUEUED_ONCE 32u  /* start_ns holds the time it first had to wait */
 #define GROUPCONC__B_HAS_CLEANUP 64u  /* a groupconc_cleanup_fn stored inline after the struct */
 #define GROUPCONC__B_HAS_DEADLINE 128u /* a groupconc__queue_deadline stored inline first after the struct */
+#define GROUPCONC__B_FLEET 256u       /* a groupconc__fleet_slot inline after the deadline (a provider is set) */
+#define GROUPCONC__B_LEASED 512u      /* holds a fleet lease (in its slot): given back at completion */
 
 /* A task's queue deadline, inline after the struct when B_HAS_DEADLINE (under ex->lock). */
 typedef struct groupconc__queue_deadline {
@@ -2729,13 +2840,26 @@ typedef struct groupconc__queue_deadline {
 #define GROUPCONC__TIMER_NONE UINT32_MAX          /* not in the heap, no reservation */
 #define GROUPCONC__TIMER_RESERVED (UINT32_MAX - 1) /* not in the heap, a slot reserved */
 
-/* The inline extras, in this order: deadline, cleanup, task id. */
+/* A task's fleet slot, inline after the deadline when B_FLEET. */
+typedef struct groupconc__fleet_slot {
+    uint64_t lease;                /* the provider's token while B_LEASED */
+    groupconc_task *ask_next;      /* in a batch's (or this thread's) list of requests to make */
+} groupconc__fleet_slot;
+
+/* The inline extras, in this order: deadline, fleet slot, cleanup, task id. */
 GROUPCONC__FN groupconc__queue_deadline *groupconc__deadline_of(groupconc_task *t) {
     return (t->bits & GROUPCONC__B_HAS_DEADLINE) ? (groupconc__queue_deadline *)(void *)(t + 1) : NULL;
 }
 
+GROUPCONC__FN groupconc__fleet_slot *groupconc__fleet_of(groupconc_task *t) {
+    return (groupconc__fleet_slot *)(void *)((char *)(t + 1) + ((t->bits & GROUPCONC__B_HAS_DEADLINE)
+                                                                    ? sizeof(groupconc__queue_deadline)
+                                                                    : 0));
+}
+
 GROUPCONC__FN size_t groupconc__extras_before_cleanup(const groupconc_task *t) {
-    return (t->bits & GROUPCONC__B_HAS_DEADLINE) ? sizeof(groupconc__queue_deadline) : 0;
+    return ((t->bits & GROUPCONC__B_HAS_DEADLINE) ? sizeof(groupconc__queue_deadline) : 0) +
+           ((t->bits & GROUPCONC__B_FLEET) ? sizeof(groupconc__fleet_slot) : 0);
 }
 
 GROUPCONC__FN const char *groupconc__task_id(const groupconc_task *t) {
@@ -2795,6 +2919,10 @@ GROUPCONC__FN void groupconc__unlink_waiting(groupconc_executor *ex, groupconc_t
     if (t->stage == GROUPCONC__QUEUED) {
         groupconc__fifo_remove(&groupconc__layer(ex, t->group, t->held)->waiters, t);
         groupconc__waiting_dec(ex, t, t->held);
+    } else if (t->stage == GROUPCONC__FLEET_ASKING || t->stage == GROUPCONC__FLEET_BUSY) {
+        groupconc__fifo_remove(&ex->fleet, t);
+        t->group->fleet_waiting--;
+        if (t->stage == GROUPCONC__FLEET_BUSY) t->group->fleet_busy--;
     } else {
         GROUPCONC_ASSERT(t->stage == GROUPCONC__READY);
         groupconc__fifo_remove(&ex->ready, t);
@@ -2885,6 +3013,7 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
         groupconc__mutex_unlock(&ex->table_lock);
     }
     if (!g || g->ready > 0) groupconc__sweep_shared(ex, &ex->ready, g, &victims);
+    if (!g || g->fleet_waiting > 0) groupconc__sweep_shared(ex, &ex->fleet, g, &victims);
     while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
     for (t = ex->running.head; t; t = next) { /* after the queues: what it frees goes nowhere */
         next = t->next;
@@ -3098,6 +3227,60 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
     d->index = GROUPCONC__TIMER_NONE;
 }
 
+/* ---- the fleet layer: an external provider's lease, after the four local permits ----
+   A task holding every local permit joins ex->fleet (oldest first) and is asked for (FLEET_ASKING:
+   the request is made once the lock is released, from the batch's `asks`), unless its group has
+   tasks answered BUSY: then it queues behind them unasked (FLEET_BUSY), so the group's order holds.
+   groupconc_fleet_notify asks again for a group's oldest BUSY task (for every BUSY task when it names
+   no group): a provider notifies once per lease freed, and a freed lease costs one request.
+   The answer GRANTED or OPEN sends a task to the ready queue, REJECT completes it REJECTED
+   (EREJECTED_FLEET), BUSY parks it. A task taken
+   meanwhile (cancel, shutdown, its deadline) is no longer FLEET_ASKING when its answer comes: a
+   lease granted then is given back at once. ST_FLEET_REF keeps the node alive while a request is
+   out; ex->fleet_outstanding counts them, and destroy waits for it to reach 0. */
+
+/* Make t's request once the lock is released (the caller flushes b). Under ex->lock. */
+GROUPCONC__FN void groupconc__fleet_ask_locked(groupconc_executor *ex, groupconc_task *t,
+                                               groupconc__batch *b) {
+    t->stage = GROUPCONC__FLEET_ASKING;
+    atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_FLEET_REF, memory_order_relaxed); /* the lock orders it */
+    ex->fleet_outstanding++;
+    groupconc__fleet_of(t)->ask_next = NULL;
+    if (b->asks_tail) groupconc__fleet_of(b->asks_tail)->ask_next = t;
+    else b->asks = t;
+    b->asks_tail = t;
+}
+
+/* Ask again for the oldest task of g answered BUSY (if any). Under ex->lock. */
+GROUPCONC__FN void groupconc__fleet_ask_next_locked(groupconc_executor *ex, groupconc__group *g,
+                                                    groupconc__batch *b) {
+    groupconc_task *t;
+    if (g->fleet_busy == 0) return;
+    for (t = ex->fleet.head; t && !(t->group == g && t->stage == GROUPCONC__FLEET_BUSY); t = t->next) {}
+    GROUPCONC_ASSERT(t != NULL);
+    g->fleet_busy--;
+    groupconc__fleet_ask_locked(ex, t, b);
+}
+
+/* t holds every local permit: into the fleet layer. Under ex->lock. */
+GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupconc_task *t,
+                                                 groupconc__batch *b) {
+    groupconc__group *g = t->group;
+    if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) {
+        t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
+        t->start_ns = groupconc__coarse_now_ns();
+    }
+    groupconc__timer_add(ex, t); /* its queue deadline covers this wait too */
+    g->fleet_waiting++;
+    groupconc__fifo_push(&ex->fleet, t);
+    if (g->fleet_busy > 0) {
+        t->stage = GROUPCONC__FLEET_BUSY;
+        g->fleet_busy++;
+    } else {
+        groupconc__fleet_ask_locked(ex, t, b);
+    }
+}
+
 /* Move t through the layers from t->held on: take each permit that is free with nobody waiting
    (and the layer not shut), else wait in that layer's FIFO if its queue bounds allow, else reject. */
 GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
@@ -3138,6 +3321,10 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
         }
         t->stage = GROUPCONC__QUEUED;
         groupconc__fifo_push(&s->waiters, t);
+        return;
+    }
+    if (t->bits & GROUPCONC__B_FLEET) { /* every local permit held: the fleet layer next */
+        groupconc__fleet_enter_locked(ex, t, b);
         return;
     }
     g->admitted++;
@@ -3300,6 +3487,13 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
     groupconc__watch *list = NULL, *w, *cbs = NULL;
     groupconc_result r;
     uint32_t old;
+    if (t->bits & GROUPCONC__B_LEASED) { /* first: the fleet's capacity is the scarcest */
+        groupconc__frame f;
+        t->bits &= (uint16_t)~GROUPCONC__B_LEASED; /* DONE, in no list: this thread owns its bits */
+        groupconc__frame_push(&f, ex, t);
+        ex->policy.fleet.release(ex->policy.fleet.user_data, t->group->key, groupconc__fleet_of(t)->lease);
+        groupconc__frame_pop(&f);
+    }
     if ((t->bits & (GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_RAN)) == GROUPCONC__B_HAS_CLEANUP) {
         groupconc__give_back(ex, claimed);
         groupconc__release_arg(ex, t); /* it never ran (or a handler decided): released here */
@@ -3343,7 +3537,8 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
     }
     old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
-        if (recycle && !(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE)) &&
+        if (recycle && !(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE |
+                                    GROUPCONC__B_FLEET)) &&
             recycle->count < GROUPCONC__NODE_CACHE_MAX) {
             groupconc__group_unref(t->group); /* the worker hands it back to the submitters */
             t->next = recycle->head;
@@ -3547,8 +3742,39 @@ GROUPCONC__FN bool groupconc__pay(groupconc_executor *ex, groupconc__frame *f, c
     return false;
 }
 
+/* Fleet requests this thread makes once its current ones are made (see groupconc__fleet_ask). */
+static GROUPCONC__TLS groupconc_task *groupconc__asks_later, *groupconc__asks_later_tail;
+static GROUPCONC__TLS bool groupconc__asking;
+
+/* Make the fleet requests a locked section collected, with no lock held, oldest first. A provider
+   that answers inside acquire can lead to more requests (a REJECT hands local permits on): they
+   join this thread's list and the outermost call makes them, in order, without recursion. */
+GROUPCONC__FN void groupconc__fleet_ask(groupconc__batch *b) {
+    groupconc_task *t;
+    if (!b->asks) return;
+    if (groupconc__asks_later_tail) groupconc__fleet_of(groupconc__asks_later_tail)->ask_next = b->asks;
+    else groupconc__asks_later = b->asks;
+    groupconc__asks_later_tail = b->asks_tail;
+    b->asks = b->asks_tail = NULL;
+    if (groupconc__asking) return;
+    groupconc__asking = true;
+    while ((t = groupconc__asks_later) != NULL) {
+        groupconc_executor *ex = t->group->exec;
+        groupconc__frame f;
+        groupconc__asks_later = groupconc__fleet_of(t)->ask_next; /* before: the answer may free t */
+        if (!groupconc__asks_later) groupconc__asks_later_tail = NULL;
+        groupconc__frame_push(&f, ex, NULL);
+        ex->policy.fleet.acquire(ex->policy.fleet.user_data, (groupconc_fleet_request *)(void *)t,
+                                 t->group->key);
+        groupconc__frame_pop(&f);
+    }
+    groupconc__asking = false;
+}
+
 GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *b) {
-    return groupconc__settle(ex, &b->rejected, &b->todo, NULL, NULL);
+    size_t n = groupconc__settle(ex, &b->rejected, &b->todo, NULL, NULL);
+    groupconc__fleet_ask(b);
+    return n;
 }
 
 /* From an API call (not a worker, which retires at its next locked step): retire n tasks now. */
@@ -3850,7 +4076,8 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         }
         nran = 0;
         if (drained || ndone || b.todo.count) (void)groupconc__kick_locked(ex);
-        if (mine.count == 0 && ndone == 0 && !stolen && b.todo.count == 0 && b.rejected.count == 0) {
+        if (mine.count == 0 && ndone == 0 && !stolen && b.todo.count == 0 && b.rejected.count == 0 &&
+            !b.asks) {
             /* nothing to do */
             bool signalled, nap;
             uint64_t now, until;
@@ -3925,6 +4152,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             b.todo.count = 0;
         }
         to_retire += groupconc__settle(ex, &b.rejected, &done, &mine, &dead);
+        groupconc__fleet_ask(&b);
 
         if (mine.count || stolen) {
             uint64_t t0 = groupconc__now_ns(), t1 = t0;
@@ -3980,9 +4208,12 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
 GROUPCONC__FN void groupconc__expire_locked(groupconc_executor *ex, uint64_t now, groupconc__batch *b) {
     while (ex->ntimers > 0 && groupconc__timer_at(ex, 0) <= now) {
         groupconc_task *t = ex->timers[0];
-        GROUPCONC_ASSERT(t->stage == GROUPCONC__QUEUED);
+        int reason = t->stage == GROUPCONC__QUEUED ? GROUPCONC_EEXPIRED_GLOBAL - (int)t->held
+                                                   : GROUPCONC_EEXPIRED_FLEET;
+        GROUPCONC_ASSERT(t->stage == GROUPCONC__QUEUED || t->stage == GROUPCONC__FLEET_ASKING ||
+                         t->stage == GROUPCONC__FLEET_BUSY);
         groupconc__unlink_waiting(ex, t);
-        groupconc__reject_locked(ex, t, GROUPCONC_EEXPIRED_GLOBAL - (int)t->held, b);
+        groupconc__reject_locked(ex, t, reason, b);
         groupconc__pump(ex, b); /* what it handed on moves before the next look at the heap */
     }
 }
@@ -4157,6 +4388,9 @@ GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p, groupconc_p
     if (p->group_idle_ns <= 0 && p->group_idle_ns != GROUPCONC_FOREVER)
         return groupconc__problem(pr, GROUPCONC_ELIMIT, "group_idle_ns", -1, NULL, p->group_idle_ns,
                                   "must be > 0 or GROUPCONC_FOREVER");
+    if (!p->fleet.acquire != !p->fleet.release)
+        return groupconc__problem(pr, GROUPCONC_EINVAL, p->fleet.acquire ? "fleet.release" : "fleet.acquire",
+                                  -1, NULL, 0, "is NULL: set both fleet functions, or neither");
     if ((int)p->rejection < (int)GROUPCONC_REJECT_ABORT ||
         (int)p->rejection > (int)GROUPCONC_REJECT_CALLER_RUNS)
         return groupconc__problem(pr, GROUPCONC_EPOLICY, "rejection", -1, NULL, (long long)(int)p->rejection,
@@ -4418,8 +4652,10 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
         groupconc_executor_shutdown(ex);
         groupconc__mutex_lock(&ex->lock);
     }
+    while (ex->fleet_outstanding > 0) /* the provider still holds requests: they name this executor */
+        groupconc__cond_wait(&ex->idle_cv, &ex->lock);
     GROUPCONC_ASSERT(ex->global.used == 0 && ex->ready.count == 0 && ex->running.count == 0 &&
-                     ex->deferred.count == 0);
+                     ex->deferred.count == 0 && ex->fleet.count == 0);
     ex->stopping = true;
     ex->keeper_stop = true;
     groupconc__cond_broadcast(&ex->work_cv);
@@ -4478,6 +4714,11 @@ GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
         memcpy(extra, &d, sizeof d);
         extra += sizeof d;
         t->bits = GROUPCONC__B_HAS_DEADLINE;
+    }
+    if (g->exec->policy.fleet.acquire) { /* 8-byte aligned: the struct and the deadline are */
+        memset(extra, 0, sizeof(groupconc__fleet_slot));
+        extra += sizeof(groupconc__fleet_slot);
+        t->bits |= GROUPCONC__B_FLEET;
     }
     if (spec->cleanup) { /* inline after the struct, before the task id */
         memcpy(extra, &spec->cleanup, sizeof spec->cleanup);
@@ -4633,11 +4874,12 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
        to the group by a live change this very moment */
     deadline_block = spec->max_wait_ns > 0 ||
                      (spec->max_wait_ns == 0 && groupconc__any_max_wait(ex));
-    if (task_id || spec->cleanup || deadline_block) { /* a node with extras has its own size */
+    if (task_id || spec->cleanup || deadline_block || p->fleet.acquire) { /* extras: its own size */
         idlen = task_id ? strlen(task_id) + 1 : 0;
         t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t + idlen +
                                                (spec->cleanup ? sizeof spec->cleanup : 0) +
-                                               (deadline_block ? sizeof(groupconc__queue_deadline) : 0));
+                                               (deadline_block ? sizeof(groupconc__queue_deadline) : 0) +
+                                               (p->fleet.acquire ? sizeof(groupconc__fleet_slot) : 0));
         if (!t) return GROUPCONC_ENOMEM;
     }
     if (p->listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
@@ -4681,7 +4923,7 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
         groupconc__fifo_remove(&b.rejected, t); /* its rejection is handled here, synchronously */
         if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
             ex->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
-            t->bits &= (uint8_t)~GROUPCONC__B_COUNTED;
+            t->bits &= (uint16_t)~GROUPCONC__B_COUNTED;
         }
     }
     groupconc__pump(ex, &b);
@@ -4859,7 +5101,8 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
         ex = task->group->exec;
         GROUPCONC__NOT_IN_RESOLVER(ex);
         groupconc__lock(ex, &b); /* it may still be in the inbox */
-        if (task->stage == GROUPCONC__QUEUED || task->stage == GROUPCONC__READY) {
+        if (task->stage == GROUPCONC__QUEUED || task->stage == GROUPCONC__READY ||
+            task->stage == GROUPCONC__FLEET_ASKING || task->stage == GROUPCONC__FLEET_BUSY) {
             groupconc__unlink_waiting(ex, task);
             groupconc__cancel_locked(ex, task, &b);
             groupconc__pump(ex, &b);
@@ -5156,7 +5399,7 @@ GROUPCONC__FN int groupconc__limit_out(int32_t limit) {
    per worker. */
 GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, const groupconc__group *g) {
     uint64_t n = groupconc__group_completed(g) + g->waiting_global + g->bulkhead.waiters.count +
-                 g->conc.waiters.count + g->waiting_running + g->ready + g->running;
+                 g->conc.waiters.count + g->waiting_running + g->ready + g->running + g->fleet_waiting;
     const groupconc_task *t;
     /* held == 0 is NO_PERMITS here (held is the lock's; bits may be written by a worker now) */
     for (t = ex->running.head; t; t = t->next)
@@ -5197,6 +5440,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     out_stats->waiting_concurrency = g->conc.waiters.count;
     out_stats->waiting_running = g->waiting_running;
     out_stats->in_flight = (size_t)g->bulkhead.used;
+    out_stats->waiting_fleet = g->fleet_waiting;
     out_stats->paused = (g->flags & GROUPCONC__GF_PAUSED) != 0;
     groupconc__mutex_lock(&ex->table_lock);
     {
@@ -5214,6 +5458,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     out_stats->rejected_concurrency = groupconc__group_outcome(g, GROUPCONC__C_REJ_CONCURRENCY);
     out_stats->rejected_waiting = groupconc__group_outcome(g, GROUPCONC__C_REJ_WAITING);
     out_stats->expired = groupconc__group_outcome(g, GROUPCONC__C_EXPIRED);
+    out_stats->rejected_fleet = groupconc__group_outcome(g, GROUPCONC__C_REJ_FLEET);
     out_stats->completed = groupconc__group_completed(g);
     /* the oldest waiter is the head of one of the group's FIFOs (submit time) */
     if (g->waiting_global)
@@ -5225,6 +5470,10 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
     if (g->waiting_running) {
         for (t = ex->run_cap.waiters.head; t && t->group != g; t = t->next) {}
+        if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
+    }
+    if (g->fleet_waiting) {
+        for (t = ex->fleet.head; t && t->group != g; t = t->next) {}
         if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
     }
     if (oldest) {
@@ -5250,7 +5499,11 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->gate_permits = ex->gates ? groupconc__gate_permits_locked(ex, NULL) : 0;
     out_stats->running = ex->nrunning + out_stats->gate_permits;
     out_stats->ready = ex->ready.count;
-    out_stats->waiting = groupconc__waiting_total(ex);
+    out_stats->waiting = groupconc__waiting_total(ex) + ex->fleet.count;
+    out_stats->waiting_fleet = ex->fleet.count;
+    out_stats->rejected_fleet = ex->counts.outcome[GROUPCONC__C_REJ_FLEET];
+    out_stats->fleet_open = ex->fleet_open;
+    out_stats->fleet_renew_failed = ex->fleet_renew_failed;
     out_stats->global_in_flight = (size_t)ex->global.used;
     out_stats->global_max_in_flight = groupconc__limit_out(ex->global.limit);
     out_stats->waiting_running = ex->run_cap.waiters.count;
@@ -6469,6 +6722,118 @@ GROUPCONC__PUBLIC size_t groupconc_scope_fork_count(groupconc_scope *scope) {
     return n;
 }
 
+/* ==== public API: fleet layer =================================================================== */
+
+GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
+                                             groupconc_fleet_verdict verdict, uint64_t lease) {
+    groupconc_task *t = (groupconc_task *)(void *)request;
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc_executor *ex;
+    groupconc__group *g;
+    bool late = false, open = false, ref_dropped = false;
+    uint32_t old;
+    if (!t || (int)verdict < (int)GROUPCONC_FLEET_GRANTED || (int)verdict > (int)GROUPCONC_FLEET_OPEN)
+        return GROUPCONC_EINVAL;
+    g = t->group;
+    ex = g->exec;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
+    groupconc__mutex_lock(&ex->lock);
+    if (t->stage != GROUPCONC__FLEET_ASKING) { /* taken meanwhile (cancel, shutdown, deadline) */
+        late = verdict == GROUPCONC_FLEET_GRANTED;
+    } else if (verdict == GROUPCONC_FLEET_BUSY) {
+        t->stage = GROUPCONC__FLEET_BUSY;
+        g->fleet_busy++;
+        /* under the lock, before a notify can ask again; never the last reference (EXEC_REF) */
+        atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_relaxed);
+        ref_dropped = true;
+    } else {
+        groupconc__fifo_remove(&ex->fleet, t);
+        g->fleet_waiting--;
+        if (verdict == GROUPCONC_FLEET_REJECT) {
+            groupconc__reject_locked(ex, t, GROUPCONC_EREJECTED_FLEET, &b);
+            groupconc__pump(ex, &b);
+        } else {
+            if (verdict == GROUPCONC_FLEET_GRANTED) {
+                groupconc__fleet_of(t)->lease = lease;
+                t->bits |= GROUPCONC__B_LEASED;
+            } else {
+                ex->fleet_open++;
+                open = ex->policy.listener != NULL;
+            }
+            g->admitted++;
+            ex->counts.admitted++;
+            groupconc__timer_drop(ex, t);
+            groupconc__push_ready(ex, t);
+        }
+        (void)groupconc__kick_locked(ex);
+        groupconc__debug_check(ex, g);
+    }
+    groupconc__mutex_unlock(&ex->lock);
+    if (late) {
+        groupconc__frame f;
+        groupconc__frame_push(&f, ex, NULL);
+        ex->policy.fleet.release(ex->policy.fleet.user_data, g->key, lease);
+        groupconc__frame_pop(&f);
+    }
+    if (open) /* t is alive: the provider's reference is still held */
+        groupconc__emit(ex, NULL, GROUPCONC_EVENT_FLEET, g->key, groupconc__task_id(t), GROUPCONC_EFLEET_OPEN,
+                        NULL);
+    groupconc__flush_and_retire(ex, &b);
+    /* Last: destroy waits for the count, and frees ex once it is 0. */
+    groupconc__mutex_lock(&ex->lock);
+    old = ref_dropped ? 0u
+                      : atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_acq_rel);
+    if (--ex->fleet_outstanding == 0) groupconc__cond_broadcast(&ex->idle_cv);
+    groupconc__mutex_unlock(&ex->lock);
+    if (!ref_dropped && (old & GROUPCONC__ST_REFS) == GROUPCONC__ST_FLEET_REF) groupconc__task_free(t);
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char *group) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc__group *g = NULL;
+    groupconc_task *t;
+    uint64_t hash = 0;
+    size_t len = 0;
+    int rc;
+    if (!ex || !ex->policy.fleet.acquire) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
+    if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
+    groupconc__mutex_lock(&ex->lock);
+    if (group) {
+        groupconc__mutex_lock(&ex->table_lock);
+        g = groupconc__table_find(ex, group, len, hash);
+        groupconc__mutex_unlock(&ex->table_lock);
+    }
+    if (g) {
+        groupconc__fleet_ask_next_locked(ex, g, &b);
+    } else if (!group) {
+        for (t = ex->fleet.head; t; t = t->next) {
+            if (t->stage == GROUPCONC__FLEET_BUSY) {
+                t->group->fleet_busy--;
+                groupconc__fleet_ask_locked(ex, t, &b);
+            }
+        }
+    }
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__fleet_ask(&b);
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__PUBLIC int groupconc_fleet_report(groupconc_executor *ex, const char *group, int reason) {
+    uint64_t hash;
+    size_t len;
+    int rc;
+    if (!ex || reason != GROUPCONC_EFLEET_RENEW) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
+    if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
+    groupconc__mutex_lock(&ex->lock);
+    ex->fleet_renew_failed++;
+    groupconc__mutex_unlock(&ex->lock);
+    if (ex->policy.listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_FLEET, group, NULL, reason, NULL);
+    return GROUPCONC_OK;
+}
+
 /* ==== public API: the JSON dump ================================================================== */
 /* One pass that writes into the caller's buffer while it fits and counts every byte, so that a
    buffer too small still learns the size it needs. Taken under ex->lock, then table_lock and
@@ -6574,7 +6939,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "global_in_flight", ex->global.used, true);
     groupconc__put_field(o, "running", (long long)ex->nrunning, true);
     groupconc__put_field(o, "ready", ex->ready.count, true);
-    groupconc__put_field(o, "waiting", (long long)groupconc__waiting_total(ex), true);
+    groupconc__put_field(o, "waiting", (long long)(groupconc__waiting_total(ex) + ex->fleet.count), true);
     groupconc__put_field(o, "deferred", ex->deferred.count, true);
     groupconc__put_field(o, "global_max_running", groupconc__limit_json(ex->run_cap.limit), true);
     groupconc__put_field(o, "global_running", ex->run_cap.used, true);
@@ -6596,6 +6961,10 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "rejected_waiting", (long long)ex->counts.outcome[GROUPCONC__C_REJ_WAITING], true);
     groupconc__put_field(o, "expired", (long long)ex->counts.outcome[GROUPCONC__C_EXPIRED], true);
     groupconc__put_field(o, "rejected_other", (long long)ex->rejected_other, true);
+    groupconc__put_field(o, "waiting_fleet", (long long)ex->fleet.count, true);
+    groupconc__put_field(o, "rejected_fleet", (long long)ex->counts.outcome[GROUPCONC__C_REJ_FLEET], true);
+    groupconc__put_field(o, "fleet_open", (long long)ex->fleet_open, true);
+    groupconc__put_field(o, "fleet_renew_failed", (long long)ex->fleet_renew_failed, true);
     groupconc__puts(o, "},\"groups\":[");
     groupconc__mutex_lock(&ex->table_lock);
     for (i = 0; i < ex->nslots; i++) {
@@ -6629,6 +6998,8 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
                              (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_CONCURRENCY), true);
         groupconc__put_field(o, "rejected_waiting", (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_WAITING), true);
         groupconc__put_field(o, "expired", (long long)groupconc__group_outcome(g, GROUPCONC__C_EXPIRED), true);
+        groupconc__put_field(o, "waiting_fleet", g->fleet_waiting, true);
+        groupconc__put_field(o, "rejected_fleet", (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_FLEET), true);
         groupconc__put(o, "}", 1);
     }
     groupconc__puts(o, "],\"tasks\":[");
@@ -6641,6 +7012,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     }
     groupconc__mutex_unlock(&ex->table_lock);
     groupconc__dump_fifo(o, &ex->run_cap.waiters, "waiting_running", now, &first, true);
+    groupconc__dump_fifo(o, &ex->fleet, "waiting_fleet", now, &first, true);
     groupconc__dump_fifo(o, &ex->ready, "ready", now, &first, true);
     groupconc__dump_fifo(o, &ex->running, "running", now, &first, false); /* its times are its worker's */
     groupconc__dump_fifo(o, &ex->deferred, "deferred", now, &first, false);
@@ -6776,6 +7148,7 @@ GROUPCONC__PUBLIC const char *groupconc_event_type_name(groupconc_event_type typ
     case GROUPCONC_EVENT_STARTED: return "STARTED";
     case GROUPCONC_EVENT_COMPLETED: return "COMPLETED";
     case GROUPCONC_EVENT_REJECTED: return "REJECTED";
+    case GROUPCONC_EVENT_FLEET: return "FLEET";
     }
     return "UNKNOWN";
 }

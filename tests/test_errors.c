@@ -3655,9 +3655,9 @@ static int call_unknown_code(fixture *f, const row *r) {
     return GROUPCONC_OK;
 }
 
-/* The eight codes added with the live limits, queue deadlines and the bounded table, written out
+/* The twelve codes added with the live limits, queue deadlines, the bounded table and the fleet layer, written out
    (not taken from GROUPCONC_ERRNO_MAP, as the per-code rows are): value, name, a text that is not
-   the unknown fallback and that no other code shares; the codes stay contiguous (0 .. -36), so -37
+   the unknown fallback and that no other code shares; the codes stay contiguous (0 .. -40), so -41
    is the first unknown value (its own row above). */
 static int call_new_codes(fixture *f, const row *r) {
     (void)f, (void)r;
@@ -3673,8 +3673,12 @@ static int call_new_codes(fixture *f, const row *r) {
         {GROUPCONC_EEXPIRED_RUNNING, -34, "GROUPCONC_EEXPIRED_RUNNING"},
         {GROUPCONC_EGROUPS_FULL, -35, "GROUPCONC_EGROUPS_FULL"},
         {GROUPCONC_EPAUSED, -36, "GROUPCONC_EPAUSED"},
+        {GROUPCONC_EREJECTED_FLEET, -37, "GROUPCONC_EREJECTED_FLEET"},
+        {GROUPCONC_EEXPIRED_FLEET, -38, "GROUPCONC_EEXPIRED_FLEET"},
+        {GROUPCONC_EFLEET_OPEN, -39, "GROUPCONC_EFLEET_OPEN"},
+        {GROUPCONC_EFLEET_RENEW, -40, "GROUPCONC_EFLEET_RENEW"},
     };
-    const char *unknown_text = groupconc_strerror(-37), *unknown_name = groupconc_errname(-37);
+    const char *unknown_text = groupconc_strerror(-41), *unknown_name = groupconc_errname(-41);
     for (size_t i = 0; i < sizeof added / sizeof added[0]; i++) {
         int c = added[i].code;
         if (c != added[i].value) fail_msg("%s is %d, want %d (codes are never renumbered)", added[i].name, c, added[i].value);
@@ -3683,13 +3687,13 @@ static int call_new_codes(fixture *f, const row *r) {
         if (!text || text[0] == '\0' || contains_unknown(text) || strcmp(text, unknown_text) == 0)
             fail_msg("strerror(%s) = \"%s\": the unknown fallback", added[i].name, text ? text : "(null)");
         assert_string_not_equal(name, unknown_name);
-        for (int other = 0; other >= -36; other--)
+        for (int other = 0; other >= -40; other--)
             if (other != c && strcmp(groupconc_strerror(other), text) == 0)
                 fail_msg("strerror(%s) and strerror(%d) share \"%s\"", added[i].name, other, text);
     }
-    /* contiguous: every value 0 .. -36 is a code (the X-macro list has exactly these) */
-    assert_int_equal(NCODES, 37);
-    for (int v = 0; v >= -36; v--)
+    /* contiguous: every value 0 .. -40 is a code (the X-macro list has exactly these) */
+    assert_int_equal(NCODES, 41);
+    for (int v = 0; v >= -40; v--)
         if (contains_unknown(groupconc_errname(v))) fail_msg("%d has no name", v);
     return GROUPCONC_OK;
 }
@@ -3744,7 +3748,8 @@ static int call_enum_names(fixture *f, const row *r) {
             for (int j = 0; j < i; j++) assert_string_not_equal(names[e][i], names[e][j]);
         }
     assert_string_equal(groupconc_cancel_outcome_name((groupconc_cancel_outcome)-1), "UNKNOWN");
-    assert_string_equal(groupconc_event_type_name((groupconc_event_type)4), "UNKNOWN");
+    assert_string_equal(groupconc_event_type_name(GROUPCONC_EVENT_FLEET), "FLEET");
+    assert_string_equal(groupconc_event_type_name((groupconc_event_type)5), "UNKNOWN");
     assert_string_equal(groupconc_rejection_policy_name((groupconc_rejection_policy)3), "UNKNOWN");
     /* the gate's enums: the documented names, "UNKNOWN" just past either end and far out */
     assert_string_equal(groupconc_release_kind_name(GROUPCONC_RELEASE_SUCCESS), "SUCCESS");
@@ -4475,9 +4480,9 @@ static const row rows[] = {
     {"executor_dump_file: a temporary file (the whole dump)", call_dump_file, OK_, DFL_OK, 0, 0},
     /* diagnostics */
     {"error codes: values, texts, names distinct", call_codes_distinct, OK_, 0, 0, 0},
-    {"error codes: the eight new codes (-29 .. -36) by name and value", call_new_codes, OK_, 0, 0, 0},
+    {"error codes: the twelve new codes (-29 .. -40) by name and value", call_new_codes, OK_, 0, 0, 0},
     {"strerror/errname: unknown 1", call_unknown_code, OK_, 0, 1, 0},
-    {"strerror/errname: unknown -37", call_unknown_code, OK_, 0, -37, 0},
+    {"strerror/errname: unknown -41", call_unknown_code, OK_, 0, -41, 0},
     {"strerror/errname: unknown -1000", call_unknown_code, OK_, 0, -1000, 0},
     {"strerror/errname: unknown INT_MIN", call_unknown_code, OK_, 0, INT_MIN, 0},
     {"strerror/errname: unknown INT_MAX", call_unknown_code, OK_, 0, INT_MAX, 0},
