@@ -80,6 +80,9 @@
                         "at most N waiting (memory)"     max_waiting = N: a new waiter beyond it is
                                                          refused (GROUPCONC_EREJECTED_WAITING)
                         "at most N threads"              max_threads = N: the worker pool
+       Fleet layer    policy.fleet: an external provider (extras/groupconc_redis.h: Redis) grants a
+                      lease after the four local permits, just before the task runs, and gets it
+                      back when the task completes: caps that hold across processes (section [10]).
        Live limits    groupconc_group_limits_set / groupconc_executor_limits_set change caps,
                       thresholds and defaults while tasks run: raising hands permits to waiters at
                       once (oldest first); lowering never preempts (what runs drains to the new cap).
@@ -140,7 +143,11 @@
                    a task refused in submit (ABORT: no handle)           + rejected_bulkhead
                                                                          + rejected_concurrency
                                                                          + rejected_waiting + expired
+                                                                         + rejected_fleet
                                                                          (+ rejected_other: executor)
+       FLEET       the fleet layer let a task run on local caps alone  fleet_open
+                   (EFLEET_OPEN), or its provider reported a failed    fleet_renew_failed
+                   lease renewal (EFLEET_RENEW)
        (none)      a task got every permit (it runs or is about to)    admitted
        A task counts where its final status puts it: a CALLER_RUNS task or one whose rejection
        handler chose SUCCESS counts as succeeded. submitted - completed = tasks still in progress.
@@ -197,6 +204,11 @@
          _POSIX_C_SOURCE=200809L.
        - Backends: C11 threads, POSIX threads and Win32. Atomics are C11 <stdatomic.h> in all three:
          MSVC needs Visual Studio 2022 17.5 or later with /std:c11 /experimental:c11atomics.
+       - Fleet layer: executor gate permits do not pass through it; a provider's REJECT is always
+         asynchronous (the task was accepted: under ABORT its handle completes REJECTED), and under
+         CALLER_RUNS a refused task runs holding neither local permits nor a lease; max_waiting
+         does not count tasks at the fleet layer (the local caps bound them); within a process a
+         group's BUSY tasks are asked again oldest first, across processes there is no order.
        - Win32 timed waits take whole milliseconds and the system timer's tick (1-16 ms): queue
          deadlines, idle reclaim and timed waits are that much coarser there.
        - Pause stops hand-outs at layers 3 and 4: a task already holding every permit (ready,
@@ -221,7 +233,8 @@
               deferred completion of executor tasks, structured scopes and the JSON dump;
               beyond the seeds: the work-conserving global running cap (layer 4), max_waiting,
               live limits, pause / resume, queue deadlines, the bounded group table, counters
-              (admitted, expired, rejected_waiting).
+              (admitted, expired, rejected_waiting); the fleet layer (policy.fleet, groupconc_fleet_*,
+              EVENT_FLEET) with extras/groupconc_redis.h; the Win32 backend.
        0.1.0  first release: executor, three layers, thresholds, rejection policies, listener,
               group control, stats.
 */
