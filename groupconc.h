@@ -6952,7 +6952,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "global_in_flight", ex->global.used, true);
     groupconc__put_field(o, "running", (long long)ex->nrunning, true);
     groupconc__put_field(o, "ready", ex->ready.count, true);
-    groupconc__put_field(o, "waiting", (long long)(groupconc__waiting_total(ex) + ex->fleet.count), true);
+    groupconc__put_field(o, "waiting", (long long)groupconc__waiting_total(ex) + (long long)ex->fleet.count, true);
     groupconc__put_field(o, "deferred", ex->deferred.count, true);
     groupconc__put_field(o, "global_max_running", groupconc__limit_json(ex->run_cap.limit), true);
     groupconc__put_field(o, "global_running", ex->run_cap.used, true);
