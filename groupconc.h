@@ -81,8 +81,9 @@
                                                          refused (GROUPCONC_EREJECTED_WAITING)
                         "at most N threads"              max_threads = N: the worker pool
        Fleet layer    policy.fleet: an external provider (extras/groupconc_redis.h: Redis) grants a
-                      lease after the four local permits, just before the task runs, and gets it
-                      back when the task completes: caps that hold across processes (section [10]).
+                      lease after the group's permits (layers 1-3), before the global running cap,
+                      and gets it back when the task completes: caps that hold across processes
+                      (section [10]).
        Live limits    groupconc_group_limits_set / groupconc_executor_limits_set change caps,
                       thresholds and defaults while tasks run: raising hands permits to waiters at
                       once (oldest first); lowering never preempts (what runs drains to the new cap).
@@ -466,8 +467,8 @@ typedef void (*groupconc_reject_fn)(const groupconc_rejection *rejection,
 typedef void (*groupconc_complete_fn)(groupconc_task *task, const groupconc_result *result,
                                       void *user_data);
 
-/* The fleet layer (section [10]): an external admission provider, taken after the four local
-   layers, just before a task runs. */
+/* The fleet layer (section [10]): an external admission provider, taken after the group's layers
+   and before the global running cap (layer 4). */
 typedef enum groupconc_fleet_verdict {
     GROUPCONC_FLEET_GRANTED = 0, /* a lease is held: the task runs; `lease` comes back through release */
     GROUPCONC_FLEET_BUSY,        /* no capacity now: the task waits (FIFO in its group, no thread)
@@ -867,12 +868,12 @@ typedef struct groupconc_group_stats {
                                    concurrency permit */
     bool paused;                /* groupconc_group_pause (the executor's pause is in its stats) */
     int64_t max_wait_ns;        /* the group's queue deadline, or GROUPCONC_FOREVER */
-    size_t waiting_fleet;       /* holding every local permit, at the fleet layer: asked, or
+    size_t waiting_fleet;       /* holding the group's permits, at the fleet layer: asked, or
                                    answered BUSY (section [10]) */
     /* Totals since the group's state was created (EVENTS AND COUNTERS in the top comment). */
     uint64_t submitted;         /* SUBMITTED events that reached the group */
     uint64_t admitted;          /* tasks that got every permit (ran, or are ready / running) */
-    uint64_t completed;         /* COMPLETED events: the sum of the eight below */
+    uint64_t completed;         /* COMPLETED events: the sum of the nine below */
     uint64_t succeeded, failed, cancelled;
     uint64_t rejected_global, rejected_bulkhead, rejected_concurrency; /* final status REJECTED */
     uint64_t rejected_waiting;  /* REJECTED: the max_waiting bound */
@@ -1308,13 +1309,21 @@ GROUPCONC_API int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out
 GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy policy);
 
 /* ---- [10] fleet layer: caps across processes --------------------------------------------------
-   With policy.fleet set, a task that holds its four local permits asks the provider for a lease
-   before it runs (a fleet-wide cap kept elsewhere: extras/groupconc_redis.h keeps it in Redis), and
-   gives the lease back when it completes. So a lease is held only while the task runs (or is
-   deferred); a task the provider answers BUSY waits in its group's FIFO holding its local permits,
-   a queue node without a thread, until the provider calls groupconc_fleet_notify for its group.
+   With policy.fleet set, a task that holds its group's permits (layers 1-3) asks the provider for a
+   lease (a fleet-wide cap kept elsewhere: extras/groupconc_redis.h keeps it in Redis) before it
+   takes the global running cap (layer 4) and runs, and gives the lease back when it completes,
+   before its COMPLETED event and before a wait on it returns. So a lease is held while the task
+   runs (or is deferred), and, with global_max_running set, while it waits at layer 4 (which is
+   work-conserving: it waits only while the executor runs its maximum). A task answered BUSY waits
+   in its group's FIFO holding its group's permits, a queue node without a thread and without a
+   layer-4 permit, until the provider calls groupconc_fleet_notify for its group (a notify that
+   comes while the group's requests are out is remembered: the next BUSY answer is asked again).
    Cancellation, shutdown, queue deadlines (GROUPCONC_EEXPIRED_FLEET), stats and the listener cover
-   tasks at the fleet layer as at the others. Executor gate permits do not pass through it. */
+   tasks at the fleet layer as at the others. Executor gate permits do not pass through it.
+   The provider's duties: answer every request exactly once, also while the executor shuts down
+   and is destroyed (destroy waits for the answers: groupconc_fleet_answer is the one call allowed
+   concurrently with groupconc_executor_destroy); stop calling groupconc_fleet_notify and
+   groupconc_fleet_report before destroy begins; notify once per lease freed in the fleet. */
 
 /* groupconc_fleet_answer: the provider's answer to one request.
    Params:        verdict: GROUPCONC_FLEET_*; lease: the provider's token for GRANTED (given back
@@ -2033,6 +2042,8 @@ typedef struct groupconc__lru {
 /* g->flags (under ex->lock; GF_LRU is fixed at creation). */
 #define GROUPCONC__GF_PAUSED 1u    /* groupconc_group_pause */
 #define GROUPCONC__GF_LRU 2u       /* a groupconc__lru sits in front of it (bounded table) */
+#define GROUPCONC__GF_NOTIFIED 4u  /* a fleet notify came while its requests were out: the next
+                                      BUSY answer asks again at once (no lost wake-up) */
 
 /* 129 bytes before the key: with a key of up to 11 bytes, a 144-byte malloc chunk (160 up to 27).
    The key table keeps the hash; the key's length is looked up rarely (strlen). A group keeps no
@@ -2123,6 +2134,8 @@ struct groupconc_executor {
     groupconc__sem global;         /* layer 1 */
     groupconc__sem run_cap;        /* layer 4: the work-conserving global running cap */
     bool paused;                   /* groupconc_executor_pause */
+    _Atomic unsigned chain_gen;    /* raised by every pause and live limit change: a serial run stops
+                                      before its next task (see chain_locked) */
     size_t npaused;                /* groups with GF_PAUSED */
     size_t nlimits_cap;            /* capacity of ex->limits (policy.group_count entries used) */
     _Atomic bool any_max_wait;     /* a deadline may apply to a task: submit takes the lock; only
@@ -2144,8 +2157,8 @@ struct groupconc_executor {
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
-    /* The fleet layer (see "fleet layer"): tasks holding every local permit, asking the provider
-       or answered BUSY, oldest first. */
+    /* The fleet layer (see "fleet layer"): tasks holding their group's permits, asking the
+       provider or answered BUSY, oldest first. */
     groupconc__fifo fleet;
     size_t fleet_outstanding;      /* requests not answered yet (destroy waits for them) */
     uint64_t fleet_open, fleet_renew_failed;
@@ -2195,6 +2208,7 @@ typedef struct groupconc__batch {
    than one at a time only while tasks are short (see worker_main). */
 typedef struct groupconc__claims {
     groupconc_task *t[GROUPCONC_BATCH_MAX];
+    bool chained[GROUPCONC_BATCH_MAX]; /* t[i] is in a serial run (its bits may not be read unlocked) */
     unsigned head, count;
 } groupconc__claims;
 
@@ -2714,6 +2728,8 @@ GROUPCONC__FN void groupconc__debug_check(const groupconc_executor *ex, const gr
    on through the semaphores and wakes workers through the pool). */
 GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_task *t,
                                               groupconc__batch *b);
+GROUPCONC__FN void groupconc__release_layer(groupconc_executor *ex, groupconc__group *g, int layer,
+                                            groupconc__batch *b);
 GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b);
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
 GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all);
@@ -2807,10 +2823,10 @@ enum {
     GROUPCONC__DONE,    /* left the executor's queues; completion may still be in progress */
     GROUPCONC__DEFERRED, /* its body returned GROUPCONC_TASK_PENDING: off its worker, in ex->deferred,
                            holding its permits until groupconc_deferred_complete */
-    GROUPCONC__FLEET_ASKING, /* holds every local permit, in ex->fleet; the provider has (or is about
-                                to get) a request for it */
-    GROUPCONC__FLEET_BUSY    /* holds every local permit, in ex->fleet; answered BUSY: asked again
-                                when groupconc_fleet_notify names its group */
+    GROUPCONC__FLEET_ASKING, /* holds layers 1-3 (held == 3), in ex->fleet; the provider has (or is
+                                about to get) a request for it */
+    GROUPCONC__FLEET_BUSY    /* holds layers 1-3, in ex->fleet; answered BUSY: asked again when
+                                groupconc_fleet_notify names its group */
 };
 
 /* t->state bits (atomic: read without the lock by handle functions). */
@@ -2843,6 +2859,9 @@ enum {
 #define GROUPCONC__B_HAS_DEADLINE 128u /* a groupconc__queue_deadline stored inline first after the struct */
 #define GROUPCONC__B_FLEET 256u       /* a groupconc__fleet_slot inline after the deadline (a provider is set) */
 #define GROUPCONC__B_LEASED 512u      /* holds a fleet lease (in its slot): given back at completion */
+#define GROUPCONC__B_CHAINED 1024u    /* in a worker's serial run, behind its head (see chain_locked) */
+#define GROUPCONC__B_CHAIN_HEAD 2048u /* claimed from the ready queue with a serial run behind it */
+#define GROUPCONC__B_FLEET_PASSED 4096u /* the fleet layer let it through (GRANTED or OPEN) */
 
 /* A task's queue deadline, inline after the struct when B_HAS_DEADLINE (under ex->lock). */
 typedef struct groupconc__queue_deadline {
@@ -2934,7 +2953,7 @@ GROUPCONC__FN void groupconc__unlink_waiting(groupconc_executor *ex, groupconc_t
         groupconc__waiting_dec(ex, t, t->held);
     } else if (t->stage == GROUPCONC__FLEET_ASKING || t->stage == GROUPCONC__FLEET_BUSY) {
         groupconc__fifo_remove(&ex->fleet, t);
-        t->group->fleet_waiting--;
+        if (--t->group->fleet_waiting == 0) t->group->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
         if (t->stage == GROUPCONC__FLEET_BUSY) t->group->fleet_busy--;
     } else {
         GROUPCONC_ASSERT(t->stage == GROUPCONC__READY);
@@ -3049,12 +3068,95 @@ GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_tas
     }
 }
 
+/* ---- serial runs: a worker runs a group's waiters back to back ----
+   A worker that claimed a task of group g (short tasks, a batch of `want`) may also claim the
+   waiters at the head of g's concurrency queue, to run after it on this thread: they cannot run
+   in parallel with it, so they may hold g's concurrency (and running-cap) permits on top of its
+   own. They are counted over the limit (`used` > `limit`), which the semaphores already handle: a
+   release only counts down until `used` is back at the limit, so no other task of g starts
+   meanwhile, and a cancel of any of them just counts down. B_CHAIN_HEAD and B_CHAINED keep such a
+   run on its worker: no idle worker steals from it, and a claim given back (a slow batch, user code
+   next) sends its waiters back to the head of g's queue rather than to the ready queue. Until one
+   starts it is still a waiter to everyone else: the stats and the dump count it as waiting at
+   layer 3 (groupconc__chained_pending), and a pause or a live limit change (ex->chain_gen) stops
+   the run before its next task. Only for a group of concurrency 1 (its waiters would wait for
+   that one permit anyway; with more, a permit freed elsewhere must go to them), without waiters at
+   layer 4 (that FIFO comes first), a fleet provider (a lease per task), a queue deadline or a
+   pause. One locked step then serves a batch of one group's tasks, as a serial queue would. */
+GROUPCONC__FN bool groupconc__chainable_locked(const groupconc_executor *ex, const groupconc__group *g) {
+    const groupconc_task *w = g->conc.waiters.head;
+    return w && w->held == 2 && !(w->bits & (GROUPCONC__B_FLEET | GROUPCONC__B_HAS_DEADLINE)) &&
+           g->conc.limit == 1 && ex->run_cap.waiters.count == 0 && !groupconc__paused(ex, g);
+}
+
+/* Extend claims (taken from the ready queue) with serial runs, up to `want` tasks in all. */
+GROUPCONC__FN void groupconc__chain_locked(groupconc_executor *ex, groupconc__claims *mine, unsigned want) {
+    unsigned i, n = mine->count;
+    for (i = 0; i < n && mine->count < want; i++) {
+        groupconc_task *t = mine->t[mine->head + i];
+        groupconc__group *g = t->group;
+        if (t->bits & GROUPCONC__B_NO_PERMITS) continue; /* a CALLER_RUNS re-run holds none */
+        while (mine->count < want && groupconc__chainable_locked(ex, g)) {
+            groupconc_task *w = g->conc.waiters.head;
+            groupconc__fifo_remove(&g->conc.waiters, w);
+            ex->waiting_groups--;
+            g->conc.used++;    /* over the limit: see above */
+            ex->run_cap.used++;
+            w->held = GROUPCONC__LAYERS;
+            g->admitted++;
+            ex->counts.admitted++;
+            t->bits |= (t->bits & GROUPCONC__B_CHAINED) ? 0u : GROUPCONC__B_CHAIN_HEAD;
+            w->bits |= GROUPCONC__B_CHAINED;
+            w->stage = GROUPCONC__RUNNING;
+            groupconc__fifo_push(&ex->running, w);
+            ex->nrunning++;
+            g->running++;
+            mine->chained[mine->head + mine->count] = true;
+            mine->t[mine->head + mine->count++] = w;
+        }
+    }
+}
+
+/* Undo a serial run's claim of t (taken off ex->running by the caller): back to waiting at layer 3,
+   its running-cap permit returned; the caller pushes it back at the head of its group's queue and
+   then returns its concurrency permit. Under the lock. */
+GROUPCONC__FN void groupconc__unchain_locked(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
+    groupconc__group *g = t->group;
+    t->bits &= (uint16_t)~GROUPCONC__B_CHAINED;
+    g->admitted--;
+    ex->counts.admitted--;
+    t->held = 3;
+    groupconc__release_layer(ex, g, 3, b);
+    t->held = 2;
+    t->stage = GROUPCONC__QUEUED;
+    groupconc__fifo_push_front(&g->conc.waiters, t);
+    ex->waiting_groups++;
+}
+
+/* A serial run's tasks of g (of every group: NULL) not started yet: waiters at layer 3 to anyone
+   looking (stats, dump). Under ex->lock (a claimed task's bits change only under it). */
+GROUPCONC__FN bool groupconc__chained_waiting(const groupconc_task *t) {
+    return (t->bits & GROUPCONC__B_CHAINED) &&
+           !(atomic_load_explicit(&t->state, memory_order_relaxed) & GROUPCONC__ST_STARTED);
+}
+GROUPCONC__FN size_t groupconc__chained_pending(const groupconc_executor *ex, const groupconc__group *g) {
+    const groupconc_task *t;
+    size_t n = 0;
+    for (t = ex->running.head; t; t = t->next)
+        if ((!g || t->group == g) && groupconc__chained_waiting(t)) n++;
+    return n;
+}
+
 /* Undo start_locked for tasks the worker took but has not run: back to the head of the ready
    queue, in their order (they keep their place), for an idle or new worker. Under the lock. A task a
    cancel took meanwhile is let go instead. */
 GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__claims *claims) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc__group *unchained[GROUPCONC_BATCH_MAX]; /* their groups, one entry per task */
+    unsigned nunchained = 0;
+    groupconc_task *t;
     while (claims->count > 0) {
-        groupconc_task *t = claims->t[claims->head + --claims->count]; /* newest first */
+        t = claims->t[claims->head + --claims->count]; /* newest first */
         if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) {
             groupconc__drop_claim_ref(t);
             continue;
@@ -3064,11 +3166,21 @@ GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__
             ex->nrunning--;
             t->group->running--;
         }
+        if (t->bits & GROUPCONC__B_CHAINED) { /* back to its group's queue, not to any worker */
+            groupconc__unchain_locked(ex, t, &b);
+            unchained[nunchained++] = t->group;
+            continue;
+        }
+        t->bits &= (uint16_t)~GROUPCONC__B_CHAIN_HEAD;
         t->stage = GROUPCONC__READY;
         t->group->ready++;
         groupconc__fifo_push_front(&ex->ready, t);
     }
     claims->head = 0;
+    /* their concurrency permits last: each goes to its group's oldest waiter (one of them) */
+    while (nunchained > 0) groupconc__release_layer(ex, unchained[--nunchained], 2, &b);
+    groupconc__pump(ex, &b); /* hand-offs at layers 3 and 4 only: they end in the ready queue */
+    GROUPCONC_ASSERT(b.todo.count == 0 && b.rejected.count == 0 && !b.asks);
     (void)groupconc__kick_locked(ex);
 }
 
@@ -3240,8 +3352,10 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
     d->index = GROUPCONC__TIMER_NONE;
 }
 
-/* ---- the fleet layer: an external provider's lease, after the four local permits ----
-   A task holding every local permit joins ex->fleet (oldest first) and is asked for (FLEET_ASKING:
+/* ---- the fleet layer: an external provider's lease, between layers 3 and 4 ----
+   After the group's permits (layers 1-3) and before the global running cap: a task answered BUSY
+   must not hold a layer-4 permit, or one group whose fleet capacity sits in other processes could
+   stall every group (layer 4 is work-conserving). A task there joins ex->fleet (oldest first) and is asked for (FLEET_ASKING:
    the request is made once the lock is released, from the batch's `asks`), unless its group has
    tasks answered BUSY: then it queues behind them unasked (FLEET_BUSY), so the group's order holds.
    groupconc_fleet_notify asks again for a group's oldest BUSY task (for every BUSY task when it names
@@ -3275,7 +3389,7 @@ GROUPCONC__FN void groupconc__fleet_ask_next_locked(groupconc_executor *ex, grou
     groupconc__fleet_ask_locked(ex, t, b);
 }
 
-/* t holds every local permit: into the fleet layer. Under ex->lock. */
+/* t holds its group's permits (layers 1-3): into the fleet layer. Under ex->lock. */
 GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupconc_task *t,
                                                  groupconc__batch *b) {
     groupconc__group *g = t->group;
@@ -3301,6 +3415,10 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
     while (t->held < GROUPCONC__LAYERS) {
         int layer = t->held, reason = 0;
         groupconc__sem *s = groupconc__layer(ex, g, layer);
+        if (layer == 3 && (t->bits & (GROUPCONC__B_FLEET | GROUPCONC__B_FLEET_PASSED)) == GROUPCONC__B_FLEET) {
+            groupconc__fleet_enter_locked(ex, t, b); /* the group's permits held: the fleet's next */
+            return;
+        }
         bool shut = layer >= 2 && groupconc__paused(ex, g);
         /* layer 3: a free permit means every waiter there is paused (see the table above) */
         if (!shut && s->used < s->limit && (s->waiters.count == 0 || layer == 3)) {
@@ -3334,10 +3452,6 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
         }
         t->stage = GROUPCONC__QUEUED;
         groupconc__fifo_push(&s->waiters, t);
-        return;
-    }
-    if (t->bits & GROUPCONC__B_FLEET) { /* every local permit held: the fleet layer next */
-        groupconc__fleet_enter_locked(ex, t, b);
         return;
     }
     g->admitted++;
@@ -3992,6 +4106,7 @@ GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
     groupconc_task *t;
     for (t = ex->running.head; t; t = t->next) {
         uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
+        if (t->bits & (GROUPCONC__B_CHAINED | GROUPCONC__B_CHAIN_HEAD)) continue; /* serial runs stay */
         while (!(cur & gone))
             if (atomic_compare_exchange_weak_explicit(&t->state, &cur,
                                                       cur | gone | GROUPCONC__ST_CLAIM_REF,
@@ -4048,6 +4163,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__fifo done = {NULL, NULL, 0}; /* finished here, to complete after unlocking */
     groupconc__frame base;             /* this thread is a worker of ex (see "calling thread") */
     unsigned ndone, want = 1, i, nran = 0; /* nran: published in self->ret this round */
+    unsigned chain_gen = 0;            /* ex->chain_gen when it claimed (see chain_locked) */
     bool slow = false, spun = false;
     uint64_t idle_since = 0;           /* keep-alive runs from here (0: not idle) */
     size_t to_retire = 0;
@@ -4079,9 +4195,13 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             if (n == 0) n = 1;
             while (mine.count < n && (t = groupconc__fifo_pop(&ex->ready)) != NULL) {
                 groupconc__start_locked(ex, t);
+                mine.chained[mine.count] = false;
                 mine.t[mine.count++] = t;
             }
             if (mine.count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
+            /* a serial run is never stolen: it calls for no helper */
+            if (want > 1 && mine.count > 0 && ex->waiting_groups > 0) groupconc__chain_locked(ex, &mine, want);
+            chain_gen = atomic_load_explicit(&ex->chain_gen, memory_order_relaxed); /* the lock orders it */
         }
         if (mine.count == 0 && nran == 0 && ex->running.count > 0) {
             groupconc__help_locked(ex, &b, false); /* idle: what a stuck worker left */
@@ -4179,20 +4299,36 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
                 slow = t1 - t0 > GROUPCONC__BATCH_NS;
             }
+            unsigned unread = 0; /* tasks since t1 was read */
             while (mine.count > 0 && !slow && !waited_for) {
-                groupconc_task *t = mine.t[mine.head++];
-                uint32_t st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED,
-                                                       memory_order_acq_rel);
+                groupconc_task *t = mine.t[mine.head];
+                uint32_t st;
+                bool timed, ran;
+                if (mine.chained[mine.head] &&
+                    atomic_load_explicit(&ex->chain_gen, memory_order_relaxed) != chain_gen) {
+                    slow = true; /* paused since: the next locked step gives the rest back */
+                    break;
+                }
+                mine.head++;
+                st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
                 mine.count--;
                 if (st & GROUPCONC__ST_TAKEN) { /* a cancel, a shutdown or a thief took it: let go */
                     groupconc__drop_claim_ref(t);
                     continue;
                 }
-                if (groupconc__run(ex, t)) waited_for = groupconc__publish(ex, self, t, nran++);
-                t1 = groupconc__now_ns();
+                timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* ours now: nobody else writes its bits */
+                ran = groupconc__run(ex, t);
+                if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
+                if (ran) waited_for = groupconc__publish(ex, self, t, nran++);
+                /* a clock read costs as much as a short task's whole overhead: untimed tasks read it
+                   every fourth one (a long task is then noticed up to three short ones late) */
+                if (ran && timed) unread = 0;
+                else if (!ran || ++unread == 4) t1 = groupconc__now_ns(), unread = 0;
+                else continue;
                 atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
                 slow = t1 - t0 > GROUPCONC__BATCH_NS;
             }
+            if (unread) t1 = groupconc__now_ns();
             if (nran && !slow && (t1 - t0) / nran < GROUPCONC__SHORT_NS)
                 want = want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : want * 2;
             else
@@ -5428,7 +5564,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     uint64_t hash;
     groupconc__group *g;
     groupconc_task *t, *oldest = NULL;
-    size_t len;
+    size_t len, chained;
     int rc;
     if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
@@ -5446,11 +5582,12 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     out_stats->max_in_flight = groupconc__limit_out(g->bulkhead.limit);
     out_stats->queue_threshold = g->threshold;
     out_stats->gate_permits = ex->gates ? groupconc__gate_permits_locked(ex, g) : 0;
-    out_stats->running = g->running + out_stats->gate_permits;
+    chained = g->running ? groupconc__chained_pending(ex, g) : 0;
+    out_stats->running = g->running - chained + out_stats->gate_permits;
     out_stats->ready = g->ready;
     out_stats->waiting_global = g->waiting_global;
     out_stats->waiting_bulkhead = g->bulkhead.waiters.count;
-    out_stats->waiting_concurrency = g->conc.waiters.count;
+    out_stats->waiting_concurrency = g->conc.waiters.count + chained;
     out_stats->waiting_running = g->waiting_running;
     out_stats->in_flight = (size_t)g->bulkhead.used;
     out_stats->waiting_fleet = g->fleet_waiting;
@@ -5503,6 +5640,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
 GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
                                                    groupconc_executor_stats *out_stats) {
     groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
+    size_t chained;
     if (!ex || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__lock(ex, &b);
@@ -5510,9 +5648,10 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->groups = ex->ngroups;
     groupconc__mutex_unlock(&ex->table_lock);
     out_stats->gate_permits = ex->gates ? groupconc__gate_permits_locked(ex, NULL) : 0;
-    out_stats->running = ex->nrunning + out_stats->gate_permits;
+    chained = groupconc__chained_pending(ex, NULL);
+    out_stats->running = ex->nrunning - chained + out_stats->gate_permits;
     out_stats->ready = ex->ready.count;
-    out_stats->waiting = groupconc__waiting_total(ex) + ex->fleet.count;
+    out_stats->waiting = groupconc__waiting_total(ex) + chained + ex->fleet.count;
     out_stats->waiting_fleet = ex->fleet.count;
     out_stats->rejected_fleet = ex->counts.outcome[GROUPCONC__C_REJ_FLEET];
     out_stats->fleet_open = ex->fleet_open;
@@ -5718,6 +5857,7 @@ GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const g
         (l->max_wait_ns != GROUPCONC_KEEP && !groupconc__max_wait_entry_ok(l->max_wait_ns)))
         return GROUPCONC_ELIMIT;
     groupconc__lock(ex, &b);
+    atomic_fetch_add_explicit(&ex->chain_gen, 1, memory_order_relaxed); /* serial runs stop: a raise reaches their tasks */
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         groupconc__mutex_unlock(&ex->lock);
         groupconc__flush_and_retire(ex, &b);
@@ -5774,6 +5914,7 @@ GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, cons
          l->default_max_wait_ns != GROUPCONC_FOREVER))
         return GROUPCONC_ELIMIT;
     groupconc__lock(ex, &b);
+    atomic_fetch_add_explicit(&ex->chain_gen, 1, memory_order_relaxed); /* serial runs stop: a raise reaches their tasks */
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         groupconc__mutex_unlock(&ex->lock);
         groupconc__flush_and_retire(ex, &b);
@@ -5820,6 +5961,8 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__lock(ex, &b);
+    if (pause) /* serial runs claimed before this stop before their next task */
+        atomic_fetch_add_explicit(&ex->chain_gen, 1, memory_order_relaxed);
     if (group && pause && atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         rc = GROUPCONC_ESHUTDOWN; /* it could create a group */
     } else if (!group) {
@@ -6743,7 +6886,8 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc_executor *ex;
     groupconc__group *g;
-    bool late = false, open = false, ref_dropped = false;
+    const char *task_id = NULL;
+    bool late = false, open = false, keep_ref = false;
     uint32_t old;
     if (!t || (int)verdict < (int)GROUPCONC_FLEET_GRANTED || (int)verdict > (int)GROUPCONC_FLEET_OPEN)
         return GROUPCONC_EINVAL;
@@ -6753,31 +6897,37 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
     groupconc__mutex_lock(&ex->lock);
     if (t->stage != GROUPCONC__FLEET_ASKING) { /* taken meanwhile (cancel, shutdown, deadline) */
         late = verdict == GROUPCONC_FLEET_GRANTED;
+    } else if (verdict == GROUPCONC_FLEET_BUSY && (g->flags & GROUPCONC__GF_NOTIFIED)) {
+        /* a lease was freed while this request was out: ask again at once (a new request that
+           keeps the provider's reference) */
+        g->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
+        groupconc__fleet_ask_locked(ex, t, &b);
+        keep_ref = true;
     } else if (verdict == GROUPCONC_FLEET_BUSY) {
         t->stage = GROUPCONC__FLEET_BUSY;
         g->fleet_busy++;
         /* under the lock, before a notify can ask again; never the last reference (EXEC_REF) */
         atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_relaxed);
-        ref_dropped = true;
+        keep_ref = true;
     } else {
         groupconc__fifo_remove(&ex->fleet, t);
-        g->fleet_waiting--;
+        if (--g->fleet_waiting == 0) g->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
         if (verdict == GROUPCONC_FLEET_REJECT) {
             groupconc__reject_locked(ex, t, GROUPCONC_EREJECTED_FLEET, &b);
-            groupconc__pump(ex, &b);
         } else {
+            t->bits |= GROUPCONC__B_FLEET_PASSED;
             if (verdict == GROUPCONC_FLEET_GRANTED) {
                 groupconc__fleet_of(t)->lease = lease;
                 t->bits |= GROUPCONC__B_LEASED;
             } else {
                 ex->fleet_open++;
                 open = ex->policy.listener != NULL;
+                task_id = groupconc__task_id(t); /* under the lock: a worker may soon write its bits */
             }
-            g->admitted++;
-            ex->counts.admitted++;
-            groupconc__timer_drop(ex, t);
-            groupconc__push_ready(ex, t);
+            t->stage = GROUPCONC__NEW;
+            groupconc__fifo_push(&b.advance, t); /* on to layer 4, then the ready queue */
         }
+        groupconc__pump(ex, &b);
         (void)groupconc__kick_locked(ex);
         groupconc__debug_check(ex, g);
     }
@@ -6788,17 +6938,15 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
         ex->policy.fleet.release(ex->policy.fleet.user_data, g->key, lease);
         groupconc__frame_pop(&f);
     }
-    if (open) /* t is alive: the provider's reference is still held */
-        groupconc__emit(ex, NULL, GROUPCONC_EVENT_FLEET, g->key, groupconc__task_id(t), GROUPCONC_EFLEET_OPEN,
-                        NULL);
+    if (open) /* t (its id) is alive: the provider's reference is still held */
+        groupconc__emit(ex, NULL, GROUPCONC_EVENT_FLEET, g->key, task_id, GROUPCONC_EFLEET_OPEN, NULL);
     groupconc__flush_and_retire(ex, &b);
     /* Last: destroy waits for the count, and frees ex once it is 0. */
     groupconc__mutex_lock(&ex->lock);
-    old = ref_dropped ? 0u
-                      : atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_acq_rel);
+    old = keep_ref ? 0u : atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_acq_rel);
     if (--ex->fleet_outstanding == 0) groupconc__cond_broadcast(&ex->idle_cv);
     groupconc__mutex_unlock(&ex->lock);
-    if (!ref_dropped && (old & GROUPCONC__ST_REFS) == GROUPCONC__ST_FLEET_REF) groupconc__task_free(t);
+    if (!keep_ref && (old & GROUPCONC__ST_REFS) == GROUPCONC__ST_FLEET_REF) groupconc__task_free(t);
     return GROUPCONC_OK;
 }
 
@@ -6818,8 +6966,10 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
         g = groupconc__table_find(ex, group, len, hash);
         groupconc__mutex_unlock(&ex->table_lock);
     }
-    if (g) {
+    if (g && g->fleet_busy > 0) {
         groupconc__fleet_ask_next_locked(ex, g, &b);
+    } else if (g && g->fleet_waiting > 0) {
+        g->flags |= GROUPCONC__GF_NOTIFIED; /* its requests are out: the next BUSY asks again */
     } else if (!group) {
         for (t = ex->fleet.head; t; t = t->next) {
             if (t->stage == GROUPCONC__FLEET_BUSY) {
@@ -6939,8 +7089,9 @@ GROUPCONC__FN void groupconc__dump_fifo(groupconc__out *o, const groupconc__fifo
 GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out *o) {
     uint64_t now = groupconc__coarse_now_ns();
     groupconc_scope *sc;
+    const groupconc_task *t;
     bool first = true;
-    size_t i;
+    size_t i, chained;
     groupconc__puts(o, "{\"format\":\"groupconc-dump\",\"version\":1,\"library\":");
     groupconc__put_str(o, GROUPCONC_VERSION_STRING);
     groupconc__puts(o, ",\"executor\":{");
@@ -6950,9 +7101,11 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "idle_threads", (long long)atomic_load_explicit(&ex->nidle, memory_order_relaxed), true);
     groupconc__put_field(o, "global_max_in_flight", groupconc__limit_json(ex->global.limit), true);
     groupconc__put_field(o, "global_in_flight", ex->global.used, true);
-    groupconc__put_field(o, "running", (long long)ex->nrunning, true);
+    chained = groupconc__chained_pending(ex, NULL);
+    groupconc__put_field(o, "running", (long long)(ex->nrunning - chained), true);
     groupconc__put_field(o, "ready", ex->ready.count, true);
-    groupconc__put_field(o, "waiting", (long long)groupconc__waiting_total(ex) + (long long)ex->fleet.count, true);
+    groupconc__put_field(o, "waiting", (long long)(groupconc__waiting_total(ex) + chained) + (long long)ex->fleet.count,
+                         true);
     groupconc__put_field(o, "deferred", ex->deferred.count, true);
     groupconc__put_field(o, "global_max_running", groupconc__limit_json(ex->run_cap.limit), true);
     groupconc__put_field(o, "global_running", ex->run_cap.used, true);
@@ -6991,11 +7144,12 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
         groupconc__put_field(o, "concurrency", g->conc.limit, true);
         groupconc__put_field(o, "max_in_flight", groupconc__limit_json(g->bulkhead.limit), true);
         groupconc__put_field(o, "queue_threshold", g->threshold, true);
-        groupconc__put_field(o, "running", g->running, true);
+        chained = g->running ? groupconc__chained_pending(ex, g) : 0;
+        groupconc__put_field(o, "running", (long long)(g->running - chained), true);
         groupconc__put_field(o, "ready", g->ready, true);
         groupconc__put_field(o, "waiting_global", g->waiting_global, true);
         groupconc__put_field(o, "waiting_bulkhead", g->bulkhead.waiters.count, true);
-        groupconc__put_field(o, "waiting_concurrency", g->conc.waiters.count, true);
+        groupconc__put_field(o, "waiting_concurrency", (long long)(g->conc.waiters.count + chained), true);
         groupconc__put_field(o, "in_flight", g->bulkhead.used, true);
         groupconc__put_field(o, "submitted", (long long)groupconc__group_submitted(ex, g), true);
         groupconc__put_field(o, "waiting_running", g->waiting_running, true);
@@ -7027,7 +7181,9 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__dump_fifo(o, &ex->run_cap.waiters, "waiting_running", now, &first, true);
     groupconc__dump_fifo(o, &ex->fleet, "waiting_fleet", now, &first, true);
     groupconc__dump_fifo(o, &ex->ready, "ready", now, &first, true);
-    groupconc__dump_fifo(o, &ex->running, "running", now, &first, false); /* its times are its worker's */
+    for (t = ex->running.head; t; t = t->next) /* its times are its worker's */
+        groupconc__dump_task(o, t, groupconc__chained_waiting(t) ? "waiting_concurrency" : "running", now, &first,
+                             false);
     groupconc__dump_fifo(o, &ex->deferred, "deferred", now, &first, false);
     groupconc__puts(o, "],\"scopes\":[");
     first = true;
