@@ -492,6 +492,14 @@ typedef struct groupconc_fleet_provider {
        task already cancelled. Once per GRANTED answer, with no lock held; must not block. */
     void (*release)(void *user_data, const char *group, uint64_t lease);
     void *user_data;
+    /* Optional (NULL: not called). attach: the executor that will ask, at the end of
+       groupconc_executor_create, before it returns OK; from then on the provider may call
+       groupconc_fleet_notify / _report on it. detach: from groupconc_executor_destroy, after the last
+       request was answered and the last lease given back, before the executor is freed; the provider
+       makes no call with `ex` once it returns (it may wait for its threads to leave such calls).
+       Both with no lock held. */
+    void (*attach)(void *user_data, groupconc_executor *ex);
+    void (*detach)(void *user_data, groupconc_executor *ex);
 } groupconc_fleet_provider;
 
 /* ---- [4] policy -------------------------------------------------------------------------------- */
@@ -1321,9 +1329,9 @@ GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy pol
    Cancellation, shutdown, queue deadlines (GROUPCONC_EEXPIRED_FLEET), stats and the listener cover
    tasks at the fleet layer as at the others. Executor gate permits do not pass through it.
    The provider's duties: answer every request exactly once, also while the executor shuts down
-   and is destroyed (destroy waits for the answers: groupconc_fleet_answer is the one call allowed
-   concurrently with groupconc_executor_destroy); stop calling groupconc_fleet_notify and
-   groupconc_fleet_report before destroy begins; notify once per lease freed in the fleet. */
+   and is destroyed (destroy waits for the answers); notify once per lease freed in the fleet. Its
+   own threads may call groupconc_fleet_answer, _notify and _report concurrently with
+   groupconc_executor_destroy until its detach callback returns, and never after. */
 
 /* groupconc_fleet_answer: the provider's answer to one request.
    Params:        verdict: GROUPCONC_FLEET_*; lease: the provider's token for GRANTED (given back
@@ -4698,6 +4706,7 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     if ((rc = groupconc__mutex_init(&ex->scope_lock)) != GROUPCONC_OK) goto fail;
     stage = 6;
     if ((rc = groupconc__cond_init(&ex->keeper_cv)) != GROUPCONC_OK) goto fail;
+    if (ex->policy.fleet.attach) ex->policy.fleet.attach(ex->policy.fleet.user_data, ex);
     *out_executor = ex;
     return GROUPCONC_OK;
 fail: /* undo in reverse */
@@ -4829,6 +4838,8 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     /* a waiter that was woken by the last completion may still be leaving done_lock */
     groupconc__mutex_lock(&ex->done_lock);
     groupconc__mutex_unlock(&ex->done_lock);
+    if (ex->policy.fleet.detach) /* its threads may still notify until this returns */
+        ex->policy.fleet.detach(ex->policy.fleet.user_data, ex);
     for (i = 0; i < ex->nslots; i++)
         if (ex->hashes[i]) groupconc__group_unref(ex->slots[i]);
     if (ex->slots) GROUPCONC_FREE(ex->slots); /* hashes share its allocation */
