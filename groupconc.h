@@ -5670,7 +5670,7 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->global_in_flight = (size_t)ex->global.used;
     out_stats->global_max_in_flight = groupconc__limit_out(ex->global.limit);
     out_stats->waiting_running = ex->run_cap.waiters.count;
-    out_stats->global_running = (size_t)ex->run_cap.used;
+    out_stats->global_running = (size_t)ex->run_cap.used - chained; /* a serial run's waiters: not yet */
     out_stats->global_max_running = groupconc__limit_out(ex->run_cap.limit);
     out_stats->max_waiting = ex->policy.max_waiting;
     out_stats->max_groups = ex->policy.max_groups;
@@ -7113,13 +7113,13 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "global_max_in_flight", groupconc__limit_json(ex->global.limit), true);
     groupconc__put_field(o, "global_in_flight", ex->global.used, true);
     chained = groupconc__chained_pending(ex, NULL);
-    groupconc__put_field(o, "running", (long long)(ex->nrunning - chained), true);
+    groupconc__put_field(o, "running", (long long)ex->nrunning - (long long)chained, true);
     groupconc__put_field(o, "ready", ex->ready.count, true);
-    groupconc__put_field(o, "waiting", (long long)(groupconc__waiting_total(ex) + chained) + (long long)ex->fleet.count,
-                         true);
+    groupconc__put_field(o, "waiting",
+                         (long long)groupconc__waiting_total(ex) + (long long)chained + (long long)ex->fleet.count, true);
     groupconc__put_field(o, "deferred", ex->deferred.count, true);
     groupconc__put_field(o, "global_max_running", groupconc__limit_json(ex->run_cap.limit), true);
-    groupconc__put_field(o, "global_running", ex->run_cap.used, true);
+    groupconc__put_field(o, "global_running", (long long)ex->run_cap.used - (long long)chained, true);
     groupconc__put_field(o, "waiting_running", ex->run_cap.waiters.count, true);
     groupconc__put_field(o, "max_waiting", ex->policy.max_waiting, true);
     groupconc__put_field(o, "max_groups", ex->policy.max_groups, true);
@@ -7156,11 +7156,11 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
         groupconc__put_field(o, "max_in_flight", groupconc__limit_json(g->bulkhead.limit), true);
         groupconc__put_field(o, "queue_threshold", g->threshold, true);
         chained = g->running ? groupconc__chained_pending(ex, g) : 0;
-        groupconc__put_field(o, "running", (long long)(g->running - chained), true);
+        groupconc__put_field(o, "running", (long long)g->running - (long long)chained, true);
         groupconc__put_field(o, "ready", g->ready, true);
         groupconc__put_field(o, "waiting_global", g->waiting_global, true);
         groupconc__put_field(o, "waiting_bulkhead", g->bulkhead.waiters.count, true);
-        groupconc__put_field(o, "waiting_concurrency", (long long)(g->conc.waiters.count + chained), true);
+        groupconc__put_field(o, "waiting_concurrency", (long long)g->conc.waiters.count + (long long)chained, true);
         groupconc__put_field(o, "in_flight", g->bulkhead.used, true);
         groupconc__put_field(o, "submitted", (long long)groupconc__group_submitted(ex, g), true);
         groupconc__put_field(o, "waiting_running", g->waiting_running, true);
