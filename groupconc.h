@@ -1641,12 +1641,18 @@ GROUPCONC__FN uint64_t groupconc__now_ns(void) {
 }
 GROUPCONC__FN uint64_t groupconc__coarse_now_ns(void) { return groupconc__now_ns(); }
 #else
-/* Wall clock, for C11 timed waits (and as the fallback clock). Failure is a platform bug. Only
-   where it is used: mingw's POSIX layer has CLOCK_MONOTONIC but no timespec_get. */
-#if !defined(GROUPCONC_USE_PTHREADS) || !defined(CLOCK_MONOTONIC) || defined(__APPLE__)
+/* Wall clock, for C11 timed waits, for POSIX ones where a condition variable cannot wait on
+   CLOCK_MONOTONIC (macOS; mingw's winpthreads refuses pthread_condattr_setclock), and as the
+   fallback clock. Failure is a platform bug. Only where it is used. */
+#if !defined(GROUPCONC_USE_PTHREADS) || !defined(CLOCK_MONOTONIC) || defined(__APPLE__) || defined(_WIN32)
 static void groupconc__utc_now(struct timespec *ts) {
+#if defined(GROUPCONC_USE_PTHREADS) && defined(_WIN32)
+    int rc = clock_gettime(CLOCK_REALTIME, ts); /* mingw's msvcrt has no timespec_get */
+    GROUPCONC_ASSERT(rc == 0);
+#else
     int rc = timespec_get(ts, TIME_UTC);
     GROUPCONC_ASSERT(rc == TIME_UTC);
+#endif
     (void)rc;
 }
 #endif
@@ -1793,7 +1799,7 @@ GROUPCONC__FN int groupconc__cond_init(groupconc__cond *c) {
     pthread_condattr_t attr;
     int rc;
     if (pthread_condattr_init(&attr) != 0) return GROUPCONC_ENOMEM;
-#if defined(CLOCK_MONOTONIC) && !defined(__APPLE__)
+#if defined(CLOCK_MONOTONIC) && !defined(__APPLE__) && !defined(_WIN32)
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 #endif
     rc = pthread_cond_init(c, &attr);
@@ -1821,7 +1827,7 @@ GROUPCONC__FN bool groupconc__cond_wait_until(groupconc__cond *c, groupconc__mut
                                               uint64_t deadline_ns) {
     struct timespec ts;
     int rc;
-#if defined(CLOCK_MONOTONIC) && !defined(__APPLE__)
+#if defined(CLOCK_MONOTONIC) && !defined(__APPLE__) && !defined(_WIN32)
     ts.tv_sec = (time_t)(deadline_ns / 1000000000u);
     ts.tv_nsec = (long)(deadline_ns % 1000000000u);
 #else
@@ -2047,13 +2053,21 @@ typedef struct groupconc__lru {
     _Atomic uint64_t last_used;    /* last lookup or last time it went idle (>= placed) */
 } groupconc__lru;
 
-/* g->flags (under ex->lock; GF_LRU is fixed at creation). */
+/* A group's fleet-layer counts, allocated in front of it (before its LRU link, if any) only when
+   the executor has a fleet provider: the common group does not pay for them. Under ex->lock. */
+typedef struct groupconc__group_fleet {
+    uint32_t waiting;              /* at the fleet layer (in ex->fleet): asked or BUSY */
+    uint32_t busy;                 /* of those, answered BUSY (new ones queue behind them unasked) */
+} groupconc__group_fleet;
+
+/* g->flags (under ex->lock; GF_LRU and GF_FLEET are fixed at creation). */
 #define GROUPCONC__GF_PAUSED 1u    /* groupconc_group_pause */
 #define GROUPCONC__GF_LRU 2u       /* a groupconc__lru sits in front of it (bounded table) */
+#define GROUPCONC__GF_FLEET 8u     /* a groupconc__group_fleet sits in front of it (a fleet provider) */
 #define GROUPCONC__GF_NOTIFIED 4u  /* a fleet notify came while its requests were out: the next
                                       BUSY answer asks again at once (no lost wake-up) */
 
-/* 129 bytes before the key: with a key of up to 11 bytes, a 144-byte malloc chunk (160 up to 27).
+/* 121 bytes before the key: with a key of up to 11 bytes, a 144-byte malloc chunk (160 up to 27).
    The key table keeps the hash; the key's length is looked up rarely (strlen). A group keeps no
    `submitted` count: whenever ex->lock is free, every task that reached the group has completed
    (an outcome counter) or is waiting, ready or on a worker, so the stats add those up
@@ -2071,8 +2085,6 @@ struct groupconc__group {
     uint32_t waiting_running;      /* this group's tasks waiting at layer 4 */
     uint32_t ready;                /* in ex->ready (CALLER_RUNS re-runs included) */
     uint32_t running;              /* in ex->running holding permits (CALLER_RUNS re-runs not) */
-    uint32_t fleet_waiting;        /* at the fleet layer (in ex->fleet): asked or BUSY */
-    uint32_t fleet_busy;           /* of those, answered BUSY (new ones queue behind them unasked) */
     uint8_t flags;                 /* GROUPCONC__GF_* */
     char key[];
 };
@@ -2142,8 +2154,6 @@ struct groupconc_executor {
     groupconc__sem global;         /* layer 1 */
     groupconc__sem run_cap;        /* layer 4: the work-conserving global running cap */
     bool paused;                   /* groupconc_executor_pause */
-    _Atomic unsigned chain_gen;    /* raised by every pause and live limit change: a serial run stops
-                                      before its next task (see chain_locked) */
     size_t npaused;                /* groups with GF_PAUSED */
     size_t nlimits_cap;            /* capacity of ex->limits (policy.group_count entries used) */
     _Atomic bool any_max_wait;     /* a deadline may apply to a task: submit takes the lock; only
@@ -2216,7 +2226,6 @@ typedef struct groupconc__batch {
    than one at a time only while tasks are short (see worker_main). */
 typedef struct groupconc__claims {
     groupconc_task *t[GROUPCONC_BATCH_MAX];
-    bool chained[GROUPCONC_BATCH_MAX]; /* t[i] is in a serial run (its bits may not be read unlocked) */
     unsigned head, count;
 } groupconc__claims;
 
@@ -2468,6 +2477,20 @@ GROUPCONC__FN groupconc__lru *groupconc__lru_of(groupconc__group *g) {
     return (groupconc__lru *)(void *)((char *)g - sizeof(groupconc__lru));
 }
 
+/* What sits in front of g, and g's fleet counts (GF_FLEET only). */
+GROUPCONC__FN size_t groupconc__group_front(const groupconc__group *g) {
+    return ((g->flags & GROUPCONC__GF_LRU) ? sizeof(groupconc__lru) : 0) +
+           ((g->flags & GROUPCONC__GF_FLEET) ? sizeof(groupconc__group_fleet) : 0);
+}
+GROUPCONC__FN groupconc__group_fleet *groupconc__gfleet(groupconc__group *g) {
+    return (groupconc__group_fleet *)(void *)((char *)g - groupconc__group_front(g));
+}
+/* Tasks of g at the fleet layer (0 without a provider). */
+GROUPCONC__FN uint32_t groupconc__fleet_waiting(const groupconc__group *g) {
+    if (!(g->flags & GROUPCONC__GF_FLEET)) return 0;
+    return ((const groupconc__group_fleet *)(const void *)((const char *)g - groupconc__group_front(g)))->waiting;
+}
+
 /* Add delta (+1 or -1) to one outcome counter of g and of the executor. Under ex->lock. A group's
    first rare outcome allocates its cold block; if that fails the outcome is counted in the
    executor's totals only (counts_unattributed says how many). */
@@ -2493,8 +2516,7 @@ GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__gr
 
 GROUPCONC__FN void groupconc__group_free(groupconc__group *g) {
     if (g->cold) GROUPCONC_FREE(g->cold);
-    if (g->flags & GROUPCONC__GF_LRU) GROUPCONC_FREE(groupconc__lru_of(g));
-    else GROUPCONC_FREE(g);
+    GROUPCONC_FREE((char *)g - groupconc__group_front(g)); /* its LRU link and fleet counts too */
 }
 
 GROUPCONC__FN void groupconc__group_unref(groupconc__group *g) {
@@ -2655,7 +2677,7 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
     groupconc__limits_entry *e;
     groupconc__group *g = groupconc__table_find(ex, key, len, hash);
     bool bounded = p->max_groups != GROUPCONC_UNLIMITED || p->group_idle_ns > 0, full;
-    size_t front = bounded ? sizeof(groupconc__lru) : 0;
+    size_t front = (bounded ? sizeof(groupconc__lru) : 0) + (p->fleet.acquire ? sizeof(groupconc__group_fleet) : 0);
     char *block;
     int rc;
     if (g) {
@@ -2677,7 +2699,7 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
     memcpy(g->key, key, len);
     g->key[len] = '\0';
     g->exec = ex;
-    if (bounded) g->flags = GROUPCONC__GF_LRU;
+    g->flags = (uint8_t)((bounded ? GROUPCONC__GF_LRU : 0u) | (p->fleet.acquire ? GROUPCONC__GF_FLEET : 0u));
     atomic_init(&g->refs, 1); /* the table's */
     e = groupconc__limits_find(ex, g->key);
     g->conc.limit = groupconc__resolve(ex, g, e, 0);
@@ -2696,7 +2718,7 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
         if (b && p->group_idle_ns > 0) (void)groupconc__keeper_start_locked(ex);
     }
     *out = g;
-    /* the table holds it; `block` is the LRU link in front of it (freed by groupconc__group_free) */
+    /* the table holds it; `block` is what is in front of it (freed by groupconc__group_free) */
     /* cppcheck-suppress memleak */
     return GROUPCONC_OK;
 }
@@ -2867,9 +2889,7 @@ enum {
 #define GROUPCONC__B_HAS_DEADLINE 128u /* a groupconc__queue_deadline stored inline first after the struct */
 #define GROUPCONC__B_FLEET 256u       /* a groupconc__fleet_slot inline after the deadline (a provider is set) */
 #define GROUPCONC__B_LEASED 512u      /* holds a fleet lease (in its slot): given back at completion */
-#define GROUPCONC__B_CHAINED 1024u    /* in a worker's serial run, behind its head (see chain_locked) */
-#define GROUPCONC__B_CHAIN_HEAD 2048u /* claimed from the ready queue with a serial run behind it */
-#define GROUPCONC__B_FLEET_PASSED 4096u /* the fleet layer let it through (GRANTED or OPEN) */
+#define GROUPCONC__B_FLEET_PASSED 1024u /* the fleet layer let it through (GRANTED or OPEN) */
 
 /* A task's queue deadline, inline after the struct when B_HAS_DEADLINE (under ex->lock). */
 typedef struct groupconc__queue_deadline {
@@ -2961,8 +2981,9 @@ GROUPCONC__FN void groupconc__unlink_waiting(groupconc_executor *ex, groupconc_t
         groupconc__waiting_dec(ex, t, t->held);
     } else if (t->stage == GROUPCONC__FLEET_ASKING || t->stage == GROUPCONC__FLEET_BUSY) {
         groupconc__fifo_remove(&ex->fleet, t);
-        if (--t->group->fleet_waiting == 0) t->group->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
-        if (t->stage == GROUPCONC__FLEET_BUSY) t->group->fleet_busy--;
+        groupconc__group_fleet *gf = groupconc__gfleet(t->group);
+        if (--gf->waiting == 0) t->group->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
+        if (t->stage == GROUPCONC__FLEET_BUSY) gf->busy--;
     } else {
         GROUPCONC_ASSERT(t->stage == GROUPCONC__READY);
         groupconc__fifo_remove(&ex->ready, t);
@@ -3053,7 +3074,7 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
         groupconc__mutex_unlock(&ex->table_lock);
     }
     if (!g || g->ready > 0) groupconc__sweep_shared(ex, &ex->ready, g, &victims);
-    if (!g || g->fleet_waiting > 0) groupconc__sweep_shared(ex, &ex->fleet, g, &victims);
+    if (!g || groupconc__fleet_waiting(g) > 0) groupconc__sweep_shared(ex, &ex->fleet, g, &victims);
     while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
     for (t = ex->running.head; t; t = next) { /* after the queues: what it frees goes nowhere */
         next = t->next;
@@ -3076,95 +3097,12 @@ GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_tas
     }
 }
 
-/* ---- serial runs: a worker runs a group's waiters back to back ----
-   A worker that claimed a task of group g (short tasks, a batch of `want`) may also claim the
-   waiters at the head of g's concurrency queue, to run after it on this thread: they cannot run
-   in parallel with it, so they may hold g's concurrency (and running-cap) permits on top of its
-   own. They are counted over the limit (`used` > `limit`), which the semaphores already handle: a
-   release only counts down until `used` is back at the limit, so no other task of g starts
-   meanwhile, and a cancel of any of them just counts down. B_CHAIN_HEAD and B_CHAINED keep such a
-   run on its worker: no idle worker steals from it, and a claim given back (a slow batch, user code
-   next) sends its waiters back to the head of g's queue rather than to the ready queue. Until one
-   starts it is still a waiter to everyone else: the stats and the dump count it as waiting at
-   layer 3 (groupconc__chained_pending), and a pause or a live limit change (ex->chain_gen) stops
-   the run before its next task. Only for a group of concurrency 1 (its waiters would wait for
-   that one permit anyway; with more, a permit freed elsewhere must go to them), without waiters at
-   layer 4 (that FIFO comes first), a fleet provider (a lease per task), a queue deadline or a
-   pause. One locked step then serves a batch of one group's tasks, as a serial queue would. */
-GROUPCONC__FN bool groupconc__chainable_locked(const groupconc_executor *ex, const groupconc__group *g) {
-    const groupconc_task *w = g->conc.waiters.head;
-    return w && w->held == 2 && !(w->bits & (GROUPCONC__B_FLEET | GROUPCONC__B_HAS_DEADLINE)) &&
-           g->conc.limit == 1 && ex->run_cap.waiters.count == 0 && !groupconc__paused(ex, g);
-}
-
-/* Extend claims (taken from the ready queue) with serial runs, up to `want` tasks in all. */
-GROUPCONC__FN void groupconc__chain_locked(groupconc_executor *ex, groupconc__claims *mine, unsigned want) {
-    unsigned i, n = mine->count;
-    for (i = 0; i < n && mine->count < want; i++) {
-        groupconc_task *t = mine->t[mine->head + i];
-        groupconc__group *g = t->group;
-        if (t->bits & GROUPCONC__B_NO_PERMITS) continue; /* a CALLER_RUNS re-run holds none */
-        while (mine->count < want && groupconc__chainable_locked(ex, g)) {
-            groupconc_task *w = g->conc.waiters.head;
-            groupconc__fifo_remove(&g->conc.waiters, w);
-            ex->waiting_groups--;
-            g->conc.used++;    /* over the limit: see above */
-            ex->run_cap.used++;
-            w->held = GROUPCONC__LAYERS;
-            g->admitted++;
-            ex->counts.admitted++;
-            t->bits |= (t->bits & GROUPCONC__B_CHAINED) ? 0u : GROUPCONC__B_CHAIN_HEAD;
-            w->bits |= GROUPCONC__B_CHAINED;
-            w->stage = GROUPCONC__RUNNING;
-            groupconc__fifo_push(&ex->running, w);
-            ex->nrunning++;
-            g->running++;
-            mine->chained[mine->head + mine->count] = true;
-            mine->t[mine->head + mine->count++] = w;
-        }
-    }
-}
-
-/* Undo a serial run's claim of t (taken off ex->running by the caller): back to waiting at layer 3,
-   its running-cap permit returned; the caller pushes it back at the head of its group's queue and
-   then returns its concurrency permit. Under the lock. */
-GROUPCONC__FN void groupconc__unchain_locked(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
-    groupconc__group *g = t->group;
-    t->bits &= (uint16_t)~GROUPCONC__B_CHAINED;
-    g->admitted--;
-    ex->counts.admitted--;
-    t->held = 3;
-    groupconc__release_layer(ex, g, 3, b);
-    t->held = 2;
-    t->stage = GROUPCONC__QUEUED;
-    groupconc__fifo_push_front(&g->conc.waiters, t);
-    ex->waiting_groups++;
-}
-
-/* A serial run's tasks of g (of every group: NULL) not started yet: waiters at layer 3 to anyone
-   looking (stats, dump). Under ex->lock (a claimed task's bits change only under it). */
-GROUPCONC__FN bool groupconc__chained_waiting(const groupconc_task *t) {
-    return (t->bits & GROUPCONC__B_CHAINED) &&
-           !(atomic_load_explicit(&t->state, memory_order_relaxed) & GROUPCONC__ST_STARTED);
-}
-GROUPCONC__FN size_t groupconc__chained_pending(const groupconc_executor *ex, const groupconc__group *g) {
-    const groupconc_task *t;
-    size_t n = 0;
-    for (t = ex->running.head; t; t = t->next)
-        if ((!g || t->group == g) && groupconc__chained_waiting(t)) n++;
-    return n;
-}
-
 /* Undo start_locked for tasks the worker took but has not run: back to the head of the ready
    queue, in their order (they keep their place), for an idle or new worker. Under the lock. A task a
    cancel took meanwhile is let go instead. */
 GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__claims *claims) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT;
-    groupconc__group *unchained[GROUPCONC_BATCH_MAX]; /* their groups, one entry per task */
-    unsigned nunchained = 0;
-    groupconc_task *t;
     while (claims->count > 0) {
-        t = claims->t[claims->head + --claims->count]; /* newest first */
+        groupconc_task *t = claims->t[claims->head + --claims->count]; /* newest first */
         if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) {
             groupconc__drop_claim_ref(t);
             continue;
@@ -3174,21 +3112,11 @@ GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__
             ex->nrunning--;
             t->group->running--;
         }
-        if (t->bits & GROUPCONC__B_CHAINED) { /* back to its group's queue, not to any worker */
-            groupconc__unchain_locked(ex, t, &b);
-            unchained[nunchained++] = t->group;
-            continue;
-        }
-        t->bits &= (uint16_t)~GROUPCONC__B_CHAIN_HEAD;
         t->stage = GROUPCONC__READY;
         t->group->ready++;
         groupconc__fifo_push_front(&ex->ready, t);
     }
     claims->head = 0;
-    /* their concurrency permits last: each goes to its group's oldest waiter (one of them) */
-    while (nunchained > 0) groupconc__release_layer(ex, unchained[--nunchained], 2, &b);
-    groupconc__pump(ex, &b); /* hand-offs at layers 3 and 4 only: they end in the ready queue */
-    GROUPCONC_ASSERT(b.todo.count == 0 && b.rejected.count == 0 && !b.asks);
     (void)groupconc__kick_locked(ex);
 }
 
@@ -3390,27 +3318,27 @@ GROUPCONC__FN void groupconc__fleet_ask_locked(groupconc_executor *ex, groupconc
 GROUPCONC__FN void groupconc__fleet_ask_next_locked(groupconc_executor *ex, groupconc__group *g,
                                                     groupconc__batch *b) {
     groupconc_task *t;
-    if (g->fleet_busy == 0) return;
+    if (groupconc__gfleet(g)->busy == 0) return;
     for (t = ex->fleet.head; t && !(t->group == g && t->stage == GROUPCONC__FLEET_BUSY); t = t->next) {}
     GROUPCONC_ASSERT(t != NULL);
-    g->fleet_busy--;
+    groupconc__gfleet(g)->busy--;
     groupconc__fleet_ask_locked(ex, t, b);
 }
 
 /* t holds its group's permits (layers 1-3): into the fleet layer. Under ex->lock. */
 GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupconc_task *t,
                                                  groupconc__batch *b) {
-    groupconc__group *g = t->group;
+    groupconc__group_fleet *gf = groupconc__gfleet(t->group);
     if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) {
         t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
         t->start_ns = groupconc__coarse_now_ns();
     }
     groupconc__timer_add(ex, t); /* its queue deadline covers this wait too */
-    g->fleet_waiting++;
+    gf->waiting++;
     groupconc__fifo_push(&ex->fleet, t);
-    if (g->fleet_busy > 0) {
+    if (gf->busy > 0) {
         t->stage = GROUPCONC__FLEET_BUSY;
-        g->fleet_busy++;
+        gf->busy++;
     } else {
         groupconc__fleet_ask_locked(ex, t, b);
     }
@@ -4114,7 +4042,6 @@ GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
     groupconc_task *t;
     for (t = ex->running.head; t; t = t->next) {
         uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
-        if (t->bits & (GROUPCONC__B_CHAINED | GROUPCONC__B_CHAIN_HEAD)) continue; /* serial runs stay */
         while (!(cur & gone))
             if (atomic_compare_exchange_weak_explicit(&t->state, &cur,
                                                       cur | gone | GROUPCONC__ST_CLAIM_REF,
@@ -4171,7 +4098,6 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__fifo done = {NULL, NULL, 0}; /* finished here, to complete after unlocking */
     groupconc__frame base;             /* this thread is a worker of ex (see "calling thread") */
     unsigned ndone, want = 1, i, nran = 0; /* nran: published in self->ret this round */
-    unsigned chain_gen = 0;            /* ex->chain_gen when it claimed (see chain_locked) */
     bool slow = false, spun = false;
     uint64_t idle_since = 0;           /* keep-alive runs from here (0: not idle) */
     size_t to_retire = 0;
@@ -4203,13 +4129,9 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             if (n == 0) n = 1;
             while (mine.count < n && (t = groupconc__fifo_pop(&ex->ready)) != NULL) {
                 groupconc__start_locked(ex, t);
-                mine.chained[mine.count] = false;
                 mine.t[mine.count++] = t;
             }
             if (mine.count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
-            /* a serial run is never stolen: it calls for no helper */
-            if (want > 1 && mine.count > 0 && ex->waiting_groups > 0) groupconc__chain_locked(ex, &mine, want);
-            chain_gen = atomic_load_explicit(&ex->chain_gen, memory_order_relaxed); /* the lock orders it */
         }
         if (mine.count == 0 && nran == 0 && ex->running.count > 0) {
             groupconc__help_locked(ex, &b, false); /* idle: what a stuck worker left */
@@ -4309,15 +4231,9 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             }
             unsigned unread = 0; /* tasks since t1 was read */
             while (mine.count > 0 && !slow && !waited_for) {
-                groupconc_task *t = mine.t[mine.head];
+                groupconc_task *t = mine.t[mine.head++];
                 uint32_t st;
                 bool timed, ran;
-                if (mine.chained[mine.head] &&
-                    atomic_load_explicit(&ex->chain_gen, memory_order_relaxed) != chain_gen) {
-                    slow = true; /* paused since: the next locked step gives the rest back */
-                    break;
-                }
-                mine.head++;
                 st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
                 mine.count--;
                 if (st & GROUPCONC__ST_TAKEN) { /* a cancel, a shutdown or a thief took it: let go */
@@ -5559,7 +5475,7 @@ GROUPCONC__FN int groupconc__limit_out(int32_t limit) {
    per worker. */
 GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, const groupconc__group *g) {
     uint64_t n = groupconc__group_completed(g) + g->waiting_global + g->bulkhead.waiters.count +
-                 g->conc.waiters.count + g->waiting_running + g->ready + g->running + g->fleet_waiting;
+                 g->conc.waiters.count + g->waiting_running + g->ready + g->running + groupconc__fleet_waiting(g);
     const groupconc_task *t;
     /* held == 0 is NO_PERMITS here (held is the lock's; bits may be written by a worker now) */
     for (t = ex->running.head; t; t = t->next)
@@ -5575,7 +5491,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     uint64_t hash;
     groupconc__group *g;
     groupconc_task *t, *oldest = NULL;
-    size_t len, chained;
+    size_t len;
     int rc;
     if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
@@ -5593,15 +5509,14 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     out_stats->max_in_flight = groupconc__limit_out(g->bulkhead.limit);
     out_stats->queue_threshold = g->threshold;
     out_stats->gate_permits = ex->gates ? groupconc__gate_permits_locked(ex, g) : 0;
-    chained = g->running ? groupconc__chained_pending(ex, g) : 0;
-    out_stats->running = g->running - chained + out_stats->gate_permits;
+    out_stats->running = g->running + out_stats->gate_permits;
     out_stats->ready = g->ready;
     out_stats->waiting_global = g->waiting_global;
     out_stats->waiting_bulkhead = g->bulkhead.waiters.count;
-    out_stats->waiting_concurrency = g->conc.waiters.count + chained;
+    out_stats->waiting_concurrency = g->conc.waiters.count;
     out_stats->waiting_running = g->waiting_running;
     out_stats->in_flight = (size_t)g->bulkhead.used;
-    out_stats->waiting_fleet = g->fleet_waiting;
+    out_stats->waiting_fleet = groupconc__fleet_waiting(g);
     out_stats->paused = (g->flags & GROUPCONC__GF_PAUSED) != 0;
     groupconc__mutex_lock(&ex->table_lock);
     {
@@ -5633,7 +5548,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
         for (t = ex->run_cap.waiters.head; t && t->group != g; t = t->next) {}
         if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
     }
-    if (g->fleet_waiting) {
+    if (groupconc__fleet_waiting(g)) {
         for (t = ex->fleet.head; t && t->group != g; t = t->next) {}
         if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
     }
@@ -5651,7 +5566,6 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
 GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
                                                    groupconc_executor_stats *out_stats) {
     groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
-    size_t chained;
     if (!ex || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__lock(ex, &b);
@@ -5659,10 +5573,9 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->groups = ex->ngroups;
     groupconc__mutex_unlock(&ex->table_lock);
     out_stats->gate_permits = ex->gates ? groupconc__gate_permits_locked(ex, NULL) : 0;
-    chained = groupconc__chained_pending(ex, NULL);
-    out_stats->running = ex->nrunning - chained + out_stats->gate_permits;
+    out_stats->running = ex->nrunning + out_stats->gate_permits;
     out_stats->ready = ex->ready.count;
-    out_stats->waiting = groupconc__waiting_total(ex) + chained + ex->fleet.count;
+    out_stats->waiting = groupconc__waiting_total(ex) + ex->fleet.count;
     out_stats->waiting_fleet = ex->fleet.count;
     out_stats->rejected_fleet = ex->counts.outcome[GROUPCONC__C_REJ_FLEET];
     out_stats->fleet_open = ex->fleet_open;
@@ -5670,7 +5583,7 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->global_in_flight = (size_t)ex->global.used;
     out_stats->global_max_in_flight = groupconc__limit_out(ex->global.limit);
     out_stats->waiting_running = ex->run_cap.waiters.count;
-    out_stats->global_running = (size_t)ex->run_cap.used - chained; /* a serial run's waiters: not yet */
+    out_stats->global_running = (size_t)ex->run_cap.used;
     out_stats->global_max_running = groupconc__limit_out(ex->run_cap.limit);
     out_stats->max_waiting = ex->policy.max_waiting;
     out_stats->max_groups = ex->policy.max_groups;
@@ -5868,7 +5781,6 @@ GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const g
         (l->max_wait_ns != GROUPCONC_KEEP && !groupconc__max_wait_entry_ok(l->max_wait_ns)))
         return GROUPCONC_ELIMIT;
     groupconc__lock(ex, &b);
-    atomic_fetch_add_explicit(&ex->chain_gen, 1, memory_order_relaxed); /* serial runs stop: a raise reaches their tasks */
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         groupconc__mutex_unlock(&ex->lock);
         groupconc__flush_and_retire(ex, &b);
@@ -5925,7 +5837,6 @@ GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, cons
          l->default_max_wait_ns != GROUPCONC_FOREVER))
         return GROUPCONC_ELIMIT;
     groupconc__lock(ex, &b);
-    atomic_fetch_add_explicit(&ex->chain_gen, 1, memory_order_relaxed); /* serial runs stop: a raise reaches their tasks */
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         groupconc__mutex_unlock(&ex->lock);
         groupconc__flush_and_retire(ex, &b);
@@ -5972,8 +5883,6 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__lock(ex, &b);
-    if (pause) /* serial runs claimed before this stop before their next task */
-        atomic_fetch_add_explicit(&ex->chain_gen, 1, memory_order_relaxed);
     if (group && pause && atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         rc = GROUPCONC_ESHUTDOWN; /* it could create a group */
     } else if (!group) {
@@ -6916,13 +6825,13 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
         keep_ref = true;
     } else if (verdict == GROUPCONC_FLEET_BUSY) {
         t->stage = GROUPCONC__FLEET_BUSY;
-        g->fleet_busy++;
+        groupconc__gfleet(g)->busy++;
         /* under the lock, before a notify can ask again; never the last reference (EXEC_REF) */
         atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_relaxed);
         keep_ref = true;
     } else {
         groupconc__fifo_remove(&ex->fleet, t);
-        if (--g->fleet_waiting == 0) g->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
+        if (--groupconc__gfleet(g)->waiting == 0) g->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
         if (verdict == GROUPCONC_FLEET_REJECT) {
             groupconc__reject_locked(ex, t, GROUPCONC_EREJECTED_FLEET, &b);
         } else {
@@ -6977,14 +6886,14 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
         g = groupconc__table_find(ex, group, len, hash);
         groupconc__mutex_unlock(&ex->table_lock);
     }
-    if (g && g->fleet_busy > 0) {
+    if (g && groupconc__gfleet(g)->busy > 0) {
         groupconc__fleet_ask_next_locked(ex, g, &b);
-    } else if (g && g->fleet_waiting > 0) {
+    } else if (g && groupconc__gfleet(g)->waiting > 0) {
         g->flags |= GROUPCONC__GF_NOTIFIED; /* its requests are out: the next BUSY asks again */
     } else if (!group) {
         for (t = ex->fleet.head; t; t = t->next) {
             if (t->stage == GROUPCONC__FLEET_BUSY) {
-                t->group->fleet_busy--;
+                groupconc__gfleet(t->group)->busy--;
                 groupconc__fleet_ask_locked(ex, t, &b);
             }
         }
@@ -7100,9 +7009,8 @@ GROUPCONC__FN void groupconc__dump_fifo(groupconc__out *o, const groupconc__fifo
 GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out *o) {
     uint64_t now = groupconc__coarse_now_ns();
     groupconc_scope *sc;
-    const groupconc_task *t;
     bool first = true;
-    size_t i, chained;
+    size_t i;
     groupconc__puts(o, "{\"format\":\"groupconc-dump\",\"version\":1,\"library\":");
     groupconc__put_str(o, GROUPCONC_VERSION_STRING);
     groupconc__puts(o, ",\"executor\":{");
@@ -7112,14 +7020,13 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "idle_threads", (long long)atomic_load_explicit(&ex->nidle, memory_order_relaxed), true);
     groupconc__put_field(o, "global_max_in_flight", groupconc__limit_json(ex->global.limit), true);
     groupconc__put_field(o, "global_in_flight", ex->global.used, true);
-    chained = groupconc__chained_pending(ex, NULL);
-    groupconc__put_field(o, "running", (long long)ex->nrunning - (long long)chained, true);
+    groupconc__put_field(o, "running", (long long)ex->nrunning, true);
     groupconc__put_field(o, "ready", ex->ready.count, true);
     groupconc__put_field(o, "waiting",
-                         (long long)groupconc__waiting_total(ex) + (long long)chained + (long long)ex->fleet.count, true);
+                         (long long)groupconc__waiting_total(ex) + (long long)ex->fleet.count, true);
     groupconc__put_field(o, "deferred", ex->deferred.count, true);
     groupconc__put_field(o, "global_max_running", groupconc__limit_json(ex->run_cap.limit), true);
-    groupconc__put_field(o, "global_running", (long long)ex->run_cap.used - (long long)chained, true);
+    groupconc__put_field(o, "global_running", ex->run_cap.used, true);
     groupconc__put_field(o, "waiting_running", ex->run_cap.waiters.count, true);
     groupconc__put_field(o, "max_waiting", ex->policy.max_waiting, true);
     groupconc__put_field(o, "max_groups", ex->policy.max_groups, true);
@@ -7155,12 +7062,11 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
         groupconc__put_field(o, "concurrency", g->conc.limit, true);
         groupconc__put_field(o, "max_in_flight", groupconc__limit_json(g->bulkhead.limit), true);
         groupconc__put_field(o, "queue_threshold", g->threshold, true);
-        chained = g->running ? groupconc__chained_pending(ex, g) : 0;
-        groupconc__put_field(o, "running", (long long)g->running - (long long)chained, true);
+        groupconc__put_field(o, "running", g->running, true);
         groupconc__put_field(o, "ready", g->ready, true);
         groupconc__put_field(o, "waiting_global", g->waiting_global, true);
         groupconc__put_field(o, "waiting_bulkhead", g->bulkhead.waiters.count, true);
-        groupconc__put_field(o, "waiting_concurrency", (long long)g->conc.waiters.count + (long long)chained, true);
+        groupconc__put_field(o, "waiting_concurrency", g->conc.waiters.count, true);
         groupconc__put_field(o, "in_flight", g->bulkhead.used, true);
         groupconc__put_field(o, "submitted", (long long)groupconc__group_submitted(ex, g), true);
         groupconc__put_field(o, "waiting_running", g->waiting_running, true);
@@ -7176,7 +7082,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
                              (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_CONCURRENCY), true);
         groupconc__put_field(o, "rejected_waiting", (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_WAITING), true);
         groupconc__put_field(o, "expired", (long long)groupconc__group_outcome(g, GROUPCONC__C_EXPIRED), true);
-        groupconc__put_field(o, "waiting_fleet", g->fleet_waiting, true);
+        groupconc__put_field(o, "waiting_fleet", groupconc__fleet_waiting(g), true);
         groupconc__put_field(o, "rejected_fleet", (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_FLEET), true);
         groupconc__put(o, "}", 1);
     }
@@ -7192,9 +7098,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__dump_fifo(o, &ex->run_cap.waiters, "waiting_running", now, &first, true);
     groupconc__dump_fifo(o, &ex->fleet, "waiting_fleet", now, &first, true);
     groupconc__dump_fifo(o, &ex->ready, "ready", now, &first, true);
-    for (t = ex->running.head; t; t = t->next) /* its times are its worker's */
-        groupconc__dump_task(o, t, groupconc__chained_waiting(t) ? "waiting_concurrency" : "running", now, &first,
-                             false);
+    groupconc__dump_fifo(o, &ex->running, "running", now, &first, false); /* its times are its worker's */
     groupconc__dump_fifo(o, &ex->deferred, "deferred", now, &first, false);
     groupconc__puts(o, "],\"scopes\":[");
     first = true;
