@@ -105,10 +105,18 @@ static inline void live_blocks_reset(void) { atomic_store(&fault_g_live, 0); }
 
 #define BOUND_NS INT64_C(10000000000) /* 10 s: "must finish", never a timing assertion */
 
-/* The CLOCK_MONOTONIC time `ns` from now, for pthread_cond_timedwait on a cond_init_monotonic cv. */
+/* The clock of cond_init_monotonic's condition variables: CLOCK_MONOTONIC, except with winpthreads
+   (mingw-w64), whose condition variables take CLOCK_REALTIME deadlines only (setclock fails). */
+#if defined(_WIN32)
+#define FAULT_CV_CLOCK CLOCK_REALTIME
+#else
+#define FAULT_CV_CLOCK CLOCK_MONOTONIC
+#endif
+
+/* The FAULT_CV_CLOCK time `ns` from now, for pthread_cond_timedwait on a cond_init_monotonic cv. */
 static inline struct timespec deadline_after(int64_t ns) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(FAULT_CV_CLOCK, &ts);
     int64_t total = (int64_t)ts.tv_nsec + ns;
     ts.tv_sec += (time_t)(total / 1000000000);
     ts.tv_nsec = (long)(total % 1000000000);
@@ -118,7 +126,9 @@ static inline struct timespec deadline_after(int64_t ns) {
 static inline void cond_init_monotonic(pthread_cond_t *cv) {
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+#if !defined(_WIN32)
+    pthread_condattr_setclock(&attr, FAULT_CV_CLOCK);
+#endif
     pthread_cond_init(cv, &attr);
     pthread_condattr_destroy(&attr);
 }

@@ -64,7 +64,7 @@ typedef struct probe {
     groupconc_executor *ex;
     tu_latch handle_set;            /* opened once `self` is stored */
     atomic_int rc, calls;
-    atomic_long took_ns;
+    _Atomic(int64_t) took_ns;       /* int64_t: long is 32 bits on Windows */
     const char *watch_task_id;      /* listener: the task whose event triggers the probe */
     groupconc_event_type watch_event;
     int action;                     /* what the probe does, below */
@@ -129,7 +129,7 @@ static void probe_run(probe *p) {
         break;
     }
     }
-    atomic_store(&p->took_ns, (long)(tu_now_ns() - t0));
+    atomic_store(&p->took_ns, tu_now_ns() - t0);
     atomic_store(&p->rc, rc);
     atomic_fetch_add(&p->calls, 1);
 }

@@ -1965,7 +1965,7 @@ static void deadline_submit_loop(int variant, bool sticky) {
     static const char *const what[] = {"submit, first queue deadline (the heap is made)",
                                        "submit, queue deadline, 64 waiting (the heap grows)",
                                        "submit, the group's queue deadline", "submit, the policy's default deadline"};
-    const int64_t far = INT64_C(120000000000);
+    const int64_t far_ns = INT64_C(120000000000); /* not "far": <windows.h> defines it away */
     long n;
     int enomem = 0, after_submitted = 0;
     for (n = 1; n < MAX_ITERS; n++) {
@@ -1981,7 +1981,7 @@ static void deadline_submit_loop(int variant, bool sticky) {
         spec.fn = task_count;
         spec.arg = &w->op_done;
         spec.cleanup = oom_cleanup;
-        spec.max_wait_ns = variant <= 1 ? far : 0;
+        spec.max_wait_ns = variant <= 1 ? far_ns : 0;
         if (variant == 1) {
             groupconc_task_spec p = spec;
             p.task_id = NULL;
@@ -1993,11 +1993,11 @@ static void deadline_submit_loop(int variant, bool sticky) {
             assert_int_equal(groupconc_group_stats_get(w->ex, "a", &gs), GROUPCONC_OK);
             assert_int_equal(gs.waiting_concurrency, 65); /* P1 and the 64 */
         } else if (variant == 2) {
-            groupconc_group_limits l = {"a", GROUPCONC_KEEP, GROUPCONC_KEEP, GROUPCONC_KEEP, far};
+            groupconc_group_limits l = {"a", GROUPCONC_KEEP, GROUPCONC_KEEP, GROUPCONC_KEEP, far_ns};
             assert_int_equal(groupconc_group_limits_set(w->ex, &l), GROUPCONC_OK);
         } else if (variant == 3) {
             groupconc_executor_limits l = groupconc_executor_limits_keep();
-            l.default_max_wait_ns = far;
+            l.default_max_wait_ns = far_ns;
             assert_int_equal(groupconc_executor_limits_set(w->ex, &l), GROUPCONC_OK);
         }
         snapshot before = take(w, group);

@@ -96,8 +96,9 @@ typedef struct crawl {
     tu_peak peak;
     int cap;
     atomic_int over;
-    atomic_long work_ns;          /* sum of the run times the tasks measured */
-    atomic_long last_end;         /* monotonic ns of the latest task end */
+    _Atomic(int64_t) work_ns;     /* sum of the run times the tasks measured */
+    _Atomic(int64_t) last_end;    /* monotonic ns of the latest task end (int64_t: long is 32
+                                     bits on Windows) */
     atomic_int first_done;
     atomic_int peak_at_first_end; /* the running peak when the first task ended */
 } crawl;
@@ -127,8 +128,8 @@ static int crawl_fn(groupconc_context *ctx, void **out_value, void *arg) {
        here is the most that ran at once "at first" */
     if (!atomic_exchange(&c->first_done, 1)) atomic_store(&c->peak_at_first_end, tu_peak_max(&c->peak));
     tu_peak_leave(&c->peak);
-    atomic_fetch_add(&c->work_ns, (long)(end - start));
-    tu_atomic_max(&c->last_end, (long)end);
+    atomic_fetch_add(&c->work_ns, end - start);
+    tu_atomic_max64(&c->last_end, end);
     int i = atomic_fetch_add(&c->slot, 1);
     if (i < CRAWL_MAX_TASKS) {
         c->start[i] = start; /* read by the main thread after every task was waited for */

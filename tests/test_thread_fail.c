@@ -334,12 +334,16 @@ static void test_every_second_start_fails(void **state) {
    the stats) until every worker has retired, so ETHREAD is certain; after an ETHREAD, starts are
    allowed for one submit to bring a worker back. */
 static bool wait_no_threads(void) {
-    struct timespec pause = {0, 100000};
-    for (int i = 0; i < 100000; i++) { /* at most ~10 s */
-        if (stats().threads == 0) return true;
+    struct timespec pause = {0, 100000}, now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    /* at most 10 s by the clock, not by a count of naps: Windows rounds a 100 us nap down to none */
+    int64_t deadline = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec + BOUND_NS;
+    while (stats().threads != 0) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec > deadline) return false;
         nanosleep(&pause, NULL);
     }
-    return false;
+    return true;
 }
 
 static void retire_race(int64_t keep_alive_ns) {

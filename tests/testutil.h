@@ -3,9 +3,10 @@
    Include it AFTER groupconc.h (which each test file includes first, with GROUPCONC_IMPLEMENTATION
    defined). It brings in cmocka and gives the tests:
      - a tiny thread layer of their own (tu_thread_*, tu_mutex, tu_cond) on C11 <threads.h>, or on
-       POSIX threads when GROUPCONC_USE_PTHREADS is defined or the build runs under ThreadSanitizer
-       (TSan does not see glibc's C11 threads). The library's own primitives are private, so the
-       tests never use them;
+       POSIX threads when GROUPCONC_USE_PTHREADS is defined, the build runs under ThreadSanitizer
+       (TSan does not see glibc's C11 threads) or the target is Windows (mingw-w64 has winpthreads
+       but no <threads.h>; the library's own backend there is Win32 unless asked otherwise). The
+       library's own primitives are private, so the tests never use them;
      - tu_latch: a count-down latch with timed waits, to build known states ("N running, M queued")
        instead of sleeping;
      - tu_park: a task that records that it started, then parks on its own latch until the test
@@ -32,7 +33,7 @@
 
 #include <cmocka.h>
 
-#if defined(GROUPCONC_USE_PTHREADS) || defined(__SANITIZE_THREAD__)
+#if defined(GROUPCONC_USE_PTHREADS) || defined(__SANITIZE_THREAD__) || defined(_WIN32)
 #define TU_PTHREADS 1
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -91,10 +92,14 @@ static inline void tu_mutex_init(tu_mutex *m) { pthread_mutex_init(m, NULL); }
 static inline void tu_mutex_destroy(tu_mutex *m) { pthread_mutex_destroy(m); }
 static inline void tu_mutex_lock(tu_mutex *m) { pthread_mutex_lock(m); }
 static inline void tu_mutex_unlock(tu_mutex *m) { pthread_mutex_unlock(m); }
+/* winpthreads (mingw-w64) condition variables take CLOCK_REALTIME deadlines only:
+   pthread_condattr_setclock(CLOCK_MONOTONIC) fails there with EINVAL. */
 static inline void tu_cond_init(tu_cond *c) {
     pthread_condattr_t a;
     pthread_condattr_init(&a);
+#if !defined(_WIN32)
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+#endif
     pthread_cond_init(c, &a);
     pthread_condattr_destroy(&a);
 }
@@ -103,6 +108,11 @@ static inline void tu_cond_broadcast(tu_cond *c) { pthread_cond_broadcast(c); }
 /* Wait until signalled or the monotonic deadline passes (spurious returns allowed). */
 static inline void tu_cond_wait_until(tu_cond *c, tu_mutex *m, int64_t deadline_ns) {
     struct timespec ts;
+#if defined(_WIN32) /* the remaining monotonic time as a CLOCK_REALTIME deadline (see above) */
+    int64_t left = deadline_ns - tu_now_ns();
+    clock_gettime(CLOCK_REALTIME, &ts);
+    deadline_ns = (int64_t)ts.tv_sec * TU_SEC + (int64_t)ts.tv_nsec + (left > 0 ? left : 0);
+#endif
     ts.tv_sec = (time_t)(deadline_ns / TU_SEC);
     ts.tv_nsec = (long)(deadline_ns % TU_SEC);
     pthread_cond_timedwait(c, m, &ts);
@@ -261,6 +271,12 @@ static inline int tu_peak_max(tu_peak *p) { return atomic_load(&p->peak); }
 
 static inline void tu_atomic_max(atomic_long *a, long v) {
     long old = atomic_load(a);
+    while (v > old && !atomic_compare_exchange_weak(a, &old, v)) {
+    }
+}
+/* The same for nanoseconds: long is 32 bits on Windows. */
+static inline void tu_atomic_max64(_Atomic(int64_t) *a, int64_t v) {
+    int64_t old = atomic_load(a);
     while (v > old && !atomic_compare_exchange_weak(a, &old, v)) {
     }
 }

@@ -188,7 +188,17 @@ int fz_thread_start_fails(void);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#if defined(__GNUC__) || defined(__clang__)
+/* The clock of F.cv's deadlines: winpthreads (mingw-w64) condition variables take CLOCK_REALTIME
+   ones only (pthread_condattr_setclock fails there). */
+#if defined(_WIN32)
+#define FZ_CV_CLOCK CLOCK_REALTIME
+#else
+#define FZ_CV_CLOCK CLOCK_MONOTONIC
+#endif
+
+#if defined(__MINGW32__)
+#define FZ_PRINTF(a, b) __attribute__((format(gnu_printf, a, b))) /* mingw's C99 printf (%zu) */
+#elif defined(__GNUC__) || defined(__clang__)
 #define FZ_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define FZ_PRINTF(a, b)
@@ -837,7 +847,7 @@ static int latch_wait(int l, groupconc_context *ctx) {
                 break;
             }
             struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
+            clock_gettime(FZ_CV_CLOCK, &ts);
             ts.tv_nsec += 500000;
             if (ts.tv_nsec >= 1000000000) {
                 ts.tv_sec++;
@@ -2837,7 +2847,7 @@ static int park_wait(frec *f, groupconc_context *ctx) {
             break;
         }
         struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        clock_gettime(FZ_CV_CLOCK, &ts);
         ts.tv_nsec += 500000;
         if (ts.tv_nsec >= 1000000000) {
             ts.tv_sec++;
@@ -4879,7 +4889,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!initialised) {
         pthread_condattr_t attr;
         pthread_condattr_init(&attr);
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+#if !defined(_WIN32)
+        pthread_condattr_setclock(&attr, FZ_CV_CLOCK);
+#endif
         pthread_cond_init(&F.cv, &attr);
         pthread_condattr_destroy(&attr);
         pthread_mutex_init(&F.mu, NULL);
