@@ -1,9 +1,10 @@
-/* bench.c - groupconc against GLib's GThreadPool and libuv's work queue, side by side in one run.
+/* bench.c - groupconc against GLib's GThreadPool, libuv's work queue and (when built with
+   run.sh --with-dispatch PREFIX) libdispatch, side by side in one run.
 
-   groupconc-bench [options]              run every workload R times, interleaved, print the table
+   groupconc-bench [options]              run every workload R times, interleaved, print the tables
    groupconc-bench hotpath MODE N [T]     N no-op tasks the W1 way, in this process (callgrind)
    groupconc-bench one WORKLOAD MODE      one measurement in this process (perf, callgrind)
-                                          MODE: groupconc, groupconc-handles, glib, uv
+                                          MODE: groupconc, groupconc-handles, glib, uv, dispatch
 
    For run in 1..R, for workload, for implementation (the order rotates every run): fork a child that
    runs one measurement and pipes its numbers back. See README.md in this directory. */
@@ -25,6 +26,15 @@
 #include <unistd.h>
 #include <uv.h>
 
+#ifdef BENCH_HAVE_DISPATCH
+enum { HAVE_DISPATCH = 1 };
+#else
+enum { HAVE_DISPATCH = 0 };
+#endif
+#ifndef BENCH_DISPATCH_PREFIX
+#define BENCH_DISPATCH_PREFIX "?"
+#endif
+
 /* ---- measurements ---------------------------------------------------------------------------- */
 
 typedef struct bench_job {
@@ -33,53 +43,69 @@ typedef struct bench_job {
     int handles;
 } bench_job;
 
-static const bench_job jobs[] = {
-    {BENCH_W1, BENCH_GROUPCONC, 0},  {BENCH_W1, BENCH_GROUPCONC, 1}, {BENCH_W1, BENCH_GLIB, 0},
-    {BENCH_W1, BENCH_UV, 0},         {BENCH_W2, BENCH_GROUPCONC, 0}, {BENCH_W2, BENCH_GLIB, 0},
-    {BENCH_W2, BENCH_UV, 0},         {BENCH_W3, BENCH_GROUPCONC, 1}, {BENCH_W3, BENCH_GROUPCONC, 0},
-    {BENCH_W3, BENCH_GLIB, 0},       {BENCH_W3, BENCH_UV, 0},        {BENCH_W4A, BENCH_GROUPCONC, 0},
-    {BENCH_W4A, BENCH_GLIB, 0},      {BENCH_W4A, BENCH_UV, 0},       {BENCH_W4B, BENCH_GROUPCONC, 0},
-    {BENCH_W4B, BENCH_GLIB, 0},      {BENCH_W4B, BENCH_UV, 0},       {BENCH_W5, BENCH_GROUPCONC, 0},
-    {BENCH_W5, BENCH_GLIB, 0},       {BENCH_W5, BENCH_UV, 0},        {BENCH_W8, BENCH_GROUPCONC, 0},
-    {BENCH_W9, BENCH_GROUPCONC, 0},  {BENCH_W9, BENCH_GLIB, 0},      {BENCH_W9, BENCH_UV, 0},
-};
-enum { NJOBS = sizeof jobs / sizeof jobs[0] };
+/* Every workload on every implementation (W8: groupconc only); W1 and W3 also with handles. */
+static bench_job jobs[4 * BENCH_WORKLOAD_COUNT + 2];
+static int njobs;
 
-static const char *const workload_names[BENCH_WORKLOAD_COUNT] = {"W1", "W2",  "W3", "W4a",
-                                                                 "W4b", "W5", "W8", "W9"};
-static const char *const impl_names[BENCH_IMPL_COUNT] = {"groupconc", "glib", "uv"};
+static void build_jobs(void) {
+    njobs = 0;
+    for (int w = 0; w < BENCH_WORKLOAD_COUNT; w++) {
+        jobs[njobs++] = (bench_job){(bench_workload)w, BENCH_GROUPCONC, w == BENCH_W3};
+        if (w == BENCH_W1 || w == BENCH_W3)
+            jobs[njobs++] = (bench_job){(bench_workload)w, BENCH_GROUPCONC, w == BENCH_W1};
+        if (w == BENCH_W8) continue;
+        for (int i = BENCH_GLIB; i < BENCH_IMPL_COUNT; i++)
+            jobs[njobs++] = (bench_job){(bench_workload)w, (bench_impl)i, 0};
+    }
+}
+
+static const char *const workload_names[BENCH_WORKLOAD_COUNT] = {
+    "W1", "W2", "W3", "W4a", "W4b", "W5", "W6a", "W6b", "W7a",
+    "W7b", "W8", "W9", "C5a", "C5b", "C5c", "C2a", "C2b", "C2c"};
+static const char *const impl_names[BENCH_IMPL_COUNT] = {"groupconc", "glib", "uv", "dispatch"};
+static const char *const impl_titles[BENCH_IMPL_COUNT] = {"groupconc", "GThreadPool", "libuv",
+                                                          "libdispatch"};
+static const char *const ratio_titles[BENCH_IMPL_COUNT] = {"", "gc/glib", "gc/uv", "gc/disp"};
+static int impl_on[BENCH_IMPL_COUNT] = {1, 1, 1, HAVE_DISPATCH};
+
+static int is_curve(bench_workload w) { return w >= BENCH_C5A && w <= BENCH_C2C; }
 
 static const bench_ops *ops_of(bench_impl impl) {
     switch (impl) {
     case BENCH_GROUPCONC: return &bench_ops_groupconc;
     case BENCH_GLIB: return &bench_ops_glib;
-    default: return &bench_ops_uv;
+    case BENCH_UV: return &bench_ops_uv;
+#ifdef BENCH_HAVE_DISPATCH
+    case BENCH_DISPATCH: return &bench_ops_dispatch;
+#endif
+    default: return NULL;
     }
 }
 
 static int find_job(bench_workload w, bench_impl impl, int handles) {
-    for (int i = 0; i < NJOBS; i++)
+    for (int i = 0; i < njobs; i++)
         if (jobs[i].w == w && jobs[i].impl == impl && jobs[i].handles == handles) return i;
     return -1;
 }
 
 /* ---- table rows ------------------------------------------------------------------------------ */
 
-typedef enum fmt_kind { FMT_RATE, FMT_BYTES, FMT_RATIO, FMT_COUNT, FMT_NS, FMT_MB } fmt_kind;
+typedef enum fmt_kind { FMT_RATE, FMT_BYTES, FMT_RATIO, FMT_COUNT, FMT_NS, FMT_MB, FMT_US, FMT_PCT } fmt_kind;
 typedef enum target_kind {
     T_NONE,
-    T_RATIO_BOTH_MIN, /* median(gc/glib) and median(gc/uv) >= t */
-    T_RATIO_BEST_MIN, /* median over runs of gc / max(glib, uv) >= t */
-    T_ABS_MAX,        /* median(gc) <= t */
-    T_ABS_MIN,        /* median(gc) >= t */
-    T_THREADS,        /* max(gc) <= W3's max_threads */
-    T_HALF_W1,        /* median(gc) >= median(W1 groupconc fire-and-forget) / t */
-    T_VS_W5,          /* median over runs of gc / (W5 groupconc, same run) >= 1 / t */
-    T_INFO_VS_W5      /* no target: show the median of gc / (W5 groupconc, same run) */
+    T_BEST_MIN,     /* median over runs of gc / (best peer of the run: highest) >= t */
+    T_BEST_LOW_MAX, /* median over runs of gc / (best peer of the run: lowest) <= t */
+    T_DISPATCH_MIN, /* median over runs of gc / libdispatch >= t; n/a without libdispatch */
+    T_ABS_MAX,      /* median(gc) <= t */
+    T_ABS_MIN,      /* median(gc) >= t */
+    T_THREADS,      /* max(gc) <= W3's max_threads */
+    T_HALF_W1,      /* median(gc) >= median(W1 groupconc fire-and-forget) / t */
+    T_VS_W5,        /* median over runs of gc / (W5 groupconc, same run) >= 1 / t */
+    T_INFO_VS_W5    /* no target: show the median of gc / (W5 groupconc, same run) */
 } target_kind;
 
 typedef struct bench_row {
-    const char *label;
+    const char *label; /* "%s": W8's checkpoint, or the curve's key count */
     bench_workload w;
     int gc_handles;
     int metric;
@@ -89,55 +115,70 @@ typedef struct bench_row {
     const char *target_text;
 } bench_row;
 
+#define INFO T_NONE, 0, "(info)"
 static const bench_row rows[] = {
-    {"W1 dispatch, tasks/s (fire-and-forget)", BENCH_W1, 0, BENCH_M_RATE, FMT_RATE, T_RATIO_BOTH_MIN,
-     1.0, ">= 1.0x both peers"},
-    {"W1 dispatch, tasks/s (handles: wait+release)", BENCH_W1, 1, BENCH_M_RATE, FMT_RATE, T_NONE, 0,
-     "(info)"},
-    {"W1 CPU per task, ns (user+sys, all threads)", BENCH_W1, 0, BENCH_M_CPU, FMT_NS, T_NONE, 0,
-     "(info)"},
-    {"W1 submitting thread's CPU per task, ns", BENCH_W1, 0, BENCH_M_SUBMIT_CPU, FMT_NS, T_NONE, 0,
-     "(info)"},
-    {"W2 per-key serial, tasks/s", BENCH_W2, 0, BENCH_M_RATE, FMT_RATE, T_RATIO_BEST_MIN, 1.5,
+    {"W1 dispatch, tasks/s (fire-and-forget)", BENCH_W1, 0, BENCH_M_RATE, FMT_RATE, T_BEST_MIN, 1.5,
      ">= 1.5x best peer"},
-    {"W2 CPU per task, ns (user+sys, all threads)", BENCH_W2, 0, BENCH_M_CPU, FMT_NS, T_NONE, 0,
-     "(info)"},
+    {"W1 dispatch, tasks/s (handles: wait+release)", BENCH_W1, 1, BENCH_M_RATE, FMT_RATE, INFO},
+    {"W1 CPU per task, ns (user+sys, all threads)", BENCH_W1, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W1 submitting thread's CPU per task, ns", BENCH_W1, 0, BENCH_M_SUBMIT_CPU, FMT_NS, INFO},
+    {"W2 per-key serial, tasks/s", BENCH_W2, 0, BENCH_M_RATE, FMT_RATE, T_BEST_MIN, 1.5,
+     ">= 1.5x best peer"},
+    {"W2 CPU per task, ns (user+sys, all threads)", BENCH_W2, 0, BENCH_M_CPU, FMT_NS, INFO},
     {"W3 bytes per waiting task (with handle)", BENCH_W3, 1, BENCH_M_W3_BYTES, FMT_BYTES, T_ABS_MAX,
-     96, "<= 96 B"},
-    {"W3 bytes per waiting task (fire-and-forget)", BENCH_W3, 0, BENCH_M_W3_BYTES, FMT_BYTES, T_NONE,
-     0, "(info)"},
+     80, "<= 80 B"},
+    {"W3 bytes per waiting task (fire-and-forget)", BENCH_W3, 0, BENCH_M_W3_BYTES, FMT_BYTES, INFO},
     {"W3 worker threads alive while waiting", BENCH_W3, 1, BENCH_M_W3_THREADS, FMT_COUNT, T_THREADS, 0,
      "<= max_threads"},
     {"W3 drain of one key, tasks/s (handles)", BENCH_W3, 1, BENCH_M_W3_DRAIN, FMT_RATE, T_ABS_MIN,
      5e6, ">= 5M/s"},
     {"W3 drain of one key, tasks/s (fire-and-forget)", BENCH_W3, 0, BENCH_M_W3_DRAIN, FMT_RATE,
-     T_NONE, 0, "(info)"},
+     T_DISPATCH_MIN, 0.5, ">= 0.5x libdispatch"},
     {"W4a makespan / ideal (many keys)", BENCH_W4A, 0, BENCH_M_W4_RATIO, FMT_RATIO, T_ABS_MAX, 1.05,
      "<= 1.05"},
     {"W4b makespan / ideal (few keys)", BENCH_W4B, 0, BENCH_M_W4_RATIO, FMT_RATIO, T_ABS_MAX, 1.05,
      "<= 1.05"},
-    {"W5 many groups, tasks/s", BENCH_W5, 0, BENCH_M_RATE, FMT_RATE, T_HALF_W1, 2.0,
-     "within 2x of W1"},
-    {"W5 CPU per task, ns (user+sys, all threads)", BENCH_W5, 0, BENCH_M_CPU, FMT_NS, T_NONE, 0,
-     "(info)"},
-    {"W5 submitting thread's CPU per task, ns", BENCH_W5, 0, BENCH_M_SUBMIT_CPU, FMT_NS, T_NONE, 0,
-     "(info)"},
-    {"W5 bytes per group (retained)", BENCH_W5, 0, BENCH_M_W5_RETAINED, FMT_BYTES, T_ABS_MAX, 200,
-     "<= 200 B"},
-    {"W5 peak bytes per task+group", BENCH_W5, 0, BENCH_M_W5_PEAK, FMT_BYTES, T_NONE, 0, "(info)"},
-    /* W8 rows whose label has a %s: the checkpoint's key count (RSS1/2/3) */
+    {"W5 many groups, tasks/s", BENCH_W5, 0, BENCH_M_RATE, FMT_RATE, T_DISPATCH_MIN, 1.0,
+     ">= 1.0x libdispatch"},
+    {"W5 many groups, tasks/s (vs groupconc's W1)", BENCH_W5, 0, BENCH_M_RATE, FMT_RATE, T_HALF_W1,
+     2.0, ">= 0.5x own W1"},
+    {"W5 CPU per task, ns (user+sys, all threads)", BENCH_W5, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W5 submitting thread's CPU per task, ns", BENCH_W5, 0, BENCH_M_SUBMIT_CPU, FMT_NS, INFO},
+    {"W5 bytes per group (retained)", BENCH_W5, 0, BENCH_M_W5_RETAINED, FMT_BYTES, T_ABS_MAX, 128,
+     "<= 128 B"},
+    {"W5 peak bytes per task+group", BENCH_W5, 0, BENCH_M_W5_PEAK, FMT_BYTES, INFO},
+    {"W6a latency p50, us (low load)", BENCH_W6A, 0, BENCH_M_W6_P50, FMT_US, INFO},
+    {"W6a latency p99, us", BENCH_W6A, 0, BENCH_M_W6_P99, FMT_US, T_BEST_LOW_MAX, 1.0,
+     "<= best peer's"},
+    {"W6a latency p99.9, us", BENCH_W6A, 0, BENCH_M_W6_P999, FMT_US, INFO},
+    {"W6a latency max, us", BENCH_W6A, 0, BENCH_M_W6_MAX, FMT_US, INFO},
+    {"W6a achieved load, % of capacity", BENCH_W6A, 0, BENCH_M_W6_LOAD, FMT_PCT, INFO},
+    {"W6a submitter behind schedule p99, us", BENCH_W6A, 0, BENCH_M_W6_LATE, FMT_US, INFO},
+    {"W6a CPU per task, ns (task itself: spin)", BENCH_W6A, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W6a tasks running when one starts, mean", BENCH_W6A, 0, BENCH_M_W6_CONC, FMT_RATIO, INFO},
+    {"W6b latency p50, us (high load)", BENCH_W6B, 0, BENCH_M_W6_P50, FMT_US, INFO},
+    {"W6b latency p99, us", BENCH_W6B, 0, BENCH_M_W6_P99, FMT_US, T_BEST_LOW_MAX, 1.0,
+     "<= best peer's"},
+    {"W6b latency p99.9, us", BENCH_W6B, 0, BENCH_M_W6_P999, FMT_US, INFO},
+    {"W6b latency max, us", BENCH_W6B, 0, BENCH_M_W6_MAX, FMT_US, INFO},
+    {"W6b achieved load, % of capacity", BENCH_W6B, 0, BENCH_M_W6_LOAD, FMT_PCT, INFO},
+    {"W6b submitter behind schedule p99, us", BENCH_W6B, 0, BENCH_M_W6_LATE, FMT_US, INFO},
+    {"W6b CPU per task, ns (task itself: spin)", BENCH_W6B, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W6b tasks running when one starts, mean", BENCH_W6B, 0, BENCH_M_W6_CONC, FMT_RATIO, INFO},
+    {"W7a W1 from %s submitters, tasks/s", BENCH_W7A, 0, BENCH_M_RATE, FMT_RATE, T_BEST_MIN, 1.5,
+     ">= 1.5x best peer"},
+    {"W7a CPU per task, ns (user+sys, all threads)", BENCH_W7A, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W7b W2 from %s submitters, tasks/s", BENCH_W7B, 0, BENCH_M_RATE, FMT_RATE, T_BEST_MIN, 1.5,
+     ">= 1.5x best peer"},
+    {"W7b CPU per task, ns (user+sys, all threads)", BENCH_W7B, 0, BENCH_M_CPU, FMT_NS, INFO},
     {"W8 bounded table, tasks/s", BENCH_W8, 0, BENCH_M_RATE, FMT_RATE, T_VS_W5, 1.5, ">= W5 / 1.5"},
     {"W8 CPU per task, ns (user+sys, all threads)", BENCH_W8, 0, BENCH_M_CPU, FMT_NS, T_INFO_VS_W5,
      0, "(info)"},
-    {"W8 submitting thread's CPU per task, ns", BENCH_W8, 0, BENCH_M_SUBMIT_CPU, FMT_NS, T_NONE, 0,
-     "(info)"},
-    {"W8 RSS before the first submit, MB", BENCH_W8, 0, BENCH_M_W8_BASE, FMT_MB, T_NONE, 0, "(info)"},
-    {"W8 peak RSS (VmHWM) after %s keys, MB", BENCH_W8, 0, BENCH_M_W8_RSS1, FMT_MB, T_NONE, 0,
-     "(info)"},
-    {"W8 peak RSS (VmHWM) after %s keys, MB", BENCH_W8, 0, BENCH_M_W8_RSS2, FMT_MB, T_NONE, 0,
-     "(info)"},
-    {"W8 peak RSS (VmHWM) after %s keys, MB", BENCH_W8, 0, BENCH_M_W8_RSS3, FMT_MB, T_NONE, 0,
-     "(info)"},
+    {"W8 submitting thread's CPU per task, ns", BENCH_W8, 0, BENCH_M_SUBMIT_CPU, FMT_NS, INFO},
+    {"W8 RSS before the first submit, MB", BENCH_W8, 0, BENCH_M_W8_BASE, FMT_MB, INFO},
+    {"W8 peak RSS (VmHWM) after %s keys, MB", BENCH_W8, 0, BENCH_M_W8_RSS1, FMT_MB, INFO},
+    {"W8 peak RSS (VmHWM) after %s keys, MB", BENCH_W8, 0, BENCH_M_W8_RSS2, FMT_MB, INFO},
+    {"W8 peak RSS (VmHWM) after %s keys, MB", BENCH_W8, 0, BENCH_M_W8_RSS3, FMT_MB, INFO},
     {"W8 peak RSS after all keys / after the first", BENCH_W8, 0, BENCH_M_W8_GROWTH, FMT_RATIO,
      T_ABS_MAX, 1.25, "<= 1.25 (flat)"},
     {"W8 groups cached at the end", BENCH_W8, 0, BENCH_M_W8_GROUPS, FMT_COUNT, T_NONE, 0,
@@ -148,7 +189,7 @@ static const bench_row rows[] = {
      0, "(info; yield + retry)"},
     {"W9 crawler makespan / ideal", BENCH_W9, 0, BENCH_M_W9_RATIO, FMT_RATIO, T_ABS_MAX, 1.1,
      "<= 1.1"},
-    {"W9 crawler makespan, ms", BENCH_W9, 0, BENCH_M_W9_MS, FMT_COUNT, T_NONE, 0, "(info)"},
+    {"W9 crawler makespan, ms", BENCH_W9, 0, BENCH_M_W9_MS, FMT_COUNT, INFO},
     {"W9 most tasks running at once, all hosts", BENCH_W9, 0, BENCH_M_W9_MAXRUN, FMT_COUNT, T_NONE,
      0, "(info; checked <= global cap)"},
     {"W9 most tasks of one host running at once", BENCH_W9, 0, BENCH_M_W9_MAXHOST, FMT_COUNT, T_NONE,
@@ -156,31 +197,68 @@ static const bench_row rows[] = {
 };
 enum { NROWS = sizeof rows / sizeof rows[0] };
 
+/* The cost curves: W5 and W2 at several key counts (W5's and W2's own key counts included). */
+static const bench_row curve_rows[] = {
+    {"W5 at %s keys, tasks/s", BENCH_C5A, 0, BENCH_M_RATE, FMT_RATE, INFO},
+    {"W5 at %s keys, CPU per task, ns", BENCH_C5A, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W5 at %s keys, bytes per group", BENCH_C5A, 0, BENCH_M_W5_RETAINED, FMT_BYTES, INFO},
+    {"W5 at %s keys, tasks/s", BENCH_C5B, 0, BENCH_M_RATE, FMT_RATE, INFO},
+    {"W5 at %s keys, CPU per task, ns", BENCH_C5B, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W5 at %s keys, bytes per group", BENCH_C5B, 0, BENCH_M_W5_RETAINED, FMT_BYTES, INFO},
+    {"W5 at %s keys, tasks/s", BENCH_W5, 0, BENCH_M_RATE, FMT_RATE, INFO},
+    {"W5 at %s keys, CPU per task, ns", BENCH_W5, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W5 at %s keys, bytes per group", BENCH_W5, 0, BENCH_M_W5_RETAINED, FMT_BYTES, INFO},
+    {"W5 at %s keys, tasks/s", BENCH_C5C, 0, BENCH_M_RATE, FMT_RATE, INFO},
+    {"W5 at %s keys, CPU per task, ns", BENCH_C5C, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W5 at %s keys, bytes per group", BENCH_C5C, 0, BENCH_M_W5_RETAINED, FMT_BYTES, INFO},
+    {"W2 at %s keys, tasks/s", BENCH_C2A, 0, BENCH_M_RATE, FMT_RATE, INFO},
+    {"W2 at %s keys, CPU per task, ns", BENCH_C2A, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W2 at %s keys, tasks/s", BENCH_C2B, 0, BENCH_M_RATE, FMT_RATE, INFO},
+    {"W2 at %s keys, CPU per task, ns", BENCH_C2B, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W2 at %s keys, tasks/s", BENCH_W2, 0, BENCH_M_RATE, FMT_RATE, INFO},
+    {"W2 at %s keys, CPU per task, ns", BENCH_W2, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W2 at %s keys, tasks/s", BENCH_C2C, 0, BENCH_M_RATE, FMT_RATE, INFO},
+    {"W2 at %s keys, CPU per task, ns", BENCH_C2C, 0, BENCH_M_CPU, FMT_NS, INFO},
+};
+enum { NCURVE_ROWS = sizeof curve_rows / sizeof curve_rows[0] };
+#undef INFO
+
 /* ---- options --------------------------------------------------------------------------------- */
 
 static void usage(FILE *f) {
     fprintf(f,
             "usage: groupconc-bench [options]\n"
             "       groupconc-bench hotpath MODE N [THREADS]   (W1 with N tasks, in this process)\n"
-            "       groupconc-bench one WORKLOAD MODE [options] (W1..W5, W4a, W4b, W8, W9; in this\n"
+            "       groupconc-bench one WORKLOAD MODE [options] (W1..W9, W4a, W4b, W6a, W6b, W7a,\n"
+            "                                                   W7b, C5a..C5c, C2a..C2c; in this\n"
             "                                                   process; W8: groupconc only)\n"
-            "       MODE: groupconc, groupconc-handles, glib, uv\n"
+            "       MODE: groupconc, groupconc-handles, glib, uv%s\n"
             "  --runs R          repetitions of every measurement (default 5)\n"
-            "  --only LIST       workloads, e.g. W1,W3,W4 (default all)\n"
+            "  --only LIST       workloads, e.g. W1,W3,W4 (a prefix: W4 = W4a,W4b; C = the curves)\n"
+            "  --curves          add the cost curves (C5a..C5c, C2a..C2c) to the run (default: on)\n"
+            "  --no-curves       leave them out\n"
+            "  --curve-runs R    curves run in the first R runs only (default 2)\n"
+            "  --no-dispatch     leave libdispatch out even though it is built in\n"
             "  --scale F         multiply every task/key count by F (quick runs: 0.1)\n"
-            "  --threads T       workers for W1, W2, W3, W5 (default 2)\n"
+            "  --threads T       workers for W1, W2, W3, W5, W6, W7 (default 2)\n"
             "  --w1-tasks N      (1000000)   --w2-tasks N (1000000)  --w2-keys K (10000)\n"
             "  --w3-tasks N      (1000000)   --w3-threads T (2)\n"
             "  --w4-tasks N      (2000)      --w4-keys-a K (200)     --w4-keys-b K (20)\n"
             "  --w4-cap C        (2)         --w4-global G (64)      --w4-sleep-us U (5000)\n"
             "  --w5-keys N       (1000000)\n"
+            "  --w6-task-us U    (50: capacity = threads * 1e6 / U tasks/s)\n"
+            "  --w6-load-lo P    (10)        --w6-load-hi P (50)     percent of capacity\n"
+            "  --w6-tasks-lo N   (6000)      --w6-tasks-hi N (20000) --w6-warmup N (500)\n"
+            "  --w7-submitters T (4)\n"
+            "  --curve-w5-keys A,B,C (10000,100000,4000000)  --curve-w2-keys A,B,C (10,1000,100000)\n"
             "  --w8-keys N       (10000000)  --w8-max-groups G (100000) --w8-idle-ms T (1000)\n"
             "  --w8-runs R       (all: W8 runs in the first R runs only; ~6 s each)\n"
             "  --w9-hosts H      (50)        --w9-per-host N (8)      --w9-sleep-us U (20000)\n"
             "  --w9-cap C        (2)         --w9-global G (16)\n"
-            "  --scale F scales W1, W2, W3, W5 and W8 (keys and max_groups); W4 and W9 (sleeps) not\n"
+            "  --scale F scales W1, W2, W3, W5, W6, W8 and the curves (keys); W4 and W9 (sleeps) not\n"
             "  --timeout S       per measurement, seconds (default 180)\n"
-            "  --raw             also print every measurement\n");
+            "  --raw             also print every measurement\n",
+            HAVE_DISPATCH ? ", dispatch" : "");
 }
 
 static long parse_long(const char *s, const char *opt) {
@@ -192,6 +270,18 @@ static long parse_long(const char *s, const char *opt) {
         exit(2);
     }
     return v;
+}
+
+static void parse_three(const char *s, const char *opt, long out[3]) {
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", s);
+    int i = 0;
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","))
+        if (i < 3) out[i++] = parse_long(t, opt);
+    if (i != 3) {
+        fprintf(stderr, "groupconc-bench: %s wants three numbers, e.g. 10,1000,100000\n", opt);
+        exit(2);
+    }
 }
 
 /* ---- one measurement in a child process ------------------------------------------------------ */
@@ -321,6 +411,8 @@ static void fmt_value(char *buf, size_t len, double v, fmt_kind f) {
     case FMT_COUNT: snprintf(buf, len, "%.0f", v); break;
     case FMT_NS: snprintf(buf, len, "%.0f", v); break;
     case FMT_MB: snprintf(buf, len, "%.1f", v / 1048576.0); break;
+    case FMT_US: snprintf(buf, len, v >= 1e6 ? "%.0f" : "%.1f", v / 1000.0); break;
+    case FMT_PCT: snprintf(buf, len, "%.1f", v); break;
     }
 }
 
@@ -343,9 +435,14 @@ static void fmt_summary(char *buf, size_t len, summary s, fmt_kind f) {
 
 static bench_out *results; /* [job * runs + run] */
 static int nruns;
-static int w8_runs; /* W8 runs in runs 0 .. w8_runs-1 only */
+static int w8_runs;    /* W8 runs in runs 0 .. w8_runs-1 only */
+static int curve_runs; /* the curves likewise */
 
-static int runs_in(bench_workload w, int run) { return w != BENCH_W8 || run < w8_runs; }
+static int runs_in(bench_workload w, int run) {
+    if (w == BENCH_W8) return run < w8_runs;
+    if (is_curve(w)) return run < curve_runs;
+    return 1;
+}
 
 /* "1M", "500k", "12345" */
 static void fmt_count(char *buf, size_t len, long n) {
@@ -357,22 +454,42 @@ static void fmt_count(char *buf, size_t len, long n) {
         snprintf(buf, len, "%ld", n);
 }
 
-/* The row's label; W8's RSS rows name their checkpoints (keys / 10, keys / 2, all keys) where the
-   label has a "%s". */
-static void fmt_label(char *buf, size_t len, const bench_row *row, const bench_params *p) {
+/* The number a row's "%s" stands for: W8's checkpoint (keys / 10, keys / 2, all keys), a curve's
+   (or W5's, W2's) key count, W7's submitters. */
+static long label_number(const bench_row *row, const bench_params *p) {
     long n = p->w8_keys;
-    char first[32], at[32];
-    fmt_count(first, sizeof first, n / 10 > 0 ? n / 10 : 1);
-    fmt_count(at, sizeof at, row->metric == BENCH_M_W8_RSS1   ? (n / 10 > 0 ? n / 10 : 1)
-                             : row->metric == BENCH_M_W8_RSS2 ? (n / 2 > 0 ? n / 2 : 1)
-                                                              : n);
-    const char *hole = row->w == BENCH_W8 ? strstr(row->label, "%s") : NULL;
-    if (row->w == BENCH_W8 && row->metric == BENCH_M_W8_GROWTH)
+    switch (row->w) {
+    case BENCH_W8:
+        return row->metric == BENCH_M_W8_RSS1   ? (n / 10 > 0 ? n / 10 : 1)
+               : row->metric == BENCH_M_W8_RSS2 ? (n / 2 > 0 ? n / 2 : 1)
+                                                : n;
+    case BENCH_W5: return p->w5_keys;
+    case BENCH_W2: return p->w2_keys;
+    case BENCH_C5A:
+    case BENCH_C5B:
+    case BENCH_C5C: return p->curve_w5_keys[row->w - BENCH_C5A];
+    case BENCH_C2A:
+    case BENCH_C2B:
+    case BENCH_C2C: return p->curve_w2_keys[row->w - BENCH_C2A];
+    case BENCH_W7A:
+    case BENCH_W7B: return p->w7_submitters;
+    default: return 0;
+    }
+}
+
+static void fmt_label(char *buf, size_t len, const bench_row *row, const bench_params *p) {
+    char at[32], first[32];
+    fmt_count(at, sizeof at, label_number(row, p));
+    const char *hole = strstr(row->label, "%s");
+    if (row->w == BENCH_W8 && row->metric == BENCH_M_W8_GROWTH) {
+        fmt_count(first, sizeof first, p->w8_keys / 10 > 0 ? p->w8_keys / 10 : 1);
+        fmt_count(at, sizeof at, p->w8_keys);
         snprintf(buf, len, "W8 peak RSS after %s keys / after %s", at, first);
-    else if (hole)
+    } else if (hole) {
         snprintf(buf, len, "%.*s%s%s", (int)(hole - row->label), row->label, at, hole + 2);
-    else
+    } else {
         snprintf(buf, len, "%s", row->label);
+    }
 }
 
 static bench_out *res_at(int job, int run) { return &results[job * nruns + run]; }
@@ -382,7 +499,7 @@ static int values(int job, int metric, double *out) {
     int n = 0;
     if (job < 0) return 0;
     for (int r = 0; r < nruns; r++)
-        if (res_at(job, r)->ok) out[n++] = res_at(job, r)->m[metric];
+        if (runs_in(jobs[job].w, r) && res_at(job, r)->ok) out[n++] = res_at(job, r)->m[metric];
     return n;
 }
 
@@ -391,26 +508,162 @@ static summary ratio_summary(int gc, int peer, int metric) {
     int n = 0;
     if (gc >= 0 && peer >= 0)
         for (int r = 0; r < nruns && n < 256; r++)
-            if (res_at(gc, r)->ok && res_at(peer, r)->ok && res_at(peer, r)->m[metric] > 0)
+            if (runs_in(jobs[gc].w, r) && res_at(gc, r)->ok && res_at(peer, r)->ok &&
+                res_at(peer, r)->m[metric] > 0)
                 v[n++] = res_at(gc, r)->m[metric] / res_at(peer, r)->m[metric];
     return summarize(v, n);
 }
 
-static summary ratio_best_summary(int gc, int p1, int p2, int metric) {
+/* Per run: gc / the best of the peers that are on (highest if high, else lowest); runs where any
+   of them failed are left out. */
+static summary ratio_best_summary(bench_workload w, int metric, int high) {
     double v[256];
     int n = 0;
-    if (gc >= 0 && p1 >= 0 && p2 >= 0)
-        for (int r = 0; r < nruns && n < 256; r++) {
-            bench_out *a = res_at(gc, r), *b = res_at(p1, r), *c = res_at(p2, r);
-            if (!a->ok || !b->ok || !c->ok) continue;
-            double best = b->m[metric] > c->m[metric] ? b->m[metric] : c->m[metric];
-            if (best > 0) v[n++] = a->m[metric] / best;
+    int gc = find_job(w, BENCH_GROUPCONC, 0);
+    for (int r = 0; r < nruns && n < 256 && gc >= 0; r++) {
+        if (!runs_in(w, r) || !res_at(gc, r)->ok) continue;
+        double best = NAN;
+        int ok = 1;
+        for (int i = BENCH_GLIB; i < BENCH_IMPL_COUNT; i++) {
+            if (!impl_on[i]) continue;
+            int j = find_job(w, (bench_impl)i, 0);
+            if (j < 0 || !res_at(j, r)->ok) {
+                ok = 0;
+                break;
+            }
+            double x = res_at(j, r)->m[metric];
+            if (isnan(best) || (high ? x > best : x < best)) best = x;
         }
+        if (ok && best > 0) v[n++] = res_at(gc, r)->m[metric] / best;
+    }
     return summarize(v, n);
 }
 
+/* ---- the tables ------------------------------------------------------------------------------ */
+
+enum { W_LABEL = 46, W_CELL = 26, W_RATIO = 7 };
+
+static void print_header(void) {
+    printf("%-*s", W_LABEL, "metric");
+    for (int i = 0; i < BENCH_IMPL_COUNT; i++)
+        if (impl_on[i]) printf(" | %-*s", W_CELL, impl_titles[i]);
+    for (int i = BENCH_GLIB; i < BENCH_IMPL_COUNT; i++)
+        if (impl_on[i]) printf(" | %-*s", W_RATIO, ratio_titles[i]);
+    printf(" | %s\n", "target: result");
+    int width = W_LABEL + 3 + 30;
+    for (int i = 0; i < BENCH_IMPL_COUNT; i++)
+        if (impl_on[i]) width += 3 + W_CELL + (i ? 3 + W_RATIO : 0);
+    char line[400];
+    memset(line, '-', sizeof line - 1);
+    line[sizeof line - 1] = '\0';
+    printf("%.*s\n", width < (int)sizeof line - 1 ? width : (int)sizeof line - 1, line);
+}
+
+static double w1_gc_median(void) {
+    double v[256];
+    summary s = summarize(v, values(find_job(BENCH_W1, BENCH_GROUPCONC, 0), BENCH_M_RATE, v));
+    return s.n ? s.med : NAN;
+}
+
+static void print_rows(const bench_row *table, int nrows, const bench_params *p, const int *only,
+                       int *met, int *missed) {
+    for (int i = 0; i < nrows; i++) {
+        const bench_row *row = &table[i];
+        if (!only[row->w]) continue;
+        int gc = find_job(row->w, BENCH_GROUPCONC, row->gc_handles);
+        char cell[BENCH_IMPL_COUNT][128], ratio[BENCH_IMPL_COUNT][16], tgt[128], label[128];
+        int any_peer = 0;
+        double v[256];
+        summary sg = summarize(v, values(gc, row->metric, v));
+        for (int k = 0; k < BENCH_IMPL_COUNT; k++) {
+            int j = k == 0 ? gc : find_job(row->w, (bench_impl)k, 0);
+            if (k && j >= 0) any_peer = 1;
+            summary s = summarize(v, values(j, row->metric, v));
+            fmt_summary(cell[k], sizeof cell[k], s, row->fmt);
+            snprintf(ratio[k], sizeof ratio[k], "-");
+            if (k && j >= 0) {
+                summary rs = ratio_summary(gc, j, row->metric);
+                if (rs.n) snprintf(ratio[k], sizeof ratio[k], "%.2f", rs.med);
+            }
+        }
+        if (!any_peer) { /* no peer runs this workload */
+            for (int k = 1; k < BENCH_IMPL_COUNT; k++) cell[k][0] = '\0';
+            snprintf(cell[1], sizeof cell[1], "(groupconc only)");
+        }
+        fmt_label(label, sizeof label, row, p);
+        int pass = -1; /* -1: no target or no data */
+        char detail[48] = "";
+        const char *suffix = "";
+        switch (row->target) {
+        case T_NONE: break;
+        case T_BEST_MIN:
+        case T_BEST_LOW_MAX: {
+            int high = row->target == T_BEST_MIN;
+            summary rb = ratio_best_summary(row->w, row->metric, high);
+            if (rb.n) {
+                pass = high ? rb.med >= row->t : rb.med <= row->t;
+                snprintf(detail, sizeof detail, " (%.2fx)", rb.med);
+            }
+            if (!impl_on[BENCH_DISPATCH]) suffix = ", no libdispatch";
+            break;
+        }
+        case T_DISPATCH_MIN:
+            if (impl_on[BENCH_DISPATCH]) {
+                summary rd = ratio_summary(gc, find_job(row->w, BENCH_DISPATCH, 0), row->metric);
+                if (rd.n) pass = rd.med >= row->t;
+            }
+            break;
+        case T_ABS_MAX:
+            if (sg.n) pass = sg.med <= row->t;
+            break;
+        case T_ABS_MIN:
+            if (sg.n) pass = sg.med >= row->t;
+            break;
+        case T_THREADS:
+            if (sg.n) pass = sg.max <= p->w3_threads;
+            snprintf(detail, sizeof detail, " (%d)", p->w3_threads);
+            break;
+        case T_VS_W5:
+        case T_INFO_VS_W5: {
+            summary rw = ratio_summary(gc, find_job(BENCH_W5, BENCH_GROUPCONC, 0), row->metric);
+            if (rw.n) {
+                if (row->target == T_VS_W5) pass = rw.med * row->t >= 1.0;
+                snprintf(detail, sizeof detail,
+                         row->target == T_VS_W5 ? " (W8/W5 %.2f)" : "; W8/W5 %.2f", rw.med);
+            }
+            break;
+        }
+        case T_HALF_W1: {
+            double w1 = w1_gc_median();
+            if (sg.n && !isnan(w1)) {
+                pass = sg.med * row->t >= w1;
+                snprintf(detail, sizeof detail, " (%.2fx)", sg.med / w1);
+            }
+            break;
+        }
+        }
+        if (row->target == T_NONE)
+            snprintf(tgt, sizeof tgt, "%s", row->target_text);
+        else if (row->target == T_INFO_VS_W5) /* "(info; W8/W5 1.32)" */
+            snprintf(tgt, sizeof tgt, "(info%s)", detail);
+        else if (row->target == T_DISPATCH_MIN && !impl_on[BENCH_DISPATCH])
+            snprintf(tgt, sizeof tgt, "%s: n/a (no libdispatch)", row->target_text);
+        else
+            snprintf(tgt, sizeof tgt, "%s%s%s: %s", row->target_text, suffix, detail,
+                     pass < 0 ? "n/a" : pass ? "MET" : "MISSED");
+        if (pass == 1) (*met)++;
+        if (pass == 0) (*missed)++;
+        printf("%-*s", W_LABEL, label);
+        for (int k = 0; k < BENCH_IMPL_COUNT; k++)
+            if (impl_on[k]) printf(" | %-*s", W_CELL, cell[k]);
+        for (int k = 1; k < BENCH_IMPL_COUNT; k++)
+            if (impl_on[k]) printf(" | %-*s", W_RATIO, ratio[k]);
+        printf(" | %s\n", tgt);
+    }
+}
+
 /* "hotpath MODE N [THREADS]" (W1 with N tasks) and "one WORKLOAD MODE": one measurement in this
-   process, for callgrind / perf. MODE: groupconc, groupconc-handles, glib, uv. */
+   process, for callgrind / perf. MODE: groupconc, groupconc-handles, glib, uv, dispatch. */
 static int single(bench_params *p, const char **pos, int npos) {
     int hot = strcmp(pos[0], "hotpath") == 0;
     if ((!hot && strcmp(pos[0], "one") != 0) || npos < 3) {
@@ -441,12 +694,13 @@ static int single(bench_params *p, const char **pos, int npos) {
     } else if (strcmp(mode, "groupconc-handles") == 0) {
         ops = &bench_ops_groupconc;
         handles = 1;
-    } else if (strcmp(mode, "glib") == 0) {
-        ops = &bench_ops_glib;
-    } else if (strcmp(mode, "uv") == 0) {
-        ops = &bench_ops_uv;
     } else {
-        fprintf(stderr, "groupconc-bench: unknown implementation %s\n", mode);
+        for (int i = BENCH_GLIB; i < BENCH_IMPL_COUNT; i++)
+            if (strcmp(mode, impl_names[i]) == 0) ops = ops_of((bench_impl)i);
+    }
+    if (!ops) {
+        fprintf(stderr, "groupconc-bench: unknown implementation %s%s\n", mode,
+                strcmp(mode, "dispatch") == 0 ? " (not built: run.sh --with-dispatch PREFIX)" : "");
         return 2;
     }
     bench_out out;
@@ -458,17 +712,38 @@ static int single(bench_params *p, const char **pos, int npos) {
     return out.ok ? 0 : 1;
 }
 
+/* --only: a workload is chosen by its name or a prefix of it ("W4": W4a and W4b; "C": the curves) */
+static int name_matches(const char *t, const char *name) {
+    return strncasecmp(t, name, strlen(t)) == 0;
+}
+
 int main(int argc, char **argv) {
-    bench_params p = {5,    180,    1000000, 2, 1000000, 10000, 2,  1000000, 2,  2000, 200, 20,
-                      2,    64,     5000,    1000000, 2,      0,     10000000, 100000, 1000, 0,
-                      50,   8,      2,       16,      20000};
+    bench_params p = {
+        .runs = 5, .timeout_s = 180,
+        .w1_tasks = 1000000, .w1_threads = 2,
+        .w2_tasks = 1000000, .w2_keys = 10000, .w2_threads = 2,
+        .w3_tasks = 1000000, .w3_threads = 2,
+        .w4_tasks = 2000, .w4_keys_a = 200, .w4_keys_b = 20, .w4_cap = 2, .w4_global = 64,
+        .w4_sleep_us = 5000,
+        .w5_keys = 1000000, .w5_threads = 2,
+        .handles = 0,
+        .w8_keys = 10000000, .w8_max_groups = 100000, .w8_idle_ms = 1000, .w8_runs = 0,
+        .w9_hosts = 50, .w9_per_host = 8, .w9_cap = 2, .w9_global = 16, .w9_sleep_us = 20000,
+        .w6_task_us = 50, .w6_threads = 2, .w6_load_lo = 10, .w6_load_hi = 50,
+        .w6_tasks_lo = 6000, .w6_tasks_hi = 20000, .w6_warmup = 500,
+        .w7_submitters = 4,
+        .curve_w5_keys = {10000, 100000, 4000000},
+        .curve_w2_keys = {10, 1000, 100000},
+        .curve_runs = 2,
+    };
     int only[BENCH_WORKLOAD_COUNT];
     for (int w = 0; w < BENCH_WORKLOAD_COUNT; w++) only[w] = 1;
-    int impl_on[BENCH_IMPL_COUNT] = {1, 1, 1};
+    int curves = -1; /* -1: default, 0: --no-curves, 1: --curves */
     int raw = 0;
     double scale = 1.0;
     const char *pos[4] = {NULL, NULL, NULL, NULL};
     int npos = 0;
+    build_jobs();
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -479,6 +754,12 @@ int main(int argc, char **argv) {
             return 0;
         } else if (strcmp(a, "--raw") == 0) {
             raw = 1;
+        } else if (strcmp(a, "--curves") == 0) {
+            curves = 1;
+        } else if (strcmp(a, "--no-curves") == 0) {
+            curves = 0;
+        } else if (strcmp(a, "--no-dispatch") == 0) {
+            impl_on[BENCH_DISPATCH] = 0;
         } else if (OPT("--runs")) {
             p.runs = (int)parse_long(v, a);
         } else if (OPT("--timeout")) {
@@ -490,7 +771,8 @@ int main(int argc, char **argv) {
                 return 2;
             }
         } else if (OPT("--threads")) {
-            p.w1_threads = p.w2_threads = p.w3_threads = p.w5_threads = (int)parse_long(v, a);
+            p.w1_threads = p.w2_threads = p.w3_threads = p.w5_threads = p.w6_threads =
+                (int)parse_long(v, a);
         } else if (OPT("--w1-tasks")) {
             p.w1_tasks = parse_long(v, a);
         } else if (OPT("--w2-tasks")) {
@@ -515,6 +797,26 @@ int main(int argc, char **argv) {
             p.w4_sleep_us = (int)parse_long(v, a);
         } else if (OPT("--w5-keys")) {
             p.w5_keys = parse_long(v, a);
+        } else if (OPT("--w6-task-us")) {
+            p.w6_task_us = (int)parse_long(v, a);
+        } else if (OPT("--w6-load-lo")) {
+            p.w6_load_lo = (int)parse_long(v, a);
+        } else if (OPT("--w6-load-hi")) {
+            p.w6_load_hi = (int)parse_long(v, a);
+        } else if (OPT("--w6-tasks-lo")) {
+            p.w6_tasks_lo = parse_long(v, a);
+        } else if (OPT("--w6-tasks-hi")) {
+            p.w6_tasks_hi = parse_long(v, a);
+        } else if (OPT("--w6-warmup")) {
+            p.w6_warmup = parse_long(v, a);
+        } else if (OPT("--w7-submitters")) {
+            p.w7_submitters = (int)parse_long(v, a);
+        } else if (OPT("--curve-w5-keys")) {
+            parse_three(v, a, p.curve_w5_keys);
+        } else if (OPT("--curve-w2-keys")) {
+            parse_three(v, a, p.curve_w2_keys);
+        } else if (OPT("--curve-runs")) {
+            p.curve_runs = (int)parse_long(v, a);
         } else if (OPT("--w8-keys")) {
             p.w8_keys = parse_long(v, a);
         } else if (OPT("--w8-max-groups")) {
@@ -540,8 +842,7 @@ int main(int argc, char **argv) {
             for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
                 int hit = 0;
                 for (int w = 0; w < BENCH_WORKLOAD_COUNT; w++)
-                    if (strncasecmp(t, workload_names[w], strlen(t)) == 0 ||
-                        strcasecmp(t, workload_names[w]) == 0) {
+                    if (name_matches(t, workload_names[w])) {
                         only[w] = 1;
                         hit = 1;
                     }
@@ -564,27 +865,44 @@ int main(int argc, char **argv) {
         p.w2_keys = (long)fmax(1, (double)p.w2_keys * scale);
         p.w3_tasks = (long)fmax(1, (double)p.w3_tasks * scale);
         p.w5_keys = (long)fmax(1, (double)p.w5_keys * scale);
+        p.w6_tasks_lo = (long)fmax(10, (double)p.w6_tasks_lo * scale);
+        p.w6_tasks_hi = (long)fmax(10, (double)p.w6_tasks_hi * scale);
+        p.w6_warmup = (long)fmax(1, (double)p.w6_warmup * scale);
         p.w8_keys = (long)fmax(1, (double)p.w8_keys * scale);
         p.w8_max_groups = (long)fmax(1, (double)p.w8_max_groups * scale);
+        for (int i = 0; i < 3; i++) {
+            p.curve_w5_keys[i] = (long)fmax(1, (double)p.curve_w5_keys[i] * scale);
+            p.curve_w2_keys[i] = (long)fmax(1, (double)p.curve_w2_keys[i] * scale);
+        }
     }
     if (p.w8_max_groups > INT_MAX) p.w8_max_groups = INT_MAX;
-    if (only[BENCH_W8] && !only[BENCH_W5] && npos == 0) {
+    if (p.w7_submitters > 64) p.w7_submitters = 64;
+    if (npos > 0) return single(&p, pos, npos);
+    /* the curves: on by default; --only picks them by name (C, C5, C2a...); --curves adds them to
+       an --only list, --no-curves takes them out */
+    for (int w = BENCH_C5A; w <= BENCH_C2C; w++)
+        if (curves >= 0) only[w] = curves;
+    if (only[BENCH_W8] && !only[BENCH_W5]) {
         /* W8's throughput target is against groupconc's W5 in the same run */
         only[BENCH_W5] = 1;
         fprintf(stderr, "groupconc-bench: W8 is compared with W5 in the same run: W5 added\n");
     }
-    if (npos > 0) return single(&p, pos, npos);
     if (p.runs > 256) p.runs = 256;
     if (p.w8_runs <= 0 || p.w8_runs > p.runs) p.w8_runs = p.runs; /* default: every run */
+    if (p.curve_runs > p.runs) p.curve_runs = p.runs;
     nruns = p.runs;
     w8_runs = p.w8_runs;
-    results = calloc((size_t)NJOBS * (size_t)nruns, sizeof *results);
+    curve_runs = p.curve_runs;
+    results = calloc((size_t)njobs * (size_t)nruns, sizeof *results);
     if (!results) return 1;
 
-    printf("groupconc %s vs GLib %u.%u.%u GThreadPool vs libuv %s work queue; %ld CPUs; %d runs; "
-           "groupconc built %s\n",
-           groupconc_version(), glib_major_version, glib_minor_version, glib_micro_version,
-           uv_version_string(), sysconf(_SC_NPROCESSORS_ONLN), p.runs,
+    printf("groupconc %s vs GLib %u.%u.%u GThreadPool vs libuv %s work queue", groupconc_version(),
+           glib_major_version, glib_minor_version, glib_micro_version, uv_version_string());
+    if (impl_on[BENCH_DISPATCH])
+        printf(" vs libdispatch (swift-corelibs, %s)", BENCH_DISPATCH_PREFIX);
+    else if (HAVE_DISPATCH)
+        printf(" (libdispatch built in, left out: --no-dispatch)");
+    printf("; %ld CPUs; %d runs; groupconc built %s\n", sysconf(_SC_NPROCESSORS_ONLN), p.runs,
 #ifdef NDEBUG
            "with NDEBUG"
 #else
@@ -598,11 +916,20 @@ int main(int argc, char **argv) {
            p.w1_tasks, p.w1_threads, p.w2_tasks, p.w2_keys, p.w2_threads, p.w3_tasks, p.w3_threads,
            p.w4_tasks, p.w4_sleep_us, p.w4_cap, p.w4_global, p.w4_keys_a, p.w4_keys_b, p.w5_keys,
            p.w5_threads);
+    double capacity = (double)p.w6_threads * 1e6 / p.w6_task_us;
+    printf("W6 submit->start latency: tasks spin %d us on %d workers (capacity %.0fk/s), Poisson "
+           "arrivals at %d%% (%ld tasks) and %d%% (%ld tasks), first %ld left out | W7 W1 and W2 "
+           "from %d submitting threads\n",
+           p.w6_task_us, p.w6_threads, capacity / 1e3, p.w6_load_lo, p.w6_tasks_lo, p.w6_load_hi,
+           p.w6_tasks_hi, p.w6_warmup, p.w7_submitters);
     printf("W8 %ld keys x 1 task, max_groups %ld, group_idle %ld ms, %d workers, groupconc only, "
            "runs 1..%d | W9 %ld hosts x %ld x %d us sleeps, host by host, cap %d per host, %d "
            "running overall\n",
            p.w8_keys, p.w8_max_groups, p.w8_idle_ms, p.w5_threads, p.w8_runs, p.w9_hosts,
            p.w9_per_host, p.w9_sleep_us, p.w9_cap, p.w9_global);
+    if (impl_on[BENCH_DISPATCH] && sysconf(_SC_NPROCESSORS_ONLN) != p.w1_threads)
+        printf("NOTE: libdispatch sizes its pool by the CPU count (%ld), not by --threads (%d)\n",
+               sysconf(_SC_NPROCESSORS_ONLN), p.w1_threads);
     double load0 = loadavg();
     printf("parallel capacity: 2 spinning threads do %.2fx the work per second of 1 "
            "(2.00 = two real cores); load average before: %.2f\n",
@@ -616,7 +943,7 @@ int main(int argc, char **argv) {
             if (!only[w] || !runs_in((bench_workload)w, r)) continue;
             /* this workload's measurements, in an order that rotates every run */
             int idx[8], n = 0;
-            for (int j = 0; j < NJOBS && n < 8; j++)
+            for (int j = 0; j < njobs && n < 8; j++)
                 if (jobs[j].w == (bench_workload)w && impl_on[jobs[j].impl]) idx[n++] = j;
             for (int k = 0; k < n; k++) {
                 int j = idx[(k + r) % n];
@@ -637,113 +964,71 @@ int main(int argc, char **argv) {
         }
     }
 
-    /* ---- the table ---- */
+    /* ---- the tables ---- */
     printf("\nmedian [min..max] over %d runs; ratio = median of per-run groupconc/peer "
-           "(throughput: higher is better; CPU, bytes, threads, makespan: lower is better)\n\n",
+           "(throughput: higher is better; CPU, bytes, threads, makespan, latency: lower is "
+           "better); best peer: per run\n\n",
            nruns);
-    printf("%-46s | %-26s | %-26s | %-26s | %-7s | %-7s | %-28s\n", "metric", "groupconc",
-           "GThreadPool", "libuv", "gc/glib", "gc/uv", "target: result");
-    char line[200];
-    memset(line, '-', sizeof line - 1);
-    line[sizeof line - 1] = '\0';
-    printf("%.*s\n", 46 + 3 + 26 + 3 + 26 + 3 + 26 + 3 + 7 + 3 + 7 + 3 + 28, line);
+    print_header();
     int met = 0, missed = 0;
-    double w1_gc_med = NAN;
-    for (int i = 0; i < NROWS; i++) {
-        const bench_row *row = &rows[i];
-        if (!only[row->w]) continue;
-        int gc = find_job(row->w, BENCH_GROUPCONC, row->gc_handles);
-        int gl = find_job(row->w, BENCH_GLIB, 0);
-        int uv = find_job(row->w, BENCH_UV, 0);
-        double v[256];
-        summary sg = summarize(v, values(gc, row->metric, v));
-        summary sl = summarize(v, values(gl, row->metric, v));
-        summary su = summarize(v, values(uv, row->metric, v));
-        summary rl = ratio_summary(gc, gl, row->metric);
-        summary ru = ratio_summary(gc, uv, row->metric);
-        if (row->w == BENCH_W1 && !row->gc_handles && row->metric == BENCH_M_RATE)
-            w1_gc_med = sg.med;
-        char c1[128], c2[128], c3[128], r1[16] = "-", r2[16] = "-", tgt[128], label[128];
-        fmt_summary(c1, sizeof c1, sg, row->fmt);
-        fmt_summary(c2, sizeof c2, sl, row->fmt);
-        fmt_summary(c3, sizeof c3, su, row->fmt);
-        if (gl < 0 && uv < 0) { /* no peer runs this workload */
-            snprintf(c2, sizeof c2, "(groupconc only)");
-            c3[0] = '\0';
-        }
-        fmt_label(label, sizeof label, row, &p);
-        if (rl.n) snprintf(r1, sizeof r1, "%.2f", rl.med);
-        if (ru.n) snprintf(r2, sizeof r2, "%.2f", ru.med);
-        int pass = -1; /* -1: no target or no data */
-        char detail[40] = "";
-        switch (row->target) {
-        case T_NONE: break;
-        case T_RATIO_BOTH_MIN:
-            if (rl.n && ru.n) pass = rl.med >= row->t && ru.med >= row->t;
-            break;
-        case T_RATIO_BEST_MIN: {
-            summary rb = ratio_best_summary(gc, gl, uv, row->metric);
-            if (rb.n) {
-                pass = rb.med >= row->t;
-                snprintf(detail, sizeof detail, " (%.2fx)", rb.med);
-            }
-            break;
-        }
-        case T_ABS_MAX:
-            if (sg.n) pass = sg.med <= row->t;
-            break;
-        case T_ABS_MIN:
-            if (sg.n) pass = sg.med >= row->t;
-            break;
-        case T_THREADS:
-            if (sg.n) pass = sg.max <= p.w3_threads;
-            snprintf(detail, sizeof detail, " (%d)", p.w3_threads);
-            break;
-        case T_VS_W5:
-        case T_INFO_VS_W5: {
-            summary rw = ratio_summary(gc, find_job(BENCH_W5, BENCH_GROUPCONC, 0), row->metric);
-            if (rw.n) {
-                if (row->target == T_VS_W5) pass = rw.med * row->t >= 1.0;
-                snprintf(detail, sizeof detail,
-                         row->target == T_VS_W5 ? " (W8/W5 %.2f)" : "; W8/W5 %.2f", rw.med);
-            }
-            break;
-        }
-        case T_HALF_W1:
-            if (sg.n && !isnan(w1_gc_med)) {
-                pass = sg.med * row->t >= w1_gc_med;
-                snprintf(detail, sizeof detail, " (%.2fx)", w1_gc_med / sg.med);
-            }
-            break;
-        }
-        if (row->target == T_NONE)
-            snprintf(tgt, sizeof tgt, "%s", row->target_text);
-        else if (row->target == T_INFO_VS_W5) /* "(info; W8/W5 1.32)" */
-            snprintf(tgt, sizeof tgt, "(info%s)", detail);
-        else
-            snprintf(tgt, sizeof tgt, "%s%s: %s", row->target_text, detail,
-                     pass < 0 ? "n/a" : pass ? "MET" : "MISSED");
-        if (pass == 1) met++;
-        if (pass == 0) missed++;
-        printf("%-46s | %-26s | %-26s | %-26s | %-7s | %-7s | %s\n", label, c1, c2, c3, r1, r2, tgt);
+    print_rows(rows, NROWS, &p, only, &met, &missed);
+    int any_curve = 0;
+    for (int w = BENCH_C5A; w <= BENCH_C2C; w++) any_curve |= only[w];
+    if (any_curve) {
+        printf("\ncost curves (runs 1..%d; the W5 and W2 rows at their own key counts are W5's and "
+               "W2's, runs 1..%d): W5 = N distinct keys x 1 task; W2 = %ld tasks round-robin over "
+               "N keys, cap 1; %d workers\n\n",
+               curve_runs, nruns, p.w2_tasks, p.w5_threads);
+        print_header();
+        print_rows(curve_rows, NCURVE_ROWS, &p, only, &met, &missed);
     }
+    int blank = 1;
     if (only[BENCH_W4A] || only[BENCH_W4B]) {
         double ia = bench_w4_ideal_ns(p.w4_tasks, p.w4_keys_a, p.w4_cap, p.w4_global, p.w4_sleep_us);
         double ib = bench_w4_ideal_ns(p.w4_tasks, p.w4_keys_b, p.w4_cap, p.w4_global, p.w4_sleep_us);
         printf("\nW4 ideal makespan: %.0f ms (%ld keys), %.0f ms (%ld keys)\n", ia / 1e6, p.w4_keys_a,
                ib / 1e6, p.w4_keys_b);
+        blank = 0;
     }
-    if (only[BENCH_W8])
+    if (only[BENCH_W6A] || only[BENCH_W6B]) {
+        printf("%sW6 capacity %.0fk tasks/s = %d workers / %d us (computed); latency = the task's "
+               "first clock read - the clock read just before its submit; p99 target: <= the "
+               "lowest peer p99 of the same run\n",
+               blank ? "\n" : "", capacity / 1e3, p.w6_threads, p.w6_task_us);
+        blank = 0;
+        /* every implementation's tasks found (nearly) all workers busy: the machine, not the
+           offered load, was the bound, and the latencies measure a growing queue */
+        for (int w = BENCH_W6A; w <= BENCH_W6B; w++) {
+            if (!only[w]) continue;
+            int saturated = 1, any = 0;
+            for (int i = 0; i < BENCH_IMPL_COUNT; i++) {
+                if (!impl_on[i]) continue;
+                double v[256];
+                summary sc = summarize(v, values(find_job((bench_workload)w, (bench_impl)i, 0),
+                                                 BENCH_M_W6_CONC, v));
+                if (!sc.n) continue;
+                any = 1;
+                if (sc.med < 0.95 * p.w6_threads) saturated = 0;
+            }
+            if (any && saturated)
+                printf("NOTE: %s ran saturated for every implementation (tasks running when one "
+                       "starts ~ %d): the machine did not have %d free CPUs, so its latencies "
+                       "measure a growing queue, not wake-ups; rerun on a quiet machine\n",
+                       workload_names[w], p.w6_threads, p.w6_threads);
+        }
+    }
+    if (only[BENCH_W8]) {
         printf("%sW8 ran in runs 1..%d of %d; its tasks/s ratio is to groupconc's W5 of the same run\n",
-               only[BENCH_W4A] || only[BENCH_W4B] ? "" : "\n", w8_runs, nruns);
+               blank ? "\n" : "", w8_runs, nruns);
+        blank = 0;
+    }
     if (only[BENCH_W9]) {
         double i9 = bench_w4_ideal_ns(p.w9_hosts * p.w9_per_host, p.w9_hosts, p.w9_cap, p.w9_global,
                                       p.w9_sleep_us);
         printf("%sW9 ideal makespan: %.0f ms (%ld tasks x %d us / %d, or one host's %ld tasks / %d "
                "if longer); peers: a pool of %d threads + keyed.h at %d per host\n",
-               only[BENCH_W4A] || only[BENCH_W4B] || only[BENCH_W8] ? "" : "\n", i9 / 1e6,
-               p.w9_hosts * p.w9_per_host, p.w9_sleep_us, p.w9_global, p.w9_per_host, p.w9_cap,
-               p.w9_global, p.w9_cap);
+               blank ? "\n" : "", i9 / 1e6, p.w9_hosts * p.w9_per_host, p.w9_sleep_us, p.w9_global,
+               p.w9_per_host, p.w9_cap, p.w9_global, p.w9_cap);
     }
     double load1 = loadavg();
     printf("\ntargets: %d met, %d missed; measurements failed: %d; load average after: %.2f\n", met,
@@ -755,9 +1040,10 @@ int main(int argc, char **argv) {
                load0, load1);
     if (failures) {
         printf("failed measurements:\n");
-        for (int j = 0; j < NJOBS; j++)
+        for (int j = 0; j < njobs; j++)
             for (int r = 0; r < nruns; r++)
-                if (only[jobs[j].w] && runs_in(jobs[j].w, r) && !res_at(j, r)->ok)
+                if (only[jobs[j].w] && impl_on[jobs[j].impl] && runs_in(jobs[j].w, r) &&
+                    !res_at(j, r)->ok)
                     printf("  run %d %s %s%s: %s\n", r + 1, workload_names[jobs[j].w],
                            impl_names[jobs[j].impl], jobs[j].handles ? " (handles)" : "",
                            res_at(j, r)->err);

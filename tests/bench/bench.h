@@ -13,10 +13,18 @@
 
 enum { BENCH_MAX_METRICS = 12 };
 
-typedef enum bench_impl { BENCH_GROUPCONC = 0, BENCH_GLIB, BENCH_UV, BENCH_IMPL_COUNT } bench_impl;
+/* BENCH_DISPATCH is built only with the meson option dispatch_prefix (BENCH_HAVE_DISPATCH). */
+typedef enum bench_impl {
+    BENCH_GROUPCONC = 0,
+    BENCH_GLIB,
+    BENCH_UV,
+    BENCH_DISPATCH,
+    BENCH_IMPL_COUNT
+} bench_impl;
 
-/* Workloads. W4 runs twice (two key counts); W1 and W3 have a handle variant for groupconc; W8 runs
-   on groupconc only (the peers have no bounded table). */
+/* Workloads. W4, W6 and W7 run twice (two key counts, two loads, two shapes); W1 and W3 have a
+   handle variant for groupconc; W8 runs on groupconc only (the peers have no bounded table). The
+   BENCH_C* workloads are the cost curves: W5 and W2 at other key counts (--curves). */
 typedef enum bench_workload {
     BENCH_W1 = 0, /* dispatch overhead */
     BENCH_W2,     /* per-key serialization */
@@ -24,8 +32,18 @@ typedef enum bench_workload {
     BENCH_W4A,    /* makespan, many keys */
     BENCH_W4B,    /* makespan, few keys */
     BENCH_W5,     /* many groups */
+    BENCH_W6A,    /* submit -> start latency, Poisson arrivals at the low load (10 %) */
+    BENCH_W6B,    /*   ... at the high load (50 %) */
+    BENCH_W7A,    /* W1 with several submitting threads */
+    BENCH_W7B,    /* W2 with several submitting threads */
     BENCH_W8,     /* bounded group table: 10M distinct keys, max_groups + group_idle_ns */
     BENCH_W9,     /* crawler: per-host cap 2, global running cap 16, 20 ms tasks */
+    BENCH_C5A,    /* cost curve: W5 at curve_w5_keys[0] keys (10^4) */
+    BENCH_C5B,    /*   ... [1] (10^5) */
+    BENCH_C5C,    /*   ... [2] (4 * 10^6); 10^6 is W5 itself */
+    BENCH_C2A,    /* cost curve: W2 at curve_w2_keys[0] keys (10) */
+    BENCH_C2B,    /*   ... [1] (10^3); 10^4 is W2 itself */
+    BENCH_C2C,    /*   ... [2] (10^5) */
     BENCH_WORKLOAD_COUNT
 } bench_workload;
 
@@ -42,7 +60,15 @@ enum {
     BENCH_M_W5_PEAK = 2,   /* W5: (peak RSS - baseline) / N */
     BENCH_M_W5_GROUPS = 3, /* W5: groups cached at the end (verification) */
     BENCH_M_SUBMIT_CPU = 4,/* W1, W2, W5, W8: CPU time of the submitting thread in its loop, per task */
-    BENCH_M_CPU = 5,       /* W1, W2, W5, W8: CPU time (user + sys, all threads) per task, ns */
+    BENCH_M_CPU = 5,       /* W1, W2, W5, W6, W7, W8: CPU time (user + sys, all threads) per task, ns */
+    /* W6 (BENCH_M_CPU as above) */
+    BENCH_M_W6_P50 = 0,    /* W6: submit -> start latency, ns: median */
+    BENCH_M_W6_P99 = 1,    /*     ... 99th percentile */
+    BENCH_M_W6_P999 = 2,   /*     ... 99.9th percentile */
+    BENCH_M_W6_LOAD = 3,   /* W6: achieved arrival rate / capacity, percent */
+    BENCH_M_W6_LATE = 6,   /* W6: the submitter's lateness behind the schedule, ns: 99th percentile */
+    BENCH_M_W6_MAX = 7,    /* W6: largest latency, ns */
+    BENCH_M_W6_CONC = 8,   /* W6: tasks running when one starts (itself included), mean */
     /* W8 (BENCH_M_RATE, BENCH_M_SUBMIT_CPU and BENCH_M_CPU as above) */
     BENCH_M_W8_RSS1 = 1,   /* W8: peak RSS (VmHWM), bytes, after the first checkpoint (keys / 10) */
     BENCH_M_W8_RSS2 = 2,   /*     ... after keys / 2 */
@@ -86,6 +112,15 @@ typedef struct bench_params {
     int w9_cap;          /* per host */
     int w9_global;       /* running at once, all hosts */
     int w9_sleep_us;
+    int w6_task_us;      /* W6: each task spins this long (capacity = w6_threads * 1e6 / w6_task_us /s) */
+    int w6_threads;
+    int w6_load_lo, w6_load_hi;  /* percent of capacity */
+    long w6_tasks_lo, w6_tasks_hi;
+    long w6_warmup;      /* latencies of the first tasks are not counted */
+    int w7_submitters;
+    long curve_w5_keys[3];
+    long curve_w2_keys[3];
+    int curve_runs;      /* curves run in the first curve_runs runs only */
 } bench_params;
 
 typedef struct bench_out {
@@ -168,16 +203,27 @@ typedef struct bench_w9check {
 int bench_w9check_init(bench_w9check *c, long hosts, long per_host);
 void bench_w9check_free(bench_w9check *c);
 
+/* W6: per-task timestamps (preallocated) and the spin length. */
+typedef struct bench_w6data {
+    uint64_t *submit_ns; /* written by the submitter just before submit */
+    uint64_t *start_ns;  /* written by the task first thing */
+    uint64_t spin_ns;
+    _Atomic int running;       /* task bodies running now */
+    _Atomic long running_sum;  /* sum over tasks of `running` when each started (itself included) */
+} bench_w6data;
+
 /* W4 ideal makespan in ns for tasks spread round-robin over keys. */
 double bench_w4_ideal_ns(long tasks, long keys, int cap, int global, int sleep_us);
 
 /* The body every implementation's task runs, by workload (set bench_cur first):
    W1, W5: count; W2: the W2 check, then count; W3: id < 0 is the blocker (waits on bench_blocker),
    others count; W4: sleep bench_sleep_task_us, then count; W8: count; W9: the W9 check around a
-   sleep of bench_sleep_task_us, then count. */
+   sleep of bench_sleep_task_us, then count; W6: record the start time, spin bench_w6.spin_ns, count;
+   W7a / W7b and the curves: as W1 / W2 / W5. */
 extern bench_workload bench_cur;
 extern bench_w2check bench_check;
 extern bench_w9check bench_w9;
+extern bench_w6data bench_w6;
 extern bench_gate *bench_blocker;
 extern int bench_sleep_task_us;
 void bench_task_body(long id);
@@ -203,6 +249,7 @@ typedef struct bench_cfg {
                      (`threads`) is their running cap */
     long max_groups;       /* groupconc: policy.max_groups (0: unlimited) */
     int64_t group_idle_ns; /* groupconc: policy.group_idle_ns (0: forever) */
+    int submitters;        /* threads calling submit at once (W7); 0 or 1: the calling thread only */
 } bench_cfg;
 
 typedef struct bench_ops {
@@ -216,11 +263,19 @@ typedef struct bench_ops {
     void (*teardown)(void);
     long (*reclaimed)(void);                        /* groups dropped by a bounded table (W8);
                                                        NULL: no bounded table (the peers) */
+    /* Several submitters (W7), both may be NULL: serve runs on the thread that called setup while
+       the submitting threads run, until each has called submitter_done and everything they
+       submitted has been handed on (libuv: the loop, which alone may call uv_queue_work). */
+    int (*serve)(bench_out *out);
+    void (*submitter_done)(void);
 } bench_ops;
 
 extern const bench_ops bench_ops_groupconc;
 extern const bench_ops bench_ops_glib;
 extern const bench_ops bench_ops_uv;
+#ifdef BENCH_HAVE_DISPATCH
+extern const bench_ops bench_ops_dispatch;
+#endif
 
 /* Run workload w with ops in this process (bench_workloads.c). */
 void bench_run(const bench_ops *ops, bench_workload w, const bench_params *p, int handles,

@@ -101,4 +101,4 @@ static void glib_teardown(void) {
 }
 
 const bench_ops bench_ops_glib = {"GThreadPool", glib_setup, glib_submit, glib_wait_all, NULL,
-                                  glib_groups, glib_teardown, NULL};
+                                  glib_groups, glib_teardown, NULL, NULL, NULL};

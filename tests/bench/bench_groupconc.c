@@ -109,4 +109,5 @@ static void gc_teardown(void) {
 }
 
 const bench_ops bench_ops_groupconc = {"groupconc", gc_setup,  gc_submit,   gc_wait_all,
-                                       gc_collect,  gc_groups, gc_teardown, gc_reclaimed};
+                                       gc_collect,  gc_groups, gc_teardown, gc_reclaimed,
+                                       NULL,        NULL};

@@ -222,14 +222,31 @@ double bench_w4_ideal_ns(long tasks, long keys, int cap, int global, int sleep_u
 bench_workload bench_cur;
 bench_w2check bench_check;
 bench_w9check bench_w9;
+bench_w6data bench_w6;
 bench_gate *bench_blocker;
 int bench_sleep_task_us;
 
 void bench_task_body(long id) {
     switch (bench_cur) {
     case BENCH_W2:
+    case BENCH_W7B:
+    case BENCH_C2A:
+    case BENCH_C2B:
+    case BENCH_C2C:
         bench_w2check_task(&bench_check, id);
         break;
+    case BENCH_W6A:
+    case BENCH_W6B: {
+        uint64_t t = bench_now_ns();
+        bench_w6.start_ns[id] = t;
+        int r = atomic_fetch_add_explicit(&bench_w6.running, 1, memory_order_relaxed) + 1;
+        atomic_fetch_add_explicit(&bench_w6.running_sum, r, memory_order_relaxed);
+        uint64_t until = t + bench_w6.spin_ns;
+        while (bench_now_ns() < until) {
+        }
+        atomic_fetch_sub_explicit(&bench_w6.running, 1, memory_order_relaxed);
+        break;
+    }
     case BENCH_W3:
         if (id < 0) {
             bench_gate_enter_and_wait(bench_blocker);
@@ -256,7 +273,7 @@ void bench_verify(const bench_params *p, bench_workload w, long expected, bench_
         bench_fail(out, "ran %llu tasks, expected %ld", (unsigned long long)got, expected);
         return;
     }
-    if (w == BENCH_W2) {
+    if (w == BENCH_W2 || w == BENCH_W7B || w == BENCH_C2A || w == BENCH_C2B || w == BENCH_C2C) {
         long ov = atomic_load(&bench_check.overlap), mis = atomic_load(&bench_check.misorder);
         if (ov || mis) {
             bench_fail(out, "per-key check failed: %ld overlaps, %ld out of order", ov, mis);

@@ -3,10 +3,14 @@
 #include "bench.h"
 
 #include <malloc.h>
+#include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 static double rate(long n, uint64_t t0, uint64_t t1) {
     return t1 > t0 ? (double)n * 1e9 / (double)(t1 - t0) : 0.0;
@@ -23,7 +27,7 @@ static int must(int rc, bench_out *out, const char *what) {
 
 static void run_w1(const bench_ops *ops, const bench_params *p, int handles, bench_out *out) {
     long n = p->w1_tasks;
-    bench_cfg cfg = {BENCH_W1, p->w1_threads, 0, 0, n, handles, 0, 0, 0};
+    bench_cfg cfg = {BENCH_W1, p->w1_threads, 0, 0, n, handles, 0, 0, 0, 1};
     if (must(ops->setup(&cfg, out), out, "setup")) return;
     int rc = 0;
     uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns(), s0 = bench_thread_cpu_ns();
@@ -43,15 +47,17 @@ static void run_w1(const bench_ops *ops, const bench_params *p, int handles, ben
     bench_verify(p, BENCH_W1, n, out);
 }
 
-static void run_w2(const bench_ops *ops, const bench_params *p, bench_out *out) {
-    long n = p->w2_tasks, k = p->w2_keys;
+/* W2, and the W2 cost curve (C2*: other key counts). */
+static void run_w2(const bench_ops *ops, bench_workload w, long k, const bench_params *p,
+                   bench_out *out) {
+    long n = p->w2_tasks;
     char **keys = bench_keys_make(k, "key-");
     if (!keys || bench_w2check_init(&bench_check, k) != 0) {
         bench_keys_free(keys);
         bench_fail(out, "out of memory");
         return;
     }
-    bench_cfg cfg = {BENCH_W2, p->w2_threads, 1, 0, n, 0, 0, 0, 0};
+    bench_cfg cfg = {w, p->w2_threads, 1, 0, n, 0, 0, 0, 0, 1};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup") == 0) {
         uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns(), s0 = bench_thread_cpu_ns();
@@ -64,7 +70,7 @@ static void run_w2(const bench_ops *ops, const bench_params *p, bench_out *out) 
             out->m[BENCH_M_RATE] = rate(n, t0, t1);
             out->m[BENCH_M_CPU] = per_task(c0, c1, n);
             out->m[BENCH_M_SUBMIT_CPU] = per_task(s0, s1, n);
-            bench_verify(p, BENCH_W2, n, out);
+            bench_verify(p, w, n, out);
         }
     }
     bench_w2check_free(&bench_check);
@@ -78,7 +84,7 @@ static void run_w3(const bench_ops *ops, const bench_params *p, int handles, ben
         bench_fail(out, "out of memory");
         return;
     }
-    bench_cfg cfg = {BENCH_W3, p->w3_threads, 1, 0, n + 1, handles, 0, 0, 0};
+    bench_cfg cfg = {BENCH_W3, p->w3_threads, 1, 0, n + 1, handles, 0, 0, 0, 1};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup")) goto done;
     rc = ops->submit("w3", -1); /* the blocker */
@@ -125,7 +131,7 @@ static void run_w4(const bench_ops *ops, bench_workload w, const bench_params *p
         return;
     }
     bench_sleep_task_us = p->w4_sleep_us;
-    bench_cfg cfg = {w, p->w4_global, p->w4_cap, p->w4_global, n, 0, 0, 0, 0};
+    bench_cfg cfg = {w, p->w4_global, p->w4_cap, p->w4_global, n, 0, 0, 0, 0, 1};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup") == 0) {
         uint64_t t0 = bench_now_ns();
@@ -143,14 +149,15 @@ static void run_w4(const bench_ops *ops, bench_workload w, const bench_params *p
     bench_keys_free(keys);
 }
 
-static void run_w5(const bench_ops *ops, const bench_params *p, bench_out *out) {
-    long n = p->w5_keys;
+/* W5, and the W5 cost curve (C5*: other key counts). */
+static void run_w5(const bench_ops *ops, bench_workload w, long n, const bench_params *p,
+                   bench_out *out) {
     char **keys = bench_keys_make(n, "key-");
     if (!keys) {
         bench_fail(out, "out of memory");
         return;
     }
-    bench_cfg cfg = {BENCH_W5, p->w5_threads, 1, 0, n, 0, 0, 0, 0};
+    bench_cfg cfg = {w, p->w5_threads, 1, 0, n, 0, 0, 0, 0, 1};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup") == 0) {
         malloc_trim(0);
@@ -176,11 +183,203 @@ static void run_w5(const bench_ops *ops, const bench_params *p, bench_out *out) 
             out->m[BENCH_M_W5_RETAINED] = (double)(cur - base) / (double)n;
             out->m[BENCH_M_W5_PEAK] = (double)(peak - base) / (double)n;
             out->m[BENCH_M_W5_GROUPS] = (double)groups;
-            bench_verify(p, BENCH_W5, n, out);
+            bench_verify(p, w, n, out);
             if (out->ok && groups >= 0 && groups != n)
                 bench_fail(out, "%ld groups cached, expected %ld", groups, n);
         }
     }
+    bench_keys_free(keys);
+}
+
+/* W6: submit -> start latency under Poisson arrivals. Tasks spin w6_task_us each on w6_threads
+   workers, so the capacity is w6_threads * 1e6 / w6_task_us tasks/s (computed, not measured: 40k/s
+   by default); arrivals come at load% of it from this one thread, whose inter-arrival gaps are
+   exponential, drawn up front from a fixed seed (the same schedule for every implementation and
+   run). The submitter sleeps to each arrival time with clock_nanosleep(TIMER_ABSTIME) and a 1 us
+   timer slack rather than spinning: on 2 CPUs a spinning submitter would take a core from the
+   workers. Latency = the task's first clock read - the clock read just before its submit call (so
+   the submitter's own lateness is not counted; it is reported apart). The first w6_warmup tasks are
+   left out (thread start-up). Percentiles: nearest rank. */
+static uint64_t w6_rng;
+static double w6_uniform(void) { /* xorshift64*, (0, 1] */
+    w6_rng ^= w6_rng >> 12;
+    w6_rng ^= w6_rng << 25;
+    w6_rng ^= w6_rng >> 27;
+    uint64_t r = w6_rng * (uint64_t)2685821657736338717u;
+    return ((double)(r >> 11) + 1.0) / 9007199254740992.0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pctl(const uint64_t *sorted, long n, double q) {
+    if (n <= 0) return 0;
+    long r = (long)ceil(q * (double)n);
+    if (r < 1) r = 1;
+    if (r > n) r = n;
+    return (double)sorted[r - 1];
+}
+
+static void run_w6(const bench_ops *ops, bench_workload w, const bench_params *p, bench_out *out) {
+    long n = w == BENCH_W6A ? p->w6_tasks_lo : p->w6_tasks_hi;
+    int load = w == BENCH_W6A ? p->w6_load_lo : p->w6_load_hi;
+    double capacity = (double)p->w6_threads * 1e6 / (double)p->w6_task_us;
+    double mean_gap_ns = 1e9 / (capacity * load / 100.0);
+    uint64_t *sched = malloc((size_t)n * sizeof *sched);
+    uint64_t *late = malloc((size_t)n * sizeof *late);
+    bench_w6.submit_ns = calloc((size_t)n, sizeof *bench_w6.submit_ns);
+    bench_w6.start_ns = calloc((size_t)n, sizeof *bench_w6.start_ns);
+    bench_w6.spin_ns = (uint64_t)p->w6_task_us * 1000u;
+    atomic_store(&bench_w6.running, 0);
+    atomic_store(&bench_w6.running_sum, 0);
+    if (!sched || !late || !bench_w6.submit_ns || !bench_w6.start_ns) {
+        bench_fail(out, "out of memory");
+        goto done;
+    }
+    bench_touch(bench_w6.submit_ns, (size_t)n * sizeof *bench_w6.submit_ns);
+    bench_touch(bench_w6.start_ns, (size_t)n * sizeof *bench_w6.start_ns);
+    w6_rng = (uint64_t)0x9E3779B97F4A7C15u ^ (uint64_t)(unsigned)load;
+    double at = 0;
+    for (long i = 0; i < n; i++) {
+        at += -log(w6_uniform()) * mean_gap_ns;
+        sched[i] = (uint64_t)at;
+    }
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* this thread's sleeps: 1 us slack, not 50 */
+    bench_cfg cfg = {w, p->w6_threads, 0, 0, n, 0, 0, 0, 0, 1};
+    int rc = ops->setup(&cfg, out);
+    if (must(rc, out, "setup")) goto done;
+    uint64_t c0 = bench_cpu_ns();
+    uint64_t t0 = bench_now_ns() + 1000000; /* first arrival 1 ms from now */
+    uint64_t first = 0, last = 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        uint64_t due = t0 + sched[i];
+        if (bench_now_ns() < due) {
+            struct timespec ts = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
+            }
+        }
+        uint64_t s = bench_now_ns();
+        late[i] = s > due ? s - due : 0;
+        bench_w6.submit_ns[i] = s;
+        if (i == 0) first = s;
+        last = s;
+        rc = ops->submit("w6", i);
+    }
+    if (rc == 0) rc = ops->wait_all(out);
+    uint64_t c1 = bench_cpu_ns();
+    ops->teardown();
+    if (must(rc, out, "W6 run")) goto done;
+    bench_verify(p, w, n, out);
+    if (!out->ok) goto done;
+    long skip = p->w6_warmup < n / 2 ? p->w6_warmup : n / 2, m = n - skip;
+    uint64_t *lat = sched; /* reuse */
+    for (long i = 0; i < m; i++) {
+        uint64_t a = bench_w6.submit_ns[skip + i], b = bench_w6.start_ns[skip + i];
+        lat[i] = b > a ? b - a : 0;
+    }
+    qsort(lat, (size_t)m, sizeof *lat, cmp_u64);
+    qsort(late + skip, (size_t)m, sizeof *late, cmp_u64);
+    out->m[BENCH_M_W6_P50] = pctl(lat, m, 0.50);
+    out->m[BENCH_M_W6_P99] = pctl(lat, m, 0.99);
+    out->m[BENCH_M_W6_P999] = pctl(lat, m, 0.999);
+    out->m[BENCH_M_W6_MAX] = (double)lat[m - 1];
+    out->m[BENCH_M_W6_LOAD] =
+        last > first ? 100.0 * (double)(n - 1) * 1e9 / (double)(last - first) / capacity : 0;
+    out->m[BENCH_M_W6_LATE] = pctl(late + skip, m, 0.99);
+    out->m[BENCH_M_CPU] = per_task(c0, c1, n);
+    out->m[BENCH_M_W6_CONC] = (double)atomic_load(&bench_w6.running_sum) / (double)n;
+done:
+    free(sched);
+    free(late);
+    free(bench_w6.submit_ns);
+    free(bench_w6.start_ns);
+    bench_w6.submit_ns = bench_w6.start_ns = NULL;
+}
+
+/* W7: W1 (W7a) or W2 (W7b) from w7_submitters threads at once. W7a: thread t submits the ids
+   [t*N/T, (t+1)*N/T) to the one group. W7b: thread t owns the keys k with k % T == t and submits
+   their tasks in W2's round-robin order, so every key has one submitter and W2's per-key order
+   check holds unchanged. The clock starts when the threads leave a barrier; ends when all is done. */
+typedef struct w7_arg {
+    const bench_ops *ops;
+    char **keys; /* W7b */
+    long nkeys, n;
+    int t, nt;
+    pthread_barrier_t *bar;
+    int rc;
+} w7_arg;
+
+static void *w7_thread(void *v) {
+    w7_arg *a = v;
+    const bench_ops *ops = a->ops;
+    int rc = 0;
+    pthread_barrier_wait(a->bar);
+    if (!a->keys) {
+        long lo = (long)((double)a->n * a->t / a->nt), hi = (long)((double)a->n * (a->t + 1) / a->nt);
+        for (long i = lo; i < hi && rc == 0; i++) rc = ops->submit("w1", i);
+    } else {
+        for (long base = 0; base < a->n && rc == 0; base += a->nkeys)
+            for (long k = a->t; k < a->nkeys && base + k < a->n && rc == 0; k += a->nt)
+                rc = ops->submit(a->keys[k], base + k);
+    }
+    a->rc = rc;
+    if (ops->submitter_done) ops->submitter_done();
+    return NULL;
+}
+
+static void run_w7(const bench_ops *ops, bench_workload w, const bench_params *p, bench_out *out) {
+    int nt = p->w7_submitters;
+    int shaped2 = w == BENCH_W7B;
+    long n = shaped2 ? p->w2_tasks : p->w1_tasks, k = shaped2 ? p->w2_keys : 0;
+    char **keys = NULL;
+    if (shaped2) {
+        keys = bench_keys_make(k, "key-");
+        if (!keys || bench_w2check_init(&bench_check, k) != 0) {
+            bench_keys_free(keys);
+            bench_fail(out, "out of memory");
+            return;
+        }
+    }
+    w7_arg *args = calloc((size_t)nt, sizeof *args);
+    pthread_t *th = calloc((size_t)nt, sizeof *th);
+    pthread_barrier_t bar;
+    if (!args || !th || pthread_barrier_init(&bar, NULL, (unsigned)nt + 1) != 0) {
+        bench_fail(out, "out of memory");
+        goto done;
+    }
+    bench_cfg cfg = {w, shaped2 ? p->w2_threads : p->w1_threads, shaped2 ? 1 : 0, 0, n, 0, 0, 0, 0,
+                     nt};
+    int rc = ops->setup(&cfg, out);
+    if (must(rc, out, "setup") == 0) {
+        for (int t = 0; t < nt; t++) {
+            args[t] = (w7_arg){ops, keys, k, n, t, nt, &bar, 0};
+            if (pthread_create(&th[t], NULL, w7_thread, &args[t]) != 0)
+                abort(); /* the measuring child dies: reported as a failed measurement */
+        }
+        uint64_t c0 = bench_cpu_ns();
+        pthread_barrier_wait(&bar);
+        uint64_t t0 = bench_now_ns();
+        if (ops->serve) rc = ops->serve(out);
+        for (int t = 0; t < nt; t++) {
+            pthread_join(th[t], NULL);
+            if (rc == 0) rc = args[t].rc;
+        }
+        if (rc == 0) rc = ops->wait_all(out);
+        uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
+        ops->teardown();
+        if (must(rc, out, "W7 run") == 0) {
+            out->m[BENCH_M_RATE] = rate(n, t0, t1);
+            out->m[BENCH_M_CPU] = per_task(c0, c1, n);
+            bench_verify(p, w, n, out);
+        }
+    }
+    pthread_barrier_destroy(&bar);
+done:
+    free(args);
+    free(th);
+    if (shaped2) bench_w2check_free(&bench_check);
     bench_keys_free(keys);
 }
 
@@ -220,7 +419,7 @@ static void run_w8(const bench_ops *ops, const bench_params *p, bench_out *out) 
     key[4 + width] = '\0';
 
     bench_cfg cfg = {BENCH_W8, p->w5_threads, 1, 0, n, 0, 0, p->w8_max_groups,
-                     (int64_t)p->w8_idle_ms * 1000000};
+                     (int64_t)p->w8_idle_ms * 1000000, 1};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup")) return;
     malloc_trim(0);
@@ -284,7 +483,7 @@ static void run_w9(const bench_ops *ops, const bench_params *p, bench_out *out) 
     bench_sleep_task_us = p->w9_sleep_us;
     /* the peers: a pool of w9_global threads + the keyed layer at w9_cap; groupconc:
        default_concurrency = w9_cap, global_max_running = w9_global */
-    bench_cfg cfg = {BENCH_W9, p->w9_global, p->w9_cap, 0, n, 0, p->w9_global, 0, 0};
+    bench_cfg cfg = {BENCH_W9, p->w9_global, p->w9_cap, 0, n, 0, p->w9_global, 0, 0, 1};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup") == 0) {
         uint64_t t0 = bench_now_ns();
@@ -318,11 +517,21 @@ void bench_run(const bench_ops *ops, bench_workload w, const bench_params *p, in
     out->err[0] = '\0';
     switch (w) {
     case BENCH_W1: run_w1(ops, p, handles, out); break;
-    case BENCH_W2: run_w2(ops, p, out); break;
+    case BENCH_W2: run_w2(ops, w, p->w2_keys, p, out); break;
     case BENCH_W3: run_w3(ops, p, handles, out); break;
     case BENCH_W4A:
     case BENCH_W4B: run_w4(ops, w, p, out); break;
-    case BENCH_W5: run_w5(ops, p, out); break;
+    case BENCH_W5: run_w5(ops, w, p->w5_keys, p, out); break;
+    case BENCH_W6A:
+    case BENCH_W6B: run_w6(ops, w, p, out); break;
+    case BENCH_W7A:
+    case BENCH_W7B: run_w7(ops, w, p, out); break;
+    case BENCH_C5A:
+    case BENCH_C5B:
+    case BENCH_C5C: run_w5(ops, w, p->curve_w5_keys[w - BENCH_C5A], p, out); break;
+    case BENCH_C2A:
+    case BENCH_C2B:
+    case BENCH_C2C: run_w2(ops, w, p->curve_w2_keys[w - BENCH_C2A], p, out); break;
     case BENCH_W8: run_w8(ops, p, out); break;
     case BENCH_W9: run_w9(ops, p, out); break;
     default: bench_fail(out, "unknown workload"); break;

@@ -1,18 +1,23 @@
 #!/bin/sh
 # tests/bench/run.sh - the one command for the benchmarks (README.md in this directory).
 #
-#   tests/bench/run.sh [--no-callgrind] [--profile] [groupconc-bench options...]
+#   tests/bench/run.sh [--with-dispatch PREFIX] [--no-callgrind] [--profile] [--lockstat]
+#                      [groupconc-bench options...]
 #
 # Installs the peers if they are missing (apt-get, when run as root), builds a release build
 # (-O2, NDEBUG, -g) in build-bench/ at the repository root, runs every workload against GLib's
-# GThreadPool and libuv's work queue (W8, the bounded table: groupconc alone), interleaved, 5 runs by
-# default, and prints the table of medians [min..max] with the groupconc/peer ratios; then the
-# admission gate's cost per try-acquire + release beside a mutex-protected counter and a semaphore
-# (bench_gate.c); then the hot-path figure: instructions per submit->complete of a no-op task,
-# counted by valgrind's callgrind (not time-dependent).
+# GThreadPool and libuv's work queue (and libdispatch with --with-dispatch; W8, the bounded table:
+# groupconc alone), interleaved, 5 runs by default, and prints the table of medians [min..max] with
+# the groupconc/peer ratios and the cost curves; then the admission gate's cost per try-acquire +
+# release beside a mutex-protected counter and a semaphore (bench_gate.c); then the hot-path figure:
+# instructions per submit->complete of a no-op task, counted by valgrind's callgrind (not
+# time-dependent), with its target (groupconc <= libuv).
+#   --with-dispatch PREFIX  also libdispatch, as installed in PREFIX by build_dispatch.sh
 #   --no-callgrind   skip the instruction count
 #   --profile        also print callgrind_annotate's top functions for groupconc's hot path
-# Any other option goes to groupconc-bench (--runs R, --only W1,W8,W9, --scale 0.1, ...; --help).
+#   --lockstat       also run groupconc-lockstat (lock hold time per task in W1, W2, W5)
+# Any other option goes to groupconc-bench (--runs R, --only W1,W8,W9, --scale 0.1, --no-curves,
+# ...; --help).
 # Environment: BUILD_DIR (default <repo>/build-bench), CALLGRIND_N1 / CALLGRIND_N2 (100000 / 300000),
 # CALLGRIND_REPS (3).
 set -eu
@@ -26,16 +31,42 @@ reps=${CALLGRIND_REPS:-3}
 
 callgrind=1
 profile=0
-for a in "$@"; do
-    case $a in
+lockstat=0
+dispatch=""
+bench_args=""
+while [ $# -gt 0 ]; do
+    case $1 in
     --no-callgrind) callgrind=0 ;;
     --profile) profile=1 ;;
+    --lockstat) lockstat=1 ;;
+    --with-dispatch)
+        [ $# -ge 2 ] || {
+            echo "run.sh: --with-dispatch needs the PREFIX build_dispatch.sh installed into" >&2
+            exit 2
+        }
+        dispatch=$2
+        shift
+        ;;
+    --with-dispatch=*) dispatch=${1#--with-dispatch=} ;;
     -h | --help)
-        sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
+    *) bench_args="$bench_args $1" ;;
     esac
+    shift
 done
+if [ -n "$dispatch" ]; then
+    dispatch=$(cd "$dispatch" 2>/dev/null && pwd) || {
+        echo "run.sh: --with-dispatch: no such directory" >&2
+        exit 2
+    }
+    if [ ! -f "$dispatch/lib/libdispatch.so" ] || [ ! -f "$dispatch/include/dispatch/dispatch.h" ]; then
+        echo "run.sh: no libdispatch in $dispatch (lib/libdispatch.so, include/dispatch/dispatch.h);" >&2
+        echo "        build it with: tests/bench/build_dispatch.sh SRC $dispatch" >&2
+        exit 2
+    fi
+fi
 
 # ---- dependencies ----
 need=""
@@ -65,7 +96,7 @@ if [ -n "$need" ]; then
 fi
 
 # ---- build: release, -O2, NDEBUG (no GROUPCONC_DEBUG checks), with symbols for profiles ----
-opts="-Dbuildtype=release -Doptimization=2 -Ddebug=true -Db_ndebug=true -Dbench=true"
+opts="-Dbuildtype=release -Doptimization=2 -Ddebug=true -Db_ndebug=true -Dbench=true -Ddispatch_prefix=$dispatch"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 quiet() { # run quietly; show the output only if it fails
@@ -82,24 +113,24 @@ else
     # shellcheck disable=SC2086
     quiet meson setup "$build" "$root" $opts
 fi
-quiet ninja -C "$build" tests/bench/groupconc-bench tests/bench/groupconc-gate-bench
+targets="tests/bench/groupconc-bench tests/bench/groupconc-gate-bench"
+[ "$lockstat" = 1 ] && targets="$targets tests/bench/groupconc-lockstat"
+# shellcheck disable=SC2086
+quiet ninja -C "$build" $targets
 bin=$build/tests/bench/groupconc-bench
 
 # ---- the table ----
 status=0
 set +e
-bench_args=""
-for a in "$@"; do
-    case $a in
-    --no-callgrind | --profile) ;;
-    *) bench_args="$bench_args $a" ;;
-    esac
-done
 # shellcheck disable=SC2086
 "$bin" $bench_args
 status=$?
 # the admission gate against a mutex-protected counter and a semaphore (bench_gate.c)
 "$build/tests/bench/groupconc-gate-bench" || status=1
+if [ "$lockstat" = 1 ]; then
+    echo
+    "$build/tests/bench/groupconc-lockstat" || status=1
+fi
 set -e
 
 # ---- the hot path, counted ----
@@ -117,7 +148,10 @@ if [ "$callgrind" = 1 ]; then
     printf '%-20s | %-22s | %s\n' "implementation" "instr/task" "groupconc/this (>1: groupconc runs more)"
     printf '%s\n' "---------------------+------------------------+---------------"
     gc_per=""
-    for mode in groupconc groupconc-handles glib uv; do
+    uv_per=""
+    modes="groupconc groupconc-handles glib uv"
+    [ -n "$dispatch" ] && modes="$modes dispatch"
+    for mode in $modes; do
         pers=""
         r=1
         while [ "$r" -le "$reps" ]; do
@@ -138,13 +172,20 @@ if [ "$callgrind" = 1 ]; then
         set -- $stats
         per=$1
         [ "$mode" = groupconc ] && gc_per=$per
+        [ "$mode" = uv ] && uv_per=$per
         rel=$(awk -v g="$gc_per" -v p="$per" 'BEGIN { if (p > 0) printf "%.2f", g / p; else print "-" }')
         label=$mode
         [ "$mode" = groupconc ] && label="groupconc (f&f)"
         [ "$mode" = glib ] && label="GThreadPool"
         [ "$mode" = uv ] && label="libuv"
+        [ "$mode" = dispatch ] && label="libdispatch"
         printf '%-20s | %-22s | %s\n' "$label" "$1 [$2..$3]" "$rel"
     done
+    # issue 16: groupconc's no-op submit->complete (fire-and-forget) within libuv's, same session
+    if [ -n "$gc_per" ] && [ -n "$uv_per" ] && [ "$uv_per" -gt 0 ]; then
+        if [ "$gc_per" -le "$uv_per" ]; then verdict=MET; else verdict=MISSED; fi
+        echo "target: groupconc (f&f) <= libuv's instructions per task ($gc_per vs $uv_per): $verdict"
+    fi
     echo "(profiles: $build/callgrind.<impl>.$n2.out; callgrind_annotate FILE)"
     if [ "$profile" = 1 ] && have_cmd callgrind_annotate; then
         echo
