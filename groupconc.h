@@ -4252,7 +4252,10 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
                 slow = t1 - t0 > GROUPCONC__BATCH_NS;
             }
-            if (unread) t1 = groupconc__now_ns();
+            if (unread) { /* the last ones were not timed yet: a long one makes the batch slow */
+                t1 = groupconc__now_ns();
+                slow = t1 - t0 > GROUPCONC__BATCH_NS;
+            }
             if (nran && !slow && (t1 - t0) / nran < GROUPCONC__SHORT_NS)
                 want = want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : want * 2;
             else
