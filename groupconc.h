@@ -2623,8 +2623,8 @@ GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc__group *g) {
 /* Drop idle g from the table (as an evict of a group with nothing in it). Its memory lives on while
    finished tasks' handles point at it. Under ex->lock and table_lock. */
 GROUPCONC__FN void groupconc__reclaim_tlocked(groupconc_executor *ex, groupconc__group *g) {
-    size_t len;
-    uint64_t hash;
+    size_t len = 0;
+    uint64_t hash = 0; /* set: the key was valid when the group was made (-O3 cannot tell) */
     (void)groupconc__key_hash(g->key, &len, &hash);
     groupconc__table_remove(ex, g, hash);
     groupconc__lru_unlink(ex, g);
@@ -4890,7 +4890,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     const char *group = spec->group, *task_id = spec->task_id;
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc__group *g = NULL;
-    groupconc_task *old;
+    groupconc_task *old = NULL; /* set before use; some gcc -O levels cannot tell */
     int rc;
     groupconc__mutex_lock(&ex->table_lock);
     if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0) {
@@ -5879,8 +5879,8 @@ GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, cons
 GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group, bool pause) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc__group *g = NULL;
-    uint64_t hash;
-    size_t len;
+    uint64_t hash = 0; /* set when group is (-O3 cannot tell) */
+    size_t len = 0;
     int rc = GROUPCONC_OK;
     if (!ex) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
