@@ -4,8 +4,8 @@
    "Tenant X: at most 20 calls at once to the payments backend, across every instance of the
    service." groupconc.h caps a group inside one process; this header is a fleet provider (section
    [10] of groupconc.h) that holds each group's cap across processes and machines, in a Redis server
-   they share. It needs hiredis (Debian libhiredis-dev; 0.14 or 1.x) and POSIX threads; groupconc.h
-   itself stays free of both.
+   they share. It needs hiredis (Debian libhiredis-dev; it uses only calls that 0.14 and 1.x share,
+   tested with 0.14.1) and POSIX threads; groupconc.h itself stays free of both.
 
    QUICK START
        // in exactly one .c file (groupconc.h's directory on the include path):
@@ -23,11 +23,9 @@
        groupconc_policy policy = groupconc_policy_default();
        groupconc_redis_provider(redis, &policy.fleet);
        groupconc_executor *ex;
-       groupconc_executor_create(&policy, &ex);
-       groupconc_redis_attach(redis, ex);             // before the first submit
+       groupconc_executor_create(&policy, &ex);       // the provider learns of ex (attach)
        ... groupconc_submit(ex, "tenant-x", ...) as usual ...
-       groupconc_redis_detach(redis);                 // no more notifies: ex is going away
-       groupconc_executor_destroy(ex);                // it returns every lease
+       groupconc_executor_destroy(ex);                // every lease back; the provider lets go
        groupconc_redis_destroy(redis);
    (examples/10_fleet.c: two processes sharing one tenant cap, with a merged timeline.)
 
@@ -57,7 +55,8 @@
        Lease        a task of a capped group runs only while it holds a lease of that group: a member
                     of the group's sorted set in Redis whose score is its expiry (Redis's clock, ms).
                     A group's cap is the most members the set may hold; expired members do not count.
-       Acquire      the executor asks when a task holds its four local permits (groupconc.h [10]).
+       Acquire      the executor asks when a task holds its group's permits (layers 1-3; before the
+                    global running cap, layer 4: groupconc.h [10]).
                     The provider never blocks there: it queues the ask for its I/O thread, which
                     sends every queued ask, release and renewal in one pipelined round trip - one
                     script call per group and kind, carrying up to GROUPCONC_REDIS_CHUNK leases - and
@@ -73,7 +72,8 @@
                     lease it holds to now + TTL, in the same kind of round trip. A process that dies
                     stops renewing: its leases expire within one TTL and others take over.
        Release      a task's end gives its lease back (ZREM). When that takes a full set below its
-                    cap, the script PUBLISHes "<free>:<group>" on the fleet's channel; every process
+                    cap (or leaves it below its cap while processes wait in its queue), the script
+                    PUBLISHes "<free>:<group>" on the fleet's channel; every process
                     subscribed there (a second connection, its own thread) that has tasks of that
                     group answered BUSY calls groupconc_fleet_notify for the group once per freed
                     lease, and the executor asks again for that many of them, oldest first. A release
@@ -85,6 +85,15 @@
                     waiting) once; past GROUPCONC_REDIS_POLL_GROUPS of them, every group at once
                     (NULL). A grant then notifies once per slot still free. This bounds any missed
                     wake-up to one poll interval and a round trip per freed slot.
+       Fairness     (fifo, the default) processes take a group's freed capacity in the order they
+                    started waiting for it: an ask answered BUSY puts its process in the group's
+                    wait queue in Redis (once per process, keeping its place), and a grant leaves one
+                    slot for each process waiting ahead of the asker - so a process whose next ask
+                    rides in the same round trip as its release cannot keep the slot from one that
+                    waits. A process leaves the queue when all its asks are granted, when its polls
+                    find no task of the group waiting, or at destroy; one not seen (no ask) for two
+                    poll intervals and a command timeout is dropped (a crashed waiter). Inside a
+                    process the executor keeps its own FIFO.
        Timeline     a process killed while holding leases: its capacity comes back at most one TTL
                     after its last renewal, and waiting processes ask again within one poll interval
                     after that: TTL + poll interval + a round trip or two after the kill.
@@ -93,10 +102,17 @@
        <prefix>lease:<group>  sorted set: member = lease id "<host>/<pid>/<random>/<seq>",
                               score = expiry in ms on Redis's clock. The key expires (PEXPIRE) when
                               its newest lease would, so an idle group leaves nothing behind.
+       <prefix>wait:<group>   sorted set (fifo): member = "<host>/<pid>/<random>/" of a waiting
+                              process, score = its place: when it started waiting (us, Redis's
+                              clock; past the last place if that is later)
+       <prefix>seen:<group>   sorted set (fifo): the same members, score = their last ask (ms);
+                              both expire (PEXPIRE) two stale periods after the last wait
        <prefix>freed          pub/sub channel: message "<free>:<group>" when a release took the
-                              group's set from full to below its cap (free: the slots now open).
-       Nothing else is written. Scripts touch one key each (Redis Cluster: keys of different groups
-       may live on different shards; pub/sub is cluster-wide). Inspect with
+                              group's set from full to below its cap, or left it below its cap
+                              with processes waiting (free: the slots now open).
+       Nothing else is written. The acquire script touches a group's three keys, the others one or
+       two: under Redis Cluster they would have to share a hash slot (not supported: one address).
+       Inspect with
            redis-cli ZRANGE groupconc:lease:tenant-x 0 -1 WITHSCORES
 
    FAILURES (Redis unreachable, an error reply, a command timeout)
@@ -127,9 +143,11 @@
        Every function is thread-safe, except groupconc_redis_destroy, which must run after
        groupconc_executor_destroy of the executor using the provider, and not concurrently with any
        other call on the provider.
-       Order at the end: finish any graceful shutdown of the executor; groupconc_redis_detach (the
-       provider stops notifying it); groupconc_executor_destroy (the provider still answers its
-       asks and takes its releases meanwhile); groupconc_redis_destroy.
+       One provider serves one executor at a time: the executor hands itself over when it is
+       created (the provider's attach callback) and takes itself back at the end of
+       groupconc_executor_destroy (detach, which waits until no thread of the provider is inside a
+       call into it); a second executor created with the same provider while the first lives is
+       ignored by it (its tasks answered BUSY would never be notified: do not share a provider).
        The provider runs two threads: the I/O thread (asks, releases, renewals, polling) and the
        subscriber thread (pub/sub). Both call groupconc_fleet_answer / _notify / _report, so what
        those lead to runs there: the executor's listener, rejection handler, completion callbacks
@@ -147,14 +165,18 @@
        not API errors: they go to the failure policy, the stats (last_error) and the listener.
 
    LIMITATIONS
-       - No fleet-wide FIFO: when capacity frees, the process whose ask reaches Redis first gets it.
-         Inside a process the executor keeps its FIFO.
+       - The order across the fleet is per process, not per task: the queue in Redis orders waiting
+         processes (each keeps one place per group); inside a process the executor's FIFO orders
+         its tasks. With fifo = false, the first ask to reach Redis wins (and a process with a
+         steady load can keep a group's slots from the others).
+       - A waiting process that crashes holds its place for up to two poll intervals and a command
+         timeout (stale_ms): slots freed meanwhile go to processes behind it only after that.
        - Freed capacity is announced to every process with waiters; each asks once per freed lease,
          so with P processes waiting on one group a freed lease costs up to P asks (one wins).
        - Caps are not stored in Redis: processes configured with different caps for one group each
          enforce their own against the same set.
-       - Sentinel / Cluster failover are not followed (one address); TLS is not supported (hiredis
-         0.14 has none): use a unix socket, a loopback address or a TLS tunnel.
+       - Sentinel / Cluster are not supported (one address); TLS is not supported (hiredis 0.14 has
+         none): use a unix socket, a loopback address or a TLS tunnel.
        - A lease outlives a stalled process by at most one TTL; a process stalled longer (SIGSTOP, a
          VM pause) finds its leases gone, adds them back and reports it - meanwhile others may have
          taken the capacity.
@@ -198,9 +220,7 @@ extern "C" {
     X(EADDRESS, -1001, "bad Redis address: unix_path empty or too long for a socket path, host empty, or port outside 1..65535") \
     X(EFAILURE, -1002, "unknown failure policy value")                                                \
     X(EPREFIX, -1003, "key prefix longer than GROUPCONC_REDIS_MAX_PREFIX_LEN")                        \
-    X(ECREDENTIALS, -1004, "bad credentials: an empty password, or a username without a password")  \
-    X(ENOPROVIDER, -1005, "the executor has no fleet provider in its policy")                         \
-    X(EATTACHED, -1006, "the provider is already attached to an executor")
+    X(ECREDENTIALS, -1004, "bad credentials: an empty password, or a username without a password")
 
 typedef enum groupconc_redis_error {
 #define GROUPCONC_REDIS__ERR_ENUM(name, value, text) GROUPCONC_REDIS_##name = (value),
@@ -248,6 +268,9 @@ typedef struct groupconc_redis_config {
     int64_t backoff_max_ns;       /* longest reconnect delay: >= backoff_min_ns; default 2 s */
     groupconc_redis_failure on_failure; /* default GROUPCONC_REDIS_FAIL_CLOSED_WAIT */
     int batch_max;                /* most asks sent in one round trip: >= 1; default 1024 */
+    bool fifo;                    /* processes take a group's freed capacity in the order they
+                                     started waiting (a queue per group in Redis); false: the
+                                     first ask to reach Redis wins; default true */
 } groupconc_redis_config;
 
 /* groupconc_redis_config_default: the defaults listed in groupconc_redis_config.
@@ -292,33 +315,14 @@ typedef struct groupconc_redis groupconc_redis; /* one provider: one executor, o
 GROUPCONC_REDIS_API int groupconc_redis_create(const groupconc_redis_config *config,
                                                groupconc_redis **out);
 
-/* groupconc_redis_provider: the provider to put in policy.fleet before groupconc_executor_create.
+/* groupconc_redis_provider: the provider to put in policy.fleet before groupconc_executor_create
+   (acquire, release, attach and detach: the executor tells the provider when it may and when it
+   must no longer call groupconc_fleet_notify / _report on it).
    Returns:       GROUPCONC_OK (*out_provider filled); GROUPCONC_EINVAL (an argument NULL).
    Thread safety: any thread.
    Callbacks:     may be called anywhere. */
 GROUPCONC_REDIS_API int groupconc_redis_provider(groupconc_redis *redis,
                                                  groupconc_fleet_provider *out_provider);
-
-/* groupconc_redis_attach: tell the provider which executor it serves, so that it can notify it
-   (freed capacity, polling, reconnects). Call it right after groupconc_executor_create, before the
-   first submit; asks made before it are answered, and their tasks are notified here.
-   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (an argument NULL); GROUPCONC_REDIS_EATTACHED
-                  (attached already, or detached: one executor per provider, once); GROUPCONC_REDIS_ENOPROVIDER (`ex`
-                  has no fleet provider in its policy).
-   Thread safety: any thread.
-   Callbacks:     may be called from the executor's callbacks but the resolver. */
-GROUPCONC_REDIS_API int groupconc_redis_attach(groupconc_redis *redis, groupconc_executor *ex);
-
-/* groupconc_redis_detach: stop calling into the executor (no more notifies or reports), and wait
-   until no such call is in flight. Call it after any graceful shutdown of the executor finished,
-   right before groupconc_executor_destroy: a destroyed executor must not be notified. The
-   provider still answers asks and takes releases (destroy needs both).
-   Returns:       GROUPCONC_OK (also when not attached: then it only forbids a later attach);
-                  GROUPCONC_EINVAL (redis NULL).
-   Thread safety: any thread.
-   Callbacks:     not from the executor's callbacks (they may run on the provider's threads, inside
-                  such a call: it would wait for itself). */
-GROUPCONC_REDIS_API int groupconc_redis_detach(groupconc_redis *redis);
 
 /* groupconc_redis_wait_ready: wait until the command connection is up (connected, authenticated,
    scripts loaded).
@@ -334,9 +338,8 @@ GROUPCONC_REDIS_API int groupconc_redis_wait_ready(groupconc_redis *redis, int64
    REJECT here: nothing would notify it), close the connections, free everything. Leases still
    held expire in Redis after their TTL.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (redis NULL).
-   Thread safety: after groupconc_redis_detach and groupconc_executor_destroy of the executor
-                  using the provider (it makes no more calls into it); no other call on `redis`
-                  concurrently. It waits at
+   Thread safety: after groupconc_executor_destroy of the executor using the provider (it makes no
+                  more calls into it); no other call on `redis` concurrently. It waits at
                   most one connect or command timeout for a thread in a round trip.
    Callbacks:     not from the executor's callbacks (they may run on the provider's threads). */
 GROUPCONC_REDIS_API int groupconc_redis_destroy(groupconc_redis *redis);
@@ -475,28 +478,64 @@ GROUPCONC_REDIS_API const char *groupconc_redis_failure_name(groupconc_redis_fai
     "local t = redis.call('TIME')\n"                                                                \
     "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
 
-/* acquire: KEYS[1] lease set; ARGV: cap, ttl_ms, lease ids in FIFO order. Drops expired leases,
-   grants while below the cap. Returns {k, free}: the first k ids were granted; free slots remain. */
+/* acquire: KEYS: lease set, wait queue, last-seen set; ARGV: cap, ttl_ms, instance id, stale_ms
+   (0: no queue), lease ids in FIFO order. Drops expired leases and waiting processes not seen for
+   stale_ms; leaves one slot to each process waiting ahead of this one (the oldest first: a process
+   that asks without waiting is behind all of them); grants while below the cap. If some ids were
+   refused, this process joins the queue at its end if not in it yet (position: Redis's clock in
+   us, past the last one's, so that two joins in one ms keep their order) and is seen now; if all
+   were granted, it leaves the queue. Returns {k, free}: the first k ids were granted; `free` slots
+   remain for this process. */
 static const char groupconc_redis__lua_acquire[] =
     GROUPCONC_REDIS__LUA_NOW
     "local cap = tonumber(ARGV[1])\n"
     "local ttl = tonumber(ARGV[2])\n"
+    "local me = ARGV[3]\n"
+    "local stale = tonumber(ARGV[4])\n"
     "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)\n"
     "local n = redis.call('ZCARD', KEYS[1])\n"
+    "local ahead = 0\n"
+    "local rank = false\n"
+    "if stale > 0 then\n"
+    "  local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - stale)\n"
+    "  for _, w in ipairs(gone) do\n"
+    "    redis.call('ZREM', KEYS[2], w)\n"
+    "    redis.call('ZREM', KEYS[3], w)\n"
+    "  end\n"
+    "  rank = redis.call('ZRANK', KEYS[2], me)\n"
+    "  if rank then ahead = rank else ahead = redis.call('ZCARD', KEYS[2]) end\n"
+    "end\n"
     "local k = 0\n"
-    "for i = 3, #ARGV do\n"
-    "  if n >= cap then break end\n"
+    "for i = 5, #ARGV do\n"
+    "  if n + ahead >= cap then break end\n"
     "  n = n + redis.call('ZADD', KEYS[1], now + ttl, ARGV[i])\n"
     "  k = k + 1\n"
     "end\n"
     "if k > 0 and redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end\n"
-    "local free = cap - n\n"
+    "if stale > 0 then\n"
+    "  if k < #ARGV - 4 then\n"
+    "    if not rank then\n"
+    "      local pos = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
+    "      local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')\n"
+    "      if last[2] and tonumber(last[2]) >= pos then pos = tonumber(last[2]) + 1 end\n"
+    "      redis.call('ZADD', KEYS[2], pos, me)\n"
+    "    end\n"
+    "    redis.call('ZADD', KEYS[3], now, me)\n"
+    "    redis.call('PEXPIRE', KEYS[2], 2 * stale)\n"
+    "    redis.call('PEXPIRE', KEYS[3], 2 * stale)\n"
+    "  else\n"
+    "    redis.call('ZREM', KEYS[2], me)\n"
+    "    redis.call('ZREM', KEYS[3], me)\n"
+    "  end\n"
+    "end\n"
+    "local free = cap - n - ahead\n"
     "if free < 0 then free = 0 end\n"
     "return {k, free}\n";
 
-/* release: KEYS[1] lease set; ARGV: cap, channel, group, lease ids. Removes them (and expired
-   ones); when that took a full set below its cap, publishes "<free>:<group>" (free: the slots now
-   open). Returns how many of the ids were still there. */
+/* release: KEYS: lease set, wait queue; ARGV: cap, channel, group, lease ids. Removes them (and
+   expired ones); when that took a full set below its cap, or left it below its cap with processes
+   waiting in the queue (their slots are kept for them), publishes "<free>:<group>" (free: the slots
+   now open). Returns how many of the ids were still there. */
 static const char groupconc_redis__lua_release[] =
     GROUPCONC_REDIS__LUA_NOW
     "local cap = tonumber(ARGV[1])\n"
@@ -505,7 +544,9 @@ static const char groupconc_redis__lua_release[] =
     "local removed = 0\n"
     "for i = 4, #ARGV do removed = removed + redis.call('ZREM', KEYS[1], ARGV[i]) end\n"
     "local n1 = redis.call('ZCARD', KEYS[1])\n"
-    "if n0 >= cap and n1 < cap then redis.call('PUBLISH', ARGV[2], (cap - n1) .. ':' .. ARGV[3]) end\n"
+    "if n1 < cap and (n0 >= cap or redis.call('ZCARD', KEYS[2]) > 0) then\n"
+    "  redis.call('PUBLISH', ARGV[2], (cap - n1) .. ':' .. ARGV[3])\n"
+    "end\n"
     "return removed\n";
 
 /* renew: KEYS[1] lease set; ARGV: ttl_ms, lease ids. Sets each to expire at now + ttl, adding it
@@ -518,7 +559,14 @@ static const char groupconc_redis__lua_renew[] =
     "if #out > 0 and redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end\n"
     "return out\n";
 
-enum { GROUPCONC_REDIS__ACQ = 0, GROUPCONC_REDIS__REL = 1, GROUPCONC_REDIS__RENEW = 2 };
+/* leave: KEYS: wait queue, last-seen set; ARGV: instance id. This process waits no more. */
+static const char groupconc_redis__lua_leave[] =
+    "redis.call('ZREM', KEYS[1], ARGV[1])\n"
+    "redis.call('ZREM', KEYS[2], ARGV[1])\n"
+    "return 1\n";
+
+enum { GROUPCONC_REDIS__ACQ = 0, GROUPCONC_REDIS__REL = 1, GROUPCONC_REDIS__RENEW = 2, GROUPCONC_REDIS__LEAVE = 3 };
+#define GROUPCONC_REDIS__SCRIPTS 4
 
 /* ==== types ====
 
@@ -536,6 +584,8 @@ enum { GROUPCONC_REDIS__ACQ = 0, GROUPCONC_REDIS__REL = 1, GROUPCONC_REDIS__RENE
      RELSENT    the I/O thread's batch        I/O thread: replied -> freed; failure -> RELQ again
      CLEANUP    r->queue (a release of an     like RELQ (no stats, no publish wanted but harmless)
                 id of unknown outcome)
+     LEAVEQ     r->queue (no lease: leave     I/O thread: sent with the group's wait queue's
+                the group's wait queue)       `leave` script, then freed
    The queue is one FIFO of QUEUED, RELQ and CLEANUP nodes; a batch sends releases first. */
 
 enum {
@@ -544,7 +594,8 @@ enum {
     GROUPCONC_REDIS__HELD,
     GROUPCONC_REDIS__RELQ,
     GROUPCONC_REDIS__RELSENT,
-    GROUPCONC_REDIS__CLEANUP
+    GROUPCONC_REDIS__CLEANUP,
+    GROUPCONC_REDIS__LEAVEQ
 };
 
 typedef struct groupconc_redis__group groupconc_redis__group;
@@ -570,15 +621,18 @@ struct groupconc_redis__group {
     uint64_t freed_seq;                          /* leases freed: + 1 per local release, + free per
                                                     pub/sub message */
     uint64_t asks;                               /* asks received (the poll compares it) */
+    size_t asking;                               /* asks queued or sent, not answered yet */
     int cap;
     bool busy_listed;                            /* contended: on r->busy (holds a reference) from
                                                     its first BUSY answer until a poll's notify
                                                     finds no task of it answered BUSY */
     /* I/O thread only (valid while batch_id matches the current batch): */
     uint64_t batch_id;
-    int cmd_acq, cmd_rel;                        /* index of this batch's open commands, or -1 */
-    size_t key_len, zkey_len;
+    int cmd_acq, cmd_rel, cmd_leave;             /* index of this batch's open commands, or -1 */
+    size_t key_len, zkey_len, wkey_len, skey_len;
     char *zkey;                                  /* "<prefix>lease:<key>" */
+    char *wkey;                                  /* "<prefix>wait:<key>" */
+    char *skey;                                  /* "<prefix>seen:<key>" */
     char key[];                                  /* the group key, NUL-terminated */
 };
 
@@ -623,17 +677,20 @@ struct groupconc_redis {
     int64_t ttl_ms, renew_ns, poll_ns, connect_ns, command_ns, backoff_min_ns, backoff_max_ns;
     groupconc_redis_failure on_failure;
     int batch_max;
+    int64_t stale_ms;                            /* a waiting process not seen this long is dropped
+                                                    from the queues (0: no queues, fifo off) */
     char instance[128];                          /* "<host>/<pid>/<random>/" */
     size_t instance_len;
 
     pthread_mutex_t mu;
     pthread_cond_t io_cond;                      /* the I/O thread waits here */
     pthread_cond_t ready_cond;                   /* groupconc_redis_wait_ready waits here; and
-                                                    groupconc_redis_detach, for ex_users == 0 */
+                                                    the detach callback, for ex_users == 0 */
     pthread_t io_thread, sub_thread;
     bool sync_made, io_started, sub_started;
     int wake_fd[2];                              /* wakes the subscriber thread (stop, resubscribe) */
-    groupconc_executor *ex;                      /* under mu: attach sets it, detach clears it */
+    groupconc_executor *ex;                      /* under mu: the attach callback sets it, detach
+                                                    clears it */
     size_t ex_users;                             /* calls into ex in flight (see ex_enter) */
 
     /* guarded by mu */
@@ -642,8 +699,7 @@ struct groupconc_redis {
     int state;                                   /* GROUPCONC_REDIS__UP / _CONNECTING / _DOWN */
     uint64_t up_epoch;                           /* bumped at every successful connect */
     bool sub_connected;
-    bool sub_reset;
-    bool detached;                               /* groupconc_redis_detach ran: no attach again */                              /* the subscriber should reconnect */
+    bool sub_reset;                              /* the subscriber should reconnect */
     groupconc_redis__lease *q_head, *q_tail;     /* the queue */
     size_t q_count, q_asks;
     groupconc_redis__group **group_buckets;
@@ -662,7 +718,7 @@ struct groupconc_redis {
 
     /* I/O thread only */
     redisContext *c;
-    char sha[3][41];
+    char sha[GROUPCONC_REDIS__SCRIPTS][41];
     uint64_t batch_id;
     int64_t backoff_ns, next_connect_ns;
     bool ever_connected;
@@ -784,6 +840,7 @@ GROUPCONC_REDIS_API groupconc_redis_config groupconc_redis_config_default(void) 
     c.backoff_max_ns = 2 * (int64_t)1000000000;
     c.on_failure = GROUPCONC_REDIS_FAIL_CLOSED_WAIT;
     c.batch_max = 1024;
+    c.fifo = true;
     return c;
 }
 
@@ -945,20 +1002,29 @@ GROUPCONC_REDIS__PRIVATE groupconc_redis__group *groupconc_redis__group_ref(grou
         r->group_nbuckets = nb;
     }
     size_t zlen = r->prefix_len + 6 + len; /* "<prefix>lease:<key>" */
-    g = (groupconc_redis__group *)GROUPCONC_REDIS_MALLOC(sizeof *g + len + 1 + zlen + 1);
+    size_t wlen = r->prefix_len + 5 + len; /* "<prefix>wait:<key>", "<prefix>seen:<key>" */
+    g = (groupconc_redis__group *)GROUPCONC_REDIS_MALLOC(sizeof *g + len + 1 + zlen + 1 + 2 * (wlen + 1));
     if (!g) return NULL;
     memset(g, 0, sizeof *g);
     memcpy(g->key, key, len + 1);
     g->key_len = len;
     g->zkey = g->key + len + 1;
-    memcpy(g->zkey, r->prefix, r->prefix_len);
-    memcpy(g->zkey + r->prefix_len, "lease:", 6);
-    memcpy(g->zkey + r->prefix_len + 6, key, len + 1);
+    g->wkey = g->zkey + zlen + 1;
+    g->skey = g->wkey + wlen + 1;
+    const char *kinds[3] = {"lease:", "wait:", "seen:"};
+    char *dst[3] = {g->zkey, g->wkey, g->skey};
+    for (int i = 0; i < 3; i++) {
+        size_t kl = strlen(kinds[i]);
+        memcpy(dst[i], r->prefix, r->prefix_len);
+        memcpy(dst[i] + r->prefix_len, kinds[i], kl);
+        memcpy(dst[i] + r->prefix_len + kl, key, len + 1);
+    }
     g->zkey_len = zlen;
+    g->wkey_len = g->skey_len = wlen;
     g->hash = h;
     g->cap = cap;
     g->refs = 1;
-    g->cmd_acq = g->cmd_rel = -1;
+    g->cmd_acq = g->cmd_rel = g->cmd_leave = -1;
     size_t bi = h & (r->group_nbuckets - 1);
     g->next = r->group_buckets[bi];
     r->group_buckets[bi] = g;
@@ -1054,6 +1120,19 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__push(groupconc_redis *r, groupcon
     if (r->io_waiting) pthread_cond_signal(&r->io_cond);
 }
 
+/* This process has no task of g answered BUSY any more: leave g's wait queue in Redis (under mu).
+   Without memory for the node, its entry goes stale instead. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__leave(groupconc_redis *r, groupconc_redis__group *g) {
+    if (!r->stale_ms) return;
+    groupconc_redis__lease *l = (groupconc_redis__lease *)GROUPCONC_REDIS_MALLOC(sizeof *l);
+    if (!l) return;
+    memset(l, 0, sizeof *l);
+    l->g = g;
+    g->refs++;
+    l->state = GROUPCONC_REDIS__LEAVEQ;
+    groupconc_redis__push(r, l);
+}
+
 /* The failure policy's answer to an ask that cannot reach Redis (counted). */
 GROUPCONC_REDIS__PRIVATE groupconc_fleet_verdict groupconc_redis__fail_verdict(groupconc_redis *r,
                                                                                bool at_destroy) {
@@ -1086,9 +1165,9 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__set_error(groupconc_redis *r, con
     r->st.last_error[n] = '\0';
 }
 
-/* The executor, for a notify or report: NULL once detached. Every call into it is bracketed by
-   ex_enter / ex_leave, so that groupconc_redis_detach can wait until none is in flight: after it
-   returns, the executor may be destroyed. */
+/* The executor, for a notify or report: NULL before attach and after detach. Every call into it
+   is bracketed by ex_enter / ex_leave, so that the detach callback can wait until none is in
+   flight: after it returns, the executor is freed. */
 GROUPCONC_REDIS__PRIVATE groupconc_executor *groupconc_redis__ex_enter(groupconc_redis *r) {
     pthread_mutex_lock(&r->mu);
     groupconc_executor *ex = r->ex;
@@ -1126,6 +1205,7 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__acquire(void *user_data, groupcon
         if (l) {
             memset(l, 0, sizeof *l);
             l->g = g; /* the node takes the reference */
+            g->asking++;
             l->req = req;
             l->seq = ++r->next_seq;
             l->state = GROUPCONC_REDIS__QUEUED;
@@ -1238,15 +1318,16 @@ GROUPCONC_REDIS__PRIVATE redisContext *groupconc_redis__connect_cmd(groupconc_re
                                                                     size_t errlen) {
     redisContext *c = groupconc_redis__connect(r, err, errlen);
     if (!c) return NULL;
-    const char *scripts[3] = {groupconc_redis__lua_acquire, groupconc_redis__lua_release,
-                              groupconc_redis__lua_renew};
-    for (int i = 0; i < 3; i++) {
+    const char *scripts[GROUPCONC_REDIS__SCRIPTS] = {groupconc_redis__lua_acquire,
+                                                     groupconc_redis__lua_release,
+                                                     groupconc_redis__lua_renew, groupconc_redis__lua_leave};
+    for (int i = 0; i < GROUPCONC_REDIS__SCRIPTS; i++) {
         const char *argv[3] = {"SCRIPT", "LOAD", scripts[i]};
         size_t lens[3] = {6, 4, strlen(scripts[i])};
         redisAppendCommandArgv(c, 3, argv, lens);
     }
     bool ok = true;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < GROUPCONC_REDIS__SCRIPTS; i++) {
         redisReply *rep = NULL;
         if (redisGetReply(c, (void **)&rep) != REDIS_OK || !rep) {
             snprintf(err, errlen, "SCRIPT LOAD: %s", c->errstr);
@@ -1335,14 +1416,17 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__flush(groupconc_redis *r, bool no
         for (size_t i = 0; i < r->pins_n; i++) {
             groupconc_redis__group *g = r->pins[i].g;
             if ((r->pins[i].what & GROUPCONC_REDIS__PIN_POLL) && ex && g->busy_listed &&
-                g->asks == r->pins[i].asks) {
-                /* unlist: the asks made inside groupconc_fleet_notify would have moved g->asks */
+                g->asks == r->pins[i].asks && g->asking == 0) {
+                /* unlist: the asks made inside groupconc_fleet_notify would have moved g->asks;
+                   an ask still queued or sent (its task not BUSY yet, so the notify asked
+                   nothing) keeps it listed - and in Redis's wait queue */
                 groupconc_redis__group **pp = &r->busy;
                 while (*pp != g) pp = &(*pp)->busy_next;
                 *pp = g->busy_next;
                 r->busy_count--;
                 g->busy_listed = false;
                 g->refs--; /* the list's reference: never the last, the pin holds one */
+                groupconc_redis__leave(r, g);
             }
             groupconc_redis__group_unref(r, g);
         }
@@ -1354,61 +1438,82 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__flush(groupconc_redis *r, bool no
 
 /* Build the argv of one command into r->argv / r->argvlen (lease ids into r->scratch, which
    hiredis copies at append time); false: no memory.
-     ACQ    EVALSHA sha 1 <zkey> <cap> <ttl_ms> <id>...
-     REL    EVALSHA sha 1 <zkey> <cap> <channel> <group> <id>...
-     RENEW  EVALSHA sha 1 <zkey> <ttl_ms> <id>...
+     ACQ    EVALSHA sha 3 <lease> <wait> <seen> <cap> <ttl_ms> <instance> <stale_ms> <id>...
+     REL    EVALSHA sha 2 <lease> <wait> <cap> <channel> <group> <id>...
+     RENEW  EVALSHA sha 1 <lease> <ttl_ms> <id>...
+     LEAVE  EVALSHA sha 2 <wait> <seen> <instance>
    (EVAL <body> instead of EVALSHA <sha> after a NOSCRIPT reply.) */
 GROUPCONC_REDIS__PRIVATE bool groupconc_redis__build(groupconc_redis *r, const groupconc_redis__cmd *cmd,
                                                      int *out_argc) {
-    size_t fixed = cmd->kind == GROUPCONC_REDIS__ACQ ? 6 : cmd->kind == GROUPCONC_REDIS__REL ? 7 : 5;
-    size_t argc = fixed + cmd->n;
+    static const char *const bodies[GROUPCONC_REDIS__SCRIPTS] = {
+        groupconc_redis__lua_acquire, groupconc_redis__lua_release, groupconc_redis__lua_renew,
+        groupconc_redis__lua_leave};
+    size_t ids = cmd->kind == GROUPCONC_REDIS__LEAVE ? 0 : cmd->n;
+    size_t argc = 10 + ids; /* the longest fixed part: ACQ's */
     size_t member_max = r->instance_len + 17; /* + up to 16 hex digits and a NUL */
-    if (!groupconc_redis__grow((void **)&r->scratch, &r->scratch_cap, 64 + cmd->n * member_max, 1))
+    if (!groupconc_redis__grow((void **)&r->scratch, &r->scratch_cap, 96 + ids * member_max, 1))
         return false;
     size_t argv_cap = r->argv_cap;
     if (!groupconc_redis__grow((void **)&r->argv, &r->argv_cap, argc, sizeof *r->argv)) return false;
     if (!groupconc_redis__grow((void **)&r->argvlen, &argv_cap, argc, sizeof *r->argvlen)) return false;
-    int a = 0;
+    const groupconc_redis__group *g = cmd->g;
+    char *num = r->scratch; /* the numbers use the first 96 bytes, 24 each */
+    int a = 0, nl;
 #define GROUPCONC_REDIS__ARG(p, n) (r->argv[a] = (p), r->argvlen[a] = (n), a++)
+#define GROUPCONC_REDIS__NUM(fmt, v) \
+    (nl = snprintf(num, 24, fmt, v), GROUPCONC_REDIS__ARG(num, (size_t)nl), num += 24)
     if (cmd->eval) {
-        const char *body = cmd->kind == GROUPCONC_REDIS__ACQ   ? groupconc_redis__lua_acquire
-                           : cmd->kind == GROUPCONC_REDIS__REL ? groupconc_redis__lua_release
-                                                               : groupconc_redis__lua_renew;
         GROUPCONC_REDIS__ARG("EVAL", 4);
-        GROUPCONC_REDIS__ARG(body, strlen(body));
+        GROUPCONC_REDIS__ARG(bodies[cmd->kind], strlen(bodies[cmd->kind]));
     } else {
         GROUPCONC_REDIS__ARG("EVALSHA", 7);
         GROUPCONC_REDIS__ARG(r->sha[cmd->kind], 40);
     }
-    GROUPCONC_REDIS__ARG("1", 1);
-    GROUPCONC_REDIS__ARG(cmd->g->zkey, cmd->g->zkey_len);
-    char *num = r->scratch; /* the numbers use the first 64 bytes */
-    int nl;
-    if (cmd->kind != GROUPCONC_REDIS__RENEW) {
-        nl = snprintf(num, 24, "%d", cmd->g->cap);
-        GROUPCONC_REDIS__ARG(num, (size_t)nl);
-        num += 24;
-    }
-    if (cmd->kind == GROUPCONC_REDIS__REL) {
+    switch (cmd->kind) {
+    case GROUPCONC_REDIS__ACQ:
+        GROUPCONC_REDIS__ARG("3", 1);
+        GROUPCONC_REDIS__ARG(g->zkey, g->zkey_len);
+        GROUPCONC_REDIS__ARG(g->wkey, g->wkey_len);
+        GROUPCONC_REDIS__ARG(g->skey, g->skey_len);
+        GROUPCONC_REDIS__NUM("%d", g->cap);
+        GROUPCONC_REDIS__NUM("%lld", (long long)r->ttl_ms);
+        GROUPCONC_REDIS__ARG(r->instance, r->instance_len);
+        GROUPCONC_REDIS__NUM("%lld", (long long)r->stale_ms);
+        break;
+    case GROUPCONC_REDIS__REL:
+        GROUPCONC_REDIS__ARG("2", 1);
+        GROUPCONC_REDIS__ARG(g->zkey, g->zkey_len);
+        GROUPCONC_REDIS__ARG(g->wkey, g->wkey_len);
+        GROUPCONC_REDIS__NUM("%d", g->cap);
         GROUPCONC_REDIS__ARG(r->channel, r->channel_len);
-        GROUPCONC_REDIS__ARG(cmd->g->key, cmd->g->key_len);
-    } else {
-        nl = snprintf(num, 24, "%lld", (long long)r->ttl_ms);
-        GROUPCONC_REDIS__ARG(num, (size_t)nl);
+        GROUPCONC_REDIS__ARG(g->key, g->key_len);
+        break;
+    case GROUPCONC_REDIS__RENEW:
+        GROUPCONC_REDIS__ARG("1", 1);
+        GROUPCONC_REDIS__ARG(g->zkey, g->zkey_len);
+        GROUPCONC_REDIS__NUM("%lld", (long long)r->ttl_ms);
+        break;
+    default: /* LEAVE */
+        GROUPCONC_REDIS__ARG("2", 1);
+        GROUPCONC_REDIS__ARG(g->wkey, g->wkey_len);
+        GROUPCONC_REDIS__ARG(g->skey, g->skey_len);
+        GROUPCONC_REDIS__ARG(r->instance, r->instance_len);
+        break;
     }
-    char *s = r->scratch + 64;
+    char *s = r->scratch + 96;
     size_t len;
     if (cmd->kind == GROUPCONC_REDIS__RENEW) {
         for (size_t i = 0; i < cmd->n; i++, s += member_max) {
             groupconc_redis__member(r, cmd->seqs[i], s, &len);
             GROUPCONC_REDIS__ARG(s, len);
         }
-    } else {
+    } else if (cmd->kind != GROUPCONC_REDIS__LEAVE) {
         for (groupconc_redis__lease *l = cmd->first; l; l = l == cmd->last ? NULL : l->qnext, s += member_max) {
             groupconc_redis__member(r, l->seq, s, &len);
             GROUPCONC_REDIS__ARG(s, len);
         }
     }
+#undef GROUPCONC_REDIS__NUM
 #undef GROUPCONC_REDIS__ARG
     *out_argc = a;
     return true;
@@ -1535,6 +1640,7 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__apply(groupconc_redis *r, size_t 
             groupconc_redis__lease *l = cmd->first, *next;
             for (; l; l = next, idx++) {
                 next = l == cmd->last ? NULL : l->qnext;
+                g->asking--;
                 if (k < 0) {
                     /* no answer from Redis: the failure policy; the id may have been granted */
                     groupconc_redis__fail_ask(r, l, rep == NULL, now);
@@ -1604,6 +1710,15 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__apply(groupconc_redis *r, size_t 
             }
             break;
         }
+        case GROUPCONC_REDIS__LEAVE: { /* done, or lost: a stale entry goes after stale_ms */
+            groupconc_redis__lease *l = cmd->first, *next;
+            for (; l; l = next) {
+                next = l == cmd->last ? NULL : l->qnext;
+                groupconc_redis__group_unref(r, l->g);
+                GROUPCONC_REDIS_FREE(l);
+            }
+            break;
+        }
         default: { /* RENEW */
             bool arr = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == cmd->n;
             size_t failed = 0, restored = 0;
@@ -1656,10 +1771,11 @@ GROUPCONC_REDIS__PRIVATE size_t groupconc_redis__take(groupconc_redis *r, bool r
     uint64_t bid = ++r->batch_id;
     int asks = 0;
     groupconc_redis__lease **pp = &r->q_head, *prev = NULL;
-    /* Releases and clean-ups (all), asks (up to batch_max); what is left stays queued. */
+    /* Releases, clean-ups and leaves (all), asks (up to batch_max); what is left stays queued. */
     while (*pp) {
         groupconc_redis__lease *l = *pp;
         bool ask = l->state == GROUPCONC_REDIS__QUEUED;
+        bool leave = l->state == GROUPCONC_REDIS__LEAVEQ;
         if (ask && asks >= r->batch_max) {
             prev = l;
             pp = &l->qnext;
@@ -1668,12 +1784,13 @@ GROUPCONC_REDIS__PRIVATE size_t groupconc_redis__take(groupconc_redis *r, bool r
         groupconc_redis__group *g = l->g;
         if (g->batch_id != bid) {
             g->batch_id = bid;
-            g->cmd_acq = g->cmd_rel = -1;
+            g->cmd_acq = g->cmd_rel = g->cmd_leave = -1;
         }
-        int *slot = ask ? &g->cmd_acq : &g->cmd_rel;
+        int *slot = ask ? &g->cmd_acq : leave ? &g->cmd_leave : &g->cmd_rel;
+        int kind = ask ? GROUPCONC_REDIS__ACQ : leave ? GROUPCONC_REDIS__LEAVE : GROUPCONC_REDIS__REL;
         groupconc_redis__cmd *cmd = *slot >= 0 ? &r->cmds[*slot] : NULL;
         if (!cmd || cmd->n >= GROUPCONC_REDIS_CHUNK) {
-            cmd = groupconc_redis__cmd_new(r, &ncmds, g, ask ? GROUPCONC_REDIS__ACQ : GROUPCONC_REDIS__REL);
+            cmd = groupconc_redis__cmd_new(r, &ncmds, g, kind);
             if (!cmd) break; /* no memory: the rest waits for the next batch */
             *slot = (int)(ncmds - 1);
         }
@@ -1717,11 +1834,14 @@ GROUPCONC_REDIS__PRIVATE size_t groupconc_redis__take(groupconc_redis *r, bool r
         }
         r->next_renew_ns = now + r->renew_ns;
     }
-    /* Releases first: reorder so that REL commands precede RENEW and ACQ ones (stable). */
+    /* Releases first (their capacity serves the asks behind them), then leaves (before asks that
+       may put this process back in the queue), renewals, asks; stable otherwise. */
     if (ncmds > 1) {
+        static const int order[4] = {GROUPCONC_REDIS__REL, GROUPCONC_REDIS__LEAVE, GROUPCONC_REDIS__RENEW,
+                                     GROUPCONC_REDIS__ACQ};
         size_t w = 0;
-        for (int pass = 0; pass < 3; pass++) {
-            int want = pass == 0 ? GROUPCONC_REDIS__REL : pass == 1 ? GROUPCONC_REDIS__RENEW : GROUPCONC_REDIS__ACQ;
+        for (int pass = 0; pass < 4; pass++) {
+            int want = order[pass];
             for (size_t i = w; i < ncmds; i++) {
                 if (r->cmds[i].kind != want) continue;
                 if (i != w) { /* rotate cmds[w..i] right by one to keep order */
@@ -1750,6 +1870,7 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__fail_queued_asks(groupconc_redis 
         if (r->q_tail == l) r->q_tail = prev;
         r->q_count--;
         r->q_asks--;
+        l->g->asking--;
         groupconc_redis__fail_ask(r, l, false, now);
     }
 }
@@ -2139,6 +2260,9 @@ GROUPCONC_REDIS_API int groupconc_redis_create(const groupconc_redis_config *con
     r->backoff_max_ns = config->backoff_max_ns;
     r->on_failure = config->on_failure;
     r->batch_max = config->batch_max;
+    /* A process with tasks answered BUSY asks at every poll at least: two polls and a round trip
+       without an ask mean it is gone. */
+    r->stale_ms = config->fifo ? (2 * config->poll_interval_ns + config->command_timeout_ns) / 1000000 + 100 : 0;
     r->state = GROUPCONC_REDIS__CONNECTING;
 
     /* The lease id's prefix: host, pid and 64 random bits, so ids never collide across the fleet
@@ -2201,45 +2325,37 @@ GROUPCONC_REDIS_API int groupconc_redis_create(const groupconc_redis_config *con
     return GROUPCONC_OK;
 }
 
+/* The attach callback: groupconc_executor_create hands the executor over (no lock held). A second
+   executor while one is attached is ignored (see THREADS AND CALLBACKS). */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__attach(void *user_data, groupconc_executor *ex) {
+    groupconc_redis *r = (groupconc_redis *)user_data;
+    pthread_mutex_lock(&r->mu);
+    if (!r->ex) r->ex = ex;
+    else groupconc_redis__set_error(r, "a second executor was created with this provider: ignored", NULL);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* The detach callback: groupconc_executor_destroy takes the executor back, after its last request
+   was answered and its last lease given back. No call into it may follow: wait for the calls in
+   flight (a notify or report on the I/O or subscriber thread, a local-release notify). */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__detach(void *user_data, groupconc_executor *ex) {
+    groupconc_redis *r = (groupconc_redis *)user_data;
+    pthread_mutex_lock(&r->mu);
+    if (r->ex == ex) {
+        r->ex = NULL;
+        while (r->ex_users > 0) pthread_cond_wait(&r->ready_cond, &r->mu);
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
 GROUPCONC_REDIS_API int groupconc_redis_provider(groupconc_redis *redis,
                                                  groupconc_fleet_provider *out_provider) {
     if (!redis || !out_provider) return GROUPCONC_EINVAL;
     out_provider->acquire = groupconc_redis__acquire;
     out_provider->release = groupconc_redis__release;
     out_provider->user_data = redis;
-    return GROUPCONC_OK;
-}
-
-GROUPCONC_REDIS_API int groupconc_redis_attach(groupconc_redis *redis, groupconc_executor *ex) {
-    if (!redis || !ex) return GROUPCONC_EINVAL;
-    /* groupconc_fleet_notify refuses (EINVAL) an executor without a fleet provider. */
-    if (groupconc_fleet_notify(ex, NULL) == GROUPCONC_EINVAL) return GROUPCONC_REDIS_ENOPROVIDER;
-    pthread_mutex_lock(&redis->mu);
-    bool taken = redis->ex != NULL || redis->detached;
-    if (!taken) redis->ex = ex;
-    pthread_mutex_unlock(&redis->mu);
-    if (taken) return GROUPCONC_REDIS_EATTACHED;
-    /* Tasks answered BUSY before now were never notified: ask them again. */
-    groupconc_fleet_notify(ex, NULL);
-    return GROUPCONC_OK;
-}
-
-/* Stop calling into the executor; wait for the calls in flight. Also the shape of a provider
-   `detach` callback (user_data, ex). */
-GROUPCONC_REDIS__PRIVATE void groupconc_redis__detach(void *user_data, groupconc_executor *ex) {
-    groupconc_redis *r = (groupconc_redis *)user_data;
-    pthread_mutex_lock(&r->mu);
-    if (!ex || r->ex == ex) {
-        r->ex = NULL;
-        r->detached = true;
-        while (r->ex_users > 0) pthread_cond_wait(&r->ready_cond, &r->mu);
-    }
-    pthread_mutex_unlock(&r->mu);
-}
-
-GROUPCONC_REDIS_API int groupconc_redis_detach(groupconc_redis *redis) {
-    if (!redis) return GROUPCONC_EINVAL;
-    groupconc_redis__detach(redis, NULL);
+    out_provider->attach = groupconc_redis__attach;
+    out_provider->detach = groupconc_redis__detach;
     return GROUPCONC_OK;
 }
 
@@ -2272,6 +2388,8 @@ GROUPCONC_REDIS_API int groupconc_redis_destroy(groupconc_redis *r) {
     if (!r) return GROUPCONC_EINVAL;
     if (r->io_started || r->sub_started) {
         pthread_mutex_lock(&r->mu);
+        /* leave the wait queues (sent in the I/O thread's last round, if Redis is up) */
+        for (groupconc_redis__group *g = r->busy; g; g = g->busy_next) groupconc_redis__leave(r, g);
         r->stop = true;
         pthread_cond_broadcast(&r->io_cond);
         pthread_cond_broadcast(&r->ready_cond);

@@ -1,7 +1,8 @@
 /* fleetutil.h - a private redis-server for the fleet tests and the fleet benchmark.
 
    fu_redis_start() starts `redis-server` (or $GROUPCONC_REDIS_SERVER) on a unix socket in a fresh
-   temporary directory, with TCP off (--port 0), nothing saved, and waits until it logs that it is
+   temporary directory, with TCP off (--port 0; or on 127.0.0.1 only, at a port fu_free_port
+   picked, when r->tcp_port is set), nothing saved, and waits until it logs that it is
    ready to accept connections (its stdout is a pipe read here: no sleeping, no polling of the
    socket).
    fu_redis_kill() stops it (any signal; SIGKILL for a crash) and reaps it; fu_redis_start() again
@@ -25,7 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -39,6 +43,7 @@ typedef struct fu_redis {
     char dir[128];          /* the temporary directory ("" before the first start) */
     char sock[192];         /* dir/redis.sock */
     char password[64];      /* "" : no requirepass */
+    int tcp_port;           /* > 0: also listen on 127.0.0.1:tcp_port (else TCP is off) */
     char log[2048];         /* what the server printed before it was ready (or failed) */
 } fu_redis;
 
@@ -84,8 +89,12 @@ static inline int fu_redis_start(fu_redis *r, const char *password) {
         const char *argv[32];
         int a = 0;
         argv[a++] = server;
+        char port[16];
+        snprintf(port, sizeof port, "%d", r->tcp_port > 0 ? r->tcp_port : 0);
         argv[a++] = "--port";
-        argv[a++] = "0"; /* no TCP at all: the unix socket only */
+        argv[a++] = port; /* 0: no TCP at all, the unix socket only */
+        argv[a++] = "--bind";
+        argv[a++] = "127.0.0.1"; /* loopback only, never another address */
         argv[a++] = "--unixsocket";
         argv[a++] = r->sock;
         argv[a++] = "--unixsocketperm";
@@ -144,6 +153,23 @@ static inline int fu_redis_start(fu_redis *r, const char *password) {
     }
     r->pid = pid;
     return 0;
+}
+
+/* A free TCP port on 127.0.0.1 (bound, read, closed: another process could take it before the
+   server does, which then fails to start and says so). 0 on failure. */
+static inline int fu_free_port(void) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return 0;
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof sa;
+    int port = 0;
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+        port = ntohs(sa.sin_port);
+    close(fd);
+    return port;
 }
 
 /* Stop the server with `sig` (SIGKILL: a crash) and reap it. */

@@ -16,7 +16,9 @@
      WAIT holds them until a server appears, then runs them within the caps;
    - a lease held past several TTLs is renewed and keeps its slot; its release reaches another
      provider through pub/sub; a renewal that fails is reported and the task keeps running;
-   - AUTH (password, username + password, wrong password); NOSCRIPT after SCRIPT FLUSH; groups
+   - a process under continuous load does not keep a slot from one that waits (the wait queue);
+   - TCP on a loopback port the test picks; AUTH (password, username + password, wrong password);
+     NOSCRIPT after SCRIPT FLUSH; groups
      without a fleet cap need no Redis; cancel and queue deadline at the fleet layer;
    - bad arguments to every public function.
    Waits are latches (in shared memory across processes) or bounded re-checks of counters that
@@ -105,13 +107,11 @@ static int rig_make(rig *g, const groupconc_redis_config *rc, int local_conc, gr
     p.listener = listener;
     p.listener_user_data = listener_data;
     if ((rc_ = groupconc_redis_provider(g->r, &p.fleet)) != GROUPCONC_OK) return rc_;
-    if ((rc_ = groupconc_executor_create(&p, &g->ex)) != GROUPCONC_OK) return rc_;
-    return groupconc_redis_attach(g->r, g->ex);
+    return groupconc_executor_create(&p, &g->ex); /* attaches the provider */
 }
 
 static void rig_free(rig *g) {
-    if (g->r) groupconc_redis_detach(g->r);
-    if (g->ex) groupconc_executor_destroy(g->ex);
+    if (g->ex) groupconc_executor_destroy(g->ex); /* detaches the provider */
     if (g->r) groupconc_redis_destroy(g->r);
     g->ex = NULL;
     g->r = NULL;
@@ -142,6 +142,10 @@ static bool p_renewals(void *a) {
 static bool p_fail_waited(void *a) {
     waitfor *w = (waitfor *)a;
     return rstats(w->r).fail_waited >= w->n;
+}
+static bool p_busy(void *a) {
+    waitfor *w = (waitfor *)a;
+    return rstats(w->r).busy >= w->n;
 }
 static bool p_subscribed(void *a) {
     waitfor *w = (waitfor *)a;
@@ -816,6 +820,71 @@ static void test_renewal_failure_reported(void **state) {
     tu_latch_destroy(&renew_seen);
 }
 
+/* ---- fairness between processes ------------------------------------------------------------------- */
+
+typedef struct order_rec {
+    atomic_int *seq;
+    atomic_int at; /* start order, -1: not yet */
+} order_rec;
+
+static int ordered_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    order_rec *o = (order_rec *)arg;
+    atomic_store(&o->at, atomic_fetch_add(o->seq, 1));
+    tu_sleep_ns(TU_MS * 5);
+    return 0;
+}
+
+/* A provider under continuous load (its next ask rides in the same round trip as its release)
+   must not keep a slot from another that waits: with the wait queue, B's task runs right after the
+   task of A that was running when B started to wait. (Two providers in one process: two instance
+   ids, as two processes.) */
+static void test_fifo_between_processes(void **state) {
+    (void)state;
+    start_server(NULL);
+    groupconc_redis_config rc = base_cfg();
+    rc.default_cap = 1;
+    rig a, b;
+    assert_int_equal(rig_make(&a, &rc, 1, NULL, NULL), GROUPCONC_OK);
+    assert_int_equal(rig_make(&b, &rc, 1, NULL, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_redis_wait_ready(b.r, TU_TIMEOUT_NS), GROUPCONC_OK);
+    waitfor wsub = {b.r, b.ex, 0};
+    assert_true(fu_wait_until(p_subscribed, &wsub, TU_TIMEOUT_NS));
+    atomic_int seq;
+    atomic_init(&seq, 0);
+    enum { NA = 12 };
+    order_rec ra[NA], rb;
+    groupconc_task *ha[NA], *hb;
+    tu_parkset first;
+    tu_ps_init(&first, 1);
+    tu_ps_submit(&first, a.ex, "fair"); /* A holds the slot... */
+    assert_true(tu_latch_wait(&first.started));
+    for (int i = 0; i < NA; i++) { /* ...and has plenty more queued behind it (locally) */
+        ra[i].seq = &seq;
+        atomic_init(&ra[i].at, -1);
+        ha[i] = tu_submit(a.ex, "fair", NULL, ordered_fn, &ra[i]);
+    }
+    rb.seq = &seq;
+    atomic_init(&rb.at, -1);
+    hb = tu_submit(b.ex, "fair", NULL, ordered_fn, &rb);
+    /* B's ask was answered BUSY: B is in the group's wait queue in Redis (waiting_fleet alone
+       would count its ask before Redis answered it) */
+    waitfor wb = {b.r, b.ex, 1};
+    assert_true(fu_wait_until(p_busy, &wb, TU_TIMEOUT_NS));
+    tu_ps_finish_all(&first);
+    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
+    for (int i = 0; i < NA; i++) {
+        tu_wait_status(ha[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(ha[i]);
+    }
+    groupconc_task_release(hb);
+    printf("  fifo: B's task started %d-th of %d after A's first\n", atomic_load(&rb.at) + 1, NA + 1);
+    assert_int_equal(atomic_load(&rb.at), 0); /* first after the slot freed */
+    rig_free(&a);
+    rig_free(&b);
+}
+
 /* ---- AUTH, NOSCRIPT, no-cap groups, cancel and deadline ------------------------------------------- */
 
 static void run_three(rig *g, const char *group) {
@@ -866,6 +935,29 @@ static void test_auth(void **state) {
     res = tu_wait(h);
     assert_int_equal(res.reason, GROUPCONC_EREJECTED_FLEET);
     groupconc_task_release(h);
+    rig_free(&g);
+}
+
+static void test_tcp_loopback(void **state) {
+    (void)state;
+    memset(&srv, 0, sizeof srv);
+    srv.tcp_port = fu_free_port();
+    assert_true(srv.tcp_port > 0);
+    if (fu_redis_start(&srv, "tcp-pass") != 0) {
+        print_error("could not start redis-server on 127.0.0.1:%d:\n%s\n", srv.tcp_port, srv.log);
+        fail();
+    }
+    groupconc_redis_config rc = base_cfg();
+    rc.unix_path = NULL;
+    rc.host = "127.0.0.1";
+    rc.port = srv.tcp_port;
+    rc.password = "tcp-pass";
+    rig g;
+    assert_int_equal(rig_make(&g, &rc, 4, NULL, NULL), GROUPCONC_OK);
+    run_three(&g, "over-tcp");
+    groupconc_redis_stats s = rstats(g.r);
+    assert_int_equal(s.grants, 3);
+    assert_true(s.connected);
     rig_free(&g);
 }
 
@@ -1033,7 +1125,6 @@ static void test_bad_arguments(void **state) {
     /* the other functions */
     groupconc_fleet_provider fp;
     assert_int_equal(groupconc_redis_provider(NULL, &fp), GROUPCONC_EINVAL);
-    assert_int_equal(groupconc_redis_attach(NULL, NULL), GROUPCONC_EINVAL);
     assert_int_equal(groupconc_redis_wait_ready(NULL, 0), GROUPCONC_EINVAL);
     groupconc_redis_stats st;
     assert_int_equal(groupconc_redis_stats_get(NULL, &st), GROUPCONC_EINVAL);
@@ -1042,27 +1133,28 @@ static void test_bad_arguments(void **state) {
     c = base_cfg();
     assert_int_equal(groupconc_redis_create(&c, &r), GROUPCONC_OK);
     assert_int_equal(groupconc_redis_provider(r, NULL), GROUPCONC_EINVAL);
-    assert_int_equal(groupconc_redis_attach(r, NULL), GROUPCONC_EINVAL);
     assert_int_equal(groupconc_redis_stats_get(r, NULL), GROUPCONC_EINVAL);
-    groupconc_policy pol = groupconc_policy_default(); /* no fleet provider */
-    groupconc_executor *plain = tu_executor(&pol);
-    assert_int_equal(groupconc_redis_attach(r, plain), GROUPCONC_REDIS_ENOPROVIDER);
-    assert_int_equal(groupconc_executor_destroy(plain), GROUPCONC_OK);
+    groupconc_policy pol = groupconc_policy_default();
     assert_int_equal(groupconc_redis_provider(r, &pol.fleet), GROUPCONC_OK);
     assert_ptr_equal(pol.fleet.user_data, r);
+    assert_non_null(pol.fleet.acquire);
+    assert_non_null(pol.fleet.release);
+    assert_non_null(pol.fleet.attach);
+    assert_non_null(pol.fleet.detach);
+    /* one executor after another (attach, detach, attach again); a second one at the same time
+       is ignored and named in last_error */
     groupconc_executor *ex = tu_executor(&pol);
-    assert_int_equal(groupconc_redis_attach(r, ex), GROUPCONC_OK);
-    assert_int_equal(groupconc_redis_attach(r, ex), GROUPCONC_REDIS_EATTACHED);
-    assert_int_equal(groupconc_redis_detach(NULL), GROUPCONC_EINVAL);
-    assert_int_equal(groupconc_redis_detach(r), GROUPCONC_OK);
-    assert_int_equal(groupconc_redis_detach(r), GROUPCONC_OK);
-    assert_int_equal(groupconc_redis_attach(r, ex), GROUPCONC_REDIS_EATTACHED); /* once only */
+    groupconc_executor *ex2 = tu_executor(&pol);
+    assert_non_null(strstr(rstats(r).last_error, "second executor"));
+    assert_int_equal(groupconc_executor_destroy(ex2), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    ex = tu_executor(&pol);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     assert_int_equal(groupconc_redis_destroy(r), GROUPCONC_OK);
 
     /* diagnostics */
     assert_string_equal(groupconc_redis_errname(GROUPCONC_REDIS_EADDRESS), "GROUPCONC_REDIS_EADDRESS");
-    assert_string_equal(groupconc_redis_errname(GROUPCONC_REDIS_EATTACHED), "GROUPCONC_REDIS_EATTACHED");
+    assert_string_equal(groupconc_redis_errname(GROUPCONC_REDIS_ECREDENTIALS), "GROUPCONC_REDIS_ECREDENTIALS");
     assert_string_equal(groupconc_redis_errname(GROUPCONC_ELIMIT), groupconc_errname(GROUPCONC_ELIMIT));
     assert_string_equal(groupconc_redis_strerror(GROUPCONC_ENOMEM), groupconc_strerror(GROUPCONC_ENOMEM));
     assert_non_null(groupconc_redis_strerror(-123456));
@@ -1085,7 +1177,9 @@ int main(void) {
         cmocka_unit_test_teardown(test_single_cap_and_local_release, teardown_server),
         cmocka_unit_test_teardown(test_renewal_keeps_slot_and_pubsub_wakes, teardown_server),
         cmocka_unit_test_teardown(test_renewal_failure_reported, teardown_server),
+        cmocka_unit_test_teardown(test_fifo_between_processes, teardown_server),
         cmocka_unit_test_teardown(test_auth, teardown_server),
+        cmocka_unit_test_teardown(test_tcp_loopback, teardown_server),
         cmocka_unit_test_teardown(test_noscript_falls_back_to_eval, teardown_server),
         cmocka_unit_test_teardown(test_uncapped_groups_need_no_redis, teardown_server),
         cmocka_unit_test_teardown(test_cancel_and_deadline_at_fleet_layer, teardown_server),

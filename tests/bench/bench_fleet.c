@@ -96,7 +96,7 @@ static proc_result run_one(const workload *w, bool fleet, shared_bench *sh) {
         }
     }
     groupconc_executor *ex = NULL;
-    if (groupconc_executor_create(&p, &ex) != GROUPCONC_OK || (r && groupconc_redis_attach(r, ex) != GROUPCONC_OK) ||
+    if (groupconc_executor_create(&p, &ex) != GROUPCONC_OK ||
         (r && groupconc_redis_wait_ready(r, GROUPCONC_SEC(10)) != GROUPCONC_OK)) {
         pr.failed = 1;
         return pr;
@@ -154,7 +154,6 @@ static proc_result run_one(const workload *w, bool fleet, shared_bench *sh) {
                     (unsigned long long)s.round_trips, (unsigned long long)s.notify_pubsub,
                     (unsigned long long)s.notify_local, (unsigned long long)s.notify_poll,
                     (unsigned long long)s.notify_reconnect);
-        groupconc_redis_detach(r);
     }
     groupconc_executor_destroy(ex);
     if (r) groupconc_redis_destroy(r);
