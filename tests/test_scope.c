@@ -17,6 +17,12 @@ static int fail_fn(groupconc_context *ctx, void **out_value, void *arg) {
     return 7;
 }
 
+/* fail_fn that says it ran (arg: a tu_latch): once it has, a later winner cannot cancel it. */
+static int fail_signal_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    tu_latch_count_down((tu_latch *)arg);
+    return fail_fn(ctx, out_value, NULL);
+}
+
 static int value_fn(groupconc_context *ctx, void **out_value, void *arg) {
     (void)ctx;
     *out_value = arg;
@@ -132,7 +138,11 @@ static void test_shutdown_on_success(void **state) {
     slow.cooperative = true;
     size_t i_slow = fork_spec(s, "replica-1", tu_park_fn, &slow);
     assert_true(tu_latch_wait(&started));
-    size_t i_fail = fork_spec(s, "replica-2", fail_fn, NULL);
+    tu_latch failed;
+    tu_latch_init(&failed, 1);
+    size_t i_fail = fork_spec(s, "replica-2", fail_signal_fn, &failed);
+    /* it must have run before the winner is forked: a winner that finished first would cancel it */
+    assert_true(tu_latch_wait(&failed));
     int answer = 42;
     size_t i_win = fork_spec(s, "replica-3", value_fn, &answer);
     assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
@@ -155,6 +165,7 @@ static void test_shutdown_on_success(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     tu_park_destroy(&slow);
     tu_latch_destroy(&started);
+    tu_latch_destroy(&failed);
 }
 
 /* A custom policy sees each completion and may shut the scope down: here, at the first failure. */
