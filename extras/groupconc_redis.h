@@ -2494,7 +2494,7 @@ GROUPCONC_REDIS_API const char *groupconc_redis_failure_name(groupconc_redis_fai
 ------------------------------------------------------------------------------
 MIT License
 
-Copyright (c) 2025 the groupconc authors
+Copyright (c) 2026 the groupconc authors
 
 Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
 associated documentation files (the "Software"), to deal in the Software without restriction,
