@@ -1389,7 +1389,9 @@ static void test_recipe_16_overall_2_per_host(void **state) {
     for (int h = 0; h < HOSTS; h++) assert_true(tu_peak_max(&c.host[h]) <= 2);
     /* ideal: 800 x 2 ms / 16 = 100 ms; sleeping tasks, so a loaded machine still gets close */
     print_message("makespan %.1f ms (ideal 100 ms)\n", (double)took / 1e6);
-    assert_true(took < 5 * 100 * TU_MS); /* 4 at once (a global cap of 16 over waiting tasks) needs 400 */
+    /* 4 at once (a global cap of 16 over waiting tasks) needs 400; valgrind runs one thread at a
+       time (546 ms seen with two CPU hogs), so there only the peaks above tell */
+    if (!tu_under_valgrind()) assert_true(took < 5 * 100 * TU_MS);
 }
 
 /* ==== names and durations ======================================================================= */
