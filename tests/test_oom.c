@@ -31,6 +31,16 @@
    totals stay exact, counts_unattributed counts what the group's miss), the bounded table's group
    creation; the live calls that document no ENOMEM run with no memory left.
 
+   The fleet layer, with a mock provider (policy.fleet) that keeps the books: executor_create (attach
+   once on success, never on failure; detach once at destroy), submit of new and existing groups
+   answered GRANTED inside acquire or after the submit (a failed submit asked nothing; every task
+   admitted runs once; grants == releases; as many allocations as without a provider: the fleet
+   slot and the group's fleet counts have no failure point of their own), BUSY then fleet_notify
+   (also a notify while the request is out), REJECT and OPEN answers (status, rejected_fleet,
+   fleet_open, waiting_fleet, events), fleet_report (allocates nothing), shutdown, shutdown_graceful
+   and destroy with requests outstanding answered from the provider's thread (destroy returns after
+   the last answer, then detach), and the any-thread workload.
+
    By default only allocations made on the arming (main) thread are counted, so that the N-th
    allocation is the operation's own; the *_any_thread tests also fail allocations made on worker
    threads, and the *_sticky variants make every allocation after the first failure fail too (the
@@ -90,6 +100,13 @@ typedef struct world {
     int accepted;       /* tasks accepted so far: each must produce exactly one COMPLETED event */
     atomic_int events_bad;
     atomic_int submitted_events; /* SUBMITTED listener events: each gets exactly one COMPLETED */
+    /* the fleet layer (world_init_with a mock provider): its listener events, and the mock */
+    atomic_int fleet_rejected_events; /* REJECTED events with GROUPCONC_EREJECTED_FLEET */
+    atomic_int fleet_open_events;     /* FLEET events with GROUPCONC_EFLEET_OPEN */
+    atomic_int fleet_renew_named;     /* FLEET events with GROUPCONC_EFLEET_RENEW naming a group */
+    atomic_int fleet_renew_null;      /* ... naming none */
+    atomic_int fleet_events_bad;      /* a FLEET event with another reason */
+    struct fleet_mock *fm;            /* NULL: no fleet provider */
 } world;
 
 static int task_count(groupconc_context *ctx, void **out_value, void *user_data) {
@@ -105,6 +122,13 @@ static void listener(const groupconc_event *ev, void *user_data) {
     if (ev->type == GROUPCONC_EVENT_COMPLETED) {
         if (!ev->result) atomic_fetch_add(&w->events_bad, 1);
         counter_add(&w->completed);
+    }
+    if (ev->type == GROUPCONC_EVENT_REJECTED && ev->reason == GROUPCONC_EREJECTED_FLEET)
+        atomic_fetch_add(&w->fleet_rejected_events, 1);
+    if (ev->type == GROUPCONC_EVENT_FLEET) {
+        if (ev->reason == GROUPCONC_EFLEET_OPEN) atomic_fetch_add(&w->fleet_open_events, 1);
+        else if (ev->reason == GROUPCONC_EFLEET_RENEW) atomic_fetch_add(ev->group ? &w->fleet_renew_named : &w->fleet_renew_null, 1);
+        else atomic_fetch_add(&w->fleet_events_bad, 1);
     }
 }
 
@@ -152,14 +176,24 @@ static void submit_parked(world *w, const char *group, bool handle, bool cb) {
     }
 }
 
-static void world_init(world *w, groupconc_rejection_policy rejection, bool parked) {
+typedef struct fleet_mock fleet_mock;
+static groupconc_fleet_provider fm_provider(fleet_mock *m);
+static void fm_check_attached(fleet_mock *m, groupconc_executor *ex);
+static void fm_check_end(fleet_mock *m, uintptr_t ex);
+
+/* With `fm`, the executor has the mock fleet provider (section "the fleet layer" below); the parked
+   tasks are granted their leases inside acquire (the mock starts in FM_GRANT). */
+static void world_init_with(world *w, groupconc_rejection_policy rejection, bool parked, fleet_mock *fm) {
     memset(w, 0, sizeof *w);
     counter_init(&w->gate);
     counter_init(&w->completed);
     counter_init(&w->op_done);
     atomic_store(&w->events_bad, 0);
+    w->fm = fm;
     groupconc_policy p = world_policy(w, rejection);
+    if (fm) p.fleet = fm_provider(fm);
     assert_int_equal(groupconc_executor_create(&p, &w->ex), GROUPCONC_OK);
+    if (fm) fm_check_attached(fm, w->ex);
     if (!parked) return;
     submit_parked(w, "a", true, true);     /* P0 */
     assert_true(counter_wait(&w->gate, 1)); /* P0 holds "a"'s only run permit */
@@ -170,7 +204,12 @@ static void world_init(world *w, groupconc_rejection_policy rejection, bool park
     assert_true(counter_wait(&w->gate, 4));
 }
 
+static void world_init(world *w, groupconc_rejection_policy rejection, bool parked) {
+    world_init_with(w, rejection, parked, NULL);
+}
+
 static void assert_quiet(world *w);
+static void world_check_destroyed(world *w, uintptr_t ex);
 
 /* Release everything, check every accepted task reached its terminal state and every permit is back,
    destroy, check that no block is left. */
@@ -189,7 +228,14 @@ static void world_finish(world *w) {
     if (!counter_wait(&w->completed, w->accepted))
         fail_msg("COMPLETED events: %d, accepted tasks: %d", counter_get(&w->completed), w->accepted);
     assert_quiet(w);
+    uintptr_t ex = (uintptr_t)w->ex;
     assert_int_equal(groupconc_executor_destroy(w->ex), GROUPCONC_OK);
+    world_check_destroyed(w, ex);
+}
+
+/* After executor_destroy: COMPLETED once per SUBMITTED, each callback once, the handles released,
+   the fleet mock's books balanced (when there is one), no block live. */
+static void world_check_destroyed(world *w, uintptr_t ex) {
     int events = counter_get(&w->completed); /* exactly once per SUBMITTED, refused ones included */
     if (events < w->accepted || events != atomic_load(&w->submitted_events))
         fail_msg("COMPLETED events: %d, SUBMITTED events: %d, accepted tasks: %d", events,
@@ -201,6 +247,9 @@ static void world_finish(world *w) {
             fail_msg("handle %d: completion callback ran %d times, want %d", i, calls, w->want_cb[i] ? 1 : 0);
         assert_int_equal(groupconc_task_release(w->h[i]), GROUPCONC_OK);
     }
+    if (w->fm) fm_check_end(w->fm, ex);
+    else (void)ex;
+    if (atomic_load(&w->fleet_events_bad) != 0) fail_msg("%d FLEET events with an unknown reason", atomic_load(&w->fleet_events_bad));
     counter_destroy(&w->gate);
     counter_destroy(&w->completed);
     if (live_blocks() != 0) fail_msg("%ld blocks still live after destroy and release", live_blocks());
@@ -215,16 +264,18 @@ static void assert_quiet(world *w) {
     if (rc != GROUPCONC_OK) fail_msg("graceful shutdown with every task released: %s", groupconc_errname(rc));
     groupconc_executor_stats es;
     assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
-    if (es.running || es.ready || es.waiting || es.global_in_flight)
-        fail_msg("all done, yet running %zu ready %zu waiting %zu global in-flight %zu", es.running, es.ready, es.waiting,
-                 es.global_in_flight);
+    if (es.running || es.ready || es.waiting || es.global_in_flight || es.waiting_fleet)
+        fail_msg("all done, yet running %zu ready %zu waiting %zu global in-flight %zu waiting_fleet %zu", es.running,
+                 es.ready, es.waiting, es.global_in_flight, es.waiting_fleet);
     static const char *const groups[] = {"a", "b", "vip", "solo", "tbl", "new", "x1", "x2", "x3", "warm", "done", "c"};
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         groupconc_group_stats gs;
         if (groupconc_group_stats_get(w->ex, groups[i], &gs) != GROUPCONC_OK) continue;
-        if (gs.in_flight || gs.running || gs.ready || gs.waiting_global || gs.waiting_bulkhead || gs.waiting_concurrency)
-            fail_msg("all done, yet group %s has in-flight %zu running %zu ready %zu waiting %zu/%zu/%zu", groups[i],
-                     gs.in_flight, gs.running, gs.ready, gs.waiting_global, gs.waiting_bulkhead, gs.waiting_concurrency);
+        if (gs.in_flight || gs.running || gs.ready || gs.waiting_global || gs.waiting_bulkhead || gs.waiting_concurrency ||
+            gs.waiting_fleet)
+            fail_msg("all done, yet group %s has in-flight %zu running %zu ready %zu waiting %zu/%zu/%zu/fleet %zu", groups[i],
+                     gs.in_flight, gs.running, gs.ready, gs.waiting_global, gs.waiting_bulkhead, gs.waiting_concurrency,
+                     gs.waiting_fleet);
     }
 }
 
@@ -2505,6 +2556,992 @@ static void test_live_calls_without_memory(void **state) {
     print_message("the same, every allocation on every thread failing: %ld refused\n", live_no_memory(1, true));
 }
 
+/* ==== the fleet layer ============================================================================= */
+/* A fleet executor (policy.fleet) puts a fleet slot inline in each task node and the group's fleet
+   counts in front of the group's block: no allocation of its own, so no new failure point. The loops
+   below show it with a provider installed, under the same rules as above (the documented code,
+   nothing half done, nothing lost, no leak), and keep the provider's books:
+     - executor_create: attach exactly once (naming the executor create returns) on success, never on
+       failure; detach exactly once, from destroy;
+     - submit (first submit, new group, table group, existing group with room, existing group waiting
+       at layer 3, fire-and-forget, submit_spec with a cleanup), answered GRANTED inside acquire or
+       kept and answered by the loop after the submit (in the armed window, so the answer's own path
+       - the worker it starts - fails too): a failed submit asked nothing; an accepted task is asked
+       once it holds its group's permits, sits at the fleet layer until answered (waiting_fleet),
+       runs once, and its lease comes back exactly once;
+     - BUSY then groupconc_fleet_notify (of the group: the oldest BUSY task is asked again; NULL:
+       every one; a notify while the request is out, remembered: the BUSY answer asks again at once)
+       armed (also sticky, also on every thread): OK, the right number of new requests, every task
+       runs;
+     - REJECT and OPEN answers (inside acquire, and after the submit): REJECTED with
+       GROUPCONC_EREJECTED_FLEET / a run with no lease; rejected_fleet (the group's, or
+       counts_unattributed when its cold counters could not be made), fleet_open, waiting_fleet, the
+       REJECTED and FLEET events; a failed submit counts none of them;
+     - groupconc_fleet_report(EFLEET_RENEW) with the listener installed: allocates nothing; counted
+       and reported exactly once, also with no memory on any thread;
+     - executor_shutdown, executor_destroy and shutdown_graceful with requests outstanding, with no
+       memory left on this thread (and once on every thread), the provider answering from its own
+       thread (for destroy: only once destroy's shutdown cancelled the asking tasks): the tasks at
+       the fleet layer complete CANCELLED, late answers are fine (a late GRANTED lease comes back at
+       once), destroy returns only after the last answer, then detach runs once, with no request
+       out and no lease held;
+     - the any-thread workload with a provider.
+   The mock provider's state is in the scratch arena and it allocates nothing through
+   GROUPCONC_MALLOC. After every executor: attach 1, detach 1 (the same executor), every acquire
+   answered exactly once, grants == releases (each lease given back once, for its own group), no
+   call after detach. */
+
+enum { FM_LEASES = 64, FM_HELD = 16, FM_GROUPS = 16, FM_NAME = 24 };
+#define FM_LEASE_BASE UINT64_C(0x7100000000) /* tokens are FM_LEASE_BASE + index: never 0 */
+
+typedef enum fm_mode {
+    FM_GRANT,  /* answer GRANTED inside acquire */
+    FM_HOLD,   /* keep the request: the test answers it (fm_answer_held) */
+    FM_BUSY,   /* answer BUSY inside acquire */
+    FM_REJECT, /* answer REJECT inside acquire */
+    FM_OPEN    /* answer OPEN inside acquire */
+} fm_mode;
+
+struct fleet_mock {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    fm_mode mode;
+    int attaches, detaches;
+    uintptr_t attached, detached;
+    long acquires, grants, busy, rejects, opens, releases;
+    long bad;           /* an unknown lease given back, one given back twice or for another group, a NULL group */
+    long after_detach;  /* acquire or release once detach returned */
+    long answer_errors; /* groupconc_fleet_answer returned other than OK */
+    long answering;     /* answers in progress */
+    long answered;      /* answers returned */
+    long out_at_detach, unreleased_at_detach, answered_at_detach;
+    bool gone;          /* detach returned */
+    char names[FM_GROUPS][FM_NAME];
+    int ngroups;
+    unsigned char lease_state[FM_LEASES]; /* 0 never given, 1 out, 2 given back */
+    unsigned char lease_gi[FM_LEASES];
+    int next_lease;
+    groupconc_fleet_request *held[FM_HELD];
+    int held_gi[FM_HELD];
+    int nheld;
+};
+
+static fleet_mock *fm_new(void) {
+    fleet_mock *m = scratch(sizeof *m); /* zeroed: FM_GRANT */
+    pthread_mutex_init(&m->mu, NULL);
+    cond_init_monotonic(&m->cv);
+    return m;
+}
+
+static int fm_gi_locked(fleet_mock *m, const char *group) {
+    if (!group) {
+        m->bad++;
+        return 0;
+    }
+    for (int i = 0; i < m->ngroups; i++)
+        if (strcmp(m->names[i], group) == 0) return i;
+    if (m->ngroups == FM_GROUPS || strlen(group) >= FM_NAME) {
+        m->bad++;
+        return 0;
+    }
+    snprintf(m->names[m->ngroups], FM_NAME, "%s", group);
+    return m->ngroups++;
+}
+
+static groupconc_fleet_verdict fm_verdict(fm_mode mode) {
+    switch (mode) {
+    case FM_BUSY: return GROUPCONC_FLEET_BUSY;
+    case FM_REJECT: return GROUPCONC_FLEET_REJECT;
+    case FM_OPEN: return GROUPCONC_FLEET_OPEN;
+    default: return GROUPCONC_FLEET_GRANTED;
+    }
+}
+
+/* Book the verdict (a GRANTED one gets a fresh lease), then answer with the mock's lock released. */
+static void fm_answer(fleet_mock *m, groupconc_fleet_request *req, groupconc_fleet_verdict v, int gi) {
+    uint64_t lease = 0;
+    pthread_mutex_lock(&m->mu);
+    if (v == GROUPCONC_FLEET_GRANTED) {
+        if (m->next_lease < FM_LEASES) {
+            int idx = m->next_lease++;
+            m->lease_state[idx] = 1;
+            m->lease_gi[idx] = (unsigned char)gi;
+            lease = FM_LEASE_BASE + (uint64_t)idx;
+        } else {
+            m->bad++;
+        }
+        m->grants++;
+    } else if (v == GROUPCONC_FLEET_BUSY) {
+        m->busy++;
+    } else if (v == GROUPCONC_FLEET_REJECT) {
+        m->rejects++;
+    } else {
+        m->opens++;
+    }
+    m->answering++;
+    pthread_mutex_unlock(&m->mu);
+    int rc = groupconc_fleet_answer(req, v, lease);
+    pthread_mutex_lock(&m->mu);
+    if (rc != GROUPCONC_OK) m->answer_errors++;
+    m->answering--;
+    m->answered++;
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void fm_acquire(void *user_data, groupconc_fleet_request *request, const char *group) {
+    fleet_mock *m = user_data;
+    pthread_mutex_lock(&m->mu);
+    m->acquires++;
+    if (m->gone) m->after_detach++;
+    int gi = fm_gi_locked(m, group);
+    fm_mode mode = m->mode;
+    if (mode == FM_HOLD && m->nheld < FM_HELD) {
+        m->held[m->nheld] = request;
+        m->held_gi[m->nheld] = gi;
+        m->nheld++;
+        pthread_cond_broadcast(&m->cv);
+        pthread_mutex_unlock(&m->mu);
+        return;
+    }
+    if (mode == FM_HOLD) { /* full: never leave a request unanswered */
+        m->bad++;
+        mode = FM_REJECT;
+    }
+    pthread_mutex_unlock(&m->mu);
+    fm_answer(m, request, fm_verdict(mode), gi);
+}
+
+static void fm_release(void *user_data, const char *group, uint64_t lease) {
+    fleet_mock *m = user_data;
+    pthread_mutex_lock(&m->mu);
+    m->releases++;
+    if (m->gone) m->after_detach++;
+    uint64_t idx = lease - FM_LEASE_BASE;
+    if (lease < FM_LEASE_BASE || idx >= (uint64_t)m->next_lease || m->lease_state[idx] != 1 || !group ||
+        strcmp(m->names[m->lease_gi[idx]], group) != 0)
+        m->bad++;
+    else
+        m->lease_state[idx] = 2;
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void fm_attach(void *user_data, groupconc_executor *ex) {
+    fleet_mock *m = user_data;
+    pthread_mutex_lock(&m->mu);
+    m->attaches++;
+    m->attached = (uintptr_t)ex;
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* As a provider does: wait for its threads to leave their answer calls (bounded), then note what was
+   still out. */
+static void fm_detach(void *user_data, groupconc_executor *ex) {
+    fleet_mock *m = user_data;
+    pthread_mutex_lock(&m->mu);
+    m->detaches++;
+    m->detached = (uintptr_t)ex;
+    struct timespec dl = deadline_after(BOUND_NS);
+    int rc = 0;
+    while (m->answering > 0 && rc == 0) rc = pthread_cond_timedwait(&m->cv, &m->mu, &dl);
+    m->out_at_detach = m->nheld + m->answering;
+    m->unreleased_at_detach = m->grants - m->releases;
+    m->answered_at_detach = m->answered;
+    m->gone = true;
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+}
+
+static groupconc_fleet_provider fm_provider(fleet_mock *m) {
+    groupconc_fleet_provider f;
+    memset(&f, 0, sizeof f);
+    f.acquire = fm_acquire;
+    f.release = fm_release;
+    f.user_data = m;
+    f.attach = fm_attach;
+    f.detach = fm_detach;
+    return f;
+}
+
+static void fm_set_mode(fleet_mock *m, fm_mode mode) {
+    pthread_mutex_lock(&m->mu);
+    m->mode = mode;
+    pthread_mutex_unlock(&m->mu);
+}
+
+static long fm_get(fleet_mock *m, const long *field) {
+    pthread_mutex_lock(&m->mu);
+    long v = *field;
+    pthread_mutex_unlock(&m->mu);
+    return v;
+}
+
+static int fm_nheld(fleet_mock *m) {
+    pthread_mutex_lock(&m->mu);
+    int v = m->nheld;
+    pthread_mutex_unlock(&m->mu);
+    return v;
+}
+
+/* Answer every request held (oldest first) with verdicts[i % nv]; returns how many. */
+static int fm_answer_held(fleet_mock *m, const groupconc_fleet_verdict *verdicts, int nv) {
+    groupconc_fleet_request *req[FM_HELD];
+    int gi[FM_HELD];
+    pthread_mutex_lock(&m->mu);
+    int k = m->nheld;
+    for (int i = 0; i < k; i++) {
+        req[i] = m->held[i];
+        gi[i] = m->held_gi[i];
+    }
+    m->nheld = 0;
+    pthread_mutex_unlock(&m->mu);
+    for (int i = 0; i < k; i++) fm_answer(m, req[i], verdicts[i % nv], gi[i]);
+    return k;
+}
+
+static int fm_grant_held(fleet_mock *m) {
+    const groupconc_fleet_verdict v = GROUPCONC_FLEET_GRANTED;
+    return fm_answer_held(m, &v, 1);
+}
+
+static void fm_check_attached(fleet_mock *m, groupconc_executor *ex) {
+    pthread_mutex_lock(&m->mu);
+    int attaches = m->attaches, detaches = m->detaches;
+    bool same = m->attached == (uintptr_t)ex;
+    pthread_mutex_unlock(&m->mu);
+    if (attaches != 1 || detaches != 0 || !same)
+        fail_msg("executor_create with a fleet provider: attach %d times (%s executor), detach %d times", attaches,
+                 same ? "this" : "another", detaches);
+}
+
+/* After destroy: the provider's books. */
+static void fm_check_end(fleet_mock *m, uintptr_t ex) {
+    pthread_mutex_lock(&m->mu);
+    int attaches = m->attaches, detaches = m->detaches, nheld = m->nheld, unreturned = 0;
+    bool same = m->attached == ex && m->detached == ex;
+    long acquires = m->acquires, answered = m->answered, grants = m->grants, releases = m->releases, bad = m->bad;
+    long after = m->after_detach, errors = m->answer_errors, out = m->out_at_detach, unreleased = m->unreleased_at_detach;
+    for (int i = 0; i < m->next_lease; i++) unreturned += m->lease_state[i] != 2;
+    pthread_mutex_unlock(&m->mu);
+    if (attaches != 1 || detaches != 1 || !same)
+        fail_msg("fleet provider: attach %d, detach %d (want 1 and 1, with the executor)%s", attaches, detaches,
+                 same ? "" : "; another executor named");
+    if (out != 0 || unreleased != 0)
+        fail_msg("fleet provider: at detach, %ld request(s) still out and %ld lease(s) not given back", out, unreleased);
+    if (nheld != 0 || acquires != answered)
+        fail_msg("fleet provider: %ld acquires, %ld answered, %d held", acquires, answered, nheld);
+    if (grants != releases || unreturned != 0 || bad != 0)
+        fail_msg("fleet provider: %ld leases granted, %ld given back, %d never given back, %ld bad releases", grants,
+                 releases, unreturned, bad);
+    if (after != 0 || errors != 0)
+        fail_msg("fleet provider: %ld calls after detach, %ld answers refused", after, errors);
+}
+
+/* Aborts (a test that hangs is no result) when `what` does not return within BOUND_NS. */
+typedef struct watchdog {
+    counter returned;
+    const char *what;
+    pthread_t th;
+} watchdog;
+
+static void *watchdog_main(void *arg) {
+    watchdog *d = arg;
+    struct timespec dl = deadline_after(BOUND_NS);
+    pthread_mutex_lock(&d->returned.mu);
+    int rc = 0;
+    while (!d->returned.open && rc == 0) rc = pthread_cond_timedwait(&d->returned.cv, &d->returned.mu, &dl);
+    bool late = !d->returned.open;
+    pthread_mutex_unlock(&d->returned.mu);
+    if (late) {
+        fprintf(stderr, "test_oom: %s did not return within 10 s\n", d->what);
+        abort();
+    }
+    return NULL;
+}
+
+static void watchdog_start(watchdog *d, const char *what) {
+    counter_init(&d->returned);
+    d->what = what;
+    assert_int_equal(pthread_create(&d->th, NULL, watchdog_main, d), 0);
+}
+
+static void watchdog_stop(watchdog *d) {
+    latch_open(&d->returned);
+    pthread_join(d->th, NULL);
+    counter_destroy(&d->returned);
+}
+
+/* Counting without failing: arm far away, read how many allocations this thread made. */
+#define COUNT_ONLY 1000000L
+static long counted_allocations(void) { return COUNT_ONLY - atomic_load(&fault_g_countdown); }
+
+/* ---- executor_create with a fleet provider ------------------------------------------------------- */
+/* The same policy without a provider makes as many allocations: the loop's count must equal it. */
+
+static void fleet_create_loop(bool sticky) {
+    const groupconc_group_limits tbl[] = {
+        {"tenant-1", 3, 5, 2, 0},
+        {"tenant-2", GROUPCONC_DEFAULT, GROUPCONC_UNLIMITED, 0, 0},
+    };
+    groupconc_policy plain = groupconc_policy_default();
+    plain.groups = tbl;
+    plain.group_count = 2;
+    groupconc_executor *pex = NULL;
+    oom_arm(COUNT_ONLY, false, false);
+    assert_int_equal(groupconc_executor_create(&plain, &pex), GROUPCONC_OK);
+    long plain_allocs = counted_allocations();
+    (void)oom_disarm();
+    assert_int_equal(groupconc_executor_destroy(pex), GROUPCONC_OK);
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        fleet_mock *m = fm_new();
+        groupconc_policy p = plain;
+        p.fleet = fm_provider(m);
+        groupconc_executor *ex = (groupconc_executor *)(uintptr_t)1;
+        oom_arm(n, sticky, false);
+        int rc = groupconc_executor_create(&p, &ex);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, "executor_create (fleet provider)", n);
+        if (rc != GROUPCONC_OK) {
+            assert_null(ex);
+            if (m->attaches != 0 || m->detaches != 0)
+                fail_msg("executor_create (fleet provider) failed at allocation %ld, yet attach %d, detach %d", n,
+                         m->attaches, m->detaches);
+            if (live_blocks() != 0) fail_msg("executor_create (fleet provider) failed at allocation %ld and left %ld blocks", n, live_blocks());
+            continue;
+        }
+        fm_check_attached(m, ex); /* before create returned */
+        counter done;
+        counter_init(&done);
+        static const char *const keys[] = {"tenant-1", "other"};
+        groupconc_task *t[2];
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(groupconc_submit(ex, keys[i], NULL, task_count, &done, &t[i]), GROUPCONC_OK);
+            groupconc_result r = {0};
+            assert_int_equal(groupconc_task_wait_for(t[i], BOUND_NS, &r), GROUPCONC_OK);
+            assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+            /* the lease comes back before a wait on the task returns */
+            assert_int_equal(fm_get(m, &m->grants), i + 1);
+            assert_int_equal(fm_get(m, &m->releases), i + 1);
+        }
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_group_stats_get(ex, "tenant-1", &gs), GROUPCONC_OK);
+        assert_int_equal(gs.concurrency, 3); /* the table was copied too */
+        assert_int_equal(gs.waiting_fleet, 0);
+        uintptr_t exv = (uintptr_t)ex;
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        for (int i = 0; i < 2; i++) assert_int_equal(groupconc_task_release(t[i]), GROUPCONC_OK);
+        fm_check_end(m, exv);
+        counter_destroy(&done);
+        assert_int_equal(live_blocks(), 0);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 1);
+    if (n - 1 != plain_allocs)
+        fail_msg("executor_create: %ld allocations with a fleet provider, %ld without", n - 1, plain_allocs);
+    print_message("executor_create with a fleet provider%s: %ld allocations (as many as without)\n", sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_fleet_create(void **state) {
+    (void)state;
+    fleet_create_loop(false);
+    fleet_create_loop(true);
+}
+
+/* ---- submit with a fleet provider ------------------------------------------------------------------ */
+
+typedef struct fleet_submit_case {
+    const char *name;
+    bool parked;      /* build the parked state first */
+    const char *group;
+    const char *task_id;
+    bool handle;
+    bool on_complete; /* also register a completion callback (outside the armed window) */
+    bool cleanup;     /* through groupconc_submit_spec, with a cleanup */
+    bool async;       /* FM_HOLD: the loop answers the request after the submit, still armed */
+    bool asks;        /* the task reaches the fleet layer in the submit (else it waits at layer 3) */
+} fleet_submit_case;
+
+static const fleet_submit_case fleet_submit_cases[] = {
+    {"first submit, empty executor, answered in acquire", false, "new", "t", true, true, false, false, true},
+    {"first submit, empty executor, answered after submit", false, "new", "t", true, true, false, true, true},
+    {"new group, workers busy, answered in acquire", true, "new", "t", true, true, false, false, true},
+    {"new group, workers busy, answered after submit", true, "new", "t", true, true, false, true, true},
+    {"new group from the table, answered after submit", true, "tbl", NULL, true, false, false, true, true},
+    {"new group, fire-and-forget, answered after submit", true, "new", NULL, false, false, false, true, true},
+    {"existing group with room, answered in acquire", true, "vip", "t", true, true, false, false, true},
+    {"existing group with room, answered after submit", true, "vip", "t", true, true, false, true, true},
+    {"existing group, waits at layer 3 (asked later)", true, "a", "t", true, true, false, true, false},
+    {"submit_spec + cleanup, new group, answered in acquire", true, "new", "t", true, true, true, false, true},
+    {"submit_spec + cleanup, new group, answered after submit", true, "new", NULL, false, false, true, true, true},
+};
+
+/* The same submit on the same world without a provider, counted (no failure). */
+static long plain_submit_allocations(const fleet_submit_case *c) {
+    world *w = scratch(sizeof *w);
+    world_init(w, GROUPCONC_REJECT_ABORT, c->parked);
+    groupconc_task *t = NULL;
+    groupconc_task_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.group = c->group;
+    spec.task_id = c->task_id;
+    spec.fn = task_count;
+    spec.arg = &w->op_done;
+    spec.cleanup = oom_cleanup;
+    oom_arm(COUNT_ONLY, false, false);
+    int rc = c->cleanup ? groupconc_submit_spec(w->ex, &spec, c->handle ? &t : NULL)
+                        : groupconc_submit(w->ex, c->group, c->task_id, task_count, &w->op_done, c->handle ? &t : NULL);
+    long used = counted_allocations();
+    (void)oom_disarm();
+    assert_int_equal(rc, GROUPCONC_OK);
+    w->accepted++;
+    if (c->handle) add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
+    world_finish(w);
+    world_free(w);
+    return used;
+}
+
+static void fleet_submit_loop(const fleet_submit_case *c, bool sticky) {
+    long n;
+    int ok_with_failure = 0;
+    const long plain_allocs = plain_submit_allocations(c); /* the answer after the submit included */
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        fleet_mock *m = fm_new();
+        world_init_with(w, GROUPCONC_REJECT_ABORT, c->parked, m);
+        snapshot before = take(w, c->group);
+        long acq0 = fm_get(m, &m->acquires);
+        if (c->async) fm_set_mode(m, FM_HOLD);
+        groupconc_task *t = NULL;
+        groupconc_task_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.group = c->group;
+        spec.task_id = c->task_id;
+        spec.fn = task_count;
+        spec.arg = &w->op_done;
+        spec.cleanup = oom_cleanup;
+        atomic_store(&oom_cleanups, 0);
+        oom_arm(n, sticky, false);
+        int rc = c->cleanup ? groupconc_submit_spec(w->ex, &spec, c->handle ? &t : NULL)
+                            : groupconc_submit(w->ex, c->group, c->task_id, task_count, &w->op_done,
+                                               c->handle ? &t : NULL);
+        int held = fm_nheld(m);
+        long asked = fm_get(m, &m->acquires) - acq0;
+        snapshot mid = take(w, c->group); /* the stats allocate nothing */
+        int answered = c->async ? fm_grant_held(m) : 0;
+        long injected = oom_disarm();
+        fm_set_mode(m, FM_GRANT); /* what asks later (P1, a task behind it) is answered at once */
+        expect_enomem(rc, injected, c->name, n);
+        if (rc == GROUPCONC_OK) {
+            int want = c->asks ? 1 : 0;
+            if (asked != want || (c->async && (held != want || answered != want)))
+                fail_msg("%s (allocation %ld): accepted; %ld acquire(s), %d held, %d answered, want %d", c->name, n, asked,
+                         held, answered, want);
+            if (c->async && c->asks &&
+                (mid.grc != GROUPCONC_OK || mid.gs.waiting_fleet != 1 || mid.es.waiting_fleet != 1 ||
+                 mid.es.waiting != before.es.waiting + 1))
+                fail_msg("%s (allocation %ld): asked, not answered: group waiting_fleet %zu, executor %zu, waiting %zu -> %zu",
+                         c->name, n, mid.grc == GROUPCONC_OK ? mid.gs.waiting_fleet : 0, mid.es.waiting_fleet,
+                         before.es.waiting, mid.es.waiting);
+            if (!c->async && mid.es.waiting_fleet != 0)
+                fail_msg("%s (allocation %ld): answered GRANTED inside acquire, yet waiting_fleet %zu", c->name, n,
+                         mid.es.waiting_fleet);
+            if (injected) ok_with_failure++;
+            w->accepted++;
+            if (c->handle) {
+                assert_non_null(t);
+                int i = add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
+                if (c->on_complete) {
+                    assert_int_equal(groupconc_task_on_complete(t, count_cb, &w->cb_calls[i]), GROUPCONC_OK);
+                    w->want_cb[i] = true;
+                }
+            }
+        } else { /* nothing asked, nothing at the fleet layer, nothing held */
+            if (asked != 0 || held != 0)
+                fail_msg("%s: %s at allocation %ld, yet %ld acquire(s), %d held", c->name, groupconc_errname(rc), n, asked, held);
+            if (c->handle) assert_null(t);
+            snapshot after = take(w, c->group);
+            assert_unchanged(&before, &after);
+            if (after.es.waiting_fleet != before.es.waiting_fleet ||
+                (after.grc == GROUPCONC_OK && after.gs.waiting_fleet != (before.grc == GROUPCONC_OK ? before.gs.waiting_fleet : 0)))
+                fail_msg("%s: %s at allocation %ld, yet waiting_fleet %zu -> %zu", c->name, groupconc_errname(rc), n,
+                         before.es.waiting_fleet, after.es.waiting_fleet);
+        }
+        world_finish(w); /* accepted tasks terminal, every lease back once, attach/detach once, no leak */
+        if (c->cleanup && atomic_load(&oom_cleanups) != (rc == GROUPCONC_OK ? 1 : 0))
+            fail_msg("%s, allocation %ld (%s): cleanup ran %d times", c->name, n, groupconc_errname(rc),
+                     atomic_load(&oom_cleanups));
+        int want_runs = rc == GROUPCONC_OK ? 1 : 0;
+        if (counter_get(&w->op_done) != want_runs)
+            fail_msg("%s, allocation %ld (%s): task ran %d times, want %d", c->name, n, groupconc_errname(rc),
+                     counter_get(&w->op_done), want_runs);
+        world_free(w);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 1); /* the node at least */
+    if (n - 1 != plain_allocs) /* the fleet slot and the group's fleet counts: no allocation of their own */
+        fail_msg("fleet submit, %s: %ld allocations with a provider, %ld without", c->name, n - 1, plain_allocs);
+    print_message("fleet submit, %s%s: %ld allocations, as many as without a provider (%d accepted despite a failed "
+                  "allocation)\n", c->name, sticky ? " (sticky)" : "", n - 1, ok_with_failure);
+}
+
+static void test_fleet_submit(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof fleet_submit_cases / sizeof fleet_submit_cases[0]; i++)
+        fleet_submit_loop(&fleet_submit_cases[i], false);
+}
+
+static void test_fleet_submit_sticky(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof fleet_submit_cases / sizeof fleet_submit_cases[0]; i++)
+        fleet_submit_loop(&fleet_submit_cases[i], true);
+}
+
+/* ---- BUSY, then groupconc_fleet_notify --------------------------------------------------------------- */
+/* variant 0: X1 and X2 in "tbl" (concurrency 3): X1 answered BUSY, X2 queued behind it unasked;
+   notify("tbl") armed asks X1 again (GRANTED inside acquire), and a notify of a key never seen is
+   OK and makes no state; a second notify (memory back) asks X2. 1: the same, notify(NULL) asks both.
+   2: X1 in "new", its request held; notify("new") armed while it is out, then the held request is
+   answered BUSY (still armed): the notify was remembered, X1 is asked again at once. notify has no
+   ENOMEM: OK, the right number of new requests, and every task runs exactly once. */
+
+static void fleet_notify_loop(int variant, bool sticky, bool any_thread) {
+    static const char *const what[] = {"notify(group) of a BUSY task", "notify(NULL) of two BUSY tasks",
+                                       "notify while the request is out, then BUSY"};
+    const char *group = variant == 2 ? "new" : "tbl";
+    const int ntasks = variant == 2 ? 1 : 2;
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        fleet_mock *m = fm_new();
+        world_init_with(w, GROUPCONC_REJECT_ABORT, true, m);
+        fm_set_mode(m, variant == 2 ? FM_HOLD : FM_BUSY);
+        long acq0 = fm_get(m, &m->acquires);
+        for (int i = 0; i < ntasks; i++) {
+            groupconc_task *t = NULL;
+            assert_int_equal(groupconc_submit(w->ex, group, i ? "x2" : "x1", task_count, &w->op_done, &t), GROUPCONC_OK);
+            w->accepted++;
+            int k = add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
+            assert_int_equal(groupconc_task_on_complete(t, count_cb, &w->cb_calls[k]), GROUPCONC_OK);
+            w->want_cb[k] = true;
+        }
+        groupconc_group_stats gs;
+        assert_int_equal(groupconc_group_stats_get(w->ex, group, &gs), GROUPCONC_OK);
+        assert_int_equal(gs.waiting_fleet, ntasks);
+        assert_int_equal(fm_get(m, &m->acquires) - acq0, 1); /* X2 queued behind the BUSY X1, unasked */
+        assert_int_equal(fm_nheld(m), variant == 2 ? 1 : 0);
+        long acq1 = fm_get(m, &m->acquires);
+        fm_set_mode(m, FM_GRANT);
+        oom_arm(n, sticky, any_thread);
+        int rc = groupconc_fleet_notify(w->ex, variant == 1 ? NULL : group);
+        int rc2 = GROUPCONC_OK, answered = 0;
+        if (variant == 0) rc2 = groupconc_fleet_notify(w->ex, "never-seen");
+        if (variant == 2) {
+            const groupconc_fleet_verdict busy = GROUPCONC_FLEET_BUSY;
+            answered = fm_answer_held(m, &busy, 1);
+        }
+        long injected = oom_disarm();
+        if (rc != GROUPCONC_OK || rc2 != GROUPCONC_OK)
+            fail_msg("%s, allocation %ld failing%s: %s, %s", what[variant], n, any_thread ? " (every thread)" : "",
+                     groupconc_errname(rc), groupconc_errname(rc2));
+        long asked = fm_get(m, &m->acquires) - acq1;
+        long want_asked = variant == 1 ? 2 : 1;
+        if (asked != want_asked || (variant == 2 && answered != 1))
+            fail_msg("%s, allocation %ld failing: %ld new request(s), want %ld (held answered: %d)", what[variant], n, asked,
+                     want_asked, answered);
+        assert_int_equal(groupconc_group_stats_get(w->ex, group, &gs), GROUPCONC_OK);
+        if (gs.waiting_fleet != (size_t)(variant == 0 ? 1 : 0))
+            fail_msg("%s, allocation %ld failing: waiting_fleet %zu after the notify", what[variant], n, gs.waiting_fleet);
+        if (variant == 0) {
+            assert_false(group_exists(w, "never-seen"));
+            assert_int_equal(groupconc_fleet_notify(w->ex, group), GROUPCONC_OK); /* X1's lease went: X2 */
+            assert_int_equal(fm_get(m, &m->acquires) - acq1, 2);
+        }
+        world_finish(w); /* both SUCCESS, callbacks once, leases back once */
+        if (counter_get(&w->op_done) != ntasks)
+            fail_msg("%s, allocation %ld failing: %d runs, want %d", what[variant], n, counter_get(&w->op_done), ntasks);
+        world_free(w);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("%s%s%s: %ld allocations\n", what[variant], sticky ? " (sticky)" : "", any_thread ? " (every thread)" : "", n - 1);
+}
+
+static void test_fleet_notify(void **state) {
+    (void)state;
+    for (int v = 0; v < 3; v++) {
+        fleet_notify_loop(v, false, false);
+        fleet_notify_loop(v, true, false);
+        fleet_notify_loop(v, true, true);
+    }
+}
+
+/* ---- REJECT and OPEN ----------------------------------------------------------------------------------- */
+/* A submit into "new" (rejection ABORT) answered REJECT or OPEN, inside acquire or after the submit
+   (still armed). Accepted: asked once; REJECT completes REJECTED with GROUPCONC_EREJECTED_FLEET,
+   never runs, one REJECTED event with that reason, the executor's rejected_fleet + 1 and the group's
+   too (or counts_unattributed, when the answer's allocation of the group's cold counters failed);
+   OPEN runs once with no lease, fleet_open + 1, one FLEET event (EFLEET_OPEN). Between ask and
+   answer the task is at the fleet layer (waiting_fleet 1, in `waiting` too). A failed submit asked
+   nothing and counted none of these. */
+
+static void fleet_verdict_loop(groupconc_fleet_verdict v, bool async, bool sticky) {
+    const bool reject = v == GROUPCONC_FLEET_REJECT;
+    char what[96];
+    snprintf(what, sizeof what, "submit answered %s %s", reject ? "REJECT" : "OPEN", async ? "after the submit" : "in acquire");
+    long n;
+    int unattributed = 0;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        fleet_mock *m = fm_new();
+        world_init_with(w, GROUPCONC_REJECT_ABORT, true, m);
+        fm_set_mode(m, async ? FM_HOLD : reject ? FM_REJECT : FM_OPEN);
+        snapshot before = take(w, "new");
+        long acq0 = fm_get(m, &m->acquires), rel0 = fm_get(m, &m->releases);
+        groupconc_task *t = NULL;
+        oom_arm(n, sticky, false);
+        int rc = groupconc_submit(w->ex, "new", "v", task_count, &w->op_done, &t);
+        snapshot mid = take(w, "new");
+        int answered = async ? fm_answer_held(m, &v, 1) : 0;
+        long injected = oom_disarm();
+        fm_set_mode(m, FM_GRANT);
+        expect_enomem(rc, injected, what, n);
+        long asked = fm_get(m, &m->acquires) - acq0;
+        if (rc == GROUPCONC_OK) {
+            if (asked != 1 || (async && answered != 1))
+                fail_msg("%s (allocation %ld): %ld acquire(s), %d answered", what, n, asked, answered);
+            if (async && (mid.grc != GROUPCONC_OK || mid.gs.waiting_fleet != 1 || mid.es.waiting_fleet != 1 ||
+                          mid.es.waiting != before.es.waiting + 1))
+                fail_msg("%s (allocation %ld): asked, not answered: waiting_fleet %zu/%zu, waiting %zu -> %zu", what, n,
+                         mid.grc == GROUPCONC_OK ? mid.gs.waiting_fleet : 0, mid.es.waiting_fleet, before.es.waiting,
+                         mid.es.waiting);
+            w->accepted++;
+            int i = add_handle(w, t, reject ? GROUPCONC_STATUS_REJECTED : GROUPCONC_STATUS_SUCCESS,
+                               reject ? GROUPCONC_EREJECTED_FLEET : 0);
+            groupconc_result r = {0};
+            assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &r), GROUPCONC_OK);
+            assert_int_equal(groupconc_task_on_complete(t, count_cb, &w->cb_calls[i]), GROUPCONC_OK); /* runs at once */
+            w->want_cb[i] = true;
+            groupconc_executor_stats es;
+            groupconc_group_stats gs;
+            assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+            assert_int_equal(groupconc_group_stats_get(w->ex, "new", &gs), GROUPCONC_OK);
+            if (es.waiting_fleet != 0 || gs.waiting_fleet != 0 || gs.in_flight != 0)
+                fail_msg("%s (allocation %ld): answered and done, yet waiting_fleet %zu/%zu, in_flight %zu", what, n,
+                         gs.waiting_fleet, es.waiting_fleet, gs.in_flight);
+            uint64_t un = es.counts_unattributed - before.es.counts_unattributed;
+            if (reject) {
+                if (es.rejected_fleet != before.es.rejected_fleet + 1 || gs.rejected_fleet + un != 1 ||
+                    es.fleet_open != before.es.fleet_open)
+                    fail_msg("%s (allocation %ld): rejected_fleet %llu -> %llu, group %llu, unattributed +%llu, fleet_open %llu",
+                             what, n, (unsigned long long)before.es.rejected_fleet, (unsigned long long)es.rejected_fleet,
+                             (unsigned long long)gs.rejected_fleet, (unsigned long long)un, (unsigned long long)es.fleet_open);
+                if (un) {
+                    unattributed++;
+                    assert_int_equal(gs.completed, 0);
+                } else {
+                    assert_int_equal(gs.completed, 1);
+                }
+                if (atomic_load(&w->fleet_rejected_events) != 1 || atomic_load(&w->fleet_open_events) != 0)
+                    fail_msg("%s (allocation %ld): %d REJECTED(EREJECTED_FLEET) events, %d FLEET(OPEN) events", what, n,
+                             atomic_load(&w->fleet_rejected_events), atomic_load(&w->fleet_open_events));
+            } else {
+                if (es.fleet_open != before.es.fleet_open + 1 || es.rejected_fleet != before.es.rejected_fleet ||
+                    gs.rejected_fleet != 0 || gs.succeeded != 1 || un != 0)
+                    fail_msg("%s (allocation %ld): fleet_open %llu -> %llu, rejected_fleet %llu, group succeeded %llu", what, n,
+                             (unsigned long long)before.es.fleet_open, (unsigned long long)es.fleet_open,
+                             (unsigned long long)es.rejected_fleet, (unsigned long long)gs.succeeded);
+                if (atomic_load(&w->fleet_open_events) != 1 || atomic_load(&w->fleet_rejected_events) != 0)
+                    fail_msg("%s (allocation %ld): %d FLEET(OPEN) events, %d REJECTED(EREJECTED_FLEET) events", what, n,
+                             atomic_load(&w->fleet_open_events), atomic_load(&w->fleet_rejected_events));
+                if (fm_get(m, &m->releases) != rel0) fail_msg("%s: a task run OPEN gave a lease back", what);
+            }
+            uint64_t sum = es.succeeded + es.failed + es.cancelled + es.rejected_global + es.rejected_bulkhead +
+                           es.rejected_concurrency + es.rejected_waiting + es.expired + es.rejected_fleet + es.rejected_other;
+            if (es.completed != sum || es.submitted - es.completed != 5)
+                fail_msg("%s (allocation %ld): completed %llu, sum of outcomes %llu, submitted %llu", what, n,
+                         (unsigned long long)es.completed, (unsigned long long)sum, (unsigned long long)es.submitted);
+        } else {
+            if (asked != 0 || fm_nheld(m) != 0) fail_msg("%s: %s at allocation %ld, yet asked", what, groupconc_errname(rc), n);
+            assert_null(t);
+            snapshot after = take(w, "new");
+            assert_unchanged(&before, &after);
+            if (after.es.rejected_fleet != before.es.rejected_fleet || after.es.fleet_open != before.es.fleet_open ||
+                after.es.waiting_fleet != 0 || atomic_load(&w->fleet_rejected_events) + atomic_load(&w->fleet_open_events) != 0)
+                fail_msg("%s: %s at allocation %ld, yet the fleet layer counted it", what, groupconc_errname(rc), n);
+        }
+        world_finish(w);
+        int want_runs = rc == GROUPCONC_OK && !reject ? 1 : 0;
+        if (counter_get(&w->op_done) != want_runs)
+            fail_msg("%s, allocation %ld (%s): ran %d times, want %d", what, n, groupconc_errname(rc), counter_get(&w->op_done), want_runs);
+        world_free(w);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("%s%s: %ld allocations, %d REJECT(s) counted unattributed\n", what, sticky ? " (sticky)" : "", n - 1,
+                  unattributed);
+}
+
+static void test_fleet_reject_open(void **state) {
+    (void)state;
+    for (int async = 0; async < 2; async++) {
+        fleet_verdict_loop(GROUPCONC_FLEET_REJECT, async, false);
+        fleet_verdict_loop(GROUPCONC_FLEET_REJECT, async, true);
+        fleet_verdict_loop(GROUPCONC_FLEET_OPEN, async, false);
+        fleet_verdict_loop(GROUPCONC_FLEET_OPEN, async, true);
+    }
+}
+
+/* ---- groupconc_fleet_report ---------------------------------------------------------------------------- */
+/* Armed sticky from allocation N (and once with every allocation on every thread failing): a report
+   naming a group with no state, one naming none, and one with a reason it does not take. OK, OK,
+   EINVAL; fleet_renew_failed + 2, two FLEET events (EFLEET_RENEW, one with the group, one without),
+   no group state made. It allocates nothing: the loop ends at N = 1. */
+
+static long fleet_report_once(long n, bool any_thread) {
+    world *w = scratch(sizeof *w);
+    fleet_mock *m = fm_new();
+    world_init_with(w, GROUPCONC_REJECT_ABORT, true, m);
+    groupconc_executor_stats es0, es;
+    assert_int_equal(groupconc_executor_stats_get(w->ex, &es0), GROUPCONC_OK);
+    oom_arm(n, true, any_thread);
+    int rc1 = groupconc_fleet_report(w->ex, "renewing", GROUPCONC_EFLEET_RENEW);
+    int rc2 = groupconc_fleet_report(w->ex, NULL, GROUPCONC_EFLEET_RENEW);
+    int rc3 = groupconc_fleet_report(w->ex, "renewing", GROUPCONC_EFLEET_OPEN);
+    int rcs = groupconc_executor_stats_get(w->ex, &es);
+    long injected = oom_disarm();
+    if (rc1 != GROUPCONC_OK || rc2 != GROUPCONC_OK || rc3 != GROUPCONC_EINVAL || rcs != GROUPCONC_OK)
+        fail_msg("fleet_report with no memory (from allocation %ld%s): %s, %s, %s (want OK, OK, EINVAL)", n,
+                 any_thread ? ", every thread" : "", groupconc_errname(rc1), groupconc_errname(rc2), groupconc_errname(rc3));
+    if (es.fleet_renew_failed != es0.fleet_renew_failed + 2 || atomic_load(&w->fleet_renew_named) != 1 ||
+        atomic_load(&w->fleet_renew_null) != 1)
+        fail_msg("fleet_report (allocation %ld): fleet_renew_failed %llu -> %llu, FLEET events %d with a group, %d without",
+                 n, (unsigned long long)es0.fleet_renew_failed, (unsigned long long)es.fleet_renew_failed,
+                 atomic_load(&w->fleet_renew_named), atomic_load(&w->fleet_renew_null));
+    assert_false(group_exists(w, "renewing"));
+    world_finish(w);
+    world_free(w);
+    return injected;
+}
+
+static void test_fleet_report(void **state) {
+    (void)state;
+    long n;
+    for (n = 1; n < MAX_ITERS; n++)
+        if (fleet_report_once(n, false) == 0) break;
+    assert_int_equal(n, 1); /* nothing to allocate */
+    print_message("fleet_report, sticky from allocation N: %ld allocations\n", n - 1);
+    print_message("fleet_report, every allocation on every thread failing: %ld refused\n", fleet_report_once(1, true));
+}
+
+/* ---- shutdown and destroy with requests outstanding ----------------------------------------------------- */
+/* The parked world with the mock holding requests: X1 ("new"), X2 ("vip"), X3 ("x1") asked and held,
+   X4 waiting at layer 3 behind X1. Armed sticky from allocation N on this thread (and once with
+   every allocation on every thread failing), then:
+     0: executor_shutdown: X1-X4 and P1 complete CANCELLED at once, the requests still out
+        (waiting_fleet 0); the provider answers them from its thread (GRANTED, REJECT, OPEN: all
+        late; the GRANTED lease comes back at once) while destroy runs;
+     1: executor_destroy at once; the provider's thread answers only after destroy's shutdown
+        cancelled X1-X3 (they are done): destroy must be waiting for those answers;
+     2: shutdown_graceful while the provider's thread answers GRANTED: every task runs (X4 and P1 are
+        asked and granted when their turn comes), OK, then destroy.
+   destroy returns OK only after the last answer (answered before detach), detach runs once with
+   nothing out and every lease back, each task reached its status, COMPLETED once each, no leak. */
+
+typedef struct fleet_answerer {
+    fleet_mock *m;
+    world *w;
+    int first;          /* w->h[first .. first + 3]: X1-X4 */
+    bool after_destroy; /* open the gate only once X1-X4 are done (destroy's shutdown cancelled
+                           them, and P1 with them), answer only once every task with a handle is
+                           done, and not before destroy had 50 ms to go on to detach (it must not:
+                           the answers are out) */
+    const groupconc_fleet_verdict *verdicts;
+    int nverdicts;
+    int answered;
+    bool timed_out, detach_first;
+} fleet_answerer;
+
+static void *fleet_answerer_main(void *arg) {
+    fleet_answerer *a = arg;
+    if (!a->after_destroy) latch_open(&a->w->gate); /* the parked tasks may finish now */
+    if (a->after_destroy) {
+        int64_t waited = 0;
+        for (int j = 0; j < a->w->nh; j++) {
+            int i = (a->first + j) % a->w->nh; /* X1-X4 first */
+            if (j == 4) latch_open(&a->w->gate); /* destroy waits for the parked tasks too */
+            bool done = false;
+            while (groupconc_task_is_done(a->w->h[i], &done) == GROUPCONC_OK && !done && waited < BOUND_NS) {
+                struct timespec ts = {0, 200000};
+                nanosleep(&ts, NULL);
+                waited += 200000;
+            }
+            if (!done) a->timed_out = true;
+        }
+        /* a short timed wait, only to see that something does NOT happen: detach before the answers */
+        struct timespec dl = deadline_after(INT64_C(50000000));
+        pthread_mutex_lock(&a->m->mu);
+        int rc = 0;
+        while (a->m->detaches == 0 && rc == 0) rc = pthread_cond_timedwait(&a->m->cv, &a->m->mu, &dl);
+        a->detach_first = a->m->detaches != 0;
+        pthread_mutex_unlock(&a->m->mu);
+        if (a->detach_first) return NULL; /* no call with the executor after detach */
+    }
+    a->answered = fm_answer_held(a->m, a->verdicts, a->nverdicts);
+    return NULL;
+}
+
+static long fleet_shutdown_once(int variant, long n, bool any_thread) {
+    static const char *const what[] = {"shutdown, answers from the provider's thread, destroy",
+                                       "destroy, answers once destroy cancelled the asking tasks",
+                                       "shutdown_graceful, answers GRANTED from the provider's thread"};
+    static const groupconc_fleet_verdict mixed[] = {GROUPCONC_FLEET_GRANTED, GROUPCONC_FLEET_REJECT, GROUPCONC_FLEET_OPEN};
+    static const groupconc_fleet_verdict granted[] = {GROUPCONC_FLEET_GRANTED};
+    static const char *const groups[] = {"new", "vip", "x1", "new"};
+    world *w = scratch(sizeof *w);
+    fleet_mock *m = fm_new();
+    world_init_with(w, GROUPCONC_REJECT_ABORT, true, m);
+    fm_set_mode(m, FM_HOLD);
+    const int first = w->nh;
+    for (int i = 0; i < 4; i++) {
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(w->ex, groups[i], "x", task_count, &w->op_done, &t), GROUPCONC_OK);
+        w->accepted++;
+        add_handle(w, t, variant == 2 ? GROUPCONC_STATUS_SUCCESS : GROUPCONC_STATUS_CANCELLED, 0);
+    }
+    assert_int_equal(fm_nheld(m), 3); /* X4 waits at layer 3 behind X1 */
+    if (variant != 2) w->want[1] = GROUPCONC_STATUS_CANCELLED; /* P1, still waiting at layer 3 */
+    groupconc_executor_stats es;
+    assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+    assert_int_equal(es.waiting_fleet, 3);
+    fleet_answerer *a = scratch(sizeof *a);
+    a->m = m;
+    a->w = w;
+    a->first = first;
+    a->after_destroy = variant == 1;
+    a->verdicts = variant == 2 ? granted : mixed;
+    a->nverdicts = variant == 2 ? 1 : 3;
+    if (variant == 2) fm_set_mode(m, FM_GRANT); /* X4 and P1, when their turn comes */
+    pthread_t th;
+    watchdog wd;
+    int rc;
+    oom_arm(n, true, any_thread);
+    if (variant == 0) {
+        rc = groupconc_executor_shutdown(w->ex);
+        if (rc != GROUPCONC_OK) fail_msg("%s: shutdown with no memory (from %ld): %s", what[variant], n, groupconc_errname(rc));
+        for (int i = first; i < first + 4; i++) { /* cancelled at once, their requests still out */
+            bool done = false;
+            assert_int_equal(groupconc_task_is_done(w->h[i], &done), GROUPCONC_OK);
+            if (!done) fail_msg("%s: X%d not done after the shutdown (allocation %ld)", what[variant], i - first + 1, n);
+        }
+        assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
+        if (es.waiting_fleet != 0 || fm_nheld(m) != 3)
+            fail_msg("%s: after the shutdown waiting_fleet %zu, %d requests held (want 0, 3)", what[variant], es.waiting_fleet, fm_nheld(m));
+        assert_int_equal(groupconc_submit(w->ex, "new", NULL, task_count, &w->op_done, NULL), GROUPCONC_ESHUTDOWN);
+    }
+    assert_int_equal(pthread_create(&th, NULL, fleet_answerer_main, a), 0);
+    if (variant == 2) {
+        watchdog_start(&wd, "shutdown_graceful with requests outstanding");
+        rc = groupconc_executor_shutdown_graceful(w->ex, BOUND_NS);
+        watchdog_stop(&wd);
+        if (rc != GROUPCONC_OK) fail_msg("%s: shutdown_graceful with no memory (from %ld): %s", what[variant], n, groupconc_errname(rc));
+    }
+    uintptr_t exv = (uintptr_t)w->ex;
+    watchdog_start(&wd, "executor_destroy with requests outstanding");
+    rc = groupconc_executor_destroy(w->ex);
+    watchdog_stop(&wd);
+    if (rc != GROUPCONC_OK) fail_msg("%s: destroy with no memory (from %ld): %s", what[variant], n, groupconc_errname(rc));
+    /* destroy returned: every answer was made (before detach) */
+    long answered_at_detach = fm_get(m, &m->answered_at_detach), answered = fm_get(m, &m->answered);
+    pthread_join(th, NULL);
+    if (a->timed_out) fail_msg("%s (allocation %ld): the asking tasks were not cancelled by destroy", what[variant], n);
+    if (a->detach_first) fail_msg("%s (allocation %ld): destroy called detach with 3 requests out", what[variant], n);
+    if (a->answered != 3 || answered_at_detach != answered)
+        fail_msg("%s (allocation %ld): %d held requests answered; %ld answers before detach, %ld in all", what[variant], n,
+                 a->answered, answered_at_detach, answered);
+    for (int i = 0; i < w->nh; i++) {
+        groupconc_result r = {0};
+        assert_int_equal(groupconc_task_wait_for(w->h[i], 0, &r), GROUPCONC_OK);
+        if (r.status != w->want[i] || (r.status == GROUPCONC_STATUS_CANCELLED && r.reason != GROUPCONC_ECANCELLED))
+            fail_msg("%s (allocation %ld): handle %d %s (reason %s), want %s", what[variant], n, i,
+                     groupconc_status_name(r.status), groupconc_errname(r.reason), groupconc_status_name(w->want[i]));
+    }
+    if (!counter_wait(&w->completed, w->accepted))
+        fail_msg("COMPLETED events %d, accepted %d", counter_get(&w->completed), w->accepted);
+    long injected = oom_disarm();
+    world_check_destroyed(w, exv); /* attach/detach once, leases all back (the late GRANTED one too), no leak */
+    int want_runs = variant == 2 ? 4 : 0;
+    if (counter_get(&w->op_done) != want_runs)
+        fail_msg("%s (allocation %ld): %d runs, want %d", what[variant], n, counter_get(&w->op_done), want_runs);
+    if (variant != 2 && (fm_get(m, &m->grants) != 5 || fm_get(m, &m->releases) != 5))
+        fail_msg("%s: %ld granted, %ld given back (want 5: P0, P2-P4, X1 late)", what[variant], fm_get(m, &m->grants),
+                 fm_get(m, &m->releases));
+    world_free(w);
+    return injected;
+}
+
+static void test_fleet_shutdown_outstanding(void **state) {
+    (void)state;
+    for (int v = 0; v < 3; v++) {
+        long n;
+        for (n = 1; n < MAX_ITERS; n++)
+            if (fleet_shutdown_once(v, n, false) == 0) break;
+        assert_true(n < MAX_ITERS);
+        print_message("fleet requests outstanding, variant %d, sticky from allocation N: %ld allocations; every thread "
+                      "failing: %ld refused\n", v, n - 1, fleet_shutdown_once(v, 1, true));
+    }
+}
+
+/* ---- failures on any thread, with a provider ------------------------------------------------------------- */
+
+static void test_fleet_any_thread(void **state) {
+    (void)state;
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        fleet_mock *m = fm_new();
+        world_init_with(w, GROUPCONC_REJECT_ABORT, false, m);
+        static const char *const groups[] = {"a", "b", "a", "vip", "c", "a"};
+        int accepted_with_handle = 0;
+        oom_arm(n, false, true);
+        for (int i = 0; i < 6; i++) {
+            groupconc_task *t = NULL;
+            int rc = groupconc_submit(w->ex, groups[i], i % 2 ? NULL : "id", task_count, &w->op_done, &t);
+            if (rc != GROUPCONC_OK && rc != GROUPCONC_ENOMEM)
+                fail_msg("fleet submit %d with allocation %ld failing on any thread: %s", i, n, groupconc_errname(rc));
+            if (rc == GROUPCONC_OK) {
+                w->accepted++;
+                accepted_with_handle++;
+                add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
+            }
+        }
+        for (int i = 0; i < w->nh; i++) { /* wait while still armed */
+            groupconc_result r = {0};
+            int rc = groupconc_task_wait_for(w->h[i], BOUND_NS, &r);
+            if (rc != GROUPCONC_OK) fail_msg("fleet task %d not terminal (allocation %ld failing): %s", i, n, groupconc_errname(rc));
+            if (r.status != GROUPCONC_STATUS_SUCCESS) w->want[i] = r.status;
+        }
+        long injected = oom_disarm();
+        world_finish(w); /* leases back once each, attach/detach once */
+        int successes = 0;
+        for (int i = 0; i < accepted_with_handle; i++) successes += w->want[i] == GROUPCONC_STATUS_SUCCESS;
+        assert_true(counter_get(&w->op_done) >= successes);
+        assert_true(counter_get(&w->op_done) <= accepted_with_handle);
+        if (fm_get(m, &m->acquires) != accepted_with_handle)
+            fail_msg("fleet any-thread (allocation %ld): %ld acquires for %d accepted tasks", n, fm_get(m, &m->acquires),
+                     accepted_with_handle);
+        world_free(w);
+        if (injected == 0) {
+            assert_int_equal(accepted_with_handle, 6);
+            break;
+        }
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("fleet any-thread workload: %ld allocations\n", n - 1);
+}
+
 /* A failed test may leave blocks behind: start every test from zero so failures do not cascade. */
 static int reset_counts(void **state) {
     (void)state;
@@ -2542,6 +3579,14 @@ int main(void) {
         cmocka_unit_test_setup(test_cold_counters_worker, reset_counts),
         cmocka_unit_test_setup(test_bounded_table, reset_counts),
         cmocka_unit_test_setup(test_live_calls_without_memory, reset_counts),
+        cmocka_unit_test_setup(test_fleet_create, reset_counts),
+        cmocka_unit_test_setup(test_fleet_submit, reset_counts),
+        cmocka_unit_test_setup(test_fleet_submit_sticky, reset_counts),
+        cmocka_unit_test_setup(test_fleet_notify, reset_counts),
+        cmocka_unit_test_setup(test_fleet_reject_open, reset_counts),
+        cmocka_unit_test_setup(test_fleet_report, reset_counts),
+        cmocka_unit_test_setup(test_fleet_shutdown_outstanding, reset_counts),
+        cmocka_unit_test_setup(test_fleet_any_thread, reset_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
