@@ -394,8 +394,8 @@ typedef struct groupconc_result {
     void *value;             /* what the task stored in *out_value (or a rejection handler's value) */
     int error;               /* FAILED: the code the task returned (its own, never interpreted); else 0 */
     int reason;              /* the library's reason: REJECTED: GROUPCONC_EREJECTED_* (the layer or
-                                bound), GROUPCONC_EEXPIRED_* (its queue deadline passed at that
-                                layer), or ESHUTDOWN / ENOMEM / ETHREAD / EGROUPS_FULL (submit
+                                bound; _FLEET: the fleet provider refused), GROUPCONC_EEXPIRED_* (its
+                                queue deadline passed at that layer, _FLEET included), or ESHUTDOWN / ENOMEM / ETHREAD / EGROUPS_FULL (submit
                                 failed); CANCELLED: GROUPCONC_ECANCELLED; else 0 */
     uint64_t start_ns;       /* monotonic; taken after all permits are held. A task that never ran
                                 (rejected, or cancelled before it started): the moment that
@@ -424,10 +424,11 @@ typedef struct groupconc_event {
     groupconc_event_type type;
     const char *group;
     const char *task_id;              /* may be NULL */
-    int reason;                       /* REJECTED: GROUPCONC_EREJECTED_* (a layer or bound refused
-                                         it), GROUPCONC_EEXPIRED_* (its queue deadline passed), or
-                                         ESHUTDOWN / ENOMEM / ETHREAD / EGROUPS_FULL (submit failed
-                                         after SUBMITTED was reported); else 0 */
+    int reason;                       /* REJECTED: GROUPCONC_EREJECTED_* (a layer, a bound or the
+                                         fleet provider refused it), GROUPCONC_EEXPIRED_* (its queue
+                                         deadline passed), or ESHUTDOWN / ENOMEM / ETHREAD /
+                                         EGROUPS_FULL (submit failed after SUBMITTED was reported);
+                                         FLEET: GROUPCONC_EFLEET_OPEN / _RENEW; else 0 */
     const groupconc_result *result;   /* COMPLETED: the final result; else NULL */
 } groupconc_event;
 
@@ -876,8 +877,8 @@ typedef struct groupconc_group_stats {
                                    concurrency permit */
     bool paused;                /* groupconc_group_pause (the executor's pause is in its stats) */
     int64_t max_wait_ns;        /* the group's queue deadline, or GROUPCONC_FOREVER */
-    size_t waiting_fleet;       /* holding the group's permits, at the fleet layer: asked, or
-                                   answered BUSY (section [10]) */
+    size_t waiting_fleet;       /* holding the group's permits, at the fleet layer: asked,
+                                   answered BUSY, or queued behind those unasked (section [10]) */
     /* Totals since the group's state was created (EVENTS AND COUNTERS in the top comment). */
     uint64_t submitted;         /* SUBMITTED events that reached the group */
     uint64_t admitted;          /* tasks that got every permit (ran, or are ready / running) */
@@ -919,7 +920,8 @@ typedef struct groupconc_executor_stats {
     uint64_t counts_unattributed; /* outcomes counted here but not in their group's stats: memory
                                      ran out when the group first needed its rare counters */
     /* The fleet layer (section [10]). */
-    size_t waiting_fleet;       /* at the fleet layer: asked, or answered BUSY (in `waiting` too) */
+    size_t waiting_fleet;       /* at the fleet layer: asked, answered BUSY or queued behind them
+                                   unasked (in `waiting` too) */
     uint64_t rejected_fleet;    /* REJECTED: the provider refused (GROUPCONC_EREJECTED_FLEET) */
     uint64_t fleet_open;        /* tasks that ran on local caps alone (GROUPCONC_FLEET_OPEN) */
     uint64_t fleet_renew_failed; /* lease renewals that failed (groupconc_fleet_report) */
@@ -4396,7 +4398,10 @@ GROUPCONC__FN int groupconc__problem(groupconc_policy_problem *pr, int code, con
     pr->value = value;
     if (index >= 0) (void)snprintf(pr->field, sizeof pr->field, "groups[%ld].%s", index, field);
     else (void)snprintf(pr->field, sizeof pr->field, "%s", field);
-    if (group)
+    if (strncmp(rule, "is NULL", 7) == 0) /* a pointer: no value to show */
+        (void)snprintf(pr->message, sizeof pr->message, "%s%s%.40s%s %s", pr->field, group ? " (group \"" : "",
+                       group ? group : "", group ? "\")" : "", rule);
+    else if (group)
         (void)snprintf(pr->message, sizeof pr->message, "%s (group \"%.40s\") = %lld: %s", pr->field, group,
                  value, rule);
     else

@@ -337,7 +337,8 @@ GROUPCONC_REDIS_API int groupconc_redis_wait_ready(groupconc_redis *redis, int64
    answer by the failure policy any ask still queued (GROUPCONC_REDIS_FAIL_CLOSED_WAIT answers
    REJECT here: nothing would notify it), close the connections, free everything. Leases still
    held expire in Redis after their TTL.
-   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (redis NULL).
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (redis NULL); GROUPCONC_EBUSY (an executor created
+                  with this provider is not destroyed yet: nothing is done, destroy it first).
    Thread safety: after groupconc_executor_destroy of the executor using the provider (it makes no
                   more calls into it); no other call on `redis` concurrently. It waits at
                   most one connect or command timeout for a thread in a round trip.
@@ -361,7 +362,7 @@ typedef struct groupconc_redis_stats {
     uint64_t round_trips;       /* pipelined round trips of the I/O thread */
     uint64_t commands;          /* commands sent in them (commands / round_trips: per round trip) */
     uint64_t noscript;          /* script calls resent with EVAL after a NOSCRIPT reply */
-    uint64_t renewals;          /* leases renewed */
+    uint64_t renewals;          /* leases renewed (every TTL/3, and once at each (re)connect) */
     uint64_t renew_failed;      /* renewals that failed or found the lease gone (each reported as
                                    GROUPCONC_EFLEET_RENEW) */
     uint64_t leases_restored;   /* of those, leases found gone and added back */
@@ -376,7 +377,8 @@ typedef struct groupconc_redis_stats {
     uint64_t notify_local;      /* ... a local release */
     uint64_t notify_poll;       /* ... the polling fallback (a group, or all) */
     uint64_t notify_reconnect;  /* ... a (re)connect: all groups */
-    char last_error[128];       /* the last problem with Redis ("" if none): for a log */
+    char last_error[128];       /* the last problem with Redis ("" if none yet): for a log. Kept
+                                   after recovery: `connected` says whether Redis is up now */
 } groupconc_redis_stats;
 
 /* groupconc_redis_stats_get: a snapshot of the provider's state and totals.
@@ -1558,8 +1560,16 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__round_trip(groupconc_redis *r, si
         if (!r->cmds[i].reply) continue;
         redisReply *rep = NULL;
         if (redisGetReply(r->c, (void **)&rep) != REDIS_OK || !rep) {
+            int e = errno; /* the socket's read timeout: EAGAIN (hiredis 0.14 reports it as I/O) */
             char detail[160];
-            snprintf(detail, sizeof detail, "%s", r->c->errstr[0] ? r->c->errstr : "no reply");
+            bool timed_out = r->c->err == REDIS_ERR_IO && (e == EAGAIN || e == EWOULDBLOCK);
+#ifdef REDIS_ERR_TIMEOUT
+            timed_out = timed_out || r->c->err == REDIS_ERR_TIMEOUT; /* hiredis 1.x */
+#endif
+            if (timed_out)
+                snprintf(detail, sizeof detail, "no reply within command_timeout_ns");
+            else
+                snprintf(detail, sizeof detail, "%s", r->c->errstr[0] ? r->c->errstr : "no reply");
             for (size_t j = i; j < n; j++) r->cmds[j].reply = NULL;
             groupconc_redis__disconnect(r, "round trip failed", detail);
             return false;
@@ -2386,6 +2396,12 @@ GROUPCONC_REDIS_API int groupconc_redis_stats_get(groupconc_redis *redis, groupc
 
 GROUPCONC_REDIS_API int groupconc_redis_destroy(groupconc_redis *r) {
     if (!r) return GROUPCONC_EINVAL;
+    if (r->sync_made) { /* its executor would call release on freed memory */
+        pthread_mutex_lock(&r->mu);
+        bool attached = r->ex != NULL;
+        pthread_mutex_unlock(&r->mu);
+        if (attached) return GROUPCONC_EBUSY;
+    }
     if (r->io_started || r->sub_started) {
         pthread_mutex_lock(&r->mu);
         /* leave the wait queues (sent in the I/O thread's last round, if Redis is up) */

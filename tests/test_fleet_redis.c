@@ -1149,6 +1149,9 @@ static void test_bad_arguments(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex2), GROUPCONC_OK);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     ex = tu_executor(&pol);
+    /* the provider while its executor lives: refused, nothing done (the executor still works) */
+    assert_int_equal(groupconc_redis_destroy(r), GROUPCONC_EBUSY);
+    assert_int_equal(groupconc_redis_stats_get(r, &st), GROUPCONC_OK);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     assert_int_equal(groupconc_redis_destroy(r), GROUPCONC_OK);
 
