@@ -34,6 +34,21 @@
    policy_check rows (code, field, value), submit_spec and execute_all rows for max_wait_ns, and the
    eight new error codes a row with their names and values written out.
 
+   The fleet layer has rows of its own, against an in-file provider (acquire keeps the request for
+   the row to answer, or answers GRANTED at once for a create row; release, attach and detach are
+   counted): groupconc_fleet_answer (request NULL, a verdict outside the enum), groupconc_fleet_notify
+   (ex NULL, an executor without a provider, bad keys, group NULL / a key nothing waits in) and
+   groupconc_fleet_report (ex NULL, any reason but GROUPCONC_EFLEET_RENEW, bad keys, group NULL),
+   each also called from the resolver (EDEADLK; the resolver is run again on the row's thread by
+   putting a group's concurrency back to GROUPCONC_DEFAULT). After an error nothing happened: the
+   task the provider holds still waits at the fleet layer (unanswered, or BUSY and not asked again),
+   nothing ran, no lease was granted or given back, fleet_renew_failed / fleet_open / rejected_fleet
+   are 0 and no FLEET event came; then the row answers GRANTED (or notifies properly) and checks the
+   task runs once and its lease comes back. policy.fleet with only acquire or only release set has
+   create and policy_check rows (EINVAL, naming the NULL one; attach never called). The teardown
+   answers a request a failed row left held, and checks every GRANTED lease came back and every
+   attach had its detach. The twelve-codes row also checks each new code's text names its subject.
+
    The fixture: executor with a per-group table ("solo": conc 1, threshold 0; "bulk": conc 1,
    in-flight 1, threshold 0), a task `parked` running in "p" on a latch, `queued` waiting behind it,
    and `done`, finished. */
@@ -109,6 +124,27 @@ typedef struct scope_probe {
     int rc1, rc2, rc3, rc4;
 } scope_probe;
 
+/* The fleet rows' provider (see "fleet layer" below). Requests, groups, the last lease and the last
+   FLEET event under asked.mu; the counts are atomic. */
+#define MAX_FLEET_REQS 4
+#define PROBE_LEASE UINT64_C(0x7e57000000)
+typedef struct fleet_probe {
+    counter asked;                                 /* acquire calls */
+    groupconc_fleet_request *reqs[MAX_FLEET_REQS]; /* held, in the order asked; NULL once answered */
+    char groups[MAX_FLEET_REQS][32];               /* the group each was asked for */
+    int nreqs;
+    bool grant;                                    /* answer GRANTED inside acquire instead (create rows) */
+    atomic_int grants, releases, attaches, detaches, errors;
+    uint64_t last_lease;                           /* the last lease given back, and its group */
+    char released_group[32];
+    atomic_int events;                             /* GROUPCONC_EVENT_FLEET, all executors */
+    int ev_reason;
+    bool ev_group_null;
+    char ev_group[KEYMAX + 1];
+    atomic_int resolver_op, resolver_calls, resolver_rc; /* fleet_resolver: what it calls, and got */
+    groupconc_fleet_request *resolver_req;
+} fleet_probe;
+
 typedef struct fixture {
     const row *row;
     groupconc_executor *ex;
@@ -146,6 +182,8 @@ typedef struct fixture {
     atomic_int cleanups;
     atomic_int scope_cb_calls;
     FILE *file;
+    /* fleet layer rows: the in-file provider (its executor is tmp_ex) */
+    fleet_probe fleet;
 } fixture;
 
 struct row {
@@ -167,6 +205,68 @@ static int task_count(groupconc_context *ctx, void **out_value, void *user_data)
 static void listener(const groupconc_event *ev, void *user_data) {
     fixture *f = user_data;
     if (ev->type == GROUPCONC_EVENT_SUBMITTED) atomic_fetch_add(&f->submitted, 1);
+    if (ev->type == GROUPCONC_EVENT_FLEET) {
+        pthread_mutex_lock(&f->fleet.asked.mu);
+        f->fleet.ev_reason = ev->reason;
+        f->fleet.ev_group_null = ev->group == NULL;
+        snprintf(f->fleet.ev_group, sizeof f->fleet.ev_group, "%s", ev->group ? ev->group : "");
+        pthread_mutex_unlock(&f->fleet.asked.mu);
+        atomic_fetch_add(&f->fleet.events, 1);
+    }
+}
+
+/* The fleet rows' provider: acquire keeps the request for the row to answer (probe_answer), or, in
+   `grant` mode, answers GRANTED from inside the call. A request beyond MAX_FLEET_REQS is refused at
+   once and counted as an error (the teardown fails). */
+static void probe_acquire(void *user_data, groupconc_fleet_request *request, const char *group) {
+    fixture *f = user_data;
+    fleet_probe *fp = &f->fleet;
+    bool grant, overflow = false;
+    pthread_mutex_lock(&fp->asked.mu);
+    grant = fp->grant;
+    if (!grant && fp->nreqs < MAX_FLEET_REQS) {
+        fp->reqs[fp->nreqs] = request;
+        snprintf(fp->groups[fp->nreqs], sizeof fp->groups[0], "%s", group);
+        fp->nreqs++;
+    } else if (!grant) {
+        overflow = true;
+    }
+    fp->asked.value++;
+    pthread_cond_broadcast(&fp->asked.cv);
+    pthread_mutex_unlock(&fp->asked.mu);
+    if (grant) {
+        if (groupconc_fleet_answer(request, GROUPCONC_FLEET_GRANTED, PROBE_LEASE) == GROUPCONC_OK)
+            atomic_fetch_add(&fp->grants, 1);
+        else
+            atomic_fetch_add(&fp->errors, 1);
+    } else if (overflow) {
+        atomic_fetch_add(&fp->errors, 1);
+        (void)groupconc_fleet_answer(request, GROUPCONC_FLEET_REJECT, 0);
+    }
+}
+
+static void probe_release(void *user_data, const char *group, uint64_t lease) {
+    fixture *f = user_data;
+    pthread_mutex_lock(&f->fleet.asked.mu);
+    f->fleet.last_lease = lease;
+    snprintf(f->fleet.released_group, sizeof f->fleet.released_group, "%s", group);
+    pthread_mutex_unlock(&f->fleet.asked.mu);
+    atomic_fetch_add(&f->fleet.releases, 1);
+}
+
+static void probe_attach(void *user_data, groupconc_executor *ex) {
+    (void)ex;
+    atomic_fetch_add(&((fixture *)user_data)->fleet.attaches, 1);
+}
+
+static void probe_detach(void *user_data, groupconc_executor *ex) {
+    (void)ex;
+    atomic_fetch_add(&((fixture *)user_data)->fleet.detaches, 1);
+}
+
+static groupconc_fleet_provider probe_provider(fixture *f) {
+    groupconc_fleet_provider fp = {probe_acquire, probe_release, f, probe_attach, probe_detach};
+    return fp;
 }
 
 static const groupconc_group_limits fixture_table[] = {
@@ -182,6 +282,7 @@ static int fixture_setup(void **state) {
     counter_init(&f->gate);
     counter_init(&f->arrived);
     counter_init(&f->go);
+    counter_init(&f->fleet.asked);
     memset(f->max_key, 'm', KEYMAX);
     f->max_key[KEYMAX] = '\0';
     memset(f->long_key, 'l', KEYMAX + 1);
@@ -232,8 +333,23 @@ static int fixture_teardown(void **state) {
             bad = 1;
         }
     }
+    for (int i = 0; i < f->fleet.nreqs; i++) { /* a fleet row that failed half-way: its destroy waits for them */
+        if (!f->fleet.reqs[i]) continue;
+        fprintf(stderr, "row \"%s\": fleet request %d left unanswered\n", f->row->name, i);
+        bad = 1;
+        if (groupconc_fleet_answer(f->fleet.reqs[i], GROUPCONC_FLEET_REJECT, 0) == GROUPCONC_OK) f->fleet.reqs[i] = NULL;
+    }
     if (f->tmp_ex && groupconc_executor_destroy(f->tmp_ex) != GROUPCONC_OK) bad = 1;
     if (f->ex && groupconc_executor_destroy(f->ex) != GROUPCONC_OK) bad = 1;
+    { /* every GRANTED lease came back through release, every attach had its detach */
+        int grants = atomic_load(&f->fleet.grants), releases = atomic_load(&f->fleet.releases);
+        int attaches = atomic_load(&f->fleet.attaches), detaches = atomic_load(&f->fleet.detaches);
+        if (grants != releases || attaches != detaches || atomic_load(&f->fleet.errors) != 0) {
+            fprintf(stderr, "row \"%s\": fleet provider: %d granted, %d released, %d attach, %d detach, %d errors\n",
+                    f->row->name, grants, releases, attaches, detaches, atomic_load(&f->fleet.errors));
+            bad = 1;
+        }
+    }
     if (!f->parked_released && groupconc_task_release(f->parked) != GROUPCONC_OK) bad = 1;
     if (!f->queued_released && groupconc_task_release(f->queued) != GROUPCONC_OK) bad = 1;
     if (!f->done_released && groupconc_task_release(f->done) != GROUPCONC_OK) bad = 1;
@@ -265,7 +381,9 @@ static void add_extra(fixture *f, groupconc_task *t) {
 /* ==== executor create: policy fields ============================================================ */
 
 enum { P_CONC, P_INFL, P_THR, P_GINFL, P_GTHR, P_THREADS, P_KEEPALIVE, P_REJECTION, P_NULL_POLICY,
-       P_NULL_OUT, P_GROUPS_NULL, P_COUNT_ZERO, P_GRUN, P_MAXWAITING, P_DEFWAIT, P_MAXGROUPS, P_IDLE };
+       P_NULL_OUT, P_GROUPS_NULL, P_COUNT_ZERO, P_GRUN, P_MAXWAITING, P_DEFWAIT, P_MAXGROUPS, P_IDLE, P_FLEET };
+/* P_FLEET rows: which of policy.fleet's two functions are set (attach and detach always are) */
+enum { FL_ACQUIRE_ONLY = 1, FL_RELEASE_ONLY, FL_BOTH };
 
 static const groupconc_group_limits valid_table[] = {
     {"t0", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
@@ -339,11 +457,31 @@ static int call_policy(fixture *f, const row *r) {
     case P_DEFWAIT: p.default_max_wait_ns = r->value; field = "default_max_wait_ns"; break;
     case P_MAXGROUPS: p.max_groups = v; field = "max_groups"; break;
     case P_IDLE: p.group_idle_ns = r->value; field = "group_idle_ns"; break;
+    case P_FLEET: /* the provider answers GRANTED inside acquire: check_created's task runs */
+        p.fleet = probe_provider(f);
+        f->fleet.grant = true;
+        if (v == FL_ACQUIRE_ONLY) p.fleet.release = NULL;
+        if (v == FL_RELEASE_ONLY) p.fleet.acquire = NULL;
+        field = v == FL_ACQUIRE_ONLY ? "fleet.release" : "fleet.acquire"; /* the one that is NULL */
+        break;
     default: fail();
     }
     int rc = groupconc_executor_create(&p, &f->tmp_ex);
     check_agrees(&p, rc, field);
+    if (r->field == P_FLEET && rc == GROUPCONC_OK && v != FL_BOTH) /* before a task calls the NULL one */
+        fail_msg("create accepted a provider with %s NULL", field);
     rc = check_created(f, rc);
+    if (r->field == P_FLEET) { /* refused: the provider never heard of it; made: attached, asked once,
+                                  its lease given back before the wait returned */
+        int want = rc == GROUPCONC_OK ? 1 : 0;
+        if (atomic_load(&f->fleet.attaches) != want || counter_get(&f->fleet.asked) != want ||
+            atomic_load(&f->fleet.grants) != want || atomic_load(&f->fleet.releases) != want ||
+            atomic_load(&f->fleet.detaches) != 0)
+            fail_msg("create returned %s: provider attached %d, asked %d, granted %d, released %d, detached %d (want %d)",
+                     groupconc_errname(rc), atomic_load(&f->fleet.attaches), counter_get(&f->fleet.asked),
+                     atomic_load(&f->fleet.grants), atomic_load(&f->fleet.releases), atomic_load(&f->fleet.detaches),
+                     want);
+    }
     if (rc == GROUPCONC_OK && r->field >= P_GRUN) { /* the new fields are in effect: read back */
         groupconc_executor_stats s;
         groupconc_group_stats gs;
@@ -629,7 +767,8 @@ enum { C_POLICY_NULL, C_OUT_NULL, C_OUT_NULL_BAD, C_CONC, C_INFL, C_THR, C_GINFL
        C_KEEPALIVE, C_REJECTION, C_REJECTION_WITH_HANDLER, C_GROUPS_NULL, C_KEY_NULL, C_KEY_EMPTY,
        C_KEY_LONG, C_KEY_MAX, C_KEY_DUP_FIRST, C_KEY_DUP_PREV, C_ENTRY_CONC, C_ENTRY_INFL, C_ENTRY_THR,
        C_CALLBACKS_SET, C_MINIMA, C_FIRST_POLICY, C_FIRST_TABLE, C_GRUN, C_MAXWAITING, C_DEFWAIT, C_MAXGROUPS,
-       C_IDLE, C_ENTRY_WAIT, C_MINIMA_NEW, C_FIRST_NEW };
+       C_IDLE, C_ENTRY_WAIT, C_MINIMA_NEW, C_FIRST_NEW, C_FLEET_ACQUIRE_ONLY, C_FLEET_RELEASE_ONLY, C_FLEET_BOTH,
+       C_FIRST_FLEET, C_BEFORE_FLEET };
 
 static int check_resolver(const char *group, int *out_concurrency, void *user_data) {
     (void)group, (void)user_data;
@@ -746,6 +885,30 @@ static int call_policy_check(fixture *f, const row *r) {
         table[0].max_wait_ns = -7;
         POLICY_FIELD("max_groups");
         break;
+    case C_FLEET_ACQUIRE_ONLY: /* the field named is the NULL one; value 0 (a NULL pointer) */
+        p.fleet = probe_provider(f);
+        p.fleet.release = NULL;
+        POLICY_FIELD("fleet.release");
+        break;
+    case C_FLEET_RELEASE_ONLY:
+        p.fleet = probe_provider(f);
+        p.fleet.acquire = NULL;
+        POLICY_FIELD("fleet.acquire");
+        break;
+    case C_FLEET_BOTH: p.fleet = probe_provider(f); break;
+    case C_FIRST_FLEET: /* fleet before rejection, then the table */
+        p.fleet = probe_provider(f);
+        p.fleet.release = NULL;
+        p.rejection = (groupconc_rejection_policy)77;
+        table[0].group = "";
+        POLICY_FIELD("fleet.release");
+        break;
+    case C_BEFORE_FLEET: /* group_idle_ns before fleet */
+        p.group_idle_ns = r->value;
+        p.fleet = probe_provider(f);
+        p.fleet.acquire = NULL;
+        POLICY_FIELD("group_idle_ns");
+        break;
     default: fail();
     }
 #undef ENTRY_FIELD
@@ -776,6 +939,9 @@ static int call_policy_check(fixture *f, const row *r) {
     } else {
         assert_null(ex);
     }
+    if (atomic_load(&f->fleet.attaches) != (crc == GROUPCONC_OK && p.fleet.acquire ? 1 : 0))
+        fail_msg("executor_create returned %s, fleet provider attached %d times", groupconc_errname(crc),
+                 atomic_load(&f->fleet.attaches));
     return rc;
 }
 
@@ -3612,6 +3778,255 @@ static int call_executor_pause(fixture *f, const row *r) {
     return 0;
 }
 
+/* ==== fleet layer ================================================================================ */
+/* The fleet executor (tmp_ex): policy.fleet is the in-file provider (probe_*), the fixture's listener,
+   and for the resolver rows fleet_resolver. Its task in "fl" asks the provider, which holds the
+   request (index 0); a refused call must leave that task where it was: at the fleet layer, not
+   completed, not run, the provider asked only as often as before, no lease granted or given back,
+   nothing counted (fleet_open, rejected_fleet, fleet_renew_failed) and no FLEET event. Then the row
+   answers GRANTED itself (finish_granted): the task runs once, and its lease comes back through
+   release before the wait returns. A notify asks again on the calling thread before it returns (see
+   groupconc_fleet_notify), so "not asked again" is read right after the call. */
+
+enum { RO_NONE, RO_ANSWER, RO_NOTIFY, RO_REPORT };
+
+/* A resolver that, when a row sets resolver_op, calls into its own executor: EDEADLK is promised. */
+static int fleet_resolver(const char *group, int *out_concurrency, void *user_data) {
+    fixture *f = user_data;
+    (void)group;
+    *out_concurrency = 1;
+    int op = atomic_load(&f->fleet.resolver_op), rc;
+    if (op == RO_NONE) return 0;
+    atomic_fetch_add(&f->fleet.resolver_calls, 1);
+    switch (op) {
+    case RO_ANSWER: rc = groupconc_fleet_answer(f->fleet.resolver_req, GROUPCONC_FLEET_GRANTED, PROBE_LEASE); break;
+    case RO_NOTIFY: rc = groupconc_fleet_notify(f->tmp_ex, "fl"); break;
+    default: rc = groupconc_fleet_report(f->tmp_ex, "fl", GROUPCONC_EFLEET_RENEW); break;
+    }
+    atomic_store(&f->fleet.resolver_rc, rc);
+    return 0;
+}
+
+static groupconc_executor *make_fleet_ex(fixture *f, bool with_resolver) {
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.listener = listener;
+    p.listener_user_data = f;
+    p.fleet = probe_provider(f);
+    if (with_resolver) {
+        p.resolver = fleet_resolver;
+        p.resolver_user_data = f;
+    }
+    assert_int_equal(groupconc_executor_create(&p, &f->tmp_ex), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&f->fleet.attaches), 1);
+    return f->tmp_ex;
+}
+
+/* Request i the provider holds (it was asked for "fl"). */
+static groupconc_fleet_request *probe_req(fixture *f, int i) {
+    if (!counter_wait(&f->fleet.asked, i + 1)) fail_msg("the provider was not asked for request %d", i);
+    pthread_mutex_lock(&f->fleet.asked.mu);
+    groupconc_fleet_request *req = i < f->fleet.nreqs ? f->fleet.reqs[i] : NULL;
+    bool fl = i < f->fleet.nreqs && strcmp(f->fleet.groups[i], "fl") == 0;
+    pthread_mutex_unlock(&f->fleet.asked.mu);
+    if (!req || !fl) fail_msg("request %d: not held, or not for \"fl\"", i);
+    return req;
+}
+
+/* The request was answered (by the row, or by a call that should have refused): forget it, so the
+   teardown does not answer it twice; a GRANTED lease must come back. */
+static void probe_forget(fixture *f, int i, groupconc_fleet_verdict verdict) {
+    pthread_mutex_lock(&f->fleet.asked.mu);
+    f->fleet.reqs[i] = NULL;
+    pthread_mutex_unlock(&f->fleet.asked.mu);
+    if (verdict == GROUPCONC_FLEET_GRANTED) atomic_fetch_add(&f->fleet.grants, 1);
+}
+
+static void probe_answer(fixture *f, int i, groupconc_fleet_verdict verdict, uint64_t lease) {
+    int rc = groupconc_fleet_answer(probe_req(f, i), verdict, lease);
+    if (rc != GROUPCONC_OK) fail_msg("fleet_answer(request %d, %d): %s", i, (int)verdict, groupconc_errname(rc));
+    probe_forget(f, i, verdict);
+}
+
+/* A task in "fl" on the fleet executor, asking: the provider holds its request 0. */
+static groupconc_task *submit_asking(fixture *f) {
+    groupconc_task *t = NULL;
+    assert_int_equal(groupconc_submit(f->tmp_ex, "fl", NULL, task_count, &f->runs, &t), GROUPCONC_OK);
+    add_extra(f, t);
+    (void)probe_req(f, 0);
+    return t;
+}
+
+/* Nothing happened at the fleet layer: t still waits there (asked, or BUSY), the provider was asked
+   `asked` times, no lease granted or given back, nothing counted, no FLEET event, nothing ran. */
+static void assert_fleet_waiting(fixture *f, groupconc_task *t, int asked) {
+    bool d = true;
+    assert_int_equal(groupconc_task_is_done(t, &d), GROUPCONC_OK);
+    if (d) fail_msg("the task at the fleet layer completed");
+    groupconc_executor_stats s;
+    assert_int_equal(groupconc_executor_stats_get(f->tmp_ex, &s), GROUPCONC_OK);
+    if (s.waiting_fleet != 1 || s.rejected_fleet != 0 || s.fleet_open != 0 || s.fleet_renew_failed != 0)
+        fail_msg("stats: waiting_fleet %zu (want 1), rejected_fleet %llu, fleet_open %llu, fleet_renew_failed %llu",
+                 s.waiting_fleet, (unsigned long long)s.rejected_fleet, (unsigned long long)s.fleet_open,
+                 (unsigned long long)s.fleet_renew_failed);
+    if (counter_get(&f->fleet.asked) != asked) fail_msg("provider asked %d times, want %d", counter_get(&f->fleet.asked), asked);
+    if (atomic_load(&f->fleet.grants) || atomic_load(&f->fleet.releases) || atomic_load(&f->fleet.events) ||
+        atomic_load(&f->runs))
+        fail_msg("granted %d, released %d, FLEET events %d, runs %d: want none", atomic_load(&f->fleet.grants),
+                 atomic_load(&f->fleet.releases), atomic_load(&f->fleet.events), atomic_load(&f->runs));
+}
+
+/* Answer request i GRANTED: t runs once and succeeds, its lease came back (for "fl") before the wait
+   returned, and nothing waits at the fleet layer any more. */
+static void finish_granted(fixture *f, groupconc_task *t, int i) {
+    uint64_t lease = PROBE_LEASE + (uint64_t)i;
+    probe_answer(f, i, GROUPCONC_FLEET_GRANTED, lease);
+    groupconc_result res;
+    assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &res), GROUPCONC_OK);
+    assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&f->runs), 1);
+    assert_int_equal(atomic_load(&f->fleet.releases), 1);
+    pthread_mutex_lock(&f->fleet.asked.mu);
+    uint64_t got = f->fleet.last_lease;
+    bool fl = strcmp(f->fleet.released_group, "fl") == 0;
+    pthread_mutex_unlock(&f->fleet.asked.mu);
+    if (got != lease || !fl) fail_msg("release got lease %llx, want %llx for \"fl\"", (unsigned long long)got,
+                                      (unsigned long long)lease);
+    groupconc_executor_stats s;
+    assert_int_equal(groupconc_executor_stats_get(f->tmp_ex, &s), GROUPCONC_OK);
+    assert_int_equal(s.waiting_fleet, 0);
+}
+
+/* Run fleet_resolver with `op` on this thread, once: put "fl"'s concurrency back to GROUPCONC_DEFAULT
+   (the resolver runs again, under the executor's locks: a call that waited for them would hang, so
+   the watchdog aborts instead). What op's call returned there. */
+static int in_resolver(fixture *f, int op, groupconc_fleet_request *req) {
+    static const char *const what[] = {"", "groupconc_fleet_answer from the resolver",
+                                       "groupconc_fleet_notify from the resolver",
+                                       "groupconc_fleet_report from the resolver"};
+    f->fleet.resolver_req = req;
+    atomic_store(&f->fleet.resolver_rc, INT_MIN);
+    atomic_store(&f->fleet.resolver_op, op);
+    groupconc_group_limits l = groupconc_group_limits_keep("fl");
+    l.concurrency = GROUPCONC_DEFAULT;
+    watchdog w;
+    watchdog_start(&w, what[op]);
+    int rc = groupconc_group_limits_set(f->tmp_ex, &l);
+    watchdog_stop(&w);
+    atomic_store(&f->fleet.resolver_op, RO_NONE);
+    assert_int_equal(rc, GROUPCONC_OK);
+    assert_int_equal(atomic_load(&f->fleet.resolver_calls), 1);
+    return atomic_load(&f->fleet.resolver_rc);
+}
+
+/* ---- groupconc_fleet_answer --------------------------------------------------------------------- */
+
+enum { FA_NULL, FA_VERDICT, FA_IN_RESOLVER };
+
+static int call_fleet_answer(fixture *f, const row *r) {
+    make_fleet_ex(f, r->field == FA_IN_RESOLVER);
+    groupconc_task *t = submit_asking(f);
+    groupconc_fleet_request *req = probe_req(f, 0);
+    int rc = INT_MIN; /* every case sets it (fail() is not noreturn) */
+    switch (r->field) {
+    case FA_NULL: rc = groupconc_fleet_answer(NULL, GROUPCONC_FLEET_GRANTED, PROBE_LEASE); break;
+    case FA_VERDICT: rc = groupconc_fleet_answer(req, (groupconc_fleet_verdict)r->value, PROBE_LEASE); break;
+    case FA_IN_RESOLVER: rc = in_resolver(f, RO_ANSWER, req); break;
+    default: fail();
+    }
+    if (rc == GROUPCONC_OK && r->field != FA_NULL) { /* answered after all: never answer it again */
+        probe_forget(f, 0, r->field == FA_IN_RESOLVER ? GROUPCONC_FLEET_GRANTED : (groupconc_fleet_verdict)r->value);
+        return rc;
+    }
+    assert_fleet_waiting(f, t, 1); /* unanswered: still asking */
+    finish_granted(f, t, 0);
+    return rc;
+}
+
+/* ---- groupconc_fleet_notify --------------------------------------------------------------------- */
+
+enum { FN_NULL_EX, FN_NO_PROVIDER, FN_EMPTY, FN_LONG, FN_NULL_GROUP, FN_MAX_KEY, FN_IN_RESOLVER };
+
+static int call_fleet_notify(fixture *f, const row *r) {
+    if (r->field == FN_NO_PROVIDER) { /* the fixture's executor; value 1: group NULL */
+        int rc = groupconc_fleet_notify(f->ex, r->value ? NULL : "p");
+        assert_p_untouched(f);
+        assert_int_equal(counter_get(&f->fleet.asked), 0);
+        assert_int_equal(atomic_load(&f->fleet.events), 0);
+        return rc;
+    }
+    make_fleet_ex(f, r->field == FN_IN_RESOLVER);
+    groupconc_task *t = submit_asking(f);
+    probe_answer(f, 0, GROUPCONC_FLEET_BUSY, 0); /* t waits for a notify of "fl" */
+    assert_fleet_waiting(f, t, 1);
+    groupconc_executor *ex = f->tmp_ex;
+    int rc = INT_MIN; /* every case sets it (fail() is not noreturn) */
+    switch (r->field) {
+    case FN_NULL_EX: rc = groupconc_fleet_notify(NULL, "fl"); break;
+    case FN_EMPTY: rc = groupconc_fleet_notify(ex, ""); break;
+    case FN_LONG: rc = groupconc_fleet_notify(ex, f->long_key); break;
+    case FN_NULL_GROUP: rc = groupconc_fleet_notify(ex, NULL); break;
+    case FN_MAX_KEY: rc = groupconc_fleet_notify(ex, f->max_key); break;
+    case FN_IN_RESOLVER: rc = in_resolver(f, RO_NOTIFY, NULL); break;
+    default: fail();
+    }
+    if (r->field != FN_NULL_GROUP) {
+        assert_fleet_waiting(f, t, 1); /* not asked again */
+        if (r->field == FN_MAX_KEY) assert_false(has_state(ex, f->max_key));
+        assert_int_equal(groupconc_fleet_notify(ex, "fl"), GROUPCONC_OK); /* now the right one */
+    }
+    if (counter_get(&f->fleet.asked) != 2) /* asked again on this thread, before the notify returned */
+        fail_msg("after the notify of \"fl\" the provider was asked %d times, want 2", counter_get(&f->fleet.asked));
+    finish_granted(f, t, 1);
+    return rc;
+}
+
+/* ---- groupconc_fleet_report --------------------------------------------------------------------- */
+
+enum { FP_NULL_EX, FP_REASON, FP_EMPTY, FP_LONG, FP_NULL_GROUP, FP_MAX_KEY, FP_IN_RESOLVER };
+
+static int call_fleet_report(fixture *f, const row *r) {
+    groupconc_executor *ex = make_fleet_ex(f, r->field == FP_IN_RESOLVER);
+    groupconc_task *t = NULL;
+    if (r->field == FP_IN_RESOLVER) t = submit_asking(f); /* "fl" has state: the resolver can run again */
+    int rc = INT_MIN; /* every case sets it */
+    const char *group = "fl";
+    switch (r->field) {
+    case FP_NULL_EX: rc = groupconc_fleet_report(NULL, group, GROUPCONC_EFLEET_RENEW); break;
+    case FP_REASON: rc = groupconc_fleet_report(ex, group, (int)r->value); break;
+    case FP_EMPTY: rc = groupconc_fleet_report(ex, group = "", GROUPCONC_EFLEET_RENEW); break;
+    case FP_LONG: rc = groupconc_fleet_report(ex, group = f->long_key, GROUPCONC_EFLEET_RENEW); break;
+    case FP_NULL_GROUP: rc = groupconc_fleet_report(ex, group = NULL, GROUPCONC_EFLEET_RENEW); break;
+    case FP_MAX_KEY: rc = groupconc_fleet_report(ex, group = f->max_key, GROUPCONC_EFLEET_RENEW); break;
+    case FP_IN_RESOLVER: rc = in_resolver(f, RO_REPORT, NULL); break;
+    default: fail();
+    }
+    groupconc_executor_stats s;
+    assert_int_equal(groupconc_executor_stats_get(ex, &s), GROUPCONC_OK);
+    int want = rc == GROUPCONC_OK ? 1 : 0; /* accepted: counted once, one FLEET event (on this thread) */
+    if (s.fleet_renew_failed != (uint64_t)want || atomic_load(&f->fleet.events) != want)
+        fail_msg("report returned %s: fleet_renew_failed %llu, FLEET events %d, want %d", groupconc_errname(rc),
+                 (unsigned long long)s.fleet_renew_failed, atomic_load(&f->fleet.events), want);
+    if (rc == GROUPCONC_OK) { /* the event carries the reason and the group as given */
+        pthread_mutex_lock(&f->fleet.asked.mu);
+        int reason = f->fleet.ev_reason;
+        bool same = group ? !f->fleet.ev_group_null && strcmp(f->fleet.ev_group, group) == 0 : f->fleet.ev_group_null;
+        pthread_mutex_unlock(&f->fleet.asked.mu);
+        if (reason != GROUPCONC_EFLEET_RENEW || !same)
+            fail_msg("FLEET event: reason %s, group %s", groupconc_errname(reason), same ? "as given" : "not as given");
+        if (group) assert_false(has_state(ex, group)); /* a report makes no group state */
+    }
+    if (s.fleet_open != 0 || s.rejected_fleet != 0 || atomic_load(&f->fleet.grants) || atomic_load(&f->fleet.releases))
+        fail_msg("report changed the fleet counts");
+    if (t) {
+        assert_fleet_waiting(f, t, 1);
+        finish_granted(f, t, 0);
+    } else {
+        assert_int_equal(counter_get(&f->fleet.asked), 0);
+    }
+    return rc;
+}
+
 /* ==== diagnostics ================================================================================ */
 
 typedef struct code_info {
@@ -3657,26 +4072,28 @@ static int call_unknown_code(fixture *f, const row *r) {
 
 /* The twelve codes added with the live limits, queue deadlines, the bounded table and the fleet layer, written out
    (not taken from GROUPCONC_ERRNO_MAP, as the per-code rows are): value, name, a text that is not
-   the unknown fallback and that no other code shares; the codes stay contiguous (0 .. -40), so -41
-   is the first unknown value (its own row above). */
+   the unknown fallback, that no other code shares and that names its subject (the layer, the bound,
+   the fleet layer's refusal, failing open or the renewal); the codes stay contiguous (0 .. -40), so
+   -41 is the first unknown value (its own row above). */
 static int call_new_codes(fixture *f, const row *r) {
     (void)f, (void)r;
     static const struct {
         int code, value;
         const char *name;
+        const char *subject; /* in its text */
     } added[] = {
-        {GROUPCONC_EREJECTED_RUNNING, -29, "GROUPCONC_EREJECTED_RUNNING"},
-        {GROUPCONC_EREJECTED_WAITING, -30, "GROUPCONC_EREJECTED_WAITING"},
-        {GROUPCONC_EEXPIRED_GLOBAL, -31, "GROUPCONC_EEXPIRED_GLOBAL"},
-        {GROUPCONC_EEXPIRED_BULKHEAD, -32, "GROUPCONC_EEXPIRED_BULKHEAD"},
-        {GROUPCONC_EEXPIRED_CONCURRENCY, -33, "GROUPCONC_EEXPIRED_CONCURRENCY"},
-        {GROUPCONC_EEXPIRED_RUNNING, -34, "GROUPCONC_EEXPIRED_RUNNING"},
-        {GROUPCONC_EGROUPS_FULL, -35, "GROUPCONC_EGROUPS_FULL"},
-        {GROUPCONC_EPAUSED, -36, "GROUPCONC_EPAUSED"},
-        {GROUPCONC_EREJECTED_FLEET, -37, "GROUPCONC_EREJECTED_FLEET"},
-        {GROUPCONC_EEXPIRED_FLEET, -38, "GROUPCONC_EEXPIRED_FLEET"},
-        {GROUPCONC_EFLEET_OPEN, -39, "GROUPCONC_EFLEET_OPEN"},
-        {GROUPCONC_EFLEET_RENEW, -40, "GROUPCONC_EFLEET_RENEW"},
+        {GROUPCONC_EREJECTED_RUNNING, -29, "GROUPCONC_EREJECTED_RUNNING", "layer 4"},
+        {GROUPCONC_EREJECTED_WAITING, -30, "GROUPCONC_EREJECTED_WAITING", "waiting"},
+        {GROUPCONC_EEXPIRED_GLOBAL, -31, "GROUPCONC_EEXPIRED_GLOBAL", "layer 1"},
+        {GROUPCONC_EEXPIRED_BULKHEAD, -32, "GROUPCONC_EEXPIRED_BULKHEAD", "layer 2"},
+        {GROUPCONC_EEXPIRED_CONCURRENCY, -33, "GROUPCONC_EEXPIRED_CONCURRENCY", "layer 3"},
+        {GROUPCONC_EEXPIRED_RUNNING, -34, "GROUPCONC_EEXPIRED_RUNNING", "layer 4"},
+        {GROUPCONC_EGROUPS_FULL, -35, "GROUPCONC_EGROUPS_FULL", "max_groups"},
+        {GROUPCONC_EPAUSED, -36, "GROUPCONC_EPAUSED", "paused"},
+        {GROUPCONC_EREJECTED_FLEET, -37, "GROUPCONC_EREJECTED_FLEET", "rejected at the fleet layer"},
+        {GROUPCONC_EEXPIRED_FLEET, -38, "GROUPCONC_EEXPIRED_FLEET", "at the fleet layer"},
+        {GROUPCONC_EFLEET_OPEN, -39, "GROUPCONC_EFLEET_OPEN", "fleet layer failed open"},
+        {GROUPCONC_EFLEET_RENEW, -40, "GROUPCONC_EFLEET_RENEW", "fleet lease renewal"},
     };
     const char *unknown_text = groupconc_strerror(-41), *unknown_name = groupconc_errname(-41);
     for (size_t i = 0; i < sizeof added / sizeof added[0]; i++) {
@@ -3686,6 +4103,8 @@ static int call_new_codes(fixture *f, const row *r) {
         if (!name || strcmp(name, added[i].name) != 0) fail_msg("errname(%d) = \"%s\", want \"%s\"", c, name ? name : "(null)", added[i].name);
         if (!text || text[0] == '\0' || contains_unknown(text) || strcmp(text, unknown_text) == 0)
             fail_msg("strerror(%s) = \"%s\": the unknown fallback", added[i].name, text ? text : "(null)");
+        if (!strstr(text, added[i].subject))
+            fail_msg("strerror(%s) = \"%s\" does not say \"%s\"", added[i].name, text, added[i].subject);
         assert_string_not_equal(name, unknown_name);
         for (int other = 0; other >= -40; other--)
             if (other != c && strcmp(groupconc_strerror(other), text) == 0)
@@ -3856,6 +4275,9 @@ static const row rows[] = {
     {"create: group_idle_ns INT64_MIN", call_policy, ELIMIT_, P_IDLE, INT64_MIN, 0},
     {"create: group_idle_ns 1 ms", call_policy, OK_, P_IDLE, 1000000, 0},
     {"create: group_idle_ns FOREVER", call_policy, OK_, P_IDLE, GROUPCONC_FOREVER, 0},
+    {"create: fleet.acquire set, fleet.release NULL (never attached)", call_policy, EINVAL_, P_FLEET, FL_ACQUIRE_ONLY, 0},
+    {"create: fleet.release set, fleet.acquire NULL (never attached)", call_policy, EINVAL_, P_FLEET, FL_RELEASE_ONLY, 0},
+    {"create: fleet.acquire and fleet.release set", call_policy, OK_, P_FLEET, FL_BOTH, 0},
     {"create: policy and table are copied", call_policy_copied, OK_, 0, 0, 0},
     /* executor_create: per-group table */
     {"table: key NULL", call_table, EINVAL_, T_KEY, K_NULL, 1},
@@ -3958,6 +4380,13 @@ static const row rows[] = {
     {"policy_check: groups[0].max_wait_ns KEEP", call_policy_check, ELIMIT_, C_ENTRY_WAIT, KEEP_, 0},
     {"policy_check: groups[2].max_wait_ns INT64_MIN", call_policy_check, ELIMIT_, C_ENTRY_WAIT, INT64_MIN, 2},
     {"policy_check: groups[1].max_wait_ns DEFAULT", call_policy_check, OK_, C_ENTRY_WAIT, DEF, 1},
+    {"policy_check: fleet.acquire set, fleet.release NULL", call_policy_check, EINVAL_, C_FLEET_ACQUIRE_ONLY, 0, 0},
+    {"policy_check: fleet.release set, fleet.acquire NULL", call_policy_check, EINVAL_, C_FLEET_RELEASE_ONLY, 0, 0},
+    {"policy_check: fleet.acquire and fleet.release set (valid)", call_policy_check, OK_, C_FLEET_BOTH, 0, 0},
+    {"policy_check: fleet.release NULL, rejection and a key bad: fleet reported first", call_policy_check, EINVAL_,
+     C_FIRST_FLEET, 0, 0},
+    {"policy_check: group_idle_ns 0 and fleet.acquire NULL: group_idle_ns first", call_policy_check, ELIMIT_,
+     C_BEFORE_FLEET, 0, 0},
     {"policy_check: every new limit at its minimum (valid)", call_policy_check, OK_, C_MINIMA_NEW, 0, 0},
     {"policy_check: max_groups 0 before rejection and the table", call_policy_check, ELIMIT_, C_FIRST_NEW, 0, 0},
     /* lifecycle */
@@ -4478,6 +4907,36 @@ static const row rows[] = {
     {"executor_dump_file: /dev/full", call_dump_file, GROUPCONC_EIO, DFL_DEV_FULL, 0, 0},
     {"executor_dump_file: a read-only stream", call_dump_file, GROUPCONC_EIO, DFL_READ_ONLY, 0, 0},
     {"executor_dump_file: a temporary file (the whole dump)", call_dump_file, OK_, DFL_OK, 0, 0},
+    /* fleet layer: groupconc_fleet_answer */
+    {"fleet_answer: request NULL", call_fleet_answer, EINVAL_, FA_NULL, 0, 0},
+    {"fleet_answer: verdict -1 (unanswered)", call_fleet_answer, EINVAL_, FA_VERDICT, -1, 0},
+    {"fleet_answer: verdict FLEET_OPEN+1 (unanswered)", call_fleet_answer, EINVAL_, FA_VERDICT, GROUPCONC_FLEET_OPEN + 1, 0},
+    {"fleet_answer: verdict INT_MAX (unanswered)", call_fleet_answer, EINVAL_, FA_VERDICT, INT_MAX, 0},
+    {"fleet_answer: verdict INT_MIN (unanswered)", call_fleet_answer, EINVAL_, FA_VERDICT, INT_MIN, 0},
+    {"fleet_answer: from the resolver (unanswered)", call_fleet_answer, GROUPCONC_EDEADLK, FA_IN_RESOLVER, 0, 0},
+    /* fleet layer: groupconc_fleet_notify (a task answered BUSY waits in "fl") */
+    {"fleet_notify: ex NULL (not asked again)", call_fleet_notify, EINVAL_, FN_NULL_EX, 0, 0},
+    {"fleet_notify: executor without a fleet provider", call_fleet_notify, EINVAL_, FN_NO_PROVIDER, 0, 0},
+    {"fleet_notify: executor without a fleet provider, group NULL", call_fleet_notify, EINVAL_, FN_NO_PROVIDER, 1, 0},
+    {"fleet_notify: group empty (not asked again)", call_fleet_notify, GROUPCONC_EKEYEMPTY, FN_EMPTY, 0, 0},
+    {"fleet_notify: group MAX_KEY_LEN+1 bytes (not asked again)", call_fleet_notify, GROUPCONC_EKEYTOOLONG, FN_LONG, 0, 0},
+    {"fleet_notify: group NULL (every BUSY task asked again)", call_fleet_notify, OK_, FN_NULL_GROUP, 0, 0},
+    {"fleet_notify: group MAX_KEY_LEN bytes, nothing waits there", call_fleet_notify, OK_, FN_MAX_KEY, 0, 0},
+    {"fleet_notify: from the resolver (not asked again)", call_fleet_notify, GROUPCONC_EDEADLK, FN_IN_RESOLVER, 0, 0},
+    /* fleet layer: groupconc_fleet_report */
+    {"fleet_report: ex NULL", call_fleet_report, EINVAL_, FP_NULL_EX, 0, 0},
+    {"fleet_report: reason EFLEET_OPEN (not counted)", call_fleet_report, EINVAL_, FP_REASON, GROUPCONC_EFLEET_OPEN, 0},
+    {"fleet_report: reason 0 (not counted)", call_fleet_report, EINVAL_, FP_REASON, 0, 0},
+    {"fleet_report: reason -1 (not counted)", call_fleet_report, EINVAL_, FP_REASON, -1, 0},
+    {"fleet_report: reason EREJECTED_FLEET (not counted)", call_fleet_report, EINVAL_, FP_REASON,
+     GROUPCONC_EREJECTED_FLEET, 0},
+    {"fleet_report: reason -41, unknown (not counted)", call_fleet_report, EINVAL_, FP_REASON, -41, 0},
+    {"fleet_report: reason INT_MAX (not counted)", call_fleet_report, EINVAL_, FP_REASON, INT_MAX, 0},
+    {"fleet_report: group empty (not counted)", call_fleet_report, GROUPCONC_EKEYEMPTY, FP_EMPTY, 0, 0},
+    {"fleet_report: group MAX_KEY_LEN+1 bytes (not counted)", call_fleet_report, GROUPCONC_EKEYTOOLONG, FP_LONG, 0, 0},
+    {"fleet_report: group NULL, EFLEET_RENEW (counted once)", call_fleet_report, OK_, FP_NULL_GROUP, 0, 0},
+    {"fleet_report: group MAX_KEY_LEN bytes, EFLEET_RENEW (counted once)", call_fleet_report, OK_, FP_MAX_KEY, 0, 0},
+    {"fleet_report: from the resolver (not counted)", call_fleet_report, GROUPCONC_EDEADLK, FP_IN_RESOLVER, 0, 0},
     /* diagnostics */
     {"error codes: values, texts, names distinct", call_codes_distinct, OK_, 0, 0, 0},
     {"error codes: the twelve new codes (-29 .. -40) by name and value", call_new_codes, OK_, 0, 0, 0},
