@@ -4893,7 +4893,6 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
                                           size_t klen, uint64_t hash, size_t idlen,
                                           groupconc_task **out_task, groupconc_task *t) {
     const char *group = spec->group, *task_id = spec->task_id;
-    groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc__group *g = NULL;
     groupconc_task *old = NULL; /* set before use; some gcc -O levels cannot tell */
     int rc;
@@ -4926,6 +4925,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     }
     if (out_task) *out_task = t;
     if (old == NULL && !groupconc__inbox_watched(ex)) {
+        groupconc__batch b = GROUPCONC__BATCH_INIT; /* here only: 11 stores a task otherwise */
         groupconc__lock(ex, &b);
         (void)groupconc__kick_locked(ex); /* a failure leaves it ready for the live worker */
         groupconc__mutex_unlock(&ex->lock);
@@ -4936,7 +4936,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
 
 GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task_spec *spec,
                                     groupconc_task **out_task) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc__batch b; /* set after the inbox path, which does not use it (11 stores a task) */
     const groupconc_policy *p;
     const char *group = spec->group, *task_id = spec->task_id;
     groupconc__group *g = NULL;
@@ -4974,6 +4974,7 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
         rc = GROUPCONC_OK;
     }
 
+    b = (groupconc__batch)GROUPCONC__BATCH_INIT;
     groupconc__lock(ex, &b);
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
     else if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
