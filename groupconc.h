@@ -2156,9 +2156,6 @@ struct groupconc_executor {
     groupconc__sem global;         /* layer 1 */
     groupconc__sem run_cap;        /* layer 4: the work-conserving global running cap */
     bool paused;                   /* groupconc_executor_pause */
-    _Atomic bool tasks_short;      /* a hint for submit (inbox_watched): the last batch a worker
-                                      ran had short tasks, so it will be back at the inbox soon;
-                                      written when it changes (here: a hole, no padding added) */
     size_t npaused;                /* groups with GF_PAUSED */
     size_t nlimits_cap;            /* capacity of ex->limits (policy.group_count entries used) */
     _Atomic bool any_max_wait;     /* a deadline may apply to a task: submit takes the lock; only
@@ -2207,6 +2204,8 @@ struct groupconc_executor {
     _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
     _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
     _Atomic size_t nnapping;       /* idle workers in naps: each looks again within HELP_NS */
+    _Atomic bool tasks_short;      /* a hint: the last batch a worker ran had short tasks (it will
+                                      be back at the inbox soon); written when it changes */
     char pad5[GROUPCONC__LINE];
     _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
     _Atomic size_t nblocked;       /* workers blocked in a wait inside a task or callback: the pool
