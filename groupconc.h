@@ -2204,8 +2204,6 @@ struct groupconc_executor {
     _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
     _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
     _Atomic size_t nnapping;       /* idle workers in naps: each looks again within HELP_NS */
-    _Atomic bool tasks_short;      /* a hint: the last batch a worker ran had short tasks (it will
-                                      be back at the inbox soon); written when it changes */
     char pad5[GROUPCONC__LINE];
     _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
     _Atomic size_t nblocked;       /* workers blocked in a wait inside a task or callback: the pool
@@ -3462,9 +3460,8 @@ GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) 
 /* After pushing onto an empty inbox: true if a worker will look at it without being told. That is
    the spinner, or a worker on its way to the lock (woken or starting: it drains the inbox first
    thing, and kicks for what it finds); or a worker that is awake (each takes the lock again, and
-   looks, before it sleeps) running short tasks (tasks_short) while an idle one naps, which looks
-   within GROUPCONC__HELP_NS should the awake one be in a long task; or every worker there can be,
-   all awake. (Otherwise an idle worker
+   looks, before it sleeps) while an idle one naps, which looks within GROUPCONC__HELP_NS should the
+   awake one be in a long task; or every worker there can be, all awake. (Otherwise an idle worker
    could start the task sooner, a missing one could be started: the submitter locks.) A worker
    raises nidle and nnapping before its last look at the inbox, and lowers nwaking and nstarting
    before its next one; with the push before these loads (sequentially consistent: pairing P1), one of the two
@@ -3482,11 +3479,8 @@ GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
     if (idle == 0) /* a worker blocked in a wait does not look: it lets one more start instead */
         return atomic_load_explicit(&ex->nthreads, memory_order_seq_cst) >=
                (size_t)ex->policy.max_threads + atomic_load_explicit(&ex->nblocked, memory_order_seq_cst);
-    /* the awake one comes back soon only if its tasks are short: behind a long one (50 us: W6)
-       the task would wait for it or for the nap's end, so wake the idle one now */
     return atomic_load_explicit(&ex->nnapping, memory_order_seq_cst) > 0 &&
-           idle < atomic_load_explicit(&ex->nthreads, memory_order_seq_cst) &&
-           atomic_load_explicit(&ex->tasks_short, memory_order_relaxed);
+           idle < atomic_load_explicit(&ex->nthreads, memory_order_seq_cst);
 }
 
 /* ==== completion and events ===================================================================== */
@@ -4106,7 +4100,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__fifo done = {NULL, NULL, 0}; /* finished here, to complete after unlocking */
     groupconc__frame base;             /* this thread is a worker of ex (see "calling thread") */
     unsigned ndone, want = 1, i, nran = 0; /* nran: published in self->ret this round */
-    bool slow = false, spun = false, short_told = false; /* short_told: what it last said in tasks_short */
+    bool slow = false, spun = false;
     uint64_t idle_since = 0;           /* keep-alive runs from here (0: not idle) */
     size_t to_retire = 0;
     mine.head = mine.count = 0;
@@ -4268,10 +4262,6 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 want = want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : want * 2;
             else
                 want = 1;
-            if ((want > 1) != short_told) { /* only on a change: submitters read the line */
-                short_told = want > 1;
-                atomic_store_explicit(&ex->tasks_short, short_told, memory_order_relaxed);
-            }
         }
         /* on its way to finish them itself: nobody needs to help, however long the lock takes */
         atomic_store_explicit(&self->busy_since, UINT64_MAX, memory_order_relaxed);
@@ -4621,7 +4611,6 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->nspinning, 0);
     atomic_init(&ex->spin_poke, 0);
     atomic_init(&ex->nnapping, 0);
-    atomic_init(&ex->tasks_short, false);
     atomic_init(&ex->nwaiters, 0);
     atomic_init(&ex->nwaking, 0);
     atomic_init(&ex->nstarting, 0);
