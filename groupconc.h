@@ -207,8 +207,7 @@
          MSVC needs Visual Studio 2022 17.5 or later with /std:c11 /experimental:c11atomics.
        - Fleet layer: executor gate permits do not pass through it; a provider's REJECT is always
          asynchronous (the task was accepted: under ABORT its handle completes REJECTED), and under
-         CALLER_RUNS a refused task runs holding neither local permits nor a lease; max_waiting
-         does not count tasks at the fleet layer (the local caps bound them); within a process a
+         CALLER_RUNS a refused task runs holding neither local permits nor a lease; within a process a
          group's BUSY tasks are asked again oldest first, across processes there is no order.
        - Win32 timed waits take whole milliseconds and the system timer's tick (1-16 ms): queue
          deadlines, idle reclaim and timed waits are that much coarser there.
@@ -539,9 +538,9 @@ typedef struct groupconc_policy {
                                       permit (ready, on a worker or deferred) plus executor gate
                                       permits, all groups; taken after the group's concurrency
                                       permit, FIFO across groups; >= 1 or UNLIMITED; default UNLIMITED */
-    int max_waiting;               /* tasks waiting at any layer, all together (a memory bound; a new
-                                      waiter beyond it is refused: GROUPCONC_EREJECTED_WAITING);
-                                      >= 0 or UNLIMITED; default UNLIMITED */
+    int max_waiting;               /* tasks waiting at any layer, the fleet layer's too, all together
+                                      (a memory bound; a new waiter beyond it is refused:
+                                      GROUPCONC_EREJECTED_WAITING); >= 0 or UNLIMITED; default UNLIMITED */
     int64_t default_max_wait_ns;   /* queue deadline: the longest a task may wait for its permits;
                                       > 0 ns or GROUPCONC_FOREVER; default GROUPCONC_FOREVER */
     int max_groups;                /* groups with cached state at most (a new key then reclaims the
@@ -2614,12 +2613,22 @@ GROUPCONC__FN void groupconc__lru_touch(groupconc_executor *ex, groupconc__group
     atomic_store_explicit(&groupconc__lru_of(g)->last_used, now, memory_order_relaxed);
 }
 
-/* Nothing of g is waiting, ready, running or out as a gate permit, and it is not paused. Under
-   ex->lock with the inbox drained under table_lock (a push happens under table_lock, so no task
-   of g is on its way in). */
-GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc__group *g) {
-    return !(g->flags & GROUPCONC__GF_PAUSED) && g->waiting_global == 0 && g->bulkhead.used == 0 &&
-           g->bulkhead.waiters.count == 0 && g->conc.used == 0 && g->ready == 0;
+/* Nothing of g is waiting, ready, running (or deferred) or out as a gate permit, and it is not
+   paused. Under ex->lock with the inbox drained under table_lock (a push happens under table_lock,
+   so no task of g is on its way in). A CALLER_RUNS re-run on a worker holds no permit (held == 0):
+   only the running and deferred lists know it, so under that policy they are looked through (a
+   reclaimed group's running task would miss a group shutdown's flag). */
+GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, const groupconc__group *g) {
+    const groupconc_task *t;
+    if ((g->flags & GROUPCONC__GF_PAUSED) || g->waiting_global != 0 || g->bulkhead.used != 0 ||
+        g->bulkhead.waiters.count != 0 || g->conc.used != 0 || g->ready != 0)
+        return false;
+    if (ex->policy.rejection != GROUPCONC_REJECT_CALLER_RUNS) return true;
+    for (t = ex->running.head; t; t = t->next)
+        if (t->group == g && t->held == 0) return false;
+    for (t = ex->deferred.head; t; t = t->next)
+        if (t->group == g && t->held == 0) return false;
+    return true;
 }
 
 /* Drop idle g from the table (as an evict of a group with nothing in it). Its memory lives on while
@@ -2655,7 +2664,7 @@ GROUPCONC__FN int groupconc__reclaim_lru_tlocked(groupconc_executor *ex, groupco
     groupconc__group *g;
     if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
     while (n-- > 0 && got < want && (g = ex->lru_head) != NULL) {
-        if (groupconc__group_idle_locked(g)) {
+        if (groupconc__group_idle_locked(ex, g)) {
             groupconc__reclaim_tlocked(ex, g);
             got++;
         } else if (got > 0) {
@@ -3163,9 +3172,11 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
    waiter in its FIFO belongs to a paused group. `used` may exceed `limit` after a live lowering:
    a release then only counts down (no preemption, nothing new starts until it is under). */
 
-/* Tasks waiting at any layer, all groups. */
+/* Tasks waiting at any layer, the fleet layer's too, all groups: what max_waiting bounds. A task
+   moves from the fleet layer to layer 4 without the count growing (else a granted task could pass
+   the bound there, never checked again). */
 GROUPCONC__FN size_t groupconc__waiting_total(const groupconc_executor *ex) {
-    return ex->global.waiters.count + ex->waiting_groups + ex->run_cap.waiters.count;
+    return ex->global.waiters.count + ex->waiting_groups + ex->run_cap.waiters.count + ex->fleet.count;
 }
 
 /* The waiter of layer `layer` that a free permit goes to: the oldest one not shut out, or NULL. */
@@ -3331,7 +3342,12 @@ GROUPCONC__FN void groupconc__fleet_ask_next_locked(groupconc_executor *ex, grou
 GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupconc_task *t,
                                                  groupconc__batch *b) {
     groupconc__group_fleet *gf = groupconc__gfleet(t->group);
-    if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) {
+    if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) { /* a new waiter: the memory bound, as at the others */
+        if (ex->policy.max_waiting != GROUPCONC_UNLIMITED &&
+            groupconc__waiting_total(ex) >= (size_t)ex->policy.max_waiting) {
+            groupconc__reject_locked(ex, t, GROUPCONC_EREJECTED_WAITING, b);
+            return;
+        }
         t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
         t->start_ns = groupconc__coarse_now_ns();
     }
@@ -4303,7 +4319,7 @@ GROUPCONC__FN uint64_t groupconc__sweep_idle_tlocked(groupconc_executor *ex) {
     groupconc__group *g;
     while ((g = ex->lru_head) != NULL && groupconc__lru_of(g)->placed + idle <= now) {
         uint64_t last = atomic_load_explicit(&groupconc__lru_of(g)->last_used, memory_order_relaxed);
-        if (!groupconc__group_idle_locked(g)) {
+        if (!groupconc__group_idle_locked(ex, g)) {
             groupconc__lru_touch(ex, g, now); /* busy: look again an idle time from now */
         } else if (last + idle <= now) {
             groupconc__reclaim_tlocked(ex, g);
@@ -4339,7 +4355,7 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
             if (w < wake) wake = w;
         }
         if (b.todo.count || b.rejected.count || ex->ready.count) (void)groupconc__kick_locked(ex);
-        if (b.todo.count || b.rejected.count) {
+        if (b.todo.count || b.rejected.count || b.asks) { /* asks: fleet requests of tasks it admitted */
             groupconc__mutex_unlock(&ex->lock);
             groupconc__flush_and_retire(ex, &b);
             groupconc__mutex_lock(&ex->lock);
@@ -5584,7 +5600,7 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->gate_permits = ex->gates ? groupconc__gate_permits_locked(ex, NULL) : 0;
     out_stats->running = ex->nrunning + out_stats->gate_permits;
     out_stats->ready = ex->ready.count;
-    out_stats->waiting = groupconc__waiting_total(ex) + ex->fleet.count;
+    out_stats->waiting = groupconc__waiting_total(ex); /* the fleet layer's too */
     out_stats->waiting_fleet = ex->fleet.count;
     out_stats->rejected_fleet = ex->counts.outcome[GROUPCONC__C_REJ_FLEET];
     out_stats->fleet_open = ex->fleet_open;
@@ -7032,7 +7048,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "running", (long long)ex->nrunning, true);
     groupconc__put_field(o, "ready", ex->ready.count, true);
     groupconc__put_field(o, "waiting",
-                         (long long)groupconc__waiting_total(ex) + (long long)ex->fleet.count, true);
+                         (long long)groupconc__waiting_total(ex), true);
     groupconc__put_field(o, "deferred", ex->deferred.count, true);
     groupconc__put_field(o, "global_max_running", groupconc__limit_json(ex->run_cap.limit), true);
     groupconc__put_field(o, "global_running", ex->run_cap.used, true);

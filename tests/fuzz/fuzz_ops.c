@@ -4,13 +4,16 @@
    Replay (meson test 'fuzz_replay', any compiler): -DFUZZ_REPLAY_MAIN, then
        fuzz_ops_replay <file-or-dir>... [--random N]
    replays every file given (directories: every file in them), then N pseudo-random inputs.
+   FUZZ_TRACE=1 in the environment prints the decoded policy and each op with its bytes (either build).
 
    Input layout (every byte string is a valid input; missing bytes read as 0):
      8 header bytes, the policy:
        [0] default_concurrency 1 + b%3; the standalone gate's limit {1,2,3,UNL}[(b/3)%4]
                                               [1] default_max_in_flight {UNL,1,2,3}[b%4]
        [2] default_queue_threshold {UNL,0,1,2,4}[b%5]
-       [3] global_max_in_flight {UNL,UNL,1,2,3,4}[b%6]   [4] global_queue_threshold {UNL,0,1,3}[b%4]
+       [3] global_max_in_flight {UNL,UNL,1,2,3,4}[b%6]   [4] global_queue_threshold {UNL,0,1,3}[b%4];
+           fx = b >> 2 (0 and 63: no fleet provider, so the seeds written before keep their meaning):
+           the fleet layer (see "Fleet layer" below)
        [5] rejection: ABORT, DISCARD, CALLER_RUNS, custom handler [b%4]; ext = b >> 2 (0 and 63: none of
            these, so the seeds written before keep their meaning): max_groups {UNL,2,3,5}[ext&3],
            group_idle_ns {none,1,3,5 ms}[(ext>>2)&3], default_max_wait_ns {none,none,4,15 ms}[(ext>>4)&3],
@@ -155,6 +158,22 @@
    rejected_other, submitted == completed when every task finished, and (with a listener) equal to
    the COMPLETED events by status and reason. At the end every pause is lifted first.
 
+   Fleet layer (section [10]; header [4] >> 2 = fx; OP_FLEET_ANSWER / _NOTIFY / _REPORT, appended).
+   fx installs an in-harness provider with a fleet cap per key (1-3: 1 + (key + (fx >> 3) % 4) % 3;
+   offset 3: the end's answers come from the provider's thread during shutdown / destroy). fx bit 0:
+   requests are kept pending (OP_FLEET_ANSWER: oldest / newest, verdict from its byte) or answered in
+   acquire by rule (fx >> 1) % 4 (GRANTED else BUSY, GRANTED else OPEN, cycle G/B/R/O, cycle G/R/O/G);
+   bit 5: release notifies. GRANTED only below the harness's own count for the key (else BUSY / OPEN).
+   Checked: the count never exceeds the cap; release gets only granted tokens, once, with their group;
+   bodies holding permits of a key never outnumber its leases + OPEN answers; an outstanding request
+   is never asked again; REJECTED / EREJECTED_FLEET only asynchronously, through the rejection policy;
+   waiting_fleet >= held requests + known BUSY while nothing can take a task out, and comes down to
+   the held requests when the key had no BUSY answer; fleet_renew_failed == OK reports == RENEW events;
+   fleet_open / rejected_fleet within the OPEN / REJECT answers (and equal where exact), OPEN events
+   once per task; leases all back at quiet points; bad arguments refused; attach once from create,
+   detach once from the final destroy after the last answer and lease; at the end every request is
+   answered (GRANTED below the cap, else OPEN), then notify(NULL); after destroy grants == releases.
+
    Tasks record, in atomics, how many run per group (per group-state generation: an evicted group's
    old tasks may overlap the new state's, as documented) and in total, and check the caps: group
    concurrency and in-flight, global in-flight, max_threads. A task run with no permits (CALLER_RUNS)
@@ -254,7 +273,7 @@ static void fz_name(const char *what, int value, const char *got, const char *co
 
 static const char *const fz_status_names[] = {"PENDING", "SUCCESS", "FAILED", "CANCELLED", "REJECTED"};
 static const char *const fz_outcome_names[] = {"DEQUEUED", "FLAGGED", "TOO_LATE"};
-static const char *const fz_event_names[] = {"SUBMITTED", "STARTED", "COMPLETED", "REJECTED"};
+static const char *const fz_event_names[] = {"SUBMITTED", "STARTED", "COMPLETED", "REJECTED", "FLEET"};
 static const char *const fz_policy_names[] = {"ABORT", "DISCARD", "CALLER_RUNS"};
 
 static const char *const fz_kind_names[] = {"SUCCESS", "FAILURE", "CANCELLED"};
@@ -264,7 +283,7 @@ static void name_status(groupconc_status v) { fz_name("status", (int)v, groupcon
 static void name_outcome(groupconc_cancel_outcome v) {
     fz_name("cancel outcome", (int)v, groupconc_cancel_outcome_name(v), fz_outcome_names, 3);
 }
-static void name_event(groupconc_event_type v) { fz_name("event type", (int)v, groupconc_event_type_name(v), fz_event_names, 4); }
+static void name_event(groupconc_event_type v) { fz_name("event type", (int)v, groupconc_event_type_name(v), fz_event_names, 5); }
 static void name_policy(groupconc_rejection_policy v) {
     fz_name("rejection policy", (int)v, groupconc_rejection_policy_name(v), fz_policy_names, 3);
 }
@@ -404,6 +423,7 @@ typedef struct slot {
     atomic_int ev_rej_reason;     /* its REJECTED event's reason */
     int pz_g, pz_x;               /* submitted while its group / the executor was paused: the resume
                                      epoch then (-1: not paused): it must not start before a resume */
+    atomic_int ev_fleet;          /* its FLEET events (EFLEET_OPEN): at most one */
 } slot;
 
 static struct {
@@ -430,7 +450,7 @@ static struct {
        executor's totals at quiet points) */
     atomic_int ev_count[4];
     atomic_int ev_done[5], ev_rej_global, ev_rej_bulkhead, ev_rej_concurrency, ev_rej_other;
-    atomic_int ev_rej_waiting, ev_expired;
+    atomic_int ev_rej_waiting, ev_expired, ev_rej_fleet;
     /* gates */
     groupconc_gate *gate[2];
     int sgate_limit;                 /* GS's limit */
@@ -520,6 +540,57 @@ static struct {
        the epoch of its submit, the start came before the resume began - a start while paused. */
     atomic_int gepoch[NG], xepoch;
 } HI;
+
+/* ---- the fleet layer (section [10]): the harness's provider (see "Fleet layer" in the top comment) ----
+   Requests are kept in `pend` (the pending mode) or answered inside acquire (the synchronous mode,
+   and everything from the end on). Leases are the harness's tokens; their count per key (under H.mu,
+   read with the running bodies in cap_check) never exceeds the key's cap. */
+#define FL_MAX_PEND 512
+#define FL_MAX_LEASES 2048
+#define FL_TOKEN_BASE UINT64_C(0xF1EE700000000000)
+enum { FLR_GRANT_ELSE_BUSY, FLR_GRANT_ELSE_OPEN, FLR_CYCLE, FLR_GROR }; /* the synchronous mode's rule */
+typedef struct fl_req {
+    groupconc_fleet_request *rq;
+    int g;
+} fl_req;
+static pthread_mutex_t fl_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    /* fixed for the input (the header) */
+    bool on, sync, release_notifies;
+    bool late_end;                 /* the end's answers come from the provider's thread, during shutdown and
+                                      destroy (joined in detach) */
+    int rule, cap[NG];
+    pthread_t end_thread;
+    bool end_started, end_joined;
+    _Atomic(groupconc_executor *) main_ex; /* the fuzzer's executor (its attach) */
+    /* under fl_mu */
+    fl_req pend[FL_MAX_PEND];      /* requests held, oldest first (the pending mode) */
+    int npend, pend_g[NG];
+    fl_req busy[FL_MAX_PEND];      /* answered BUSY, not asked again since (kept while nothing can take them) */
+    int nbusy, busy_g[NG];
+    bool dirty[NG];                /* a BUSY answer for the key: tasks of it may wait BUSY (asked or not) */
+    bool ending;                   /* the end: every request answered at once, never BUSY */
+    int answering;                 /* answers made on other threads (inside acquire, the end's), in progress */
+    unsigned seq;                  /* the cycles' position */
+    long asks, verdicts[4];
+    long open_sure, open_unsure, rej_sure, rej_unsure; /* sure: nothing could have taken the task */
+    /* under H.mu */
+    int count[NG];                 /* leases held now, per key */
+    long opens_g[NG];              /* OPEN answers for the key (tasks that may run without a lease) */
+    int nleases;
+    struct {
+        int g;
+        bool released;
+    } lease[FL_MAX_LEASES];        /* token FL_TOKEN_BASE + i */
+    long grants, releases;
+    /* the fuzzer thread */
+    bool removed;                  /* a cancel, shutdown, evict or execute_all since the list last emptied */
+    bool expect_main, destroying;  /* the fuzzer's executor is being created / destroyed for good */
+    long renews;                   /* groupconc_fleet_report calls that said OK */
+    const char *report_key;        /* what the RENEW event must name */
+    atomic_long ev_open, ev_renew; /* FLEET events by reason */
+    atomic_int attach_main, detach_main, attach_other, detach_other;
+} FL;
 
 static int capv(int v) { return v == GROUPCONC_UNLIMITED ? INT32_MAX : v; }
 static int imax(int a, int b) { return a > b ? a : b; }
@@ -662,6 +733,7 @@ typedef struct frec {
     atomic_int ev_submitted, ev_started, ev_completed, ev_rejected;
     bool deadline_possible;        /* a queue deadline may apply to it (forks are made with max_wait 0) */
     int pz_g, pz_x;                /* as slot's: forked while paused (the fuzzer's forks) */
+    atomic_int ev_fleet;           /* its FLEET events (EFLEET_OPEN): at most one */
 } frec;
 
 static struct {
@@ -722,7 +794,10 @@ enum { A_SELF_BODY, A_SELF_EVENT, A_SELF_HANDLER, A_SELF_CLEANUP, A_SELF_CALLBAC
        A_SC_PARK_CANCELLED, A_SC_DESTROY_BUSY, A_SC_HANDLER, A_DUMP_OK, A_DUMP_ERANGE, A_DUMP_FILE_OK, A_DUMP_FILE_EIO,
        A_LV_LIMITS_OK, A_LV_LIMITS_BAD, A_LV_XLIMITS_OK, A_LV_XLIMITS_BAD, A_LV_PAUSE, A_LV_RESUME, A_LV_XPAUSE, A_LV_XRESUME,
        A_LV_DEADLINE_SUBMIT, A_LV_EXPIRED, A_LV_EXPIRED_L1, A_LV_EXPIRED_L2, A_LV_EXPIRED_L3, A_LV_EXPIRED_L4, A_LV_GROUPS_FULL, A_LV_REJ_WAITING, A_LV_OVER_CAP, A_LV_DRAINED, A_LV_RECLAIMED,
-       A_LV_PAUSED_CHECKED, A_LV_GATE_PAUSED, A_LV_GATE_RUNNING, A_LV_DUMP_LIVE, A_COUNT };
+       A_LV_PAUSED_CHECKED, A_LV_GATE_PAUSED, A_LV_GATE_RUNNING, A_LV_DUMP_LIVE,
+       A_FL_ASK_PENDING, A_FL_ASK_SYNC, A_FL_GRANTED, A_FL_BUSY, A_FL_REJECT, A_FL_OPEN, A_FL_CAPPED, A_FL_RELEASED,
+       A_FL_LATE, A_FL_NOTIFY, A_FL_REPORT, A_FL_BAD, A_FL_REJECTED, A_FL_EXPIRED, A_FL_OPEN_EVENT, A_FL_WAIT_EXACT,
+       A_FL_WAIT_RETRY, A_FL_END_ANSWERED, A_FL_ATTACH_OTHER, A_FL_HELD_CHECKED, A_COUNT };
 static const char *const acounter_names[A_COUNT] = {
     "self-block: in the task body", "self-block: in a listener event", "self-block: in the rejection handler",
     "self-block: in the cleanup", "self-block: in a completion callback", "  of which ran at once (no destroy)",
@@ -753,7 +828,14 @@ static const char *const acounter_names[A_COUNT] = {
     "bounded: EGROUPS_FULL (submit, fork, gate, pause)", "max_waiting: EREJECTED_WAITING results",
     "live: a count over the cap in force (lowered)", "live: high-water mark drained to a lower cap",
     "bounded: groups reclaimed (stats)", "pause: admitted counts held still", "gate: EPAUSED",
-    "gate: EREJECTED_RUNNING", "dump: gauges checked (no idle permit with waiters)"};
+    "gate: EREJECTED_RUNNING", "dump: gauges checked (no idle permit with waiters)",
+    "fleet: requests kept pending", "fleet: requests answered in acquire", "fleet: GRANTED", "fleet: BUSY",
+    "fleet: REJECT", "fleet: OPEN", "fleet: GRANTED wanted at the cap", "fleet: leases released",
+    "fleet: a late GRANTED given back at once", "fleet: notify", "fleet: report RENEW", "fleet: bad arguments refused",
+    "fleet: EREJECTED_FLEET results", "fleet: EEXPIRED_FLEET results", "fleet: FLEET OPEN events",
+    "fleet: waiting_fleet >= held requests (> 0)", "fleet: waiting_fleet caught up after a wait",
+    "fleet: requests answered at the end", "fleet: attach / detach (OP_POLICY executors)",
+    "fleet: bodies checked against the leases"};
 static atomic_long acounters[A_COUNT];
 
 static bool caller_runs(void) { return F.rejection == GROUPCONC_REJECT_CALLER_RUNS; }
@@ -769,8 +851,14 @@ static bool is_layer_code(int e) {
 /* a queue deadline passed (never handed to a rejection handler, never run under CALLER_RUNS) */
 static bool is_expiry(int e) {
     return e == GROUPCONC_EEXPIRED_GLOBAL || e == GROUPCONC_EEXPIRED_BULKHEAD || e == GROUPCONC_EEXPIRED_CONCURRENCY ||
-           e == GROUPCONC_EEXPIRED_RUNNING;
+           e == GROUPCONC_EEXPIRED_RUNNING || (e == GROUPCONC_EEXPIRED_FLEET && FL.on);
 }
+
+/* the fleet provider refused the task (asynchronously: never from submit), only with a provider */
+static bool is_fleet_reject(int e) { return e == GROUPCONC_EREJECTED_FLEET && FL.on; }
+
+/* a refusal an accepted task can end with, or a rejection handler be given: a layer's, the fleet's */
+static bool is_rej_code(int e) { return is_layer_code(e) || is_fleet_reject(e); }
 
 /* an executor gate's refusal by its group's state: a layer (1-4), a pause, the bounded table */
 static bool is_gate_refusal(int e) {
@@ -801,7 +889,21 @@ static void cap_check(const char *what, const char *id, int g, unsigned gen, int
     int gate_g = H.gate_g[g][gen], defer_g = H.defer_g[g][gen];
     int holders = total + H.gate_total + H.defer_total;
     int hc = HI.conc[g][gen], hin = HI.infl[g][gen], hgin = HI.gin, hgrun = HI.grun;
+    /* the fleet layer: every body holding permits (and every parked deferral) of the key holds a lease,
+       but those that passed with OPEN (releases follow the body's return, both under this mutex) */
+    int lease_hold = 0, leases = 0;
+    long opens = 0;
+    if (FL.on) {
+        for (int k = 0; k < MAX_GEN; k++) lease_hold += H.run_g[g][k] + H.defer_g[g][k];
+        leases = FL.count[g];
+        opens = FL.opens_g[g];
+    }
     pthread_mutex_unlock(&H.mu);
+    if (FL.on) {
+        FZ_CHECK(lease_hold <= leases + opens, "%s %s: %d bodies running / deferred holding permits of group %s, which holds %d fleet "
+                 "leases and had %ld OPEN answers (a task runs holding its lease)", what, id, lease_hold, group_names[g], leases, opens);
+        atomic_fetch_add(&acounters[A_FL_HELD_CHECKED], 1);
+    }
     atomic_fetch_add(&HI.starts[g][gen], 1);
     atomic_fetch_add(&HI.starts_total, 1);
     FZ_CHECK(pz_g < 0 || atomic_load(&HI.gepoch[g]) != pz_g, "%s %s started holding permits of group %s, which was paused before "
@@ -1026,9 +1128,48 @@ static int fz_task(groupconc_context *ctx, void **out_value, void *arg) {
     return rc;
 }
 
+/* A FLEET event: RENEW from groupconc_fleet_report (on the reporting thread: the fuzzer's, naming the
+   group it passed, maybe NULL); OPEN for a task answered OPEN (its group and id, once per task). */
+static void fl_event(const groupconc_event *ev) {
+    name_event(ev->type);
+    fz_code(ev->reason);
+    FZ_CHECK(ev->result == NULL, "FLEET event with a result");
+    if (ev->reason == GROUPCONC_EFLEET_RENEW) {
+        FZ_CHECK(tl_fuzzer_thread && ev->task_id == NULL, "FLEET RENEW event off the reporting thread, or with task id \"%s\"",
+                 ev->task_id ? ev->task_id : "(null)");
+        FZ_CHECK(FL.report_key ? ev->group && strcmp(ev->group, FL.report_key) == 0 : ev->group == NULL,
+                 "FLEET RENEW event names group \"%s\", the report named %s", ev->group ? ev->group : "(null)",
+                 FL.report_key ? FL.report_key : "(null)");
+        atomic_fetch_add(&FL.ev_renew, 1);
+        return;
+    }
+    FZ_CHECK(ev->reason == GROUPCONC_EFLEET_OPEN, "FLEET event with reason %s", groupconc_errname(ev->reason));
+    FZ_CHECK(FL.on, "FLEET OPEN event without a fleet provider");
+    int g = group_index(ev->group);
+    FZ_CHECK(g >= 0, "FLEET OPEN event for unknown group \"%s\"", ev->group ? ev->group : "(null)");
+    slot *s = slot_of(ev->task_id);
+    frec *fk = s ? NULL : frec_of(ev->task_id);
+    if (s) {
+        FZ_CHECK(s->group == g, "FLEET OPEN event group %s for task %s of %s", ev->group, s->id, group_names[s->group]);
+        FZ_CHECK(atomic_fetch_add(&s->ev_fleet, 1) == 0, "task %s: two FLEET OPEN events (it passed the fleet layer twice)", s->id);
+        if (s->self_block) self_block(s, NULL, "FLEET event", A_SELF_EVENT); /* a callback of the executor: destroy refused */
+    }
+    if (fk) {
+        FZ_CHECK(fk->group == g, "FLEET OPEN event group %s for fork %s of %s", ev->group, fk->id, group_names[fk->group]);
+        FZ_CHECK(atomic_fetch_add(&fk->ev_fleet, 1) == 0, "fork %s: two FLEET OPEN events", fk->id);
+    }
+    atomic_fetch_add(&FL.ev_open, 1);
+    atomic_fetch_add(&acounters[A_FL_OPEN_EVENT], 1);
+}
+
 static void fz_listener(const groupconc_event *ev, void *user_data) {
     FZ_CHECK(user_data == &F, "listener user_data");
-    FZ_CHECK(ev && ev->group, "event without a group");
+    FZ_CHECK(ev != NULL, "listener: NULL event");
+    if (ev->type == GROUPCONC_EVENT_FLEET) {
+        fl_event(ev);
+        return;
+    }
+    FZ_CHECK(ev->group, "event without a group");
     int g = group_index(ev->group);
     FZ_CHECK(g >= 0, "event for unknown group \"%s\"", ev->group);
     slot *s = slot_of(ev->task_id);
@@ -1075,6 +1216,7 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
                              : r->reason == GROUPCONC_EREJECTED_BULKHEAD     ? &F.ev_rej_bulkhead
                              : r->reason == GROUPCONC_EREJECTED_CONCURRENCY ? &F.ev_rej_concurrency
                              : r->reason == GROUPCONC_EREJECTED_WAITING     ? &F.ev_rej_waiting
+                             : is_fleet_reject(r->reason)                   ? &F.ev_rej_fleet
                              : is_expiry(r->reason)                         ? &F.ev_expired
                                                                              : &F.ev_rej_other,
                              1);
@@ -1090,7 +1232,7 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
         break;
     }
     case GROUPCONC_EVENT_REJECTED:
-        FZ_CHECK(is_layer_code(ev->reason) || is_expiry(ev->reason) || ev->reason == GROUPCONC_ESHUTDOWN ||
+        FZ_CHECK(is_rej_code(ev->reason) || is_expiry(ev->reason) || ev->reason == GROUPCONC_ESHUTDOWN ||
                      ev->reason == GROUPCONC_ENOMEM || ev->reason == GROUPCONC_ETHREAD || ev->reason == GROUPCONC_EGROUPS_FULL,
                  "REJECTED event with reason %s", groupconc_errname(ev->reason));
         if (ev->reason == GROUPCONC_EGROUPS_FULL)
@@ -1144,7 +1286,8 @@ static void fz_reject_handler(const groupconc_rejection *rj, groupconc_reject_re
     FZ_CHECK(strcmp(rj->group, group_names[s->group]) == 0, "rejection handler: group");
     FZ_CHECK(s->named ? rj->task_id && strcmp(rj->task_id, s->id) == 0 : rj->task_id == NULL, "rejection handler %s: task id", s->id);
     FZ_CHECK(rj->cleanup == (s->has_cleanup ? fz_cleanup : NULL), "rejection handler %s: cleanup", s->id);
-    FZ_CHECK(is_layer_code(fz_code(rj->reason)), "rejection handler reason %s", groupconc_errname(rj->reason));
+    FZ_CHECK(is_rej_code(fz_code(rj->reason)), "rejection handler reason %s", groupconc_errname(rj->reason));
+    if (is_fleet_reject(rj->reason)) FZ_CHECK(!rj->in_submit, "rejection handler %s: EREJECTED_FLEET in submit", s->id);
     if (rj->in_submit) FZ_CHECK(tl_fuzzer_thread, "in_submit rejection not on the submitting thread");
     FZ_CHECK(atomic_load(&s->runs) == 0, "rejection handler for task %s that ran", s->id);
     FZ_CHECK(atomic_load(&s->cleanups) == 0, "rejection handler for task %s after its cleanup ran", s->id);
@@ -1302,7 +1445,8 @@ static void check_expired(slot *s, const groupconc_result *r) {
         FZ_CHECK(LV.ever_grun || LV.ever_paused, "task %s: expired waiting at layer 4, but no global running cap "
                  "was ever set and nothing was paused", s->id);
     atomic_fetch_add(&acounters[A_LV_EXPIRED], 1);
-    atomic_fetch_add(&acounters[A_LV_EXPIRED_L1 + (GROUPCONC_EEXPIRED_GLOBAL - r->reason)], 1);
+    if (r->reason == GROUPCONC_EEXPIRED_FLEET) atomic_fetch_add(&acounters[A_FL_EXPIRED], 1);
+    else atomic_fetch_add(&acounters[A_LV_EXPIRED_L1 + (GROUPCONC_EEXPIRED_GLOBAL - r->reason)], 1);
     if (s->named && F.listener_on)
         FZ_CHECK(atomic_load(&s->ev_rejected) == 1 && atomic_load(&s->ev_rej_reason) == r->reason,
                  "task %s: expired (%s): %d REJECTED events (reason %s)", s->id, groupconc_errname(r->reason),
@@ -1357,8 +1501,15 @@ static void check_result(slot *s, const groupconc_result *r) {
             check_expired(s, r);
             break;
         }
-        FZ_CHECK(is_layer_code(r->reason), "task %s: REJECTED with error %s", s->id, groupconc_errname(r->reason));
+        FZ_CHECK(is_rej_code(r->reason), "task %s: REJECTED with error %s", s->id, groupconc_errname(r->reason));
         FZ_CHECK(!caller_runs(), "task %s: REJECTED under CALLER_RUNS (it should have run)", s->id);
+        if (is_fleet_reject(r->reason)) {
+            if (s->named && F.listener_on)
+                FZ_CHECK(atomic_load(&s->ev_rejected) == 1 && atomic_load(&s->ev_rej_reason) == r->reason,
+                         "task %s: REJECTED by the fleet: %d REJECTED events (reason %s)", s->id, atomic_load(&s->ev_rejected),
+                         groupconc_errname(atomic_load(&s->ev_rej_reason)));
+            atomic_fetch_add(&acounters[A_FL_REJECTED], 1);
+        }
         if (r->reason == GROUPCONC_EREJECTED_WAITING) {
             FZ_CHECK(LV.ever_mwait, "task %s: EREJECTED_WAITING, but max_waiting was never bounded", s->id);
             atomic_fetch_add(&acounters[A_LV_REJ_WAITING], 1);
@@ -1546,8 +1697,11 @@ static void check_group_live(int g, const groupconc_group_stats *gs) {
     pthread_mutex_unlock(&H.mu);
 }
 
+static void fl_check_stats(const groupconc_executor_stats *es, long ev_open0, bool all_quiet);
+
 static void check_stats(bool all_quiet) {
     groupconc_executor_stats es;
+    long ev_open0 = atomic_load(&FL.ev_open); /* before the stats: each of them was counted before */
     size_t parked_g[NG];
     size_t parked_lo = parked_counted(parked_g); /* before the stats: all of these are still parked */
     size_t gx = held_count(GX);
@@ -1583,8 +1737,11 @@ static void check_stats(bool all_quiet) {
              es.global_in_flight, hgin, LV.gin);
     FZ_CHECK(es.global_running <= (size_t)hgrun, "global running %zu, over every running cap in force since it last drained (%d; now %d)",
              es.global_running, hgrun, LV.grun);
-    FZ_CHECK(es.waiting <= (size_t)hmwait, "%zu tasks waiting, over every max_waiting in force since they last drained (%d; now %d)",
-             es.waiting, hmwait, LV.mwait);
+    /* max_waiting counts the tasks at the fleet layer too (a granted one moves on to layer 4
+       without being checked again: the count must not grow there) */
+    FZ_CHECK(es.waiting_fleet <= es.waiting, "waiting_fleet %zu > waiting %zu", es.waiting_fleet, es.waiting);
+    FZ_CHECK(es.waiting <= (size_t)hmwait, "%zu tasks waiting (%zu of them at the fleet layer), over every "
+             "max_waiting in force since they last drained (%d; now %d)", es.waiting, es.waiting_fleet, hmwait, LV.mwait);
     FZ_CHECK(es.waiting_running <= es.waiting, "waiting at layer 4 %zu > waiting %zu", es.waiting_running, es.waiting);
     FZ_CHECK(es.running <= es.global_in_flight, "running %zu > global in-flight %zu", es.running, es.global_in_flight);
     if (!caller_runs()) {
@@ -1597,7 +1754,7 @@ static void check_stats(bool all_quiet) {
     FZ_CHECK(es.shutdown == F.shutdown_called, "stats shutdown %d", (int)es.shutdown);
     if (F.swept) FZ_CHECK(es.waiting == 0, "%zu tasks waiting after shutdown", es.waiting);
     FZ_CHECK(es.completed == es.succeeded + es.failed + es.cancelled + es.rejected_global + es.rejected_bulkhead +
-                                 es.rejected_concurrency + es.rejected_waiting + es.expired + es.rejected_other,
+                                 es.rejected_concurrency + es.rejected_waiting + es.expired + es.rejected_fleet + es.rejected_other,
              "executor completed %llu is not the sum of its outcomes", (unsigned long long)es.completed);
     FZ_CHECK(es.completed <= es.submitted, "executor completed %llu > submitted %llu", (unsigned long long)es.completed,
              (unsigned long long)es.submitted);
@@ -1637,7 +1794,7 @@ static void check_stats(bool all_quiet) {
         /* every task is done, every event has run: the totals are the COMPLETED events by final status
            (a rejection handler's decision included) and the SUBMITTED events */
         if (F.listener_on) {
-            unsigned long long want[11] = {
+            unsigned long long want[12] = {
                 (unsigned)atomic_load(&F.ev_count[GROUPCONC_EVENT_SUBMITTED]),
                 (unsigned)atomic_load(&F.ev_count[GROUPCONC_EVENT_COMPLETED]),
                 (unsigned)atomic_load(&F.ev_done[GROUPCONC_STATUS_SUCCESS]),
@@ -1648,15 +1805,16 @@ static void check_stats(bool all_quiet) {
                 (unsigned)atomic_load(&F.ev_rej_concurrency),
                 (unsigned)atomic_load(&F.ev_rej_other),
                 (unsigned)atomic_load(&F.ev_rej_waiting),
-                (unsigned)atomic_load(&F.ev_expired)};
-            unsigned long long got[11] = {es.submitted,       es.completed,       es.succeeded,
+                (unsigned)atomic_load(&F.ev_expired),
+                (unsigned)atomic_load(&F.ev_rej_fleet)};
+            unsigned long long got[12] = {es.submitted,       es.completed,       es.succeeded,
                                           es.failed,          es.cancelled,       es.rejected_global,
                                           es.rejected_bulkhead, es.rejected_concurrency, es.rejected_other,
-                                          es.rejected_waiting, es.expired};
-            static const char *const what[11] = {"submitted", "completed", "succeeded", "failed", "cancelled",
+                                          es.rejected_waiting, es.expired,     es.rejected_fleet};
+            static const char *const what[12] = {"submitted", "completed", "succeeded", "failed", "cancelled",
                                                  "rejected_global", "rejected_bulkhead", "rejected_concurrency",
-                                                 "rejected_other", "rejected_waiting", "expired"};
-            for (int i = 0; i < 11; i++)
+                                                 "rejected_other", "rejected_waiting", "expired", "rejected_fleet"};
+            for (int i = 0; i < 12; i++)
                 FZ_CHECK(got[i] == want[i], "all quiet: executor %s = %llu, events say %llu (policy %d)", what[i], got[i],
                          want[i], F.rejection);
             atomic_fetch_add(&acounters[A_QUIET_TOTALS], 1);
@@ -1680,15 +1838,18 @@ static void check_stats(bool all_quiet) {
                  group_names[g], gs.running, gheld, parked_g[g]);
         FZ_CHECK(gs.running <= gs.in_flight, "group %s: running %zu > in-flight %zu", group_names[g], gs.running, gs.in_flight);
         if (!caller_runs())
-            FZ_CHECK(gs.in_flight == gs.waiting_concurrency + gs.waiting_running + gs.ready + gs.running,
-                     "group %s: in-flight %zu != waiting at layer 3 %zu + waiting at layer 4 %zu + ready %zu + running %zu",
-                     group_names[g], gs.in_flight, gs.waiting_concurrency, gs.waiting_running, gs.ready, gs.running);
-        size_t waiting = gs.waiting_global + gs.waiting_bulkhead + gs.waiting_concurrency + gs.waiting_running;
+            FZ_CHECK(gs.in_flight == gs.waiting_concurrency + gs.waiting_fleet + gs.waiting_running + gs.ready + gs.running,
+                     "group %s: in-flight %zu != waiting at layer 3 %zu + at the fleet layer %zu + waiting at layer 4 %zu + ready %zu + "
+                     "running %zu", group_names[g], gs.in_flight, gs.waiting_concurrency, gs.waiting_fleet, gs.waiting_running,
+                     gs.ready, gs.running);
+        if (!FL.on) FZ_CHECK(gs.waiting_fleet == 0 && gs.rejected_fleet == 0, "group %s: waiting_fleet %zu, rejected_fleet %llu "
+                             "without a fleet provider", group_names[g], gs.waiting_fleet, (unsigned long long)gs.rejected_fleet);
+        size_t waiting = gs.waiting_global + gs.waiting_bulkhead + gs.waiting_concurrency + gs.waiting_running + gs.waiting_fleet;
         if (waiting == 0) FZ_CHECK(gs.oldest_wait_ns == 0, "group %s: oldest wait %llu with nobody waiting", group_names[g],
                                    (unsigned long long)gs.oldest_wait_ns);
         if (F.swept) FZ_CHECK(waiting == 0, "group %s: %zu waiting after shutdown", group_names[g], waiting);
         FZ_CHECK(gs.completed == gs.succeeded + gs.failed + gs.cancelled + gs.rejected_global + gs.rejected_bulkhead +
-                                     gs.rejected_concurrency + gs.rejected_waiting + gs.expired,
+                                     gs.rejected_concurrency + gs.rejected_waiting + gs.expired + gs.rejected_fleet,
                  "group %s: completed %llu is not the sum of its outcomes", group_names[g], (unsigned long long)gs.completed);
         if (es.counts_unattributed == 0) /* (an outcome that found no memory for its group's counter is not in submitted) */
             FZ_CHECK(gs.admitted <= gs.submitted && gs.completed <= gs.submitted, "group %s: submitted %llu, admitted %llu, completed %llu",
@@ -1707,6 +1868,7 @@ static void check_stats(bool all_quiet) {
         FZ_CHECK(found <= es.groups, "found %zu groups, stats say %zu", found, es.groups);
     lv_gdrain(&es);
     check_gates();
+    fl_check_stats(&es, ev_open0, all_quiet);
 }
 
 /* rc of a call that documents no ENOMEM / may return ENOMEM only when a failure was injected */
@@ -1740,6 +1902,8 @@ enum {
     OP_SCOPE_FOREIGN, OP_SCOPE_RELEASE, OP_DUMP, OP_DUMP_FILE,
     /* beyond the seeds: live limits, pause and resume, queue deadlines (appended) */
     OP_GROUP_LIMITS, OP_EXEC_LIMITS, OP_GROUP_PAUSE, OP_GROUP_RESUME, OP_EXEC_PAUSE, OP_EXEC_RESUME, OP_SUBMIT_DEADLINE,
+    /* the fleet layer (appended: 50, 51, 52) */
+    OP_FLEET_ANSWER, OP_FLEET_NOTIFY, OP_FLEET_REPORT,
     OP_COUNT
 };
 
@@ -2087,8 +2251,14 @@ static void op_exec_all(reader *r) {
         case GROUPCONC_STATUS_REJECTED:
             FZ_CHECK(runs == 0, "execute_all %s: REJECTED but it ran", s->id);
             FZ_CHECK(x->start_ns == x->end_ns, "execute_all %s: REJECTED with a duration", s->id);
-            if (is_layer_code(x->reason)) {
+            if (is_rej_code(x->reason)) { /* (the fleet's: after submit accepted it, so its cleanup ran) */
                 FZ_CHECK(!caller_runs(), "execute_all %s: REJECTED (%s) under CALLER_RUNS", s->id, groupconc_errname(x->reason));
+                if (is_fleet_reject(x->reason)) {
+                    FZ_CHECK(!s->named || !F.listener_on || atomic_load(&s->ev_completed) == 1,
+                             "execute_all %s (REJECTED by the fleet) returned before its COMPLETED event", s->id);
+                    check_cleanup(s, "rejected by the fleet in execute_all");
+                    atomic_fetch_add(&acounters[A_FL_REJECTED], 1);
+                }
             } else if (is_expiry(x->reason)) { /* accepted, then its queue deadline passed */
                 check_expired(s, x);
                 FZ_CHECK(!s->named || !F.listener_on || atomic_load(&s->ev_completed) == 1,
@@ -2106,7 +2276,7 @@ static void op_exec_all(reader *r) {
         default: fz_fail("execute_all %s: status %d", s->id, (int)x->status);
         }
         FZ_CHECK(atomic_load(&s->ev_completed) <= 1, "execute_all %s: COMPLETED twice", s->id);
-        if (x->status != GROUPCONC_STATUS_REJECTED || decided || is_expiry(x->reason)) {
+        if (x->status != GROUPCONC_STATUS_REJECTED || decided || is_expiry(x->reason) || is_fleet_reject(x->reason)) {
             FZ_CHECK(!s->named || !F.listener_on || atomic_load(&s->ev_completed) == 1, "execute_all %s returned before its COMPLETED event", s->id);
             check_cleanup(s, "returned by execute_all");
             s->accepted = true;
@@ -2290,7 +2460,12 @@ static void op_policy(reader *r) {
     int rc_plain = fz_code(groupconc_policy_check(qp, NULL));
     int rc = fz_code(groupconc_policy_check(qp, &pr));
     groupconc_executor *ex2 = (groupconc_executor *)(void *)&F; /* must be set to NULL on failure */
+    int att0 = atomic_load(&FL.attach_other), det0 = atomic_load(&FL.detach_other);
     int rc_create = fz_code(groupconc_executor_create(qp, &ex2));
+    /* the fleet provider (the decoded policy's) is attached to it iff create says OK, before it returns */
+    int want_att = att0 + (rc_create == GROUPCONC_OK && qp && qp->fleet.acquire ? 1 : 0);
+    FZ_CHECK(atomic_load(&FL.attach_other) == want_att, "fleet attach: %d calls for a policy variant's executor (create %s)",
+             atomic_load(&FL.attach_other) - att0, groupconc_errname(rc_create));
     bool nomem = rc_plain == GROUPCONC_ENOMEM || rc == GROUPCONC_ENOMEM || rc_create == GROUPCONC_ENOMEM;
     if (nomem) {
         FZ_CHECK(atomic_load(&fz_injected) > inj, "policy_check / create returned ENOMEM with no allocation failing");
@@ -2311,6 +2486,9 @@ static void op_policy(reader *r) {
         FZ_CHECK(ex2 != NULL && ex2 != F.ex && ex2 != (groupconc_executor *)(void *)&F, "executor_create OK without an executor");
         int rc_d = fz_code(groupconc_executor_destroy(ex2));
         FZ_CHECK(rc_d == GROUPCONC_OK, "destroy of an unused executor: %s", groupconc_errname(rc_d));
+        FZ_CHECK(atomic_load(&FL.detach_other) == det0 + (want_att - att0), "fleet detach: %d calls for a destroyed variant's executor, "
+                 "%d attaches", atomic_load(&FL.detach_other) - det0, want_att - att0);
+        if (want_att > att0) atomic_fetch_add(&acounters[A_FL_ATTACH_OTHER], 1);
         atomic_fetch_add(&acounters[A_POLICY_OK], 1);
     } else {
         FZ_CHECK(ex2 == NULL, "executor_create returned %s but left *out_executor set", groupconc_errname(rc_create));
@@ -2770,7 +2948,11 @@ static int parked_list(int g, dfr_job *out, bool take) {
 
 /* after a cancel request that reached them (they were parked before it): flagged */
 static void check_flagged(const dfr_job *list, int n, const char *by) {
+    bool group_op = strncmp(by, "group ", 6) == 0;
     for (int i = 0; i < n; i++) {
+        /* a CALLER_RUNS run on a worker holds no permits: its group is not idle meanwhile, so a
+           bounded table does not reclaim it and a group shutdown / evict reaches it */
+        (void)group_op;
         FZ_CHECK(defer_flag(list[i].s, list[i].d), "deferred task %s: groupconc_deferred_is_cancelled false after %s", list[i].s->id, by);
         atomic_fetch_add(&acounters[A_DEFER_FLAGGED], 1);
     }
@@ -2992,7 +3174,7 @@ static void check_fork_result(frec *f, const groupconc_result *r) {
             else if (is_expiry(r->reason)) /* its queue deadline passed: no handler, no CALLER_RUNS */
                 FZ_CHECK(f->deadline_possible && r->value == NULL && r->error == 0,
                          "fork %s: expired (%s), but no queue deadline applies to it", f->id, groupconc_errname(r->reason));
-            else FZ_CHECK(is_layer_code(r->reason) && !caller_runs() && F.rejection != 3,
+            else FZ_CHECK(is_rej_code(r->reason) && !caller_runs() && F.rejection != 3,
                           "fork %s: accepted, then REJECTED with %s (policy %d)", f->id, groupconc_errname(r->reason), F.rejection);
             break;
         default: fz_fail("fork %s: result status %d", f->id, (int)r->status);
@@ -3254,7 +3436,7 @@ static int fz_fork_task(groupconc_context *ctx, void **out_value, void *arg) {
 static void fz_fork_reject(const groupconc_rejection *rj, groupconc_reject_result *out) {
     frec *f = frec_of(rj->task_id);
     FZ_CHECK(strcmp(rj->group, group_names[f->group]) == 0, "rejection handler, fork %s: group", f->id);
-    FZ_CHECK(is_layer_code(fz_code(rj->reason)), "rejection handler, fork %s: reason %s", f->id, groupconc_errname(rj->reason));
+    FZ_CHECK(is_rej_code(fz_code(rj->reason)), "rejection handler, fork %s: reason %s", f->id, groupconc_errname(rj->reason));
     FZ_CHECK(atomic_load(&f->runs) == 0 && atomic_load(&f->cleanups) == 0, "rejection handler for fork %s that ran", f->id);
     FZ_CHECK(out->status == GROUPCONC_STATUS_REJECTED && out->value == NULL && out->error == 0 && !out->arg_taken,
              "rejection handler, fork %s: *out not pre-filled", f->id);
@@ -3721,12 +3903,14 @@ typedef struct jscope {
 } jscope;
 
 /* the executor's and the groups' gauges and limits (beyond the seeds: one locked snapshot) */
-enum { JX_GIN, JX_GMAXIN, JX_GRUN, JX_GMAXRUN, JX_WRUN, JX_WAITING, JX_PAUSED, JX_MAXWAIT, JX_MAXGROUPS, JX_COUNT };
+enum { JX_GIN, JX_GMAXIN, JX_GRUN, JX_GMAXRUN, JX_WRUN, JX_WAITING, JX_PAUSED, JX_MAXWAIT, JX_MAXGROUPS, JX_WFLEET, JX_RENEW,
+       JX_COUNT };
 static const char *const jx_names[JX_COUNT] = {"global_in_flight", "global_max_in_flight", "global_running", "global_max_running",
-                                               "waiting_running", "waiting", "paused", "max_waiting", "max_groups"};
-enum { JG_CONC, JG_INFL, JG_THR, JG_INFLIGHT, JG_WG, JG_WB, JG_WC, JG_WR, JG_PAUSED, JG_COUNT };
+                                               "waiting_running", "waiting", "paused", "max_waiting", "max_groups", "waiting_fleet",
+                                               "fleet_renew_failed"};
+enum { JG_CONC, JG_INFL, JG_THR, JG_INFLIGHT, JG_WG, JG_WB, JG_WC, JG_WR, JG_PAUSED, JG_WF, JG_COUNT };
 static const char *const jg_names[JG_COUNT] = {"concurrency", "max_in_flight", "queue_threshold", "in_flight", "waiting_global",
-                                               "waiting_bulkhead", "waiting_concurrency", "waiting_running", "paused"};
+                                               "waiting_bulkhead", "waiting_concurrency", "waiting_running", "paused", "waiting_fleet"};
 #define J_ABSENT (-9999)
 
 typedef struct jgroup {
@@ -3933,7 +4117,7 @@ static void check_dump_live(const jparse *j, const char *how) {
              LV.max_groups, (int)LV.xpaused);
     FZ_CHECK(j->ngroups <= NG && (LV.max_groups == UNL || j->ngroups <= LV.max_groups), "%s: %d groups (max_groups %d)", how,
              j->ngroups, LV.max_groups);
-    long long wg = 0, wr = 0, waiting = 0;
+    long long wg = 0, wr = 0, waiting = 0, wf = 0;
     bool free4 = j->ex[JX_GMAXRUN] < 0 || j->ex[JX_GRUN] < j->ex[JX_GMAXRUN];
     for (int i = 0; i < j->ngroups && i < NG; i++) {
         const jgroup *x = &j->gr[i];
@@ -3955,8 +4139,12 @@ static void check_dump_live(const jparse *j, const char *how) {
                  "a permit idles", how, x->key, x->v[JG_WR], j->ex[JX_GRUN], j->ex[JX_GMAXRUN]);
         wg += x->v[JG_WG];
         wr += x->v[JG_WR];
-        waiting += x->v[JG_WG] + x->v[JG_WB] + x->v[JG_WC] + x->v[JG_WR];
+        wf += x->v[JG_WF];
+        waiting += x->v[JG_WG] + x->v[JG_WB] + x->v[JG_WC] + x->v[JG_WR] + x->v[JG_WF];
+        FZ_CHECK(FL.on || x->v[JG_WF] == 0, "%s: group %s: waiting_fleet %lld without a fleet provider", how, x->key, x->v[JG_WF]);
     }
+    FZ_CHECK(wf == j->ex[JX_WFLEET], "%s: the groups' waiting_fleet (%lld) is not the executor's (%lld)", how, wf, j->ex[JX_WFLEET]);
+    FZ_CHECK(j->ex[JX_RENEW] == FL.renews, "%s: fleet_renew_failed %lld, the fuzzer reported %ld", how, j->ex[JX_RENEW], FL.renews);
     FZ_CHECK(wg == 0 || (j->ex[JX_GMAXIN] >= 0 && j->ex[JX_GIN] >= j->ex[JX_GMAXIN]), "%s: %lld waiting at layer 1, global in-flight "
              "%lld of %lld: a permit idles", how, wg, j->ex[JX_GIN], j->ex[JX_GMAXIN]);
     FZ_CHECK(wr == j->ex[JX_WRUN] && waiting == j->ex[JX_WAITING], "%s: the groups' waiting (%lld, at layer 4 %lld) is not the "
@@ -4150,6 +4338,12 @@ static bool scope_blockers(void) {
    or failing thread starts (a ready task waits for a worker: with keep-alive 0 none may be left)? */
 static bool blockers(void) {
     if (held_count(GX) > 0 || scope_blockers() || atomic_load(&fz_start_fail)) return true;
+    /* the fleet layer: a request only the fuzzer answers, or a BUSY answer nothing may follow with a
+       notify (the synchronous rules that never say BUSY, or only at the cap with release notifying,
+       keep every task moving) */
+    if (FL.on && !FL.ending &&
+        (!FL.sync || FL.rule == FLR_CYCLE || (FL.rule == FLR_GRANT_ELSE_BUSY && !FL.release_notifies)))
+        return true;
     if (LV.xpaused) return true; /* a paused group's waiters hold permits others may wait for */
     for (int g = 0; g < NG; g++)
         if (LV.gpaused[g]) return true;
@@ -4169,6 +4363,494 @@ static bool all_waits_end(void) { return latches_open() && !blockers(); }
 static void mark_swept(void) {
     F.shutdown_called = true;
     F.swept = true;
+}
+
+/* ---- the fleet layer: the harness's provider and its ops ---------------------------------------- */
+
+/* Could a task at the fleet layer be taken out now or later without an answer (so that the
+   provider's list no longer names only tasks there)? A cancel, a shutdown, an evict, execute_all
+   (FL.removed, until the list empties), a queue deadline, a fork (a scope's policy or callback may
+   shut it down at any time). Fuzzer thread. */
+static bool fl_removal_possible(void) {
+    if (FL.removed || FL.ending || F.shutdown_called || LV.any_deadline || SC.nfr > 0) return true;
+    for (int i = 0; i < F.nslots; i++)
+        if (F.slots[i].deadline_possible) return true;
+    return false;
+}
+
+/* Something took (or may take) tasks out of the fleet layer: the BUSY ones the harness knows of may be
+   gone (their pointers reused). Fuzzer thread, before the call. */
+static void fl_removed(void) {
+    if (!FL.on) return;
+    FL.removed = true;
+    pthread_mutex_lock(&fl_mu);
+    FL.nbusy = 0;
+    memset(FL.busy_g, 0, sizeof FL.busy_g);
+    pthread_mutex_unlock(&fl_mu);
+}
+
+/* The verdict for a request of key g, wanted `want` (GRANTED only under the cap: else `alt`), with its
+   lease reserved (count and token, under H.mu) before the answer is made. sure: nothing could take
+   the task meanwhile (the lower bounds of fleet_open / rejected_fleet). Under fl_mu. */
+static groupconc_fleet_verdict fl_decide_locked(int g, groupconc_fleet_request *rq, groupconc_fleet_verdict want,
+                                                groupconc_fleet_verdict alt, uint64_t *lease, bool sure) {
+    *lease = 0;
+    if (want == GROUPCONC_FLEET_GRANTED) {
+        pthread_mutex_lock(&H.mu);
+        if (FL.count[g] < FL.cap[g] && FL.nleases < FL_MAX_LEASES) {
+            int i = FL.nleases++;
+            FL.lease[i].g = g;
+            FL.lease[i].released = false;
+            FL.count[g]++;
+            FL.grants++;
+            *lease = FL_TOKEN_BASE + (uint64_t)i;
+        } else {
+            want = alt;
+            atomic_fetch_add(&acounters[A_FL_CAPPED], 1);
+        }
+        FZ_CHECK(FL.count[g] <= FL.cap[g], "fleet: group %s holds %d leases, its cap is %d", group_names[g], FL.count[g], FL.cap[g]);
+        pthread_mutex_unlock(&H.mu);
+    }
+    switch (want) {
+    case GROUPCONC_FLEET_GRANTED: atomic_fetch_add(&acounters[A_FL_GRANTED], 1); break;
+    case GROUPCONC_FLEET_BUSY:
+        FL.dirty[g] = true;
+        if (sure && FL.nbusy < FL_MAX_PEND) { /* (a late BUSY leaves no task behind: not kept) */
+            FL.busy[FL.nbusy++] = (fl_req){rq, g};
+            FL.busy_g[g]++;
+        }
+        atomic_fetch_add(&acounters[A_FL_BUSY], 1);
+        break;
+    case GROUPCONC_FLEET_REJECT:
+        *(sure ? &FL.rej_sure : &FL.rej_unsure) += 1;
+        atomic_fetch_add(&acounters[A_FL_REJECT], 1);
+        break;
+    default:
+        *(sure ? &FL.open_sure : &FL.open_unsure) += 1;
+        pthread_mutex_lock(&H.mu);
+        FL.opens_g[g]++;
+        pthread_mutex_unlock(&H.mu);
+        atomic_fetch_add(&acounters[A_FL_OPEN], 1);
+    }
+    FL.verdicts[want]++;
+    return want;
+}
+
+static _Thread_local uint64_t tl_granting; /* the lease this thread's answer GRANTED is giving */
+
+static void fl_answer(groupconc_fleet_request *rq, groupconc_fleet_verdict v, uint64_t lease) {
+    uint64_t outer = tl_granting;
+    tl_granting = v == GROUPCONC_FLEET_GRANTED ? lease : 0;
+    int rc = fz_code(groupconc_fleet_answer(rq, v, lease));
+    tl_granting = outer;
+    FZ_CHECK(rc == GROUPCONC_OK, "groupconc_fleet_answer(verdict %d): %s", (int)v, groupconc_errname(rc));
+}
+
+/* acquire: an outstanding request is never asked again; kept (the pending mode) or answered here by the
+   rule (the synchronous mode; every request from the end on: GRANTED under the cap, else OPEN) */
+static void fl_acquire(void *user_data, groupconc_fleet_request *rq, const char *group) {
+    FZ_CHECK(user_data == &FL && rq != NULL, "fleet acquire: user_data %p, request %p", user_data, (void *)rq);
+    int g = group_index(group);
+    FZ_CHECK(g >= 0, "fleet acquire for unknown group \"%s\"", group ? group : "(null)");
+    pthread_mutex_lock(&fl_mu);
+    FL.asks++;
+    for (int i = 0; i < FL.npend; i++)
+        FZ_CHECK(FL.pend[i].rq != rq, "fleet: request %p (group %s) asked again while the provider still holds it", (void *)rq, group);
+    for (int i = 0; i < FL.nbusy; i++)
+        if (FL.busy[i].rq == rq) { /* a task answered BUSY, asked again */
+            FL.busy_g[FL.busy[i].g]--;
+            FL.busy[i] = FL.busy[--FL.nbusy];
+            break;
+        }
+    if (!FL.sync && !FL.ending) {
+        FZ_CHECK(FL.npend < FL_MAX_PEND, "fuzzer: more than %d fleet requests pending", FL_MAX_PEND);
+        FL.pend[FL.npend++] = (fl_req){rq, g};
+        FL.pend_g[g]++;
+        pthread_mutex_unlock(&fl_mu);
+        atomic_fetch_add(&acounters[A_FL_ASK_PENDING], 1);
+        return;
+    }
+    static const groupconc_fleet_verdict cycle[4] = {GROUPCONC_FLEET_GRANTED, GROUPCONC_FLEET_BUSY, GROUPCONC_FLEET_REJECT,
+                                                     GROUPCONC_FLEET_OPEN};
+    static const groupconc_fleet_verdict gror[4] = {GROUPCONC_FLEET_GRANTED, GROUPCONC_FLEET_REJECT, GROUPCONC_FLEET_OPEN,
+                                                    GROUPCONC_FLEET_GRANTED};
+    groupconc_fleet_verdict want = GROUPCONC_FLEET_GRANTED, alt = GROUPCONC_FLEET_OPEN;
+    if (!FL.ending) {
+        switch (FL.rule) {
+        case FLR_GRANT_ELSE_BUSY: alt = GROUPCONC_FLEET_BUSY; break;
+        case FLR_GRANT_ELSE_OPEN: break;
+        case FLR_CYCLE: want = cycle[FL.seq++ % 4u], alt = GROUPCONC_FLEET_BUSY; break;
+        default: want = gror[FL.seq++ % 4u]; break;
+        }
+    }
+    uint64_t lease;
+    groupconc_fleet_verdict v = fl_decide_locked(g, rq, want, alt, &lease, false);
+    FL.answering++;
+    pthread_mutex_unlock(&fl_mu);
+    atomic_fetch_add(&acounters[A_FL_ASK_SYNC], 1);
+    fl_answer(rq, v, lease);
+    pthread_mutex_lock(&fl_mu);
+    FL.answering--;
+    pthread_mutex_unlock(&fl_mu);
+}
+
+/* release: a token granted, not released before, of the group it was granted for; the count drops
+   (and, with fx bit 5, the group is notified: one lease freed) */
+static void fl_release(void *user_data, const char *group, uint64_t lease) {
+    FZ_CHECK(user_data == &FL, "fleet release: user_data");
+    int g = group_index(group);
+    FZ_CHECK(g >= 0, "fleet release for unknown group \"%s\"", group ? group : "(null)");
+    pthread_mutex_lock(&H.mu);
+    uint64_t i = lease - FL_TOKEN_BASE;
+    bool known = lease >= FL_TOKEN_BASE && i < (uint64_t)FL.nleases;
+    bool twice = known && FL.lease[i].released;
+    int lg = known ? FL.lease[i].g : -1;
+    if (known && !twice && lg == g) {
+        FL.lease[i].released = true;
+        FL.count[g]--;
+        FL.releases++;
+    }
+    int count = FL.count[g];
+    pthread_mutex_unlock(&H.mu);
+    FZ_CHECK(known, "fleet release of lease %#llx (group %s), which was never granted", (unsigned long long)lease, group);
+    FZ_CHECK(!twice, "fleet release of lease %#llx (group %s) twice", (unsigned long long)lease, group);
+    FZ_CHECK(lg == g, "fleet release of lease %#llx under group %s, granted for %s", (unsigned long long)lease, group,
+             group_names[lg]);
+    FZ_CHECK(count >= 0, "fleet: group %s holds %d leases", group, count);
+    atomic_fetch_add(&acounters[A_FL_RELEASED], 1);
+    if (lease == tl_granting) atomic_fetch_add(&acounters[A_FL_LATE], 1); /* given back inside its own answer */
+    if (FL.release_notifies) {
+        groupconc_executor *ex = atomic_load(&FL.main_ex);
+        int rc = fz_code(groupconc_fleet_notify(ex, group));
+        FZ_CHECK(rc == GROUPCONC_OK, "groupconc_fleet_notify(%s) from the release callback: %s", group, groupconc_errname(rc));
+    }
+}
+
+static void fl_attach(void *user_data, groupconc_executor *ex) {
+    FZ_CHECK(user_data == &FL && ex != NULL, "fleet attach: arguments");
+    if (FL.expect_main) {
+        FZ_CHECK(atomic_fetch_add(&FL.attach_main, 1) == 0, "fleet attach called twice for the fuzzer's executor");
+        atomic_store(&FL.main_ex, ex);
+    } else {
+        FZ_CHECK(ex != atomic_load(&FL.main_ex), "fleet attach for the fuzzer's executor again");
+        atomic_fetch_add(&FL.attach_other, 1);
+    }
+}
+
+static void fl_end_join(void);
+
+/* detach: once, from the destroy that frees the executor, after the last answer and lease */
+static void fl_detach(void *user_data, groupconc_executor *ex) {
+    FZ_CHECK(user_data == &FL && ex != NULL, "fleet detach: arguments");
+    if (ex != atomic_load(&FL.main_ex)) {
+        atomic_fetch_add(&FL.detach_other, 1);
+        return;
+    }
+    FZ_CHECK(FL.destroying && tl_fuzzer_thread, "fleet detach of the fuzzer's executor outside its final destroy");
+    FZ_CHECK(atomic_fetch_add(&FL.detach_main, 1) == 0, "fleet detach called twice");
+    fl_end_join(); /* the provider's thread leaves its calls with ex before detach returns */
+    pthread_mutex_lock(&fl_mu);
+    int npend = FL.npend;
+    pthread_mutex_unlock(&fl_mu);
+    pthread_mutex_lock(&H.mu);
+    long out = FL.grants - FL.releases;
+    pthread_mutex_unlock(&H.mu);
+    FZ_CHECK(npend == 0 && out == 0, "fleet detach with %d requests unanswered, %ld leases not given back", npend, out);
+}
+
+/* waiting_fleet of each group against the requests the provider holds: at least those (and the
+   BUSY ones it knows of) while nothing can take a task out; down to them, after at most a moment
+   (an ask is made once the library's lock is released), when the group had no BUSY answer */
+static void fl_check_waiting(void) {
+    bool exact = !fl_removal_possible(), pending_mode = !FL.sync && !FL.ending;
+    for (int g = 0; g < NG; g++) {
+        for (int tries = 0;; tries++) {
+            pthread_mutex_lock(&fl_mu);
+            int p0 = FL.pend_g[g], b0 = FL.busy_g[g];
+            bool dirty = FL.dirty[g];
+            pthread_mutex_unlock(&fl_mu);
+            groupconc_group_stats gs;
+            int rc = fz_code(groupconc_group_stats_get(F.ex, group_names[g], &gs));
+            FZ_CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ENOTFOUND, "group_stats(%s): %s", group_names[g], groupconc_errname(rc));
+            size_t wf = rc == GROUPCONC_OK ? gs.waiting_fleet : 0;
+            pthread_mutex_lock(&fl_mu);
+            int p1 = FL.pend_g[g];
+            dirty |= FL.dirty[g];
+            pthread_mutex_unlock(&fl_mu);
+            if (exact && pending_mode) {
+                FZ_CHECK(wf >= (size_t)(p0 + b0), "group %s: waiting_fleet %zu (group %s), but the provider holds %d of its requests and "
+                         "answered %d of its tasks BUSY (nothing could take them out)", group_names[g], wf,
+                         rc == GROUPCONC_OK ? "found" : "not found", p0, b0);
+                if (p0 + b0 > 0 && tries == 0) atomic_fetch_add(&acounters[A_FL_WAIT_EXACT], 1);
+            }
+            if (dirty || wf <= (size_t)p1 || FL.ending) { /* (the end's answers may come later, on purpose) */
+                if (tries) atomic_fetch_add(&acounters[A_FL_WAIT_RETRY], 1);
+                break;
+            }
+            FZ_CHECK(tries < 5000, "group %s: waiting_fleet %zu stays above the %d requests the provider holds for 5 s (no BUSY "
+                     "answer for it: every task there is being asked)", group_names[g], wf, p1);
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    if (FL.removed && pending_mode) { /* the list emptied: no request of a task taken out is left */
+        pthread_mutex_lock(&fl_mu);
+        if (FL.npend == 0) FL.removed = false;
+        pthread_mutex_unlock(&fl_mu);
+    }
+}
+
+/* The fleet's counters in executor stats es (taken before; ev_open0: FLEET OPEN events before es) */
+static void fl_check_stats(const groupconc_executor_stats *es, long ev_open0, bool all_quiet) {
+    FZ_CHECK(es->fleet_renew_failed == (uint64_t)FL.renews, "fleet_renew_failed %llu, the fuzzer reported %ld renewals",
+             (unsigned long long)es->fleet_renew_failed, FL.renews);
+    if (F.listener_on)
+        FZ_CHECK(atomic_load(&FL.ev_renew) == FL.renews, "%ld FLEET RENEW events, %ld reports", atomic_load(&FL.ev_renew), FL.renews);
+    if (!FL.on) {
+        FZ_CHECK(es->waiting_fleet == 0 && es->rejected_fleet == 0 && es->fleet_open == 0,
+                 "without a fleet provider: waiting_fleet %zu rejected_fleet %llu fleet_open %llu", es->waiting_fleet,
+                 (unsigned long long)es->rejected_fleet, (unsigned long long)es->fleet_open);
+        return;
+    }
+    pthread_mutex_lock(&fl_mu);
+    long open_sure = FL.open_sure, open_all = FL.open_sure + FL.open_unsure, rej_sure = FL.rej_sure,
+         rej_all = FL.rej_sure + FL.rej_unsure;
+    bool pending_mode = !FL.sync && !FL.ending;
+    /* the leases with the answers under way (a lease is reserved under fl_mu with the answer counted) */
+    int answering = FL.answering;
+    pthread_mutex_lock(&H.mu);
+    int sum = 0;
+    for (int g = 0; g < NG; g++) {
+        FZ_CHECK(FL.count[g] >= 0 && FL.count[g] <= FL.cap[g], "fleet: group %s holds %d leases, cap %d", group_names[g], FL.count[g],
+                 FL.cap[g]);
+        sum += FL.count[g];
+    }
+    long out = FL.grants - FL.releases;
+    pthread_mutex_unlock(&H.mu);
+    pthread_mutex_unlock(&fl_mu);
+    FZ_CHECK(es->fleet_open <= (uint64_t)open_all, "fleet_open %llu, the provider answered OPEN %ld times",
+             (unsigned long long)es->fleet_open, open_all);
+    FZ_CHECK(es->rejected_fleet <= (uint64_t)rej_all, "rejected_fleet %llu, the provider answered REJECT %ld times",
+             (unsigned long long)es->rejected_fleet, rej_all);
+    if (F.listener_on) FZ_CHECK((uint64_t)ev_open0 <= es->fleet_open, "%ld FLEET OPEN events before stats that say fleet_open %llu",
+                                ev_open0, (unsigned long long)es->fleet_open);
+    if (pending_mode) { /* every answer was made on the fuzzer thread (or a thread it joined) */
+        FZ_CHECK(es->fleet_open >= (uint64_t)open_sure, "fleet_open %llu, but %ld OPEN answers went to tasks nothing could take out",
+                 (unsigned long long)es->fleet_open, open_sure);
+        if (F.rejection <= 1) /* (the handler's decision or CALLER_RUNS's run moves the count) */
+            FZ_CHECK(es->rejected_fleet >= (uint64_t)rej_sure, "rejected_fleet %llu, but %ld REJECT answers went to tasks nothing "
+                     "could take out (policy %d)", (unsigned long long)es->rejected_fleet, rej_sure, F.rejection);
+        if (F.listener_on)
+            FZ_CHECK(atomic_load(&FL.ev_open) == (long)es->fleet_open, "%ld FLEET OPEN events, fleet_open %llu",
+                     atomic_load(&FL.ev_open), (unsigned long long)es->fleet_open);
+    }
+    FZ_CHECK(sum == out, "fleet: %d leases held by the counts, %ld granted and not released", sum, out);
+    /* every task finished: each lease went back at its completion, a late one inside its answer */
+    if (all_quiet && answering == 0)
+        FZ_CHECK(out == 0, "every task finished, but %ld fleet leases were not given back", out);
+    fl_check_waiting();
+}
+
+/* b: bit 0 the newest (else the oldest) pending request; bits 1-2 the verdict (GRANTED - BUSY when
+   the key holds its cap of leases -, BUSY, REJECT, OPEN); bits 3-4 how many: 1, 1, 2, all; b >> 5:
+   6 each answered on a short-lived thread, 7 a bad call (bit 0: request NULL, else a verdict outside
+   the enum for the oldest: EINVAL, and it stays pending) */
+typedef struct fl_job {
+    groupconc_fleet_request *rq;
+    groupconc_fleet_verdict v;
+    uint64_t lease;
+} fl_job;
+
+static void *fl_answer_thread(void *arg) {
+    fl_job *j = arg;
+    tl_helper_thread = 1;
+    fl_answer(j->rq, j->v, j->lease);
+    return NULL;
+}
+
+static void op_fleet_answer(reader *r) {
+    unsigned b = rd(r);
+    if ((b >> 5) == 7u) {
+        groupconc_fleet_request *rq = NULL;
+        if (!(b & 1u)) {
+            pthread_mutex_lock(&fl_mu);
+            rq = FL.npend ? FL.pend[0].rq : NULL;
+            pthread_mutex_unlock(&fl_mu);
+            if (!rq) return;
+        }
+        int rc = fz_code(groupconc_fleet_answer(rq, (groupconc_fleet_verdict)(rq ? ((b & 2u) ? -1 : 4) : 0), 0));
+        FZ_CHECK(rc == GROUPCONC_EINVAL, "groupconc_fleet_answer with %s: %s, want EINVAL", rq ? "a verdict outside the enum" : "NULL",
+                 groupconc_errname(rc));
+        if (rq) { /* it stays unanswered: still the oldest held */
+            pthread_mutex_lock(&fl_mu);
+            bool still = FL.npend > 0 && FL.pend[0].rq == rq;
+            pthread_mutex_unlock(&fl_mu);
+            FZ_CHECK(still, "a refused groupconc_fleet_answer: its request was asked again");
+        }
+        atomic_fetch_add(&acounters[A_FL_BAD], 1);
+        return;
+    }
+    static const int counts[4] = {1, 1, 2, FL_MAX_PEND};
+    bool threaded = (b >> 5) == 6u, sure = !fl_removal_possible();
+    groupconc_fleet_verdict want = (groupconc_fleet_verdict)((b >> 1) & 3u);
+    for (int k = 0; k < counts[(b >> 3) & 3u]; k++) {
+        fl_job j;
+        pthread_mutex_lock(&fl_mu);
+        if (FL.npend == 0) {
+            pthread_mutex_unlock(&fl_mu);
+            break;
+        }
+        int i = (b & 1u) ? FL.npend - 1 : 0;
+        fl_req q = FL.pend[i];
+        memmove(&FL.pend[i], &FL.pend[i + 1], (size_t)(FL.npend - i - 1) * sizeof FL.pend[0]);
+        FL.npend--;
+        FL.pend_g[q.g]--;
+        j.rq = q.rq;
+        j.v = fl_decide_locked(q.g, q.rq, want, GROUPCONC_FLEET_BUSY, &j.lease, sure);
+        pthread_mutex_unlock(&fl_mu);
+        pthread_t th;
+        if (threaded && pthread_create(&th, NULL, fl_answer_thread, &j) == 0) pthread_join(th, NULL);
+        else fl_answer(j.rq, j.v, j.lease);
+    }
+}
+
+/* b % (NG + 1): the group (NG: NULL, every BUSY task asked again); b >> 4 == 15: a bad call (b % 4:
+   executor NULL, key "", key too long, key NULL on an executor without a provider - or, with one, a
+   valid NULL notify) */
+static void op_fleet_notify(reader *r) {
+    unsigned b = rd(r);
+    int want = FL.on ? GROUPCONC_OK : GROUPCONC_EINVAL, rc;
+    if ((b >> 4) == 15u && b % 4u != 3u) {
+        static const int bad_want[3] = {GROUPCONC_EINVAL, GROUPCONC_EKEYEMPTY, GROUPCONC_EKEYTOOLONG};
+        rc = fz_code(groupconc_fleet_notify(b % 4u == 0 ? NULL : F.ex, b % 4u == 1 ? "" : too_long_key));
+        int w = FL.on || b % 4u == 0 ? bad_want[b % 4u] : GROUPCONC_EINVAL;
+        FZ_CHECK(rc == w, "groupconc_fleet_notify, bad call %u: %s, want %s", b % 4u, groupconc_errname(rc), groupconc_errname(w));
+        atomic_fetch_add(&acounters[A_FL_BAD], 1);
+        return;
+    }
+    int g = (int)(b % (NG + 1u));
+    const char *key = g < NG ? group_names[g] : NULL;
+    pthread_mutex_lock(&fl_mu);
+    bool clear = !key && FL.on && !FL.sync && !FL.ending; /* only the fuzzer answers: every BUSY one is asked now */
+    pthread_mutex_unlock(&fl_mu);
+    rc = fz_code(groupconc_fleet_notify(F.ex, key));
+    FZ_CHECK(rc == want, "groupconc_fleet_notify(%s): %s, want %s", key ? key : "NULL", groupconc_errname(rc), groupconc_errname(want));
+    if (clear) {
+        pthread_mutex_lock(&fl_mu);
+        memset(FL.dirty, 0, sizeof FL.dirty);
+        FL.nbusy = 0;
+        memset(FL.busy_g, 0, sizeof FL.busy_g);
+        pthread_mutex_unlock(&fl_mu);
+    }
+    atomic_fetch_add(&acounters[A_FL_NOTIFY], 1);
+}
+
+/* b % (NG + 1): the group (NG: NULL); b >> 4 == 15: a bad call (b % 4: executor NULL, reason
+   EFLEET_OPEN, reason 0, key "") - EINVAL / EKEYEMPTY, nothing counted, no event */
+static void op_fleet_report(reader *r) {
+    unsigned b = rd(r);
+    long ev = atomic_load(&FL.ev_renew);
+    int rc;
+    if ((b >> 4) == 15u) {
+        static const int bad_want[4] = {GROUPCONC_EINVAL, GROUPCONC_EINVAL, GROUPCONC_EINVAL, GROUPCONC_EKEYEMPTY};
+        unsigned k = b % 4u;
+        rc = fz_code(groupconc_fleet_report(k == 0 ? NULL : F.ex, k == 3 ? "" : group_names[0],
+                                            k == 1 ? GROUPCONC_EFLEET_OPEN : k == 2 ? 0 : GROUPCONC_EFLEET_RENEW));
+        FZ_CHECK(rc == bad_want[k], "groupconc_fleet_report, bad call %u: %s, want %s", k, groupconc_errname(rc),
+                 groupconc_errname(bad_want[k]));
+        FZ_CHECK(atomic_load(&FL.ev_renew) == ev, "a refused groupconc_fleet_report reported an event");
+        atomic_fetch_add(&acounters[A_FL_BAD], 1);
+        return;
+    }
+    int g = (int)(b % (NG + 1u));
+    FL.report_key = g < NG ? group_names[g] : NULL;
+    rc = fz_code(groupconc_fleet_report(F.ex, FL.report_key, GROUPCONC_EFLEET_RENEW));
+    FZ_CHECK(rc == GROUPCONC_OK, "groupconc_fleet_report(%s, EFLEET_RENEW): %s", FL.report_key ? FL.report_key : "NULL",
+             groupconc_errname(rc));
+    FL.renews++;
+    if (F.listener_on) FZ_CHECK(atomic_load(&FL.ev_renew) == ev + 1, "groupconc_fleet_report returned before its FLEET event");
+    atomic_fetch_add(&acounters[A_FL_REPORT], 1);
+}
+
+/* The end: the provider answers every request it holds (GRANTED under the cap, else OPEN) and each new
+   one at once; once no answer decided before is still being made, every BUSY task is asked again.
+   With FL.late_end that is done by the provider's own thread, a moment later, while the fuzzer goes on
+   to shut down and destroy (which must wait for the answers); detach joins it. */
+static fl_req fl_held[FL_MAX_PEND];
+static int fl_nheld;
+
+static void fl_end_answer(void) {
+    int n = fl_nheld;
+    fl_req *held = fl_held;
+    for (int i = 0; i < n; i++) {
+        uint64_t lease;
+        pthread_mutex_lock(&fl_mu);
+        groupconc_fleet_verdict v = fl_decide_locked(held[i].g, held[i].rq, GROUPCONC_FLEET_GRANTED, GROUPCONC_FLEET_OPEN, &lease, false);
+        FL.answering++; /* (a late lease is given back inside the answer) */
+        pthread_mutex_unlock(&fl_mu);
+        fl_answer(held[i].rq, v, lease);
+        pthread_mutex_lock(&fl_mu);
+        FL.answering--;
+        pthread_mutex_unlock(&fl_mu);
+        atomic_fetch_add(&acounters[A_FL_END_ANSWERED], 1);
+    }
+    for (int tries = 0;; tries++) {
+        pthread_mutex_lock(&fl_mu);
+        int answering = FL.answering;
+        pthread_mutex_unlock(&fl_mu);
+        if (answering == 0) break;
+        FZ_CHECK(tries < 10000, "the end: %d fleet answers made inside acquire still under way after 10 s", answering);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    int rc = fz_code(groupconc_fleet_notify(atomic_load(&FL.main_ex), NULL));
+    FZ_CHECK(rc == GROUPCONC_OK, "the end: groupconc_fleet_notify(NULL): %s", groupconc_errname(rc));
+}
+
+static void *fl_end_thread(void *arg) {
+    (void)arg;
+    tl_helper_thread = 1;
+    struct timespec ts = {0, 2000000};
+    nanosleep(&ts, NULL);
+    fl_end_answer();
+    return NULL;
+}
+
+static void fl_end_join(void) {
+    if (FL.end_started && !FL.end_joined) {
+        pthread_join(FL.end_thread, NULL);
+        FL.end_joined = true;
+    }
+}
+
+static void fl_end(void) {
+    if (!FL.on) return;
+    pthread_mutex_lock(&fl_mu);
+    FL.ending = true;
+    fl_nheld = FL.npend;
+    memcpy(fl_held, FL.pend, (size_t)fl_nheld * sizeof fl_held[0]);
+    FL.npend = 0;
+    memset(FL.pend_g, 0, sizeof FL.pend_g);
+    pthread_mutex_unlock(&fl_mu);
+    if (FL.late_end && pthread_create(&FL.end_thread, NULL, fl_end_thread, NULL) == 0) FL.end_started = true;
+    else fl_end_answer();
+}
+
+/* After the executor was destroyed: detach once, every request answered, every lease released once. */
+static void fl_final(void) {
+    fl_end_join();
+    if (!FL.on) {
+        FZ_CHECK(atomic_load(&FL.attach_main) == 0 && atomic_load(&FL.detach_main) == 0, "fleet attach / detach without a provider");
+        return;
+    }
+    FZ_CHECK(atomic_load(&FL.attach_main) == 1 && atomic_load(&FL.detach_main) == 1, "fleet: attach called %d times, detach %d times",
+             atomic_load(&FL.attach_main), atomic_load(&FL.detach_main));
+    FZ_CHECK(FL.npend == 0 && FL.answering == 0, "fleet: %d requests pending, %d answers under way after destroy", FL.npend,
+             FL.answering);
+    FZ_CHECK(FL.grants == FL.releases, "fleet: %ld leases granted, %ld released", FL.grants, FL.releases);
+    for (int i = 0; i < FL.nleases; i++)
+        FZ_CHECK(FL.lease[i].released, "fleet: lease %d (group %s) never released", i, group_names[FL.lease[i].g]);
+    for (int g = 0; g < NG; g++) FZ_CHECK(FL.count[g] == 0, "fleet: group %s still holds %d leases", group_names[g], FL.count[g]);
 }
 
 /* ---- live limits, pause and resume (beyond the seeds) ------------------------------------------ */
@@ -4467,10 +5149,25 @@ static void resume_all(void) {
     LV.xadm_known = false;
 }
 
+/* FUZZ_TRACE=1 (replay or libFuzzer): each op and its argument bytes on stderr, to read a reproducer */
+static const char *const op_names[OP_COUNT] = {
+    "SUBMIT0", "SUBMIT1", "SUBMIT2", "SUBMIT3", "SUBMIT4", "BAD_SUBMIT", "CANCEL", "WAIT_FOR", "IS_DONE", "ON_COMPLETE",
+    "RELEASE", "SHUTDOWN_GROUP", "EVICT", "STATS", "KEYS", "LATCH_OPEN", "LATCH_CLOSE", "EXEC_ALL", "SHUTDOWN", "GRACEFUL", "OOM",
+    "THREAD_FAIL", "WAIT_LONG", "POLICY", "SELF_BLOCK", "GATE_ACQUIRE", "GATE_RELEASE", "GATE_BAD_RELEASE", "GATE_STATS",
+    "GATE_RESET", "SUBMIT_DEFER", "DEFER_COMPLETE", "SCOPE_OPEN", "SCOPE_FORK", "SCOPE_SHUTDOWN", "SCOPE_JOIN_FOR", "SCOPE_JOIN",
+    "SCOPE_CLOSE", "SCOPE_QUERY", "SCOPE_FOREIGN", "SCOPE_RELEASE", "DUMP", "DUMP_FILE", "GROUP_LIMITS", "EXEC_LIMITS",
+    "GROUP_PAUSE", "GROUP_RESUME", "EXEC_PAUSE", "EXEC_RESUME", "SUBMIT_DEADLINE", "FLEET_ANSWER", "FLEET_NOTIFY", "FLEET_REPORT"};
+static int fz_trace = -1;
+
 static void fz_step(reader *r) {
+    size_t at = r->i;
     unsigned op = rd(r) % OP_COUNT;
     long inj = atomic_load(&fz_injected);
     int rc;
+    if (fz_trace < 0) fz_trace = getenv("FUZZ_TRACE") != NULL;
+    /* these may take tasks out of the fleet layer with their requests still out (see fl_removal_possible) */
+    if (op == OP_CANCEL || op == OP_SHUTDOWN_GROUP || op == OP_EVICT || op == OP_SHUTDOWN || op == OP_GRACEFUL || op == OP_EXEC_ALL)
+        fl_removed();
     switch (op) {
     case OP_SUBMIT0: case OP_SUBMIT1: case OP_SUBMIT2: case OP_SUBMIT3: case OP_SUBMIT4: op_submit(r, SUB_PLAIN); break;
     case OP_BAD_SUBMIT: op_bad_submit(r); break;
@@ -4541,9 +5238,21 @@ static void fz_step(reader *r) {
     case OP_EXEC_PAUSE: op_exec_pause(r, true); break;
     case OP_EXEC_RESUME: op_exec_pause(r, false); break;
     case OP_SUBMIT_DEADLINE: op_submit(r, SUB_DEADLINE); break;
+    case OP_FLEET_ANSWER: op_fleet_answer(r); break;
+    case OP_FLEET_NOTIFY: op_fleet_notify(r); break;
+    case OP_FLEET_REPORT: op_fleet_report(r); break;
     default: fz_fail("op %u", op);
     }
     (void)inj;
+    if (fz_trace) {
+        fprintf(stderr, "fuzz_ops: op %2u %-16s bytes", op, op_names[op]);
+        for (size_t k = at + 1; k < r->i; k++) fprintf(stderr, " %u", (unsigned)r->p[k]);
+        pthread_mutex_lock(&fl_mu);
+        pthread_mutex_lock(&H.mu);
+        fprintf(stderr, "  (fleet pending %d, leases out %ld)\n", FL.npend, FL.grants - FL.releases);
+        pthread_mutex_unlock(&H.mu);
+        pthread_mutex_unlock(&fl_mu);
+    }
     check_stats(false);
 }
 
@@ -4613,6 +5322,22 @@ static void fz_setup_policy(reader *r, groupconc_policy *p) {
         for (size_t i = 0; i < nt; i++)
             if (strcmp(F.table[i].group, "g1") == 0) F.table[i].max_wait_ns = g1mws[(h[3] / 6u) % 3u];
     }
+    /* the fleet layer: h[4] >> 2 (0 and 63 off: the seeds written before keep their meaning) installs the
+       harness's provider; bit 0 synchronous, bits 1-2 its rule, bits 3-4 the caps, bit 5 release notifies */
+    unsigned fx = h[4] >> 2;
+    FL.on = fx != 0 && fx != 63;
+    if (FL.on) {
+        FL.sync = (fx & 1u) != 0;
+        FL.rule = (int)((fx >> 1) & 3u);
+        for (int g = 0; g < NG; g++) FL.cap[g] = 1 + (g + (int)((fx >> 3) & 3u)) % 3;
+        FL.late_end = ((fx >> 3) & 3u) == 3u; /* (the caps of offset 3 are offset 0's) */
+        FL.release_notifies = (fx & 32u) != 0;
+        p->fleet.acquire = fl_acquire;
+        p->fleet.release = fl_release;
+        p->fleet.attach = fl_attach;
+        p->fleet.detach = fl_detach;
+        p->fleet.user_data = &FL;
+    }
     F.max_threads = p->max_threads;
     /* what the fuzzer knows of the limits from here on (see LV) */
     LV.def_conc = p->default_concurrency;
@@ -4653,6 +5378,7 @@ static void fz_setup_policy(reader *r, groupconc_policy *p) {
         name_kind((groupconc_release_kind)v);
         name_gate_event((groupconc_gate_event_type)v);
     }
+    for (int v = -1; v <= 5; v++) name_event((groupconc_event_type)v);
     /* diagnostics that take no input from a call */
     char version[32];
     snprintf(version, sizeof version, "%d.%d.%d", GROUPCONC_VERSION_MAJOR, GROUPCONC_VERSION_MINOR, GROUPCONC_VERSION_PATCH);
@@ -4696,6 +5422,7 @@ static void fz_finish(unsigned ending) {
     atomic_store(&SC.parks_all, 1);
     pthread_cond_broadcast(&F.cv);
     pthread_mutex_unlock(&F.mu);
+    fl_end(); /* the provider answers everything from here on (destroy waits for the answers) */
     for (int i = 0; i < SC.nopen; i++) /* a child scope body may wait for good (scope_blockers): cut it */
         for (int k = 0; k < SC.nfr; k++)
             if (SC.fr[k].sc == SC.stack[i] && SC.fr[k].kind == K_CHILD_SCOPE && !SC.stack[i]->known_shut &&
@@ -4760,8 +5487,11 @@ static void fz_finish(unsigned ending) {
         close_all_scopes();
     }
     mark_cancel_requested(-1); /* destroy shuts down (flags what runs) unless that was done */
+    FL.destroying = true;
     rc = fz_code(groupconc_executor_destroy(F.ex));
+    FL.destroying = false;
     FZ_CHECK(rc == GROUPCONC_OK, "destroy: %s", groupconc_errname(rc));
+    fl_final();
     for (int i = 0; i < F.nslots; i++) {
         slot *s = &F.slots[i];
         int runs = atomic_load(&s->runs), completed = atomic_load(&s->ev_completed);
@@ -4829,6 +5559,12 @@ static void fz_finish(unsigned ending) {
 
 static void fz_reset(void) {
     F.ex = NULL;
+    pthread_mutex_lock(&fl_mu);
+    pthread_mutex_lock(&H.mu);
+    memset(&FL, 0, sizeof FL);
+    pthread_mutex_unlock(&H.mu);
+    pthread_mutex_unlock(&fl_mu);
+    atomic_store(&F.ev_rej_fleet, 0);
     memset(&LV, 0, sizeof LV);
     pthread_mutex_lock(&H.mu);
     memset(HI.conc, 0, sizeof HI.conc);
@@ -4903,8 +5639,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     groupconc_policy p;
     fz_setup_policy(&r, &p);
     unsigned ending = (size > 7 ? (unsigned)data[7] >> 5 : 0u) & 3u;
+    if (getenv("FUZZ_TRACE"))
+        fprintf(stderr, "fuzz_ops: policy conc %d infl %d thr %d gin %d gthr %d grun %d max_waiting %d max_groups %d rejection %d "
+                "threads %d listener %d; fleet %s (caps %d %d %d %d %d %d, release notifies %d); ending %u\n",
+                p.default_concurrency, p.default_max_in_flight, p.default_queue_threshold, p.global_max_in_flight,
+                p.global_queue_threshold, p.global_max_running, p.max_waiting, p.max_groups, F.rejection, p.max_threads,
+                (int)F.listener_on, !FL.on ? "off" : FL.sync ? (const char *[]){"sync GRANTED else BUSY", "sync GRANTED else OPEN",
+                "sync cycle G/B/R/O", "sync cycle G/R/O/G"}[FL.rule] : "pending", FL.cap[0], FL.cap[1], FL.cap[2], FL.cap[3],
+                FL.cap[4], FL.cap[5], (int)FL.release_notifies, ending);
+    FL.expect_main = true;
     int rc = fz_code(groupconc_executor_create(&p, &F.ex));
+    FL.expect_main = false;
     FZ_CHECK(rc == GROUPCONC_OK, "create with a valid policy: %s", groupconc_errname(rc));
+    if (FL.on)
+        FZ_CHECK(atomic_load(&FL.attach_main) == 1 && atomic_load(&FL.main_ex) == F.ex, "fleet attach: %d calls, executor %s",
+                 atomic_load(&FL.attach_main), atomic_load(&FL.main_ex) == F.ex ? "right" : "wrong");
     for (int w = 0; w < 2; w++) { /* the executor gate, the standalone gate */
         groupconc_gate_config gc;
         memset(&gc, 0, sizeof gc);
