@@ -493,12 +493,14 @@ typedef struct groupconc_fleet_provider {
     void (*release)(void *user_data, const char *group, uint64_t lease);
     void *user_data;
     /* Optional (NULL: not called). attach: the executor that will ask, at the end of
-       groupconc_executor_create, before it returns OK; from then on the provider may call
-       groupconc_fleet_notify / _report on it. detach: from groupconc_executor_destroy, after the last
-       request was answered and the last lease given back, before the executor is freed; the provider
-       makes no call with `ex` once it returns (it may wait for its threads to leave such calls).
-       Both with no lock held. */
-    void (*attach)(void *user_data, groupconc_executor *ex);
+       groupconc_executor_create; it returns GROUPCONC_OK, from then on the provider may call
+       groupconc_fleet_notify / _report on it, or a negative code (GROUPCONC_EBUSY: the provider
+       serves another executor already), which executor_create returns, having made nothing (no
+       detach follows). detach: from groupconc_executor_destroy of an attached executor, after the
+       last request was answered and the last lease given back, before the executor is freed; the
+       provider makes no call with `ex` once it returns (it may wait for its threads to leave such
+       calls). Both with no lock held. */
+    int (*attach)(void *user_data, groupconc_executor *ex);
     void (*detach)(void *user_data, groupconc_executor *ex);
 } groupconc_fleet_provider;
 
@@ -592,7 +594,8 @@ GROUPCONC_API int groupconc_policy_check(const groupconc_policy *policy,
                   argument, or group_count > 0 with groups NULL, or an entry's key NULL);
                   GROUPCONC_EKEYEMPTY / EKEYTOOLONG (a table key); GROUPCONC_ELIMIT (a limit below
                   its minimum: groupconc_policy_check names it); GROUPCONC_EPOLICY; GROUPCONC_EDUPKEY;
-                  GROUPCONC_ENOMEM.
+                  GROUPCONC_ENOMEM; what policy.fleet.attach returned if not OK (a code >= 0 that is
+                  not OK: GROUPCONC_EINVAL).
    Thread safety: any thread. No worker is started until the first submit.
    Callbacks:     may be called from any task or callback (of any executor). */
 GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
@@ -1365,8 +1368,9 @@ GROUPCONC_API int groupconc_fleet_notify(groupconc_executor *ex, const char *gro
    counted in fleet_renew_failed). GROUPCONC_EFLEET_OPEN is reported by the executor itself, for
    each GROUPCONC_FLEET_OPEN answer.
    Params:        group: the key concerned (may be NULL); reason: GROUPCONC_EFLEET_RENEW.
-   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL, or another reason); GROUPCONC_EKEYEMPTY /
-                  EKEYTOOLONG (group); GROUPCONC_EDEADLK (from the resolver).
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL, another reason, or no fleet provider in
+                  its policy: nothing counted); GROUPCONC_EKEYEMPTY / EKEYTOOLONG (group);
+                  GROUPCONC_EDEADLK (from the resolver).
    Thread safety: any thread.
    Callbacks:     the listener runs on this thread, with no lock held. */
 GROUPCONC_API int groupconc_fleet_report(groupconc_executor *ex, const char *group, int reason);
@@ -4646,10 +4650,15 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     if ((rc = groupconc__mutex_init(&ex->scope_lock)) != GROUPCONC_OK) goto fail;
     stage = 6;
     if ((rc = groupconc__cond_init(&ex->keeper_cv)) != GROUPCONC_OK) goto fail;
-    if (ex->policy.fleet.attach) ex->policy.fleet.attach(ex->policy.fleet.user_data, ex);
+    stage = 7;
+    if (ex->policy.fleet.attach && (rc = ex->policy.fleet.attach(ex->policy.fleet.user_data, ex)) != GROUPCONC_OK) {
+        if (rc > 0) rc = GROUPCONC_EINVAL; /* not a library code: the provider's mistake */
+        goto fail;
+    }
     *out_executor = ex;
     return GROUPCONC_OK;
 fail: /* undo in reverse */
+    if (stage >= 7) groupconc__cond_destroy(&ex->keeper_cv);
     if (stage >= 6) groupconc__mutex_destroy(&ex->scope_lock);
     if (stage >= 5) groupconc__mutex_destroy(&ex->table_lock);
     if (stage >= 4) groupconc__cond_destroy(&ex->idle_cv);
@@ -6932,7 +6941,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_report(groupconc_executor *ex, const char 
     uint64_t hash;
     size_t len;
     int rc;
-    if (!ex || reason != GROUPCONC_EFLEET_RENEW) return GROUPCONC_EINVAL;
+    if (!ex || reason != GROUPCONC_EFLEET_RENEW || !ex->policy.fleet.acquire) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);

@@ -147,7 +147,7 @@
        created (the provider's attach callback) and takes itself back at the end of
        groupconc_executor_destroy (detach, which waits until no thread of the provider is inside a
        call into it); a second executor created with the same provider while the first lives is
-       ignored by it (its tasks answered BUSY would never be notified: do not share a provider).
+       refused: its groupconc_executor_create returns GROUPCONC_EBUSY (one provider per executor).
        The provider runs two threads: the I/O thread (asks, releases, renewals, polling) and the
        subscriber thread (pub/sub). Both call groupconc_fleet_answer / _notify / _report, so what
        those lead to runs there: the executor's listener, rejection handler, completion callbacks
@@ -2336,13 +2336,16 @@ GROUPCONC_REDIS_API int groupconc_redis_create(const groupconc_redis_config *con
 }
 
 /* The attach callback: groupconc_executor_create hands the executor over (no lock held). A second
-   executor while one is attached is ignored (see THREADS AND CALLBACKS). */
-GROUPCONC_REDIS__PRIVATE void groupconc_redis__attach(void *user_data, groupconc_executor *ex) {
+   executor while one is attached is refused: its executor_create returns GROUPCONC_EBUSY (its
+   tasks answered BUSY would never be notified). */
+GROUPCONC_REDIS__PRIVATE int groupconc_redis__attach(void *user_data, groupconc_executor *ex) {
     groupconc_redis *r = (groupconc_redis *)user_data;
+    int rc = GROUPCONC_OK;
     pthread_mutex_lock(&r->mu);
     if (!r->ex) r->ex = ex;
-    else groupconc_redis__set_error(r, "a second executor was created with this provider: ignored", NULL);
+    else rc = GROUPCONC_EBUSY;
     pthread_mutex_unlock(&r->mu);
+    return rc;
 }
 
 /* The detach callback: groupconc_executor_destroy takes the executor back, after its last request

@@ -135,6 +135,7 @@ typedef struct fleet_probe {
     int nreqs;
     bool grant;                                    /* answer GRANTED inside acquire instead (create rows) */
     atomic_int grants, releases, attaches, detaches, errors;
+    atomic_int attach_rc, refused; /* what probe_attach returns; the attaches it refused */
     uint64_t last_lease;                           /* the last lease given back, and its group */
     char released_group[32];
     atomic_int events;                             /* GROUPCONC_EVENT_FLEET, all executors */
@@ -254,9 +255,12 @@ static void probe_release(void *user_data, const char *group, uint64_t lease) {
     atomic_fetch_add(&f->fleet.releases, 1);
 }
 
-static void probe_attach(void *user_data, groupconc_executor *ex) {
+static int probe_attach(void *user_data, groupconc_executor *ex) {
+    fixture *f = user_data;
     (void)ex;
-    atomic_fetch_add(&((fixture *)user_data)->fleet.attaches, 1);
+    int rc = atomic_load(&f->fleet.attach_rc);
+    atomic_fetch_add(rc == GROUPCONC_OK ? &f->fleet.attaches : &f->fleet.refused, 1);
+    return rc;
 }
 
 static void probe_detach(void *user_data, groupconc_executor *ex) {
@@ -3981,9 +3985,26 @@ static int call_fleet_notify(fixture *f, const row *r) {
     return rc;
 }
 
+/* executor_create whose provider's attach refuses: create returns its code (a positive one as
+   GROUPCONC_EINVAL), makes nothing (*out NULL, no detach, nothing leaked: the teardown checks). */
+static int call_create_attach_refuses(fixture *f, const row *r) {
+    groupconc_policy p = groupconc_policy_default();
+    p.fleet = probe_provider(f);
+    atomic_store(&f->fleet.attach_rc, (int)r->value);
+    groupconc_executor *ex = (groupconc_executor *)(uintptr_t)1;
+    int rc = groupconc_executor_create(&p, &ex);
+    atomic_store(&f->fleet.attach_rc, GROUPCONC_OK);
+    assert_null(ex);
+    if (atomic_load(&f->fleet.refused) != 1 || atomic_load(&f->fleet.attaches) != 0 ||
+        atomic_load(&f->fleet.detaches) != 0)
+        fail_msg("attach refused %d times, attached %d, detached %d", atomic_load(&f->fleet.refused),
+                 atomic_load(&f->fleet.attaches), atomic_load(&f->fleet.detaches));
+    return rc;
+}
+
 /* ---- groupconc_fleet_report --------------------------------------------------------------------- */
 
-enum { FP_NULL_EX, FP_REASON, FP_EMPTY, FP_LONG, FP_NULL_GROUP, FP_MAX_KEY, FP_IN_RESOLVER };
+enum { FP_NULL_EX, FP_REASON, FP_EMPTY, FP_LONG, FP_NULL_GROUP, FP_MAX_KEY, FP_IN_RESOLVER, FP_NO_PROVIDER };
 
 static int call_fleet_report(fixture *f, const row *r) {
     groupconc_executor *ex = make_fleet_ex(f, r->field == FP_IN_RESOLVER);
@@ -3999,6 +4020,13 @@ static int call_fleet_report(fixture *f, const row *r) {
     case FP_NULL_GROUP: rc = groupconc_fleet_report(ex, group = NULL, GROUPCONC_EFLEET_RENEW); break;
     case FP_MAX_KEY: rc = groupconc_fleet_report(ex, group = f->max_key, GROUPCONC_EFLEET_RENEW); break;
     case FP_IN_RESOLVER: rc = in_resolver(f, RO_REPORT, NULL); break;
+    case FP_NO_PROVIDER: { /* the fixture's executor has no fleet layer: nothing counted there */
+        rc = groupconc_fleet_report(f->ex, group, GROUPCONC_EFLEET_RENEW);
+        groupconc_executor_stats fs;
+        assert_int_equal(groupconc_executor_stats_get(f->ex, &fs), GROUPCONC_OK);
+        assert_int_equal(fs.fleet_renew_failed, 0);
+        break;
+    }
     default: fail();
     }
     groupconc_executor_stats s;
@@ -4380,6 +4408,8 @@ static const row rows[] = {
     {"policy_check: groups[0].max_wait_ns KEEP", call_policy_check, ELIMIT_, C_ENTRY_WAIT, KEEP_, 0},
     {"policy_check: groups[2].max_wait_ns INT64_MIN", call_policy_check, ELIMIT_, C_ENTRY_WAIT, INT64_MIN, 2},
     {"policy_check: groups[1].max_wait_ns DEFAULT", call_policy_check, OK_, C_ENTRY_WAIT, DEF, 1},
+    {"executor_create: fleet.attach returns EBUSY", call_create_attach_refuses, GROUPCONC_EBUSY, 0, GROUPCONC_EBUSY, 0},
+    {"executor_create: fleet.attach returns 5 (not a code: EINVAL)", call_create_attach_refuses, EINVAL_, 0, 5, 0},
     {"policy_check: fleet.acquire set, fleet.release NULL", call_policy_check, EINVAL_, C_FLEET_ACQUIRE_ONLY, 0, 0},
     {"policy_check: fleet.release set, fleet.acquire NULL", call_policy_check, EINVAL_, C_FLEET_RELEASE_ONLY, 0, 0},
     {"policy_check: fleet.acquire and fleet.release set (valid)", call_policy_check, OK_, C_FLEET_BOTH, 0, 0},
@@ -4937,6 +4967,7 @@ static const row rows[] = {
     {"fleet_report: group NULL, EFLEET_RENEW (counted once)", call_fleet_report, OK_, FP_NULL_GROUP, 0, 0},
     {"fleet_report: group MAX_KEY_LEN bytes, EFLEET_RENEW (counted once)", call_fleet_report, OK_, FP_MAX_KEY, 0, 0},
     {"fleet_report: from the resolver (not counted)", call_fleet_report, GROUPCONC_EDEADLK, FP_IN_RESOLVER, 0, 0},
+    {"fleet_report: executor without a fleet provider (not counted)", call_fleet_report, EINVAL_, FP_NO_PROVIDER, 0, 0},
     /* diagnostics */
     {"error codes: values, texts, names distinct", call_codes_distinct, OK_, 0, 0, 0},
     {"error codes: the twelve new codes (-29 .. -40) by name and value", call_new_codes, OK_, 0, 0, 0},

@@ -2726,12 +2726,13 @@ static void fm_release(void *user_data, const char *group, uint64_t lease) {
     pthread_mutex_unlock(&m->mu);
 }
 
-static void fm_attach(void *user_data, groupconc_executor *ex) {
+static int fm_attach(void *user_data, groupconc_executor *ex) {
     fleet_mock *m = user_data;
     pthread_mutex_lock(&m->mu);
     m->attaches++;
     m->attached = (uintptr_t)ex;
     pthread_mutex_unlock(&m->mu);
+    return GROUPCONC_OK;
 }
 
 /* As a provider does: wait for its threads to leave their answer calls (bounded), then note what was
