@@ -4526,7 +4526,7 @@ static void fl_release(void *user_data, const char *group, uint64_t lease) {
     }
 }
 
-static void fl_attach(void *user_data, groupconc_executor *ex) {
+static int fl_attach(void *user_data, groupconc_executor *ex) {
     FZ_CHECK(user_data == &FL && ex != NULL, "fleet attach: arguments");
     if (FL.expect_main) {
         FZ_CHECK(atomic_fetch_add(&FL.attach_main, 1) == 0, "fleet attach called twice for the fuzzer's executor");
@@ -4535,6 +4535,7 @@ static void fl_attach(void *user_data, groupconc_executor *ex) {
         FZ_CHECK(ex != atomic_load(&FL.main_ex), "fleet attach for the fuzzer's executor again");
         atomic_fetch_add(&FL.attach_other, 1);
     }
+    return GROUPCONC_OK;
 }
 
 static void fl_end_join(void);
@@ -4754,10 +4755,11 @@ static void op_fleet_report(reader *r) {
     if ((b >> 4) == 15u) {
         static const int bad_want[4] = {GROUPCONC_EINVAL, GROUPCONC_EINVAL, GROUPCONC_EINVAL, GROUPCONC_EKEYEMPTY};
         unsigned k = b % 4u;
+        int want = FL.on ? bad_want[k] : GROUPCONC_EINVAL; /* no provider: EINVAL before the key */
         rc = fz_code(groupconc_fleet_report(k == 0 ? NULL : F.ex, k == 3 ? "" : group_names[0],
                                             k == 1 ? GROUPCONC_EFLEET_OPEN : k == 2 ? 0 : GROUPCONC_EFLEET_RENEW));
-        FZ_CHECK(rc == bad_want[k], "groupconc_fleet_report, bad call %u: %s, want %s", k, groupconc_errname(rc),
-                 groupconc_errname(bad_want[k]));
+        FZ_CHECK(rc == want, "groupconc_fleet_report, bad call %u: %s, want %s", k, groupconc_errname(rc),
+                 groupconc_errname(want));
         FZ_CHECK(atomic_load(&FL.ev_renew) == ev, "a refused groupconc_fleet_report reported an event");
         atomic_fetch_add(&acounters[A_FL_BAD], 1);
         return;
@@ -4765,6 +4767,12 @@ static void op_fleet_report(reader *r) {
     int g = (int)(b % (NG + 1u));
     FL.report_key = g < NG ? group_names[g] : NULL;
     rc = fz_code(groupconc_fleet_report(F.ex, FL.report_key, GROUPCONC_EFLEET_RENEW));
+    if (!FL.on) { /* an executor without a provider: refused, nothing counted */
+        FZ_CHECK(rc == GROUPCONC_EINVAL, "groupconc_fleet_report without a provider: %s", groupconc_errname(rc));
+        FZ_CHECK(atomic_load(&FL.ev_renew) == ev, "a refused groupconc_fleet_report reported an event");
+        atomic_fetch_add(&acounters[A_FL_BAD], 1);
+        return;
+    }
     FZ_CHECK(rc == GROUPCONC_OK, "groupconc_fleet_report(%s, EFLEET_RENEW): %s", FL.report_key ? FL.report_key : "NULL",
              groupconc_errname(rc));
     FL.renews++;
