@@ -394,8 +394,9 @@ typedef struct groupconc_result {
     int error;               /* FAILED: the code the task returned (its own, never interpreted); else 0 */
     int reason;              /* the library's reason: REJECTED: GROUPCONC_EREJECTED_* (the layer or
                                 bound; _FLEET: the fleet provider refused), GROUPCONC_EEXPIRED_* (its
-                                queue deadline passed at that layer, _FLEET included), or ESHUTDOWN / ENOMEM / ETHREAD / EGROUPS_FULL (submit
-                                failed); CANCELLED: GROUPCONC_ECANCELLED; else 0 */
+                                queue deadline passed at that layer, _FLEET included), or
+                                ESHUTDOWN / ENOMEM / ETHREAD / EGROUPS_FULL (submit failed);
+                                CANCELLED: GROUPCONC_ECANCELLED; else 0 */
     uint64_t start_ns;       /* monotonic; taken after all permits are held. A task that never ran
                                 (rejected, or cancelled before it started): the moment that
                                 happened, and end_ns == start_ns (zero duration) */
@@ -4419,8 +4420,8 @@ GROUPCONC__FN int groupconc__problem(groupconc_policy_problem *pr, int code, con
     if (index >= 0) (void)snprintf(pr->field, sizeof pr->field, "groups[%ld].%s", index, field);
     else (void)snprintf(pr->field, sizeof pr->field, "%s", field);
     if (strncmp(rule, "is NULL", 7) == 0) /* a pointer: no value to show */
-        (void)snprintf(pr->message, sizeof pr->message, "%s%s%.40s%s %s", pr->field, group ? " (group \"" : "",
-                       group ? group : "", group ? "\")" : "", rule);
+        (void)snprintf(pr->message, sizeof pr->message, "%s%s%.40s%s %s", pr->field,
+                       group ? " (group \"" : "", group ? group : "", group ? "\")" : "", rule);
     else if (group)
         (void)snprintf(pr->message, sizeof pr->message, "%s (group \"%.40s\") = %lld: %s", pr->field, group,
                  value, rule);
@@ -4651,7 +4652,8 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     stage = 6;
     if ((rc = groupconc__cond_init(&ex->keeper_cv)) != GROUPCONC_OK) goto fail;
     stage = 7;
-    if (ex->policy.fleet.attach && (rc = ex->policy.fleet.attach(ex->policy.fleet.user_data, ex)) != GROUPCONC_OK) {
+    if (ex->policy.fleet.attach &&
+        (rc = ex->policy.fleet.attach(ex->policy.fleet.user_data, ex)) != GROUPCONC_OK) {
         if (rc > 0) rc = GROUPCONC_EINVAL; /* not a library code: the provider's mistake */
         goto fail;
     }
