@@ -123,6 +123,14 @@ static inline struct timespec deadline_after(int64_t ns) {
     return ts;
 }
 
+/* Whether the FAULT_CV_CLOCK time `dl` (from deadline_after) has passed: for a bounded poll. Real
+   time, not a sum of sleeps (a short nanosleep returns at once under Wine). */
+static inline bool deadline_passed(const struct timespec *dl) {
+    struct timespec ts;
+    clock_gettime(FAULT_CV_CLOCK, &ts);
+    return ts.tv_sec > dl->tv_sec || (ts.tv_sec == dl->tv_sec && ts.tv_nsec >= dl->tv_nsec);
+}
+
 static inline void cond_init_monotonic(pthread_cond_t *cv) {
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);

@@ -3369,15 +3369,14 @@ static void *fleet_answerer_main(void *arg) {
     fleet_answerer *a = arg;
     if (!a->after_destroy) latch_open(&a->w->gate); /* the parked tasks may finish now */
     if (a->after_destroy) {
-        int64_t waited = 0;
+        struct timespec limit = deadline_after(BOUND_NS);
         for (int j = 0; j < a->w->nh; j++) {
             int i = (a->first + j) % a->w->nh; /* X1-X4 first */
             if (j == 4) latch_open(&a->w->gate); /* destroy waits for the parked tasks too */
             bool done = false;
-            while (groupconc_task_is_done(a->w->h[i], &done) == GROUPCONC_OK && !done && waited < BOUND_NS) {
+            while (groupconc_task_is_done(a->w->h[i], &done) == GROUPCONC_OK && !done && !deadline_passed(&limit)) {
                 struct timespec ts = {0, 200000};
                 nanosleep(&ts, NULL);
-                waited += 200000;
             }
             if (!done) a->timed_out = true;
         }
