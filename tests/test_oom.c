@@ -885,15 +885,15 @@ static bool gate_stats_same(const groupconc_gate_stats *a, const groupconc_gate_
 
 static bool permit_is_empty(const groupconc_permit *p) { return !p->gate && p->slot == 0 && p->generation == 0; }
 
-/* executor_destroy while a gate of it is alive: must refuse at once (EBUSY). Were it to go ahead it
-   would wait for the parked tasks: abort with a message after 10 s instead of hanging. */
-typedef struct destroy_watch {
+/* Aborts (a test that hangs is no result) when `what` does not return within BOUND_NS. */
+typedef struct watchdog {
     counter returned;
     const char *what;
-} destroy_watch;
+    pthread_t th;
+} watchdog;
 
-static void *destroy_watch_main(void *arg) {
-    destroy_watch *d = arg;
+static void *watchdog_main(void *arg) {
+    watchdog *d = arg;
     struct timespec dl = deadline_after(BOUND_NS);
     pthread_mutex_lock(&d->returned.mu);
     int rc = 0;
@@ -901,22 +901,33 @@ static void *destroy_watch_main(void *arg) {
     bool late = !d->returned.open;
     pthread_mutex_unlock(&d->returned.mu);
     if (late) {
-        fprintf(stderr, "test_oom: %s: executor_destroy with a gate alive blocked instead of returning EBUSY\n", d->what);
+        fprintf(stderr, "test_oom: %s did not return within 10 s\n", d->what);
         abort();
     }
     return NULL;
 }
 
+static void watchdog_start(watchdog *d, const char *what) {
+    counter_init(&d->returned);
+    d->what = what;
+    assert_int_equal(pthread_create(&d->th, NULL, watchdog_main, d), 0);
+}
+
+static void watchdog_stop(watchdog *d) {
+    latch_open(&d->returned);
+    pthread_join(d->th, NULL);
+    counter_destroy(&d->returned);
+}
+
+/* executor_destroy while a gate of it is alive: must refuse at once (EBUSY). Were it to go ahead it
+   would wait for the parked tasks: the watchdog aborts after 10 s instead of hanging. */
 static int destroy_with_gate_alive(groupconc_executor *ex, const char *what) {
-    destroy_watch d;
-    pthread_t th;
-    counter_init(&d.returned);
-    d.what = what;
-    assert_int_equal(pthread_create(&th, NULL, destroy_watch_main, &d), 0);
+    char label[160];
+    watchdog wd;
+    snprintf(label, sizeof label, "%s: executor_destroy with a gate alive (must return EBUSY)", what);
+    watchdog_start(&wd, label);
     int rc = groupconc_executor_destroy(ex);
-    latch_open(&d.returned);
-    pthread_join(th, NULL);
-    counter_destroy(&d.returned);
+    watchdog_stop(&wd);
     return rc;
 }
 
@@ -2836,40 +2847,6 @@ static void fm_check_end(fleet_mock *m, uintptr_t ex) {
                  releases, unreturned, bad);
     if (after != 0 || errors != 0)
         fail_msg("fleet provider: %ld calls after detach, %ld answers refused", after, errors);
-}
-
-/* Aborts (a test that hangs is no result) when `what` does not return within BOUND_NS. */
-typedef struct watchdog {
-    counter returned;
-    const char *what;
-    pthread_t th;
-} watchdog;
-
-static void *watchdog_main(void *arg) {
-    watchdog *d = arg;
-    struct timespec dl = deadline_after(BOUND_NS);
-    pthread_mutex_lock(&d->returned.mu);
-    int rc = 0;
-    while (!d->returned.open && rc == 0) rc = pthread_cond_timedwait(&d->returned.cv, &d->returned.mu, &dl);
-    bool late = !d->returned.open;
-    pthread_mutex_unlock(&d->returned.mu);
-    if (late) {
-        fprintf(stderr, "test_oom: %s did not return within 10 s\n", d->what);
-        abort();
-    }
-    return NULL;
-}
-
-static void watchdog_start(watchdog *d, const char *what) {
-    counter_init(&d->returned);
-    d->what = what;
-    assert_int_equal(pthread_create(&d->th, NULL, watchdog_main, d), 0);
-}
-
-static void watchdog_stop(watchdog *d) {
-    latch_open(&d->returned);
-    pthread_join(d->th, NULL);
-    counter_destroy(&d->returned);
 }
 
 /* Counting without failing: arm far away, read how many allocations this thread made. */
