@@ -318,7 +318,8 @@ extern "C" {
     X(EREJECTED_FLEET, -37, "rejected at the fleet layer: the provider refused (its backend unreachable, fail-closed)") \
     X(EEXPIRED_FLEET, -38, "queue deadline passed while waiting at the fleet layer")              \
     X(EFLEET_OPEN, -39, "fleet layer failed open: the task ran on the local caps alone")          \
-    X(EFLEET_RENEW, -40, "a fleet lease renewal failed; the task kept running")
+    X(EFLEET_RENEW, -40, "a fleet lease renewal failed; the task kept running")                   \
+    X(ESCOPE_POLICY, -41, "refused: the scope's policy decides its first fork (only a CUSTOM scope may name it)")
 
 typedef enum groupconc_error {
 #define GROUPCONC__ERR_ENUM(name, value, text) GROUPCONC_##name = (value),
@@ -1288,7 +1289,12 @@ GROUPCONC_API int groupconc_scope_result(groupconc_scope *scope, size_t index,
 GROUPCONC_API int groupconc_scope_first(groupconc_scope *scope, size_t *out_index);
 
 /* groupconc_scope_first_set: CUSTOM policy: name the deciding fork (the first call wins).
-   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_ENOTFOUND (no such index). */
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_ESCOPE_POLICY (the scope's policy is not
+                  CUSTOM: it names the first fork itself; nothing changed); GROUPCONC_ENOTFOUND (no
+                  such index).
+   Remarks:       outside CUSTOM a call would contradict the policy (a join's result, which fork
+                  shuts the scope down), so it is refused whatever the index, from any thread or
+                  callback. */
 GROUPCONC_API int groupconc_scope_first_set(groupconc_scope *scope, size_t index);
 
 /* groupconc_scope_fork_count: forks so far (the indexes are 0 .. count-1).
@@ -6814,6 +6820,7 @@ GROUPCONC__PUBLIC int groupconc_scope_first(groupconc_scope *scope, size_t *out_
 GROUPCONC__PUBLIC int groupconc_scope_first_set(groupconc_scope *scope, size_t index) {
     int rc = GROUPCONC_OK;
     if (!scope) return GROUPCONC_EINVAL;
+    if (scope->policy != GROUPCONC_SCOPE_CUSTOM) return GROUPCONC_ESCOPE_POLICY; /* set at open */
     groupconc__mutex_lock(&scope->lock);
     if (index >= scope->nforks) {
         rc = GROUPCONC_ENOTFOUND;
