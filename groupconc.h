@@ -1232,11 +1232,14 @@ GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_s
                   (spec->max_wait_ns negative and not GROUPCONC_FOREVER: nothing counted); GROUPCONC_ENOMEM
                   (the scope's own bookkeeping: nothing changed); the codes of groupconc_submit_spec
                   (GROUPCONC_EREJECTED_*, ESHUTDOWN, ENOMEM, ETHREAD): the fork was refused there and
-                  still counts, with a REJECTED result whose reason is that code (and task_id NULL),
-                  a failure under SHUTDOWN_ON_FAILURE; *out_index is set. Tell the two ENOMEM apart
-                  by groupconc_scope_fork_count.
+                  still counts, with a REJECTED result whose reason is that code (group and task_id
+                  as passed), a failure under SHUTDOWN_ON_FAILURE; *out_index is set. Tell the two
+                  ENOMEM apart by groupconc_scope_fork_count.
    Thread safety: the owner thread, or a fork of the scope.
-   Callbacks:     from the scope's forks and the owner's callbacks. */
+   Callbacks:     from the scope's forks and the owner's callbacks.
+   Remarks:       a fork is the caller's task wherever the caller sees it: a rejection handler gets
+                  spec's fn, arg, cleanup, task_id and group (its arg_taken works as for any task),
+                  and the listener, the dump and the results show spec's task_id and group. */
 GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_task_spec *spec,
                                        size_t *out_index);
 
@@ -1263,15 +1266,19 @@ GROUPCONC_API int groupconc_scope_join_for(groupconc_scope *scope, int64_t timeo
    Callbacks:     may be called anywhere (the custom policy's callback included). */
 GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
 
-/* groupconc_scope_close: wait for every fork (also one that ignores its cancellation), release
+/* groupconc_scope_close: as JEP 428's close: shut the scope down (as groupconc_scope_shutdown)
+   unless it was joined, then wait for every fork (also one that ignores its cancellation), release
    their handles, free the scope. Scopes close in the reverse order of their opening.
-   Returns:       GROUPCONC_OK; GROUPCONC_ENOTJOINED (closed without a join: it still waited and
-                  freed everything); GROUPCONC_EINVAL (scope NULL); GROUPCONC_ENOTOWNER (not the
+   Returns:       GROUPCONC_OK; GROUPCONC_ENOTJOINED (closed without a join: it shut the scope down,
+                  waited and freed everything); GROUPCONC_EINVAL (scope NULL); GROUPCONC_ENOTOWNER (not the
                   owner thread: nothing done); GROUPCONC_EORDER (a child scope, or a scope opened
                   after it on this thread, is still open: nothing done); GROUPCONC_EDEADLK (from one
                   of its own forks: nothing done).
    Thread safety: the owner thread.
-   Callbacks:     not from the scope's own forks. */
+   Callbacks:     not from the scope's own forks.
+   Remarks:       a close without a join (an error path) never waits for work nobody will read:
+                  forks still waiting are dequeued (CANCELLED, never run), running ones are flagged
+                  and waited for; the policy callback sees each of them. After a join it only frees. */
 GROUPCONC_API int groupconc_scope_close(groupconc_scope *scope);
 
 /* groupconc_scope_result: fork `index`'s result.
@@ -3709,9 +3716,18 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t) {
     return true;
 }
 
+/* A scope's fork runs as groupconc__fork_body on its fork record (structured scopes, below); the
+   caller's function, argument and cleanup are in that record, which lives until the fork's
+   completion has been reported (its scope's close waits for it). */
+GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value, void *arg);
+GROUPCONC__FN void groupconc__fork_user(void *fork, groupconc_task_fn *fn, void **arg,
+                                        groupconc_cleanup_fn *cleanup);
+
 /* Run the custom rejection handler for t and apply its decision: the result, the cleanup (unless
    it took arg), and the counters when the outcome is no longer REJECTED. No lock held; t is this
-   thread's alone (a cancel leaves a rejected task with a handler alone). */
+   thread's alone (a cancel leaves a rejected task with a handler alone). A fork's handler sees the
+   caller's fn, arg and cleanup, never the scope's wrapper: with arg_taken the fork's cleanup (the
+   caller's) is not called, as for any task. */
 GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_task *t, int reason,
                                             bool in_submit) {
     const groupconc_policy *p = &ex->policy;
@@ -3725,6 +3741,7 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
     rj.fn = t->fn;
     rj.arg = t->arg;
     rj.cleanup = groupconc__cleanup_of(t);
+    if (rj.fn == groupconc__fork_body) groupconc__fork_user(t->arg, &rj.fn, &rj.arg, &rj.cleanup);
     rj.reason = reason;
     rj.in_submit = in_submit;
     out.status = GROUPCONC_STATUS_REJECTED;
@@ -6350,6 +6367,7 @@ typedef struct groupconc__fork {
     groupconc__watch watch;        /* reports its completion (kept: not freed by complete) */
     groupconc_result result;       /* valid once done */
     bool done;
+    const char *task_id;           /* a refused fork's id (the caller's, copied after group), or NULL */
     char group[];                  /* a refused fork's key, for its result */
 } groupconc__fork;
 
@@ -6398,6 +6416,15 @@ GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value,
 GROUPCONC__FN void groupconc__fork_cleanup(void *arg) {
     groupconc__fork *fk = (groupconc__fork *)arg;
     if (fk->cleanup) fk->cleanup(fk->arg);
+}
+
+/* What the caller passed for the fork (a rejection handler sees it; groupconc__apply_handler). */
+GROUPCONC__FN void groupconc__fork_user(void *fork, groupconc_task_fn *fn, void **arg,
+                                        groupconc_cleanup_fn *cleanup) {
+    const groupconc__fork *fk = (const groupconc__fork *)fork;
+    *fn = fk->fn;
+    *arg = fk->arg;
+    *cleanup = fk->cleanup;
 }
 
 GROUPCONC__FN void groupconc__scope_free(groupconc_scope *s) {
@@ -6610,7 +6637,7 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
                                            size_t *out_index) {
     groupconc__fork *fk;
     groupconc_task *task = NULL;
-    size_t klen, index;
+    size_t klen, idlen, index;
     uint64_t hash;
     int rc;
     bool cancel_now;
@@ -6622,10 +6649,15 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
     rc = scope->shut_down || scope->joined ? GROUPCONC_ESCOPE_SHUTDOWN : GROUPCONC_OK;
     groupconc__mutex_unlock(&scope->lock);
     if (rc != GROUPCONC_OK) return rc;
-    fk = (groupconc__fork *)GROUPCONC_MALLOC(sizeof *fk + klen + 1);
+    idlen = spec->task_id ? strlen(spec->task_id) + 1 : 0;
+    fk = (groupconc__fork *)GROUPCONC_MALLOC(sizeof *fk + klen + 1 + idlen);
     if (!fk) return GROUPCONC_ENOMEM;
     memset(fk, 0, sizeof *fk);
     memcpy(fk->group, spec->group, klen + 1);
+    if (idlen) {
+        memcpy(fk->group + klen + 1, spec->task_id, idlen);
+        fk->task_id = fk->group + klen + 1;
+    }
     fk->scope = scope;
     groupconc__mutex_lock(&scope->lock);
     if (scope->shut_down || scope->joined) {
@@ -6664,7 +6696,7 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
         groupconc_result r;
         memset(&r, 0, sizeof r);
         r.group = fk->group;
-        r.task_id = NULL;
+        r.task_id = fk->task_id; /* the caller's, as for a fork that was accepted */
         r.status = GROUPCONC_STATUS_REJECTED;
         r.reason = rc;
         r.start_ns = r.end_ns = groupconc__now_ns();
@@ -6780,9 +6812,12 @@ GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
         return GROUPCONC_EORDER;
     }
     groupconc__mutex_unlock(&ex->scope_lock);
+    groupconc__mutex_lock(&scope->lock);
+    joined = scope->joined; /* only the owner thread sets it */
+    groupconc__mutex_unlock(&scope->lock);
+    if (!joined) (void)groupconc_scope_shutdown(scope); /* JEP 428: shut down first, then wait */
     (void)groupconc__scope_wait(scope, UINT64_MAX); /* every fork, also one that ignores its cancel */
     groupconc__mutex_lock(&scope->lock);
-    joined = scope->joined;
     scope->joined = true;
     groupconc__mutex_unlock(&scope->lock);
     groupconc__mutex_lock(&ex->scope_lock);
