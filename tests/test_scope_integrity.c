@@ -4,7 +4,8 @@
      passed (fn, arg, cleanup, task id, group), never the scope's wrapper; resubmitting them
      elsewhere with arg_taken (the README's pattern) runs the caller's function and cleanup once,
      after the scope is closed, with no use of the scope's memory; without arg_taken the caller's
-     cleanup runs once; the listener and the dump show the fork's own id and group;
+     cleanup runs once; the listener, the dump and a refused fork's result show the fork's own id
+     and group;
    - groupconc_scope_first_set outside CUSTOM (from the policy callback, as a user would) is refused
      with GROUPCONC_ESCOPE_POLICY and changes nothing: the policy still decides the join's result,
      the first fork and the shutdown;
@@ -270,6 +271,72 @@ static void test_dump_shows_fork_id(void **state) {
     tu_latch_destroy(&started);
 }
 
+/* A fork refused in submit (ABORT, no handler) keeps the caller's id and group in its result, as
+   the policy callback and scope_result see it. */
+typedef struct seen_id {
+    char id[32], group[32];
+    int status;
+} seen_id;
+
+static void record_id(groupconc_scope *s, size_t index, const groupconc_result *r, void *user_data) {
+    seen_id *x = (seen_id *)user_data;
+    (void)s, (void)index;
+    snprintf(x->id, sizeof x->id, "%s", r->task_id ? r->task_id : "(null)");
+    snprintf(x->group, sizeof x->group, "%s", r->group ? r->group : "(null)");
+    x->status = (int)r->status;
+}
+
+static void test_refused_fork_keeps_its_id(void **state) {
+    (void)state;
+    groupconc_group_limits table[] = {{"tight", 1, GROUPCONC_DEFAULT, 0, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.groups = table;
+    p.group_count = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *held = tu_submit(ex, "tight", "blocker", tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    seen_id x;
+    memset(&x, 0, sizeof x);
+    groupconc_scope_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.policy = GROUPCONC_SCOPE_COLLECT_ALL;
+    cfg.on_fork_complete = record_id;
+    cfg.user_data = &x;
+    groupconc_scope *s = NULL;
+    assert_int_equal(groupconc_scope_open(ex, &cfg, &s), GROUPCONC_OK);
+    groupconc_task_spec spec = {"tight", "refused-1", ok_fn, NULL, NULL, 0};
+    assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_string_equal(x.id, "refused-1");
+    assert_string_equal(x.group, "tight");
+    assert_int_equal(x.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+    groupconc_result r;
+    assert_int_equal(groupconc_scope_result(s, 0, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(r.reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_non_null(r.task_id);
+    assert_string_equal(r.task_id, "refused-1");
+    assert_string_equal(r.group, "tight");
+    spec.task_id = NULL; /* no id: none shown */
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_open(ex, &cfg, &s), GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_string_equal(x.id, "(null)");
+    assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    tu_park_release(&blocker);
+    tu_wait_status(held, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_task_release(held), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+}
+
 /* ---- item 3: first_set outside CUSTOM is refused from the policy callback ----------------------- */
 
 typedef struct first_cb {
@@ -529,6 +596,7 @@ int main(void) {
         cmocka_unit_test(test_handler_resubmits_fork_arg_taken),
         cmocka_unit_test(test_handler_fallback_fork_cleanup_once),
         cmocka_unit_test(test_dump_shows_fork_id),
+        cmocka_unit_test(test_refused_fork_keeps_its_id),
         cmocka_unit_test(test_first_set_on_success_no_success),
         cmocka_unit_test(test_first_set_on_success_later_success_shuts_down),
         cmocka_unit_test(test_first_set_on_failure_later_failure_shuts_down),
