@@ -123,7 +123,8 @@
                       GROUPCONC_TASK_PENDING: it keeps its permits, frees its worker, and completes
                       when groupconc_deferred_complete is called from any thread.
        Scopes         a scope owns the tasks forked in it: join, shut down (transitively, to the scopes
-                      opened inside its forks), close (always waits for every fork); policies collect
+                      opened inside its forks), close (shuts down unless joined, then waits for
+                      every fork); policies collect
                       all, stop at the first failure, or take the first success (section [9]).
        Arguments      the task's `arg` is the caller's. To hand it over, submit with a cleanup
                       (groupconc_submit_spec, spec.cleanup = free): it runs exactly once for every
@@ -440,7 +441,8 @@ typedef struct groupconc_rejection {
     groupconc_executor *executor;
     const char *group;
     const char *task_id;
-    groupconc_task_fn fn;             /* so a handler can run it or resubmit it elsewhere */
+    groupconc_task_fn fn;             /* so a handler can run it or resubmit it elsewhere (a scope's
+                                         fork: fn, arg, cleanup are the caller's, never a wrapper) */
     void *arg;
     groupconc_cleanup_fn cleanup;     /* the task's cleanup, or NULL */
     int reason;                       /* GROUPCONC_EREJECTED_* */
@@ -1181,8 +1183,9 @@ GROUPCONC_API int groupconc_gate_stats_get(groupconc_gate *gate, const char *gro
 
 /* ---- [9] structured scopes and the dump ----------------------------------------------------------
    A scope owns the tasks forked in it (seed 004, JEP 428): fork into any group (its limits still
-   apply; a fork is an ordinary task), join, shut down (cancel what remains), close (always waits for
-   every fork). A policy decides what the forks' outcomes mean. A scope opened inside a fork's body
+   apply; a fork is an ordinary task), join, shut down (cancel what remains), close (as JEP 428:
+   shuts down unless joined, then waits for every fork). A policy decides what the forks' outcomes
+   mean (only CUSTOM lets the callback name the first fork). A scope opened inside a fork's body
    is that fork's child: shutting a scope down shuts its descendants down too. */
 
 typedef struct groupconc_scope groupconc_scope;
