@@ -124,8 +124,8 @@
                       when groupconc_deferred_complete is called from any thread.
        Scopes         a scope owns the tasks forked in it: join, shut down (transitively, to the scopes
                       opened inside its forks), close (shuts down unless joined, then waits for
-                      every fork); policies collect
-                      all, stop at the first failure, or take the first success (section [9]).
+                      every fork); policies collect all, stop at the first failure, or take the
+                      first success (section [9]).
        Arguments      the task's `arg` is the caller's. To hand it over, submit with a cleanup
                       (groupconc_submit_spec, spec.cleanup = free): it runs exactly once for every
                       accepted task, after the task function returned or, if it never ran, when the
@@ -441,8 +441,8 @@ typedef struct groupconc_rejection {
     groupconc_executor *executor;
     const char *group;
     const char *task_id;
-    groupconc_task_fn fn;             /* so a handler can run it or resubmit it elsewhere (a scope's
-                                         fork: fn, arg, cleanup are the caller's, never a wrapper) */
+    groupconc_task_fn fn;             /* so a handler can run it or resubmit it elsewhere (a
+                                         scope's fork: the caller's fn, arg, cleanup, no wrapper) */
     void *arg;
     groupconc_cleanup_fn cleanup;     /* the task's cleanup, or NULL */
     int reason;                       /* GROUPCONC_EREJECTED_* */
@@ -1272,16 +1272,19 @@ GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
 /* groupconc_scope_close: as JEP 428's close: shut the scope down (as groupconc_scope_shutdown)
    unless it was joined, then wait for every fork (also one that ignores its cancellation), release
    their handles, free the scope. Scopes close in the reverse order of their opening.
-   Returns:       GROUPCONC_OK; GROUPCONC_ENOTJOINED (closed without a join: it shut the scope down,
-                  waited and freed everything); GROUPCONC_EINVAL (scope NULL); GROUPCONC_ENOTOWNER (not the
-                  owner thread: nothing done); GROUPCONC_EORDER (a child scope, or a scope opened
-                  after it on this thread, is still open: nothing done); GROUPCONC_EDEADLK (from one
-                  of its own forks: nothing done).
+   Returns:       GROUPCONC_OK; GROUPCONC_ENOTJOINED (closed without a join: it shut the scope
+                  down, waited and freed everything); GROUPCONC_EINVAL (scope NULL);
+                  GROUPCONC_ENOTOWNER (not the owner thread: nothing done); GROUPCONC_EORDER (a
+                  child scope, or a scope opened after it on this thread, is still open: nothing
+                  done); GROUPCONC_EDEADLK (from one of its own forks: nothing done).
    Thread safety: the owner thread.
-   Callbacks:     not from the scope's own forks.
+   Callbacks:     not from the scope's own forks. Without a join, its shutdown completes the forks
+                  it dequeues on the calling thread (their COMPLETED events, cleanups and the
+                  policy callback run there).
    Remarks:       a close without a join (an error path) never waits for work nobody will read:
                   forks still waiting are dequeued (CANCELLED, never run), running ones are flagged
-                  and waited for; the policy callback sees each of them. After a join it only frees. */
+                  and waited for; the policy callback sees each of them. After a join it only
+                  frees. */
 GROUPCONC_API int groupconc_scope_close(groupconc_scope *scope);
 
 /* groupconc_scope_result: fork `index`'s result.
@@ -6370,7 +6373,8 @@ typedef struct groupconc__fork {
     groupconc__watch watch;        /* reports its completion (kept: not freed by complete) */
     groupconc_result result;       /* valid once done */
     bool done;
-    const char *task_id;           /* a refused fork's id (the caller's, copied after group), or NULL */
+    const char *task_id;           /* the caller's id (copied after group) or NULL: a refused fork's
+                                      result shows it */
     char group[];                  /* a refused fork's key, for its result */
 } groupconc__fork;
 
