@@ -123,8 +123,9 @@
                       GROUPCONC_TASK_PENDING: it keeps its permits, frees its worker, and completes
                       when groupconc_deferred_complete is called from any thread.
        Scopes         a scope owns the tasks forked in it: join, shut down (transitively, to the scopes
-                      opened inside its forks), close (always waits for every fork); policies collect
-                      all, stop at the first failure, or take the first success (section [9]).
+                      opened inside its forks), close (shuts down unless joined, then waits for
+                      every fork); policies collect all, stop at the first failure, or take the
+                      first success (section [9]).
        Arguments      the task's `arg` is the caller's. To hand it over, submit with a cleanup
                       (groupconc_submit_spec, spec.cleanup = free): it runs exactly once for every
                       accepted task, after the task function returned or, if it never ran, when the
@@ -318,7 +319,8 @@ extern "C" {
     X(EREJECTED_FLEET, -37, "rejected at the fleet layer: the provider refused (its backend unreachable, fail-closed)") \
     X(EEXPIRED_FLEET, -38, "queue deadline passed while waiting at the fleet layer")              \
     X(EFLEET_OPEN, -39, "fleet layer failed open: the task ran on the local caps alone")          \
-    X(EFLEET_RENEW, -40, "a fleet lease renewal failed; the task kept running")
+    X(EFLEET_RENEW, -40, "a fleet lease renewal failed; the task kept running")                   \
+    X(ESCOPE_POLICY, -41, "refused: the scope's policy decides its first fork (only a CUSTOM scope may name it)")
 
 typedef enum groupconc_error {
 #define GROUPCONC__ERR_ENUM(name, value, text) GROUPCONC_##name = (value),
@@ -439,7 +441,8 @@ typedef struct groupconc_rejection {
     groupconc_executor *executor;
     const char *group;
     const char *task_id;
-    groupconc_task_fn fn;             /* so a handler can run it or resubmit it elsewhere */
+    groupconc_task_fn fn;             /* so a handler can run it or resubmit it elsewhere (a
+                                         scope's fork: the caller's fn, arg, cleanup, no wrapper) */
     void *arg;
     groupconc_cleanup_fn cleanup;     /* the task's cleanup, or NULL */
     int reason;                       /* GROUPCONC_EREJECTED_* */
@@ -1180,8 +1183,9 @@ GROUPCONC_API int groupconc_gate_stats_get(groupconc_gate *gate, const char *gro
 
 /* ---- [9] structured scopes and the dump ----------------------------------------------------------
    A scope owns the tasks forked in it (seed 004, JEP 428): fork into any group (its limits still
-   apply; a fork is an ordinary task), join, shut down (cancel what remains), close (always waits for
-   every fork). A policy decides what the forks' outcomes mean. A scope opened inside a fork's body
+   apply; a fork is an ordinary task), join, shut down (cancel what remains), close (as JEP 428:
+   shuts down unless joined, then waits for every fork). A policy decides what the forks' outcomes
+   mean (only CUSTOM lets the callback name the first fork). A scope opened inside a fork's body
    is that fork's child: shutting a scope down shuts its descendants down too. */
 
 typedef struct groupconc_scope groupconc_scope;
@@ -1231,11 +1235,14 @@ GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_s
                   (spec->max_wait_ns negative and not GROUPCONC_FOREVER: nothing counted); GROUPCONC_ENOMEM
                   (the scope's own bookkeeping: nothing changed); the codes of groupconc_submit_spec
                   (GROUPCONC_EREJECTED_*, ESHUTDOWN, ENOMEM, ETHREAD): the fork was refused there and
-                  still counts, with a REJECTED result whose reason is that code (and task_id NULL),
-                  a failure under SHUTDOWN_ON_FAILURE; *out_index is set. Tell the two ENOMEM apart
-                  by groupconc_scope_fork_count.
+                  still counts, with a REJECTED result whose reason is that code (group and task_id
+                  as passed), a failure under SHUTDOWN_ON_FAILURE; *out_index is set. Tell the two
+                  ENOMEM apart by groupconc_scope_fork_count.
    Thread safety: the owner thread, or a fork of the scope.
-   Callbacks:     from the scope's forks and the owner's callbacks. */
+   Callbacks:     from the scope's forks and the owner's callbacks.
+   Remarks:       a fork is the caller's task wherever the caller sees it: a rejection handler gets
+                  spec's fn, arg, cleanup, task_id and group (its arg_taken works as for any task),
+                  and the listener, the dump and the results show spec's task_id and group. */
 GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_task_spec *spec,
                                        size_t *out_index);
 
@@ -1262,15 +1269,22 @@ GROUPCONC_API int groupconc_scope_join_for(groupconc_scope *scope, int64_t timeo
    Callbacks:     may be called anywhere (the custom policy's callback included). */
 GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
 
-/* groupconc_scope_close: wait for every fork (also one that ignores its cancellation), release
+/* groupconc_scope_close: as JEP 428's close: shut the scope down (as groupconc_scope_shutdown)
+   unless it was joined, then wait for every fork (also one that ignores its cancellation), release
    their handles, free the scope. Scopes close in the reverse order of their opening.
-   Returns:       GROUPCONC_OK; GROUPCONC_ENOTJOINED (closed without a join: it still waited and
-                  freed everything); GROUPCONC_EINVAL (scope NULL); GROUPCONC_ENOTOWNER (not the
-                  owner thread: nothing done); GROUPCONC_EORDER (a child scope, or a scope opened
-                  after it on this thread, is still open: nothing done); GROUPCONC_EDEADLK (from one
-                  of its own forks: nothing done).
+   Returns:       GROUPCONC_OK; GROUPCONC_ENOTJOINED (closed without a join: it shut the scope
+                  down, waited and freed everything); GROUPCONC_EINVAL (scope NULL);
+                  GROUPCONC_ENOTOWNER (not the owner thread: nothing done); GROUPCONC_EORDER (a
+                  child scope, or a scope opened after it on this thread, is still open: nothing
+                  done); GROUPCONC_EDEADLK (from one of its own forks: nothing done).
    Thread safety: the owner thread.
-   Callbacks:     not from the scope's own forks. */
+   Callbacks:     not from the scope's own forks. Without a join, its shutdown completes the forks
+                  it dequeues on the calling thread (their COMPLETED events, cleanups and the
+                  policy callback run there).
+   Remarks:       a close without a join (an error path) never waits for work nobody will read:
+                  forks still waiting are dequeued (CANCELLED, never run), running ones are flagged
+                  and waited for; the policy callback sees each of them. After a join it only
+                  frees. */
 GROUPCONC_API int groupconc_scope_close(groupconc_scope *scope);
 
 /* groupconc_scope_result: fork `index`'s result.
@@ -1288,7 +1302,12 @@ GROUPCONC_API int groupconc_scope_result(groupconc_scope *scope, size_t index,
 GROUPCONC_API int groupconc_scope_first(groupconc_scope *scope, size_t *out_index);
 
 /* groupconc_scope_first_set: CUSTOM policy: name the deciding fork (the first call wins).
-   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_ENOTFOUND (no such index). */
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_ESCOPE_POLICY (the scope's policy is not
+                  CUSTOM: it names the first fork itself; nothing changed); GROUPCONC_ENOTFOUND (no
+                  such index).
+   Remarks:       outside CUSTOM a call would contradict the policy (a join's result, which fork
+                  shuts the scope down), so it is refused whatever the index, from any thread or
+                  callback. */
 GROUPCONC_API int groupconc_scope_first_set(groupconc_scope *scope, size_t index);
 
 /* groupconc_scope_fork_count: forks so far (the indexes are 0 .. count-1).
@@ -3703,9 +3722,18 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t) {
     return true;
 }
 
+/* A scope's fork runs as groupconc__fork_body on its fork record (structured scopes, below); the
+   caller's function, argument and cleanup are in that record, which lives until the fork's
+   completion has been reported (its scope's close waits for it). */
+GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value, void *arg);
+GROUPCONC__FN void groupconc__fork_user(void *fork, groupconc_task_fn *fn, void **arg,
+                                        groupconc_cleanup_fn *cleanup);
+
 /* Run the custom rejection handler for t and apply its decision: the result, the cleanup (unless
    it took arg), and the counters when the outcome is no longer REJECTED. No lock held; t is this
-   thread's alone (a cancel leaves a rejected task with a handler alone). */
+   thread's alone (a cancel leaves a rejected task with a handler alone). A fork's handler sees the
+   caller's fn, arg and cleanup, never the scope's wrapper: with arg_taken the fork's cleanup (the
+   caller's) is not called, as for any task. */
 GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_task *t, int reason,
                                             bool in_submit) {
     const groupconc_policy *p = &ex->policy;
@@ -3719,6 +3747,7 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
     rj.fn = t->fn;
     rj.arg = t->arg;
     rj.cleanup = groupconc__cleanup_of(t);
+    if (rj.fn == groupconc__fork_body) groupconc__fork_user(t->arg, &rj.fn, &rj.arg, &rj.cleanup);
     rj.reason = reason;
     rj.in_submit = in_submit;
     out.status = GROUPCONC_STATUS_REJECTED;
@@ -6344,6 +6373,8 @@ typedef struct groupconc__fork {
     groupconc__watch watch;        /* reports its completion (kept: not freed by complete) */
     groupconc_result result;       /* valid once done */
     bool done;
+    const char *task_id;           /* the caller's id (copied after group) or NULL: a refused fork's
+                                      result shows it */
     char group[];                  /* a refused fork's key, for its result */
 } groupconc__fork;
 
@@ -6392,6 +6423,15 @@ GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value,
 GROUPCONC__FN void groupconc__fork_cleanup(void *arg) {
     groupconc__fork *fk = (groupconc__fork *)arg;
     if (fk->cleanup) fk->cleanup(fk->arg);
+}
+
+/* What the caller passed for the fork (a rejection handler sees it; groupconc__apply_handler). */
+GROUPCONC__FN void groupconc__fork_user(void *fork, groupconc_task_fn *fn, void **arg,
+                                        groupconc_cleanup_fn *cleanup) {
+    const groupconc__fork *fk = (const groupconc__fork *)fork;
+    *fn = fk->fn;
+    *arg = fk->arg;
+    *cleanup = fk->cleanup;
 }
 
 GROUPCONC__FN void groupconc__scope_free(groupconc_scope *s) {
@@ -6604,7 +6644,7 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
                                            size_t *out_index) {
     groupconc__fork *fk;
     groupconc_task *task = NULL;
-    size_t klen, index;
+    size_t klen, idlen, index;
     uint64_t hash;
     int rc;
     bool cancel_now;
@@ -6616,10 +6656,15 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
     rc = scope->shut_down || scope->joined ? GROUPCONC_ESCOPE_SHUTDOWN : GROUPCONC_OK;
     groupconc__mutex_unlock(&scope->lock);
     if (rc != GROUPCONC_OK) return rc;
-    fk = (groupconc__fork *)GROUPCONC_MALLOC(sizeof *fk + klen + 1);
+    idlen = spec->task_id ? strlen(spec->task_id) + 1 : 0;
+    fk = (groupconc__fork *)GROUPCONC_MALLOC(sizeof *fk + klen + 1 + idlen);
     if (!fk) return GROUPCONC_ENOMEM;
     memset(fk, 0, sizeof *fk);
     memcpy(fk->group, spec->group, klen + 1);
+    if (idlen) {
+        memcpy(fk->group + klen + 1, spec->task_id, idlen);
+        fk->task_id = fk->group + klen + 1;
+    }
     fk->scope = scope;
     groupconc__mutex_lock(&scope->lock);
     if (scope->shut_down || scope->joined) {
@@ -6658,7 +6703,7 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
         groupconc_result r;
         memset(&r, 0, sizeof r);
         r.group = fk->group;
-        r.task_id = NULL;
+        r.task_id = fk->task_id; /* the caller's, as for a fork that was accepted */
         r.status = GROUPCONC_STATUS_REJECTED;
         r.reason = rc;
         r.start_ns = r.end_ns = groupconc__now_ns();
@@ -6774,9 +6819,12 @@ GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
         return GROUPCONC_EORDER;
     }
     groupconc__mutex_unlock(&ex->scope_lock);
+    groupconc__mutex_lock(&scope->lock);
+    joined = scope->joined; /* only the owner thread sets it */
+    groupconc__mutex_unlock(&scope->lock);
+    if (!joined) (void)groupconc_scope_shutdown(scope); /* JEP 428: shut down first, then wait */
     (void)groupconc__scope_wait(scope, UINT64_MAX); /* every fork, also one that ignores its cancel */
     groupconc__mutex_lock(&scope->lock);
-    joined = scope->joined;
     scope->joined = true;
     groupconc__mutex_unlock(&scope->lock);
     groupconc__mutex_lock(&ex->scope_lock);
@@ -6814,6 +6862,7 @@ GROUPCONC__PUBLIC int groupconc_scope_first(groupconc_scope *scope, size_t *out_
 GROUPCONC__PUBLIC int groupconc_scope_first_set(groupconc_scope *scope, size_t index) {
     int rc = GROUPCONC_OK;
     if (!scope) return GROUPCONC_EINVAL;
+    if (scope->policy != GROUPCONC_SCOPE_CUSTOM) return GROUPCONC_ESCOPE_POLICY; /* set at open */
     groupconc__mutex_lock(&scope->lock);
     if (index >= scope->nforks) {
         rc = GROUPCONC_ENOTFOUND;

@@ -17,7 +17,7 @@
    Structured scopes and the dump have rows of their own: every scope function with each invalid
    argument, and each refusal by thread or state (a foreign thread: ENOTOWNER; one of the scope's
    own forks or its policy callback: EDEADLK; a child or later scope open: EORDER; shut down or
-   joined: ESCOPE_SHUTDOWN), each checking that nothing was done (the scope still open, listed in
+   joined: ESCOPE_SHUTDOWN; first_set outside CUSTOM: ESCOPE_POLICY), each checking that nothing was done (the scope still open, listed in
    the dump, neither joined nor shut down; a refused fork not counted, never run, its cleanup never
    called) and every row auditing its scope after a join (runs and cleanups against the results);
    executor_destroy with a scope open (EBUSY, nothing done); the dump's size contract on a fresh
@@ -47,7 +47,7 @@
    task runs once and its lease comes back. policy.fleet with only acquire or only release set has
    create and policy_check rows (EINVAL, naming the NULL one; attach never called). The teardown
    answers a request a failed row left held, and checks every GRANTED lease came back and every
-   attach had its detach. The twelve-codes row also checks each new code's text names its subject.
+   attach had its detach. The thirteen-codes row also checks each new code's text names its subject.
 
    The fixture: executor with a per-group table ("solo": conc 1, threshold 0; "bulk": conc 1,
    in-flight 1, threshold 0), a task `parked` running in "p" on a latch, `queued` waiting behind it,
@@ -2771,7 +2771,8 @@ static int call_scope_shutdown(fixture *f, const row *r) {
 /* ---- groupconc_scope_close ---------------------------------------------------------------------- */
 /* A refused close (foreign thread, open child or later scope, own fork) does nothing: the scope is
    still open and listed, not joined (a fork is taken), and closes later with OK. A close without a
-   join still waits for every fork and frees the scope. */
+   join shuts the scope down first (a fork not started yet is cancelled: its cleanup still runs),
+   then waits for every fork (also one that ignores its flag) and frees the scope. */
 
 enum { SC_NULL, SC_FOREIGN, SC_CHILD_OPEN, SC_OUT_OF_ORDER, SC_OUT_OF_ORDER_JOINED, SC_IN_FORK, SC_NOT_JOINED,
        SC_NOT_JOINED_EMPTY, SC_NOT_JOINED_WAITS, SC_NOT_JOINED_SHUT, SC_JOINED };
@@ -2868,7 +2869,8 @@ static int call_scope_close(fixture *f, const row *r) {
     if (rc == GROUPCONC_OK || rc == GROUPCONC_ENOTJOINED) untrack_scope(f, s);
     /* freed after waiting for every fork: it ran (or was cancelled) and was cleaned up */
     assert_int_equal(atomic_load(&f->cleanups), forks);
-    if (r->field != SC_NOT_JOINED_SHUT) assert_int_equal(atomic_load(&f->runs), forks); /* else: ran or cancelled */
+    if (r->field == SC_JOINED) assert_int_equal(atomic_load(&f->runs), forks);
+    else assert_true(atomic_load(&f->runs) <= forks); /* not joined: shut down first, ran or cancelled */
     assert_int_equal(dump_scope_count(f->ex), 0);
     return rc;
 }
@@ -3029,10 +3031,34 @@ static int call_scope_first(fixture *f, const row *r) {
     return rc;
 }
 
-enum { FS_NULL, FS_RANGE, FS_EMPTY, FS_FIRST_WINS };
+enum { FS_NULL, FS_RANGE, FS_EMPTY, FS_FIRST_WINS, FS_NOT_CUSTOM };
+
+/* Outside CUSTOM (value: the policy) the policy names the first fork: first_set is refused
+   (GROUPCONC_ESCOPE_POLICY) and changes nothing: two forks that do not decide (they succeed, or
+   fail under SHUTDOWN_ON_SUCCESS), a call naming fork 1, then join returns what the policy says
+   (EFAILED under SHUTDOWN_ON_SUCCESS: none succeeded) and scope_first still finds none. */
+static int call_scope_first_set_policy(fixture *f, const row *r) {
+    groupconc_scope_policy pol = (groupconc_scope_policy)r->value;
+    groupconc_scope *s = open_scope(f, f->ex, pol);
+    groupconc_task_fn fn = pol == GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS ? fork_fail : fork_run;
+    size_t idx = 12345;
+    fork_ok(f, s, "sf", fn);
+    fork_ok(f, s, "sg", fn);
+    int rc = groupconc_scope_first_set(s, 1);
+    if (rc == GROUPCONC_ESCOPE_POLICY) /* also for an index that does not exist */
+        assert_int_equal(groupconc_scope_first_set(s, SIZE_MAX), GROUPCONC_ESCOPE_POLICY);
+    join_audit(f, s, pol == GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS ? GROUPCONC_EFAILED : GROUPCONC_OK);
+    int frc = groupconc_scope_first(s, &idx);
+    if (frc != GROUPCONC_ENOTFOUND)
+        fail_msg("%s scope: first_set returned %s, then scope_first %s (index %zu): the call decided",
+                 groupconc_scope_policy_name(pol), groupconc_errname(rc), groupconc_errname(frc), idx);
+    close_scope(f, s, GROUPCONC_OK);
+    return rc;
+}
 
 static int call_scope_first_set(fixture *f, const row *r) {
     if (r->field == FS_NULL) return groupconc_scope_first_set(NULL, 0);
+    if (r->field == FS_NOT_CUSTOM) return call_scope_first_set_policy(f, r);
     groupconc_scope *s = open_scope(f, f->ex, GROUPCONC_SCOPE_CUSTOM);
     int rc = INT_MIN;
     size_t idx = 12345;
@@ -4098,11 +4124,12 @@ static int call_unknown_code(fixture *f, const row *r) {
     return GROUPCONC_OK;
 }
 
-/* The twelve codes added with the live limits, queue deadlines, the bounded table and the fleet layer, written out
-   (not taken from GROUPCONC_ERRNO_MAP, as the per-code rows are): value, name, a text that is not
-   the unknown fallback, that no other code shares and that names its subject (the layer, the bound,
-   the fleet layer's refusal, failing open or the renewal); the codes stay contiguous (0 .. -40), so
-   -41 is the first unknown value (its own row above). */
+/* The thirteen codes added with the live limits, queue deadlines, the bounded table, the fleet layer
+   and the scope policy's refusal, written out (not taken from GROUPCONC_ERRNO_MAP, as the per-code
+   rows are): value, name, a text that is not the unknown fallback, that no other code shares and
+   that names its subject (the layer, the bound, the fleet layer's refusal, failing open, the
+   renewal or the scope's policy); the codes stay contiguous (0 .. -41), so -42 is the first unknown
+   value (its own row above). */
 static int call_new_codes(fixture *f, const row *r) {
     (void)f, (void)r;
     static const struct {
@@ -4122,8 +4149,9 @@ static int call_new_codes(fixture *f, const row *r) {
         {GROUPCONC_EEXPIRED_FLEET, -38, "GROUPCONC_EEXPIRED_FLEET", "at the fleet layer"},
         {GROUPCONC_EFLEET_OPEN, -39, "GROUPCONC_EFLEET_OPEN", "fleet layer failed open"},
         {GROUPCONC_EFLEET_RENEW, -40, "GROUPCONC_EFLEET_RENEW", "fleet lease renewal"},
+        {GROUPCONC_ESCOPE_POLICY, -41, "GROUPCONC_ESCOPE_POLICY", "scope's policy"},
     };
-    const char *unknown_text = groupconc_strerror(-41), *unknown_name = groupconc_errname(-41);
+    const char *unknown_text = groupconc_strerror(-42), *unknown_name = groupconc_errname(-42);
     for (size_t i = 0; i < sizeof added / sizeof added[0]; i++) {
         int c = added[i].code;
         if (c != added[i].value) fail_msg("%s is %d, want %d (codes are never renumbered)", added[i].name, c, added[i].value);
@@ -4134,13 +4162,13 @@ static int call_new_codes(fixture *f, const row *r) {
         if (!strstr(text, added[i].subject))
             fail_msg("strerror(%s) = \"%s\" does not say \"%s\"", added[i].name, text, added[i].subject);
         assert_string_not_equal(name, unknown_name);
-        for (int other = 0; other >= -40; other--)
+        for (int other = 0; other >= -41; other--)
             if (other != c && strcmp(groupconc_strerror(other), text) == 0)
                 fail_msg("strerror(%s) and strerror(%d) share \"%s\"", added[i].name, other, text);
     }
-    /* contiguous: every value 0 .. -40 is a code (the X-macro list has exactly these) */
-    assert_int_equal(NCODES, 41);
-    for (int v = 0; v >= -40; v--)
+    /* contiguous: every value 0 .. -41 is a code (the X-macro list has exactly these) */
+    assert_int_equal(NCODES, 42);
+    for (int v = 0; v >= -41; v--)
         if (contains_unknown(groupconc_errname(v))) fail_msg("%d has no name", v);
     return GROUPCONC_OK;
 }
@@ -4907,6 +4935,12 @@ static const row rows[] = {
     {"scope_first_set: index SIZE_MAX (nothing set)", call_scope_first_set, GROUPCONC_ENOTFOUND, FS_RANGE, 1, 0},
     {"scope_first_set: index 0, no forks", call_scope_first_set, GROUPCONC_ENOTFOUND, FS_EMPTY, 0, 0},
     {"scope_first_set: twice (the first call wins)", call_scope_first_set, OK_, FS_FIRST_WINS, 0, 0},
+    {"scope_first_set: COLLECT_ALL (the policy decides: nothing set)", call_scope_first_set, GROUPCONC_ESCOPE_POLICY,
+     FS_NOT_CUSTOM, GROUPCONC_SCOPE_COLLECT_ALL, 0},
+    {"scope_first_set: SHUTDOWN_ON_FAILURE (the policy decides: nothing set)", call_scope_first_set,
+     GROUPCONC_ESCOPE_POLICY, FS_NOT_CUSTOM, GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE, 0},
+    {"scope_first_set: SHUTDOWN_ON_SUCCESS (the policy decides: nothing set)", call_scope_first_set,
+     GROUPCONC_ESCOPE_POLICY, FS_NOT_CUSTOM, GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS, 0},
     {"scope_fork_count: NULL is 0; refused forks not counted", call_scope_fork_count, OK_, 0, 0, 0},
     {"scope_policy_name: every policy, unknown values", call_scope_policy_name, OK_, 0, 0, 0},
     /* structured scopes: executor_destroy */
@@ -4970,9 +5004,9 @@ static const row rows[] = {
     {"fleet_report: executor without a fleet provider (not counted)", call_fleet_report, EINVAL_, FP_NO_PROVIDER, 0, 0},
     /* diagnostics */
     {"error codes: values, texts, names distinct", call_codes_distinct, OK_, 0, 0, 0},
-    {"error codes: the twelve new codes (-29 .. -40) by name and value", call_new_codes, OK_, 0, 0, 0},
+    {"error codes: the thirteen new codes (-29 .. -41) by name and value", call_new_codes, OK_, 0, 0, 0},
     {"strerror/errname: unknown 1", call_unknown_code, OK_, 0, 1, 0},
-    {"strerror/errname: unknown -41", call_unknown_code, OK_, 0, -41, 0},
+    {"strerror/errname: unknown -42", call_unknown_code, OK_, 0, -42, 0},
     {"strerror/errname: unknown -1000", call_unknown_code, OK_, 0, -1000, 0},
     {"strerror/errname: unknown INT_MIN", call_unknown_code, OK_, 0, INT_MIN, 0},
     {"strerror/errname: unknown INT_MAX", call_unknown_code, OK_, 0, INT_MAX, 0},

@@ -1758,6 +1758,11 @@ static long scope_no_memory(long n, bool any_thread) {
     t = scope_open_ok(w->ex, GROUPCONC_SCOPE_COLLECT_ALL, "T");
     groupconc_task_spec later = {"sh", "F3", scope_oom_fn, x, scope_oom_cleanup, 0};
     assert_int_equal(groupconc_scope_fork(t, &later, NULL), GROUPCONC_OK);
+    /* F3 done before T's close: a close without a join shuts T down first (F3 would be cancelled) */
+    for (int i = 0; i < 10000 && groupconc_scope_result(t, 0, &r) == GROUPCONC_ETIMEDOUT; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
     w->accepted += 3;
     static char buf[1 << 16];
     char small[8];
@@ -1788,7 +1793,7 @@ static long scope_no_memory(long n, bool any_thread) {
     assert_int_equal(strlen(small), sizeof small - 1);
     NO_MEM(destroy_with_gate_alive(w->ex, "scopes open, no memory"), GROUPCONC_EBUSY);
     NO_MEM(groupconc_scope_close(s), GROUPCONC_EORDER);
-    NO_MEM(groupconc_scope_close(t), GROUPCONC_ENOTJOINED); /* waits for F3 */
+    NO_MEM(groupconc_scope_close(t), GROUPCONC_ENOTJOINED); /* shuts T down (F3 done), frees it */
     NO_MEM(groupconc_scope_join_for(s, 1000000), GROUPCONC_ETIMEDOUT);
     NO_MEM(groupconc_scope_shutdown(s), GROUPCONC_OK);
     NO_MEM(groupconc_scope_result(s, 1, &r), GROUPCONC_OK); /* dequeued by the expired join_for */

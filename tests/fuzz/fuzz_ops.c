@@ -103,7 +103,8 @@
    nothing blocks: no held permit, parked deferral, unreleased park or child scope body, which keeps
    its permits while its nested fork may wait for them); closes the top (a scope below it must say
    EORDER, nothing done; the top too while a child scope of its forks is open); queries results,
-   first and fork_count, and every bad argument; calls fork / join / join_for / close from a
+   first and fork_count, first_set (outside CUSTOM: ESCOPE_POLICY, nothing set), and every bad
+   argument; calls fork / join / join_for / close from a
    short-lived foreign thread (ENOTOWNER, nothing done). A fork body checks that join, join_for and
    close of its own scope say EDEADLK. Invariants: every fork index has exactly one fork record, every
    fork ends once (one COMPLETED event, its cleanup once if accepted and never if refused, its body at
@@ -3140,9 +3141,9 @@ static void check_fork_result(frec *f, const groupconc_result *r) {
     fz_code(r->reason);
     FZ_CHECK(r->group && strcmp(r->group, group_names[f->group]) == 0, "fork %s: result group \"%s\"", f->id,
              r->group ? r->group : "(null)");
-    if (refused) FZ_CHECK(r->task_id == NULL, "fork %s refused by submit: result task id \"%s\", want NULL", f->id, r->task_id);
-    else FZ_CHECK(r->task_id && strcmp(r->task_id, f->id) == 0, "fork %s: result task id \"%s\"", f->id,
-                  r->task_id ? r->task_id : "(null)");
+    /* the caller's id, refused by submit or not */
+    FZ_CHECK(r->task_id && strcmp(r->task_id, f->id) == 0, "fork %s: result task id \"%s\" (refused by submit: %d)", f->id,
+             r->task_id ? r->task_id : "(null)", (int)refused);
     FZ_CHECK(r->end_ns >= r->start_ns, "fork %s: end before start", f->id);
     int runs = atomic_load(&f->runs);
     if (atomic_load(&f->handler_calls)) {
@@ -3791,8 +3792,16 @@ static void op_scope_query(reader *r) {
                          "%s scope: scope_first %zu is %s", groupconc_scope_policy_name(c->policy), first, groupconc_status_name(res.status));
             }
         }
+        /* outside CUSTOM the policy names the first fork: refused whatever the index, nothing set
+           (the join's checks then find scope_first as the policy decided it) */
+        int want = c->policy == GROUPCONC_SCOPE_CUSTOM ? GROUPCONC_ENOTFOUND : GROUPCONC_ESCOPE_POLICY;
         rc = fz_code(groupconc_scope_first_set(s, MAX_SFORKS + 1000));
-        FZ_CHECK(rc == GROUPCONC_ENOTFOUND, "first_set(no such index): %s", groupconc_errname(rc));
+        FZ_CHECK(rc == want, "first_set(no such index): %s", groupconc_errname(rc));
+        if (c->policy != GROUPCONC_SCOPE_CUSTOM && n2 > 0) {
+            rc = fz_code(groupconc_scope_first_set(s, idx % n2));
+            FZ_CHECK(rc == GROUPCONC_ESCOPE_POLICY, "%s scope: first_set(%zu): %s", groupconc_scope_policy_name(c->policy), idx % n2,
+                     groupconc_errname(rc));
+        }
     }
     if (!(b1 & 0x80u)) return;
     groupconc_scope *s = c ? atomic_load(&c->s) : NULL;
