@@ -4,6 +4,7 @@
 #   fetchcontent   FetchContent, the declared URL replaced by this checkout
 #                  (FETCHCONTENT_SOURCE_DIR_GROUPCONC; no network)
 #   package        cmake --install of this checkout into a prefix, then find_package(groupconc CONFIG)
+# Then groupconc itself as the top-level project: its examples built and run by ctest.
 # Each way also checks that groupconc's examples are not built when it is a dependency, and the
 # install that the headers and the package config landed where documented.
 # Prints "cmake <way>: ok" per way; exits non-zero on the first failure.
@@ -44,3 +45,11 @@ for f in include/groupconc/groupconc.h include/groupconc/extras/groupconc_promet
     [ -f "$prefix/$f" ] || { echo "cmake package: $f not installed"; exit 1; }
 done
 consumer package -DCMAKE_PREFIX_PATH="$prefix"
+
+# groupconc as the top-level project: the examples build (warning-free) and pass under ctest.
+cmake -S "$root" -B "$work/top" "${gen[@]}" -DCMAKE_C_FLAGS="-Wall -Wextra -pedantic -Werror" \
+    >"$work/top.log" 2>&1 && cmake --build "$work/top" >>"$work/top.log" 2>&1 &&
+    (cd "$work/top" && ctest --output-on-failure >>"$work/top.log" 2>&1) ||
+    { cat "$work/top.log"; echo "cmake examples: FAILED"; exit 1; }
+grep -E 'tests passed|tests failed' "$work/top.log"
+echo "cmake examples: ok"
