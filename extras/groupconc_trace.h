@@ -44,8 +44,9 @@
                                                                the event itself; longer ones are
                                                                allocated (in the listener)
        GROUPCONC_TRACE_MAX_CAPACITY     every TU  1 << 26      largest config.capacity
-   The implementation TU needs clock_gettime (POSIX: compile it with _POSIX_C_SOURCE >= 200809L, as
-   groupconc.h's tests and examples do); on Windows it reads QueryPerformanceCounter.
+   The implementation TU reads CLOCK_MONOTONIC, as groupconc.h does (compile it with
+   _POSIX_C_SOURCE >= 200809L, as groupconc.h's tests and examples do; without it both fall back to
+   the wall clock); on Windows QueryPerformanceCounter.
 
    WHAT IS RECORDED
        One event per listener call of type SUBMITTED, STARTED, COMPLETED or REJECTED (FLEET events
@@ -278,8 +279,14 @@ GROUPCONC_TRACE_API const char *groupconc_trace_errname(int code);
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#if defined(_WIN32)
+/* groupconc.h's clock choice, mirrored: QueryPerformanceCounter with its Win32 backend (the default
+   on Windows), else CLOCK_MONOTONIC (the POSIX backend on mingw-w64 included). */
+#if defined(_WIN32) && ((defined(GROUPCONC_USE_WIN32) && (GROUPCONC_USE_WIN32 + 0) != 0) ||            \
+                        (!defined(GROUPCONC_USE_WIN32) && !defined(GROUPCONC_USE_PTHREADS)))
+#define GROUPCONC_TRACE__QPC 1
+#ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
+#endif
 #include <windows.h>
 #endif
 
@@ -329,7 +336,7 @@ struct groupconc_trace {
 /* The clock groupconc stamps results with (groupconc.h's groupconc__now_ns): the instants recorded
    here and the runs' start_ns / end_ns share one time line. */
 GROUPCONC_TRACE__PRIVATE uint64_t groupconc_trace__now_ns(void) {
-#if defined(_WIN32)
+#if defined(GROUPCONC_TRACE__QPC)
     LARGE_INTEGER count, freq;
     uint64_t c, hz;
     QueryPerformanceFrequency(&freq);
@@ -339,7 +346,11 @@ GROUPCONC_TRACE__PRIVATE uint64_t groupconc_trace__now_ns(void) {
     return c / hz * 1000000000u + c % hz * 1000000000u / hz;
 #else
     struct timespec ts;
+#if defined(CLOCK_MONOTONIC)
     clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
+    timespec_get(&ts, TIME_UTC); /* groupconc.h's fallback too (a strict ISO TU without POSIX) */
+#endif
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 #endif
 }
