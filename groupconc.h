@@ -6394,16 +6394,25 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     }
     memset(out_stats, 0, sizeof *out_stats);
     if (g) {
+        /* INT32_MAX is "no bound" at the global, in-flight and running layers (groupconc__cap), but
+           a cap like any other at the concurrency layer (which has no unlimited value) */
         int32_t avail = INT32_MAX;
+        bool bounded = false;
         for (layer = 0; layer < GROUPCONC__LAYERS; layer++) {
             const groupconc__sem *s = groupconc__layer(ex, g, layer);
-            int32_t free_here = (s->waiters.count > 0 && layer != 3) || s->used >= s->limit ||
-                                        (layer >= 2 && groupconc__paused(ex, g)) ? 0
-                                : s->limit == INT32_MAX ? INT32_MAX : s->limit - s->used;
+            int32_t free_here;
+            if ((s->waiters.count > 0 && layer != 3) || s->used >= s->limit ||
+                (layer >= 2 && groupconc__paused(ex, g)))
+                free_here = 0;
+            else if (s->limit == INT32_MAX && layer != 2)
+                continue;
+            else
+                free_here = s->limit - s->used;
+            bounded = true;
             if (free_here < avail) avail = free_here;
         }
         out_stats->limit = (int)g->conc.limit;
-        out_stats->available = avail == INT32_MAX ? GROUPCONC_UNLIMITED : (int)avail;
+        out_stats->available = bounded ? (int)avail : GROUPCONC_UNLIMITED;
     }
     groupconc__mutex_lock_plain(&gate->lock);
     if (g) {
@@ -6411,10 +6420,11 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
         for (i = 0; i < gate->nslots; i++)
             if ((gate->slots[i].generation & 1u) && gate->slots[i].group == g) out_stats->in_flight++;
     } else {
+        /* the configured limit tells UNLIMITED from a cap of INT_MAX (both are INT32_MAX here) */
+        bool unlimited = gate->config.limit == GROUPCONC_UNLIMITED;
         out_stats->in_flight = gate->in_flight;
-        out_stats->limit = gate->limit == INT32_MAX ? GROUPCONC_UNLIMITED : (int)gate->limit;
-        out_stats->available = gate->limit == INT32_MAX ? GROUPCONC_UNLIMITED
-                                                        : (int)(gate->limit - (int32_t)gate->in_flight);
+        out_stats->limit = unlimited ? GROUPCONC_UNLIMITED : (int)gate->limit;
+        out_stats->available = unlimited ? GROUPCONC_UNLIMITED : (int)(gate->limit - (int32_t)gate->in_flight);
     }
     out_stats->admitted = gate->admitted;
     out_stats->rejected = gate->rejected;
