@@ -1439,9 +1439,9 @@ GROUPCONC_API const char *groupconc_errname(int code);
 GROUPCONC_API const char *groupconc_version(void);
 
 /* groupconc_status_name, groupconc_cancel_outcome_name, groupconc_event_type_name,
-   groupconc_rejection_policy_name, groupconc_release_kind_name, groupconc_gate_event_type_name: an
-   enum value's name without its prefix ("SUCCESS", "DEQUEUED", "COMPLETED", "CALLER_RUNS",
-   "FAILURE", "ADMITTED").
+   groupconc_rejection_policy_name, groupconc_release_kind_name, groupconc_gate_event_type_name,
+   groupconc_fleet_verdict_name: an enum value's name without its prefix ("SUCCESS", "DEQUEUED",
+   "COMPLETED", "CALLER_RUNS", "FAILURE", "ADMITTED", "GRANTED").
    Returns:       a static string, never NULL; "UNKNOWN" for a value outside the enum.
    Thread safety: any thread.
    Callbacks:     may be called anywhere. */
@@ -1451,6 +1451,7 @@ GROUPCONC_API const char *groupconc_event_type_name(groupconc_event_type type);
 GROUPCONC_API const char *groupconc_rejection_policy_name(groupconc_rejection_policy policy);
 GROUPCONC_API const char *groupconc_release_kind_name(groupconc_release_kind kind);
 GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_type type);
+GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict verdict);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -6420,8 +6421,9 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
         for (i = 0; i < gate->nslots; i++)
             if ((gate->slots[i].generation & 1u) && gate->slots[i].group == g) out_stats->in_flight++;
     } else {
-        /* the configured limit tells UNLIMITED from a cap of INT_MAX (both are INT32_MAX here) */
-        bool unlimited = gate->config.limit == GROUPCONC_UNLIMITED;
+        /* the configured limit tells UNLIMITED from a cap of INT_MAX (both are INT32_MAX here); an
+           executor gate has no bound of its own */
+        bool unlimited = gate->ex != NULL || gate->config.limit == GROUPCONC_UNLIMITED;
         out_stats->in_flight = gate->in_flight;
         out_stats->limit = unlimited ? GROUPCONC_UNLIMITED : (int)gate->limit;
         out_stats->available = unlimited ? GROUPCONC_UNLIMITED : (int)(gate->limit - (int32_t)gate->in_flight);
@@ -7461,6 +7463,16 @@ GROUPCONC__PUBLIC const char *groupconc_gate_event_type_name(groupconc_gate_even
     case GROUPCONC_GATE_ADMITTED: return "ADMITTED";
     case GROUPCONC_GATE_REJECTED: return "REJECTED";
     case GROUPCONC_GATE_RELEASED: return "RELEASED";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict verdict) {
+    switch (verdict) {
+    case GROUPCONC_FLEET_GRANTED: return "GRANTED";
+    case GROUPCONC_FLEET_BUSY: return "BUSY";
+    case GROUPCONC_FLEET_REJECT: return "REJECT";
+    case GROUPCONC_FLEET_OPEN: return "OPEN";
     }
     return "UNKNOWN";
 }
