@@ -1339,7 +1339,14 @@ GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
 /* groupconc_executor_dump: the executor's state as JSON (the C form of JEP 428's thread dump):
    version, limits and totals, each group (limits, counters, queue lengths), each waiting, ready,
    running and deferred task (group, id, state, age), and the scope tree (owner, policy, forks).
-   Field names are documented in the README ("The JSON dump"), stable within a "version".
+   Field names are documented in the README ("The JSON dump"), stable within a "version". The
+   "executor" object and each of "groups" carry every field of groupconc_executor_stats /
+   groupconc_group_stats (GROUPCONC_*_STATS_FIELDS), with the values the stats getters would return.
+   Strict JSON (valid UTF-8) for any bytes: a key, task id or scope name that is valid UTF-8 is a
+   JSON string; one that is not is a string with U+FFFD for each byte that starts no valid sequence,
+   and beside it a member of the same name with "_hex" appended ("key_hex", "group_hex", "id_hex",
+   "name_hex") holding its exact bytes in lowercase hex. That member is there exactly when the bytes
+   are not UTF-8: two different keys never print alike (a key is its "_hex" bytes, else its text).
    Params:        buf / size: filled with the dump and a NUL when it fits, else with a truncated,
                   NUL-terminated prefix (buf may be NULL with size 0); *out_needed (may be NULL):
                   the bytes the whole dump takes, NUL included (0 after GROUPCONC_EINVAL).
