@@ -898,6 +898,25 @@ typedef struct groupconc_group_stats {
                                    coarse clock where there is one: a few ms resolution */
 } groupconc_group_stats;
 
+/* GROUPCONC_GROUP_STATS_FIELDS(X): every field of groupconc_group_stats, in declaration order, as
+   X(type, name, kind), kind S (signed: print as long long) or U (unsigned or bool: print as
+   unsigned long long); the meaning of each is the struct's comment above. The JSON dump prints
+   each group's stats from this list (so every field is in the dump), and the implementation
+   checks at compile time that the list covers the struct exactly (same fields, types, offsets and
+   size): a field added to the struct and not here fails the build. Usable by programs too (e.g. to
+   print or export every field). */
+#define GROUPCONC_GROUP_STATS_FIELDS(X)                                                                \
+    X(int, concurrency, S) X(int, max_in_flight, S) X(int, queue_threshold, S)                       \
+    X(size_t, running, U) X(size_t, ready, U) X(size_t, waiting_global, U)                           \
+    X(size_t, waiting_bulkhead, U) X(size_t, waiting_concurrency, U) X(size_t, in_flight, U)         \
+    X(size_t, gate_permits, U) X(size_t, waiting_running, U) X(bool, paused, U)                      \
+    X(int64_t, max_wait_ns, S) X(size_t, waiting_fleet, U) X(uint64_t, submitted, U)                 \
+    X(uint64_t, admitted, U) X(uint64_t, completed, U) X(uint64_t, succeeded, U)                     \
+    X(uint64_t, failed, U) X(uint64_t, cancelled, U) X(uint64_t, rejected_global, U)                 \
+    X(uint64_t, rejected_bulkhead, U) X(uint64_t, rejected_concurrency, U)                           \
+    X(uint64_t, rejected_waiting, U) X(uint64_t, expired, U) X(uint64_t, rejected_fleet, U)          \
+    X(uint64_t, oldest_wait_ns, U)
+
 typedef struct groupconc_executor_stats {
     size_t groups;              /* groups with cached state */
     size_t running;             /* on a worker, or a gate permit (see groupconc_group_stats.running) */
@@ -933,13 +952,35 @@ typedef struct groupconc_executor_stats {
     uint64_t fleet_renew_failed; /* lease renewals that failed (groupconc_fleet_report) */
 } groupconc_executor_stats;
 
+/* GROUPCONC_EXECUTOR_STATS_FIELDS(X): every field of groupconc_executor_stats, in declaration
+   order, as GROUPCONC_GROUP_STATS_FIELDS does for groupconc_group_stats (the dump's "executor"
+   object prints each one; checked at compile time against the struct). */
+#define GROUPCONC_EXECUTOR_STATS_FIELDS(X)                                                             \
+    X(size_t, groups, U) X(size_t, running, U) X(size_t, gate_permits, U) X(size_t, ready, U)        \
+    X(size_t, waiting, U) X(size_t, global_in_flight, U) X(int, global_max_in_flight, S)             \
+    X(size_t, waiting_running, U) X(size_t, global_running, U) X(int, global_max_running, S)         \
+    X(int, max_waiting, S) X(int, max_groups, S) X(size_t, threads, U) X(size_t, idle_threads, U)    \
+    X(bool, shutdown, U) X(bool, paused, U) X(size_t, paused_groups, U) X(uint64_t, submitted, U)    \
+    X(uint64_t, admitted, U) X(uint64_t, completed, U) X(uint64_t, succeeded, U)                     \
+    X(uint64_t, failed, U) X(uint64_t, cancelled, U) X(uint64_t, rejected_global, U)                 \
+    X(uint64_t, rejected_bulkhead, U) X(uint64_t, rejected_concurrency, U)                           \
+    X(uint64_t, rejected_waiting, U) X(uint64_t, expired, U) X(uint64_t, rejected_other, U)          \
+    X(uint64_t, groups_reclaimed, U) X(uint64_t, counts_unattributed, U)                             \
+    X(size_t, waiting_fleet, U) X(uint64_t, rejected_fleet, U) X(uint64_t, fleet_open, U)            \
+    X(uint64_t, fleet_renew_failed, U)
+
 /* groupconc_group_stats_get: a snapshot of one group (consistent: taken under the executor lock;
    stale as soon as it returns).
    Params:        group: the key, as submitted; out_stats: filled on GROUPCONC_OK only.
-   Returns:       GROUPCONC_OK; GROUPCONC_ENOTFOUND (no cached state for that key); GROUPCONC_EINVAL;
-                  GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG.
+   Returns:       GROUPCONC_OK; GROUPCONC_ENOTFOUND (no cached state for that key, and no limits
+                  set for it: neither in policy.groups nor with groupconc_group_limits_set);
+                  GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK). */
+   Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK).
+   Remarks:       a key with limits set but no state yet (never used, evicted or reclaimed): OK,
+                  with the limits its state would start with (the entry's values, else the
+                  policy defaults; concurrency GROUPCONC_DEFAULT where the resolver will decide
+                  it), max_wait_ns as for a task submitted now, paused false and every count 0. */
 GROUPCONC_API int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
                                             groupconc_group_stats *out_stats);
 
@@ -1317,7 +1358,14 @@ GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
 /* groupconc_executor_dump: the executor's state as JSON (the C form of JEP 428's thread dump):
    version, limits and totals, each group (limits, counters, queue lengths), each waiting, ready,
    running and deferred task (group, id, state, age), and the scope tree (owner, policy, forks).
-   Field names are documented in the README ("The JSON dump"), stable within a "version".
+   Field names are documented in the README ("The JSON dump"), stable within a "version". The
+   "executor" object and each of "groups" carry every field of groupconc_executor_stats /
+   groupconc_group_stats (GROUPCONC_*_STATS_FIELDS), with the values the stats getters would return.
+   Strict JSON (valid UTF-8) for any bytes: a key, task id or scope name that is valid UTF-8 is a
+   JSON string; one that is not is a string with U+FFFD for each byte that starts no valid sequence,
+   and beside it a member of the same name with "_hex" appended ("key_hex", "group_hex", "id_hex",
+   "name_hex") holding its exact bytes in lowercase hex. That member is there exactly when the bytes
+   are not UTF-8: two different keys never print alike (a key is its "_hex" bytes, else its text).
    Params:        buf / size: filled with the dump and a NUL when it fits, else with a truncated,
                   NUL-terminated prefix (buf may be NULL with size 0); *out_needed (may be NULL):
                   the bytes the whole dump takes, NUL included (0 after GROUPCONC_EINVAL).
@@ -1417,9 +1465,9 @@ GROUPCONC_API const char *groupconc_errname(int code);
 GROUPCONC_API const char *groupconc_version(void);
 
 /* groupconc_status_name, groupconc_cancel_outcome_name, groupconc_event_type_name,
-   groupconc_rejection_policy_name, groupconc_release_kind_name, groupconc_gate_event_type_name: an
-   enum value's name without its prefix ("SUCCESS", "DEQUEUED", "COMPLETED", "CALLER_RUNS",
-   "FAILURE", "ADMITTED").
+   groupconc_rejection_policy_name, groupconc_release_kind_name, groupconc_gate_event_type_name,
+   groupconc_fleet_verdict_name: an enum value's name without its prefix ("SUCCESS", "DEQUEUED",
+   "COMPLETED", "CALLER_RUNS", "FAILURE", "ADMITTED", "GRANTED").
    Returns:       a static string, never NULL; "UNKNOWN" for a value outside the enum.
    Thread safety: any thread.
    Callbacks:     may be called anywhere. */
@@ -1429,6 +1477,7 @@ GROUPCONC_API const char *groupconc_event_type_name(groupconc_event_type type);
 GROUPCONC_API const char *groupconc_rejection_policy_name(groupconc_rejection_policy policy);
 GROUPCONC_API const char *groupconc_release_kind_name(groupconc_release_kind kind);
 GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_type type);
+GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict verdict);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -2030,6 +2079,7 @@ struct groupconc_task {
 
 /* The context a task function receives is the task itself. */
 #define GROUPCONC__TASK(ctx) ((groupconc_task *)(void *)(ctx))
+#define GROUPCONC__CTASK(ctx) ((const groupconc_task *)(const void *)(ctx)) /* keeps const (-Wcast-qual) */
 
 struct groupconc__watch {
     groupconc__watch *next;
@@ -2233,7 +2283,7 @@ struct groupconc_executor {
                                       may start this many threads beyond max_threads */
 };
 
-#define GROUPCONC__INBOX_CLOSED(ex) ((groupconc_task *)(void *)&(ex)->inbox)
+#define GROUPCONC__INBOX_CLOSED(ex) ((groupconc_task *)(uintptr_t)&(ex)->inbox) /* a mark, never read */
 
 
 /* Work collected under the lock and finished after unlocking (events, completion, rejection). */
@@ -5355,17 +5405,17 @@ GROUPCONC__PUBLIC int groupconc_task_release(groupconc_task *task) {
 
 GROUPCONC__PUBLIC bool groupconc_context_is_cancelled(const groupconc_context *ctx) {
     if (!ctx) return false;
-    return (atomic_load_explicit(&GROUPCONC__TASK(ctx)->state, memory_order_relaxed) &
+    return (atomic_load_explicit(&GROUPCONC__CTASK(ctx)->state, memory_order_relaxed) &
             GROUPCONC__ST_CANCEL) != 0;
 }
 GROUPCONC__PUBLIC const char *groupconc_context_group(const groupconc_context *ctx) {
-    return ctx ? GROUPCONC__TASK(ctx)->group->key : NULL;
+    return ctx ? GROUPCONC__CTASK(ctx)->group->key : NULL;
 }
 GROUPCONC__PUBLIC const char *groupconc_context_task_id(const groupconc_context *ctx) {
-    return ctx ? groupconc__task_id(GROUPCONC__TASK(ctx)) : NULL;
+    return ctx ? groupconc__task_id(GROUPCONC__CTASK(ctx)) : NULL;
 }
 GROUPCONC__PUBLIC groupconc_executor *groupconc_context_executor(const groupconc_context *ctx) {
-    return ctx ? GROUPCONC__TASK(ctx)->group->exec : NULL;
+    return ctx ? GROUPCONC__CTASK(ctx)->group->exec : NULL;
 }
 
 GROUPCONC__PUBLIC int groupconc_context_defer(groupconc_context *ctx, groupconc_deferred **out_deferred) {
@@ -5550,26 +5600,47 @@ GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, 
     return n;
 }
 
-GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
-                                                groupconc_group_stats *out_stats) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
-    uint64_t hash;
-    groupconc__group *g;
-    groupconc_task *t, *oldest = NULL;
-    size_t len;
-    int rc;
-    if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
-    if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    groupconc__lock(ex, &b);
-    groupconc__mutex_lock(&ex->table_lock);
-    g = groupconc__table_find(ex, group, len, hash);
-    groupconc__mutex_unlock(&ex->table_lock); /* it cannot leave the table: that takes ex->lock */
-    if (!g) {
-        groupconc__mutex_unlock(&ex->lock);
-        groupconc__flush_and_retire(ex, &b);
-        return GROUPCONC_ENOTFOUND;
-    }
+/* The stats lists cover the structs exactly: the same fields, in the same order, with the same
+   types, offsets and size (GROUPCONC_GROUP_STATS_FIELDS). A field added to a struct and not to its
+   list changes the size or an offset (unless it fits in padding: keep the lists in step). */
+#define GROUPCONC__STATS_MIRROR(type, name, kind) type name;
+typedef struct groupconc__group_stats_mirror {
+    GROUPCONC_GROUP_STATS_FIELDS(GROUPCONC__STATS_MIRROR)
+} groupconc__group_stats_mirror;
+typedef struct groupconc__executor_stats_mirror {
+    GROUPCONC_EXECUTOR_STATS_FIELDS(GROUPCONC__STATS_MIRROR)
+} groupconc__executor_stats_mirror;
+#undef GROUPCONC__STATS_MIRROR
+#define GROUPCONC__STATS_CHECK(s, m, type, name)                                                    \
+    typedef char groupconc__check_##s##_##name[offsetof(s, name) == offsetof(m, name) &&           \
+                                                       sizeof(((s *)0)->name) == sizeof(type)      \
+                                                   ? 1 : -1];
+#define GROUPCONC__GROUP_STATS_CHECK(type, name, kind)                                              \
+    GROUPCONC__STATS_CHECK(groupconc_group_stats, groupconc__group_stats_mirror, type, name)
+#define GROUPCONC__EXECUTOR_STATS_CHECK(type, name, kind)                                           \
+    GROUPCONC__STATS_CHECK(groupconc_executor_stats, groupconc__executor_stats_mirror, type, name)
+GROUPCONC_GROUP_STATS_FIELDS(GROUPCONC__GROUP_STATS_CHECK)
+GROUPCONC_EXECUTOR_STATS_FIELDS(GROUPCONC__EXECUTOR_STATS_CHECK)
+typedef char groupconc__check_group_stats_size[sizeof(groupconc_group_stats) ==
+                                                       sizeof(groupconc__group_stats_mirror) ? 1 : -1];
+typedef char groupconc__check_executor_stats_size[sizeof(groupconc_executor_stats) ==
+                                                          sizeof(groupconc__executor_stats_mirror) ? 1 : -1];
+#undef GROUPCONC__GROUP_STATS_CHECK
+#undef GROUPCONC__EXECUTOR_STATS_CHECK
+#undef GROUPCONC__STATS_CHECK
+
+/* A task's max wait where its own is 0: the table entry's, else the policy default. Under ex->lock
+   (the table and the default change under ex->lock and table_lock). */
+GROUPCONC__FN int64_t groupconc__entry_max_wait(const groupconc_executor *ex, const groupconc__limits_entry *e) {
+    return e && e->max_wait_ns != 0 ? e->max_wait_ns : ex->policy.default_max_wait_ns;
+}
+
+/* One group's stats (groupconc_group_stats_get, and each group of the dump). Under ex->lock with the
+   inbox admitted; e: g's limits entry or NULL (found under table_lock; stable under ex->lock). */
+GROUPCONC__FN void groupconc__group_stats_locked(groupconc_executor *ex, const groupconc__group *g,
+                                                 const groupconc__limits_entry *e,
+                                                 groupconc_group_stats *out_stats) {
+    const groupconc_task *t, *oldest = NULL;
     out_stats->concurrency = (int)g->conc.limit;
     out_stats->max_in_flight = groupconc__limit_out(g->bulkhead.limit);
     out_stats->queue_threshold = g->threshold;
@@ -5583,12 +5654,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     out_stats->in_flight = (size_t)g->bulkhead.used;
     out_stats->waiting_fleet = groupconc__fleet_waiting(g);
     out_stats->paused = (g->flags & GROUPCONC__GF_PAUSED) != 0;
-    groupconc__mutex_lock(&ex->table_lock);
-    {
-        const groupconc__limits_entry *e = groupconc__limits_find(ex, g->key);
-        out_stats->max_wait_ns = e && e->max_wait_ns != 0 ? e->max_wait_ns : ex->policy.default_max_wait_ns;
-    }
-    groupconc__mutex_unlock(&ex->table_lock);
+    out_stats->max_wait_ns = groupconc__entry_max_wait(ex, e);
     out_stats->submitted = groupconc__group_submitted(ex, g);
     out_stats->admitted = g->admitted;
     out_stats->succeeded = g->succeeded;
@@ -5623,17 +5689,53 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     } else {
         out_stats->oldest_wait_ns = 0;
     }
-    groupconc__mutex_unlock(&ex->lock);
-    groupconc__flush_and_retire(ex, &b);
-    return GROUPCONC_OK;
 }
 
-GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
-                                                   groupconc_executor_stats *out_stats) {
+/* A key with a limits entry and no state: the limits its state would start with (concurrency
+   GROUPCONC_DEFAULT where the resolver decides: it is not called here), every count 0. Under
+   ex->lock. */
+GROUPCONC__FN void groupconc__entry_stats_locked(const groupconc_executor *ex, const groupconc__limits_entry *e,
+                                                 groupconc_group_stats *out_stats) {
+    const groupconc_policy *p = &ex->policy;
+    memset(out_stats, 0, sizeof *out_stats);
+    out_stats->concurrency = e->concurrency != GROUPCONC_DEFAULT ? e->concurrency
+                             : p->resolver                      ? GROUPCONC_DEFAULT
+                                                                : p->default_concurrency;
+    out_stats->max_in_flight = e->max_in_flight != GROUPCONC_DEFAULT ? e->max_in_flight : p->default_max_in_flight;
+    out_stats->queue_threshold =
+        e->queue_threshold != GROUPCONC_DEFAULT ? e->queue_threshold : p->default_queue_threshold;
+    out_stats->max_wait_ns = groupconc__entry_max_wait(ex, e);
+    out_stats->paused = false;
+}
+
+GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
+                                                groupconc_group_stats *out_stats) {
     groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
-    if (!ex || !out_stats) return GROUPCONC_EINVAL;
+    const groupconc__limits_entry *e;
+    groupconc__group *g;
+    uint64_t hash;
+    size_t len;
+    int rc;
+    if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
+    if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__lock(ex, &b);
+    groupconc__mutex_lock(&ex->table_lock);
+    g = groupconc__table_find(ex, group, len, hash);
+    e = groupconc__limits_find(ex, group);
+    groupconc__mutex_unlock(&ex->table_lock); /* neither changes without ex->lock */
+    rc = GROUPCONC_OK;
+    if (g) groupconc__group_stats_locked(ex, g, e, out_stats);
+    else if (e) groupconc__entry_stats_locked(ex, e, out_stats);
+    else rc = GROUPCONC_ENOTFOUND;
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    return rc;
+}
+
+/* The executor's stats (groupconc_executor_stats_get, and the dump's "executor"). Under ex->lock with
+   the inbox admitted; takes table_lock for a moment (not held by the caller). */
+GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, groupconc_executor_stats *out_stats) {
     groupconc__mutex_lock(&ex->table_lock);
     out_stats->groups = ex->ngroups;
     groupconc__mutex_unlock(&ex->table_lock);
@@ -5671,6 +5773,15 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->rejected_concurrency = ex->counts.outcome[GROUPCONC__C_REJ_CONCURRENCY];
     out_stats->rejected_other = ex->rejected_other;
     out_stats->completed = groupconc__outcomes_sum(ex->counts.outcome) + ex->rejected_other;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
+                                                   groupconc_executor_stats *out_stats) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
+    if (!ex || !out_stats) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
+    groupconc__lock(ex, &b);
+    groupconc__executor_stats_locked(ex, out_stats);
     groupconc__mutex_unlock(&ex->lock);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
@@ -6320,16 +6431,25 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     }
     memset(out_stats, 0, sizeof *out_stats);
     if (g) {
+        /* INT32_MAX is "no bound" at the global, in-flight and running layers (groupconc__cap), but
+           a cap like any other at the concurrency layer (which has no unlimited value) */
         int32_t avail = INT32_MAX;
+        bool bounded = false;
         for (layer = 0; layer < GROUPCONC__LAYERS; layer++) {
             const groupconc__sem *s = groupconc__layer(ex, g, layer);
-            int32_t free_here = (s->waiters.count > 0 && layer != 3) || s->used >= s->limit ||
-                                        (layer >= 2 && groupconc__paused(ex, g)) ? 0
-                                : s->limit == INT32_MAX ? INT32_MAX : s->limit - s->used;
+            int32_t free_here;
+            if ((s->waiters.count > 0 && layer != 3) || s->used >= s->limit ||
+                (layer >= 2 && groupconc__paused(ex, g)))
+                free_here = 0;
+            else if (s->limit == INT32_MAX && layer != 2)
+                continue;
+            else
+                free_here = s->limit - s->used;
+            bounded = true;
             if (free_here < avail) avail = free_here;
         }
         out_stats->limit = (int)g->conc.limit;
-        out_stats->available = avail == INT32_MAX ? GROUPCONC_UNLIMITED : (int)avail;
+        out_stats->available = bounded ? (int)avail : GROUPCONC_UNLIMITED;
     }
     groupconc__mutex_lock_plain(&gate->lock);
     if (g) {
@@ -6337,10 +6457,12 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
         for (i = 0; i < gate->nslots; i++)
             if ((gate->slots[i].generation & 1u) && gate->slots[i].group == g) out_stats->in_flight++;
     } else {
+        /* the configured limit tells UNLIMITED from a cap of INT_MAX (both are INT32_MAX here); an
+           executor gate has no bound of its own */
+        bool unlimited = gate->ex != NULL || gate->config.limit == GROUPCONC_UNLIMITED;
         out_stats->in_flight = gate->in_flight;
-        out_stats->limit = gate->limit == INT32_MAX ? GROUPCONC_UNLIMITED : (int)gate->limit;
-        out_stats->available = gate->limit == INT32_MAX ? GROUPCONC_UNLIMITED
-                                                        : (int)(gate->limit - (int32_t)gate->in_flight);
+        out_stats->limit = unlimited ? GROUPCONC_UNLIMITED : (int)gate->limit;
+        out_stats->available = unlimited ? GROUPCONC_UNLIMITED : (int)(gate->limit - (int32_t)gate->in_flight);
     }
     out_stats->admitted = gate->admitted;
     out_stats->rejected = gate->rejected;
@@ -7028,8 +7150,27 @@ GROUPCONC__FN void groupconc__put_int(groupconc__out *o, long long v) {
     if (n > 0) groupconc__put(o, tmp, (size_t)n);
 }
 
-/* A JSON string: quotes, backslashes and control bytes escaped; other bytes (UTF-8 included) as
-   they are. NULL is null. */
+/* One byte of a JSON string: quote, backslash and control bytes escaped; any other as it is. */
+GROUPCONC__FN void groupconc__put_byte(groupconc__out *o, unsigned char c) {
+    char esc[8];
+    switch (c) {
+    case '"': groupconc__put(o, "\\\"", 2); break;
+    case '\\': groupconc__put(o, "\\\\", 2); break;
+    case '\n': groupconc__put(o, "\\n", 2); break;
+    case '\r': groupconc__put(o, "\\r", 2); break;
+    case '\t': groupconc__put(o, "\\t", 2); break;
+    default:
+        if (c < 0x20 || c == 0x7f) {
+            (void)snprintf(esc, sizeof esc, "\\u%04x", (unsigned)c);
+            groupconc__put(o, esc, 6);
+        } else {
+            groupconc__put(o, (const char *)&c, 1);
+        }
+    }
+}
+
+/* A JSON string of valid UTF-8 (the library's own strings; user strings go through
+   groupconc__put_text): quotes, backslashes and control bytes escaped. NULL is null. */
 GROUPCONC__FN void groupconc__put_str(groupconc__out *o, const char *s) {
     const unsigned char *p = (const unsigned char *)s;
     if (!s) {
@@ -7037,22 +7178,83 @@ GROUPCONC__FN void groupconc__put_str(groupconc__out *o, const char *s) {
         return;
     }
     groupconc__put(o, "\"", 1);
-    for (; *p; p++) {
-        char esc[8];
-        switch (*p) {
-        case '"': groupconc__put(o, "\\\"", 2); break;
-        case '\\': groupconc__put(o, "\\\\", 2); break;
-        case '\n': groupconc__put(o, "\\n", 2); break;
-        case '\r': groupconc__put(o, "\\r", 2); break;
-        case '\t': groupconc__put(o, "\\t", 2); break;
-        default:
-            if (*p < 0x20 || *p == 0x7f) {
-                (void)snprintf(esc, sizeof esc, "\\u%04x", (unsigned)*p);
-                groupconc__put(o, esc, 6);
-            } else {
-                groupconc__put(o, (const char *)p, 1);
-            }
+    for (; *p; p++) groupconc__put_byte(o, *p);
+    groupconc__put(o, "\"", 1);
+}
+
+/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong form, no surrogate,
+   nothing above U+10FFFF), or 0 if there is none. */
+GROUPCONC__FN size_t groupconc__utf8_len(const unsigned char *p) {
+    unsigned c = p[0];
+    size_t n, i;
+    unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
+    if (c < 0x80) return 1;
+    if (c < 0xc2 || c > 0xf4) return 0;
+    if (c < 0xe0) {
+        n = 2;
+    } else if (c < 0xf0) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;      /* overlong */
+        else if (c == 0xed) hi = 0x9f; /* surrogates */
+    } else {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;      /* overlong */
+        else if (c == 0xf4) hi = 0x8f; /* above U+10FFFF */
+    }
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf) return 0; /* the NUL stops it here too */
+    return n;
+}
+
+GROUPCONC__FN bool groupconc__utf8_valid(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n;
+    while (*p) {
+        if ((n = groupconc__utf8_len(p)) == 0) return false;
+        p += n;
+    }
+    return true;
+}
+
+/* A user string (a key, a task id, a scope name: any bytes) as the member `name`, so that the dump
+   is strict JSON (valid UTF-8) and two different strings never print alike: valid UTF-8 is
+   written as text (groupconc__put_str). Anything else is written as text with each byte that
+   starts no well-formed sequence replaced by U+FFFD (for reading only), and beside it a member
+   `name`_hex with the exact bytes in lowercase hex: the member is there exactly when the string is
+   not UTF-8. NULL is null. Preceded by a comma when `comma`. */
+GROUPCONC__FN void groupconc__put_text(groupconc__out *o, const char *name, const char *s, bool comma) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p;
+    size_t n;
+    if (comma) groupconc__put(o, ",", 1);
+    groupconc__put_str(o, name);
+    groupconc__put(o, ":", 1);
+    if (!s || groupconc__utf8_valid(s)) {
+        groupconc__put_str(o, s);
+        return;
+    }
+    groupconc__put(o, "\"", 1);
+    for (p = (const unsigned char *)s; *p; p += n) {
+        n = groupconc__utf8_len(p);
+        if (n == 0) {
+            groupconc__puts(o, "\\ufffd");
+            n = 1;
+        } else if (n == 1) {
+            groupconc__put_byte(o, *p);
+        } else {
+            groupconc__put(o, (const char *)p, n);
         }
+    }
+    groupconc__puts(o, "\",");
+    groupconc__put(o, "\"", 1);
+    groupconc__puts(o, name); /* the library's own names: nothing to escape */
+    groupconc__puts(o, "_hex\":\"");
+    for (p = (const unsigned char *)s; *p; p++) {
+        char two[2];
+        two[0] = hex[*p >> 4];
+        two[1] = hex[*p & 15];
+        groupconc__put(o, two, 2);
     }
     groupconc__put(o, "\"", 1);
 }
@@ -7064,17 +7266,23 @@ GROUPCONC__FN void groupconc__put_field(groupconc__out *o, const char *name, lon
     groupconc__put_int(o, v);
 }
 
-GROUPCONC__FN long long groupconc__limit_json(int32_t v) { return v == INT32_MAX ? -1 : (long long)v; }
+GROUPCONC__FN void groupconc__put_ufield(groupconc__out *o, const char *name, unsigned long long v) {
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%llu", v);
+    groupconc__put(o, ",", 1);
+    groupconc__put_str(o, name);
+    groupconc__put(o, ":", 1);
+    if (n > 0) groupconc__put(o, tmp, (size_t)n);
+}
 
 /* One task of a queue: group, id, state, and its age where the lock protects its timestamp. */
 GROUPCONC__FN void groupconc__dump_task(groupconc__out *o, const groupconc_task *t, const char *state,
                                         uint64_t now, bool *first, bool aged) {
     if (!*first) groupconc__put(o, ",", 1);
     *first = false;
-    groupconc__puts(o, "{\"group\":");
-    groupconc__put_str(o, t->group->key);
-    groupconc__puts(o, ",\"id\":");
-    groupconc__put_str(o, groupconc__task_id(t));
+    groupconc__put(o, "{", 1);
+    groupconc__put_text(o, "group", t->group->key, false);
+    groupconc__put_text(o, "id", groupconc__task_id(t), true);
     groupconc__puts(o, ",\"state\":");
     groupconc__put_str(o, state);
     groupconc__puts(o, ",\"age_ns\":");
@@ -7091,49 +7299,26 @@ GROUPCONC__FN void groupconc__dump_fifo(groupconc__out *o, const groupconc__fifo
     for (t = q->head; t; t = t->next) groupconc__dump_task(o, t, state, now, first, aged);
 }
 
+/* Every stats field, by the lists (GROUPCONC_GROUP_STATS_FIELDS): kind S signed, U unsigned or bool. */
+#define GROUPCONC__DUMP_S(o, name, v) groupconc__put_field(o, name, (long long)(v), true)
+#define GROUPCONC__DUMP_U(o, name, v) groupconc__put_ufield(o, name, (unsigned long long)(v))
+#define GROUPCONC__DUMP_EXECUTOR_FIELD(type, name, kind) GROUPCONC__DUMP_##kind(o, #name, es.name);
+#define GROUPCONC__DUMP_GROUP_FIELD(type, name, kind) GROUPCONC__DUMP_##kind(o, #name, gs.name);
+
 GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out *o) {
     uint64_t now = groupconc__coarse_now_ns();
+    groupconc_executor_stats es;
+    groupconc_group_stats gs;
     groupconc_scope *sc;
     bool first = true;
     size_t i;
     groupconc__puts(o, "{\"format\":\"groupconc-dump\",\"version\":1,\"library\":");
     groupconc__put_str(o, GROUPCONC_VERSION_STRING);
     groupconc__puts(o, ",\"executor\":{");
-    groupconc__put_field(o, "shutdown", atomic_load_explicit(&ex->shutdown, memory_order_relaxed) ? 1 : 0, false);
-    groupconc__put_field(o, "max_threads", ex->policy.max_threads, true);
-    groupconc__put_field(o, "threads", (long long)atomic_load_explicit(&ex->nthreads, memory_order_relaxed), true);
-    groupconc__put_field(o, "idle_threads", (long long)atomic_load_explicit(&ex->nidle, memory_order_relaxed), true);
-    groupconc__put_field(o, "global_max_in_flight", groupconc__limit_json(ex->global.limit), true);
-    groupconc__put_field(o, "global_in_flight", ex->global.used, true);
-    groupconc__put_field(o, "running", (long long)ex->nrunning, true);
-    groupconc__put_field(o, "ready", ex->ready.count, true);
-    groupconc__put_field(o, "waiting",
-                         (long long)groupconc__waiting_total(ex), true);
+    groupconc__executor_stats_locked(ex, &es);
+    groupconc__put_field(o, "max_threads", ex->policy.max_threads, false);
     groupconc__put_field(o, "deferred", ex->deferred.count, true);
-    groupconc__put_field(o, "global_max_running", groupconc__limit_json(ex->run_cap.limit), true);
-    groupconc__put_field(o, "global_running", ex->run_cap.used, true);
-    groupconc__put_field(o, "waiting_running", ex->run_cap.waiters.count, true);
-    groupconc__put_field(o, "max_waiting", ex->policy.max_waiting, true);
-    groupconc__put_field(o, "max_groups", ex->policy.max_groups, true);
-    groupconc__put_field(o, "paused", ex->paused ? 1 : 0, true);
-    groupconc__put_field(o, "groups_reclaimed", (long long)ex->groups_reclaimed, true);
-    groupconc__put_field(o, "submitted", (long long)ex->counts.submitted, true);
-    groupconc__put_field(o, "admitted", (long long)ex->counts.admitted, true);
-    groupconc__put_field(o, "completed",
-                         (long long)groupconc__outcomes_sum(ex->counts.outcome) + (long long)ex->rejected_other, true);
-    groupconc__put_field(o, "succeeded", (long long)ex->counts.outcome[GROUPCONC__C_SUCCEEDED], true);
-    groupconc__put_field(o, "failed", (long long)ex->counts.outcome[GROUPCONC__C_FAILED], true);
-    groupconc__put_field(o, "cancelled", (long long)ex->counts.outcome[GROUPCONC__C_CANCELLED], true);
-    groupconc__put_field(o, "rejected_global", (long long)ex->counts.outcome[GROUPCONC__C_REJ_GLOBAL], true);
-    groupconc__put_field(o, "rejected_bulkhead", (long long)ex->counts.outcome[GROUPCONC__C_REJ_BULKHEAD], true);
-    groupconc__put_field(o, "rejected_concurrency", (long long)ex->counts.outcome[GROUPCONC__C_REJ_CONCURRENCY], true);
-    groupconc__put_field(o, "rejected_waiting", (long long)ex->counts.outcome[GROUPCONC__C_REJ_WAITING], true);
-    groupconc__put_field(o, "expired", (long long)ex->counts.outcome[GROUPCONC__C_EXPIRED], true);
-    groupconc__put_field(o, "rejected_other", (long long)ex->rejected_other, true);
-    groupconc__put_field(o, "waiting_fleet", (long long)ex->fleet.count, true);
-    groupconc__put_field(o, "rejected_fleet", (long long)ex->counts.outcome[GROUPCONC__C_REJ_FLEET], true);
-    groupconc__put_field(o, "fleet_open", (long long)ex->fleet_open, true);
-    groupconc__put_field(o, "fleet_renew_failed", (long long)ex->fleet_renew_failed, true);
+    GROUPCONC_EXECUTOR_STATS_FIELDS(GROUPCONC__DUMP_EXECUTOR_FIELD)
     groupconc__puts(o, "},\"groups\":[");
     groupconc__mutex_lock(&ex->table_lock);
     for (i = 0; i < ex->nslots; i++) {
@@ -7142,33 +7327,10 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
         g = ex->slots[i];
         if (!first) groupconc__put(o, ",", 1);
         first = false;
-        groupconc__puts(o, "{\"key\":");
-        groupconc__put_str(o, g->key);
-        groupconc__put_field(o, "concurrency", g->conc.limit, true);
-        groupconc__put_field(o, "max_in_flight", groupconc__limit_json(g->bulkhead.limit), true);
-        groupconc__put_field(o, "queue_threshold", g->threshold, true);
-        groupconc__put_field(o, "running", g->running, true);
-        groupconc__put_field(o, "ready", g->ready, true);
-        groupconc__put_field(o, "waiting_global", g->waiting_global, true);
-        groupconc__put_field(o, "waiting_bulkhead", g->bulkhead.waiters.count, true);
-        groupconc__put_field(o, "waiting_concurrency", g->conc.waiters.count, true);
-        groupconc__put_field(o, "in_flight", g->bulkhead.used, true);
-        groupconc__put_field(o, "submitted", (long long)groupconc__group_submitted(ex, g), true);
-        groupconc__put_field(o, "waiting_running", g->waiting_running, true);
-        groupconc__put_field(o, "paused", (g->flags & GROUPCONC__GF_PAUSED) ? 1 : 0, true);
-        groupconc__put_field(o, "admitted", (long long)g->admitted, true);
-        groupconc__put_field(o, "completed", (long long)groupconc__group_completed(g), true);
-        groupconc__put_field(o, "succeeded", (long long)g->succeeded, true);
-        groupconc__put_field(o, "failed", (long long)groupconc__group_outcome(g, GROUPCONC__C_FAILED), true);
-        groupconc__put_field(o, "cancelled", (long long)groupconc__group_outcome(g, GROUPCONC__C_CANCELLED), true);
-        groupconc__put_field(o, "rejected_global", (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_GLOBAL), true);
-        groupconc__put_field(o, "rejected_bulkhead", (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_BULKHEAD), true);
-        groupconc__put_field(o, "rejected_concurrency",
-                             (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_CONCURRENCY), true);
-        groupconc__put_field(o, "rejected_waiting", (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_WAITING), true);
-        groupconc__put_field(o, "expired", (long long)groupconc__group_outcome(g, GROUPCONC__C_EXPIRED), true);
-        groupconc__put_field(o, "waiting_fleet", groupconc__fleet_waiting(g), true);
-        groupconc__put_field(o, "rejected_fleet", (long long)groupconc__group_outcome(g, GROUPCONC__C_REJ_FLEET), true);
+        groupconc__put(o, "{", 1);
+        groupconc__put_text(o, "key", g->key, false);
+        groupconc__group_stats_locked(ex, g, groupconc__limits_find(ex, g->key), &gs);
+        GROUPCONC_GROUP_STATS_FIELDS(GROUPCONC__DUMP_GROUP_FIELD)
         groupconc__put(o, "}", 1);
     }
     groupconc__puts(o, "],\"tasks\":[");
@@ -7195,8 +7357,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
         (void)snprintf(id, sizeof id, "%p", (const void *)sc);
         groupconc__puts(o, "{\"id\":");
         groupconc__put_str(o, id);
-        groupconc__puts(o, ",\"name\":");
-        groupconc__put_str(o, sc->name);
+        groupconc__put_text(o, "name", sc->name, true);
         groupconc__puts(o, ",\"parent\":");
         if (sc->parent) {
             (void)snprintf(id, sizeof id, "%p", (const void *)sc->parent);
@@ -7216,8 +7377,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
             const groupconc__fork *fk = sc->forks[i];
             groupconc__puts(o, i ? ",{" : "{");
             groupconc__put_field(o, "index", (long long)i, false);
-            groupconc__puts(o, ",\"group\":");
-            groupconc__put_str(o, fk->task ? fk->task->group->key : fk->group);
+            groupconc__put_text(o, "group", fk->task ? fk->task->group->key : fk->group, true);
             groupconc__puts(o, ",\"status\":");
             groupconc__put_str(o, fk->done ? groupconc_status_name(fk->result.status) : "PENDING");
             groupconc__put(o, "}", 1);
@@ -7228,6 +7388,10 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__mutex_unlock(&ex->scope_lock);
     groupconc__puts(o, "]}\n");
 }
+#undef GROUPCONC__DUMP_GROUP_FIELD
+#undef GROUPCONC__DUMP_EXECUTOR_FIELD
+#undef GROUPCONC__DUMP_U
+#undef GROUPCONC__DUMP_S
 
 GROUPCONC__PUBLIC int groupconc_executor_dump(groupconc_executor *ex, char *buf, size_t size,
                                               size_t *out_needed) {
@@ -7355,6 +7519,16 @@ GROUPCONC__PUBLIC const char *groupconc_gate_event_type_name(groupconc_gate_even
     case GROUPCONC_GATE_ADMITTED: return "ADMITTED";
     case GROUPCONC_GATE_REJECTED: return "REJECTED";
     case GROUPCONC_GATE_RELEASED: return "RELEASED";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict verdict) {
+    switch (verdict) {
+    case GROUPCONC_FLEET_GRANTED: return "GRANTED";
+    case GROUPCONC_FLEET_BUSY: return "BUSY";
+    case GROUPCONC_FLEET_REJECT: return "REJECT";
+    case GROUPCONC_FLEET_OPEN: return "OPEN";
     }
     return "UNKNOWN";
 }

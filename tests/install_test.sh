@@ -31,4 +31,18 @@ cp "$root/examples/01_quick_start.c" "$tmp/quick_start.c"
 # shellcheck disable=SC2086 # $flags is a list of flags
 "$cc" -std=c11 -Wall -Wextra -pedantic -Werror -O2 -o "$tmp/quick_start" "$tmp/quick_start.c" $flags
 "$tmp/quick_start"
+
+# The Redis provider is installed next to groupconc.h; where hiredis is there, it compiles from the
+# installed copy alone.
+redis_h=$(find "$prefix" -name groupconc_redis.h -print -quit)
+[ -n "$redis_h" ] || { echo "install test: groupconc_redis.h was not installed" >&2; exit 1; }
+[ "$(dirname "$redis_h")" = "$(dirname "$(find "$prefix" -name groupconc.h -print -quit)")" ] ||
+    { echo "install test: groupconc_redis.h is not next to groupconc.h" >&2; exit 1; }
+if pkg-config --exists hiredis; then
+    printf '#define GROUPCONC_IMPLEMENTATION\n#include <groupconc.h>\n#define GROUPCONC_REDIS_IMPLEMENTATION\n#include <groupconc_redis.h>\n' >"$tmp/redis.c"
+    # shellcheck disable=SC2046,SC2086 # flag lists
+    "$cc" -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -fsyntax-only "$tmp/redis.c" $flags \
+        $(pkg-config --cflags hiredis)
+    echo "groupconc_redis.h: installed, compiles"
+fi
 echo "install test: ok"

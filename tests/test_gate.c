@@ -917,6 +917,57 @@ static void test_deferral_misuse(void **state) {
     tu_latch_destroy(&y.deferred);
 }
 
+/* Issue 23 item 9: a cap of INT_MAX is a cap, not "no bound": with 5 permits held, `available` reads
+   INT_MAX - 5 (it read GROUPCONC_UNLIMITED), and INT_MAX again after the releases. The standalone
+   gate (limit INT_MAX) and an executor gate on a group whose concurrency is INT_MAX (the other
+   layers unbounded); an UNLIMITED gate still reads GROUPCONC_UNLIMITED. */
+static void test_gate_stats_int_max_cap(void **state) {
+    (void)state;
+    groupconc_permit held[5];
+    groupconc_gate_stats st;
+    groupconc_gate *g = standalone(INT_MAX, NULL);
+    for (int i = 0; i < 5; i++) assert_int_equal(groupconc_gate_try_acquire(g, NULL, &held[i]), GROUPCONC_OK);
+    assert_int_equal(groupconc_gate_stats_get(g, NULL, &st), GROUPCONC_OK);
+    assert_int_equal(st.limit, INT_MAX);
+    assert_int_equal(st.available, INT_MAX - 5);
+    assert_int_equal(st.in_flight, 5);
+    for (int i = 0; i < 5; i++) assert_int_equal(groupconc_permit_release(&held[i], GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+    assert_int_equal(groupconc_gate_stats_get(g, NULL, &st), GROUPCONC_OK);
+    assert_int_equal(st.limit, INT_MAX);
+    assert_int_equal(st.available, INT_MAX);
+    assert_int_equal(st.in_flight, 0);
+    assert_int_equal(groupconc_gate_destroy(g), GROUPCONC_OK);
+
+    g = standalone(GROUPCONC_UNLIMITED, NULL);
+    for (int i = 0; i < 5; i++) assert_int_equal(groupconc_gate_try_acquire(g, NULL, &held[i]), GROUPCONC_OK);
+    assert_int_equal(groupconc_gate_stats_get(g, NULL, &st), GROUPCONC_OK);
+    assert_int_equal(st.limit, GROUPCONC_UNLIMITED);
+    assert_int_equal(st.available, GROUPCONC_UNLIMITED);
+    assert_int_equal(st.in_flight, 5);
+    for (int i = 0; i < 5; i++) assert_int_equal(groupconc_permit_release(&held[i], GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+    assert_int_equal(groupconc_gate_destroy(g), GROUPCONC_OK);
+
+    groupconc_policy p = groupconc_policy_default();
+    p.default_concurrency = INT_MAX;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate_config c;
+    memset(&c, 0, sizeof c);
+    c.executor = ex;
+    assert_int_equal(groupconc_gate_create(&c, &g), GROUPCONC_OK);
+    for (int i = 0; i < 5; i++) assert_int_equal(groupconc_gate_try_acquire(g, "big", &held[i]), GROUPCONC_OK);
+    assert_int_equal(groupconc_gate_stats_get(g, "big", &st), GROUPCONC_OK);
+    assert_int_equal(st.limit, INT_MAX);
+    assert_int_equal(st.available, INT_MAX - 5);
+    assert_int_equal(st.in_flight, 5);
+    for (int i = 0; i < 5; i++) assert_int_equal(groupconc_permit_release(&held[i], GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+    assert_int_equal(groupconc_gate_stats_get(g, "big", &st), GROUPCONC_OK);
+    assert_int_equal(st.limit, INT_MAX);
+    assert_int_equal(st.available, INT_MAX);
+    assert_int_equal(st.in_flight, 0);
+    assert_int_equal(groupconc_gate_destroy(g), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_admits_up_to_limit_then_refuses),
@@ -937,6 +988,7 @@ int main(void) {
         cmocka_unit_test(test_deferred_completion_after_graceful_shutdown),
         cmocka_unit_test(test_deferred_task_is_flagged),
         cmocka_unit_test(test_deferral_misuse),
+        cmocka_unit_test(test_gate_stats_int_max_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -794,7 +794,8 @@ static void test_keep_default_resolver(void **state) {
     l.queue_threshold = 4;
     assert_int_equal(groupconc_group_limits_set(ex, &l), GROUPCONC_OK);
     groupconc_group_stats s;
-    assert_int_equal(groupconc_group_stats_get(ex, "later", &s), GROUPCONC_ENOTFOUND);
+    assert_limits(ex, "later", 6, 2, 4, F); /* read back before any state (issue 23) */
+    assert_int_equal(atomic_load(&rc.calls), 2);
     touch(ex, "later");
     assert_limits(ex, "later", 6, 2, 4, F);
     assert_int_equal(atomic_load(&rc.calls), 2);
@@ -805,7 +806,11 @@ static void test_keep_default_resolver(void **state) {
     l.max_in_flight = 3;
     assert_int_equal(groupconc_group_limits_set(ex, &l), GROUPCONC_OK);
     assert_int_equal(groupconc_group_evict(ex, "rg"), GROUPCONC_OK);
-    assert_int_equal(groupconc_group_stats_get(ex, "rg", &s), GROUPCONC_ENOTFOUND);
+    /* no state, limits recorded: read back; the concurrency is in the table (no resolver call) */
+    assert_int_equal(groupconc_group_stats_get(ex, "rg", &s), GROUPCONC_OK);
+    assert_int_equal(s.concurrency, 8);
+    assert_int_equal(s.max_in_flight, 3);
+    assert_int_equal(s.submitted, 0);
     touch(ex, "rg");
     assert_limits(ex, "rg", 8, 3, U, F);
     assert_int_equal(atomic_load(&rc.calls), 2);
@@ -1597,6 +1602,93 @@ static void test_resolver_calls_refused(void **state) {
     }
 }
 
+/* Issue 23 item 12: group_stats_get of a key with limits set but no state (never used, or evicted)
+   answers OK with the limits its state will start with and every count 0 (it answered ENOTFOUND,
+   so the configured limits could not be read back); the resolver is not called (concurrency
+   GROUPCONC_DEFAULT where it will decide); a key with no limits and no state is still ENOTFOUND. */
+static void expect_no_state_stats(groupconc_executor *ex, const char *key, int conc, int mif, int thr, int64_t max_wait) {
+    groupconc_group_stats s;
+    memset(&s, 0xA5, sizeof s);
+    assert_int_equal(groupconc_group_stats_get(ex, key, &s), GROUPCONC_OK);
+    assert_int_equal(s.concurrency, conc);
+    assert_int_equal(s.max_in_flight, mif);
+    assert_int_equal(s.queue_threshold, thr);
+    assert_int_equal(s.max_wait_ns, max_wait);
+    assert_false(s.paused);
+    assert_int_equal(s.running + s.ready + s.waiting_global + s.waiting_bulkhead + s.waiting_concurrency + s.in_flight +
+                         s.gate_permits + s.waiting_running + s.waiting_fleet,
+                     0);
+    assert_int_equal(s.submitted + s.admitted + s.completed + s.succeeded + s.failed + s.cancelled + s.rejected_global +
+                         s.rejected_bulkhead + s.rejected_concurrency + s.rejected_waiting + s.expired + s.rejected_fleet +
+                         s.oldest_wait_ns,
+                     0);
+}
+
+static void test_stats_of_limits_without_state(void **state) {
+    (void)state;
+    const int U = GROUPCONC_UNLIMITED;
+    groupconc_group_limits table[] = {{"static", 4, GROUPCONC_DEFAULT, 7, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    p.default_concurrency = 2;
+    p.default_max_in_flight = 9;
+    p.default_max_wait_ns = GROUPCONC_SEC(60);
+    p.groups = table;
+    p.group_count = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_group_stats s;
+    assert_int_equal(groupconc_group_stats_get(ex, "nothing", &s), GROUPCONC_ENOTFOUND);
+    /* the policy's table: its values, the defaults for the rest */
+    expect_no_state_stats(ex, "static", 4, 9, 7, GROUPCONC_SEC(60));
+    /* set live, never used */
+    groupconc_group_limits l = groupconc_group_limits_keep("live");
+    l.max_in_flight = 3;
+    l.queue_threshold = U;
+    l.max_wait_ns = GROUPCONC_MS(250);
+    assert_int_equal(groupconc_group_limits_set(ex, &l), GROUPCONC_OK);
+    expect_no_state_stats(ex, "live", 2, 3, U, GROUPCONC_MS(250));
+    /* its state, once made, starts with exactly these */
+    touch(ex, "live");
+    s = tu_gstats(ex, "live");
+    assert_int_equal(s.concurrency, 2);
+    assert_int_equal(s.max_in_flight, 3);
+    assert_int_equal(s.queue_threshold, U);
+    assert_int_equal(s.max_wait_ns, GROUPCONC_MS(250));
+    assert_int_equal(s.submitted, 1);
+    /* evicted: back to the recorded limits, counts 0 */
+    assert_int_equal(groupconc_group_evict(ex, "live"), GROUPCONC_OK);
+    expect_no_state_stats(ex, "live", 2, 3, U, GROUPCONC_MS(250));
+    /* every field back to DEFAULT: the entry leaves the table, the key is unknown again */
+    l = groupconc_group_limits_keep("live");
+    l.concurrency = l.max_in_flight = l.queue_threshold = GROUPCONC_DEFAULT;
+    l.max_wait_ns = GROUPCONC_DEFAULT;
+    assert_int_equal(groupconc_group_limits_set(ex, &l), GROUPCONC_OK);
+    assert_int_equal(groupconc_group_stats_get(ex, "live", &s), GROUPCONC_ENOTFOUND);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+
+    /* with a resolver: a recorded concurrency is read back; one left to the resolver reads
+       GROUPCONC_DEFAULT, and the resolver is not called by the stats */
+    resolver_ctl rc;
+    atomic_init(&rc.calls, 0);
+    atomic_init(&rc.value, 5);
+    p = groupconc_policy_default();
+    p.resolver = counting_resolver;
+    p.resolver_user_data = &rc;
+    ex = tu_executor(&p);
+    l = groupconc_group_limits_keep("rset");
+    l.concurrency = 6;
+    assert_int_equal(groupconc_group_limits_set(ex, &l), GROUPCONC_OK);
+    l = groupconc_group_limits_keep("rres");
+    l.max_in_flight = 2;
+    assert_int_equal(groupconc_group_limits_set(ex, &l), GROUPCONC_OK);
+    expect_no_state_stats(ex, "rset", 6, U, U, GROUPCONC_FOREVER);
+    expect_no_state_stats(ex, "rres", GROUPCONC_DEFAULT, 2, U, GROUPCONC_FOREVER);
+    assert_int_equal(atomic_load(&rc.calls), 0);
+    touch(ex, "rres");
+    assert_int_equal(atomic_load(&rc.calls), 1);
+    assert_int_equal(tu_gstats(ex, "rres").concurrency, 5);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_raise_concurrency_starts_oldest),
@@ -1623,6 +1715,7 @@ int main(void) {
         cmocka_unit_test(test_graceful_shutdown_with_paused_group),
         cmocka_unit_test(test_destroy_after_graceful_with_paused_group),
         cmocka_unit_test(test_resolver_calls_refused),
+        cmocka_unit_test(test_stats_of_limits_without_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
