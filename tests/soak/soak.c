@@ -75,7 +75,7 @@
     X(deferred_complete) X(gate_standalone) X(gate_executor) X(gate_refused) X(gate_double_release) \
     X(scope) X(scope_nested) X(fork) X(fork_callback) X(deadline_expired) X(group_pause)             \
     X(executor_pause) X(group_limits) X(executor_limits) X(groups_reclaimed) X(cap_check)            \
-    X(global_cap_check) X(fleet_ask) X(fleet_grant) X(fleet_busy) X(fleet_async) X(fleet_reject)    \
+    X(cap_reached) X(global_cap_check) X(fleet_ask) X(fleet_grant) X(fleet_busy) X(fleet_async) X(fleet_reject)    \
     X(fleet_open) X(fleet_notify) X(group_shutdown) X(group_evict) X(shutdown_graceful)             \
     X(shutdown_now) X(destroy) X(dump) X(stats) X(followup) X(failed_task) X(cancelled_task)
 
@@ -325,6 +325,7 @@ static void cap_enter(int gi, uint32_t id, const char *what) {
         CHECK(n <= bound, "%s %u: %d running in %s, the cap as it stood allows %ld", what, id, n,
               key_names[gi], bound);
         FEAT(cap_check);
+        if (n == bound) FEAT(cap_reached); /* the check bites: the cap was reached exactly */
     }
     int n = atomic_fetch_add(&R.glob_running, 1) + 1;
     int gh = atomic_load(&R.glob_hi);
@@ -701,6 +702,7 @@ static void fp_release(void *ud, const char *group, uint64_t lease) {
 static void *fp_main(void *arg) {
     fprov *p = arg;
     int64_t poll_at = now_ns() + 100000000;
+    rng lg = rng_for((uint64_t)(uintptr_t)p); /* p->g is for the lock's holder */
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
         if (p->qn > 0) {
@@ -733,7 +735,7 @@ static void *fp_main(void *arg) {
             step(9, "fleet notify all");
             int rc = groupconc_fleet_notify(p->ex, NULL);
             CHECK(rc == GROUPCONC_OK, "fleet_notify(NULL): %s", groupconc_errname(rc));
-            if (rnd(&p->g, 4) == 0) {
+            if (rnd(&lg, 4) == 0) {
                 rc = groupconc_fleet_report(p->ex, key_names[0], GROUPCONC_EFLEET_RENEW);
                 CHECK(rc == GROUPCONC_OK, "fleet_report: %s", groupconc_errname(rc));
             }
