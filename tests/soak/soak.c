@@ -254,7 +254,7 @@ typedef struct rec {
     groupconc_task *h;       /* the handle (written before it is shared) */
     atomic_int ev_submitted, ev_completed, ev_status, rejected_seen;
     atomic_int cleanups, body_runs, body_active, deferred_active, run_gi;
-    atomic_int cb_reg, cb_runs, hrefs, waited_status, exec_status, handler_decided;
+    atomic_int cb_reg, cb_runs, hrefs, waited_status, exec_status, handler_decided, fork_cbs;
 } rec;
 
 enum { POL_ABORT, POL_DISCARD, POL_CALLER, POL_HANDLER };
@@ -794,6 +794,8 @@ static void on_fork(groupconc_scope *scope, size_t idx, const groupconc_result *
     scope_ctx *c = ud;
     CHECK(status_terminal((int)res->status), "fork %zu: callback with status %d", idx, (int)res->status);
     atomic_fetch_add(&c->cbs, 1);
+    rec *r = rec_of(res->task_id);
+    if (r) CHECK(atomic_fetch_add(&r->fork_cbs, 1) == 0, "fork %u: on_fork_complete ran twice", r->id);
     FEAT(fork_callback);
     if (c->policy == GROUPCONC_SCOPE_CUSTOM) {
         if (res->status == GROUPCONC_STATUS_SUCCESS && !atomic_exchange(&c->first_set, 1)) {
@@ -1434,6 +1436,9 @@ static void check_records(void) {
                       groupconc_status_name((groupconc_status)st), cl);
             continue;
         }
+        if (r->route == R_FORK || r->route == R_CHILD)
+            CHECK(atomic_load(&r->fork_cbs) == (r->rc == GROUPCONC_OK), "fork %u (%s): on_fork_complete ran %d times",
+                  r->id, groupconc_errname(r->rc), atomic_load(&r->fork_cbs));
         if (r->rc == GROUPCONC_OK) {
             CHECK(comp == 1, "task %u: accepted, %d COMPLETED events", r->id, comp);
             CHECK(cl == r->has_cleanup, "task %u (route %d, %s): accepted, cleanup ran %d times", r->id, r->route,
