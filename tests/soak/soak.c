@@ -77,7 +77,8 @@
     X(executor_pause) X(group_limits) X(executor_limits) X(groups_reclaimed) X(cap_check)            \
     X(cap_reached) X(global_cap_check) X(fleet_ask) X(fleet_grant) X(fleet_busy) X(fleet_async) X(fleet_reject)    \
     X(fleet_open) X(fleet_notify) X(group_shutdown) X(group_evict) X(shutdown_graceful)             \
-    X(shutdown_now) X(destroy) X(dump) X(stats) X(followup) X(failed_task) X(cancelled_task)
+    X(shutdown_now) X(destroy) X(dump) X(stats) X(stats_in_listener) X(followup) X(fork_in_fork)     \
+    X(failed_task) X(cancelled_task)
 
 enum {
 #define SOAK_F_ENUM(name) F_##name,
@@ -242,7 +243,7 @@ static int soak_resolver(const char *group, int *out, void *ud) {
 /* ==== task records ================================================================================ */
 
 enum { R_SUBMIT, R_SPEC, R_EXEC, R_FORK, R_CHILD, R_FOLLOW, R_SHADOW };
-enum { M_QUICK, M_SLEEP, M_FAIL, M_DEFER, M_FOLLOW, M_NEST, M_COUNT };
+enum { M_QUICK, M_SLEEP, M_FAIL, M_DEFER, M_FOLLOW, M_NEST, M_SUBFORK, M_COUNT };
 
 typedef struct rec {
     uint32_t id;
@@ -252,6 +253,7 @@ typedef struct rec {
     int sleep_us;
     const char *group;
     groupconc_task *h;       /* the handle (written before it is shared) */
+    groupconc_scope *scope;  /* a fork's scope (M_SUBFORK forks into it from the body) */
     atomic_int ev_submitted, ev_completed, ev_status, rejected_seen;
     atomic_int cleanups, body_runs, body_active, deferred_active, run_gi;
     atomic_int cb_reg, cb_runs, hrefs, waited_status, exec_status, handler_decided, fork_cbs;
@@ -410,6 +412,15 @@ static void soak_listener(const groupconc_event *e, void *ud) {
         default: atomic_fetch_add(&R.ev_rej, 1); break;
         }
         if (gi >= 0) atomic_fetch_sub(&R.outstanding[gi], 1);
+        if (r && r->id % 256 == 3) { /* the read-only calls work from a listener */
+            groupconc_executor_stats es;
+            groupconc_group_stats gs;
+            CHECK(groupconc_executor_stats_get(R.ex, &es) == GROUPCONC_OK, "executor_stats_get in the listener");
+            int rc = groupconc_group_stats_get(R.ex, e->group, &gs);
+            CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ENOTFOUND, "group_stats_get in the listener: %s",
+                  groupconc_errname(rc));
+            FEAT(stats_in_listener);
+        }
         atomic_fetch_add(&R.ev_comp, 1); /* last: the quiet check reads it */
         break;
     }
@@ -441,6 +452,7 @@ static void deferrer_push(rec *r, groupconc_deferred *d) {
 }
 
 static void nested_scope(groupconc_executor *ex, rec *parent);
+static void fork_from_fork(rec *parent);
 
 static int soak_body(groupconc_context *ctx, void **out, void *arg) {
     rec *r = arg;
@@ -494,6 +506,7 @@ static int soak_body(groupconc_context *ctx, void **out, void *arg) {
         }
         break;
     case M_NEST: nested_scope(groupconc_context_executor(ctx), r); break;
+    case M_SUBFORK: fork_from_fork(r); break;
     default: break;
     }
     if (permits) cap_exit(gi);
@@ -840,9 +853,11 @@ static void run_scope(groupconc_executor *ex, rng *g, bool top, int n, int s) {
         } else {
             key = top && rnd(g, 2) ? key_names[NG + rnd(g, NS)] : key_names[rnd(g, NG)];
         }
+        if (mode == M_QUICK && rnd(g, 4) == 0) mode = M_SUBFORK; /* forks once more into this scope */
         rec *r = rec_new(top ? R_FORK : R_CHILD, key, mode);
         if (!r) break;
         r->has_cleanup = 1;
+        r->scope = c.scope;
         r->sleep_us = rnd(g, 2000);
         char id[16];
         rec_id(r, id, sizeof id);
@@ -891,6 +906,32 @@ static void run_scope(groupconc_executor *ex, rng *g, bool top, int n, int s) {
     CHECK(rc == GROUPCONC_OK, "scope_close after join: %s", groupconc_errname(rc));
     CHECK((size_t)atomic_load(&c.cbs) == count, "scope (%s): %d fork callbacks for %zu forks",
           groupconc_scope_policy_name(c.policy), atomic_load(&c.cbs), count);
+}
+
+/* from a fork's body: fork one more task into the fork's own scope (allowed: a fork of the scope) */
+static void fork_from_fork(rec *parent) {
+    if (atomic_load(&R.stop) || !parent->scope) return;
+    rng *g = cb_rng();
+    rec *r = rec_new(R_CHILD, key_names[rnd(g, NG)], rnd(g, 3) ? M_QUICK : M_FAIL);
+    if (!r) return;
+    r->has_cleanup = 1;
+    char id[16];
+    rec_id(r, id, sizeof id);
+    groupconc_task_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.group = r->group;
+    sp.task_id = id;
+    sp.fn = soak_body;
+    sp.arg = r;
+    sp.cleanup = rec_cleanup;
+    int gi = tracked(r->group);
+    busy(gi, 1);
+    int rc = groupconc_scope_fork(parent->scope, &sp, NULL);
+    busy(gi, -1);
+    r->rc = rc;
+    atomic_store(&r->rc_set, 1);
+    CHECK(fork_rc_ok(rc), "scope_fork from a fork: %s", groupconc_errname(rc));
+    FEAT(fork_in_fork);
 }
 
 static void nested_scope(groupconc_executor *ex, rec *parent) {
@@ -1138,7 +1179,12 @@ static void gate_listener(const groupconc_gate_event *e, void *ud) {
     (void)ud;
     switch (e->type) {
     case GROUPCONC_GATE_ADMITTED: atomic_fetch_add(&R.gate_ev_admitted, 1); break;
-    case GROUPCONC_GATE_RELEASED: atomic_fetch_add(&R.gate_ev_released, 1); break;
+    case GROUPCONC_GATE_RELEASED: {
+        groupconc_gate_stats st;
+        if (atomic_fetch_add(&R.gate_ev_released, 1) % 64 == 5)
+            CHECK(groupconc_gate_stats_get(e->gate, NULL, &st) == GROUPCONC_OK, "gate_stats_get in the gate listener");
+        break;
+    }
     default: atomic_fetch_add(&R.gate_ev_rejected, 1); break;
     }
 }
