@@ -77,7 +77,7 @@
     X(executor_pause) X(group_limits) X(executor_limits) X(groups_reclaimed) X(cap_check)            \
     X(cap_reached) X(global_cap_check) X(fleet_ask) X(fleet_grant) X(fleet_busy) X(fleet_async) X(fleet_reject)    \
     X(fleet_open) X(fleet_notify) X(group_shutdown) X(group_evict) X(shutdown_graceful)             \
-    X(shutdown_now) X(destroy) X(dump) X(stats) X(stats_in_listener) X(followup) X(fork_in_fork)     \
+    X(shutdown_now) X(shutdown_in_task) X(destroy) X(dump) X(stats) X(stats_in_listener) X(followup) X(fork_in_fork)     \
     X(failed_task) X(cancelled_task)
 
 enum {
@@ -243,7 +243,7 @@ static int soak_resolver(const char *group, int *out, void *ud) {
 /* ==== task records ================================================================================ */
 
 enum { R_SUBMIT, R_SPEC, R_EXEC, R_FORK, R_CHILD, R_FOLLOW, R_SHADOW };
-enum { M_QUICK, M_SLEEP, M_FAIL, M_DEFER, M_FOLLOW, M_NEST, M_SUBFORK, M_COUNT };
+enum { M_QUICK, M_SLEEP, M_FAIL, M_DEFER, M_FOLLOW, M_NEST, M_SUBFORK, M_SHUTDOWN, M_COUNT };
 
 typedef struct rec {
     uint32_t id;
@@ -287,7 +287,7 @@ typedef struct round_state {
         groupconc_deferred *d;
     } *dq;
     int dq_head, dq_count, dq_cap;
-    atomic_int deferred_out, dstop;
+    atomic_int deferred_out, dstop, shut_done, ending;
     /* canceller's box */
     pthread_mutex_t bmu;
     rec *box[64];
@@ -507,6 +507,15 @@ static int soak_body(groupconc_context *ctx, void **out, void *arg) {
         break;
     case M_NEST: nested_scope(groupconc_context_executor(ctx), r); break;
     case M_SUBFORK: fork_from_fork(r); break;
+    case M_SHUTDOWN: { /* the round ends from inside a task: immediate (never waits) or graceful (EDEADLK) */
+        groupconc_executor *ex = groupconc_context_executor(ctx);
+        int src = r->sleep_us ? groupconc_executor_shutdown_graceful(ex, GROUPCONC_FOREVER) : groupconc_executor_shutdown(ex);
+        CHECK(src == (r->sleep_us ? GROUPCONC_EDEADLK : GROUPCONC_OK), "shutdown%s from a task: %s",
+              r->sleep_us ? "_graceful" : "", groupconc_errname(src));
+        atomic_store(&R.shut_done, 1);
+        FEAT(shutdown_in_task);
+        break;
+    }
     default: break;
     }
     if (permits) cap_exit(gi);
@@ -1329,6 +1338,7 @@ static void *controller_main(void *arg) {
         }
         case 2: {
             groupconc_executor_limits l = groupconc_executor_limits_keep();
+            if (atomic_load(&R.ending)) break; /* main lifted max_waiting for the last task */
             if (atomic_load(&R.glob_hi) != INT_MAX && rnd(g, 2)) {
                 int v = 6 + rnd(g, 7);
                 raise_hi(&R.glob_hi, v);
@@ -1536,8 +1546,9 @@ static void run_round(int round, int64_t slice_ns) {
     R.recs = calloc(R.cap, sizeof *R.recs);
     CHECK(R.recs != NULL, "out of memory (the test's own)");
     R.policy = round % 4;
-    bool graceful = (round / 4) % 2 == 0;
-    bool fleet = round % 3 != 0;
+    int ending = round % 3; /* 0 graceful, 1 immediate, 2 from inside a task */
+    bool graceful = ending == 0;
+    bool fleet = (round / 2) % 3 != 0;
 
     groupconc_policy p = groupconc_policy_default();
     p.resolver = soak_resolver;
@@ -1609,7 +1620,29 @@ static void run_round(int round, int64_t slice_ns) {
         nap_us(5000);
     }
     /* shut down while everything still runs */
-    if (graceful) {
+    if (ending == 2) {
+        rec *r = rec_new(R_SPEC, key_names[NKEYS - 1], M_SHUTDOWN);
+        groupconc_task *h = NULL;
+        atomic_store(&R.ending, 1);
+        groupconc_executor_limits el = groupconc_executor_limits_keep();
+        el.max_waiting = GROUPCONC_UNLIMITED; /* let the last task in */
+        CHECK(groupconc_executor_limits_set(R.ex, &el) == GROUPCONC_OK, "executor_limits_set");
+        if (r) {
+            r->sleep_us = rnd(&g, 2); /* 1: graceful */
+            r->has_cleanup = 1;
+            step(0, "submit a task that shuts down");
+            if (submit_rec(R.ex, r, GROUPCONC_FOREVER, &h) == GROUPCONC_OK) {
+                groupconc_result res;
+                step(0, "wait for the task that shuts down");
+                CHECK(groupconc_task_wait(h, &res) == GROUPCONC_OK, "task_wait");
+                drop_ref(r);
+            }
+        }
+        if (!atomic_load(&R.shut_done)) { /* refused, rejected or cancelled: shut down here */
+            step(0, "shutdown");
+            CHECK(groupconc_executor_shutdown(R.ex) == GROUPCONC_OK, "shutdown");
+        }
+    } else if (graceful) {
         int64_t timeouts[4] = {0, GROUPCONC_MS(5), GROUPCONC_MS(50), GROUPCONC_FOREVER};
         step(0, "shutdown_graceful");
         rc = groupconc_executor_shutdown_graceful(R.ex, timeouts[rnd(&g, 4)]);
@@ -1677,7 +1710,7 @@ static void run_round(int round, int64_t slice_ns) {
     }
     if (opt_verbose)
         fprintf(stderr, "round %d: policy %d %s fleet %d: %u tasks, %ld submitted\n", round, R.policy,
-                graceful ? "graceful" : "immediate", fleet, atomic_load(&R.nrec), atomic_load(&R.ev_sub));
+                ending == 0 ? "graceful" : ending == 1 ? "immediate" : "in-task", fleet, atomic_load(&R.nrec), atomic_load(&R.ev_sub));
     free(R.recs);
     free(R.dq);
     pthread_mutex_destroy(&R.dmu);
