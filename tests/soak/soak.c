@@ -136,10 +136,13 @@ static void soak_fail(const char *fmt, ...) {
         if (!(cond)) soak_fail(__VA_ARGS__); \
     } while (0)
 
+/* Name the step thread slot `s` is in. Progress (what the watchdog watches) is the listener's
+   events and the main thread's phases: the idle loops of the other threads (a provider polling, a
+   canceller with nothing to cancel) name their steps but make no progress. */
 static void step(int s, const char *what) {
     atomic_store(&slots[s].step, what);
     atomic_fetch_add(&slots[s].ops, 1);
-    atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
+    if (s == 0) atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
 }
 
 static int64_t now_ns(void) {
@@ -1654,8 +1657,11 @@ static void run_round(int round, int64_t slice_ns) {
         FEAT(shutdown_now);
     }
     atomic_store(&R.stop, 1);
+    static const char *const joins[9] = {"", "join submitter1", "join submitter2", "join canceller",
+                                         "join controller", "join gate1", "join gate2", "join scope1",
+                                         "join scope2"};
     for (int i = 1; i < 9; i++) {
-        step(0, names[i]);
+        step(0, joins[i]);
         pthread_join(th[i], NULL);
     }
     for (int i = 0; i < R.box_n; i++) drop_ref(R.box[i]); /* handed to the canceller, not taken */
