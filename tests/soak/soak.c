@@ -70,14 +70,14 @@
 
 #define SOAK_FEATURES(X)                                                                             \
     X(submit) X(submit_spec) X(wait) X(wait_for) X(is_done) X(cancel) X(cancel_dequeued) X(release) \
-    X(on_complete) X(callback_run) X(execute_all) X(reject_abort) X(reject_discard) X(caller_runs)  \
+    X(on_complete) X(on_complete_in_callback) X(callback_run) X(execute_all) X(reject_abort) X(reject_discard) X(caller_runs)  \
     X(reject_handler) X(handler_resubmit) X(listener_event) X(resolver) X(defer)                     \
     X(deferred_complete) X(gate_standalone) X(gate_executor) X(gate_refused) X(gate_double_release) \
     X(scope) X(scope_nested) X(fork) X(fork_callback) X(deadline_expired) X(group_pause)             \
     X(executor_pause) X(group_limits) X(executor_limits) X(groups_reclaimed) X(cap_check)            \
     X(cap_reached) X(global_cap_check) X(fleet_ask) X(fleet_grant) X(fleet_busy) X(fleet_async) X(fleet_reject)    \
     X(fleet_open) X(fleet_notify) X(group_shutdown) X(group_evict) X(shutdown_graceful)             \
-    X(shutdown_now) X(shutdown_in_task) X(destroy) X(dump) X(stats) X(stats_in_listener) X(followup) X(fork_in_fork)     \
+    X(shutdown_now) X(shutdown_in_task) X(destroy) X(dump) X(stats) X(stats_in_listener) X(followup) X(submit_in_cleanup) X(fork_in_fork)     \
     X(failed_task) X(cancelled_task)
 
 enum {
@@ -347,6 +347,8 @@ static void cap_exit(int gi) {
 
 /* ==== callbacks ===================================================================================== */
 
+static int submit_rec(groupconc_executor *ex, rec *r, int64_t max_wait, groupconc_task **out);
+
 static bool status_terminal(int s) {
     return s == GROUPCONC_STATUS_SUCCESS || s == GROUPCONC_STATUS_FAILED || s == GROUPCONC_STATUS_CANCELLED ||
            s == GROUPCONC_STATUS_REJECTED;
@@ -358,6 +360,14 @@ static void rec_cleanup(void *arg) {
     CHECK(atomic_load(&r->deferred_active) == 0, "task %u: cleanup while its deferred work is out", r->id);
     int n = atomic_fetch_add(&r->cleanups, 1);
     CHECK(n == 0, "task %u: cleanup ran twice", r->id);
+    if (r->id % 97 == 11 && r->route != R_FOLLOW && !atomic_load(&R.stop)) { /* submit from a cleanup */
+        rec *f = rec_new(R_FOLLOW, key_names[r->id % NG], M_QUICK);
+        if (f) {
+            f->has_cleanup = 1;
+            (void)submit_rec(R.ex, f, 0, NULL);
+            FEAT(submit_in_cleanup);
+        }
+    }
 }
 
 static void drop_ref(rec *r) {
@@ -377,6 +387,25 @@ static void rec_cb(groupconc_task *t, const groupconc_result *res, void *ud) {
           groupconc_status_name(res->status), groupconc_status_name((groupconc_status)atomic_load(&r->ev_status)));
     atomic_fetch_add(&r->cb_runs, 1);
     FEAT(callback_run);
+    static _Thread_local int depth;
+    if (depth == 0 && r->id % 32 == 5) { /* register one more from inside: it runs at once (done) */
+        depth++;
+        atomic_fetch_add(&r->hrefs, 1);
+        atomic_fetch_add(&r->cb_reg, 1);
+        int before = atomic_load(&r->cb_runs);
+        int rc = groupconc_task_on_complete(t, rec_cb, r);
+        CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ENOMEM, "on_complete from a completion callback: %s",
+              groupconc_errname(rc));
+        if (rc != GROUPCONC_OK) {
+            atomic_fetch_sub(&r->cb_reg, 1);
+            atomic_fetch_sub(&r->hrefs, 1); /* ours is still held: never the last */
+        } else {
+            CHECK(atomic_load(&r->cb_runs) == before + 1, "task %u: on_complete of a done task did not run at once",
+                  r->id);
+            FEAT(on_complete_in_callback);
+        }
+        depth--;
+    }
     drop_ref(r);
 }
 
