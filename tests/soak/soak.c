@@ -1589,8 +1589,8 @@ static void run_round(int round, int64_t slice_ns) {
                   : R.policy == POL_CALLER ? GROUPCONC_REJECT_CALLER_RUNS
                                            : GROUPCONC_REJECT_ABORT;
     if (R.policy == POL_HANDLER) p.reject_handler = soak_handler;
-    p.max_threads = 4 + rnd(&g, 10);
-    p.keep_alive_ns = GROUPCONC_MS(1 + rnd(&g, 50));
+    p.max_threads = 1 + rnd(&g, 13); /* a worker blocked in a nested scope's join lets one more start */
+    p.keep_alive_ns = rnd(&g, 4) == 0 ? 0 : GROUPCONC_MS(1 + rnd(&g, 50));
     /* nested scopes block up to 2 forks per scope user on their children: the global running cap
        stays above what they hold */
     p.global_max_running = rnd(&g, 10) == 0 ? GROUPCONC_UNLIMITED : 6 + rnd(&g, 7);
@@ -1598,8 +1598,8 @@ static void run_round(int round, int64_t slice_ns) {
     p.default_max_wait_ns = rnd(&g, 3) == 0 ? GROUPCONC_MS(2 + rnd(&g, 30)) : GROUPCONC_FOREVER;
     p.default_queue_threshold = rnd(&g, 2) ? GROUPCONC_UNLIMITED : 4 + rnd(&g, 20);
     p.default_max_in_flight = rnd(&g, 2) ? GROUPCONC_UNLIMITED : 4 + rnd(&g, 12);
-    p.max_groups = 20 + rnd(&g, 12);
-    p.group_idle_ns = GROUPCONC_MS(2 + rnd(&g, 20));
+    p.max_groups = 6 + rnd(&g, 26);
+    p.group_idle_ns = rnd(&g, 4) == 0 ? GROUPCONC_US(1) : GROUPCONC_MS(2 + rnd(&g, 20));
     fprov *fp = NULL;
     if (fleet) {
         fp = fp_new(UINT64_C(77) + (uint64_t)round);
