@@ -14,18 +14,20 @@
      - 2 submitters: submit / submit_spec (fire-and-forget or with a handle: wait, wait_for,
        is_done, cancel, on_complete, handing the handle to the canceller, release), execute_all,
        tasks that fail, sleep cooperatively, defer their completion, submit follow-up tasks, and
-       keys that come and go (the bounded table);
+       keys that come and go (the bounded table); completion callbacks that register another,
+       cleanups that submit, a listener that reads the stats;
      - a canceller: cancels handles it is handed;
      - a controller: live group and global limits, pause / resume of groups and of the executor,
        group shutdown and evict, stats, keys, the dump;
      - 2 gate users: a standalone gate and an executor gate (try-acquire, release, a second release
        refused, stats);
-     - 2 scope users: scopes of every policy, with forks whose bodies open nested scopes;
+     - 2 scope users: scopes of every policy, with forks whose bodies open nested scopes or fork
+       once more into their own scope;
      - a deferrer: completes deferred tasks from its own thread;
      - the fleet provider's thread: answers asks later (some are answered inside acquire), BUSY /
        GRANTED / REJECT / OPEN, notifies freed leases;
-   then shuts the executor down (gracefully with a drawn timeout, or immediately) while all that
-   still runs, stops the threads, waits until every task completed, compares the stats with what the
+   then shuts the executor down while all that still runs (gracefully with a drawn timeout,
+   immediately, or from inside a task: immediately, or gracefully, which returns EDEADLK there), stops the threads, waits until every task completed, compares the stats with what the
    listener counted, destroys the executor and checks every task's record.
 
    Invariants, checked where they can be seen (a violation prints the seed and the round and aborts):
