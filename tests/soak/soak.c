@@ -259,7 +259,7 @@ typedef struct rec {
     const char *group;
     groupconc_task *h;       /* the handle (written before it is shared) */
     groupconc_scope *scope;  /* a fork's scope (M_SUBFORK forks into it from the body) */
-    atomic_int ev_submitted, ev_completed, ev_status, rejected_seen;
+    atomic_int ev_submitted, ev_completed, ev_started, ev_status, rejected_seen;
     atomic_int cleanups, body_runs, body_active, deferred_active, run_gi;
     atomic_int cb_reg, cb_runs, hrefs, waited_status, exec_status, handler_decided, fork_cbs;
 } rec;
@@ -423,6 +423,12 @@ static void soak_listener(const groupconc_event *e, void *ud) {
         if (r) CHECK(atomic_fetch_add(&r->ev_submitted, 1) == 0, "task %u: two SUBMITTED events", r->id);
         atomic_fetch_add(&R.ev_sub, 1);
         break;
+    case GROUPCONC_EVENT_STARTED:
+        if (r) {
+            CHECK(atomic_fetch_add(&r->ev_started, 1) == 0, "task %u: two STARTED events", r->id);
+            CHECK(atomic_load(&r->ev_completed) == 0, "task %u: STARTED after COMPLETED", r->id);
+        }
+        break;
     case GROUPCONC_EVENT_REJECTED:
         atomic_fetch_add(&R.ev_rejected_events, 1);
         if (r) atomic_store(&r->rejected_seen, 1);
@@ -491,6 +497,8 @@ static void fork_from_fork(rec *parent);
 static int soak_body(groupconc_context *ctx, void **out, void *arg) {
     rec *r = arg;
     CHECK(atomic_fetch_add(&r->body_runs, 1) == 0, "task %u: body ran twice", r->id);
+    if (!atomic_load(&r->handler_decided)) /* (a resubmitted body's events name its new id) */
+        CHECK(atomic_load(&r->ev_started) == 1, "task %u: body runs without its STARTED event", r->id);
     atomic_store(&r->body_active, 1);
     /* a CALLER_RUNS run (after its REJECTED event) holds no permits: not counted */
     bool permits = !(R.policy == POL_CALLER && atomic_load(&r->rejected_seen));
@@ -1511,6 +1519,9 @@ static void check_records(void) {
         int ws = atomic_load(&r->waited_status);
         CHECK(!ws || ws == st, "task %u: wait said %s, the event %s", r->id, groupconc_status_name((groupconc_status)ws),
               groupconc_status_name((groupconc_status)st));
+        if (r->route != R_SHADOW && !atomic_load(&r->handler_decided))
+            CHECK(atomic_load(&r->ev_started) == runs, "task %u: %d STARTED events, body ran %d times", r->id,
+                  atomic_load(&r->ev_started), runs);
         if (r->route == R_SHADOW) {
             CHECK(cl == 0 && runs == 0, "shadow %u: its own cleanup or body ran", r->id);
             continue;
