@@ -79,7 +79,7 @@
     X(executor_pause) X(group_limits) X(executor_limits) X(groups_reclaimed) X(cap_check)            \
     X(cap_reached) X(global_cap_check) X(fleet_ask) X(fleet_grant) X(fleet_busy) X(fleet_async) X(fleet_reject)    \
     X(fleet_open) X(fleet_notify) X(group_shutdown) X(group_evict) X(shutdown_graceful)             \
-    X(shutdown_now) X(shutdown_in_task) X(destroy) X(dump) X(stats) X(stats_in_listener) X(followup) X(submit_in_cleanup) X(fork_in_fork)     \
+    X(shutdown_now) X(shutdown_in_task) X(destroy) X(dump) X(dump_in_task) X(dump_file) X(stats) X(stats_in_listener) X(followup) X(submit_in_cleanup) X(fork_in_fork)     \
     X(failed_task) X(cancelled_task)
 
 enum {
@@ -549,6 +549,21 @@ static int soak_body(groupconc_context *ctx, void **out, void *arg) {
         break;
     case M_NEST: nested_scope(groupconc_context_executor(ctx), r); break;
     case M_SUBFORK: fork_from_fork(r); break;
+    case M_QUICK:
+        if (r->id % 512 == 1) { /* the read-only calls from a task body */
+            groupconc_executor *ex = groupconc_context_executor(ctx);
+            size_t need = 0;
+            int drc = groupconc_executor_dump(ex, NULL, 0, &need);
+            CHECK((drc == GROUPCONC_ERANGE && need > 1) || drc == GROUPCONC_ENOMEM, "dump from a task: %s",
+                  groupconc_errname(drc));
+            char **keys = NULL;
+            size_t nk = 0;
+            drc = groupconc_group_keys_get(ex, &keys, &nk);
+            CHECK(drc == GROUPCONC_OK || drc == GROUPCONC_ENOMEM, "group_keys_get from a task: %s", groupconc_errname(drc));
+            groupconc_group_keys_free(keys);
+            FEAT(dump_in_task);
+        }
+        break;
     case M_SHUTDOWN: { /* the round ends from inside a task: immediate (never waits) or graceful (EDEADLK) */
         groupconc_executor *ex = groupconc_context_executor(ctx);
         int src = r->sleep_us ? groupconc_executor_shutdown_graceful(ex, GROUPCONC_FOREVER) : groupconc_executor_shutdown(ex);
@@ -1449,6 +1464,18 @@ static void *controller_main(void *arg) {
             }
             break;
         }
+        case 10:
+            if (rnd(g, 4) == 0) {
+                FILE *f = fopen("/dev/null", "w");
+                if (f) {
+                    step(d->slot, "executor_dump_file");
+                    rc = groupconc_executor_dump_file(ex, f);
+                    CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ENOMEM, "dump_file: %s", groupconc_errname(rc));
+                    fclose(f);
+                    FEAT(dump_file);
+                }
+            }
+            break;
         case 9: {
             groupconc_executor_stats es;
             groupconc_group_stats gs;
