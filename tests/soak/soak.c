@@ -27,8 +27,9 @@
      - the fleet provider's thread: answers asks later (some are answered inside acquire), BUSY /
        GRANTED / REJECT / OPEN, notifies freed leases;
    then shuts the executor down while all that still runs (gracefully with a drawn timeout,
-   immediately, or from inside a task: immediately, or gracefully, which returns EDEADLK there), stops the threads, waits until every task completed, compares the stats with what the
-   listener counted, destroys the executor and checks every task's record.
+   immediately, or from inside a task: immediately, or gracefully, which returns EDEADLK there),
+   stops the threads, waits until every task completed, compares the stats with what the listener
+   counted, destroys the executor and checks every task's record.
 
    Invariants, checked where they can be seen (a violation prints the seed and the round and aborts):
      - caps: inside every task body and gate permit, the group's running count (bodies, deferred
@@ -70,16 +71,17 @@
 
 /* ==== features counted ========================================================================= */
 
-#define SOAK_FEATURES(X)                                                                             \
+#define SOAK_FEATURES(X)                                                                            \
     X(submit) X(submit_spec) X(wait) X(wait_for) X(is_done) X(cancel) X(cancel_dequeued) X(release) \
-    X(on_complete) X(on_complete_in_callback) X(callback_run) X(execute_all) X(reject_abort) X(reject_discard) X(caller_runs)  \
-    X(reject_handler) X(handler_resubmit) X(listener_event) X(resolver) X(defer)                     \
-    X(deferred_complete) X(gate_standalone) X(gate_executor) X(gate_refused) X(gate_double_release) \
-    X(scope) X(scope_nested) X(fork) X(fork_callback) X(deadline_expired) X(group_pause)             \
-    X(executor_pause) X(group_limits) X(executor_limits) X(groups_reclaimed) X(cap_check)            \
-    X(cap_reached) X(global_cap_check) X(fleet_ask) X(fleet_grant) X(fleet_busy) X(fleet_async) X(fleet_reject)    \
-    X(fleet_open) X(fleet_notify) X(group_shutdown) X(group_evict) X(shutdown_graceful)             \
-    X(shutdown_now) X(shutdown_in_task) X(destroy) X(dump) X(dump_in_task) X(dump_file) X(stats) X(stats_in_listener) X(followup) X(submit_in_cleanup) X(fork_in_fork)     \
+    X(on_complete) X(on_complete_in_callback) X(callback_run) X(execute_all) X(reject_abort)        \
+    X(reject_discard) X(caller_runs) X(reject_handler) X(handler_resubmit) X(listener_event)        \
+    X(resolver) X(defer) X(deferred_complete) X(gate_standalone) X(gate_executor) X(gate_refused)   \
+    X(gate_double_release) X(scope) X(scope_nested) X(fork) X(fork_callback) X(deadline_expired)    \
+    X(group_pause) X(executor_pause) X(group_limits) X(executor_limits) X(groups_reclaimed)         \
+    X(cap_check) X(cap_reached) X(global_cap_check) X(fleet_ask) X(fleet_grant) X(fleet_busy)       \
+    X(fleet_async) X(fleet_reject) X(fleet_open) X(fleet_notify) X(group_shutdown) X(group_evict)   \
+    X(shutdown_graceful) X(shutdown_now) X(shutdown_in_task) X(destroy) X(dump) X(dump_in_task)     \
+    X(dump_file) X(stats) X(stats_in_listener) X(followup) X(submit_in_cleanup) X(fork_in_fork)     \
     X(failed_task) X(cancelled_task)
 
 enum {
