@@ -2876,8 +2876,9 @@ enum {
                            holding its permits until groupconc_deferred_complete */
     GROUPCONC__FLEET_ASKING, /* holds layers 1-3 (held == 3), in ex->fleet; the provider has (or is
                                 about to get) a request for it */
-    GROUPCONC__FLEET_BUSY    /* holds layers 1-3, in ex->fleet; answered BUSY: asked again when
-                                groupconc_fleet_notify names its group */
+    GROUPCONC__FLEET_BUSY    /* holds layers 1-3, in ex->fleet; answered BUSY (or its group paused):
+                                asked again when groupconc_fleet_notify names its group (not while
+                                paused), or at the resume */
 };
 
 /* t->state bits (atomic: read without the lock by handle functions). */
