@@ -615,7 +615,7 @@ enum { GROUPCONC_REDIS__ACQ = 0, GROUPCONC_REDIS__REL = 1, GROUPCONC_REDIS__RENE
      CLEANUP    r->queue (a release of an     like RELQ (no stats, no publish wanted but harmless)
                 id of unknown outcome)
      LEAVEQ     r->queue (no lease: leave     I/O thread: sent with the group's wait queue's
-                the group's wait queue)       `leave` script, then freed
+                the group's wait queue)       `leave` script, then freed (not sent: queued again)
    The queue is one FIFO of QUEUED, RELQ and CLEANUP nodes; a batch sends releases first. */
 
 enum {
