@@ -1028,7 +1028,8 @@ GROUPCONC_API int groupconc_executor_limits_set(groupconc_executor *ex,
    Callbacks:     may be called anywhere but the resolver; never waits. */
 GROUPCONC_API int groupconc_group_pause(groupconc_executor *ex, const char *group);
 
-/* groupconc_group_resume: undo groupconc_group_pause: free permits go to the waiters, oldest first.
+/* groupconc_group_resume: undo groupconc_group_pause: free permits go to the waiters, oldest first;
+   with a fleet provider, each of its tasks answered BUSY at the fleet layer is asked again.
    A key never used or not paused: OK (no-op).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY / EKEYTOOLONG.
    Thread safety: any thread.
@@ -1359,7 +1360,8 @@ GROUPCONC_API int groupconc_fleet_answer(groupconc_fleet_request *request,
                                          groupconc_fleet_verdict verdict, uint64_t lease);
 
 /* groupconc_fleet_notify: one lease of `group` may be free in the fleet: its oldest task answered
-   BUSY is asked again (a new request). Call it once per lease freed.
+   BUSY is asked again (a new request), unless its group (or the executor) is paused: then nothing
+   is asked, and the resume asks again for each of them. Call it once per lease freed.
    Params:        group: a key, or NULL: every task answered BUSY, all groups, is asked again (a
                   provider's polling fallback, or after its backend came back).
    Returns:       GROUPCONC_OK (also when nothing of that group waits); GROUPCONC_EINVAL (ex NULL,
