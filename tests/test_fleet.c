@@ -23,7 +23,9 @@
      - the gauges (waiting_fleet, waiting) and totals;
      - shutdown (immediate, graceful, group, in the middle of a load), destroy waiting for an
        outstanding answer; cancels, deadlines and group shutdowns under load (chaos);
-     - bad arguments, policy validation, the names of the new codes and event.
+     - bad arguments, policy validation, the names of the new codes and event;
+     - pause (group, executor): a paused group asks for no lease and holds none (a late GRANTED is
+       given back at once, notifies ask nothing); the resume asks again.
    The mock closes the provider-side lost wake-up itself (a release between its BUSY decision and the
    return of groupconc_fleet_answer makes it notify once more), so the load tests do not depend on
    whether the library remembers a notify that arrives while a request is outstanding; that case is

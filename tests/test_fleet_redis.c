@@ -20,7 +20,11 @@
    - TCP on a loopback port the test picks; AUTH (password, username + password, wrong password);
      NOSCRIPT after SCRIPT FLUSH; groups
      without a fleet cap need no Redis; cancel and queue deadline at the fleet layer;
-   - bad arguments to every public function.
+   - bad arguments to every public function;
+   - (issue 24) every allocation of the provider fails in turn: no crash, no leak, nothing left in
+     Redis; a paused group holds no lease and another process takes it at once; a waiting process
+     whose waiters leave (expired, cancelled, group shut down) lets another start in well under a
+     poll interval; fail-closed + CALLER_RUNS: REJECTED with the fleet's reason, then the run.
    Waits are latches (in shared memory across processes) or bounded re-checks of counters that
    offer no notification (another process's stats); never a sleep standing in for a state. */
 #define GROUPCONC_IMPLEMENTATION
