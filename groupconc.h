@@ -1064,14 +1064,16 @@ GROUPCONC_API int groupconc_executor_limits_set(groupconc_executor *ex,
    apply); running tasks run on. A key with no state yet gets it (created paused). Idempotent.
    Remarks:       a task that already holds every permit (ready, waiting only for a worker thread)
                   still starts. Shutdown and cancel still remove a paused group's waiters; a paused
-                  group is never reclaimed by the bounded table.
+                  group is never reclaimed by the bounded table. With a fleet provider, its waiting
+                  tasks ask for no fleet lease and hold none until the resume (section [10]).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY / EKEYTOOLONG;
                   GROUPCONC_ESHUTDOWN; GROUPCONC_ENOMEM; GROUPCONC_EGROUPS_FULL (a new key, table full).
    Thread safety: any thread.
    Callbacks:     may be called anywhere but the resolver; never waits. */
 GROUPCONC_API int groupconc_group_pause(groupconc_executor *ex, const char *group);
 
-/* groupconc_group_resume: undo groupconc_group_pause: free permits go to the waiters, oldest first.
+/* groupconc_group_resume: undo groupconc_group_pause: free permits go to the waiters, oldest first;
+   with a fleet provider, each of its tasks answered BUSY at the fleet layer is asked again.
    A key never used or not paused: OK (no-op).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY / EKEYTOOLONG.
    Thread safety: any thread.
@@ -1400,6 +1402,10 @@ GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy pol
    comes while the group's requests are out is remembered: the next BUSY answer is asked again).
    Cancellation, shutdown, queue deadlines (GROUPCONC_EEXPIRED_FLEET), stats and the listener cover
    tasks at the fleet layer as at the others. Executor gate permits do not pass through it.
+   Pause: a paused group (or executor) asks for no lease and holds none while it waits: its tasks
+   answered BUSY are not asked again (notifies pass them by), a task that enters the layer or whose
+   lease is granted after the pause waits as BUSY (the lease given back at once), and the resume
+   asks again for each of its tasks answered BUSY, oldest first. Its running tasks keep theirs.
    The provider's duties: answer every request exactly once, also while the executor shuts down
    and is destroyed (destroy waits for the answers); notify once per lease freed in the fleet. Its
    own threads may call groupconc_fleet_answer, _notify and _report concurrently with
@@ -1421,7 +1427,8 @@ GROUPCONC_API int groupconc_fleet_answer(groupconc_fleet_request *request,
                                          groupconc_fleet_verdict verdict, uint64_t lease);
 
 /* groupconc_fleet_notify: one lease of `group` may be free in the fleet: its oldest task answered
-   BUSY is asked again (a new request). Call it once per lease freed.
+   BUSY is asked again (a new request), unless its group (or the executor) is paused: then nothing
+   is asked, and the resume asks again for each of them. Call it once per lease freed.
    Params:        group: a key, or NULL: every task answered BUSY, all groups, is asked again (a
                   provider's polling fallback, or after its backend came back).
    Returns:       GROUPCONC_OK (also when nothing of that group waits); GROUPCONC_EINVAL (ex NULL,
@@ -2940,8 +2947,9 @@ enum {
                            holding its permits until groupconc_deferred_complete */
     GROUPCONC__FLEET_ASKING, /* holds layers 1-3 (held == 3), in ex->fleet; the provider has (or is
                                 about to get) a request for it */
-    GROUPCONC__FLEET_BUSY    /* holds layers 1-3, in ex->fleet; answered BUSY: asked again when
-                                groupconc_fleet_notify names its group */
+    GROUPCONC__FLEET_BUSY    /* holds layers 1-3, in ex->fleet; answered BUSY (or its group paused):
+                                asked again when groupconc_fleet_notify names its group (not while
+                                paused), or at the resume */
 };
 
 /* t->state bits (atomic: read without the lock by handle functions). */
@@ -3428,10 +3436,25 @@ GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupco
     groupconc__timer_add(ex, t); /* its queue deadline covers this wait too */
     gf->waiting++;
     groupconc__fifo_push(&ex->fleet, t);
-    if (gf->busy > 0) {
+    if (gf->busy > 0 || groupconc__paused(ex, t->group)) { /* paused: the resume asks */
         t->stage = GROUPCONC__FLEET_BUSY;
         gf->busy++;
     } else {
+        groupconc__fleet_ask_locked(ex, t, b);
+    }
+}
+
+/* A pause lifted (g, or every group when g is NULL): a paused group asked nothing and held no lease
+   (notifies found nothing to ask, a grant was given back), so ask again for each of its tasks
+   answered BUSY, oldest first, as a notify naming no group does. Under ex->lock. */
+GROUPCONC__FN void groupconc__fleet_resume_locked(groupconc_executor *ex, groupconc__group *g,
+                                                  groupconc__batch *b) {
+    groupconc_task *t;
+    if (!ex->policy.fleet.acquire) return;
+    for (t = ex->fleet.head; t; t = t->next) {
+        if (t->stage != GROUPCONC__FLEET_BUSY || (g && t->group != g) || groupconc__paused(ex, t->group))
+            continue;
+        groupconc__gfleet(t->group)->busy--;
         groupconc__fleet_ask_locked(ex, t, b);
     }
 }
@@ -6068,6 +6091,7 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
                 groupconc__mutex_lock(&ex->table_lock);
                 groupconc__refill_all_tlocked(ex, &b);
                 groupconc__mutex_unlock(&ex->table_lock);
+                groupconc__fleet_resume_locked(ex, NULL, &b);
             }
         }
     } else {
@@ -6088,6 +6112,7 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
                 g->flags &= (uint8_t)~GROUPCONC__GF_PAUSED;
                 ex->npaused--;
                 groupconc__refill_locked(ex, g, &b);
+                groupconc__fleet_resume_locked(ex, g, &b);
             }
         }
     }
@@ -7024,13 +7049,24 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
     groupconc__mutex_lock(&ex->lock);
     if (t->stage != GROUPCONC__FLEET_ASKING) { /* taken meanwhile (cancel, shutdown, deadline) */
         late = verdict == GROUPCONC_FLEET_GRANTED;
-    } else if (verdict == GROUPCONC_FLEET_BUSY && (g->flags & GROUPCONC__GF_NOTIFIED)) {
+    } else if (verdict == GROUPCONC_FLEET_GRANTED && groupconc__paused(ex, g)) {
+        /* paused meanwhile: a paused group holds no lease (it would keep the capacity from every
+           other process for the whole pause). Give it back at once and wait as if answered BUSY:
+           the resume asks again (groupconc__fleet_resume_locked). */
+        late = true;
+        t->stage = GROUPCONC__FLEET_BUSY;
+        groupconc__gfleet(g)->busy++;
+        atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_relaxed); /* as BUSY below */
+        keep_ref = true;
+    } else if (verdict == GROUPCONC_FLEET_BUSY && (g->flags & GROUPCONC__GF_NOTIFIED) &&
+               !groupconc__paused(ex, g)) {
         /* a lease was freed while this request was out: ask again at once (a new request that
            keeps the provider's reference) */
         g->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
         groupconc__fleet_ask_locked(ex, t, &b);
         keep_ref = true;
     } else if (verdict == GROUPCONC_FLEET_BUSY) {
+        g->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED; /* paused: the resume asks again */
         t->stage = GROUPCONC__FLEET_BUSY;
         groupconc__gfleet(g)->busy++;
         /* under the lock, before a notify can ask again; never the last reference (EXEC_REF) */
@@ -7093,13 +7129,15 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
         g = groupconc__table_find(ex, group, len, hash);
         groupconc__mutex_unlock(&ex->table_lock);
     }
-    if (g && groupconc__gfleet(g)->busy > 0) {
+    if (g && groupconc__paused(ex, g)) {
+        /* a paused group asks nothing (its resume asks for every task answered BUSY) */
+    } else if (g && groupconc__gfleet(g)->busy > 0) {
         groupconc__fleet_ask_next_locked(ex, g, &b);
     } else if (g && groupconc__gfleet(g)->waiting > 0) {
         g->flags |= GROUPCONC__GF_NOTIFIED; /* its requests are out: the next BUSY asks again */
     } else if (!group) {
         for (t = ex->fleet.head; t; t = t->next) {
-            if (t->stage == GROUPCONC__FLEET_BUSY) {
+            if (t->stage == GROUPCONC__FLEET_BUSY && !groupconc__paused(ex, t->group)) {
                 groupconc__gfleet(t->group)->busy--;
                 groupconc__fleet_ask_locked(ex, t, &b);
             }

@@ -71,6 +71,14 @@
        Renewal      every renew_interval_ns (at most a third of the TTL) the I/O thread extends every
                     lease it holds to now + TTL, in the same kind of round trip. A process that dies
                     stops renewing: its leases expire within one TTL and others take over.
+       TTL sizing   a live process that stops longer than the TTL (swap, SIGSTOP or a debugger, VM
+                    live migration, a frozen container: no GC here, but the process can still stop)
+                    loses its leases like a dead one: another process takes the capacity, and on
+                    resume the renewal adds the old leases back, so both run until one finishes (the
+                    cap is exceeded meanwhile). The stalled process reports it: one
+                    GROUPCONC_EVENT_FLEET with GROUPCONC_EFLEET_RENEW per lease (fleet_renew_failed)
+                    and stats.leases_restored. Set lease_ttl_ns above the longest such stall; a
+                    longer TTL only delays the take-over after a crash (TTL + poll interval).
        Release      a task's end gives its lease back (ZREM). When that takes a full set below its
                     cap (or leaves it below its cap while processes wait in its queue), the script
                     PUBLISHes "<free>:<group>" on the fleet's channel; every process
@@ -90,10 +98,13 @@
                     wait queue in Redis (once per process, keeping its place), and a grant leaves one
                     slot for each process waiting ahead of the asker - so a process whose next ask
                     rides in the same round trip as its release cannot keep the slot from one that
-                    waits. A process leaves the queue when all its asks are granted, when its polls
-                    find no task of the group waiting, or at destroy; one not seen (no ask) for two
-                    poll intervals and a command timeout is dropped (a crashed waiter). Inside a
-                    process the executor keeps its own FIFO.
+                    waits. A process leaves the queue when all its asks are granted, when a notify
+                    or a poll finds no task of the group to ask (its waiters completed, were
+                    cancelled, expired or shut down, or the group is paused: a paused group asks
+                    nothing and holds no lease), or at destroy; leaving publishes the slot kept for
+                    it ("<free>:<group>") when the set is below its cap and others wait. One not
+                    seen (no ask) for two poll intervals and a command timeout is dropped (a crashed
+                    waiter). Inside a process the executor keeps its own FIFO.
        Timeline     a process killed while holding leases: its capacity comes back at most one TTL
                     after its last renewal, and waiting processes ask again within one poll interval
                     after that: TTL + poll interval + a round trip or two after the kill.
@@ -109,7 +120,8 @@
                               both expire (PEXPIRE) two stale periods after the last wait
        <prefix>freed          pub/sub channel: message "<free>:<group>" when a release took the
                               group's set from full to below its cap, or left it below its cap
-                              with processes waiting (free: the slots now open).
+                              with processes waiting, or a waiting process left the queue while
+                              the set is below its cap (free: the slots now open).
        Nothing else is written. The acquire script touches a group's three keys, the others one or
        two: under Redis Cluster they would have to share a hash slot (not supported: one address).
        Inspect with
@@ -121,7 +133,10 @@
        (the default)                       exponential backoff (backoff_min_ns doubling up to
                                            backoff_max_ns, +-20% jitter), then notifies every group
        GROUPCONC_REDIS_FAIL_CLOSED_REJECT  REJECT: the task completes REJECTED with
-                                           GROUPCONC_EREJECTED_FLEET (through the rejection policy)
+                                           GROUPCONC_EREJECTED_FLEET (through the rejection policy;
+                                           under GROUPCONC_REJECT_CALLER_RUNS it fires REJECTED with
+                                           that reason, then runs holding no lease, counted by its
+                                           final status; fail_rejected counts the refusals)
        GROUPCONC_REDIS_FAIL_OPEN           OPEN: the task runs on the local caps alone, holding no
                                            lease; the executor counts it (fleet_open) and reports
                                            GROUPCONC_EVENT_FLEET with GROUPCONC_EFLEET_OPEN
@@ -178,8 +193,9 @@
        - Sentinel / Cluster are not supported (one address); TLS is not supported (hiredis 0.14 has
          none): use a unix socket, a loopback address or a TLS tunnel.
        - A lease outlives a stalled process by at most one TTL; a process stalled longer (SIGSTOP, a
-         VM pause) finds its leases gone, adds them back and reports it - meanwhile others may have
-         taken the capacity.
+         VM pause) finds its leases gone, adds them back and reports it (EFLEET_RENEW,
+         leases_restored) - meanwhile others may have taken the capacity, and both run until one
+         finishes: size the TTL above the longest stall (MODEL, TTL sizing).
        - POSIX only (pthreads, poll, pipes).
 */
 #ifndef GROUPCONC_REDIS_H_INCLUDED
@@ -257,7 +273,10 @@ typedef struct groupconc_redis_config {
     const groupconc_redis_cap *caps; /* per-group caps (copied); default NULL */
     size_t cap_count;             /* entries in caps; default 0 */
     int64_t lease_ttl_ns;         /* a lease not renewed expires after this; 10 ms .. 1 day, whole
-                                     ms (rounded up); default 10 s */
+                                     ms (rounded up); default 10 s. Keep it above the longest stall
+                                     of a live process (swap, SIGSTOP, VM migration): a holder
+                                     stopped longer loses its leases to others, and both run after
+                                     it resumes (EFLEET_RENEW, leases_restored; MODEL, TTL sizing) */
     int64_t renew_interval_ns;    /* leases are renewed this often: > 0 and <= lease_ttl_ns / 3; 0:
                                      lease_ttl_ns / 3; default 0 */
     int64_t poll_interval_ns;     /* polling fallback: >= 1 ms; default 1 s */
@@ -561,11 +580,20 @@ static const char groupconc_redis__lua_renew[] =
     "if #out > 0 and redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end\n"
     "return out\n";
 
-/* leave: KEYS: wait queue, last-seen set; ARGV: instance id. This process waits no more. */
+/* leave: KEYS: wait queue, last-seen set, lease set; ARGV: instance id, cap, channel, group. This
+   process waits no more. If it was in the queue, the set is below its cap and others still wait,
+   publishes "<free>:<group>" as release does: a slot kept for it is theirs now. */
 static const char groupconc_redis__lua_leave[] =
-    "redis.call('ZREM', KEYS[1], ARGV[1])\n"
+    GROUPCONC_REDIS__LUA_NOW
+    "local was = redis.call('ZREM', KEYS[1], ARGV[1])\n"
     "redis.call('ZREM', KEYS[2], ARGV[1])\n"
-    "return 1\n";
+    "if was == 1 and redis.call('ZCARD', KEYS[1]) > 0 then\n"
+    "  local cap = tonumber(ARGV[2])\n"
+    "  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)\n"
+    "  local n = redis.call('ZCARD', KEYS[3])\n"
+    "  if n < cap then redis.call('PUBLISH', ARGV[3], (cap - n) .. ':' .. ARGV[4]) end\n"
+    "end\n"
+    "return was\n";
 
 enum { GROUPCONC_REDIS__ACQ = 0, GROUPCONC_REDIS__REL = 1, GROUPCONC_REDIS__RENEW = 2, GROUPCONC_REDIS__LEAVE = 3 };
 #define GROUPCONC_REDIS__SCRIPTS 4
@@ -587,7 +615,7 @@ enum { GROUPCONC_REDIS__ACQ = 0, GROUPCONC_REDIS__REL = 1, GROUPCONC_REDIS__RENE
      CLEANUP    r->queue (a release of an     like RELQ (no stats, no publish wanted but harmless)
                 id of unknown outcome)
      LEAVEQ     r->queue (no lease: leave     I/O thread: sent with the group's wait queue's
-                the group's wait queue)       `leave` script, then freed
+                the group's wait queue)       `leave` script, then freed (not sent: queued again)
    The queue is one FIFO of QUEUED, RELQ and CLEANUP nodes; a batch sends releases first. */
 
 enum {
@@ -694,6 +722,8 @@ struct groupconc_redis {
     groupconc_executor *ex;                      /* under mu: the attach callback sets it, detach
                                                     clears it */
     size_t ex_users;                             /* calls into ex in flight (see ex_enter) */
+    size_t answering;                            /* answers decided, not delivered yet (under mu;
+                                                    see unlist_idle) */
 
     /* guarded by mu */
     bool stop;
@@ -1135,6 +1165,25 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__leave(groupconc_redis *r, groupco
     groupconc_redis__push(r, l);
 }
 
+/* A notify of g asked nothing: no task of g here is answered BUSY any more (they left: done,
+   cancelled, expired, shut down), or its group is paused (a paused group asks nothing). g is no
+   longer contended: off the busy list, and out of g's wait queue in Redis at once, so that a slot
+   kept for this process goes to the next one (the leave script publishes it). An ask queued or
+   sent (asking), or an answer on its way to the executor (answering: a BUSY answer not delivered
+   yet leaves a task that the notify could not ask), keeps it listed. Under mu; the caller holds a
+   reference on g. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__unlist_idle(groupconc_redis *r, groupconc_redis__group *g,
+                                                           uint64_t asks_before) {
+    if (!g->busy_listed || g->asks != asks_before || g->asking != 0 || r->answering != 0) return;
+    groupconc_redis__group **pp = &r->busy;
+    while (*pp != g) pp = &(*pp)->busy_next;
+    *pp = g->busy_next;
+    r->busy_count--;
+    g->busy_listed = false;
+    g->refs--; /* the list's reference: never the last, the caller holds one */
+    groupconc_redis__leave(r, g);
+}
+
 /* The failure policy's answer to an ask that cannot reach Redis (counted). */
 GROUPCONC_REDIS__PRIVATE groupconc_fleet_verdict groupconc_redis__fail_verdict(groupconc_redis *r,
                                                                                bool at_destroy) {
@@ -1225,15 +1274,18 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__acquire(void *user_data, groupcon
         if (g) groupconc_redis__busy_add(r, g, groupconc_redis__now_ns());
         else r->poll_all = true;
         if (!r->busy && r->poll_all) r->next_poll_ns = groupconc_redis__now_ns() + r->poll_ns;
+        /* the I/O thread may sleep past that poll (nothing was contended when it went to sleep) */
+        if (r->io_waiting) pthread_cond_signal(&r->io_cond);
     }
     if (g) groupconc_redis__group_unref(r, g);
+    r->answering++;
     pthread_mutex_unlock(&r->mu);
     groupconc_fleet_answer(req, v, 0);
-    if (v != GROUPCONC_FLEET_BUSY) return;
+    pthread_mutex_lock(&r->mu);
+    r->answering--;
     /* The reconnect notifies every BUSY task; if it ran before this answer landed (up_epoch moved
        meanwhile), the poll asks for the group at once instead. */
-    pthread_mutex_lock(&r->mu);
-    if (r->up_epoch != epoch) {
+    if (v == GROUPCONC_FLEET_BUSY && r->up_epoch != epoch) {
         r->next_poll_ns = groupconc_redis__now_ns();
         if (r->io_waiting) pthread_cond_signal(&r->io_cond);
     }
@@ -1255,16 +1307,24 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__release(void *user_data, const ch
        group whose BUSY answer is still on its way get notified again (it missed this notify). */
     g->freed_seq++;
     bool notify = g->busy_listed;
+    uint64_t asks = g->asks;
     l->state = GROUPCONC_REDIS__RELQ;
     l->req = NULL;
     groupconc_redis__push(r, l);
-    if (notify) r->st.notify_local++;
+    if (notify) {
+        r->st.notify_local++;
+        g->refs++; /* the node's may go with the I/O thread's next round trip */
+    }
     pthread_mutex_unlock(&r->mu);
     if (!notify) return;
     /* The oldest local task answered BUSY is asked again now: its ask queues behind this release,
        so the same or the next round trip frees the lease before it asks. */
     groupconc_executor *ex = groupconc_redis__ex_enter(r);
     if (ex) groupconc_fleet_notify(ex, group);
+    pthread_mutex_lock(&r->mu);
+    if (ex) groupconc_redis__unlist_idle(r, g, asks);
+    groupconc_redis__group_unref(r, g);
+    pthread_mutex_unlock(&r->mu);
     groupconc_redis__ex_leave(r, ex);
 }
 
@@ -1392,6 +1452,7 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__answer_add(groupconc_redis *r, gr
     r->answers[r->answers_n].verdict = v;
     r->answers[r->answers_n].lease = lease;
     r->answers_n++;
+    r->answering++; /* delivered by flush */
     return true;
 }
 
@@ -1401,6 +1462,11 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__answer_add(groupconc_redis *r, gr
 GROUPCONC_REDIS__PRIVATE void groupconc_redis__flush(groupconc_redis *r, bool notify_all) {
     for (size_t i = 0; i < r->answers_n; i++)
         groupconc_fleet_answer(r->answers[i].req, r->answers[i].verdict, r->answers[i].lease);
+    if (r->answers_n) {
+        pthread_mutex_lock(&r->mu);
+        r->answering -= r->answers_n;
+        pthread_mutex_unlock(&r->mu);
+    }
     r->answers_n = 0;
     groupconc_executor *ex = notify_all || r->pins_n ? groupconc_redis__ex_enter(r) : NULL;
     if (ex && notify_all) groupconc_fleet_notify(ex, NULL);
@@ -1417,19 +1483,11 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__flush(groupconc_redis *r, bool no
         pthread_mutex_lock(&r->mu);
         for (size_t i = 0; i < r->pins_n; i++) {
             groupconc_redis__group *g = r->pins[i].g;
-            if ((r->pins[i].what & GROUPCONC_REDIS__PIN_POLL) && ex && g->busy_listed &&
-                g->asks == r->pins[i].asks && g->asking == 0) {
-                /* unlist: the asks made inside groupconc_fleet_notify would have moved g->asks;
-                   an ask still queued or sent (its task not BUSY yet, so the notify asked
-                   nothing) keeps it listed - and in Redis's wait queue */
-                groupconc_redis__group **pp = &r->busy;
-                while (*pp != g) pp = &(*pp)->busy_next;
-                *pp = g->busy_next;
-                r->busy_count--;
-                g->busy_listed = false;
-                g->refs--; /* the list's reference: never the last, the pin holds one */
-                groupconc_redis__leave(r, g);
-            }
+            /* a poll's or a notify's: the asks made inside groupconc_fleet_notify would have moved
+               g->asks (the pin recorded it before); unlisted if they did not */
+            if ((r->pins[i].what & (GROUPCONC_REDIS__PIN_POLL | GROUPCONC_REDIS__PIN_NOTIFY)) && ex &&
+                !((r->pins[i].what & GROUPCONC_REDIS__PIN_POLL) && notify_all))
+                groupconc_redis__unlist_idle(r, g, r->pins[i].asks);
             groupconc_redis__group_unref(r, g);
         }
         pthread_mutex_unlock(&r->mu);
@@ -1443,7 +1501,7 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__flush(groupconc_redis *r, bool no
      ACQ    EVALSHA sha 3 <lease> <wait> <seen> <cap> <ttl_ms> <instance> <stale_ms> <id>...
      REL    EVALSHA sha 2 <lease> <wait> <cap> <channel> <group> <id>...
      RENEW  EVALSHA sha 1 <lease> <ttl_ms> <id>...
-     LEAVE  EVALSHA sha 2 <wait> <seen> <instance>
+     LEAVE  EVALSHA sha 3 <wait> <seen> <lease> <instance> <cap> <channel> <group>
    (EVAL <body> instead of EVALSHA <sha> after a NOSCRIPT reply.) */
 GROUPCONC_REDIS__PRIVATE bool groupconc_redis__build(groupconc_redis *r, const groupconc_redis__cmd *cmd,
                                                      int *out_argc) {
@@ -1451,13 +1509,15 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__build(groupconc_redis *r, const g
         groupconc_redis__lua_acquire, groupconc_redis__lua_release, groupconc_redis__lua_renew,
         groupconc_redis__lua_leave};
     size_t ids = cmd->kind == GROUPCONC_REDIS__LEAVE ? 0 : cmd->n;
-    size_t argc = 10 + ids; /* the longest fixed part: ACQ's */
+    size_t argc = 10 + ids; /* the longest fixed part: ACQ's and LEAVE's */
     size_t member_max = r->instance_len + 17; /* + up to 16 hex digits and a NUL */
     if (!groupconc_redis__grow((void **)&r->scratch, &r->scratch_cap, 96 + ids * member_max, 1))
         return false;
-    size_t argv_cap = r->argv_cap;
+    /* argvlen first, on a copy of the capacity: argv_cap records both only once both have grown (a
+       failed second grow must not leave argv_cap saying argvlen is big enough). */
+    size_t argvlen_cap = r->argv_cap;
+    if (!groupconc_redis__grow((void **)&r->argvlen, &argvlen_cap, argc, sizeof *r->argvlen)) return false;
     if (!groupconc_redis__grow((void **)&r->argv, &r->argv_cap, argc, sizeof *r->argv)) return false;
-    if (!groupconc_redis__grow((void **)&r->argvlen, &argv_cap, argc, sizeof *r->argvlen)) return false;
     const groupconc_redis__group *g = cmd->g;
     char *num = r->scratch; /* the numbers use the first 96 bytes, 24 each */
     int a = 0, nl;
@@ -1496,10 +1556,14 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__build(groupconc_redis *r, const g
         GROUPCONC_REDIS__NUM("%lld", (long long)r->ttl_ms);
         break;
     default: /* LEAVE */
-        GROUPCONC_REDIS__ARG("2", 1);
+        GROUPCONC_REDIS__ARG("3", 1);
         GROUPCONC_REDIS__ARG(g->wkey, g->wkey_len);
         GROUPCONC_REDIS__ARG(g->skey, g->skey_len);
+        GROUPCONC_REDIS__ARG(g->zkey, g->zkey_len);
         GROUPCONC_REDIS__ARG(r->instance, r->instance_len);
+        GROUPCONC_REDIS__NUM("%d", g->cap);
+        GROUPCONC_REDIS__ARG(r->channel, r->channel_len);
+        GROUPCONC_REDIS__ARG(g->key, g->key_len);
         break;
     }
     char *s = r->scratch + 96;
@@ -1601,9 +1665,11 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__fail_ask(groupconc_redis *r, grou
     if (!groupconc_redis__answer_add(r, l->req, v, 0)) {
         /* No memory for the answer list: answer now, no lock may be held... we hold mu. Keep it
            simple and safe: drop the lock around this one answer. */
+        r->answering++;
         pthread_mutex_unlock(&r->mu);
         groupconc_fleet_answer(l->req, v, 0);
         pthread_mutex_lock(&r->mu);
+        r->answering--;
     }
     l->req = NULL;
     if (cleanup) {
@@ -1665,18 +1731,22 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__apply(groupconc_redis *r, size_t 
                     }
                     r->st.grants++;
                     if (!groupconc_redis__answer_add(r, req, GROUPCONC_FLEET_GRANTED, l->seq)) {
+                        r->answering++;
                         pthread_mutex_unlock(&r->mu);
                         groupconc_fleet_answer(req, GROUPCONC_FLEET_GRANTED, l->seq);
                         pthread_mutex_lock(&r->mu);
+                        r->answering--;
                     }
                 } else {
                     r->st.busy++;
                     busy++;
                     groupconc_redis__busy_add(r, g, now);
                     if (!groupconc_redis__answer_add(r, l->req, GROUPCONC_FLEET_BUSY, 0)) {
+                        r->answering++;
                         pthread_mutex_unlock(&r->mu);
                         groupconc_fleet_answer(l->req, GROUPCONC_FLEET_BUSY, 0);
                         pthread_mutex_lock(&r->mu);
+                        r->answering--;
                     }
                     g->refs--; /* the node's reference: never the last, the command pins g */
                     GROUPCONC_REDIS_FREE(l);
@@ -1720,10 +1790,14 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__apply(groupconc_redis *r, size_t 
             }
             break;
         }
-        case GROUPCONC_REDIS__LEAVE: { /* done, or lost: a stale entry goes after stale_ms */
+        case GROUPCONC_REDIS__LEAVE: { /* done (an error reply: a stale entry goes after stale_ms) */
             groupconc_redis__lease *l = cmd->first, *next;
             for (; l; l = next) {
                 next = l == cmd->last ? NULL : l->qnext;
+                if (rep == NULL) { /* not sent (connection lost, no memory): again, next round */
+                    groupconc_redis__push(r, l);
+                    continue;
+                }
                 groupconc_redis__group_unref(r, l->g);
                 GROUPCONC_REDIS_FREE(l);
             }
@@ -1949,6 +2023,7 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__try_connect(groupconc_redis *r) {
 
 GROUPCONC_REDIS__PRIVATE void *groupconc_redis__io_main(void *arg) {
     groupconc_redis *r = (groupconc_redis *)arg;
+    int last_rounds = 0; /* rounds since stop: a round that fails for memory is tried again */
     pthread_mutex_lock(&r->mu);
     for (;;) {
         int64_t now = groupconc_redis__now_ns();
@@ -1991,7 +2066,7 @@ GROUPCONC_REDIS__PRIVATE void *groupconc_redis__io_main(void *arg) {
             bool rel = false;
             for (groupconc_redis__lease *l = r->q_head; l; l = l->qnext)
                 if (l->state != GROUPCONC_REDIS__QUEUED) rel = true;
-            if (!rel) break;
+            if (!rel || ++last_rounds > 100) break; /* 100: memory that never comes back */
             r->batch_max = 0; /* take no asks */
             renew = false;
         } else if (r->q_count == 0 && !renew) {
@@ -2008,8 +2083,7 @@ GROUPCONC_REDIS__PRIVATE void *groupconc_redis__io_main(void *arg) {
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
             pthread_mutex_lock(&r->mu);
-            if (r->stop) break;
-            continue;
+            continue; /* at stop: the last rounds try again (bounded above) */
         }
         bool ok = groupconc_redis__round_trip(r, ncmds);
         /* NOSCRIPT (the script cache was flushed): resend those commands with EVAL. */
@@ -2118,11 +2192,24 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__on_message(groupconc_redis *r, co
     if (g) g->freed_seq += free_n;
     bool notify = (g && g->busy_listed) || r->poll_all;
     if (notify) r->st.notify_pubsub++;
+    uint64_t asks = 0;
+    if (notify && g && g->busy_listed) {
+        g->refs++; /* kept until the notifies are made */
+        asks = g->asks;
+    } else {
+        g = NULL;
+    }
     pthread_mutex_unlock(&r->mu);
     if (!notify) return;
     groupconc_executor *ex = groupconc_redis__ex_enter(r);
     if (ex)
         for (unsigned long k = 0; k < free_n; k++) groupconc_fleet_notify(ex, key);
+    if (g) {
+        pthread_mutex_lock(&r->mu);
+        if (ex) groupconc_redis__unlist_idle(r, g, asks); /* nobody here to take it: leave the queue */
+        groupconc_redis__group_unref(r, g);
+        pthread_mutex_unlock(&r->mu);
+    }
     groupconc_redis__ex_leave(r, ex);
 }
 

@@ -23,7 +23,9 @@
      - the gauges (waiting_fleet, waiting) and totals;
      - shutdown (immediate, graceful, group, in the middle of a load), destroy waiting for an
        outstanding answer; cancels, deadlines and group shutdowns under load (chaos);
-     - bad arguments, policy validation, the names of the new codes and event.
+     - bad arguments, policy validation, the names of the new codes and event;
+     - pause (group, executor): a paused group asks for no lease and holds none (a late GRANTED is
+       given back at once, notifies ask nothing); the resume asks again.
    The mock closes the provider-side lost wake-up itself (a release between its BUSY decision and the
    return of groupconc_fleet_answer makes it notify once more), so the load tests do not depend on
    whether the library remembers a notify that arrives while a request is outstanding; that case is
@@ -2564,6 +2566,77 @@ static void test_keeper_admissions_ask(void **state) {
     tu_mutex_destroy(&k.m);
 }
 
+/* ==== pause (issue 24) ============================================================================== */
+
+/* A paused group asks for no lease and holds none: a GRANTED answer that comes after the pause is
+   given back at once (the task waits as BUSY, not at layer 4 holding the lease); notifies, for the
+   group or for all, ask nothing while it is paused; the resume asks again. The same for an executor
+   pause, with a task answered BUSY before it. */
+static void test_pause_holds_no_lease(void **state) {
+    (void)state;
+    mock *m = mk_new(MK_HOLD, MK_SYNC, 1);
+    recorder *rec = rec_new();
+    groupconc_policy p = fleet_policy(m, rec);
+    p.default_concurrency = 4;
+    groupconc_executor *ex = fleet_executor(&p, m);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park a, c;
+    tu_park_init(&a, &started, NULL);
+    tu_park_init(&c, &started, NULL);
+    groupconc_task *ha = fp_submit(ex, "pz", "A", &a, true, 0);
+    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
+    assert_int_equal(groupconc_group_pause(ex, "pz"), GROUPCONC_OK);
+    uint64_t lease = 0;
+    assert_int_equal(mk_answer_at(m, 0, GROUPCONC_FLEET_GRANTED, &lease), GROUPCONC_OK);
+    assert_int_equal(mk_lease_state(m, lease), 2); /* given back at once */
+    assert_int_equal(mk_get(m, &m->releases), 1);
+    groupconc_group_stats gs = tu_gstats(ex, "pz");
+    assert_int_equal(gs.waiting_fleet, 1); /* waits at the fleet layer, answered BUSY in effect */
+    assert_int_equal(gs.waiting_running, 0);
+    assert_int_equal(gs.running, 0);
+    assert_int_equal(groupconc_fleet_notify(ex, "pz"), GROUPCONC_OK);
+    assert_int_equal(groupconc_fleet_notify(ex, NULL), GROUPCONC_OK);
+    assert_false(mk_wait_held(m, 1, 20 * TU_MS)); /* paused: nothing asked */
+    assert_int_equal(mk_get(m, &m->asks), 1);
+    assert_int_equal(groupconc_group_resume(ex, "pz"), GROUPCONC_OK);
+    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS)); /* asked again */
+    assert_int_equal(mk_answer(m, GROUPCONC_FLEET_GRANTED), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&started));
+    tu_park_release(&a);
+    tu_wait_status(ha, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&a.ran), 1001);
+
+    /* an executor pause, with a task answered BUSY before it */
+    tu_latch_add(&started, 1);
+    groupconc_task *hc = fp_submit(ex, "pz", "C", &c, true, 0);
+    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
+    assert_int_equal(mk_answer(m, GROUPCONC_FLEET_BUSY), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_pause(ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_fleet_notify(ex, "pz"), GROUPCONC_OK);
+    assert_int_equal(groupconc_fleet_notify(ex, NULL), GROUPCONC_OK);
+    assert_false(mk_wait_held(m, 1, 20 * TU_MS));
+    assert_int_equal(tu_gstats(ex, "pz").waiting_fleet, 1);
+    assert_int_equal(groupconc_executor_resume(ex), GROUPCONC_OK);
+    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
+    assert_int_equal(mk_answer(m, GROUPCONC_FLEET_GRANTED), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&started));
+    tu_park_release(&c);
+    tu_wait_status(hc, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(rec_count(rec, GROUPCONC_EVENT_STARTED, "A"), 1);
+    assert_int_equal(rec_count(rec, GROUPCONC_EVENT_STARTED, "C"), 1);
+    mk_check_all_returned(m);
+    check_totals_settled(ex);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    mk_finish(m);
+    assert_int_equal(groupconc_task_release(ha), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(hc), GROUPCONC_OK);
+    tu_park_destroy(&a);
+    tu_park_destroy(&c);
+    tu_latch_destroy(&started);
+    rec_free(rec);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
@@ -2607,6 +2680,7 @@ int main(void) {
         cmocka_unit_test(test_chaos_async),
         cmocka_unit_test(test_shutdown_under_load),
         cmocka_unit_test(test_keeper_admissions_ask),
+        cmocka_unit_test(test_pause_holds_no_lease),
     };
     /* FLEET_TEST=<pattern>: run only the matching tests (cmocka's filter) */
     tu_mutex_init(&mk_reg_lock);

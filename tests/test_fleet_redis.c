@@ -20,11 +20,40 @@
    - TCP on a loopback port the test picks; AUTH (password, username + password, wrong password);
      NOSCRIPT after SCRIPT FLUSH; groups
      without a fleet cap need no Redis; cancel and queue deadline at the fleet layer;
-   - bad arguments to every public function.
+   - bad arguments to every public function;
+   - (issue 24) every allocation of the provider fails in turn: no crash, no leak, nothing left in
+     Redis; a paused group holds no lease and another process takes it at once; a waiting process
+     whose waiters leave (expired, cancelled, group shut down) lets another start in well under a
+     poll interval; fail-closed + CALLER_RUNS: REJECTED with the fleet's reason, then the run.
    Waits are latches (in shared memory across processes) or bounded re-checks of counters that
    offer no notification (another process's stats); never a sleep standing in for a state. */
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
+
+/* The provider's allocator: counts its live blocks and, while armed, fails the n-th allocation made
+   by any thread (test_provider_allocation_failures). Unarmed, it is malloc / free. */
+#include <stdatomic.h>
+#include <stdlib.h>
+static atomic_long tr_live, tr_countdown, tr_injected;
+static void *tr_malloc(size_t n) {
+    long c = atomic_load(&tr_countdown);
+    while (c > 0 && !atomic_compare_exchange_weak(&tr_countdown, &c, c - 1)) {
+    }
+    if (c == 1) {
+        atomic_fetch_add(&tr_injected, 1);
+        return NULL;
+    }
+    void *p = malloc(n ? n : 1);
+    if (p) atomic_fetch_add(&tr_live, 1);
+    return p;
+}
+static void tr_free(void *p) {
+    if (!p) return;
+    atomic_fetch_sub(&tr_live, 1);
+    free(p);
+}
+#define GROUPCONC_REDIS_MALLOC(sz) tr_malloc(sz)
+#define GROUPCONC_REDIS_FREE(p) tr_free(p)
 #define GROUPCONC_REDIS_IMPLEMENTATION
 #include "extras/groupconc_redis.h"
 
@@ -1176,6 +1205,292 @@ static void test_bad_arguments(void **state) {
 #undef CHECK_DISTINCT
 }
 
+/* ---- issue 24: allocation failures, pause, a leaving waiter, CALLER_RUNS ------------------------ */
+
+/* Redis's DBSIZE (-1 on error). */
+static long long dbsize(void) {
+    redisContext *c = fu_redis_connect(&srv);
+    if (!c) return -1;
+    redisReply *rep = (redisReply *)redisCommand(c, "DBSIZE");
+    long long v = rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
+    if (rep) freeReplyObject(rep);
+    redisFree(c);
+    return v;
+}
+static bool p_db_empty(void *unused) {
+    (void)unused;
+    return dbsize() == 0;
+}
+
+/* Every allocation of the provider fails in turn (the k-th one of any thread, k = 1, 2, ... until a
+   run makes no failure): 40 tasks of a group with fleet cap 2 each time. Whatever failed, every task
+   completes (FAIL_CLOSED_WAIT: a failed ask waits and is asked again by the poll), nothing of the
+   provider's is left allocated after destroy, and nothing is left in Redis. (Growing the argument
+   vectors once recorded the new capacity for both before the second grow succeeded: the next command
+   wrote through a NULL or too small argvlen, a SIGSEGV in the I/O thread.) */
+static void test_provider_allocation_failures(void **state) {
+    (void)state;
+    start_server(NULL);
+    groupconc_redis_config rc = base_cfg();
+    rc.default_cap = 2;
+    rc.poll_interval_ns = GROUPCONC_MS(50); /* a failed ask waits one poll: keep the loop quick */
+    enum { NT = 40 };
+    long k;
+    long failed_runs = 0;
+    for (k = 1; k <= 20000; k++) {
+        assert_int_equal(atomic_load(&tr_live), 0);
+        atomic_store(&tr_injected, 0);
+        atomic_store(&tr_countdown, k);
+        rig g;
+        int rc_ = rig_make(&g, &rc, 8, NULL, NULL);
+        if (rc_ == GROUPCONC_OK) {
+            groupconc_task *h[NT];
+            for (int i = 0; i < NT; i++) h[i] = tu_submit(g.ex, "oom", NULL, tu_noop_fn, NULL);
+            for (int i = 0; i < NT; i++) {
+                tu_wait_status(h[i], GROUPCONC_STATUS_SUCCESS);
+                assert_int_equal(groupconc_task_release(h[i]), GROUPCONC_OK);
+            }
+            waitfor w0 = {g.r, g.ex, 0};
+            assert_true(fu_wait_until(p_no_leases, &w0, TU_TIMEOUT_NS));
+        } else {
+            assert_int_equal(rc_, GROUPCONC_ENOMEM); /* in groupconc_redis_create */
+            assert_null(g.ex);
+        }
+        rig_free(&g);
+        atomic_store(&tr_countdown, 0);
+        long injected = atomic_load(&tr_injected);
+        assert_int_equal(atomic_load(&tr_live), 0);
+        assert_true(fu_wait_until(p_zcard_zero, (void *)"oom", TU_TIMEOUT_NS));
+        if (injected == 0) break; /* a whole run below k allocations: each one has failed once */
+        failed_runs++;
+    }
+    assert_true(k <= 20000);
+    assert_true(failed_runs >= 20);
+    print_message("provider allocation failures: %ld runs with one failure\n", failed_runs);
+    /* the wait queues' keys too: a leave lost for memory goes stale and expires (2 stale periods) */
+    assert_true(fu_wait_until(p_db_empty, NULL, TU_TIMEOUT_NS));
+}
+
+/* A task start time in a latch (tu_park does the rest). */
+static int64_t start_bound_ns(void) { return tu_under_valgrind() ? GROUPCONC_MS(2500) : GROUPCONC_SEC(1); }
+
+/* A paused group holds no fleet lease. Process A (a provider and an executor) holds the only lease
+   of a group (fleet cap 1) with a second task answered BUSY; process B waits behind it. A pauses the
+   group and its running task ends: its waiting task must not take the lease (it could not run), so
+   B's task starts well within the poll interval (5 s), A holds no lease while paused (ZCARD counts
+   B's only, then none), and A's task runs after the resume. */
+static void test_paused_group_holds_no_lease(void **state) {
+    (void)state;
+    start_server(NULL);
+    groupconc_redis_config rc = base_cfg();
+    rc.poll_interval_ns = GROUPCONC_SEC(5); /* no help from the polls */
+    rig a, b;
+    assert_int_equal(rig_make(&a, &rc, 4, NULL, NULL), GROUPCONC_OK);
+    assert_int_equal(rig_make(&b, &rc, 4, NULL, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_redis_wait_ready(a.r, TU_TIMEOUT_NS), GROUPCONC_OK);
+    assert_int_equal(groupconc_redis_wait_ready(b.r, TU_TIMEOUT_NS), GROUPCONC_OK);
+    tu_parkset ps;
+    tu_ps_init(&ps, 1);
+    tu_ps_submit(&ps, a.ex, "pz"); /* a1: the lease */
+    assert_true(tu_latch_wait(&ps.started));
+    tu_latch a2_started, b1_started;
+    tu_latch_init(&a2_started, 1);
+    tu_latch_init(&b1_started, 1);
+    tu_park a2, b1;
+    tu_park_init(&a2, &a2_started, NULL);
+    tu_park_init(&b1, &b1_started, NULL);
+    groupconc_task *ha2 = tu_submit(a.ex, "pz", NULL, tu_park_fn, &a2);
+    waitfor wa = {a.r, a.ex, 1};
+    assert_true(fu_wait_until(p_busy, &wa, TU_TIMEOUT_NS)); /* A waits in the group's queue */
+    groupconc_task *hb1 = tu_submit(b.ex, "pz", NULL, tu_park_fn, &b1);
+    waitfor wb = {b.r, b.ex, 1};
+    assert_true(fu_wait_until(p_busy, &wb, TU_TIMEOUT_NS)); /* B behind it */
+    assert_int_equal(groupconc_group_pause(a.ex, "pz"), GROUPCONC_OK);
+    tu_ps_finish(&ps, 0); /* a1's lease is freed */
+    int64_t t0 = fu_now_ns();
+    assert_true(tu_latch_wait_for(&b1_started, start_bound_ns()));
+    print_message("B started %.0f ms after A's holder finished (A paused)\n", (double)(fu_now_ns() - t0) / 1e6);
+    assert_int_equal(atomic_load(&a2.ran), 0);
+    assert_int_equal(tu_gstats(a.ex, "pz").waiting_fleet, 1);
+    assert_int_equal(rstats(a.r).leases_held, 0);
+    assert_int_equal(zcard("pz"), 1); /* B's */
+    tu_park_release(&b1);
+    tu_wait_status(hb1, GROUPCONC_STATUS_SUCCESS);
+    assert_true(fu_wait_until(p_zcard_zero, (void *)"pz", TU_TIMEOUT_NS)); /* still paused: none */
+    waitfor wb0 = {b.r, b.ex, 0};
+    assert_true(fu_wait_until(p_no_leases, &wb0, TU_TIMEOUT_NS));
+    assert_int_equal(zcard("pz"), 0);
+    assert_int_equal(rstats(a.r).leases_held, 0);
+    assert_int_equal(atomic_load(&a2.ran), 0);
+    /* the resume asks again: A's task runs */
+    assert_int_equal(groupconc_group_resume(a.ex, "pz"), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&a2_started));
+    assert_int_equal(zcard("pz"), 1);
+    tu_park_release(&a2);
+    tu_wait_status(ha2, GROUPCONC_STATUS_SUCCESS);
+    waitfor wa0 = {a.r, a.ex, 0};
+    assert_true(fu_wait_until(p_no_leases, &wa0, TU_TIMEOUT_NS));
+    assert_true(fu_wait_until(p_zcard_zero, (void *)"pz", TU_TIMEOUT_NS));
+    groupconc_task_release(ha2);
+    groupconc_task_release(hb1);
+    groupconc_task_release(ps.h[0]);
+    tu_park_destroy(&ps.p[0]);
+    tu_park_destroy(&a2);
+    tu_park_destroy(&b1);
+    tu_latch_destroy(&ps.started);
+    tu_latch_destroy(&a2_started);
+    tu_latch_destroy(&b1_started);
+    rig_free(&b);
+    rig_free(&a);
+}
+
+/* A waiting process whose waiters leave (queue deadline, cancel, group shut down) leaves the group's
+   wait queue in Redis and announces it: process A waits first, B behind it; A's task goes; when the
+   holder (process H) finishes, B starts in under 1 s although the polls come every 5 s. */
+enum { LEAVE_EXPIRE, LEAVE_CANCEL, LEAVE_SHUTDOWN };
+static void leaving_waiter_run(int how) {
+    start_server(NULL);
+    groupconc_redis_config rc = base_cfg();
+    rc.poll_interval_ns = GROUPCONC_SEC(5);
+    rig h, a, b;
+    assert_int_equal(rig_make(&h, &rc, 4, NULL, NULL), GROUPCONC_OK);
+    assert_int_equal(rig_make(&a, &rc, 4, NULL, NULL), GROUPCONC_OK);
+    assert_int_equal(rig_make(&b, &rc, 4, NULL, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_redis_wait_ready(h.r, TU_TIMEOUT_NS), GROUPCONC_OK);
+    assert_int_equal(groupconc_redis_wait_ready(a.r, TU_TIMEOUT_NS), GROUPCONC_OK);
+    assert_int_equal(groupconc_redis_wait_ready(b.r, TU_TIMEOUT_NS), GROUPCONC_OK);
+    tu_parkset ps;
+    tu_ps_init(&ps, 1);
+    tu_ps_submit(&ps, h.ex, "lv");
+    assert_true(tu_latch_wait(&ps.started));
+    groupconc_task_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.group = "lv";
+    spec.fn = tu_noop_fn;
+    if (how == LEAVE_EXPIRE) spec.max_wait_ns = GROUPCONC_MS(300);
+    groupconc_task *ta = NULL;
+    assert_int_equal(groupconc_submit_spec(a.ex, &spec, &ta), GROUPCONC_OK);
+    waitfor wa = {a.r, a.ex, 1};
+    assert_true(fu_wait_until(p_busy, &wa, TU_TIMEOUT_NS)); /* A first in the queue */
+    tu_latch b_started;
+    tu_latch_init(&b_started, 1);
+    tu_park pb;
+    tu_park_init(&pb, &b_started, NULL);
+    groupconc_task *tb = tu_submit(b.ex, "lv", NULL, tu_park_fn, &pb);
+    waitfor wb = {b.r, b.ex, 1};
+    assert_true(fu_wait_until(p_busy, &wb, TU_TIMEOUT_NS)); /* B behind A */
+    groupconc_result res;
+    if (how == LEAVE_EXPIRE) {
+        res = tu_wait(ta);
+        assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(res.reason, GROUPCONC_EEXPIRED_FLEET);
+    } else if (how == LEAVE_CANCEL) {
+        groupconc_cancel_outcome out;
+        assert_int_equal(groupconc_task_cancel(ta, &out), GROUPCONC_OK);
+        assert_int_equal(out, GROUPCONC_CANCEL_DEQUEUED);
+        tu_wait_status(ta, GROUPCONC_STATUS_CANCELLED);
+    } else {
+        assert_int_equal(groupconc_group_shutdown(a.ex, "lv"), GROUPCONC_OK);
+        res = tu_wait(ta);
+        assert_true(res.status == GROUPCONC_STATUS_CANCELLED || res.status == GROUPCONC_STATUS_REJECTED);
+    }
+    assert_int_equal(tu_xstats(a.ex).waiting_fleet, 0);
+    assert_int_equal(atomic_load(&pb.ran), 0);
+    tu_ps_finish(&ps, 0); /* the holder's lease is freed */
+    int64_t t0 = fu_now_ns();
+    assert_true(tu_latch_wait_for(&b_started, start_bound_ns()));
+    print_message("leave (%d): B started %.0f ms after the holder finished\n", how,
+                  (double)(fu_now_ns() - t0) / 1e6);
+    tu_park_release(&pb);
+    tu_wait_status(tb, GROUPCONC_STATUS_SUCCESS);
+    waitfor w0 = {b.r, b.ex, 0};
+    assert_true(fu_wait_until(p_no_leases, &w0, TU_TIMEOUT_NS));
+    assert_true(fu_wait_until(p_zcard_zero, (void *)"lv", TU_TIMEOUT_NS));
+    groupconc_task_release(ta);
+    groupconc_task_release(tb);
+    groupconc_task_release(ps.h[0]);
+    tu_park_destroy(&ps.p[0]);
+    tu_park_destroy(&pb);
+    tu_latch_destroy(&ps.started);
+    tu_latch_destroy(&b_started);
+    rig_free(&b);
+    rig_free(&a);
+    rig_free(&h);
+}
+
+static void test_leaving_waiter_expired(void **state) {
+    (void)state;
+    leaving_waiter_run(LEAVE_EXPIRE);
+}
+static void test_leaving_waiter_cancelled(void **state) {
+    (void)state;
+    leaving_waiter_run(LEAVE_CANCEL);
+}
+static void test_leaving_waiter_group_shutdown(void **state) {
+    (void)state;
+    leaving_waiter_run(LEAVE_SHUTDOWN);
+}
+
+/* Fail-closed with CALLER_RUNS (Redis unreachable): each refused task fires REJECTED with
+   GROUPCONC_EREJECTED_FLEET, then runs holding no permits and no lease; it counts where its final
+   status puts it (succeeded), and the provider counts the refusals (fail_rejected). */
+typedef struct cr_tally {
+    atomic_int rejected_fleet, rejected_other, started, completed, fleet;
+} cr_tally;
+static void cr_listener(const groupconc_event *ev, void *user_data) {
+    cr_tally *t = (cr_tally *)user_data;
+    switch (ev->type) {
+    case GROUPCONC_EVENT_REJECTED:
+        atomic_fetch_add(ev->reason == GROUPCONC_EREJECTED_FLEET ? &t->rejected_fleet : &t->rejected_other, 1);
+        break;
+    case GROUPCONC_EVENT_STARTED: atomic_fetch_add(&t->started, 1); break;
+    case GROUPCONC_EVENT_COMPLETED: atomic_fetch_add(&t->completed, 1); break;
+    case GROUPCONC_EVENT_FLEET: atomic_fetch_add(&t->fleet, 1); break;
+    default: break;
+    }
+}
+
+static void test_fail_closed_caller_runs(void **state) {
+    (void)state;
+    absent_server();
+    groupconc_redis_config rc = base_cfg();
+    rc.on_failure = GROUPCONC_REDIS_FAIL_CLOSED_REJECT;
+    cr_tally tally;
+    memset(&tally, 0, sizeof tally);
+    rig g;
+    memset(&g, 0, sizeof g);
+    assert_int_equal(groupconc_redis_create(&rc, &g.r), GROUPCONC_OK);
+    groupconc_policy p = groupconc_policy_default();
+    p.default_concurrency = 4;
+    p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+    p.listener = cr_listener;
+    p.listener_user_data = &tally;
+    assert_int_equal(groupconc_redis_provider(g.r, &p.fleet), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_create(&p, &g.ex), GROUPCONC_OK);
+    atomic_int runs;
+    atomic_init(&runs, 0);
+    groupconc_task *h[4];
+    for (int i = 0; i < 4; i++) h[i] = tu_submit(g.ex, "cr", NULL, tu_count_fn, &runs);
+    for (int i = 0; i < 4; i++) {
+        tu_wait_status(h[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(h[i]);
+    }
+    assert_int_equal(atomic_load(&runs), 4);
+    assert_int_equal(atomic_load(&tally.rejected_fleet), 4); /* the refusal, then the run */
+    assert_int_equal(atomic_load(&tally.rejected_other), 0);
+    assert_int_equal(atomic_load(&tally.fleet), 0);          /* not a fail-open */
+    assert_int_equal(atomic_load(&tally.completed), 4);
+    groupconc_executor_stats xs = tu_xstats(g.ex);
+    assert_int_equal(xs.succeeded, 4);
+    assert_int_equal(xs.rejected_fleet, 0); /* counted where the final status puts it */
+    assert_int_equal(xs.fleet_open, 0);
+    groupconc_redis_stats s = rstats(g.r);
+    assert_int_equal(s.fail_rejected, 4);
+    assert_int_equal(s.grants, 0);
+    assert_int_equal(s.leases_held, 0);
+    rig_free(&g);
+}
+
 int main(void) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     /* GROUPCONC_FLEET_TEST=<glob>: run only the matching tests */
@@ -1199,6 +1514,12 @@ int main(void) {
         cmocka_unit_test_teardown(test_kill9_takeover, teardown_server),
         cmocka_unit_test_teardown(test_restart_wait, teardown_server),
         cmocka_unit_test_teardown(test_restart_reject, teardown_server),
+        cmocka_unit_test_teardown(test_provider_allocation_failures, teardown_server),
+        cmocka_unit_test_teardown(test_paused_group_holds_no_lease, teardown_server),
+        cmocka_unit_test_teardown(test_leaving_waiter_expired, teardown_server),
+        cmocka_unit_test_teardown(test_leaving_waiter_cancelled, teardown_server),
+        cmocka_unit_test_teardown(test_leaving_waiter_group_shutdown, teardown_server),
+        cmocka_unit_test_teardown(test_fail_closed_caller_runs, teardown_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
