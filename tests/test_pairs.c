@@ -1,0 +1,798 @@
+/* test_pairs.c - the pair matrix (CONTRIBUTING.md, "The pair matrix"; issue 23, "The pairs, tested
+   on purpose"): for every pair of features that can meet on one task or group, a test
+   pair_<a>_<b> that puts both in play on the same task or group and asserts the exact outcome
+   (status, reason, counters, which callbacks ran once, cleanups counted: no leak).
+
+   The features, in matrix order: tasks, execall, reject, listener, resolver, deferred, gate, scope,
+   deadline, pause, live, bounded, runcap, fleet, groupshut, shutdown, dump.
+
+   Every test starts from px_reset(): the shared counters (cleanups, listener events by type,
+   completion callbacks, rejection handler and resolver calls, the in-process fleet provider) are
+   zeroed, and each test destroys its executor before it returns. Known states are built with
+   latches (tu_park) and the stats (the locked step admits the inbox: after a submit from this
+   thread the stats see the task); short real deadlines are used only for queue deadlines and
+   join_for / execute_all timeouts, with generous bounds.
+
+   Tests that describe the CORRECT behaviour of a defect being fixed on another branch (issue 23,
+   items 1-12) keep that part inside #ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS, with the item named;
+   the coordinator enables them after the merge. PAIRS_TEST=<substring> runs only matching tests. */
+#define GROUPCONC_IMPLEMENTATION
+#include "groupconc.h"
+
+#include "testutil.h"
+
+#include <limits.h>
+
+#define OK(x) assert_int_equal((x), GROUPCONC_OK)
+
+/* ==== shared counters ============================================================================ */
+
+static atomic_int g_cleanups;      /* cl_fn calls */
+static atomic_int g_ev[5];         /* listener events by type */
+static atomic_int g_ev_reason;     /* the last REJECTED event's reason */
+static atomic_int g_ev_fleet_reason; /* the last FLEET event's reason */
+static atomic_int g_oc;            /* oc_fn (completion callback) calls */
+static atomic_int g_handler;       /* rejection handler calls */
+static atomic_int g_resolver;      /* resolver calls */
+static atomic_int g_res_conc;      /* what the resolver answers for "r*" keys */
+static atomic_int g_started_order; /* STARTED events, numbered */
+static tu_thread_id g_main;        /* the test's thread */
+static atomic_bool g_completed_on_main; /* a COMPLETED event ran on the test's thread */
+
+static inline void px_reset(void) {
+    atomic_store(&g_cleanups, 0);
+    for (int i = 0; i < 5; i++) atomic_store(&g_ev[i], 0);
+    atomic_store(&g_ev_reason, 0);
+    atomic_store(&g_ev_fleet_reason, 0);
+    atomic_store(&g_oc, 0);
+    atomic_store(&g_handler, 0);
+    atomic_store(&g_resolver, 0);
+    atomic_store(&g_res_conc, 3);
+    atomic_store(&g_started_order, 0);
+    atomic_store(&g_completed_on_main, false);
+    g_main = tu_self();
+}
+
+static inline void cl_fn(void *arg) {
+    (void)arg;
+    atomic_fetch_add(&g_cleanups, 1);
+}
+
+static inline void oc_fn(groupconc_task *t, const groupconc_result *r, void *ud) {
+    (void)t;
+    (void)r;
+    (void)ud;
+    atomic_fetch_add(&g_oc, 1);
+}
+
+static inline void listener(const groupconc_event *e, void *ud) {
+    (void)ud;
+    if ((int)e->type >= 0 && (int)e->type < 5) atomic_fetch_add(&g_ev[e->type], 1);
+    if (e->type == GROUPCONC_EVENT_REJECTED) atomic_store(&g_ev_reason, e->reason);
+    if (e->type == GROUPCONC_EVENT_FLEET) atomic_store(&g_ev_fleet_reason, e->reason);
+    if (e->type == GROUPCONC_EVENT_COMPLETED && tu_same_thread(tu_self(), g_main))
+        atomic_store(&g_completed_on_main, true);
+}
+
+/* "r..." keys get g_res_conc; every call counted. */
+static inline int resolver(const char *group, int *out, void *ud) {
+    (void)ud;
+    atomic_fetch_add(&g_resolver, 1);
+    if (group[0] != 'r') return -1;
+    *out = atomic_load(&g_res_conc);
+    return 0;
+}
+
+/* The default policy with the counting listener. */
+static inline groupconc_policy pol(void) {
+    groupconc_policy p = groupconc_policy_default();
+    p.listener = listener;
+    p.max_threads = 8;
+    return p;
+}
+
+static groupconc_task *sub_w(groupconc_executor *ex, const char *group, const char *id,
+                             groupconc_task_fn fn, void *arg, int64_t max_wait) {
+    groupconc_task_spec s;
+    memset(&s, 0, sizeof s);
+    s.group = group;
+    s.task_id = id;
+    s.fn = fn;
+    s.arg = arg;
+    s.cleanup = cl_fn;
+    s.max_wait_ns = max_wait;
+    groupconc_task *t = NULL;
+    OK(groupconc_submit_spec(ex, &s, &t));
+    assert_non_null(t);
+    return t;
+}
+static groupconc_task *sub(groupconc_executor *ex, const char *group, const char *id,
+                           groupconc_task_fn fn, void *arg) {
+    return sub_w(ex, group, id, fn, arg, 0);
+}
+static inline groupconc_task_spec spec(const char *group, const char *id, groupconc_task_fn fn, void *arg,
+                                int64_t max_wait) {
+    groupconc_task_spec s;
+    memset(&s, 0, sizeof s);
+    s.group = group;
+    s.task_id = id;
+    s.fn = fn;
+    s.arg = arg;
+    s.cleanup = cl_fn;
+    s.max_wait_ns = max_wait;
+    return s;
+}
+
+static inline void done_rel(groupconc_task *t, groupconc_status want, int reason) {
+    groupconc_result r = tu_wait(t);
+    assert_int_equal(r.status, want);
+    assert_int_equal(r.reason, reason);
+    OK(groupconc_task_release(t));
+}
+
+/* ---- a parked task with its own start latch ---------------------------------------------------- */
+
+typedef struct pk {
+    tu_park p;
+    tu_latch st;
+} pk;
+
+static groupconc_task *pk_sub(pk *k, groupconc_executor *ex, const char *group, const char *id) {
+    tu_latch_init(&k->st, 1);
+    tu_park_init(&k->p, &k->st, NULL);
+    return sub(ex, group, id, tu_park_fn, &k->p);
+}
+static inline void pk_init(pk *k) {
+    tu_latch_init(&k->st, 1);
+    tu_park_init(&k->p, &k->st, NULL);
+}
+static inline void pk_started(pk *k) { assert_true(tu_latch_wait(&k->st)); }
+static inline bool pk_has_started(pk *k) { return atomic_load(&k->p.ran) > 0; }
+static inline void pk_go(pk *k) { tu_park_release(&k->p); }
+static inline void pk_free(pk *k) {
+    tu_park_destroy(&k->p);
+    tu_latch_destroy(&k->st);
+}
+/* Let it finish, wait for SUCCESS, release the handle, free. */
+static inline void pk_finish(pk *k, groupconc_task *t) {
+    pk_go(k);
+    done_rel(t, GROUPCONC_STATUS_SUCCESS, 0);
+    pk_free(k);
+}
+
+/* ---- a deferring task -------------------------------------------------------------------------- */
+
+typedef struct dfr {
+    groupconc_deferred *d;
+    tu_latch deferred; /* opened once the body deferred */
+} dfr;
+
+static inline void dfr_init(dfr *f) {
+    f->d = NULL;
+    tu_latch_init(&f->deferred, 1);
+}
+static inline int defer_fn(groupconc_context *ctx, void **out, void *arg) {
+    dfr *f = (dfr *)arg;
+    (void)out;
+    if (groupconc_context_defer(ctx, &f->d) != GROUPCONC_OK) return -1;
+    tu_latch_count_down(&f->deferred);
+    return GROUPCONC_TASK_PENDING;
+}
+static inline void dfr_wait(dfr *f) { assert_true(tu_latch_wait(&f->deferred)); }
+
+/* ---- the JSON dump ---------------------------------------------------------------------------- */
+
+static char *dump(groupconc_executor *ex) {
+    size_t need = 0;
+    int rc = groupconc_executor_dump(ex, NULL, 0, &need);
+    assert_true(rc == GROUPCONC_ERANGE || rc == GROUPCONC_OK);
+    for (;;) {
+        size_t cap = need + 4096;
+        char *b = (char *)malloc(cap);
+        assert_non_null(b);
+        rc = groupconc_executor_dump(ex, b, cap, &need);
+        if (rc == GROUPCONC_OK) return b;
+        assert_int_equal(rc, GROUPCONC_ERANGE);
+        free(b);
+    }
+}
+static inline bool dump_has(groupconc_executor *ex, const char *s) {
+    char *d = dump(ex);
+    bool has = strstr(d, s) != NULL;
+    if (!has) fprintf(stderr, "dump lacks %s:\n%s\n", s, d);
+    free(d);
+    return has;
+}
+/* A field of the group object with that key (or of the executor object when key is NULL); -999
+   when the field is absent. */
+static inline long long dump_int(groupconc_executor *ex, const char *key, const char *field) {
+    char *d = dump(ex), pat[128];
+    const char *obj;
+    long long v = -999;
+    if (key) {
+        snprintf(pat, sizeof pat, "{\"key\":\"%s\",", key);
+        obj = strstr(d, pat);
+    } else {
+        obj = strstr(d, "\"executor\":{");
+    }
+    if (obj) {
+        const char *end = strchr(obj, '}');
+        snprintf(pat, sizeof pat, "\"%s\":", field);
+        const char *f = strstr(obj, pat);
+        if (f && f < end) v = strtoll(f + strlen(pat), NULL, 10);
+    }
+    free(d);
+    return v;
+}
+
+/* ---- an in-process fleet provider --------------------------------------------------------------- */
+
+enum { FP_GRANT, FP_HOLD, FP_REJECT, FP_OPEN };
+typedef struct fp {
+    tu_mutex m;
+    tu_cond c;
+    int mode;
+    groupconc_fleet_request *held[32];
+    int nheld;
+    int asks, grants, releases, out; /* out: leases given and not yet back */
+    uint64_t next;
+} fp;
+static fp g_fp;
+
+static inline void fp_acquire(void *ud, groupconc_fleet_request *req, const char *group) {
+    fp *f = (fp *)ud;
+    (void)group;
+    tu_mutex_lock(&f->m);
+    f->asks++;
+    int mode = f->mode;
+    uint64_t lease = 0;
+    if (mode == FP_HOLD) f->held[f->nheld++] = req;
+    if (mode == FP_GRANT) {
+        lease = ++f->next;
+        f->grants++;
+        f->out++;
+    }
+    tu_cond_broadcast(&f->c);
+    tu_mutex_unlock(&f->m);
+    if (mode == FP_GRANT) groupconc_fleet_answer(req, GROUPCONC_FLEET_GRANTED, lease);
+    if (mode == FP_REJECT) groupconc_fleet_answer(req, GROUPCONC_FLEET_REJECT, 0);
+    if (mode == FP_OPEN) groupconc_fleet_answer(req, GROUPCONC_FLEET_OPEN, 0);
+}
+static inline void fp_release(void *ud, const char *group, uint64_t lease) {
+    fp *f = (fp *)ud;
+    (void)group;
+    (void)lease;
+    tu_mutex_lock(&f->m);
+    f->releases++;
+    f->out--;
+    tu_cond_broadcast(&f->c);
+    tu_mutex_unlock(&f->m);
+}
+static inline groupconc_policy fpol(int mode) {
+    static bool init;
+    if (!init) {
+        tu_mutex_init(&g_fp.m);
+        tu_cond_init(&g_fp.c);
+        init = true;
+    }
+    g_fp.mode = mode;
+    g_fp.nheld = 0;
+    g_fp.asks = g_fp.grants = g_fp.releases = g_fp.out = 0;
+    groupconc_policy p = pol();
+    p.fleet.acquire = fp_acquire;
+    p.fleet.release = fp_release;
+    p.fleet.user_data = &g_fp;
+    return p;
+}
+static inline int fp_get(int *field) {
+    tu_mutex_lock(&g_fp.m);
+    int v = *field;
+    tu_mutex_unlock(&g_fp.m);
+    return v;
+}
+/* Wait (bounded) until the provider was asked n times in all. */
+static inline void fp_wait_asks(int n) {
+    int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+    tu_mutex_lock(&g_fp.m);
+    while (g_fp.asks < n && tu_now_ns() < deadline) tu_cond_wait_until(&g_fp.c, &g_fp.m, deadline);
+    int asks = g_fp.asks;
+    tu_mutex_unlock(&g_fp.m);
+    assert_true(asks >= n);
+}
+/* Answer the oldest held request. */
+static inline void fp_answer(groupconc_fleet_verdict v) {
+    tu_mutex_lock(&g_fp.m);
+    assert_true(g_fp.nheld > 0);
+    groupconc_fleet_request *r = g_fp.held[0];
+    memmove(&g_fp.held[0], &g_fp.held[1], (size_t)(g_fp.nheld - 1) * sizeof g_fp.held[0]);
+    g_fp.nheld--;
+    uint64_t lease = 0;
+    if (v == GROUPCONC_FLEET_GRANTED) {
+        lease = ++g_fp.next;
+        g_fp.grants++;
+        g_fp.out++;
+    }
+    tu_mutex_unlock(&g_fp.m);
+    OK(groupconc_fleet_answer(r, v, lease));
+}
+
+/* ---- small task bodies ------------------------------------------------------------------------ */
+
+static inline int fail_fn(groupconc_context *ctx, void **out, void *arg) {
+    (void)ctx;
+    (void)out;
+    (void)arg;
+    return 42;
+}
+static inline int value_fn(groupconc_context *ctx, void **out, void *arg) {
+    (void)ctx;
+    *out = arg;
+    return 0;
+}
+
+/* A body that records the thread it ran on. */
+typedef struct where {
+    tu_thread_id th;
+    atomic_int ran;
+} where;
+static inline int where_fn(groupconc_context *ctx, void **out, void *arg) {
+    where *w = (where *)arg;
+    (void)ctx;
+    (void)out;
+    w->th = tu_self();
+    atomic_fetch_add(&w->ran, 1);
+    return 0;
+}
+
+/* Peak of bodies running at once. */
+static tu_peak g_peak;
+static inline int peak_fn(groupconc_context *ctx, void **out, void *arg) {
+    (void)ctx;
+    (void)out;
+    (void)arg;
+    tu_peak_enter(&g_peak);
+    tu_sleep_ns(2 * TU_MS); /* overlap made likely, not relied upon */
+    tu_peak_leave(&g_peak);
+    return 0;
+}
+
+/* ==== tasks × ... ================================================================================ */
+
+/* execute_all's timeout cancels an element that never started (a handle-held task has the group's
+   only permit); the handle's own task is untouched and succeeds. */
+static void pair_tasks_execall(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task_spec s[2] = {spec("g", "e0", tu_noop_fn, NULL, 0), spec("g", "e1", tu_noop_fn, NULL, 0)};
+    groupconc_result r[2];
+    assert_int_equal(groupconc_execute_all(ex, s, 2, 30 * TU_MS, r), GROUPCONC_ETIMEDOUT);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(r[i].status, GROUPCONC_STATUS_CANCELLED);
+        assert_int_equal(r[i].reason, GROUPCONC_ECANCELLED);
+    }
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    pk_finish(&k, t);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.cancelled, 2);
+    assert_int_equal(gs.succeeded, 1);
+    assert_int_equal(atomic_load(&g_cleanups), 3);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* DISCARD: the refused task still gets a handle; it is done (REJECTED, layer 3), its completion
+   callback runs at once on registration, a cancel is TOO_LATE, its cleanup ran once. */
+static void pair_tasks_reject(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 0;
+    p.rejection = GROUPCONC_REJECT_DISCARD;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    bool d = false;
+    OK(groupconc_task_is_done(x, &d));
+    assert_true(d);
+    OK(groupconc_task_on_complete(x, oc_fn, NULL));
+    assert_int_equal(atomic_load(&g_oc), 1);
+    groupconc_cancel_outcome o;
+    OK(groupconc_task_cancel(x, &o));
+    assert_int_equal(o, GROUPCONC_CANCEL_TOO_LATE);
+    done_rel(x, GROUPCONC_STATUS_REJECTED, GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    pk_finish(&k, t);
+    assert_int_equal(tu_gstats(ex, "g").rejected_concurrency, 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A cancel that dequeues runs the task's COMPLETED event, its completion callback and its cleanup on
+   the cancelling thread, each once, before cancel returns. */
+static void pair_tasks_listener(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    OK(groupconc_task_on_complete(x, oc_fn, NULL));
+    groupconc_cancel_outcome o;
+    OK(groupconc_task_cancel(x, &o));
+    assert_int_equal(o, GROUPCONC_CANCEL_DEQUEUED);
+    assert_int_equal(atomic_load(&g_oc), 1);
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 1);
+    assert_true(atomic_load(&g_completed_on_main));
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    pk_finish(&k, t);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_SUBMITTED]), 2);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The resolver's concurrency (3) is what the handles see: 3 run, the 4th waits at layer 3 and a
+   cancel dequeues it; the resolver ran once for the group. */
+static void pair_tasks_resolver(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.resolver = resolver;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k[3];
+    groupconc_task *t[3];
+    for (int i = 0; i < 3; i++) t[i] = pk_sub(&k[i], ex, "r1", NULL);
+    for (int i = 0; i < 3; i++) pk_started(&k[i]);
+    groupconc_task *x = sub(ex, "r1", "x", tu_noop_fn, NULL);
+    groupconc_group_stats gs = tu_gstats(ex, "r1");
+    assert_int_equal(gs.concurrency, 3);
+    assert_int_equal(gs.waiting_concurrency, 1);
+    groupconc_cancel_outcome o;
+    OK(groupconc_task_cancel(x, &o));
+    assert_int_equal(o, GROUPCONC_CANCEL_DEQUEUED);
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    for (int i = 0; i < 3; i++) pk_finish(&k[i], t[i]);
+    assert_int_equal(atomic_load(&g_resolver), 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A cancel of a deferred task flags it (FLAGGED, deferred_is_cancelled); it completes CANCELLED when
+   the work says so; the cleanup runs once, after the completion call. */
+static void pair_tasks_deferred(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *t = sub(ex, "g", "d", defer_fn, &f);
+    dfr_wait(&f);
+    OK(groupconc_task_on_complete(t, oc_fn, NULL));
+    groupconc_cancel_outcome o;
+    OK(groupconc_task_cancel(t, &o));
+    assert_int_equal(o, GROUPCONC_CANCEL_FLAGGED);
+    assert_true(groupconc_deferred_is_cancelled(f.d));
+    assert_int_equal(atomic_load(&g_cleanups), 0);
+    assert_int_equal(atomic_load(&g_oc), 0);
+    OK(groupconc_deferred_complete(f.d, GROUPCONC_TASK_CANCELLED, NULL));
+    done_rel(t, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    assert_int_equal(atomic_load(&g_oc), 1);
+    assert_int_equal(tu_gstats(ex, "g").cancelled, 1);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* An executor gate permit holds the group's only permit: a task waits behind it (cancel dequeues
+   one), the next runs when the permit is released. */
+static void pair_tasks_gate(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate_config gc = {0, ex, NULL, NULL};
+    groupconc_gate *g;
+    OK(groupconc_gate_create(&gc, &g));
+    groupconc_permit pm;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    groupconc_task *y = sub(ex, "g", "y", tu_noop_fn, NULL);
+    assert_int_equal(tu_gstats(ex, "g").waiting_concurrency, 2);
+    groupconc_cancel_outcome o;
+    OK(groupconc_task_cancel(x, &o));
+    assert_int_equal(o, GROUPCONC_CANCEL_DEQUEUED);
+    bool d = true;
+    OK(groupconc_task_is_done(y, &d));
+    assert_false(d);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    done_rel(y, GROUPCONC_STATUS_SUCCESS, 0);
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    groupconc_gate_stats st;
+    OK(groupconc_gate_stats_get(g, "g", &st));
+    assert_int_equal(st.in_flight, 0);
+    assert_int_equal(st.released_success, 1);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A fork waiting behind a plain task of its group is dequeued by scope_shutdown: CANCELLED, cleanup
+   once; the plain task is untouched. */
+static void pair_tasks_scope(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_scope *sc;
+    OK(groupconc_scope_open(ex, NULL, &sc));
+    groupconc_task_spec s = spec("g", "f", tu_noop_fn, NULL, 0);
+    size_t i;
+    OK(groupconc_scope_fork(sc, &s, &i));
+    OK(groupconc_scope_shutdown(sc));
+    OK(groupconc_scope_join(sc));
+    groupconc_result r;
+    OK(groupconc_scope_result(sc, i, &r));
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    OK(groupconc_scope_close(sc));
+    assert_false(atomic_load(&k.p.saw_cancel));
+    pk_finish(&k, t);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A handle whose queue deadline passes: REJECTED with the layer-3 expiry, its completion callback
+   once, its cleanup once; a later cancel is TOO_LATE. */
+static void pair_tasks_deadline(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *x = sub_w(ex, "g", "x", tu_noop_fn, NULL, 20 * TU_MS);
+    OK(groupconc_task_on_complete(x, oc_fn, NULL));
+    groupconc_result r = tu_wait(x);
+    assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(r.reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+    groupconc_cancel_outcome o;
+    OK(groupconc_task_cancel(x, &o));
+    assert_int_equal(o, GROUPCONC_CANCEL_TOO_LATE);
+    OK(groupconc_task_release(x));
+    pk_finish(&k, t);
+    assert_int_equal(atomic_load(&g_oc), 1);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    assert_int_equal(tu_gstats(ex, "g").expired, 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A paused group's task waits; cancel dequeues it; another one runs after resume. */
+static void pair_tasks_pause(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    OK(groupconc_group_pause(ex, "g"));
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    groupconc_task *y = sub(ex, "g", "y", tu_noop_fn, NULL);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_true(gs.paused);
+    assert_int_equal(gs.waiting_concurrency, 2);
+    groupconc_cancel_outcome o;
+    OK(groupconc_task_cancel(x, &o));
+    assert_int_equal(o, GROUPCONC_CANCEL_DEQUEUED);
+    bool d = true;
+    OK(groupconc_task_is_done(y, &d));
+    assert_false(d);
+    OK(groupconc_group_resume(ex, "g"));
+    done_rel(y, GROUPCONC_STATUS_SUCCESS, 0);
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Raising a group's concurrency live starts its waiting task while the first still runs. */
+static void pair_tasks_live(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk a, b;
+    groupconc_task *ta = pk_sub(&a, ex, "g", "a");
+    pk_started(&a);
+    groupconc_task *tb = pk_sub(&b, ex, "g", "b");
+    assert_int_equal(tu_gstats(ex, "g").waiting_concurrency, 1);
+    groupconc_group_limits l = groupconc_group_limits_keep("g");
+    l.concurrency = 2;
+    OK(groupconc_group_limits_set(ex, &l));
+    pk_started(&b);
+    assert_int_equal(tu_gstats(ex, "g").running, 2);
+    pk_finish(&a, ta);
+    pk_finish(&b, tb);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A handle outlives its group's state: the group is reclaimed for a new key (max_groups 1) and the
+   handle still reads its result and key. */
+static void pair_tasks_bounded(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *a = sub(ex, "a", "x", value_fn, (void *)&g_cleanups);
+    tu_wait_status(a, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task *b = sub(ex, "b", "y", tu_noop_fn, NULL);
+    done_rel(b, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_group_stats_get(ex, "a", &gs), GROUPCONC_ENOTFOUND);
+    assert_int_equal(tu_xstats(ex).groups_reclaimed, 1);
+    groupconc_result r = tu_wait(a);
+    assert_string_equal(r.group, "a");
+    assert_ptr_equal(r.value, (void *)&g_cleanups);
+    OK(groupconc_task_release(a));
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A task waiting at layer 4 (global running cap) is dequeued by cancel: its group's concurrency
+   permit goes back with it. */
+static void pair_tasks_runcap(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "a", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "b", "x", tu_noop_fn, NULL);
+    groupconc_group_stats gs = tu_gstats(ex, "b");
+    assert_int_equal(gs.waiting_running, 1);
+    assert_int_equal(gs.in_flight, 1);
+    groupconc_cancel_outcome o;
+    OK(groupconc_task_cancel(x, &o));
+    assert_int_equal(o, GROUPCONC_CANCEL_DEQUEUED);
+    gs = tu_gstats(ex, "b");
+    assert_int_equal(gs.waiting_running, 0);
+    assert_int_equal(gs.in_flight, 0);
+    assert_int_equal(tu_xstats(ex).waiting_running, 0);
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A task whose fleet request is outstanding is cancelled: DEQUEUED at once; the GRANTED answer that
+   comes later is given back at once (release called, no lease left out). */
+static void pair_tasks_fleet(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_HOLD);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    fp_wait_asks(1);
+    assert_int_equal(tu_gstats(ex, "g").waiting_fleet, 1);
+    groupconc_cancel_outcome o;
+    OK(groupconc_task_cancel(x, &o));
+    assert_int_equal(o, GROUPCONC_CANCEL_DEQUEUED);
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    assert_int_equal(fp_get(&g_fp.releases), 1);
+    assert_int_equal(fp_get(&g_fp.out), 0);
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    assert_int_equal(tu_gstats(ex, "g").waiting_fleet, 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* group_shutdown: the waiting handle completes CANCELLED on this thread (its callback once), the
+   running one is flagged and reports what it returned. */
+static void pair_tasks_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    k.p.cooperative = true;
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    OK(groupconc_task_on_complete(x, oc_fn, NULL));
+    OK(groupconc_group_shutdown(ex, "g"));
+    bool d = false;
+    OK(groupconc_task_is_done(x, &d));
+    assert_true(d);
+    assert_int_equal(atomic_load(&g_oc), 1);
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    done_rel(t, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    assert_true(atomic_load(&k.p.saw_cancel));
+    pk_free(&k);
+    assert_int_equal(tu_gstats(ex, "g").cancelled, 2);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Handles stay valid after destroy: a queued task reads CANCELLED after the executor is gone. */
+static void pair_tasks_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    OK(groupconc_executor_shutdown(ex));
+    groupconc_task *y = NULL;
+    assert_int_equal(groupconc_submit(ex, "g", "y", tu_noop_fn, NULL, &y), GROUPCONC_ESHUTDOWN);
+    assert_null(y);
+    assert_true(atomic_load(&k.p.saw_cancel) || !atomic_load(&k.p.timed_out));
+    pk_go(&k);
+    OK(groupconc_executor_destroy(ex));
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    done_rel(t, GROUPCONC_STATUS_SUCCESS, 0);
+    pk_free(&k);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+}
+
+/* The dump lists each handle's task by id and state (running, waiting_concurrency); a cancelled one
+   is gone from it. */
+static void pair_tasks_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "g", "xid", tu_noop_fn, NULL);
+    assert_true(dump_has(ex, "\"id\":\"held\",\"state\":\"running\""));
+    assert_true(dump_has(ex, "\"id\":\"xid\",\"state\":\"waiting_concurrency\""));
+    OK(groupconc_task_cancel(x, NULL));
+    char *d = dump(ex);
+    assert_null(strstr(d, "\"xid\""));
+    free(d);
+    assert_int_equal(dump_int(ex, "g", "cancelled"), 1);
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+}
+/* ==== main ===================================================================================== */
+
+int main(void) {
+    const struct CMUnitTest all[] = {
+        cmocka_unit_test(pair_tasks_execall),
+        cmocka_unit_test(pair_tasks_reject),
+        cmocka_unit_test(pair_tasks_listener),
+        cmocka_unit_test(pair_tasks_resolver),
+        cmocka_unit_test(pair_tasks_deferred),
+        cmocka_unit_test(pair_tasks_gate),
+        cmocka_unit_test(pair_tasks_scope),
+        cmocka_unit_test(pair_tasks_deadline),
+        cmocka_unit_test(pair_tasks_pause),
+        cmocka_unit_test(pair_tasks_live),
+        cmocka_unit_test(pair_tasks_bounded),
+        cmocka_unit_test(pair_tasks_runcap),
+        cmocka_unit_test(pair_tasks_fleet),
+        cmocka_unit_test(pair_tasks_groupshut),
+        cmocka_unit_test(pair_tasks_shutdown),
+        cmocka_unit_test(pair_tasks_dump),
+    };
+    const char *only = getenv("PAIRS_TEST");
+    struct CMUnitTest run[sizeof all / sizeof all[0]];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (!only || !*only || strstr(all[i].name, only)) run[n++] = all[i];
+    return _cmocka_run_group_tests("pairs", run, n, NULL, NULL);
+}
