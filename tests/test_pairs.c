@@ -768,6 +768,392 @@ static void pair_tasks_dump(void **state) {
     pk_finish(&k, t);
     OK(groupconc_executor_destroy(ex));
 }
+
+/* ==== execall × ... ============================================================================== */
+
+/* DISCARD: elements refused later (a held permit, threshold 0) are REJECTED at layer 3, each
+   cleanup once. ABORT: an element refused in submit gets its cleanup too (item 2). */
+static void pair_execall_reject(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 0;
+    p.rejection = GROUPCONC_REJECT_DISCARD;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task_spec s[2] = {spec("g", "e0", tu_noop_fn, NULL, 0), spec("g", "e1", tu_noop_fn, NULL, 0)};
+    groupconc_result r[2];
+    OK(groupconc_execute_all(ex, s, 2, GROUPCONC_FOREVER, r));
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(r[i].status, GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(r[i].reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    }
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 2: execute_all runs every element's cleanup */
+    px_reset();
+    p.rejection = GROUPCONC_REJECT_ABORT;
+    ex = tu_executor(&p);
+    t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    OK(groupconc_execute_all(ex, s, 2, GROUPCONC_FOREVER, r));
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(r[i].status, GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(r[i].reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    }
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+#endif
+}
+
+/* Each element's events, once: SUBMITTED, STARTED, COMPLETED; the results match. */
+static void pair_execall_listener(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task_spec s[3] = {spec("g", "e0", tu_noop_fn, NULL, 0), spec("h", "e1", fail_fn, NULL, 0),
+                                spec("g", "e2", tu_noop_fn, NULL, 0)};
+    groupconc_result r[3];
+    OK(groupconc_execute_all(ex, s, 3, GROUPCONC_FOREVER, r));
+    assert_int_equal(r[0].status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(r[1].status, GROUPCONC_STATUS_FAILED);
+    assert_int_equal(r[1].error, 42);
+    assert_int_equal(r[2].status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_SUBMITTED]), 3);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 3);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 3);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_REJECTED]), 0);
+    assert_int_equal(atomic_load(&g_cleanups), 3);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The elements of one group run under the resolver's concurrency (2): never more at once. */
+static void pair_execall_resolver(void **state) {
+    (void)state;
+    px_reset();
+    atomic_store(&g_res_conc, 2);
+    tu_peak_init(&g_peak);
+    groupconc_policy p = pol();
+    p.resolver = resolver;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task_spec s[6];
+    groupconc_result r[6];
+    for (int i = 0; i < 6; i++) s[i] = spec("r1", NULL, peak_fn, NULL, 0);
+    OK(groupconc_execute_all(ex, s, 6, GROUPCONC_FOREVER, r));
+    for (int i = 0; i < 6; i++) assert_int_equal(r[i].status, GROUPCONC_STATUS_SUCCESS);
+    assert_true(tu_peak_max(&g_peak) <= 2);
+    assert_int_equal(tu_gstats(ex, "r1").concurrency, 2);
+    assert_int_equal(atomic_load(&g_resolver), 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* An element that defers (and completes from its own body) is collected with its value; its cleanup
+   once. */
+static int defer_self_fn(groupconc_context *ctx, void **out, void *arg) {
+    groupconc_deferred *d;
+    (void)out;
+    if (groupconc_context_defer(ctx, &d) != GROUPCONC_OK) return -1;
+    if (groupconc_deferred_complete(d, 0, arg) != GROUPCONC_OK) return -1;
+    return GROUPCONC_TASK_PENDING;
+}
+static void pair_execall_deferred(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    int v1, v2;
+    groupconc_task_spec s[2] = {spec("g", "d0", defer_self_fn, &v1, 0), spec("g", "d1", defer_self_fn, &v2, 0)};
+    groupconc_result r[2];
+    OK(groupconc_execute_all(ex, s, 2, GROUPCONC_FOREVER, r));
+    assert_int_equal(r[0].status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r[0].value, &v1);
+    assert_int_equal(r[1].status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r[1].value, &v2);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    assert_int_equal(tu_gstats(ex, "g").succeeded, 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A held executor-gate permit keeps an element from starting: the timeout cancels it. */
+static void pair_execall_gate(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate_config gc = {0, ex, NULL, NULL};
+    groupconc_gate *g;
+    OK(groupconc_gate_create(&gc, &g));
+    groupconc_permit pm;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    groupconc_task_spec s[2] = {spec("g", "e0", tu_noop_fn, NULL, 0), spec("h", "e1", tu_noop_fn, NULL, 0)};
+    groupconc_result r[2];
+    assert_int_equal(groupconc_execute_all(ex, s, 2, 30 * TU_MS, r), GROUPCONC_ETIMEDOUT);
+    assert_int_equal(r[0].status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(r[1].status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    groupconc_gate_stats st;
+    OK(groupconc_gate_stats_get(g, "g", &st));
+    assert_int_equal(st.in_flight, 0);
+    assert_int_equal(tu_gstats(ex, "g").cancelled, 1);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* execute_all from inside a fork's body: it waits for its own elements only; the fork's value is
+   what it computed from them. */
+static int fork_execall_fn(groupconc_context *ctx, void **out, void *arg) {
+    (void)arg;
+    groupconc_task_spec s[2] = {spec("g", "i0", tu_noop_fn, NULL, 0), spec("g", "i1", fail_fn, NULL, 0)};
+    groupconc_result r[2];
+    int rc = groupconc_execute_all(groupconc_context_executor(ctx), s, 2, GROUPCONC_FOREVER, r);
+    *out = (void *)(intptr_t)(rc == GROUPCONC_OK && r[0].status == GROUPCONC_STATUS_SUCCESS &&
+                              r[1].status == GROUPCONC_STATUS_FAILED && r[1].error == 42);
+    return 0;
+}
+static void pair_execall_scope(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope *sc;
+    OK(groupconc_scope_open(ex, NULL, &sc));
+    groupconc_task_spec s = spec("f", "fork", fork_execall_fn, NULL, 0);
+    OK(groupconc_scope_fork(sc, &s, NULL));
+    OK(groupconc_scope_join(sc));
+    groupconc_result r;
+    OK(groupconc_scope_result(sc, 0, &r));
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r.value, (void *)(intptr_t)1);
+    OK(groupconc_scope_close(sc));
+    assert_int_equal(atomic_load(&g_cleanups), 3);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* An element whose queue deadline passes is REJECTED with the layer-3 expiry; execute_all's own
+   deadline did not cut anything: OK. */
+static void pair_execall_deadline(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task_spec s[2] = {spec("g", "late", tu_noop_fn, NULL, 20 * TU_MS), spec("h", "ok", tu_noop_fn, NULL, 0)};
+    groupconc_result r[2];
+    OK(groupconc_execute_all(ex, s, 2, GROUPCONC_FOREVER, r));
+    assert_int_equal(r[0].status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(r[0].reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+    assert_int_equal(r[1].status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    pk_finish(&k, t);
+    assert_int_equal(tu_gstats(ex, "g").expired, 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A paused group's element is cancelled at execute_all's deadline; the other group's runs. */
+static void pair_execall_pause(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    OK(groupconc_group_pause(ex, "g"));
+    groupconc_task_spec s[2] = {spec("g", "p", tu_noop_fn, NULL, 0), spec("h", "ok", tu_noop_fn, NULL, 0)};
+    groupconc_result r[2];
+    assert_int_equal(groupconc_execute_all(ex, s, 2, 30 * TU_MS, r), GROUPCONC_ETIMEDOUT);
+    assert_int_equal(r[0].status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(r[1].status, GROUPCONC_STATUS_SUCCESS);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_true(gs.paused);
+    assert_int_equal(gs.cancelled, 1);
+    assert_int_equal(gs.admitted, 0);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Element 0 raises its own group's concurrency to 2 from its body, then waits for element 1, which
+   was queued behind it: the raise handed it the permit at once. */
+typedef struct live_pair {
+    tu_latch second_ran;
+    atomic_int saw;
+} live_pair;
+static int raise_then_wait_fn(groupconc_context *ctx, void **out, void *arg) {
+    live_pair *lp = (live_pair *)arg;
+    (void)out;
+    groupconc_group_limits l = groupconc_group_limits_keep(groupconc_context_group(ctx));
+    l.concurrency = 2;
+    if (groupconc_group_limits_set(groupconc_context_executor(ctx), &l) != GROUPCONC_OK) return -1;
+    atomic_store(&lp->saw, tu_latch_wait(&lp->second_ran) ? 1 : 0);
+    return 0;
+}
+static int count_down_fn(groupconc_context *ctx, void **out, void *arg) {
+    (void)ctx;
+    (void)out;
+    tu_latch_count_down(&((live_pair *)arg)->second_ran);
+    return 0;
+}
+static void pair_execall_live(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    live_pair lp;
+    tu_latch_init(&lp.second_ran, 1);
+    atomic_init(&lp.saw, 0);
+    groupconc_task_spec s[2] = {spec("g", "raise", raise_then_wait_fn, &lp, 0), spec("g", "second", count_down_fn, &lp, 0)};
+    groupconc_result r[2];
+    OK(groupconc_execute_all(ex, s, 2, GROUPCONC_FOREVER, r));
+    assert_int_equal(r[0].status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(r[1].status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&lp.saw), 1);
+    assert_int_equal(tu_gstats(ex, "g").concurrency, 2);
+    tu_latch_destroy(&lp.second_ran);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* max_groups 1, the only group busy: an element of a new key is refused in submit (EGROUPS_FULL),
+   the others go on; execute_all owns and cleans every element up (item 2). */
+static void pair_execall_bounded(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "a", "held");
+    pk_started(&k);
+    groupconc_task_spec s[1] = {spec("b", "new", tu_noop_fn, NULL, 0)};
+    groupconc_result r[1];
+    OK(groupconc_execute_all(ex, s, 1, GROUPCONC_FOREVER, r));
+    assert_int_equal(r[0].status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(r[0].reason, GROUPCONC_EGROUPS_FULL);
+    assert_int_equal(r[0].error, 0);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.groups, 1);
+    assert_int_equal(xs.rejected_other, 1);
+#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 2: an element refused in submit is cleaned up */
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+#endif
+    pk_finish(&k, t);
+    /* "a" idle now: the same element gets the slot */
+    OK(groupconc_execute_all(ex, s, 1, GROUPCONC_FOREVER, r));
+    assert_int_equal(r[0].status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(tu_xstats(ex).groups_reclaimed, 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Elements of different groups under a global running cap of 1: never two at once; all admitted. */
+static void pair_execall_runcap(void **state) {
+    (void)state;
+    px_reset();
+    tu_peak_init(&g_peak);
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    p.default_concurrency = 4;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task_spec s[4] = {spec("a", NULL, peak_fn, NULL, 0), spec("b", NULL, peak_fn, NULL, 0),
+                                spec("c", NULL, peak_fn, NULL, 0), spec("a", NULL, peak_fn, NULL, 0)};
+    groupconc_result r[4];
+    OK(groupconc_execute_all(ex, s, 4, GROUPCONC_FOREVER, r));
+    for (int i = 0; i < 4; i++) assert_int_equal(r[i].status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(tu_peak_max(&g_peak), 1);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.admitted, 4);
+    assert_int_equal(xs.global_running, 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Each element takes a fleet lease and gives it back before execute_all returns. */
+static void pair_execall_fleet(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_GRANT);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task_spec s[3] = {spec("g", NULL, tu_noop_fn, NULL, 0), spec("g", NULL, tu_noop_fn, NULL, 0),
+                                spec("h", NULL, tu_noop_fn, NULL, 0)};
+    groupconc_result r[3];
+    OK(groupconc_execute_all(ex, s, 3, GROUPCONC_FOREVER, r));
+    for (int i = 0; i < 3; i++) assert_int_equal(r[i].status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(fp_get(&g_fp.grants), 3);
+    assert_int_equal(fp_get(&g_fp.releases), 3);
+    assert_int_equal(fp_get(&g_fp.out), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Element 0 shuts its own group down from its body: element 1 (queued behind it) is CANCELLED,
+   element 0 is flagged and returns CANCELLED; both cleanups once. */
+static int groupshut_self_fn(groupconc_context *ctx, void **out, void *arg) {
+    (void)out;
+    (void)arg;
+    if (groupconc_group_shutdown(groupconc_context_executor(ctx), groupconc_context_group(ctx)) != GROUPCONC_OK)
+        return -1;
+    return groupconc_context_is_cancelled(ctx) ? GROUPCONC_TASK_CANCELLED : 0;
+}
+static void pair_execall_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task_spec s[2] = {spec("g", "shut", groupshut_self_fn, NULL, 0), spec("g", "q", tu_noop_fn, NULL, 0)};
+    groupconc_result r[2];
+    OK(groupconc_execute_all(ex, s, 2, GROUPCONC_FOREVER, r));
+    assert_int_equal(r[0].status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(r[1].status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(r[1].reason, GROUPCONC_ECANCELLED);
+    assert_int_equal(tu_gstats(ex, "g").cancelled, 2);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* On a shut-down executor: ESHUTDOWN, every element REJECTED with reason ESHUTDOWN; the cleanups run
+   (item 2: ESHUTDOWN means "all owned"). */
+static void pair_execall_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    OK(groupconc_executor_shutdown(ex));
+    groupconc_task_spec s[2] = {spec("g", "a", tu_noop_fn, NULL, 0), spec("h", "b", tu_noop_fn, NULL, 0)};
+    groupconc_result r[2];
+    assert_int_equal(groupconc_execute_all(ex, s, 2, GROUPCONC_FOREVER, r), GROUPCONC_ESHUTDOWN);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(r[i].status, GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(r[i].reason, GROUPCONC_ESHUTDOWN);
+    }
+#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 2 */
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+#endif
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* An element dumps the executor from its body: it sees itself running, by id, in its group. */
+static int dump_self_fn(groupconc_context *ctx, void **out, void *arg) {
+    (void)arg;
+    size_t need = 0;
+    static char buf[1 << 16];
+    int rc = groupconc_executor_dump(groupconc_context_executor(ctx), buf, sizeof buf, &need);
+    *out = (void *)(intptr_t)(rc == GROUPCONC_OK && strstr(buf, "\"group\":\"g\",\"id\":\"me\",\"state\":\"running\"") != NULL);
+    return 0;
+}
+static void pair_execall_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task_spec s[1] = {spec("g", "me", dump_self_fn, NULL, 0)};
+    groupconc_result r[1];
+    OK(groupconc_execute_all(ex, s, 1, GROUPCONC_FOREVER, r));
+    assert_int_equal(r[0].status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r[0].value, (void *)(intptr_t)1);
+    assert_int_equal(dump_int(ex, "g", "succeeded"), 1);
+    OK(groupconc_executor_destroy(ex));
+}
 /* ==== main ===================================================================================== */
 
 int main(void) {
@@ -788,6 +1174,21 @@ int main(void) {
         cmocka_unit_test(pair_tasks_groupshut),
         cmocka_unit_test(pair_tasks_shutdown),
         cmocka_unit_test(pair_tasks_dump),
+        cmocka_unit_test(pair_execall_reject),
+        cmocka_unit_test(pair_execall_listener),
+        cmocka_unit_test(pair_execall_resolver),
+        cmocka_unit_test(pair_execall_deferred),
+        cmocka_unit_test(pair_execall_gate),
+        cmocka_unit_test(pair_execall_scope),
+        cmocka_unit_test(pair_execall_deadline),
+        cmocka_unit_test(pair_execall_pause),
+        cmocka_unit_test(pair_execall_live),
+        cmocka_unit_test(pair_execall_bounded),
+        cmocka_unit_test(pair_execall_runcap),
+        cmocka_unit_test(pair_execall_fleet),
+        cmocka_unit_test(pair_execall_groupshut),
+        cmocka_unit_test(pair_execall_shutdown),
+        cmocka_unit_test(pair_execall_dump),
     };
     const char *only = getenv("PAIRS_TEST");
     struct CMUnitTest run[sizeof all / sizeof all[0]];
