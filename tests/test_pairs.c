@@ -1154,6 +1154,420 @@ static void pair_execall_dump(void **state) {
     assert_int_equal(dump_int(ex, "g", "succeeded"), 1);
     OK(groupconc_executor_destroy(ex));
 }
+
+/* ==== reject × ... =============================================================================== */
+
+/* The rejection handler: counts its calls, records what it saw, and decides g_h_status. */
+static groupconc_rejection g_h_seen;
+static groupconc_status g_h_status;
+static void handler(const groupconc_rejection *rej, groupconc_reject_result *out, void *ud) {
+    (void)ud;
+    atomic_fetch_add(&g_handler, 1);
+    g_h_seen = *rej;
+    out->status = g_h_status;
+    out->value = (void *)&g_h_seen;
+}
+
+/* CALLER_RUNS refused in submit: REJECTED event (layer 3), then the task runs on the caller with no
+   STARTED event, COMPLETED SUCCESS, counted as succeeded. */
+static void pair_reject_listener(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 0;
+    p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    where w;
+    atomic_init(&w.ran, 0);
+    groupconc_task *x = sub(ex, "g", "cr", where_fn, &w);
+    assert_int_equal(atomic_load(&w.ran), 1);
+    assert_true(tu_same_thread(w.th, g_main));
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_REJECTED]), 1);
+    assert_int_equal(atomic_load(&g_ev_reason), GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 2); /* CALLER_RUNS: STARTED with no permits */
+    pk_finish(&k, t);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 2);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.succeeded, 2);
+    assert_int_equal(gs.rejected_concurrency, 0);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* ABORT against the resolver's concurrency (1, default 5, threshold 0): the second submit is refused
+   in submit (no handle) and counted rejected_concurrency. */
+static void pair_reject_resolver(void **state) {
+    (void)state;
+    px_reset();
+    atomic_store(&g_res_conc, 1);
+    groupconc_policy p = pol();
+    p.default_concurrency = 5;
+    p.default_queue_threshold = 0;
+    p.resolver = resolver;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "r1", "held");
+    pk_started(&k);
+    groupconc_task *x = NULL;
+    assert_int_equal(groupconc_submit(ex, "r1", "x", tu_noop_fn, NULL, &x), GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_null(x);
+    pk_finish(&k, t);
+    groupconc_group_stats gs = tu_gstats(ex, "r1");
+    assert_int_equal(gs.concurrency, 1);
+    assert_int_equal(gs.rejected_concurrency, 1);
+    assert_int_equal(atomic_load(&g_resolver), 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A deferred task holds the group's permit: the handler is called in submit for the next one
+   (reason layer 3) and decides SUCCESS; after the deferred completes, a submit runs normally. */
+static void pair_reject_deferred(void **state) {
+    (void)state;
+    px_reset();
+    g_h_status = GROUPCONC_STATUS_SUCCESS;
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 0;
+    p.reject_handler = handler;
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *d = sub(ex, "g", "d", defer_fn, &f);
+    dfr_wait(&f);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    assert_int_equal(atomic_load(&g_handler), 1);
+    assert_true(g_h_seen.in_submit);
+    assert_int_equal(g_h_seen.reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    groupconc_result r = tu_wait(x);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r.value, &g_h_seen);
+    OK(groupconc_task_release(x));
+    OK(groupconc_deferred_complete(f.d, 0, NULL));
+    done_rel(d, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_task *y = sub(ex, "g", "y", tu_noop_fn, NULL);
+    done_rel(y, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_handler), 1);
+    assert_int_equal(atomic_load(&g_cleanups), 3);
+    assert_int_equal(tu_gstats(ex, "g").succeeded, 3);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* An executor gate permit fills the group (threshold 0, DISCARD): a task is REJECTED at layer 3;
+   the permit's release lets the next one run. */
+static void pair_reject_gate(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 0;
+    p.rejection = GROUPCONC_REJECT_DISCARD;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate_config gc = {0, ex, NULL, NULL};
+    groupconc_gate *g;
+    OK(groupconc_gate_create(&gc, &g));
+    groupconc_permit pm;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_REJECTED, GROUPCONC_EREJECTED_CONCURRENCY);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    x = sub(ex, "g", "y", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.rejected_concurrency, 1);
+    assert_int_equal(gs.gate_permits, 0);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A fork refused in submit under DISCARD is a REJECTED fork, a failure under SHUTDOWN_ON_FAILURE
+   (join EFAILED, scope_first names it). The handler sees the caller's fn / arg / cleanup, and
+   arg_taken works for forks (item 1). */
+static int g_fork_arg;
+static void pair_reject_scope(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 0;
+    p.rejection = GROUPCONC_REJECT_DISCARD;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_scope_config c = {GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE, NULL, NULL, "s"};
+    groupconc_scope *sc;
+    OK(groupconc_scope_open(ex, &c, &sc));
+    groupconc_task_spec s = spec("g", "f", tu_noop_fn, &g_fork_arg, 0);
+    size_t i;
+    OK(groupconc_scope_fork(sc, &s, &i));
+    assert_int_equal(groupconc_scope_join(sc), GROUPCONC_EFAILED);
+    size_t first;
+    OK(groupconc_scope_first(sc, &first));
+    assert_int_equal(first, i);
+    groupconc_result r;
+    OK(groupconc_scope_result(sc, i, &r));
+    assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(r.reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    OK(groupconc_scope_close(sc));
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 1: the handler sees the caller's task */
+    px_reset();
+    g_h_status = GROUPCONC_STATUS_REJECTED;
+    p.reject_handler = handler;
+    ex = tu_executor(&p);
+    t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    OK(groupconc_scope_open(ex, &c, &sc));
+    OK(groupconc_scope_fork(sc, &s, &i));
+    assert_int_equal(atomic_load(&g_handler), 1);
+    assert_ptr_equal(g_h_seen.fn, tu_noop_fn);
+    assert_ptr_equal(g_h_seen.arg, &g_fork_arg);
+    assert_ptr_equal(g_h_seen.cleanup, cl_fn);
+    assert_string_equal(g_h_seen.group, "g");
+    assert_int_equal(groupconc_scope_join(sc), GROUPCONC_EFAILED);
+    OK(groupconc_scope_close(sc));
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+#endif
+}
+
+/* CALLER_RUNS and a handler never apply to an expired task: REJECTED with the expiry, the body
+   never ran, the handler was not called. */
+static void pair_reject_deadline(void **state) {
+    (void)state;
+    px_reset();
+    for (int v = 0; v < 2; v++) {
+        groupconc_policy p = pol();
+        if (v == 0) p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+        else p.reject_handler = handler;
+        g_h_status = GROUPCONC_STATUS_SUCCESS;
+        groupconc_executor *ex = tu_executor(&p);
+        pk k;
+        groupconc_task *t = pk_sub(&k, ex, "g", "held");
+        pk_started(&k);
+        where w;
+        atomic_init(&w.ran, 0);
+        groupconc_task *x = sub_w(ex, "g", "x", where_fn, &w, 20 * TU_MS);
+        done_rel(x, GROUPCONC_STATUS_REJECTED, GROUPCONC_EEXPIRED_CONCURRENCY);
+        pk_finish(&k, t);
+        assert_int_equal(atomic_load(&w.ran), 0);
+        assert_int_equal(atomic_load(&g_handler), 0);
+        assert_int_equal(tu_gstats(ex, "g").expired, 1);
+        OK(groupconc_executor_destroy(ex));
+    }
+    assert_int_equal(atomic_load(&g_cleanups), 4);
+}
+
+/* Thresholds still apply to a paused group: one waits (threshold 1), the next is REJECTED (DISCARD)
+   at layer 3; after resume the waiting one runs. */
+static void pair_reject_pause(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 1;
+    p.rejection = GROUPCONC_REJECT_DISCARD;
+    groupconc_executor *ex = tu_executor(&p);
+    OK(groupconc_group_pause(ex, "g"));
+    groupconc_task *a = sub(ex, "g", "a", tu_noop_fn, NULL);
+    groupconc_task *b = sub(ex, "g", "b", tu_noop_fn, NULL);
+    done_rel(b, GROUPCONC_STATUS_REJECTED, GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(tu_gstats(ex, "g").waiting_concurrency, 1);
+    OK(groupconc_group_resume(ex, "g"));
+    done_rel(a, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.rejected_concurrency, 1);
+    assert_int_equal(gs.succeeded, 1);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Lowering a group's queue threshold live to 0 makes ABORT refuse the next waiter in submit; raising
+   it back lets one wait. */
+static void pair_reject_live(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 4;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_group_limits l = groupconc_group_limits_keep("g");
+    l.queue_threshold = 0;
+    OK(groupconc_group_limits_set(ex, &l));
+    groupconc_task *x = NULL;
+    assert_int_equal(groupconc_submit(ex, "g", "x", tu_noop_fn, NULL, &x), GROUPCONC_EREJECTED_CONCURRENCY);
+    l.queue_threshold = 1;
+    OK(groupconc_group_limits_set(ex, &l));
+    x = sub(ex, "g", "y", tu_noop_fn, NULL);
+    assert_int_equal(tu_gstats(ex, "g").waiting_concurrency, 1);
+    pk_finish(&k, t);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.queue_threshold, 1);
+    assert_int_equal(gs.rejected_concurrency, 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* EGROUPS_FULL is a submit failure, not a layer's rejection: under DISCARD and with a handler, the
+   submit still fails (no handle), the handler is not called; REJECTED event with EGROUPS_FULL,
+   counted rejected_other. */
+static void pair_reject_bounded(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    p.reject_handler = handler;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "a", "held");
+    pk_started(&k);
+    groupconc_task *x = NULL;
+    assert_int_equal(groupconc_submit(ex, "b", "x", tu_noop_fn, NULL, &x), GROUPCONC_EGROUPS_FULL);
+    assert_null(x);
+    assert_int_equal(atomic_load(&g_handler), 0);
+    assert_int_equal(atomic_load(&g_ev_reason), GROUPCONC_EGROUPS_FULL);
+    assert_int_equal(tu_xstats(ex).rejected_other, 1);
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* max_waiting 0 with the running cap full: a task that would wait at layer 4 is refused in submit
+   (EREJECTED_WAITING) and, under CALLER_RUNS, runs on the caller, beside the running one. */
+static void pair_reject_runcap(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    p.max_waiting = 0;
+    p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "a", "held");
+    pk_started(&k);
+    where w;
+    atomic_init(&w.ran, 0);
+    groupconc_task *x = sub(ex, "b", "x", where_fn, &w);
+    assert_int_equal(atomic_load(&w.ran), 1);
+    assert_true(tu_same_thread(w.th, g_main));
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_ev_reason), GROUPCONC_EREJECTED_WAITING);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.global_running, 1);
+    assert_int_equal(xs.waiting_running, 0);
+    pk_finish(&k, t);
+    assert_int_equal(tu_gstats(ex, "b").succeeded, 1);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The fleet provider refuses: the handler sees EREJECTED_FLEET and decides SUCCESS; DISCARD: the
+   task is REJECTED with EREJECTED_FLEET, counted rejected_fleet. */
+static void pair_reject_fleet(void **state) {
+    (void)state;
+    px_reset();
+    g_h_status = GROUPCONC_STATUS_SUCCESS;
+    groupconc_policy p = fpol(FP_REJECT);
+    p.reject_handler = handler;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    groupconc_result r = tu_wait(x);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r.value, &g_h_seen);
+    OK(groupconc_task_release(x));
+    assert_int_equal(atomic_load(&g_handler), 1);
+    assert_int_equal(g_h_seen.reason, GROUPCONC_EREJECTED_FLEET);
+    OK(groupconc_executor_destroy(ex));
+    p = fpol(FP_REJECT);
+    p.rejection = GROUPCONC_REJECT_DISCARD;
+    ex = tu_executor(&p);
+    x = sub(ex, "g", "y", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_REJECTED, GROUPCONC_EREJECTED_FLEET);
+    assert_int_equal(tu_gstats(ex, "g").rejected_fleet, 1);
+    assert_int_equal(tu_xstats(ex).rejected_fleet, 1);
+    assert_int_equal(fp_get(&g_fp.out), 0);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* DISCARD rejects one task of the group, group_shutdown cancels its waiter: each counted where its
+   status puts it; the group stays usable. */
+static void pair_reject_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 1;
+    p.rejection = GROUPCONC_REJECT_DISCARD;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *q = sub(ex, "g", "q", tu_noop_fn, NULL);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_REJECTED, GROUPCONC_EREJECTED_CONCURRENCY);
+    OK(groupconc_group_shutdown(ex, "g"));
+    done_rel(q, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    pk_finish(&k, t);
+    x = sub(ex, "g", "after", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.rejected_concurrency, 1);
+    assert_int_equal(gs.cancelled, 1);
+    assert_int_equal(gs.succeeded, 2);
+    assert_int_equal(atomic_load(&g_cleanups), 4);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* After shutdown a submit fails with ESHUTDOWN under every rejection policy; the handler is not
+   called and CALLER_RUNS runs nothing. */
+static void pair_reject_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    for (int v = 0; v < 3; v++) {
+        groupconc_policy p = pol();
+        if (v == 0) p.rejection = GROUPCONC_REJECT_DISCARD;
+        if (v == 1) p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+        if (v == 2) p.reject_handler = handler;
+        groupconc_executor *ex = tu_executor(&p);
+        OK(groupconc_executor_shutdown(ex));
+        where w;
+        atomic_init(&w.ran, 0);
+        groupconc_task *x = NULL;
+        assert_int_equal(groupconc_submit(ex, "g", "x", where_fn, &w, &x), GROUPCONC_ESHUTDOWN);
+        assert_null(x);
+        assert_int_equal(atomic_load(&w.ran), 0);
+        OK(groupconc_executor_destroy(ex));
+    }
+    assert_int_equal(atomic_load(&g_handler), 0);
+}
+
+/* The dump's group counters show the rejection as the stats do. */
+static void pair_reject_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 0;
+    p.rejection = GROUPCONC_REJECT_DISCARD;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_REJECTED, GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(dump_int(ex, "g", "rejected_concurrency"), 1);
+    assert_int_equal(dump_int(ex, NULL, "rejected_concurrency"), 1);
+    assert_int_equal(dump_int(ex, "g", "completed"), 1);
+    assert_int_equal(dump_int(ex, "g", "running"), 1);
+    pk_finish(&k, t);
+    assert_int_equal(dump_int(ex, "g", "completed"), (long long)tu_gstats(ex, "g").completed);
+    OK(groupconc_executor_destroy(ex));
+}
 /* ==== main ===================================================================================== */
 
 int main(void) {
@@ -1189,6 +1603,20 @@ int main(void) {
         cmocka_unit_test(pair_execall_groupshut),
         cmocka_unit_test(pair_execall_shutdown),
         cmocka_unit_test(pair_execall_dump),
+        cmocka_unit_test(pair_reject_listener),
+        cmocka_unit_test(pair_reject_resolver),
+        cmocka_unit_test(pair_reject_deferred),
+        cmocka_unit_test(pair_reject_gate),
+        cmocka_unit_test(pair_reject_scope),
+        cmocka_unit_test(pair_reject_deadline),
+        cmocka_unit_test(pair_reject_pause),
+        cmocka_unit_test(pair_reject_live),
+        cmocka_unit_test(pair_reject_bounded),
+        cmocka_unit_test(pair_reject_runcap),
+        cmocka_unit_test(pair_reject_fleet),
+        cmocka_unit_test(pair_reject_groupshut),
+        cmocka_unit_test(pair_reject_shutdown),
+        cmocka_unit_test(pair_reject_dump),
     };
     const char *only = getenv("PAIRS_TEST");
     struct CMUnitTest run[sizeof all / sizeof all[0]];
