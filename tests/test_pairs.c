@@ -1568,6 +1568,350 @@ static void pair_reject_dump(void **state) {
     assert_int_equal(dump_int(ex, "g", "completed"), (long long)tu_gstats(ex, "g").completed);
     OK(groupconc_executor_destroy(ex));
 }
+
+/* ==== listener × ... ============================================================================= */
+
+/* The listener reads its group's stats from the SUBMITTED event: the resolver already fixed the
+   concurrency (3), once. */
+static atomic_int g_seen_conc;
+static groupconc_executor *g_lex;
+static void stats_listener(const groupconc_event *e, void *ud) {
+    listener(e, ud);
+    if (e->type == GROUPCONC_EVENT_STARTED) {
+        groupconc_group_stats s;
+        if (groupconc_group_stats_get(g_lex, e->group, &s) == GROUPCONC_OK)
+            atomic_store(&g_seen_conc, s.concurrency);
+    }
+}
+static void pair_listener_resolver(void **state) {
+    (void)state;
+    px_reset();
+    atomic_store(&g_seen_conc, 0);
+    groupconc_policy p = pol();
+    p.resolver = resolver;
+    p.listener = stats_listener;
+    groupconc_executor *ex = tu_executor(&p);
+    g_lex = ex;
+    groupconc_task *x = sub(ex, "r1", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_seen_conc), 3);
+    assert_int_equal(atomic_load(&g_resolver), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* STARTED when the body runs; no COMPLETED while deferred; COMPLETED and the completion callback
+   once after deferred_complete. */
+static void pair_listener_deferred(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *t = sub(ex, "g", "d", defer_fn, &f);
+    OK(groupconc_task_on_complete(t, oc_fn, NULL));
+    dfr_wait(&f);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 0);
+    OK(groupconc_deferred_complete(f.d, 0, NULL));
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 1);
+    assert_true(atomic_load(&g_completed_on_main));
+    assert_int_equal(atomic_load(&g_oc), 1);
+    done_rel(t, GROUPCONC_STATUS_SUCCESS, 0);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* An executor gate's permit makes no executor events; the task it held back gets its STARTED only
+   after the release; the gate listener saw ADMITTED, REJECTED (layer 3) and RELEASED once each. */
+static atomic_int g_gev[3];
+static atomic_int g_gev_reason;
+static void gate_listener(const groupconc_gate_event *e, void *ud) {
+    (void)ud;
+    atomic_fetch_add(&g_gev[e->type], 1);
+    if (e->type == GROUPCONC_GATE_REJECTED) atomic_store(&g_gev_reason, e->reason);
+}
+static void pair_listener_gate(void **state) {
+    (void)state;
+    px_reset();
+    for (int i = 0; i < 3; i++) atomic_store(&g_gev[i], 0);
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate_config gc = {0, ex, gate_listener, NULL};
+    groupconc_gate *g;
+    OK(groupconc_gate_create(&gc, &g));
+    groupconc_permit pm, pm2;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    assert_int_equal(groupconc_gate_try_acquire(g, "g", &pm2), GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(atomic_load(&g_gev_reason), GROUPCONC_EREJECTED_CONCURRENCY);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_SUBMITTED]), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 0);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_FAILURE, 7));
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 1);
+    assert_int_equal(atomic_load(&g_gev[GROUPCONC_GATE_ADMITTED]), 1);
+    assert_int_equal(atomic_load(&g_gev[GROUPCONC_GATE_REJECTED]), 1);
+    assert_int_equal(atomic_load(&g_gev[GROUPCONC_GATE_RELEASED]), 1);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Every fork's COMPLETED event and its on_fork_complete, once each (CUSTOM). */
+static atomic_int g_forks_seen;
+static void on_fork(groupconc_scope *s, size_t i, const groupconc_result *r, void *ud) {
+    (void)s;
+    (void)i;
+    (void)r;
+    (void)ud;
+    atomic_fetch_add(&g_forks_seen, 1);
+}
+static void pair_listener_scope(void **state) {
+    (void)state;
+    px_reset();
+    atomic_store(&g_forks_seen, 0);
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope_config c = {GROUPCONC_SCOPE_CUSTOM, on_fork, NULL, "c"};
+    groupconc_scope *sc;
+    OK(groupconc_scope_open(ex, &c, &sc));
+    for (int i = 0; i < 3; i++) {
+        groupconc_task_spec s = spec(i == 1 ? "h" : "g", NULL, i == 2 ? fail_fn : tu_noop_fn, NULL, 0);
+        OK(groupconc_scope_fork(sc, &s, NULL));
+    }
+    OK(groupconc_scope_join(sc));
+    OK(groupconc_scope_close(sc));
+    assert_int_equal(atomic_load(&g_forks_seen), 3);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_SUBMITTED]), 3);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 3);
+    assert_int_equal(atomic_load(&g_cleanups), 3);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* An expired task: REJECTED event with the layer-3 expiry, COMPLETED REJECTED, no STARTED, off the
+   test's thread (the housekeeper). */
+static void pair_listener_deadline(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *x = sub_w(ex, "g", "x", tu_noop_fn, NULL, 10 * TU_MS);
+    done_rel(x, GROUPCONC_STATUS_REJECTED, GROUPCONC_EEXPIRED_CONCURRENCY);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_REJECTED]), 1);
+    assert_int_equal(atomic_load(&g_ev_reason), GROUPCONC_EEXPIRED_CONCURRENCY);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 1);
+    assert_false(atomic_load(&g_completed_on_main));
+    pk_finish(&k, t);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A paused group's task: SUBMITTED, no STARTED; STARTED after resume. */
+static void pair_listener_pause(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    OK(groupconc_group_pause(ex, "g"));
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    assert_int_equal(tu_gstats(ex, "g").waiting_concurrency, 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_SUBMITTED]), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 0);
+    OK(groupconc_group_resume(ex, "g"));
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The listener raises the group's concurrency from the first STARTED event: the second task, queued
+   behind the first, starts while the first is still parked. */
+static void raising_listener(const groupconc_event *e, void *ud) {
+    listener(e, ud);
+    if (e->type == GROUPCONC_EVENT_STARTED && e->task_id && strcmp(e->task_id, "a") == 0) {
+        groupconc_group_limits l = groupconc_group_limits_keep(e->group);
+        l.concurrency = 2;
+        groupconc_group_limits_set(g_lex, &l);
+    }
+}
+static void pair_listener_live(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.listener = raising_listener;
+    groupconc_executor *ex = tu_executor(&p);
+    g_lex = ex;
+    pk a, b;
+    pk_init(&a);
+    pk_init(&b);
+    OK(groupconc_group_pause(ex, "g")); /* both queued before the first starts */
+    groupconc_task *ta = sub(ex, "g", "a", tu_park_fn, &a.p);
+    groupconc_task *tb = sub(ex, "g", "b", tu_park_fn, &b.p);
+    OK(groupconc_group_resume(ex, "g"));
+    pk_started(&a);
+    pk_started(&b);
+    assert_int_equal(tu_gstats(ex, "g").concurrency, 2);
+    pk_finish(&a, ta);
+    pk_finish(&b, tb);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A reclaimed group's COMPLETED event named its key; the state is gone afterwards and the next use
+   makes it afresh (submitted 1 again). */
+static void pair_listener_bounded(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *a = sub(ex, "a", "x", tu_noop_fn, NULL);
+    done_rel(a, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_task *b = sub(ex, "b", "y", tu_noop_fn, NULL);
+    done_rel(b, GROUPCONC_STATUS_SUCCESS, 0);
+    a = sub(ex, "a", "z", tu_noop_fn, NULL);
+    done_rel(a, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 3);
+    assert_int_equal(tu_gstats(ex, "a").submitted, 1);
+    assert_int_equal(tu_xstats(ex).groups_reclaimed, 2);
+    assert_int_equal(tu_xstats(ex).completed, 3);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Under a running cap of 1, a task of another group gets its STARTED only after the running one
+   finished; STARTED order is submission order across groups. */
+static atomic_int g_start_b;
+static void order_listener(const groupconc_event *e, void *ud) {
+    listener(e, ud);
+    if (e->type == GROUPCONC_EVENT_STARTED) {
+        int n = atomic_fetch_add(&g_started_order, 1);
+        if (e->task_id && strcmp(e->task_id, "b") == 0) atomic_store(&g_start_b, n);
+    }
+}
+static void pair_listener_runcap(void **state) {
+    (void)state;
+    px_reset();
+    atomic_store(&g_start_b, -1);
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    p.listener = order_listener;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "a", "held");
+    pk_started(&k);
+    groupconc_task *b = sub(ex, "b", "b", tu_noop_fn, NULL);
+    groupconc_task *c = sub(ex, "c", "c", tu_noop_fn, NULL);
+    assert_int_equal(tu_xstats(ex).waiting_running, 2);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 1);
+    pk_finish(&k, t);
+    done_rel(b, GROUPCONC_STATUS_SUCCESS, 0);
+    done_rel(c, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_start_b), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 3);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* OPEN: a FLEET event (EFLEET_OPEN), the task runs, fleet_open 1; fleet_report RENEW: a FLEET event
+   (EFLEET_RENEW), fleet_renew_failed 1. */
+static void pair_listener_fleet(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_OPEN);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_FLEET]), 1);
+    assert_int_equal(atomic_load(&g_ev_fleet_reason), GROUPCONC_EFLEET_OPEN);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 1);
+    OK(groupconc_fleet_report(ex, "g", GROUPCONC_EFLEET_RENEW));
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_FLEET]), 2);
+    assert_int_equal(atomic_load(&g_ev_fleet_reason), GROUPCONC_EFLEET_RENEW);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.fleet_open, 1);
+    assert_int_equal(xs.fleet_renew_failed, 1);
+    assert_int_equal(fp_get(&g_fp.releases), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* group_shutdown: the cancelled waiter's COMPLETED runs on the calling thread, before it returns. */
+static void pair_listener_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    OK(groupconc_group_shutdown(ex, "g"));
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 1);
+    assert_true(atomic_load(&g_completed_on_main));
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* shutdown_graceful from the listener: EDEADLK at once, it stops accepting, the queued task still
+   runs to SUCCESS. */
+static atomic_int g_graceful_rc;
+static void graceful_listener(const groupconc_event *e, void *ud) {
+    listener(e, ud);
+    if (e->type == GROUPCONC_EVENT_STARTED && e->task_id && strcmp(e->task_id, "held") == 0)
+        atomic_store(&g_graceful_rc, groupconc_executor_shutdown_graceful(g_lex, GROUPCONC_FOREVER));
+}
+static void pair_listener_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    atomic_store(&g_graceful_rc, 1);
+    groupconc_policy p = pol();
+    p.listener = graceful_listener;
+    groupconc_executor *ex = tu_executor(&p);
+    g_lex = ex;
+    pk k;
+    pk_init(&k);
+    OK(groupconc_group_pause(ex, "g"));
+    groupconc_task *t = sub(ex, "g", "held", tu_park_fn, &k.p);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    OK(groupconc_group_resume(ex, "g"));
+    pk_started(&k);
+    assert_int_equal(atomic_load(&g_graceful_rc), GROUPCONC_EDEADLK);
+    assert_true(tu_xstats(ex).shutdown);
+    groupconc_task *y = NULL;
+    assert_int_equal(groupconc_submit(ex, "g", "y", tu_noop_fn, NULL, &y), GROUPCONC_ESHUTDOWN);
+    pk_finish(&k, t);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The dump from inside the COMPLETED event works (no lock held) and counts the task. */
+static atomic_int g_dump_rc;
+static atomic_bool g_dump_ok;
+static void dump_listener(const groupconc_event *e, void *ud) {
+    listener(e, ud);
+    if (e->type == GROUPCONC_EVENT_COMPLETED) {
+        static char buf[1 << 16];
+        size_t need;
+        atomic_store(&g_dump_rc, groupconc_executor_dump(g_lex, buf, sizeof buf, &need));
+        atomic_store(&g_dump_ok, strstr(buf, "\"key\":\"g\"") != NULL && strstr(buf, "\"submitted\":1") != NULL);
+    }
+}
+static void pair_listener_dump(void **state) {
+    (void)state;
+    px_reset();
+    atomic_store(&g_dump_rc, 1);
+    atomic_store(&g_dump_ok, false);
+    groupconc_policy p = pol();
+    p.listener = dump_listener;
+    groupconc_executor *ex = tu_executor(&p);
+    g_lex = ex;
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_dump_rc), GROUPCONC_OK);
+    assert_true(atomic_load(&g_dump_ok));
+    OK(groupconc_executor_destroy(ex));
+}
 /* ==== main ===================================================================================== */
 
 int main(void) {
@@ -1617,6 +1961,19 @@ int main(void) {
         cmocka_unit_test(pair_reject_groupshut),
         cmocka_unit_test(pair_reject_shutdown),
         cmocka_unit_test(pair_reject_dump),
+        cmocka_unit_test(pair_listener_resolver),
+        cmocka_unit_test(pair_listener_deferred),
+        cmocka_unit_test(pair_listener_gate),
+        cmocka_unit_test(pair_listener_scope),
+        cmocka_unit_test(pair_listener_deadline),
+        cmocka_unit_test(pair_listener_pause),
+        cmocka_unit_test(pair_listener_live),
+        cmocka_unit_test(pair_listener_bounded),
+        cmocka_unit_test(pair_listener_runcap),
+        cmocka_unit_test(pair_listener_fleet),
+        cmocka_unit_test(pair_listener_groupshut),
+        cmocka_unit_test(pair_listener_shutdown),
+        cmocka_unit_test(pair_listener_dump),
     };
     const char *only = getenv("PAIRS_TEST");
     struct CMUnitTest run[sizeof all / sizeof all[0]];
