@@ -1912,6 +1912,284 @@ static void pair_listener_dump(void **state) {
     assert_true(atomic_load(&g_dump_ok));
     OK(groupconc_executor_destroy(ex));
 }
+
+/* ==== resolver × ... ============================================================================= */
+
+static groupconc_policy rpol(int conc) {
+    atomic_store(&g_res_conc, conc);
+    groupconc_policy p = pol();
+    p.resolver = resolver;
+    return p;
+}
+
+/* Two deferred tasks hold both of the resolver's permits (2); the third waits until one completes. */
+static void pair_resolver_deferred(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = rpol(2);
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f[2];
+    groupconc_task *d[2];
+    for (int i = 0; i < 2; i++) {
+        dfr_init(&f[i]);
+        d[i] = sub(ex, "r1", NULL, defer_fn, &f[i]);
+        dfr_wait(&f[i]);
+    }
+    groupconc_task *x = sub(ex, "r1", "x", tu_noop_fn, NULL);
+    groupconc_group_stats gs = tu_gstats(ex, "r1");
+    assert_int_equal(gs.concurrency, 2);
+    assert_int_equal(gs.waiting_concurrency, 1);
+    OK(groupconc_deferred_complete(f[0].d, 0, NULL));
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    OK(groupconc_deferred_complete(f[1].d, 0, NULL));
+    for (int i = 0; i < 2; i++) {
+        done_rel(d[i], GROUPCONC_STATUS_SUCCESS, 0);
+        tu_latch_destroy(&f[i].deferred);
+    }
+    assert_int_equal(atomic_load(&g_resolver), 1);
+    assert_int_equal(atomic_load(&g_cleanups), 3);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* An executor gate's try-acquire creates the group: the resolver runs once and its value (3) is
+   the gate's limit for it; the 4th acquire is refused at layer 3. */
+static void pair_resolver_gate(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = rpol(3);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate_config gc = {0, ex, NULL, NULL};
+    groupconc_gate *g;
+    OK(groupconc_gate_create(&gc, &g));
+    groupconc_permit pm[4];
+    for (int i = 0; i < 3; i++) OK(groupconc_gate_try_acquire(g, "r1", &pm[i]));
+    assert_int_equal(groupconc_gate_try_acquire(g, "r1", &pm[3]), GROUPCONC_EREJECTED_CONCURRENCY);
+    groupconc_gate_stats st;
+    OK(groupconc_gate_stats_get(g, "r1", &st));
+    assert_int_equal(st.limit, 3);
+    assert_int_equal(st.in_flight, 3);
+    assert_int_equal(st.available, 0);
+    for (int i = 0; i < 3; i++) OK(groupconc_permit_release(&pm[i], GROUPCONC_RELEASE_SUCCESS, 0));
+    assert_int_equal(atomic_load(&g_resolver), 1);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Forks into a resolved group (1) run one at a time; the resolver ran once. */
+static void pair_resolver_scope(void **state) {
+    (void)state;
+    px_reset();
+    tu_peak_init(&g_peak);
+    groupconc_policy p = rpol(1);
+    p.default_concurrency = 4;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope *sc;
+    OK(groupconc_scope_open(ex, NULL, &sc));
+    for (int i = 0; i < 4; i++) {
+        groupconc_task_spec s = spec("r1", NULL, peak_fn, NULL, 0);
+        OK(groupconc_scope_fork(sc, &s, NULL));
+    }
+    OK(groupconc_scope_join(sc));
+    OK(groupconc_scope_close(sc));
+    assert_int_equal(tu_peak_max(&g_peak), 1);
+    assert_int_equal(atomic_load(&g_resolver), 1);
+    assert_int_equal(tu_gstats(ex, "r1").succeeded, 4);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The resolver's 1 (default 4) makes the second task wait at layer 3, where its deadline expires. */
+static void pair_resolver_deadline(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = rpol(1);
+    p.default_concurrency = 4;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "r1", "held");
+    pk_started(&k);
+    groupconc_task *x = sub_w(ex, "r1", "x", tu_noop_fn, NULL, 10 * TU_MS);
+    done_rel(x, GROUPCONC_STATUS_REJECTED, GROUPCONC_EEXPIRED_CONCURRENCY);
+    pk_finish(&k, t);
+    assert_int_equal(tu_gstats(ex, "r1").expired, 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Pausing a new key creates its state: the resolver runs (once) and the paused group already has
+   its concurrency; resume runs 3 at once. */
+static void pair_resolver_pause(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = rpol(3);
+    groupconc_executor *ex = tu_executor(&p);
+    OK(groupconc_group_pause(ex, "r1"));
+    assert_int_equal(atomic_load(&g_resolver), 1);
+    groupconc_group_stats gs = tu_gstats(ex, "r1");
+    assert_true(gs.paused);
+    assert_int_equal(gs.concurrency, 3);
+    pk k[3];
+    groupconc_task *t[3];
+    for (int i = 0; i < 3; i++) t[i] = pk_sub(&k[i], ex, "r1", NULL);
+    OK(groupconc_group_resume(ex, "r1"));
+    for (int i = 0; i < 3; i++) pk_started(&k[i]);
+    for (int i = 0; i < 3; i++) pk_finish(&k[i], t[i]);
+    assert_int_equal(atomic_load(&g_resolver), 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* group_limits_set: a value overrides the resolver; GROUPCONC_DEFAULT puts the resolver back (it
+   runs again). */
+static void pair_resolver_live(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = rpol(3);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "r1", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_limits l = groupconc_group_limits_keep("r1");
+    l.concurrency = 5;
+    OK(groupconc_group_limits_set(ex, &l));
+    assert_int_equal(tu_gstats(ex, "r1").concurrency, 5);
+    atomic_store(&g_res_conc, 2);
+    l.concurrency = GROUPCONC_DEFAULT;
+    OK(groupconc_group_limits_set(ex, &l));
+    assert_int_equal(tu_gstats(ex, "r1").concurrency, 2);
+    assert_int_equal(atomic_load(&g_resolver), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A reclaimed group is resolved again on its next use (the resolver's new answer applies). */
+static void pair_resolver_bounded(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = rpol(3);
+    p.max_groups = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "r1", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    x = sub(ex, "r2", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    atomic_store(&g_res_conc, 4);
+    x = sub(ex, "r1", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(tu_gstats(ex, "r1").concurrency, 4);
+    assert_int_equal(atomic_load(&g_resolver), 3);
+    assert_int_equal(tu_xstats(ex).groups_reclaimed, 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The resolver allows 3, the global running cap 1: one runs, two wait at layer 4 holding their
+   group's permits. */
+static void pair_resolver_runcap(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = rpol(3);
+    p.global_max_running = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "r1", "held");
+    pk_started(&k);
+    groupconc_task *a = sub(ex, "r1", NULL, tu_noop_fn, NULL);
+    groupconc_task *b = sub(ex, "r1", NULL, tu_noop_fn, NULL);
+    groupconc_group_stats gs = tu_gstats(ex, "r1");
+    assert_int_equal(gs.concurrency, 3);
+    assert_int_equal(gs.waiting_running, 2);
+    assert_int_equal(gs.waiting_concurrency, 0);
+    pk_finish(&k, t);
+    done_rel(a, GROUPCONC_STATUS_SUCCESS, 0);
+    done_rel(b, GROUPCONC_STATUS_SUCCESS, 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Only tasks past the resolver's concurrency (2) reach the fleet layer: 3 submitted, 2 asked. */
+static void pair_resolver_fleet(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_HOLD);
+    p.resolver = resolver;
+    atomic_store(&g_res_conc, 2);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x[3];
+    for (int i = 0; i < 3; i++) x[i] = sub(ex, "r1", NULL, tu_noop_fn, NULL);
+    fp_wait_asks(2);
+    groupconc_group_stats gs = tu_gstats(ex, "r1");
+    assert_int_equal(gs.waiting_fleet, 2);
+    assert_int_equal(gs.waiting_concurrency, 1);
+    assert_int_equal(fp_get(&g_fp.asks), 2);
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    fp_wait_asks(3);
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    for (int i = 0; i < 3; i++) done_rel(x[i], GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(fp_get(&g_fp.releases), 3);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Evict drops the state: the next use resolves again. */
+static void pair_resolver_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = rpol(3);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "r1", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    OK(groupconc_group_shutdown(ex, "r1"));
+    assert_int_equal(atomic_load(&g_resolver), 1); /* shutdown keeps the state */
+    OK(groupconc_group_evict(ex, "r1"));
+    atomic_store(&g_res_conc, 2);
+    x = sub(ex, "r1", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_resolver), 2);
+    assert_int_equal(tu_gstats(ex, "r1").concurrency, 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* From inside the resolver, executor_shutdown and the dump return EDEADLK and change nothing. */
+static atomic_int g_rs_shut, g_rs_graceful, g_rs_dump;
+static int calling_resolver(const char *group, int *out, void *ud) {
+    (void)group;
+    (void)ud;
+    atomic_fetch_add(&g_resolver, 1);
+    size_t need;
+    char buf[64];
+    atomic_store(&g_rs_shut, groupconc_executor_shutdown(g_lex));
+    atomic_store(&g_rs_dump, groupconc_executor_dump(g_lex, buf, sizeof buf, &need));
+#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 4: shutdown_graceful(0) shuts down instead */
+    atomic_store(&g_rs_graceful, groupconc_executor_shutdown_graceful(g_lex, 0));
+#endif
+    *out = 2;
+    return 0;
+}
+static void pair_resolver_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    atomic_store(&g_rs_graceful, GROUPCONC_EDEADLK);
+    groupconc_policy p = pol();
+    p.resolver = calling_resolver;
+    groupconc_executor *ex = tu_executor(&p);
+    g_lex = ex;
+    groupconc_task *x = sub(ex, "g", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&g_rs_shut), GROUPCONC_EDEADLK);
+    assert_int_equal(atomic_load(&g_rs_graceful), GROUPCONC_EDEADLK);
+    assert_false(tu_xstats(ex).shutdown);
+    assert_int_equal(tu_gstats(ex, "g").concurrency, 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The dump from the resolver: EDEADLK; afterwards the dump shows the resolved concurrency. */
+static void pair_resolver_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.resolver = calling_resolver;
+    groupconc_executor *ex = tu_executor(&p);
+    g_lex = ex;
+    OK(groupconc_group_pause(ex, "g")); /* the fourth route into a resolver: pause of a new key */
+    assert_int_equal(atomic_load(&g_rs_dump), GROUPCONC_EDEADLK);
+    assert_int_equal(dump_int(ex, "g", "concurrency"), 2);
+    assert_int_equal(dump_int(ex, "g", "paused"), 1);
+    OK(groupconc_executor_destroy(ex));
+}
 /* ==== main ===================================================================================== */
 
 int main(void) {
@@ -1974,6 +2252,18 @@ int main(void) {
         cmocka_unit_test(pair_listener_groupshut),
         cmocka_unit_test(pair_listener_shutdown),
         cmocka_unit_test(pair_listener_dump),
+        cmocka_unit_test(pair_resolver_deferred),
+        cmocka_unit_test(pair_resolver_gate),
+        cmocka_unit_test(pair_resolver_scope),
+        cmocka_unit_test(pair_resolver_deadline),
+        cmocka_unit_test(pair_resolver_pause),
+        cmocka_unit_test(pair_resolver_live),
+        cmocka_unit_test(pair_resolver_bounded),
+        cmocka_unit_test(pair_resolver_runcap),
+        cmocka_unit_test(pair_resolver_fleet),
+        cmocka_unit_test(pair_resolver_groupshut),
+        cmocka_unit_test(pair_resolver_shutdown),
+        cmocka_unit_test(pair_resolver_dump),
     };
     const char *only = getenv("PAIRS_TEST");
     struct CMUnitTest run[sizeof all / sizeof all[0]];
