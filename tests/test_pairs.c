@@ -225,6 +225,15 @@ static inline long long dump_int(groupconc_executor *ex, const char *key, const 
     return v;
 }
 
+
+/* Wait (bounded by the clock) until a dump field reads `want`: for states the library signals
+   nowhere (a body that deferred has returned to its worker). */
+static inline void dump_wait_int(groupconc_executor *ex, const char *key, const char *field, long long want) {
+    int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+    while (dump_int(ex, key, field) != want && tu_now_ns() < deadline) tu_sleep_ns(TU_MS);
+    assert_int_equal(dump_int(ex, key, field), want);
+}
+
 /* ---- an in-process fleet provider --------------------------------------------------------------- */
 
 enum { FP_GRANT, FP_HOLD, FP_REJECT, FP_OPEN };
@@ -2190,6 +2199,279 @@ static void pair_resolver_dump(void **state) {
     assert_int_equal(dump_int(ex, "g", "paused"), 1);
     OK(groupconc_executor_destroy(ex));
 }
+
+/* ==== deferred × ... ============================================================================= */
+
+/* A deferred task holds its group's permit: the executor gate refuses at layer 3 until it completes. */
+static void pair_deferred_gate(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate_config gc = {0, ex, NULL, NULL};
+    groupconc_gate *g;
+    OK(groupconc_gate_create(&gc, &g));
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *d = sub(ex, "g", "d", defer_fn, &f);
+    dfr_wait(&f);
+    groupconc_permit pm;
+    assert_int_equal(groupconc_gate_try_acquire(g, "g", &pm), GROUPCONC_EREJECTED_CONCURRENCY);
+    OK(groupconc_deferred_complete(f.d, 0, NULL));
+    done_rel(d, GROUPCONC_STATUS_SUCCESS, 0);
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    groupconc_gate_stats st;
+    OK(groupconc_gate_stats_get(g, NULL, &st));
+    assert_int_equal(st.admitted, 1);
+    assert_int_equal(st.rejected, 1);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A fork that defers: join waits for its completion from this thread; its value is the fork's
+   result (SHUTDOWN_ON_SUCCESS: it decides the scope). */
+static void pair_deferred_scope(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope_config c = {GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS, NULL, NULL, "s"};
+    groupconc_scope *sc;
+    OK(groupconc_scope_open(ex, &c, &sc));
+    dfr f;
+    dfr_init(&f);
+    groupconc_task_spec s = spec("g", "d", defer_fn, &f, 0);
+    size_t i;
+    OK(groupconc_scope_fork(sc, &s, &i));
+    dfr_wait(&f);
+    groupconc_result r;
+    assert_int_equal(groupconc_scope_result(sc, i, &r), GROUPCONC_ETIMEDOUT);
+    OK(groupconc_deferred_complete(f.d, 0, &g_fork_arg));
+    OK(groupconc_scope_join(sc));
+    size_t first;
+    OK(groupconc_scope_first(sc, &first));
+    assert_int_equal(first, i);
+    OK(groupconc_scope_result(sc, i, &r));
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r.value, &g_fork_arg);
+    OK(groupconc_scope_close(sc));
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A deferred task is past its queue deadline (it holds every permit): it completes SUCCESS later,
+   while a task waiting behind it expires at layer 3. */
+static void pair_deferred_deadline(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_max_wait_ns = 10 * TU_MS;
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *d = sub(ex, "g", "d", defer_fn, &f);
+    dfr_wait(&f);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_REJECTED, GROUPCONC_EEXPIRED_CONCURRENCY);
+    OK(groupconc_deferred_complete(f.d, 0, NULL));
+    done_rel(d, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.expired, 1);
+    assert_int_equal(gs.succeeded, 1);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Pausing the group of a deferred task: it completes normally; its permit then goes to nobody until
+   resume. */
+static void pair_deferred_pause(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *d = sub(ex, "g", "d", defer_fn, &f);
+    dfr_wait(&f);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    OK(groupconc_group_pause(ex, "g"));
+    OK(groupconc_deferred_complete(f.d, 0, NULL));
+    done_rel(d, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.waiting_concurrency, 1);
+    assert_int_equal(gs.running, 0);
+    OK(groupconc_group_resume(ex, "g"));
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Lowering the concurrency (2 -> 1) with two deferred tasks in flight preempts nothing: the waiter
+   starts only when both completed. */
+static void pair_deferred_live(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_concurrency = 2;
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f[2];
+    groupconc_task *d[2];
+    for (int i = 0; i < 2; i++) {
+        dfr_init(&f[i]);
+        d[i] = sub(ex, "g", NULL, defer_fn, &f[i]);
+        dfr_wait(&f[i]);
+    }
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    groupconc_group_limits l = groupconc_group_limits_keep("g");
+    l.concurrency = 1;
+    OK(groupconc_group_limits_set(ex, &l));
+    OK(groupconc_deferred_complete(f[0].d, 0, NULL));
+    done_rel(d[0], GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.waiting_concurrency, 1);
+    assert_int_equal(gs.concurrency, 1);
+    OK(groupconc_deferred_complete(f[1].d, 0, NULL));
+    done_rel(d[1], GROUPCONC_STATUS_SUCCESS, 0);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    for (int i = 0; i < 2; i++) tu_latch_destroy(&f[i].deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A group with a deferred task in flight is not reclaimed: a new key finds the table full
+   (max_groups 1) until the deferred task completes. */
+static void pair_deferred_bounded(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    p.group_idle_ns = TU_MS;
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *d = sub(ex, "a", "d", defer_fn, &f);
+    dfr_wait(&f);
+    groupconc_task *x = NULL;
+    assert_int_equal(groupconc_submit(ex, "b", "x", tu_noop_fn, NULL, &x), GROUPCONC_EGROUPS_FULL);
+    assert_int_equal(tu_gstats(ex, "a").running, 1);
+    OK(groupconc_deferred_complete(f.d, 0, NULL));
+    done_rel(d, GROUPCONC_STATUS_SUCCESS, 0);
+    x = sub(ex, "b", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(tu_xstats(ex).groups_reclaimed, 1);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A deferred task holds a layer-4 permit: another group's task waits at the running cap until it
+   completes. */
+static void pair_deferred_runcap(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *d = sub(ex, "a", "d", defer_fn, &f);
+    dfr_wait(&f);
+    groupconc_task *x = sub(ex, "b", "x", tu_noop_fn, NULL);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.global_running, 1);
+    assert_int_equal(xs.waiting_running, 1);
+    OK(groupconc_deferred_complete(f.d, 0, NULL));
+    done_rel(d, GROUPCONC_STATUS_SUCCESS, 0);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(tu_xstats(ex).global_running, 0);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The fleet lease is held while the task is deferred and given back by deferred_complete. */
+static void pair_deferred_fleet(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_GRANT);
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *d = sub(ex, "g", "d", defer_fn, &f);
+    dfr_wait(&f);
+    assert_int_equal(fp_get(&g_fp.out), 1);
+    assert_int_equal(fp_get(&g_fp.releases), 0);
+    OK(groupconc_deferred_complete(f.d, 0, NULL));
+    assert_int_equal(fp_get(&g_fp.releases), 1);
+    assert_int_equal(fp_get(&g_fp.out), 0);
+    done_rel(d, GROUPCONC_STATUS_SUCCESS, 0);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* group_shutdown flags a deferred task; it completes CANCELLED when its work says so. */
+static void pair_deferred_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *d = sub(ex, "g", "d", defer_fn, &f);
+    dfr_wait(&f);
+    assert_false(groupconc_deferred_is_cancelled(f.d));
+    OK(groupconc_group_shutdown(ex, "g"));
+    assert_true(groupconc_deferred_is_cancelled(f.d));
+    OK(groupconc_deferred_complete(f.d, GROUPCONC_TASK_CANCELLED, NULL));
+    done_rel(d, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    assert_int_equal(tu_gstats(ex, "g").cancelled, 1);
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A graceful shutdown waits for a deferred task like a running one: at its timeout it flags it
+   (ETIMEDOUT); completion after the shutdown is accepted; destroy then succeeds. */
+static void pair_deferred_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *d = sub(ex, "g", "d", defer_fn, &f);
+    dfr_wait(&f);
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, 20 * TU_MS), GROUPCONC_ETIMEDOUT);
+    assert_true(groupconc_deferred_is_cancelled(f.d));
+    bool done = true;
+    OK(groupconc_task_is_done(d, &done));
+    assert_false(done);
+    OK(groupconc_deferred_complete(f.d, 0, NULL));
+    done_rel(d, GROUPCONC_STATUS_SUCCESS, 0);
+    OK(groupconc_executor_destroy(ex));
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    tu_latch_destroy(&f.deferred);
+}
+
+/* The dump shows a deferred task by id in state "deferred", counted in the executor's "deferred". */
+static void pair_deferred_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    dfr f;
+    dfr_init(&f);
+    groupconc_task *d = sub(ex, "g", "dd", defer_fn, &f);
+    dfr_wait(&f);
+    dump_wait_int(ex, NULL, "deferred", 1);
+    assert_true(dump_has(ex, "\"id\":\"dd\",\"state\":\"deferred\""));
+    assert_int_equal(dump_int(ex, NULL, "deferred"), 1);
+    OK(groupconc_deferred_complete(f.d, 0, NULL));
+    done_rel(d, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(dump_int(ex, NULL, "deferred"), 0);
+    tu_latch_destroy(&f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
 /* ==== main ===================================================================================== */
 
 int main(void) {
@@ -2264,6 +2546,17 @@ int main(void) {
         cmocka_unit_test(pair_resolver_groupshut),
         cmocka_unit_test(pair_resolver_shutdown),
         cmocka_unit_test(pair_resolver_dump),
+        cmocka_unit_test(pair_deferred_gate),
+        cmocka_unit_test(pair_deferred_scope),
+        cmocka_unit_test(pair_deferred_deadline),
+        cmocka_unit_test(pair_deferred_pause),
+        cmocka_unit_test(pair_deferred_live),
+        cmocka_unit_test(pair_deferred_bounded),
+        cmocka_unit_test(pair_deferred_runcap),
+        cmocka_unit_test(pair_deferred_fleet),
+        cmocka_unit_test(pair_deferred_groupshut),
+        cmocka_unit_test(pair_deferred_shutdown),
+        cmocka_unit_test(pair_deferred_dump),
     };
     const char *only = getenv("PAIRS_TEST");
     struct CMUnitTest run[sizeof all / sizeof all[0]];
