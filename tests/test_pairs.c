@@ -2472,6 +2472,246 @@ static void pair_deferred_dump(void **state) {
     tu_latch_destroy(&f.deferred);
     OK(groupconc_executor_destroy(ex));
 }
+
+/* ==== gate × ... ================================================================================= */
+
+static groupconc_gate *xgate(groupconc_executor *ex) {
+    groupconc_gate_config gc = {0, ex, NULL, NULL};
+    groupconc_gate *g = NULL;
+    OK(groupconc_gate_create(&gc, &g));
+    return g;
+}
+
+/* A held permit keeps a fork waiting; scope_shutdown dequeues it (CANCELLED); the permit is
+   unaffected and released afterwards. */
+static void pair_gate_scope(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate *g = xgate(ex);
+    groupconc_permit pm;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    groupconc_scope *sc;
+    OK(groupconc_scope_open(ex, NULL, &sc));
+    groupconc_task_spec s = spec("g", "f", tu_noop_fn, NULL, 0);
+    OK(groupconc_scope_fork(sc, &s, NULL));
+    assert_int_equal(groupconc_scope_join_for(sc, 20 * TU_MS), GROUPCONC_ETIMEDOUT);
+    OK(groupconc_scope_join(sc));
+    groupconc_result r;
+    OK(groupconc_scope_result(sc, 0, &r));
+    assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    OK(groupconc_scope_close(sc));
+    assert_int_equal(tu_gstats(ex, "g").gate_permits, 1);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A task waiting behind a held permit expires at layer 3. */
+static void pair_gate_deadline(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate *g = xgate(ex);
+    groupconc_permit pm;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    groupconc_task *x = sub_w(ex, "g", "x", tu_noop_fn, NULL, 10 * TU_MS);
+    done_rel(x, GROUPCONC_STATUS_REJECTED, GROUPCONC_EEXPIRED_CONCURRENCY);
+    assert_int_equal(tu_gstats(ex, "g").expired, 1);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A paused group (or executor) refuses the gate: EPAUSED, the gate listener says so; a permit held
+   before the pause is released normally. */
+static void pair_gate_pause(void **state) {
+    (void)state;
+    px_reset();
+    for (int i = 0; i < 3; i++) atomic_store(&g_gev[i], 0);
+    groupconc_policy p = pol();
+    p.default_concurrency = 2;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate_config gc = {0, ex, gate_listener, NULL};
+    groupconc_gate *g;
+    OK(groupconc_gate_create(&gc, &g));
+    groupconc_permit pm, pm2;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    OK(groupconc_group_pause(ex, "g"));
+    assert_int_equal(groupconc_gate_try_acquire(g, "g", &pm2), GROUPCONC_EPAUSED);
+    assert_int_equal(atomic_load(&g_gev_reason), GROUPCONC_EPAUSED);
+    groupconc_gate_stats st;
+    OK(groupconc_gate_stats_get(g, "g", &st));
+    assert_int_equal(st.available, 0);
+    OK(groupconc_group_resume(ex, "g"));
+    OK(groupconc_executor_pause(ex));
+    assert_int_equal(groupconc_gate_try_acquire(g, "h", &pm2), GROUPCONC_EPAUSED);
+    OK(groupconc_executor_resume(ex));
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    assert_int_equal(atomic_load(&g_gev[GROUPCONC_GATE_REJECTED]), 2);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Raising the group's concurrency live admits a second permit; the gate's limit for the group
+   follows. */
+static void pair_gate_live(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate *g = xgate(ex);
+    groupconc_permit pm, pm2;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    assert_int_equal(groupconc_gate_try_acquire(g, "g", &pm2), GROUPCONC_EREJECTED_CONCURRENCY);
+    groupconc_group_limits l = groupconc_group_limits_keep("g");
+    l.concurrency = 2;
+    OK(groupconc_group_limits_set(ex, &l));
+    OK(groupconc_gate_try_acquire(g, "g", &pm2));
+    groupconc_gate_stats st;
+    OK(groupconc_gate_stats_get(g, "g", &st));
+    assert_int_equal(st.limit, 2);
+    assert_int_equal(st.in_flight, 2);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    OK(groupconc_permit_release(&pm2, GROUPCONC_RELEASE_SUCCESS, 0));
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A group holding a gate permit is not idle: a new key finds the table full (max_groups 1), for a
+   submit and for the gate; after the release it is reclaimed. */
+static void pair_gate_bounded(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate *g = xgate(ex);
+    groupconc_permit pm, pm2;
+    OK(groupconc_gate_try_acquire(g, "a", &pm));
+    assert_int_equal(groupconc_gate_try_acquire(g, "b", &pm2), GROUPCONC_EGROUPS_FULL);
+    groupconc_task *x = NULL;
+    assert_int_equal(groupconc_submit(ex, "b", "x", tu_noop_fn, NULL, &x), GROUPCONC_EGROUPS_FULL);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    OK(groupconc_gate_try_acquire(g, "b", &pm2));
+    OK(groupconc_permit_release(&pm2, GROUPCONC_RELEASE_SUCCESS, 0));
+    assert_int_equal(tu_xstats(ex).groups_reclaimed, 1);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A gate permit holds a layer-4 permit: with a running cap of 1 another group's try-acquire is
+   refused at layer 4 and a task waits there until the release. */
+static void pair_gate_runcap(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate *g = xgate(ex);
+    groupconc_permit pm, pm2;
+    OK(groupconc_gate_try_acquire(g, "a", &pm));
+    assert_int_equal(groupconc_gate_try_acquire(g, "b", &pm2), GROUPCONC_EREJECTED_RUNNING);
+    groupconc_task *x = sub(ex, "b", "x", tu_noop_fn, NULL);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.global_running, 1);
+    assert_int_equal(xs.gate_permits, 1);
+    assert_int_equal(xs.waiting_running, 1);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Gate permits do not pass through the fleet layer: no ask, no lease; the group's tasks still do. */
+static void pair_gate_fleet(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_GRANT);
+    p.default_concurrency = 2;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate *g = xgate(ex);
+    groupconc_permit pm;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    assert_int_equal(fp_get(&g_fp.asks), 0);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(fp_get(&g_fp.asks), 1);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    assert_int_equal(fp_get(&g_fp.releases), 1);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* group_shutdown leaves a held permit alone; evict leaves it with the old state: the new state
+   does not see it; its release still succeeds, once. */
+static void pair_gate_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate *g = xgate(ex);
+    groupconc_permit pm;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    OK(groupconc_group_shutdown(ex, "g"));
+    assert_int_equal(tu_gstats(ex, "g").gate_permits, 1);
+    OK(groupconc_group_evict(ex, "g"));
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(tu_gstats(ex, "g").gate_permits, 0);
+    assert_int_equal(tu_xstats(ex).gate_permits, 1);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_CANCELLED, 0));
+    assert_int_equal(groupconc_permit_release(&pm, GROUPCONC_RELEASE_CANCELLED, 0), GROUPCONC_EPERMIT);
+    assert_int_equal(tu_xstats(ex).gate_permits, 0);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* After executor shutdown: try-acquire ESHUTDOWN, destroy refused while the gate exists (EBUSY),
+   the held permit is still released normally. */
+static void pair_gate_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate *g = xgate(ex);
+    groupconc_permit pm, pm2;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    OK(groupconc_executor_shutdown(ex));
+    assert_int_equal(groupconc_gate_try_acquire(g, "g", &pm2), GROUPCONC_ESHUTDOWN);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_EBUSY);
+    assert_int_equal(groupconc_gate_destroy(g), GROUPCONC_EBUSY);
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The dump shows a held permit: the group's in_flight; with item 7 fixed, running and gate_permits
+   as the stats do. */
+static void pair_gate_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_gate *g = xgate(ex);
+    groupconc_permit pm;
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    assert_int_equal(dump_int(ex, "g", "in_flight"), 1);
+    assert_int_equal(dump_int(ex, NULL, "global_running"), 1);
+#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 7: the dump carries the stats' gate fields */
+    assert_int_equal(dump_int(ex, "g", "gate_permits"), 1);
+    assert_int_equal(dump_int(ex, "g", "running"), (long long)tu_gstats(ex, "g").running);
+    assert_int_equal(dump_int(ex, NULL, "gate_permits"), 1);
+    assert_int_equal(dump_int(ex, NULL, "running"), (long long)tu_xstats(ex).running);
+#endif
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    assert_int_equal(dump_int(ex, "g", "in_flight"), 0);
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
 /* ==== main ===================================================================================== */
 
 int main(void) {
@@ -2557,6 +2797,16 @@ int main(void) {
         cmocka_unit_test(pair_deferred_groupshut),
         cmocka_unit_test(pair_deferred_shutdown),
         cmocka_unit_test(pair_deferred_dump),
+        cmocka_unit_test(pair_gate_scope),
+        cmocka_unit_test(pair_gate_deadline),
+        cmocka_unit_test(pair_gate_pause),
+        cmocka_unit_test(pair_gate_live),
+        cmocka_unit_test(pair_gate_bounded),
+        cmocka_unit_test(pair_gate_runcap),
+        cmocka_unit_test(pair_gate_fleet),
+        cmocka_unit_test(pair_gate_groupshut),
+        cmocka_unit_test(pair_gate_shutdown),
+        cmocka_unit_test(pair_gate_dump),
     };
     const char *only = getenv("PAIRS_TEST");
     struct CMUnitTest run[sizeof all / sizeof all[0]];
