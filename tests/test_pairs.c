@@ -2712,6 +2712,254 @@ static void pair_gate_dump(void **state) {
     OK(groupconc_gate_destroy(g));
     OK(groupconc_executor_destroy(ex));
 }
+
+/* ==== scope × ... ================================================================================ */
+
+static groupconc_scope *sopen(groupconc_executor *ex, groupconc_scope_policy pl) {
+    groupconc_scope_config c = {pl, NULL, NULL, "pairs"};
+    groupconc_scope *sc = NULL;
+    OK(groupconc_scope_open(ex, &c, &sc));
+    return sc;
+}
+static size_t sfork(groupconc_scope *sc, const char *group, const char *id, groupconc_task_fn fn, void *arg,
+                    int64_t max_wait) {
+    groupconc_task_spec s = spec(group, id, fn, arg, max_wait);
+    size_t i = (size_t)-1;
+    OK(groupconc_scope_fork(sc, &s, &i));
+    return i;
+}
+static groupconc_result sres(groupconc_scope *sc, size_t i) {
+    groupconc_result r;
+    OK(groupconc_scope_result(sc, i, &r));
+    return r;
+}
+
+/* An expired fork is a failure under SHUTDOWN_ON_FAILURE: join EFAILED, scope_first names it, the
+   expiry reason is its result's. */
+static void pair_scope_deadline(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_scope *sc = sopen(ex, GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE);
+    size_t i = sfork(sc, "g", "f", tu_noop_fn, NULL, 10 * TU_MS);
+    assert_int_equal(groupconc_scope_join(sc), GROUPCONC_EFAILED);
+    size_t first;
+    OK(groupconc_scope_first(sc, &first));
+    assert_int_equal(first, i);
+    groupconc_result r = sres(sc, i);
+    assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(r.reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+    OK(groupconc_scope_close(sc));
+    pk_finish(&k, t);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A fork into a paused group: join_for times out and shuts the scope down: the fork is CANCELLED. */
+static void pair_scope_pause(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    OK(groupconc_group_pause(ex, "g"));
+    groupconc_scope *sc = sopen(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    size_t i = sfork(sc, "g", "f", tu_noop_fn, NULL, 0);
+    assert_int_equal(groupconc_scope_join_for(sc, 20 * TU_MS), GROUPCONC_ETIMEDOUT);
+    OK(groupconc_scope_join(sc));
+    assert_int_equal(sres(sc, i).status, GROUPCONC_STATUS_CANCELLED);
+    OK(groupconc_scope_close(sc));
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_true(gs.paused);
+    assert_int_equal(gs.cancelled, 1);
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Raising the concurrency live starts the second fork while the first is parked. */
+static void pair_scope_live(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope *sc = sopen(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    pk a, b;
+    pk_init(&a);
+    pk_init(&b);
+    sfork(sc, "g", "a", tu_park_fn, &a.p, 0);
+    pk_started(&a);
+    sfork(sc, "g", "b", tu_park_fn, &b.p, 0);
+    assert_false(pk_has_started(&b));
+    groupconc_group_limits l = groupconc_group_limits_keep("g");
+    l.concurrency = 2;
+    OK(groupconc_group_limits_set(ex, &l));
+    pk_started(&b);
+    pk_go(&a);
+    pk_go(&b);
+    OK(groupconc_scope_join(sc));
+    OK(groupconc_scope_close(sc));
+    pk_free(&a);
+    pk_free(&b);
+    assert_int_equal(tu_gstats(ex, "g").succeeded, 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A fork into a new key while the only group is busy (max_groups 1) is refused in submit
+   (EGROUPS_FULL) and still counts: a REJECTED fork with that reason, a failure. */
+static void pair_scope_bounded(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope *sc = sopen(ex, GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE);
+    pk a;
+    pk_init(&a);
+    sfork(sc, "a", "a", tu_park_fn, &a.p, 0);
+    pk_started(&a);
+    groupconc_task_spec s = spec("b", "b", tu_noop_fn, NULL, 0);
+    size_t i = (size_t)-1;
+    assert_int_equal(groupconc_scope_fork(sc, &s, &i), GROUPCONC_EGROUPS_FULL);
+    assert_int_equal(i, 1);
+    assert_int_equal(groupconc_scope_fork_count(sc), 2);
+    groupconc_result r = sres(sc, 1);
+    assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(r.reason, GROUPCONC_EGROUPS_FULL);
+    pk_go(&a);
+    assert_int_equal(groupconc_scope_join(sc), GROUPCONC_EFAILED);
+    OK(groupconc_scope_close(sc));
+    pk_free(&a);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A fork waiting at layer 4 (behind a plain task holding the running cap of 1) holds its group's
+   concurrency permit; scope_shutdown dequeues it (CANCELLED) and gives that permit back. (A fork's
+   success cannot cancel a fork waiting at layer 4 for its permit: the permit is handed on before the
+   success is seen.) */
+static void pair_scope_runcap(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "a", "held");
+    pk_started(&k);
+    groupconc_scope *sc = sopen(ex, GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS);
+    size_t i1 = sfork(sc, "b", "b", tu_noop_fn, NULL, 0);
+    groupconc_group_stats gs = tu_gstats(ex, "b");
+    assert_int_equal(gs.waiting_running, 1);
+    assert_int_equal(gs.in_flight, 1);
+    OK(groupconc_scope_shutdown(sc));
+    assert_int_equal(groupconc_scope_join(sc), GROUPCONC_EFAILED);
+    assert_int_equal(sres(sc, i1).status, GROUPCONC_STATUS_CANCELLED);
+    OK(groupconc_scope_close(sc));
+    gs = tu_gstats(ex, "b");
+    assert_int_equal(gs.waiting_running, 0);
+    assert_int_equal(gs.in_flight, 0);
+    pk_finish(&k, t);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A fork at the fleet layer (request outstanding): scope_shutdown cancels it; the later GRANTED
+   answer is given back at once. */
+static void pair_scope_fleet(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_HOLD);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope *sc = sopen(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    size_t i = sfork(sc, "g", "f", tu_noop_fn, NULL, 0);
+    fp_wait_asks(1);
+    OK(groupconc_scope_shutdown(sc));
+    OK(groupconc_scope_join(sc));
+    assert_int_equal(sres(sc, i).status, GROUPCONC_STATUS_CANCELLED);
+    OK(groupconc_scope_close(sc));
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    assert_int_equal(fp_get(&g_fp.releases), 1);
+    assert_int_equal(fp_get(&g_fp.out), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* group_shutdown cancels a waiting fork and flags the running one (cooperative: CANCELLED);
+   COLLECT_ALL join is OK. */
+static void pair_scope_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope *sc = sopen(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    pk a;
+    pk_init(&a);
+    a.p.cooperative = true;
+    size_t i0 = sfork(sc, "g", "a", tu_park_fn, &a.p, 0);
+    pk_started(&a);
+    size_t i1 = sfork(sc, "g", "b", tu_noop_fn, NULL, 0);
+    OK(groupconc_group_shutdown(ex, "g"));
+    OK(groupconc_scope_join(sc));
+    assert_int_equal(sres(sc, i0).status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(sres(sc, i1).status, GROUPCONC_STATUS_CANCELLED);
+    OK(groupconc_scope_close(sc));
+    pk_free(&a);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Executor shutdown with an open scope: the waiting fork is cancelled, a new fork is refused, destroy
+   says EBUSY until the scope is closed. */
+static void pair_scope_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope *sc = sopen(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    pk a;
+    pk_init(&a);
+    sfork(sc, "g", "a", tu_park_fn, &a.p, 0);
+    pk_started(&a);
+    size_t i1 = sfork(sc, "g", "b", tu_noop_fn, NULL, 0);
+    OK(groupconc_executor_shutdown(ex));
+    groupconc_task_spec s = spec("g", "c", tu_noop_fn, NULL, 0);
+    int rc = groupconc_scope_fork(sc, &s, NULL);
+    assert_true(rc == GROUPCONC_ESHUTDOWN || rc == GROUPCONC_ESCOPE_SHUTDOWN);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_EBUSY);
+    pk_go(&a);
+    OK(groupconc_scope_join(sc));
+    assert_int_equal(sres(sc, i1).status, GROUPCONC_STATUS_CANCELLED);
+    OK(groupconc_scope_close(sc));
+    pk_free(&a);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The dump shows the open scope (name, policy) with its forks: PENDING while it runs, SUCCESS after
+   the join. */
+static void pair_scope_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_scope *sc = sopen(ex, GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE);
+    pk a;
+    pk_init(&a);
+    sfork(sc, "g", "a", tu_park_fn, &a.p, 0);
+    pk_started(&a);
+    assert_true(dump_has(ex, "\"name\":\"pairs\""));
+    assert_true(dump_has(ex, "\"policy\":\"SHUTDOWN_ON_FAILURE\""));
+    assert_true(dump_has(ex, "\"forks\":[{\"index\":0,\"group\":\"g\",\"status\":\"PENDING\"}]"));
+    assert_true(dump_has(ex, "\"id\":\"a\",\"state\":\"running\""));
+    pk_go(&a);
+    OK(groupconc_scope_join(sc));
+    assert_true(dump_has(ex, "\"status\":\"SUCCESS\""));
+    assert_true(dump_has(ex, "\"joined\":1"));
+    OK(groupconc_scope_close(sc));
+    assert_true(dump_has(ex, "\"scopes\":[]"));
+    pk_free(&a);
+    OK(groupconc_executor_destroy(ex));
+}
 /* ==== main ===================================================================================== */
 
 int main(void) {
@@ -2807,6 +3055,15 @@ int main(void) {
         cmocka_unit_test(pair_gate_groupshut),
         cmocka_unit_test(pair_gate_shutdown),
         cmocka_unit_test(pair_gate_dump),
+        cmocka_unit_test(pair_scope_deadline),
+        cmocka_unit_test(pair_scope_pause),
+        cmocka_unit_test(pair_scope_live),
+        cmocka_unit_test(pair_scope_bounded),
+        cmocka_unit_test(pair_scope_runcap),
+        cmocka_unit_test(pair_scope_fleet),
+        cmocka_unit_test(pair_scope_groupshut),
+        cmocka_unit_test(pair_scope_shutdown),
+        cmocka_unit_test(pair_scope_dump),
     };
     const char *only = getenv("PAIRS_TEST");
     struct CMUnitTest run[sizeof all / sizeof all[0]];
