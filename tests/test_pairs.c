@@ -3306,6 +3306,478 @@ static void pair_pause_dump(void **state) {
     assert_int_equal(dump_int(ex, "g", "paused"), 0);
     OK(groupconc_executor_destroy(ex));
 }
+
+/* ==== live × ... ================================================================================= */
+
+/* Limits set for a key outlive its reclaimed state: the next state of the key has them. */
+static void pair_live_bounded(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "a", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_limits l = groupconc_group_limits_keep("a");
+    l.concurrency = 3;
+    l.max_in_flight = 5;
+    OK(groupconc_group_limits_set(ex, &l));
+    x = sub(ex, "b", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_group_stats_get(ex, "a", &gs), GROUPCONC_ENOTFOUND);
+    x = sub(ex, "a", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    gs = tu_gstats(ex, "a");
+    assert_int_equal(gs.concurrency, 3);
+    assert_int_equal(gs.max_in_flight, 5);
+    assert_int_equal(tu_xstats(ex).groups_reclaimed, 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Raising the global running cap hands the permit to the oldest waiter across groups (b before c). */
+static void pair_live_runcap(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    pk a, b, c;
+    groupconc_task *ta = pk_sub(&a, ex, "a", "a");
+    pk_started(&a);
+    groupconc_task *tb = pk_sub(&b, ex, "b", "b");
+    groupconc_task *tc = pk_sub(&c, ex, "c", "c");
+    assert_int_equal(tu_xstats(ex).waiting_running, 2);
+    groupconc_executor_limits l = groupconc_executor_limits_keep();
+    l.global_max_running = 2;
+    OK(groupconc_executor_limits_set(ex, &l));
+    pk_started(&b);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.global_running, 2);
+    assert_int_equal(xs.waiting_running, 1);
+    assert_int_equal(xs.global_max_running, 2);
+    assert_false(pk_has_started(&c));
+    pk_finish(&a, ta);
+    pk_started(&c);
+    pk_finish(&b, tb);
+    pk_finish(&c, tc);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Raising the concurrency lets the waiter past layer 3: it is asked at the fleet layer then. */
+static void pair_live_fleet(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_HOLD);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    groupconc_task *y = sub(ex, "g", "y", tu_noop_fn, NULL);
+    fp_wait_asks(1);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.waiting_fleet, 1);
+    assert_int_equal(gs.waiting_concurrency, 1);
+    groupconc_group_limits l = groupconc_group_limits_keep("g");
+    l.concurrency = 2;
+    OK(groupconc_group_limits_set(ex, &l));
+    fp_wait_asks(2);
+    assert_int_equal(tu_gstats(ex, "g").waiting_fleet, 2);
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    done_rel(y, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(fp_get(&g_fp.releases), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Evict keeps the limits set live (they are in the executor's table): the new state has them. */
+static void pair_live_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "g", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_limits l = groupconc_group_limits_keep("g");
+    l.concurrency = 3;
+    OK(groupconc_group_limits_set(ex, &l));
+    OK(groupconc_group_shutdown(ex, "g"));
+    assert_int_equal(tu_gstats(ex, "g").concurrency, 3);
+    OK(groupconc_group_evict(ex, "g"));
+    x = sub(ex, "g", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.concurrency, 3);
+    assert_int_equal(gs.submitted, 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* After shutdown the global limits cannot change (ESHUTDOWN, nothing changed). */
+static void pair_live_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    OK(groupconc_executor_shutdown(ex));
+    groupconc_executor_limits l = groupconc_executor_limits_keep();
+    l.global_max_running = 2;
+    assert_int_equal(groupconc_executor_limits_set(ex, &l), GROUPCONC_ESHUTDOWN);
+    assert_int_equal(tu_xstats(ex).global_max_running, GROUPCONC_UNLIMITED);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The dump shows limits changed live. */
+static void pair_live_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "g", NULL, tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    groupconc_group_limits l = groupconc_group_limits_keep("g");
+    l.concurrency = 4;
+    l.queue_threshold = 7;
+    OK(groupconc_group_limits_set(ex, &l));
+    groupconc_executor_limits el = groupconc_executor_limits_keep();
+    el.global_max_running = 3;
+    el.global_max_in_flight = 9;
+    OK(groupconc_executor_limits_set(ex, &el));
+    assert_int_equal(dump_int(ex, "g", "concurrency"), 4);
+    assert_int_equal(dump_int(ex, "g", "queue_threshold"), 7);
+    assert_int_equal(dump_int(ex, NULL, "global_max_running"), 3);
+    assert_int_equal(dump_int(ex, NULL, "global_max_in_flight"), 9);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* ==== bounded × ... ============================================================================== */
+
+/* A group whose task waits at layer 4 is not idle: max_groups 2 full. */
+static void pair_bounded_runcap(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 2;
+    p.global_max_running = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "a", "held");
+    pk_started(&k);
+    groupconc_task *b = sub(ex, "b", "b", tu_noop_fn, NULL);
+    assert_int_equal(tu_gstats(ex, "b").waiting_running, 1);
+    groupconc_task *c = NULL;
+    assert_int_equal(groupconc_submit(ex, "c", "c", tu_noop_fn, NULL, &c), GROUPCONC_EGROUPS_FULL);
+    pk_finish(&k, t);
+    done_rel(b, GROUPCONC_STATUS_SUCCESS, 0);
+    c = sub(ex, "c", "c", tu_noop_fn, NULL);
+    done_rel(c, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(tu_xstats(ex).groups_reclaimed, 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A group whose task is at the fleet layer is not idle. */
+static void pair_bounded_fleet(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_HOLD);
+    p.max_groups = 1;
+    p.group_idle_ns = TU_MS;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *a = sub(ex, "a", "a", tu_noop_fn, NULL);
+    fp_wait_asks(1);
+    groupconc_task *b = NULL;
+    assert_int_equal(groupconc_submit(ex, "b", "b", tu_noop_fn, NULL, &b), GROUPCONC_EGROUPS_FULL);
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    done_rel(a, GROUPCONC_STATUS_SUCCESS, 0);
+    g_fp.mode = FP_GRANT;
+    b = sub(ex, "b", "b", tu_noop_fn, NULL);
+    done_rel(b, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(fp_get(&g_fp.releases), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Evict frees a busy group's slot at once: the new key gets it; the old task finishes and counts in
+   the executor's totals only. */
+static void pair_bounded_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "a", "held");
+    pk_started(&k);
+    OK(groupconc_group_evict(ex, "a"));
+    groupconc_task *b = sub(ex, "b", "b", tu_noop_fn, NULL);
+    done_rel(b, GROUPCONC_STATUS_SUCCESS, 0);
+    pk_finish(&k, t);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.groups, 1);
+    assert_int_equal(xs.succeeded, 2);
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_group_stats_get(ex, "a", &gs), GROUPCONC_ENOTFOUND);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* After shutdown a new key gets ESHUTDOWN (not EGROUPS_FULL) and the known groups are still listed. */
+static void pair_bounded_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    p.group_idle_ns = 10 * TU_SEC;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *a = sub(ex, "a", "a", tu_noop_fn, NULL);
+    done_rel(a, GROUPCONC_STATUS_SUCCESS, 0);
+    OK(groupconc_executor_shutdown(ex));
+    groupconc_task *b = NULL;
+    assert_int_equal(groupconc_submit(ex, "b", "b", tu_noop_fn, NULL, &b), GROUPCONC_ESHUTDOWN);
+    char **keys;
+    size_t n;
+    OK(groupconc_group_keys_get(ex, &keys, &n));
+    assert_int_equal(n, 1);
+    assert_string_equal(keys[0], "a");
+    groupconc_group_keys_free(keys);
+    assert_int_equal(tu_xstats(ex).groups_reclaimed, 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The dump shows max_groups and the reclaim count; the reclaimed key is gone from it. */
+static void pair_bounded_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *a = sub(ex, "a", "a", tu_noop_fn, NULL);
+    done_rel(a, GROUPCONC_STATUS_SUCCESS, 0);
+    a = sub(ex, "b", "b", tu_noop_fn, NULL);
+    done_rel(a, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(dump_int(ex, NULL, "max_groups"), 1);
+    assert_int_equal(dump_int(ex, NULL, "groups_reclaimed"), 1);
+    assert_int_equal(dump_int(ex, "a", "submitted"), -999);
+    assert_int_equal(dump_int(ex, "b", "submitted"), 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* ==== runcap × ... =============================================================================== */
+
+/* Tasks at the fleet layer hold no layer-4 permit; a granted task waits at layer 4 holding its lease
+   while the cap is full, and runs when it frees. */
+static void pair_runcap_fleet(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_HOLD);
+    p.global_max_running = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    pk a;
+    pk_init(&a);
+    groupconc_task *ta = sub(ex, "a", "a", tu_park_fn, &a.p);
+    groupconc_task *b = sub(ex, "b", "b", tu_noop_fn, NULL);
+    fp_wait_asks(2);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.global_running, 0);
+    assert_int_equal(xs.waiting_fleet, 2);
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    pk_started(&a);
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    xs = tu_xstats(ex);
+    assert_int_equal(xs.global_running, 1);
+    assert_int_equal(xs.waiting_running, 1);
+    assert_int_equal(fp_get(&g_fp.out), 2);
+    pk_finish(&a, ta);
+    done_rel(b, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(fp_get(&g_fp.out), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* group_shutdown cancels a task waiting at layer 4. */
+static void pair_runcap_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "a", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "b", "x", tu_noop_fn, NULL);
+    OK(groupconc_group_shutdown(ex, "b"));
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.waiting_running, 0);
+    assert_int_equal(xs.global_running, 1);
+    assert_false(atomic_load(&k.p.saw_cancel));
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Executor shutdown cancels the layer-4 waiter; the runner keeps its permit until it returns. */
+static void pair_runcap_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "a", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "b", "x", tu_noop_fn, NULL);
+    OK(groupconc_executor_shutdown(ex));
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.waiting_running, 0);
+    assert_int_equal(xs.global_running, 1);
+    pk_go(&k);
+    done_rel(t, GROUPCONC_STATUS_SUCCESS, 0);
+    pk_free(&k);
+    assert_int_equal(tu_xstats(ex).global_running, 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The dump shows the layer-4 waiter and the cap's use. */
+static void pair_runcap_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "a", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "b", "x", tu_noop_fn, NULL);
+    assert_true(dump_has(ex, "\"id\":\"x\",\"state\":\"waiting_running\""));
+    assert_int_equal(dump_int(ex, NULL, "global_running"), 1);
+    assert_int_equal(dump_int(ex, NULL, "global_max_running"), 1);
+    assert_int_equal(dump_int(ex, NULL, "waiting_running"), 1);
+    assert_int_equal(dump_int(ex, "b", "waiting_running"), 1);
+    pk_finish(&k, t);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* ==== fleet × ... ================================================================================ */
+
+/* group_shutdown cancels a task whose request is outstanding; a late BUSY answer changes nothing. */
+static void pair_fleet_groupshut(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_HOLD);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    fp_wait_asks(1);
+    OK(groupconc_group_shutdown(ex, "g"));
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    fp_answer(GROUPCONC_FLEET_BUSY);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.waiting_fleet, 0);
+    assert_int_equal(gs.cancelled, 1);
+    assert_int_equal(fp_get(&g_fp.releases), 0);
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Executor shutdown cancels a task at the fleet layer; the answer that comes after is accepted
+   (GRANTED: given back at once); destroy then returns. */
+static void pair_fleet_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_HOLD);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    fp_wait_asks(1);
+    OK(groupconc_executor_shutdown(ex));
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    assert_int_equal(fp_get(&g_fp.releases), 1);
+    OK(groupconc_executor_destroy(ex));
+    assert_int_equal(fp_get(&g_fp.out), 0);
+}
+
+/* The dump shows a task at the fleet layer, and the gauges. */
+static void pair_fleet_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_HOLD);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *x = sub(ex, "g", "fx", tu_noop_fn, NULL);
+    fp_wait_asks(1);
+    assert_true(dump_has(ex, "\"id\":\"fx\",\"state\":\"waiting_fleet\""));
+    assert_int_equal(dump_int(ex, "g", "waiting_fleet"), 1);
+    assert_int_equal(dump_int(ex, NULL, "waiting_fleet"), 1);
+    fp_answer(GROUPCONC_FLEET_GRANTED);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(dump_int(ex, "g", "waiting_fleet"), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* ==== groupshut × shutdown, dump; shutdown × dump ================================================ */
+
+/* A group shut down first, then a graceful shutdown: nothing is left, so it reports OK; group calls
+   after the shutdown are harmless. */
+static void pair_groupshut_shutdown(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    k.p.cooperative = true;
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    OK(groupconc_group_shutdown(ex, "g"));
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    done_rel(t, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    pk_free(&k);
+    OK(groupconc_executor_shutdown_graceful(ex, GROUPCONC_FOREVER));
+    OK(groupconc_group_shutdown(ex, "g"));
+    OK(groupconc_group_evict(ex, "g"));
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.cancelled, 2);
+    assert_int_equal(xs.submitted, xs.completed);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* After evict the key's group is gone from the dump, while its still-running task is listed under
+   its key; after group_shutdown the group's counters show the cancel. */
+static void pair_groupshut_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    OK(groupconc_group_shutdown(ex, "g"));
+    assert_int_equal(dump_int(ex, "g", "cancelled"), 1);
+    assert_int_equal(dump_int(ex, "g", "waiting_concurrency"), 0);
+    OK(groupconc_group_evict(ex, "g"));
+    assert_int_equal(dump_int(ex, "g", "submitted"), -999);
+    assert_true(dump_has(ex, "\"group\":\"g\",\"id\":\"held\",\"state\":\"running\""));
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* After executor shutdown the dump says so, lists the still-running task and no waiter. */
+static void pair_shutdown_dump(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    assert_int_equal(dump_int(ex, NULL, "shutdown"), 0);
+    OK(groupconc_executor_shutdown(ex));
+    assert_int_equal(dump_int(ex, NULL, "shutdown"), 1);
+    assert_int_equal(dump_int(ex, NULL, "waiting"), 0);
+    assert_int_equal(dump_int(ex, NULL, "cancelled"), 1);
+    assert_true(dump_has(ex, "\"id\":\"held\",\"state\":\"running\""));
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+}
 /* ==== main ===================================================================================== */
 
 int main(void) {
@@ -3425,6 +3897,27 @@ int main(void) {
         cmocka_unit_test(pair_pause_groupshut),
         cmocka_unit_test(pair_pause_shutdown),
         cmocka_unit_test(pair_pause_dump),
+        cmocka_unit_test(pair_live_bounded),
+        cmocka_unit_test(pair_live_runcap),
+        cmocka_unit_test(pair_live_fleet),
+        cmocka_unit_test(pair_live_groupshut),
+        cmocka_unit_test(pair_live_shutdown),
+        cmocka_unit_test(pair_live_dump),
+        cmocka_unit_test(pair_bounded_runcap),
+        cmocka_unit_test(pair_bounded_fleet),
+        cmocka_unit_test(pair_bounded_groupshut),
+        cmocka_unit_test(pair_bounded_shutdown),
+        cmocka_unit_test(pair_bounded_dump),
+        cmocka_unit_test(pair_runcap_fleet),
+        cmocka_unit_test(pair_runcap_groupshut),
+        cmocka_unit_test(pair_runcap_shutdown),
+        cmocka_unit_test(pair_runcap_dump),
+        cmocka_unit_test(pair_fleet_groupshut),
+        cmocka_unit_test(pair_fleet_shutdown),
+        cmocka_unit_test(pair_fleet_dump),
+        cmocka_unit_test(pair_groupshut_shutdown),
+        cmocka_unit_test(pair_groupshut_dump),
+        cmocka_unit_test(pair_shutdown_dump),
     };
     const char *only = getenv("PAIRS_TEST");
     struct CMUnitTest run[sizeof all / sizeof all[0]];
