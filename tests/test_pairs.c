@@ -164,21 +164,45 @@ static inline void pk_finish(pk *k, groupconc_task *t) {
 
 typedef struct dfr {
     groupconc_deferred *d;
-    tu_latch deferred; /* opened once the body deferred */
+    tu_latch deferred;      /* opened once the body deferred */
+    groupconc_executor *ex; /* the body's executor */
+    char id[32];            /* the body's task id */
 } dfr;
 
 static inline void dfr_init(dfr *f) {
     f->d = NULL;
+    f->ex = NULL;
+    f->id[0] = '\0';
     tu_latch_init(&f->deferred, 1);
 }
 static inline int defer_fn(groupconc_context *ctx, void **out, void *arg) {
     dfr *f = (dfr *)arg;
     (void)out;
+    f->ex = groupconc_context_executor(ctx);
+    snprintf(f->id, sizeof f->id, "%s", groupconc_context_task_id(ctx) ? groupconc_context_task_id(ctx) : "");
     if (groupconc_context_defer(ctx, &f->d) != GROUPCONC_OK) return -1;
     tu_latch_count_down(&f->deferred);
     return GROUPCONC_TASK_PENDING;
 }
-static inline void dfr_wait(dfr *f) { assert_true(tu_latch_wait(&f->deferred)); }
+static inline bool dump_has(groupconc_executor *ex, const char *s);
+static inline char *dump(groupconc_executor *ex);
+/* Wait until the body deferred and returned to its worker (the dump lists the task as deferred):
+   from then on deferred_complete completes the task on the calling thread. */
+static inline void dfr_wait(dfr *f) {
+    assert_true(tu_latch_wait(&f->deferred));
+    assert_true(f->id[0] != '\0');
+    char pat[96];
+    snprintf(pat, sizeof pat, "\"id\":\"%s\",\"state\":\"deferred\"", f->id);
+    int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+    for (;;) {
+        char *d = dump(f->ex);
+        bool has = strstr(d, pat) != NULL;
+        free(d);
+        if (has || tu_now_ns() > deadline) break;
+        tu_sleep_ns(TU_MS / 2);
+    }
+    assert_true(dump_has(f->ex, pat));
+}
 
 /* ---- the JSON dump ---------------------------------------------------------------------------- */
 
@@ -1100,8 +1124,13 @@ static void pair_execall_fleet(void **state) {
 static int groupshut_self_fn(groupconc_context *ctx, void **out, void *arg) {
     (void)out;
     (void)arg;
-    if (groupconc_group_shutdown(groupconc_context_executor(ctx), groupconc_context_group(ctx)) != GROUPCONC_OK)
-        return -1;
+    groupconc_executor *ex = groupconc_context_executor(ctx);
+    groupconc_group_stats gs;
+    int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS; /* until element 1 is queued behind this one */
+    while (groupconc_group_stats_get(ex, "g", &gs) == GROUPCONC_OK && gs.waiting_concurrency < 1 &&
+           tu_now_ns() < deadline)
+        tu_sleep_ns(TU_MS / 2);
+    if (groupconc_group_shutdown(ex, groupconc_context_group(ctx)) != GROUPCONC_OK) return -1;
     return groupconc_context_is_cancelled(ctx) ? GROUPCONC_TASK_CANCELLED : 0;
 }
 static void pair_execall_groupshut(void **state) {
@@ -1941,7 +1970,7 @@ static void pair_resolver_deferred(void **state) {
     groupconc_task *d[2];
     for (int i = 0; i < 2; i++) {
         dfr_init(&f[i]);
-        d[i] = sub(ex, "r1", NULL, defer_fn, &f[i]);
+        d[i] = sub(ex, "r1", i ? "d1" : "d0", defer_fn, &f[i]);
         dfr_wait(&f[i]);
     }
     groupconc_task *x = sub(ex, "r1", "x", tu_noop_fn, NULL);
@@ -2321,7 +2350,7 @@ static void pair_deferred_live(void **state) {
     groupconc_task *d[2];
     for (int i = 0; i < 2; i++) {
         dfr_init(&f[i]);
-        d[i] = sub(ex, "g", NULL, defer_fn, &f[i]);
+        d[i] = sub(ex, "g", i ? "d1" : "d0", defer_fn, &f[i]);
         dfr_wait(&f[i]);
     }
     groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
@@ -2463,7 +2492,6 @@ static void pair_deferred_dump(void **state) {
     dfr_init(&f);
     groupconc_task *d = sub(ex, "g", "dd", defer_fn, &f);
     dfr_wait(&f);
-    dump_wait_int(ex, NULL, "deferred", 1);
     assert_true(dump_has(ex, "\"id\":\"dd\",\"state\":\"deferred\""));
     assert_int_equal(dump_int(ex, NULL, "deferred"), 1);
     OK(groupconc_deferred_complete(f.d, 0, NULL));
