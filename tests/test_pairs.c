@@ -598,6 +598,10 @@ static void pair_tasks_deadline(void **state) {
     assert_int_equal(o, GROUPCONC_CANCEL_TOO_LATE);
     OK(groupconc_task_release(x));
     pk_finish(&k, t);
+    /* the callback ran on the housekeeper; until issue 23 item 5 is fixed the wait may return
+       before it did: a bounded poll */
+    int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+    while (atomic_load(&g_oc) < 1 && tu_now_ns() < deadline) tu_sleep_ns(TU_MS);
     assert_int_equal(atomic_load(&g_oc), 1);
     assert_int_equal(atomic_load(&g_cleanups), 2);
     assert_int_equal(tu_gstats(ex, "g").expired, 1);
