@@ -1186,9 +1186,39 @@ static void fl_event(const groupconc_event *ev) {
     atomic_fetch_add(&acounters[A_FL_OPEN_EVENT], 1);
 }
 
+/* ==== features touched (FUZZ_FEATURES) ==========================================================
+   Which of the pair matrix's 17 features (CONTRIBUTING.md, "The pair matrix") an input put in play:
+   set where the feature acts (a rejection reached the policy or handler, the resolver ran, the fleet
+   provider was asked, an op of the feature ran, a policy field of it is set), printed at the end of
+   each input when FUZZ_FEATURES is set in the environment ("fuzz_ops: features tasks execall ...");
+   tests/fuzz/check_pair_seeds.py checks that each corpus seed pair-<a>-<b> touches both. */
+enum {
+    FT_TASKS, FT_EXECALL, FT_REJECT, FT_LISTENER, FT_RESOLVER, FT_DEFERRED, FT_GATE, FT_SCOPE, FT_DEADLINE,
+    FT_PAUSE, FT_LIVE, FT_BOUNDED, FT_RUNCAP, FT_FLEET, FT_GROUPSHUT, FT_SHUTDOWN, FT_DUMP, FT_COUNT
+};
+static const char *const ft_names[FT_COUNT] = {"tasks", "execall", "reject", "listener", "resolver", "deferred",
+                                               "gate", "scope", "deadline", "pause", "live", "bounded", "runcap",
+                                               "fleet", "groupshut", "shutdown", "dump"};
+static atomic_uint fz_feat;
+static void ft_mark(int f) { atomic_fetch_or_explicit(&fz_feat, 1u << f, memory_order_relaxed); }
+/* the reason of a REJECTED event or result: a layer or bound refused (the rejection policies apply),
+   or a queue deadline passed */
+static void ft_reason(int reason) {
+    if (reason == GROUPCONC_EREJECTED_GLOBAL || reason == GROUPCONC_EREJECTED_BULKHEAD ||
+        reason == GROUPCONC_EREJECTED_CONCURRENCY || reason == GROUPCONC_EREJECTED_RUNNING ||
+        reason == GROUPCONC_EREJECTED_WAITING || reason == GROUPCONC_EREJECTED_FLEET)
+        ft_mark(FT_REJECT);
+    if (reason == GROUPCONC_EEXPIRED_GLOBAL || reason == GROUPCONC_EEXPIRED_BULKHEAD ||
+        reason == GROUPCONC_EEXPIRED_CONCURRENCY || reason == GROUPCONC_EEXPIRED_RUNNING ||
+        reason == GROUPCONC_EEXPIRED_FLEET)
+        ft_mark(FT_DEADLINE);
+}
+
 static void fz_listener(const groupconc_event *ev, void *user_data) {
     FZ_CHECK(user_data == &F, "listener user_data");
     FZ_CHECK(ev != NULL, "listener: NULL event");
+    ft_mark(FT_LISTENER);
+    if (ev->type == GROUPCONC_EVENT_REJECTED) ft_reason(ev->reason);
     if (ev->type == GROUPCONC_EVENT_FLEET) {
         fl_event(ev);
         return;
@@ -1299,6 +1329,7 @@ static void fz_fork_reject(const groupconc_rejection *rj, groupconc_reject_resul
 
 static void fz_reject_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
     FZ_CHECK(user_data == &F && rj && out && rj->executor == F.ex, "rejection handler arguments");
+    ft_mark(FT_REJECT);
     if (rj->task_id && rj->task_id[0] == 'f') { /* a fork: its fn / arg are the library's wrapper */
         fz_fork_reject(rj, out);
         return;
@@ -1372,6 +1403,7 @@ static void fz_on_complete(groupconc_task *task, const groupconc_result *r, void
 
 static int fz_resolver(const char *group, int *out, void *user_data) {
     FZ_CHECK(user_data == &F, "resolver user_data");
+    ft_mark(FT_RESOLVER);
     FZ_CHECK(atomic_fetch_add(&F.resolver_depth, 1) == 0, "resolver called concurrently");
     int g = group_index(group);
     FZ_CHECK(g >= 0, "resolver for unknown group");
@@ -4496,6 +4528,7 @@ static void fl_answer(groupconc_fleet_request *rq, groupconc_fleet_verdict v, ui
    rule (the synchronous mode; every request from the end on: GRANTED under the cap, else OPEN) */
 static void fl_acquire(void *user_data, groupconc_fleet_request *rq, const char *group) {
     FZ_CHECK(user_data == &FL && rq != NULL, "fleet acquire: user_data %p, request %p", user_data, (void *)rq);
+    ft_mark(FT_FLEET);
     int g = group_index(group);
     FZ_CHECK(g >= 0, "fleet acquire for unknown group \"%s\"", group ? group : "(null)");
     pthread_mutex_lock(&fl_mu);
@@ -5213,6 +5246,26 @@ static const char *const op_names[OP_COUNT] = {
     "GROUP_PAUSE", "GROUP_RESUME", "EXEC_PAUSE", "EXEC_RESUME", "SUBMIT_DEADLINE", "FLEET_ANSWER", "FLEET_NOTIFY", "FLEET_REPORT"};
 static int fz_trace = -1;
 
+/* the feature an op puts in play (FUZZ_FEATURES) */
+static void ft_op(unsigned op) {
+    switch (op) {
+    case OP_SUBMIT0: case OP_SUBMIT1: case OP_SUBMIT2: case OP_SUBMIT3: case OP_SUBMIT4: case OP_CANCEL:
+    case OP_WAIT_FOR: case OP_IS_DONE: case OP_ON_COMPLETE: case OP_RELEASE: case OP_SELF_BLOCK: ft_mark(FT_TASKS); break;
+    case OP_EXEC_ALL: ft_mark(FT_EXECALL); break;
+    case OP_SUBMIT_DEFER: case OP_DEFER_COMPLETE: ft_mark(FT_DEFERRED); break;
+    case OP_GATE_ACQUIRE: case OP_GATE_RELEASE: ft_mark(FT_GATE); break;
+    case OP_SCOPE_OPEN: case OP_SCOPE_FORK: case OP_SCOPE_SHUTDOWN: case OP_SCOPE_JOIN_FOR: case OP_SCOPE_JOIN:
+    case OP_SCOPE_CLOSE: ft_mark(FT_SCOPE); break;
+    case OP_SUBMIT_DEADLINE: ft_mark(FT_DEADLINE); break;
+    case OP_GROUP_PAUSE: case OP_EXEC_PAUSE: ft_mark(FT_PAUSE); break;
+    case OP_GROUP_LIMITS: case OP_EXEC_LIMITS: ft_mark(FT_LIVE); break;
+    case OP_SHUTDOWN_GROUP: case OP_EVICT: ft_mark(FT_GROUPSHUT); break;
+    case OP_SHUTDOWN: case OP_GRACEFUL: ft_mark(FT_SHUTDOWN); break;
+    case OP_DUMP: case OP_DUMP_FILE: ft_mark(FT_DUMP); break;
+    default: break;
+    }
+}
+
 static void fz_step(reader *r) {
     size_t at = r->i;
     unsigned op = rd(r) % OP_COUNT;
@@ -5222,6 +5275,7 @@ static void fz_step(reader *r) {
     /* these may take tasks out of the fleet layer with their requests still out (see fl_removal_possible) */
     if (op == OP_CANCEL || op == OP_SHUTDOWN_GROUP || op == OP_EVICT || op == OP_SHUTDOWN || op == OP_GRACEFUL || op == OP_EXEC_ALL)
         fl_removed();
+    ft_op(op);
     switch (op) {
     case OP_SUBMIT0: case OP_SUBMIT1: case OP_SUBMIT2: case OP_SUBMIT3: case OP_SUBMIT4: op_submit(r, SUB_PLAIN); break;
     case OP_BAD_SUBMIT: op_bad_submit(r); break;
@@ -5689,9 +5743,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     tl_fuzzer_thread = 1;
     fz_reset();
+    atomic_store(&fz_feat, 0u);
     reader r = {data, size, 0};
     groupconc_policy p;
     fz_setup_policy(&r, &p);
+    if (p.max_groups != UNL || p.group_idle_ns != GROUPCONC_FOREVER) ft_mark(FT_BOUNDED);
+    if (p.global_max_running != UNL) ft_mark(FT_RUNCAP);
+    if (p.default_max_wait_ns != GROUPCONC_FOREVER) ft_mark(FT_DEADLINE);
     unsigned ending = (size > 7 ? (unsigned)data[7] >> 5 : 0u) & 3u;
     if (getenv("FUZZ_TRACE"))
         fprintf(stderr, "fuzz_ops: policy conc %d infl %d thr %d gin %d gthr %d grun %d max_waiting %d max_groups %d rejection %d "
@@ -5725,6 +5783,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fz_step(&r);
     }
     fz_finish(ending);
+    ft_mark(FT_SHUTDOWN); /* every ending shuts the executor down (and destroys it) */
+    if (getenv("FUZZ_FEATURES")) {
+        unsigned m = atomic_load(&fz_feat);
+        fprintf(stderr, "fuzz_ops: features");
+        for (int i = 0; i < FT_COUNT; i++)
+            if (m & (1u << i)) fprintf(stderr, " %s", ft_names[i]);
+        fprintf(stderr, "\n");
+    }
     tl_fuzzer_thread = 0;
     return 0;
 }
