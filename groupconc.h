@@ -163,9 +163,10 @@
        Listener events, completion callbacks, rejection handlers and cleanups never run with an
        internal lock held: they may submit, cancel, read stats and wait on other tasks. Blocking
        calls made inside a task or callback of the same executor never wait for themselves:
-         groupconc_task_wait[_for]   on the task whose body, event, handler or cleanup is running
-                                     on this thread: GROUPCONC_EDEADLK; on any other task: waits (a task
-                                     whose completion this thread runs next is completed first)
+         groupconc_task_wait[_for]   on the task whose body, event, handler, cleanup or completion
+                                     callback is running on this thread: GROUPCONC_EDEADLK; on any
+                                     other task: waits (a task whose completion this thread runs
+                                     next is completed first)
          groupconc_execute_all       works (waits only for the tasks it submitted)
          groupconc_executor_shutdown_graceful  starts the shutdown, does not wait: GROUPCONC_EDEADLK
          groupconc_executor_destroy  GROUPCONC_EDEADLK, nothing done
@@ -464,7 +465,8 @@ typedef void (*groupconc_reject_fn)(const groupconc_rejection *rejection,
                                     groupconc_reject_result *out_result, void *user_data);
 
 /* Completion callback: runs exactly once, on the thread that completes the task (or at once on the
-   registering thread if the task is already done), with no lock held. */
+   registering thread if the task is already done), with no lock held, after the COMPLETED event and
+   before the handle is marked done (a wait on the task returns only after its callbacks ran). */
 typedef void (*groupconc_complete_fn)(groupconc_task *task, const groupconc_result *result,
                                       void *user_data);
 
@@ -692,10 +694,13 @@ GROUPCONC_API int groupconc_submit_spec(groupconc_executor *ex, const groupconc_
                   GROUPCONC_ERELEASED (a released handle, where the library sees it: see Remarks).
    Thread safety: any thread; many waiters on one handle are fine.
    Callbacks:     inside this task's own body, STARTED / REJECTED / COMPLETED event, rejection
-                  handler or cleanup: GROUPCONC_EDEADLK at once. In its completion callbacks it returns at once
-                  (the task is done). On any other task it waits; a worker blocked here lets the pool
-                  start one more thread, so the tasks it waits for still run.
-   Remarks:       permits are back and the COMPLETED event has run before this returns. Using a
+                  handler, cleanup or completion callback (also one run at once by a late
+                  groupconc_task_on_complete): GROUPCONC_EDEADLK at once. On any other task it
+                  waits (also from a completion callback: two tasks whose callbacks wait on each
+                  other wait forever); a worker blocked here lets the pool start one more thread, so
+                  the tasks it waits for still run.
+   Remarks:       permits are back, and the COMPLETED event and every completion callback have run,
+                  before this returns (so the callbacks' user_data may be freed then). Using a
                   handle after groupconc_task_release is undefined, as with free(). */
 GROUPCONC_API int groupconc_task_wait(groupconc_task *task, groupconc_result *out_result);
 
@@ -708,7 +713,8 @@ GROUPCONC_API int groupconc_task_wait(groupconc_task *task, groupconc_result *ou
 GROUPCONC_API int groupconc_task_wait_for(groupconc_task *task, int64_t timeout_ns,
                                           groupconc_result *out_result);
 
-/* groupconc_task_is_done: *out_done = whether the task reached its final state.
+/* groupconc_task_is_done: *out_done = whether the task reached its final state: true exactly when a
+   wait would return at once (after its COMPLETED event and completion callbacks ran).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ERELEASED (as in wait).
    Thread safety: any thread; never blocks.
    Callbacks:     may be called anywhere. */
@@ -731,8 +737,13 @@ GROUPCONC_API int groupconc_task_cancel(groupconc_task *task, groupconc_cancel_o
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task or fn NULL); GROUPCONC_ERELEASED (as in
                   wait); GROUPCONC_ENOMEM.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. The callback runs with no lock held; inside it the task
-                  is done and its handle still valid (release it there if you like). */
+   Callbacks:     may be called anywhere, also from a completion callback of the same task (the
+                  new one then runs after the current ones, on the completing thread). The callback
+                  runs with no lock held; inside it the result is final and the handle valid
+                  (release it there if you like), but the task is marked done only once every
+                  callback returned: groupconc_task_is_done reports false there (true in a
+                  callback run at once on a finished task), and a wait on the task returns
+                  GROUPCONC_EDEADLK either way. */
 GROUPCONC_API int groupconc_task_on_complete(groupconc_task *task, groupconc_complete_fn fn,
                                              void *user_data);
 
@@ -2794,7 +2805,7 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
             under ex->lock, or by the one thread that owns the task at that point.
 
    Stage transitions. All under ex->lock; "DONE" means out of every queue, permits handed on,
-   counted. Completion (cleanup, COMPLETED event, ST_DONE, callbacks) follows with no lock held.
+   counted. Completion (cleanup, COMPLETED event, callbacks, ST_DONE) follows with no lock held.
      from      to        who, and why                                          function
      NEW       QUEUED    admission: no free permit at layer `held`, and the    admit
                          layer's queue threshold lets it wait
@@ -2839,7 +2850,9 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
                  sweeps of ex->deferred (relaxed)
      WATCHED     task_wait / on_complete, under          never                     completion looks
                  done_lock (acq_rel)                                               at the watchers
-     DONE        complete, after the COMPLETED event     never                     result final
+     DONE        mark_done, after the COMPLETED event    never                     result final,
+                 and the completion callbacks: a CAS                               callbacks ran
+                 while unwatched, else under done_lock
                  (acq_rel: publishes the result)
      ARG_DONE    release_arg; apply_handler (arg_taken)  never                     cleanup ran or is
                  (fetch_or: exactly one runs it)                                   waived
@@ -3562,15 +3575,78 @@ GROUPCONC__FN void groupconc__emit_refused(groupconc_executor *ex, const char *g
     groupconc__emit(ex, NULL, GROUPCONC_EVENT_COMPLETED, group, task_id, 0, &r);
 }
 
-/* Finish a task that left every queue: its cleanup (if it never ran), COMPLETED event, then DONE
-   (waking waiters), then callbacks, then the executor lets go of it. No lock held on entry.
+/* A watched task's last step (see groupconc__mark_done): run its completion callbacks, oldest
+   first, then those registered meanwhile (by a callback, or another thread), until none is left;
+   only then set ST_DONE and wake the blocked waiters, both under done_lock, so that a registration
+   either lands in the list before (this loop runs it) or sees ST_DONE (and runs it itself). Waiter
+   nodes stay listed until then (a waiter that times out unlinks its own). */
+GROUPCONC__FN void groupconc__done_watched(groupconc_executor *ex, groupconc_task *t,
+                                           groupconc__claims *claimed) {
+    groupconc__watch *w, **pw, *cbs;
+    groupconc_result r;
+    bool filled = false;
+    groupconc__mutex_lock(&ex->done_lock);
+    for (;;) {
+        cbs = NULL;
+        for (pw = &t->watchers; (w = *pw) != NULL;) { /* newest first: prepending restores order */
+            if (w->fn) {
+                *pw = w->next;
+                w->next = cbs;
+                cbs = w;
+            } else {
+                pw = &w->next;
+            }
+        }
+        if (!cbs) break;
+        groupconc__mutex_unlock(&ex->done_lock);
+        {
+            groupconc__frame f; /* a wait on t from here would wait for itself: EDEADLK */
+            groupconc__give_back(ex, claimed);
+            if (!filled) groupconc__fill_result(t, &r);
+            filled = true;
+            groupconc__frame_push(&f, ex, t);
+            while (cbs) {
+                bool keep;
+                w = cbs;
+                cbs = w->next;
+                keep = w->keep; /* a kept node may be gone once its callback returned */
+                w->fn(t, &r, w->user_data);
+                if (!keep) GROUPCONC_FREE(w);
+            }
+            groupconc__frame_pop(&f);
+        }
+        groupconc__mutex_lock(&ex->done_lock);
+    }
+    (void)atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_DONE, memory_order_acq_rel); /* publishes
+                                                                         the result and the callbacks' work */
+    w = t->watchers; /* only waiters are left: wake them (their cv lives on their stack) */
+    t->watchers = NULL;
+    for (; w; w = w->next) groupconc__cond_signal(w->cv);
+    groupconc__mutex_unlock(&ex->done_lock);
+}
+
+/* Mark t done, after its COMPLETED event and its completion callbacks ran (SPEC: a waiter that
+   returns, or sees is-done, can count on both). Unwatched (the common case): one CAS sets ST_DONE,
+   which fails should a waiter or callback register meanwhile (ST_WATCHED, set under done_lock);
+   watched: groupconc__done_watched. */
+GROUPCONC__FN void groupconc__mark_done(groupconc_executor *ex, groupconc_task *t,
+                                        groupconc__claims *claimed) {
+    uint32_t cur = atomic_load_explicit(&t->state, memory_order_relaxed);
+    while (!(cur & GROUPCONC__ST_WATCHED))
+        if (atomic_compare_exchange_weak_explicit(&t->state, &cur, cur | GROUPCONC__ST_DONE,
+                                                  memory_order_acq_rel, memory_order_relaxed))
+            return; /* release: publishes the result */
+    groupconc__done_watched(ex, t, claimed);
+}
+
+/* Finish a task that left every queue: its cleanup (if it never ran), COMPLETED event, then its
+   completion callbacks, then DONE (waking waiters), then the executor lets go of it. No lock held on entry.
    `claimed` (may be NULL) is the next task the calling worker already took: it is handed back before
    any user code runs here, so a listener or callback may wait on it. Returns 1 if the caller must
    retire t from ex->unfinished, else 0. */
 GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t,
                                          groupconc__claims *claimed, groupconc__nodes *recycle) {
     size_t counted = (t->bits & GROUPCONC__B_COUNTED) ? 1 : 0;
-    groupconc__watch *list = NULL, *w, *cbs = NULL;
     groupconc_result r;
     uint32_t old;
     if (t->bits & GROUPCONC__B_LEASED) { /* first: the fleet's capacity is the scarcest */
@@ -3589,38 +3665,7 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
         groupconc__fill_result(t, &r);
         groupconc__emit(ex, t, GROUPCONC_EVENT_COMPLETED, r.group, r.task_id, 0, &r);
     }
-    old = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_DONE, memory_order_acq_rel);
-    if (old & GROUPCONC__ST_WATCHED) {
-        groupconc__mutex_lock(&ex->done_lock);
-        list = t->watchers;
-        t->watchers = NULL;
-        while (list) { /* wake waiters now (their cv lives on their stack); keep callbacks */
-            w = list;
-            list = w->next;
-            if (w->fn) {
-                w->next = cbs; /* reverses LIFO registration back into registration order */
-                cbs = w;
-            } else {
-                groupconc__cond_signal(w->cv);
-            }
-        }
-        groupconc__mutex_unlock(&ex->done_lock);
-        if (cbs) {
-            groupconc__frame f;
-            groupconc__give_back(ex, claimed);
-            groupconc__fill_result(t, &r);
-            groupconc__frame_push(&f, ex, t);
-            while (cbs) {
-                bool keep;
-                w = cbs;
-                cbs = w->next;
-                keep = w->keep; /* a kept node may be gone once its callback returned */
-                w->fn(t, &r, w->user_data);
-                if (!keep) GROUPCONC_FREE(w);
-            }
-            groupconc__frame_pop(&f);
-        }
-    }
+    groupconc__mark_done(ex, t, claimed);
     old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
         if (recycle && !(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE |
@@ -5121,12 +5166,16 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
     groupconc__frame *f;
     groupconc__claims *claims = NULL;
     bool timed_out = false;
+    /* its own body, event, handler, cleanup or completion callback: t is marked done only after
+       them, so a wait there would wait for itself. A callback that runs at once because t is done
+       (on_complete after completion) gets the same answer: the outcome does not depend on timing. */
+    for (f = groupconc__frames; f; f = f->prev)
+        if (f->self == t) return GROUPCONC_EDEADLK;
     if (groupconc__is_done(t)) return GROUPCONC_OK;
     ex = t->group->exec;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     for (f = groupconc__frames; f; f = f->prev) { /* what this thread is inside of */
         if (f->ex != ex) continue;
-        if (f->self == t) return GROUPCONC_EDEADLK; /* its own body, event or handler */
         if (f->claims) claims = f->claims;          /* a worker of ex */
         if (groupconc__pay(ex, f, t) && groupconc__is_done(t)) return GROUPCONC_OK;
     }
