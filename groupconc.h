@@ -832,17 +832,28 @@ GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *def
                   the deadline the unfinished tasks are cancelled: one that never started is reported CANCELLED;
                   one that was running is flagged and waited for, and reports its true outcome.
                   out_results[i].group / task_id point into `tasks`.
-   Returns:       GROUPCONC_OK; GROUPCONC_ETIMEDOUT (the deadline cut some tasks);
-                  GROUPCONC_ESHUTDOWN (the executor was shut down: refused elements are REJECTED
-                  with reason ESHUTDOWN; results are filled); GROUPCONC_EINVAL (a NULL pointer, or an
-                  element with a NULL group / fn: nothing is submitted); GROUPCONC_EKEYEMPTY /
-                  EKEYTOOLONG (an element's key: nothing submitted); GROUPCONC_ELIMIT (an
-                  element's max_wait_ns: nothing submitted); GROUPCONC_ENOMEM (nothing
-                  submitted). An element refused in submit is REJECTED with the code in
-                  result.reason; the others go on.
+                  Ownership: once the call gets past its checks (it returns OK, ETIMEDOUT or
+                  ESHUTDOWN), it owns every element's `arg` and runs each element's cleanup exactly
+                  once, whatever its fate: ran, cancelled, rejected later, or refused in submit (then
+                  on the calling thread, before the call returns); a rejection handler that sets
+                  arg_taken takes the argument over instead. Any other return code: nothing was
+                  submitted, no cleanup ran, every `arg` is still the caller's.
+   Returns:       all elements owned, results filled: GROUPCONC_OK; GROUPCONC_ETIMEDOUT (the
+                  deadline cut some tasks); GROUPCONC_ESHUTDOWN (the executor was shut down: the
+                  refused elements are REJECTED with reason ESHUTDOWN).
+                  None owned, nothing submitted, out_results untouched: GROUPCONC_EINVAL (a NULL
+                  pointer, or an element with a NULL group / fn); GROUPCONC_EKEYEMPTY / EKEYTOOLONG
+                  (an element's key); GROUPCONC_ELIMIT (an element's max_wait_ns); GROUPCONC_EDEADLK
+                  (called from this executor's resolver).
+                  An element refused in submit is REJECTED with zero duration, error 0 and the
+                  submit's code as result.reason: GROUPCONC_EREJECTED_* under ABORT (as an
+                  asynchronous rejection reports it), else GROUPCONC_ESHUTDOWN / ENOMEM / ETHREAD /
+                  EGROUPS_FULL; the others go on. The call allocates nothing itself (no ENOMEM of its
+                  own).
    Thread safety: any thread.
    Callbacks:     may be called from a task or callback of this executor (it waits only for the
-                  tasks it submitted; a worker blocked here lets one more thread start).
+                  tasks it submitted; a worker blocked here lets one more thread start). The
+                  cleanups of elements refused in submit run on the calling thread.
    Remarks:       running tasks are always waited for, so `arg` memory is never used after it
                   returns. */
 GROUPCONC_API int groupconc_execute_all(groupconc_executor *ex, const groupconc_task_spec *tasks,
@@ -5446,11 +5457,30 @@ GROUPCONC__PUBLIC bool groupconc_deferred_is_cancelled(const groupconc_deferred 
     return (atomic_load_explicit(&deferred->task->state, memory_order_relaxed) & GROUPCONC__ST_CANCEL) != 0;
 }
 
+/* An element of execute_all refused in submit: the call owns its argument all the same (SPEC), so
+   its cleanup runs here, on the calling thread, as a cleanup of this executor (a blocking call
+   from it is refused as from any cleanup). Its result: REJECTED, the submit's code as the reason. */
+GROUPCONC__FN void groupconc__execute_refused(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                              int rc, groupconc_result *r) {
+    memset(r, 0, sizeof *r);
+    r->status = GROUPCONC_STATUS_REJECTED;
+    r->reason = rc;
+    r->start_ns = r->end_ns = groupconc__now_ns();
+    if (spec->cleanup) {
+        groupconc__frame f;
+        groupconc__frame_push(&f, ex, NULL);
+        spec->cleanup(spec->arg);
+        groupconc__frame_pop(&f);
+    }
+}
+
+/* The handles live in out_results[i].value until the results are filled (no allocation: execute_all
+   has no ENOMEM of its own, so each of its return codes says whether it owned the arguments). An
+   element refused in submit has its result already, with a NULL value. */
 GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupconc_task_spec *tasks,
                                             size_t count, int64_t timeout_ns,
                                             groupconc_result *out_results) {
     uint64_t hash;
-    groupconc_task **handles;
     uint64_t deadline;
     size_t i, len;
     int rc, result = GROUPCONC_OK;
@@ -5464,46 +5494,44 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
     if (count == 0)
         return atomic_load_explicit(&ex->shutdown, memory_order_relaxed) ? GROUPCONC_ESHUTDOWN
                                                                          : GROUPCONC_OK;
-    if (count > SIZE_MAX / sizeof *handles) return GROUPCONC_ENOMEM;
-    handles = (groupconc_task **)GROUPCONC_MALLOC(count * sizeof *handles);
-    if (!handles) return GROUPCONC_ENOMEM;
     deadline = groupconc__deadline(timeout_ns);
-    for (i = 0; i < count; i++) {
-        rc = groupconc__submit(ex, &tasks[i], &handles[i]);
+    for (i = 0; i < count; i++) { /* from here on, every element's argument is execute_all's */
+        groupconc_task *h = NULL;
+        rc = groupconc__submit(ex, &tasks[i], &h);
         if (rc != GROUPCONC_OK) { /* refused in submit: that element is REJECTED, the rest go on */
-            groupconc_result *r = &out_results[i];
-            memset(r, 0, sizeof *r);
-            r->status = GROUPCONC_STATUS_REJECTED;
-            r->reason = rc;
-            r->start_ns = r->end_ns = groupconc__now_ns();
+            groupconc__execute_refused(ex, &tasks[i], rc, &out_results[i]);
             if (rc == GROUPCONC_ESHUTDOWN) result = GROUPCONC_ESHUTDOWN;
+        } else {
+            out_results[i].value = h;
         }
     }
+#define GROUPCONC__EXEC_HANDLE(i) ((groupconc_task *)out_results[i].value)
     for (i = 0; i < count; i++) {
-        if (!handles[i]) continue;
-        rc = groupconc__wait_until(handles[i], deadline);
+        if (!GROUPCONC__EXEC_HANDLE(i)) continue;
+        rc = groupconc__wait_until(GROUPCONC__EXEC_HANDLE(i), deadline);
         if (rc == GROUPCONC_ETIMEDOUT) {
             size_t j;
             if (result == GROUPCONC_OK) result = GROUPCONC_ETIMEDOUT;
             for (j = i; j < count; j++) /* the deadline: call off everything still unfinished */
-                if (handles[j] && !groupconc__is_done(handles[j]))
-                    (void)groupconc_task_cancel(handles[j], NULL);
+                if (GROUPCONC__EXEC_HANDLE(j) && !groupconc__is_done(GROUPCONC__EXEC_HANDLE(j)))
+                    (void)groupconc_task_cancel(GROUPCONC__EXEC_HANDLE(j), NULL);
             break;
         }
     }
     for (i = 0; i < count; i++) {
         groupconc_result *r = &out_results[i];
-        if (handles[i]) {
+        groupconc_task *h = GROUPCONC__EXEC_HANDLE(i);
+        if (h) {
             /* flagged running tasks return; a task that never started completed CANCELLED in the
                cancel above, one that ran reports what it returned */
-            (void)groupconc__wait_until(handles[i], UINT64_MAX);
-            groupconc__fill_result(handles[i], r);
-            (void)groupconc_task_release(handles[i]);
+            (void)groupconc__wait_until(h, UINT64_MAX);
+            groupconc__fill_result(h, r);
+            (void)groupconc_task_release(h);
         }
         r->group = tasks[i].group;
         r->task_id = tasks[i].task_id;
     }
-    GROUPCONC_FREE(handles);
+#undef GROUPCONC__EXEC_HANDLE
     return result;
 }
 
