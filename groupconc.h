@@ -614,14 +614,19 @@ GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
 GROUPCONC_API int groupconc_executor_shutdown(groupconc_executor *ex);
 
 /* groupconc_executor_shutdown_graceful: stop accepting, let queued and running tasks finish for up
-   to `timeout_ns`; at the timeout, cancel what is left as groupconc_executor_shutdown does. Tasks
-   of a paused group (or executor) cannot start: once nothing else is left, they are cancelled
-   then, without waiting for the timeout (GROUPCONC_ETIMEDOUT). destroy after a graceful shutdown
-   does the same.
+   to `timeout_ns`; at the timeout, cancel what is left as groupconc_executor_shutdown does.
+   Paused groups: a task a pause holds back (waiting, its group or the executor paused) could start
+   only after a resume, and what it holds (a global in-flight permit, its group's) may be what
+   another group's task waits for. So such tasks are cancelled at once, when the graceful shutdown
+   begins (and when the executor is paused during it): the permits they held go to the other
+   waiters, which run on; the call then returns GROUPCONC_ETIMEDOUT (not everything finished). A
+   paused group's task that already holds every permit (ready) still runs. destroy after a graceful
+   shutdown begun from a callback lets the same tasks run.
    Params:        timeout_ns: nanoseconds from the call (GROUPCONC_MS() etc.); 0: cancel at once
                   what has not finished; GROUPCONC_FOREVER (any negative value): no limit.
    Returns:       GROUPCONC_OK (every task finished); GROUPCONC_ETIMEDOUT (some were cancelled or
-                  flagged); GROUPCONC_EINVAL (ex NULL); GROUPCONC_EDEADLK (see Callbacks).
+                  flagged: at the timeout, or held back by a pause); GROUPCONC_EINVAL (ex NULL);
+                  GROUPCONC_EDEADLK (see Callbacks).
    Thread safety: any thread, concurrently with any call but destroy.
    Callbacks:     from inside a task or callback of this executor it cannot wait (it would wait for
                   itself): it stops accepting, lets everything queued run on, and returns
@@ -2215,6 +2220,7 @@ struct groupconc_executor {
     uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD) */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
     bool graceful;                 /* a graceful shutdown began: destroy lets queued tasks finish */
+    bool graceful_cut;             /* it cancelled tasks a pause held back: it reports ETIMEDOUT */
 
     struct groupconc_gate *gates;  /* executor gates admitting against its groups */
     groupconc__mutex scope_lock;   /* guards `scopes` and the scope tree (see structured scopes) */
@@ -4745,6 +4751,48 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
 
 #define GROUPCONC__PAUSED_POLL_NS 5000000 /* wait_quiet's look at a paused executor: 5 ms */
 
+/* Is t held back by a pause: waiting (at a layer, or at the fleet layer) with its group or the
+   executor paused? Such a task could start only after a resume. */
+GROUPCONC__FN bool groupconc__held_back(const groupconc_executor *ex, const groupconc_task *t) {
+    return groupconc__paused(ex, t->group) && t->stage != GROUPCONC__READY;
+}
+
+/* A graceful shutdown lets run what can run. A task a pause holds back cannot, and what it holds
+   (a global in-flight permit, its group's bulkhead permit) may be what another group's task waits
+   for: so once a graceful shutdown has begun, the tasks a pause holds back are cancelled at once
+   (when it begins, and when the executor is paused during it; a group cannot be paused after
+   shutdown), and the permits they held go to the next waiters. A ready task (every permit held)
+   still runs. The shutdown then reports ETIMEDOUT (not everything finished). Under ex->lock. */
+GROUPCONC__FN void groupconc__cancel_held_back_locked(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__fifo victims = {NULL, NULL, 0};
+    groupconc__fifo *shared[3];
+    groupconc_task *t, *next;
+    size_t i;
+    if (!ex->paused && ex->npaused == 0) return;
+    shared[0] = &ex->global.waiters; /* the queues all groups share; then each paused group's own */
+    shared[1] = &ex->run_cap.waiters;
+    shared[2] = &ex->fleet;
+    for (i = 0; i < 3; i++) {
+        for (t = shared[i]->head; t; t = next) {
+            next = t->next;
+            if (groupconc__held_back(ex, t)) {
+                groupconc__unlink_waiting(ex, t);
+                groupconc__fifo_push(&victims, t);
+            }
+        }
+    }
+    groupconc__mutex_lock(&ex->table_lock);
+    for (i = 0; i < ex->nslots; i++)
+        if (ex->hashes[i] && groupconc__paused(ex, ex->slots[i]))
+            groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
+    groupconc__mutex_unlock(&ex->table_lock);
+    if (victims.count == 0) return;
+    ex->graceful_cut = true;
+    while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
+    groupconc__pump(ex, b); /* what they held goes to the next waiters, which may start now */
+    (void)groupconc__kick_locked(ex);
+}
+
 /* Wait (lock held) until every accepted task completed or the deadline passed. A ready task with no
    worker alive and none startable would never finish: give up on it (the caller sweeps). */
 GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t deadline) {
@@ -4774,21 +4822,23 @@ GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t
 GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *ex, int64_t timeout_ns) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     uint64_t deadline = groupconc__deadline(timeout_ns);
-    bool all;
+    bool all, cut;
     if (!ex) return GROUPCONC_EINVAL;
     groupconc__mutex_lock(&ex->lock);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     ex->graceful = true;
     if (groupconc__drain_locked(ex, &b, true)) /* what got in before runs; later pushes fail */
         (void)groupconc__kick_locked(ex);
+    groupconc__cancel_held_back_locked(ex, &b); /* they could not run: let the others have theirs */
     groupconc__mutex_unlock(&ex->lock);
     groupconc__flush_and_retire(ex, &b); /* what the drain finished (helping) completes first */
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* begun; waiting would wait for itself */
     groupconc__mutex_lock(&ex->lock);
     all = groupconc__wait_quiet_locked(ex, deadline);
+    cut = ex->graceful_cut;
     groupconc__mutex_unlock(&ex->lock);
-    if (all) return GROUPCONC_OK;
-    groupconc_executor_shutdown(ex);
+    if (all && !cut) return GROUPCONC_OK;
+    if (!all) groupconc_executor_shutdown(ex);
     return GROUPCONC_ETIMEDOUT;
 }
 
@@ -6001,6 +6051,7 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
     } else if (!group) {
         if (ex->paused != pause) {
             ex->paused = pause;
+            if (pause && ex->graceful) groupconc__cancel_held_back_locked(ex, &b); /* see there */
             if (!pause) {
                 groupconc__mutex_lock(&ex->table_lock);
                 groupconc__refill_all_tlocked(ex, &b);
