@@ -2220,7 +2220,8 @@ struct groupconc_executor {
     uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD) */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
     bool graceful;                 /* a graceful shutdown began: destroy lets queued tasks finish */
-    bool graceful_cut;             /* it cancelled tasks a pause held back: it reports ETIMEDOUT */
+    uint64_t held_back_cut;        /* tasks a pause held back that a graceful shutdown cancelled:
+                                      a graceful call during which it grew reports ETIMEDOUT */
 
     struct groupconc_gate *gates;  /* executor gates admitting against its groups */
     groupconc__mutex scope_lock;   /* guards `scopes` and the scope tree (see structured scopes) */
@@ -4787,7 +4788,7 @@ GROUPCONC__FN void groupconc__cancel_held_back_locked(groupconc_executor *ex, gr
             groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
     groupconc__mutex_unlock(&ex->table_lock);
     if (victims.count == 0) return;
-    ex->graceful_cut = true;
+    ex->held_back_cut += victims.count;
     while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
     groupconc__pump(ex, b); /* what they held goes to the next waiters, which may start now */
     (void)groupconc__kick_locked(ex);
@@ -4822,11 +4823,13 @@ GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t
 GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *ex, int64_t timeout_ns) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     uint64_t deadline = groupconc__deadline(timeout_ns);
-    bool all, cut;
+    uint64_t cut;
+    bool all;
     if (!ex) return GROUPCONC_EINVAL;
     groupconc__mutex_lock(&ex->lock);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     ex->graceful = true;
+    cut = ex->held_back_cut;
     if (groupconc__drain_locked(ex, &b, true)) /* what got in before runs; later pushes fail */
         (void)groupconc__kick_locked(ex);
     groupconc__cancel_held_back_locked(ex, &b); /* they could not run: let the others have theirs */
@@ -4835,10 +4838,10 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* begun; waiting would wait for itself */
     groupconc__mutex_lock(&ex->lock);
     all = groupconc__wait_quiet_locked(ex, deadline);
-    cut = ex->graceful_cut;
+    if (ex->held_back_cut != cut) all = false; /* cancelled during this call, maybe all at once */
     groupconc__mutex_unlock(&ex->lock);
-    if (all && !cut) return GROUPCONC_OK;
-    if (!all) groupconc_executor_shutdown(ex);
+    if (all) return GROUPCONC_OK;
+    groupconc_executor_shutdown(ex);
     return GROUPCONC_ETIMEDOUT;
 }
 
