@@ -493,7 +493,9 @@ static void test_execute_all_rejected_later_and_cancelled(void **state) {
         assert_int_equal(groupconc_execute_all(ex, specs, 2, 50 * TU_MS, res), GROUPCONC_ETIMEDOUT);
         assert_int_equal(res[0].status, GROUPCONC_STATUS_CANCELLED);
         assert_int_equal(res[1].status, GROUPCONC_STATUS_CANCELLED);
-        assert_int_equal(atomic_load(&e[0].ran), 1);
+        /* the first one was running (flagged: it stopped) or, on a slow machine (valgrind), not
+           started yet at the deadline (dequeued): CANCELLED and one cleanup either way */
+        assert_true(atomic_load(&e[0].ran) <= 1);
         assert_int_equal(atomic_load(&e[1].ran), 0);
         for (int i = 0; i < 2; i++) assert_int_equal(atomic_load(&e[i].cleaned), 1);
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
