@@ -1486,8 +1486,9 @@ GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_ty
                    what was published (groupconc__wait_until, help_locked). So no waiter waits for a
                    task that sits finished-but-unpublished behind a long one. (The waiter then
                    sleeps until ST_DONE, which whoever completes the task sets after its COMPLETED
-                   event and completion callbacks: groupconc__mark_done; no seq_cst needed there,
-                   both sides take done_lock.) */
+                   event and completion callbacks: groupconc__mark_done. No seq_cst needed there:
+                   both RMW the state word, and a watched task's ST_DONE is set under done_lock,
+                   where the waiter registers and sleeps.) */
 /* ==== configuration defaults and checks ======================================================== */
 /* The user's macros (CONFIGURATION at the top), checked here so that a bad value stops the build
    with a message that names it, then the internal tunables, each with the reason for its value. */
