@@ -164,9 +164,10 @@
        Listener events, completion callbacks, rejection handlers and cleanups never run with an
        internal lock held: they may submit, cancel, read stats and wait on other tasks. Blocking
        calls made inside a task or callback of the same executor never wait for themselves:
-         groupconc_task_wait[_for]   on the task whose body, event, handler or cleanup is running
-                                     on this thread: GROUPCONC_EDEADLK; on any other task: waits (a task
-                                     whose completion this thread runs next is completed first)
+         groupconc_task_wait[_for]   on the task whose body, event, handler, cleanup or completion
+                                     callback is running on this thread: GROUPCONC_EDEADLK; on any
+                                     other task: waits (a task whose completion this thread runs
+                                     next is completed first)
          groupconc_execute_all       works (waits only for the tasks it submitted)
          groupconc_executor_shutdown_graceful  starts the shutdown, does not wait: GROUPCONC_EDEADLK
          groupconc_executor_destroy  GROUPCONC_EDEADLK, nothing done
@@ -467,7 +468,8 @@ typedef void (*groupconc_reject_fn)(const groupconc_rejection *rejection,
                                     groupconc_reject_result *out_result, void *user_data);
 
 /* Completion callback: runs exactly once, on the thread that completes the task (or at once on the
-   registering thread if the task is already done), with no lock held. */
+   registering thread if the task is already done), with no lock held, after the COMPLETED event and
+   before the handle is marked done (a wait on the task returns only after its callbacks ran). */
 typedef void (*groupconc_complete_fn)(groupconc_task *task, const groupconc_result *result,
                                       void *user_data);
 
@@ -615,14 +617,19 @@ GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
 GROUPCONC_API int groupconc_executor_shutdown(groupconc_executor *ex);
 
 /* groupconc_executor_shutdown_graceful: stop accepting, let queued and running tasks finish for up
-   to `timeout_ns`; at the timeout, cancel what is left as groupconc_executor_shutdown does. Tasks
-   of a paused group (or executor) cannot start: once nothing else is left, they are cancelled
-   then, without waiting for the timeout (GROUPCONC_ETIMEDOUT). destroy after a graceful shutdown
-   does the same.
+   to `timeout_ns`; at the timeout, cancel what is left as groupconc_executor_shutdown does.
+   Paused groups: a task a pause holds back (waiting, its group or the executor paused) could start
+   only after a resume, and what it holds (a global in-flight permit, its group's) may be what
+   another group's task waits for. So such tasks are cancelled at once, when the graceful shutdown
+   begins (and when the executor is paused during it): the permits they held go to the other
+   waiters, which run on; the call then returns GROUPCONC_ETIMEDOUT (not everything finished). A
+   paused group's task that already holds every permit (ready) still runs. destroy after a graceful
+   shutdown begun from a callback lets the same tasks run.
    Params:        timeout_ns: nanoseconds from the call (GROUPCONC_MS() etc.); 0: cancel at once
                   what has not finished; GROUPCONC_FOREVER (any negative value): no limit.
    Returns:       GROUPCONC_OK (every task finished); GROUPCONC_ETIMEDOUT (some were cancelled or
-                  flagged); GROUPCONC_EINVAL (ex NULL); GROUPCONC_EDEADLK (see Callbacks).
+                  flagged: at the timeout, or held back by a pause); GROUPCONC_EINVAL (ex NULL);
+                  GROUPCONC_EDEADLK (see Callbacks).
    Thread safety: any thread, concurrently with any call but destroy.
    Callbacks:     from inside a task or callback of this executor it cannot wait (it would wait for
                   itself): it stops accepting, lets everything queued run on, and returns
@@ -695,10 +702,13 @@ GROUPCONC_API int groupconc_submit_spec(groupconc_executor *ex, const groupconc_
                   GROUPCONC_ERELEASED (a released handle, where the library sees it: see Remarks).
    Thread safety: any thread; many waiters on one handle are fine.
    Callbacks:     inside this task's own body, STARTED / REJECTED / COMPLETED event, rejection
-                  handler or cleanup: GROUPCONC_EDEADLK at once. In its completion callbacks it returns at once
-                  (the task is done). On any other task it waits; a worker blocked here lets the pool
-                  start one more thread, so the tasks it waits for still run.
-   Remarks:       permits are back and the COMPLETED event has run before this returns. Using a
+                  handler, cleanup or completion callback (also one run at once by a late
+                  groupconc_task_on_complete): GROUPCONC_EDEADLK at once. On any other task it
+                  waits (also from a completion callback: two tasks whose callbacks wait on each
+                  other wait forever); a worker blocked here lets the pool start one more thread, so
+                  the tasks it waits for still run.
+   Remarks:       permits are back, and the COMPLETED event and every completion callback have run,
+                  before this returns (so the callbacks' user_data may be freed then). Using a
                   handle after groupconc_task_release is undefined, as with free(). */
 GROUPCONC_API int groupconc_task_wait(groupconc_task *task, groupconc_result *out_result);
 
@@ -711,7 +721,8 @@ GROUPCONC_API int groupconc_task_wait(groupconc_task *task, groupconc_result *ou
 GROUPCONC_API int groupconc_task_wait_for(groupconc_task *task, int64_t timeout_ns,
                                           groupconc_result *out_result);
 
-/* groupconc_task_is_done: *out_done = whether the task reached its final state.
+/* groupconc_task_is_done: *out_done = whether the task reached its final state: true exactly when a
+   wait would return at once (after its COMPLETED event and completion callbacks ran).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ERELEASED (as in wait).
    Thread safety: any thread; never blocks.
    Callbacks:     may be called anywhere. */
@@ -734,8 +745,13 @@ GROUPCONC_API int groupconc_task_cancel(groupconc_task *task, groupconc_cancel_o
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task or fn NULL); GROUPCONC_ERELEASED (as in
                   wait); GROUPCONC_ENOMEM.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. The callback runs with no lock held; inside it the task
-                  is done and its handle still valid (release it there if you like). */
+   Callbacks:     may be called anywhere, also from a completion callback of the same task (the
+                  new one then runs after the current ones, on the completing thread). The callback
+                  runs with no lock held; inside it the result is final and the handle valid
+                  (release it there if you like), but the task is marked done only once every
+                  callback returned: groupconc_task_is_done reports false there (true in a
+                  callback run at once on a finished task), and a wait on the task returns
+                  GROUPCONC_EDEADLK either way. */
 GROUPCONC_API int groupconc_task_on_complete(groupconc_task *task, groupconc_complete_fn fn,
                                              void *user_data);
 
@@ -824,17 +840,28 @@ GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *def
                   the deadline the unfinished tasks are cancelled: one that never started is reported CANCELLED;
                   one that was running is flagged and waited for, and reports its true outcome.
                   out_results[i].group / task_id point into `tasks`.
-   Returns:       GROUPCONC_OK; GROUPCONC_ETIMEDOUT (the deadline cut some tasks);
-                  GROUPCONC_ESHUTDOWN (the executor was shut down: refused elements are REJECTED
-                  with reason ESHUTDOWN; results are filled); GROUPCONC_EINVAL (a NULL pointer, or an
-                  element with a NULL group / fn: nothing is submitted); GROUPCONC_EKEYEMPTY /
-                  EKEYTOOLONG (an element's key: nothing submitted); GROUPCONC_ELIMIT (an
-                  element's max_wait_ns: nothing submitted); GROUPCONC_ENOMEM (nothing
-                  submitted). An element refused in submit is REJECTED with the code in
-                  result.reason; the others go on.
+                  Ownership: once the call gets past its checks (it returns OK, ETIMEDOUT or
+                  ESHUTDOWN), it owns every element's `arg` and runs each element's cleanup exactly
+                  once, whatever its fate: ran, cancelled, rejected later, or refused in submit (then
+                  on the calling thread, before the call returns); a rejection handler that sets
+                  arg_taken takes the argument over instead. Any other return code: nothing was
+                  submitted, no cleanup ran, every `arg` is still the caller's.
+   Returns:       all elements owned, results filled: GROUPCONC_OK; GROUPCONC_ETIMEDOUT (the
+                  deadline cut some tasks); GROUPCONC_ESHUTDOWN (the executor was shut down: the
+                  refused elements are REJECTED with reason ESHUTDOWN).
+                  None owned, nothing submitted, out_results untouched: GROUPCONC_EINVAL (a NULL
+                  pointer, or an element with a NULL group / fn); GROUPCONC_EKEYEMPTY / EKEYTOOLONG
+                  (an element's key); GROUPCONC_ELIMIT (an element's max_wait_ns); GROUPCONC_EDEADLK
+                  (called from this executor's resolver).
+                  An element refused in submit is REJECTED with zero duration, error 0 and the
+                  submit's code as result.reason: GROUPCONC_EREJECTED_* under ABORT (as an
+                  asynchronous rejection reports it), else GROUPCONC_ESHUTDOWN / ENOMEM / ETHREAD /
+                  EGROUPS_FULL; the others go on. The call allocates nothing itself (no ENOMEM of its
+                  own).
    Thread safety: any thread.
    Callbacks:     may be called from a task or callback of this executor (it waits only for the
-                  tasks it submitted; a worker blocked here lets one more thread start).
+                  tasks it submitted; a worker blocked here lets one more thread start). The
+                  cleanups of elements refused in submit run on the calling thread.
    Remarks:       running tasks are always waited for, so `arg` memory is never used after it
                   returns. */
 GROUPCONC_API int groupconc_execute_all(groupconc_executor *ex, const groupconc_task_spec *tasks,
@@ -1532,7 +1559,11 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      P2 "waiters"  a worker publishes a task it ran (nret), then reads nwaiters (groupconc__publish)
                    to decide whether to finish at once; a waiter raises nwaiters, then finishes
                    what was published (groupconc__wait_until, help_locked). So no waiter waits for a
-                   task that sits finished-but-unpublished behind a long one. */
+                   task that sits finished-but-unpublished behind a long one. (The waiter then
+                   sleeps until ST_DONE, which whoever completes the task sets after its COMPLETED
+                   event and completion callbacks: groupconc__mark_done. No seq_cst needed there:
+                   both RMW the state word, and a watched task's ST_DONE is set under done_lock,
+                   where the waiter registers and sleeps.) */
 /* ==== configuration defaults and checks ======================================================== */
 /* The user's macros (CONFIGURATION at the top), checked here so that a bad value stops the build
    with a message that names it, then the internal tunables, each with the reason for its value. */
@@ -2269,6 +2300,8 @@ struct groupconc_executor {
     uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD) */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
     bool graceful;                 /* a graceful shutdown began: destroy lets queued tasks finish */
+    uint64_t held_back_cut;        /* tasks a pause held back that a graceful shutdown cancelled:
+                                      a graceful call during which it grew reports ETIMEDOUT */
 
     struct groupconc_gate *gates;  /* executor gates admitting against its groups */
     groupconc__mutex scope_lock;   /* guards `scopes` and the scope tree (see structured scopes) */
@@ -2870,7 +2903,7 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
             under ex->lock, or by the one thread that owns the task at that point.
 
    Stage transitions. All under ex->lock; "DONE" means out of every queue, permits handed on,
-   counted. Completion (cleanup, COMPLETED event, ST_DONE, callbacks) follows with no lock held.
+   counted. Completion (cleanup, COMPLETED event, callbacks, ST_DONE) follows with no lock held.
      from      to        who, and why                                          function
      NEW       QUEUED    admission: no free permit at layer `held`, and the    admit
                          layer's queue threshold lets it wait
@@ -2915,7 +2948,9 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
                  sweeps of ex->deferred (relaxed)
      WATCHED     task_wait / on_complete, under          never                     completion looks
                  done_lock (acq_rel)                                               at the watchers
-     DONE        complete, after the COMPLETED event     never                     result final
+     DONE        mark_done, after the COMPLETED event    never                     result final,
+                 and the completion callbacks: a CAS                               callbacks ran
+                 while unwatched, else under done_lock
                  (acq_rel: publishes the result)
      ARG_DONE    release_arg; apply_handler (arg_taken)  never                     cleanup ran or is
                  (fetch_or: exactly one runs it)                                   waived
@@ -3654,15 +3689,78 @@ GROUPCONC__FN void groupconc__emit_refused(groupconc_executor *ex, const char *g
     groupconc__emit(ex, NULL, GROUPCONC_EVENT_COMPLETED, group, task_id, 0, &r);
 }
 
-/* Finish a task that left every queue: its cleanup (if it never ran), COMPLETED event, then DONE
-   (waking waiters), then callbacks, then the executor lets go of it. No lock held on entry.
+/* A watched task's last step (see groupconc__mark_done): run its completion callbacks, oldest
+   first, then those registered meanwhile (by a callback, or another thread), until none is left;
+   only then set ST_DONE and wake the blocked waiters, both under done_lock, so that a registration
+   either lands in the list before (this loop runs it) or sees ST_DONE (and runs it itself). Waiter
+   nodes stay listed until then (a waiter that times out unlinks its own). */
+GROUPCONC__FN void groupconc__done_watched(groupconc_executor *ex, groupconc_task *t,
+                                           groupconc__claims *claimed) {
+    groupconc__watch *w, **pw, *cbs;
+    groupconc_result r;
+    bool filled = false;
+    groupconc__mutex_lock(&ex->done_lock);
+    for (;;) {
+        cbs = NULL;
+        for (pw = &t->watchers; (w = *pw) != NULL;) { /* newest first: prepending restores order */
+            if (w->fn) {
+                *pw = w->next;
+                w->next = cbs;
+                cbs = w;
+            } else {
+                pw = &w->next;
+            }
+        }
+        if (!cbs) break;
+        groupconc__mutex_unlock(&ex->done_lock);
+        {
+            groupconc__frame f; /* a wait on t from here would wait for itself: EDEADLK */
+            groupconc__give_back(ex, claimed);
+            if (!filled) groupconc__fill_result(t, &r);
+            filled = true;
+            groupconc__frame_push(&f, ex, t);
+            while (cbs) {
+                bool keep;
+                w = cbs;
+                cbs = w->next;
+                keep = w->keep; /* a kept node may be gone once its callback returned */
+                w->fn(t, &r, w->user_data);
+                if (!keep) GROUPCONC_FREE(w);
+            }
+            groupconc__frame_pop(&f);
+        }
+        groupconc__mutex_lock(&ex->done_lock);
+    }
+    (void)atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_DONE, memory_order_acq_rel); /* publishes
+                                                                         the result and the callbacks' work */
+    w = t->watchers; /* only waiters are left: wake them (their cv lives on their stack) */
+    t->watchers = NULL;
+    for (; w; w = w->next) groupconc__cond_signal(w->cv);
+    groupconc__mutex_unlock(&ex->done_lock);
+}
+
+/* Mark t done, after its COMPLETED event and its completion callbacks ran (SPEC: a waiter that
+   returns, or sees is-done, can count on both). Unwatched (the common case): one CAS sets ST_DONE,
+   which fails should a waiter or callback register meanwhile (ST_WATCHED, set under done_lock);
+   watched: groupconc__done_watched. */
+GROUPCONC__FN void groupconc__mark_done(groupconc_executor *ex, groupconc_task *t,
+                                        groupconc__claims *claimed) {
+    uint32_t cur = atomic_load_explicit(&t->state, memory_order_relaxed);
+    while (!(cur & GROUPCONC__ST_WATCHED))
+        if (atomic_compare_exchange_weak_explicit(&t->state, &cur, cur | GROUPCONC__ST_DONE,
+                                                  memory_order_acq_rel, memory_order_relaxed))
+            return; /* release: publishes the result */
+    groupconc__done_watched(ex, t, claimed);
+}
+
+/* Finish a task that left every queue: its cleanup (if it never ran), COMPLETED event, then its
+   completion callbacks, then DONE (waking waiters), then the executor lets go of it. No lock held on entry.
    `claimed` (may be NULL) is the next task the calling worker already took: it is handed back before
    any user code runs here, so a listener or callback may wait on it. Returns 1 if the caller must
    retire t from ex->unfinished, else 0. */
 GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t,
                                          groupconc__claims *claimed, groupconc__nodes *recycle) {
     size_t counted = (t->bits & GROUPCONC__B_COUNTED) ? 1 : 0;
-    groupconc__watch *list = NULL, *w, *cbs = NULL;
     groupconc_result r;
     uint32_t old;
     if (t->bits & GROUPCONC__B_LEASED) { /* first: the fleet's capacity is the scarcest */
@@ -3681,38 +3779,7 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
         groupconc__fill_result(t, &r);
         groupconc__emit(ex, t, GROUPCONC_EVENT_COMPLETED, r.group, r.task_id, 0, &r);
     }
-    old = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_DONE, memory_order_acq_rel);
-    if (old & GROUPCONC__ST_WATCHED) {
-        groupconc__mutex_lock(&ex->done_lock);
-        list = t->watchers;
-        t->watchers = NULL;
-        while (list) { /* wake waiters now (their cv lives on their stack); keep callbacks */
-            w = list;
-            list = w->next;
-            if (w->fn) {
-                w->next = cbs; /* reverses LIFO registration back into registration order */
-                cbs = w;
-            } else {
-                groupconc__cond_signal(w->cv);
-            }
-        }
-        groupconc__mutex_unlock(&ex->done_lock);
-        if (cbs) {
-            groupconc__frame f;
-            groupconc__give_back(ex, claimed);
-            groupconc__fill_result(t, &r);
-            groupconc__frame_push(&f, ex, t);
-            while (cbs) {
-                bool keep;
-                w = cbs;
-                cbs = w->next;
-                keep = w->keep; /* a kept node may be gone once its callback returned */
-                w->fn(t, &r, w->user_data);
-                if (!keep) GROUPCONC_FREE(w);
-            }
-            groupconc__frame_pop(&f);
-        }
-    }
+    groupconc__mark_done(ex, t, claimed);
     old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
         if (recycle && !(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE |
@@ -4791,6 +4858,48 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
 
 #define GROUPCONC__PAUSED_POLL_NS 5000000 /* wait_quiet's look at a paused executor: 5 ms */
 
+/* Is t held back by a pause: waiting (at a layer, or at the fleet layer) with its group or the
+   executor paused? Such a task could start only after a resume. */
+GROUPCONC__FN bool groupconc__held_back(const groupconc_executor *ex, const groupconc_task *t) {
+    return groupconc__paused(ex, t->group) && t->stage != GROUPCONC__READY;
+}
+
+/* A graceful shutdown lets run what can run. A task a pause holds back cannot, and what it holds
+   (a global in-flight permit, its group's bulkhead permit) may be what another group's task waits
+   for: so once a graceful shutdown has begun, the tasks a pause holds back are cancelled at once
+   (when it begins, and when the executor is paused during it; a group cannot be paused after
+   shutdown), and the permits they held go to the next waiters. A ready task (every permit held)
+   still runs. The shutdown then reports ETIMEDOUT (not everything finished). Under ex->lock. */
+GROUPCONC__FN void groupconc__cancel_held_back_locked(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__fifo victims = {NULL, NULL, 0};
+    groupconc__fifo *shared[3];
+    groupconc_task *t, *next;
+    size_t i;
+    if (!ex->paused && ex->npaused == 0) return;
+    shared[0] = &ex->global.waiters; /* the queues all groups share; then each paused group's own */
+    shared[1] = &ex->run_cap.waiters;
+    shared[2] = &ex->fleet;
+    for (i = 0; i < 3; i++) {
+        for (t = shared[i]->head; t; t = next) {
+            next = t->next;
+            if (groupconc__held_back(ex, t)) {
+                groupconc__unlink_waiting(ex, t);
+                groupconc__fifo_push(&victims, t);
+            }
+        }
+    }
+    groupconc__mutex_lock(&ex->table_lock);
+    for (i = 0; i < ex->nslots; i++)
+        if (ex->hashes[i] && groupconc__paused(ex, ex->slots[i]))
+            groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
+    groupconc__mutex_unlock(&ex->table_lock);
+    if (victims.count == 0) return;
+    ex->held_back_cut += victims.count;
+    while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
+    groupconc__pump(ex, b); /* what they held goes to the next waiters, which may start now */
+    (void)groupconc__kick_locked(ex);
+}
+
 /* Wait (lock held) until every accepted task completed or the deadline passed. A ready task with no
    worker alive and none startable would never finish: give up on it (the caller sweeps). */
 GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t deadline) {
@@ -4820,18 +4929,22 @@ GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t
 GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *ex, int64_t timeout_ns) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     uint64_t deadline = groupconc__deadline(timeout_ns);
+    uint64_t cut;
     bool all;
     if (!ex) return GROUPCONC_EINVAL;
     groupconc__mutex_lock(&ex->lock);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     ex->graceful = true;
+    cut = ex->held_back_cut;
     if (groupconc__drain_locked(ex, &b, true)) /* what got in before runs; later pushes fail */
         (void)groupconc__kick_locked(ex);
+    groupconc__cancel_held_back_locked(ex, &b); /* they could not run: let the others have theirs */
     groupconc__mutex_unlock(&ex->lock);
     groupconc__flush_and_retire(ex, &b); /* what the drain finished (helping) completes first */
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* begun; waiting would wait for itself */
     groupconc__mutex_lock(&ex->lock);
     all = groupconc__wait_quiet_locked(ex, deadline);
+    if (ex->held_back_cut != cut) all = false; /* cancelled during this call, maybe all at once */
     groupconc__mutex_unlock(&ex->lock);
     if (all) return GROUPCONC_OK;
     groupconc_executor_shutdown(ex);
@@ -5223,12 +5336,16 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
     groupconc__frame *f;
     groupconc__claims *claims = NULL;
     bool timed_out = false;
+    /* its own body, event, handler, cleanup or completion callback: t is marked done only after
+       them, so a wait there would wait for itself. A callback that runs at once because t is done
+       (on_complete after completion) gets the same answer: the outcome does not depend on timing. */
+    for (f = groupconc__frames; f; f = f->prev)
+        if (f->self == t) return GROUPCONC_EDEADLK;
     if (groupconc__is_done(t)) return GROUPCONC_OK;
     ex = t->group->exec;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     for (f = groupconc__frames; f; f = f->prev) { /* what this thread is inside of */
         if (f->ex != ex) continue;
-        if (f->self == t) return GROUPCONC_EDEADLK; /* its own body, event or handler */
         if (f->claims) claims = f->claims;          /* a worker of ex */
         if (groupconc__pay(ex, f, t) && groupconc__is_done(t)) return GROUPCONC_OK;
     }
@@ -5499,11 +5616,30 @@ GROUPCONC__PUBLIC bool groupconc_deferred_is_cancelled(const groupconc_deferred 
     return (atomic_load_explicit(&deferred->task->state, memory_order_relaxed) & GROUPCONC__ST_CANCEL) != 0;
 }
 
+/* An element of execute_all refused in submit: the call owns its argument all the same (SPEC), so
+   its cleanup runs here, on the calling thread, as a cleanup of this executor (a blocking call
+   from it is refused as from any cleanup). Its result: REJECTED, the submit's code as the reason. */
+GROUPCONC__FN void groupconc__execute_refused(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                              int rc, groupconc_result *r) {
+    memset(r, 0, sizeof *r);
+    r->status = GROUPCONC_STATUS_REJECTED;
+    r->reason = rc;
+    r->start_ns = r->end_ns = groupconc__now_ns();
+    if (spec->cleanup) {
+        groupconc__frame f;
+        groupconc__frame_push(&f, ex, NULL);
+        spec->cleanup(spec->arg);
+        groupconc__frame_pop(&f);
+    }
+}
+
+/* The handles live in out_results[i].value until the results are filled (no allocation: execute_all
+   has no ENOMEM of its own, so each of its return codes says whether it owned the arguments). An
+   element refused in submit has its result already, with a NULL value. */
 GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupconc_task_spec *tasks,
                                             size_t count, int64_t timeout_ns,
                                             groupconc_result *out_results) {
     uint64_t hash;
-    groupconc_task **handles;
     uint64_t deadline;
     size_t i, len;
     int rc, result = GROUPCONC_OK;
@@ -5517,46 +5653,44 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
     if (count == 0)
         return atomic_load_explicit(&ex->shutdown, memory_order_relaxed) ? GROUPCONC_ESHUTDOWN
                                                                          : GROUPCONC_OK;
-    if (count > SIZE_MAX / sizeof *handles) return GROUPCONC_ENOMEM;
-    handles = (groupconc_task **)GROUPCONC_MALLOC(count * sizeof *handles);
-    if (!handles) return GROUPCONC_ENOMEM;
     deadline = groupconc__deadline(timeout_ns);
-    for (i = 0; i < count; i++) {
-        rc = groupconc__submit(ex, &tasks[i], &handles[i]);
+    for (i = 0; i < count; i++) { /* from here on, every element's argument is execute_all's */
+        groupconc_task *h = NULL;
+        rc = groupconc__submit(ex, &tasks[i], &h);
         if (rc != GROUPCONC_OK) { /* refused in submit: that element is REJECTED, the rest go on */
-            groupconc_result *r = &out_results[i];
-            memset(r, 0, sizeof *r);
-            r->status = GROUPCONC_STATUS_REJECTED;
-            r->reason = rc;
-            r->start_ns = r->end_ns = groupconc__now_ns();
+            groupconc__execute_refused(ex, &tasks[i], rc, &out_results[i]);
             if (rc == GROUPCONC_ESHUTDOWN) result = GROUPCONC_ESHUTDOWN;
+        } else {
+            out_results[i].value = h;
         }
     }
+#define GROUPCONC__EXEC_HANDLE(i) ((groupconc_task *)out_results[i].value)
     for (i = 0; i < count; i++) {
-        if (!handles[i]) continue;
-        rc = groupconc__wait_until(handles[i], deadline);
+        if (!GROUPCONC__EXEC_HANDLE(i)) continue;
+        rc = groupconc__wait_until(GROUPCONC__EXEC_HANDLE(i), deadline);
         if (rc == GROUPCONC_ETIMEDOUT) {
             size_t j;
             if (result == GROUPCONC_OK) result = GROUPCONC_ETIMEDOUT;
             for (j = i; j < count; j++) /* the deadline: call off everything still unfinished */
-                if (handles[j] && !groupconc__is_done(handles[j]))
-                    (void)groupconc_task_cancel(handles[j], NULL);
+                if (GROUPCONC__EXEC_HANDLE(j) && !groupconc__is_done(GROUPCONC__EXEC_HANDLE(j)))
+                    (void)groupconc_task_cancel(GROUPCONC__EXEC_HANDLE(j), NULL);
             break;
         }
     }
     for (i = 0; i < count; i++) {
         groupconc_result *r = &out_results[i];
-        if (handles[i]) {
+        groupconc_task *h = GROUPCONC__EXEC_HANDLE(i);
+        if (h) {
             /* flagged running tasks return; a task that never started completed CANCELLED in the
                cancel above, one that ran reports what it returned */
-            (void)groupconc__wait_until(handles[i], UINT64_MAX);
-            groupconc__fill_result(handles[i], r);
-            (void)groupconc_task_release(handles[i]);
+            (void)groupconc__wait_until(h, UINT64_MAX);
+            groupconc__fill_result(h, r);
+            (void)groupconc_task_release(h);
         }
         r->group = tasks[i].group;
         r->task_id = tasks[i].task_id;
     }
-    GROUPCONC_FREE(handles);
+#undef GROUPCONC__EXEC_HANDLE
     return result;
 }
 
@@ -6087,6 +6221,7 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
     } else if (!group) {
         if (ex->paused != pause) {
             ex->paused = pause;
+            if (pause && ex->graceful) groupconc__cancel_held_back_locked(ex, &b); /* see there */
             if (!pause) {
                 groupconc__mutex_lock(&ex->table_lock);
                 groupconc__refill_all_tlocked(ex, &b);

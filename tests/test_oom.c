@@ -3531,6 +3531,85 @@ static void test_fleet_any_thread(void **state) {
     print_message("fleet any-thread workload: %ld allocations\n", n - 1);
 }
 
+/* ==== execute_all owns every element's argument (issue 23 item 2) ================================= */
+/* Each element has a cleanup. Whatever allocation fails, execute_all returns OK (it allocates nothing
+   of its own: the handles live in the results), every element is SUCCESS or REJECTED with reason
+   ENOMEM (refused in submit), and every element's cleanup ran exactly once before it returned: the
+   refused ones' on the calling thread. On 8e71492 the handle array's allocation failed first
+   (ENOMEM, no cleanup) and an element refused in submit never got its cleanup. */
+static void exec_owned_cleanup(void *arg) { atomic_fetch_add((atomic_int *)arg, 1); }
+static atomic_int exec_owned_runs;
+static int exec_owned_body(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg; /* still the element's until its cleanup, which follows */
+    atomic_fetch_add(&exec_owned_runs, 1);
+    return 0;
+}
+
+static void execute_all_cleanup_loop(bool sticky) {
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, true);
+        counter warm; /* an idle worker, as in execute_all_loop */
+        counter_init(&warm);
+        groupconc_task *wt = NULL;
+        assert_int_equal(groupconc_submit(w->ex, "warm", NULL, task_count, &warm, &wt), GROUPCONC_OK);
+        w->accepted++;
+        add_handle(w, wt, GROUPCONC_STATUS_SUCCESS, 0);
+        groupconc_result wr = {0};
+        assert_int_equal(groupconc_task_wait_for(wt, BOUND_NS, &wr), GROUPCONC_OK);
+        counter_destroy(&warm);
+        atomic_int *cleaned = scratch(5 * sizeof *cleaned); /* a cleanup may outlive a failed iteration */
+        for (int i = 0; i < 5; i++) atomic_init(&cleaned[i], 0);
+        groupconc_task_spec specs[5];
+        static const char *const groups[5] = {"x1", "vip", "x2", "x1", "x3"};
+        memset(specs, 0, sizeof specs);
+        for (int i = 0; i < 5; i++) {
+            specs[i].group = groups[i];
+            specs[i].fn = exec_owned_body;
+            specs[i].arg = &cleaned[i];
+            specs[i].cleanup = exec_owned_cleanup;
+        }
+        atomic_store(&exec_owned_runs, 0);
+        groupconc_result res[5];
+        memset(res, 0xA5, sizeof res);
+        oom_arm(n, sticky, false);
+        int rc = groupconc_execute_all(w->ex, specs, 5, BOUND_NS, res);
+        long injected = oom_disarm();
+        if (rc != GROUPCONC_OK)
+            fail_msg("execute_all with cleanups, allocation %ld failing: %s, want GROUPCONC_OK (every element "
+                     "owned)", n, groupconc_errname(rc));
+        int succeeded = 0;
+        for (int i = 0; i < 5; i++) {
+            int c = atomic_load(&cleaned[i]);
+            bool ok = res[i].status == GROUPCONC_STATUS_SUCCESS ||
+                      (res[i].status == GROUPCONC_STATUS_REJECTED && res[i].reason == GROUPCONC_ENOMEM &&
+                       res[i].error == 0 && res[i].start_ns == res[i].end_ns);
+            if (!ok || c != 1)
+                fail_msg("execute_all with cleanups, allocation %ld: element %d is %s (reason %s), its cleanup "
+                         "ran %d times, want once", n, i, groupconc_status_name(res[i].status),
+                         groupconc_errname(res[i].reason), c);
+            succeeded += res[i].status == GROUPCONC_STATUS_SUCCESS;
+        }
+        assert_int_equal(atomic_load(&exec_owned_runs), succeeded); /* a refused element never ran */
+        if (injected == 0) assert_int_equal(succeeded, 5);
+        w->accepted += succeeded;
+        world_finish(w);
+        world_free(w);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    print_message("execute_all with cleanups%s: %ld allocations\n", sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_execute_all_cleanups(void **state) {
+    (void)state;
+    execute_all_cleanup_loop(false);
+    execute_all_cleanup_loop(true);
+}
+
 /* A failed test may leave blocks behind: start every test from zero so failures do not cascade. */
 static int reset_counts(void **state) {
     (void)state;
@@ -3576,6 +3655,7 @@ int main(void) {
         cmocka_unit_test_setup(test_fleet_report, reset_counts),
         cmocka_unit_test_setup(test_fleet_shutdown_outstanding, reset_counts),
         cmocka_unit_test_setup(test_fleet_any_thread, reset_counts),
+        cmocka_unit_test_setup(test_execute_all_cleanups, reset_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
