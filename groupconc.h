@@ -52,6 +52,9 @@
                                                                         where __STDC_NO_THREADS__ is defined; 0 forces
                                                                         C11 threads
        GROUPCONC_TEST_THREAD_START_FAILS()  impl TU  0                  test hook: non-zero makes the next worker start fail
+       GROUPCONC_TEST_TASK_PUBLISHED(task)  impl TU  nothing            test hook: called on a worker for each task it ran
+                                                                        and published, before it finishes it (a test
+                                                                        may block there: a batch left behind)
    A bad value of a numeric macro, or the implementation compiled as C++, stops the build with an
    #error that names it. The internal tunables (spin tries, nap length, batch thresholds, node
    cache) are listed with their reasons in the implementation's "configuration" section.
@@ -1555,6 +1558,9 @@ GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_ty
 #ifndef GROUPCONC_TEST_THREAD_START_FAILS
 #define GROUPCONC_TEST_THREAD_START_FAILS() 0
 #endif
+#ifndef GROUPCONC_TEST_TASK_PUBLISHED
+#define GROUPCONC_TEST_TASK_PUBLISHED(task) ((void)0)
+#endif
 
 #if defined(GROUPCONC_USE_WIN32)
 #undef GROUPCONC_USE_PTHREADS /* defined as 0 at most (checked above) */
@@ -2276,11 +2282,33 @@ typedef struct groupconc__frame {
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
-/* The executor whose resolver runs on this thread (under its table lock, maybe its lock too): a
-   call into it from there returns GROUPCONC_EDEADLK instead of waiting for itself. */
-static GROUPCONC__TLS const groupconc_executor *groupconc__in_resolver;
+
+/* Calls from a resolver: the one rule, enforced here. A resolver runs under its executor's table
+   lock (and maybe its lock too), so any call that would take a lock of that executor would wait
+   for itself, or take the locks in the wrong order. The executors whose resolvers are running on
+   this thread form a stack (a resolver may call into another executor, whose resolver may run
+   then), each entry on the C stack of groupconc__resolve. Every public function that takes an
+   executor, or one of its gates, scopes, handles, deferred tasks, permits or fleet requests,
+   first maps that object to its executor (groupconc__*_exec below: pointers only, nothing is
+   dereferenced that may be freed) and passes it to GROUPCONC__NOT_IN_RESOLVER: GROUPCONC_EDEADLK
+   if it is on the stack, before any lock. A finished task's handle belongs to no executor any more
+   (it may outlive it, and nothing done with it takes a lock). Pure functions (names, strerror,
+   version, policy default / check) and calls on another executor work. Outside a resolver the
+   check is one thread-local load. */
+typedef struct groupconc__resolving {
+    const groupconc_executor *ex;
+    struct groupconc__resolving *prev;
+} groupconc__resolving;
+static GROUPCONC__TLS groupconc__resolving *groupconc__resolvers;
+
+GROUPCONC__FN bool groupconc__resolving_in(const groupconc_executor *ex) {
+    const groupconc__resolving *r;
+    for (r = groupconc__resolvers; r; r = r->prev)
+        if (r->ex == ex) return true;
+    return false;
+}
 #define GROUPCONC__NOT_IN_RESOLVER(ex) \
-    do { if (groupconc__in_resolver == (ex)) return GROUPCONC_EDEADLK; } while (0)
+    do { if (groupconc__resolvers && groupconc__resolving_in(ex)) return GROUPCONC_EDEADLK; } while (0)
 
 GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor *ex,
                                          const groupconc_task *self) {
@@ -2558,9 +2586,12 @@ GROUPCONC__FN int groupconc__resolve(groupconc_executor *ex, const groupconc__gr
             conc = e->concurrency;
         } else if (p->resolver) {
             int r = 0, rc;
-            groupconc__in_resolver = ex; /* its calls into ex would wait for the locks held here */
+            groupconc__resolving self; /* its calls into ex would wait for the locks held here */
+            self.ex = ex;
+            self.prev = groupconc__resolvers;
+            groupconc__resolvers = &self;
             rc = p->resolver(g->key, &r, p->resolver_user_data);
-            groupconc__in_resolver = NULL;
+            groupconc__resolvers = self.prev;
             if (rc == 0) conc = r < 1 ? 1 : r;
         }
         return conc;
@@ -3446,11 +3477,17 @@ GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
    closed, so that a later push fails. The submitter took no group reference: a group cannot leave
    the table while one of its tasks is in the inbox (evict drains under table_lock, and a push
    happens under table_lock with the group found in the table). */
+GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b, bool close);
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
-    groupconc_task *list, *fifo = NULL, *t;
-    size_t n = 0;
     if (!close && !groupconc__inbox_pending(ex)) return 0;
     groupconc__help_locked(ex, b, false); /* a permit it needs may sit with a finished task */
+    return groupconc__admit_inbox_locked(ex, b, close);
+}
+
+/* groupconc__drain_locked without the help: only admission. */
+GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
+    groupconc_task *list, *fifo = NULL, *t;
+    size_t n = 0;
     list = atomic_exchange_explicit(&ex->inbox, close ? GROUPCONC__INBOX_CLOSED(ex) : NULL,
                                     memory_order_acq_rel);
     if (list == GROUPCONC__INBOX_CLOSED(ex)) return 0;
@@ -3476,6 +3513,41 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
 GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) {
     groupconc__mutex_lock(&ex->lock);
     if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
+}
+
+GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex);
+
+/* Whether a worker has been in its current task longer than a batch lasts with tasks it ran left
+   unfinished: what groupconc__help_locked(ex, b, false) would finish. Under the lock. */
+GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
+    groupconc__worker *w;
+    uint64_t now = 0;
+    for (w = ex->workers; w; w = w->next) {
+        uint64_t since;
+        if (w->nfinished >= atomic_load_explicit(&w->nret, memory_order_seq_cst)) continue; /* P2 */
+        if (!now) now = groupconc__now_ns();
+        since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+        if (since != UINT64_MAX && now - since >= GROUPCONC__BATCH_NS) return true;
+    }
+    return false;
+}
+
+/* Lock the executor for a call that runs no user code on its thread: the read-only calls (stats,
+   dump) and an executor gate's try-acquire ("where callbacks run" in the manual). Unlike
+   groupconc__lock it never helps: finishing what a busy worker left in its batch would complete
+   those tasks (events, callbacks, cleanups) on this thread. An idle worker is called to take that
+   over instead (the busy one finishes it at its next locked step in any case). It admits the inbox
+   only where admission cannot lead to user code: no layer can refuse (ex->inbox_ok) and no fleet
+   provider is asked; otherwise the inbox is left to the thread its submitter made sure will look
+   at it (groupconc__inbox_watched). Admission may start a worker (kick). */
+GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc__mutex_lock(&ex->lock);
+    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && !ex->policy.fleet.acquire &&
+        groupconc__inbox_pending(ex) && groupconc__admit_inbox_locked(ex, &b, false))
+        (void)groupconc__kick_locked(ex);
+    GROUPCONC_ASSERT(b.todo.count == 0 && b.rejected.count == 0 && b.advance.count == 0 && !b.asks);
+    if (groupconc__help_wanted_locked(ex)) groupconc__call_helper_locked(ex);
 }
 
 /* After pushing onto an empty inbox: true if a worker will look at it without being told. That is
@@ -4267,6 +4339,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 ran = groupconc__run(ex, t);
                 if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
                 if (ran) waited_for = groupconc__publish(ex, self, t, nran++);
+                if (ran) GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
                 /* a clock read costs as much as a short task's whole overhead: untimed tasks read it
                    every fourth one (a long task is then noticed up to three short ones late) */
                 if (ran && timed) unread = 0;
@@ -4720,6 +4793,7 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     uint64_t deadline = groupconc__deadline(timeout_ns);
     bool all;
     if (!ex) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__mutex_lock(&ex->lock);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     ex->graceful = true;
@@ -4740,6 +4814,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__worker *list, *w;
     size_t i;
     if (!ex) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
     groupconc__mutex_lock(&ex->lock);
     groupconc__mutex_lock(&ex->scope_lock); /* ex->scopes is scope_lock's (order: lock, then it) */
@@ -5112,6 +5187,12 @@ GROUPCONC__FN bool groupconc__is_done(groupconc_task *t) {
     return (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_DONE) != 0;
 }
 
+/* The executor a handle belongs to, for GROUPCONC__NOT_IN_RESOLVER: NULL once its task is done (a
+   finished handle may outlive its executor; the handle's group reference keeps t->group alive). */
+GROUPCONC__FN const groupconc_executor *groupconc__task_exec(groupconc_task *t) {
+    return groupconc__is_done(t) ? NULL : t->group->exec;
+}
+
 /* Block until done or `deadline` (monotonic ns; UINT64_MAX = none). A done task never touches its
    executor, so this works after the executor was destroyed. */
 GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
@@ -5123,7 +5204,6 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
     bool timed_out = false;
     if (groupconc__is_done(t)) return GROUPCONC_OK;
     ex = t->group->exec;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
     for (f = groupconc__frames; f; f = f->prev) { /* what this thread is inside of */
         if (f->ex != ex) continue;
         if (f->self == t) return GROUPCONC_EDEADLK; /* its own body, event or handler */
@@ -5184,6 +5264,7 @@ GROUPCONC__PUBLIC int groupconc_task_wait_for(groupconc_task *task, int64_t time
     int rc = groupconc__handle_check(task);
     if (rc != GROUPCONC_OK) return rc;
     if (!out_result) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(groupconc__task_exec(task));
     rc = groupconc__wait_until(task, groupconc__deadline(timeout_ns));
     if (rc == GROUPCONC_OK) groupconc__fill_result(task, out_result);
     return rc;
@@ -5197,6 +5278,7 @@ GROUPCONC__PUBLIC int groupconc_task_is_done(groupconc_task *task, bool *out_don
     int rc = groupconc__handle_check(task);
     if (rc != GROUPCONC_OK) return rc;
     if (!out_done) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(groupconc__task_exec(task));
     *out_done = groupconc__is_done(task);
     return GROUPCONC_OK;
 }
@@ -5209,9 +5291,9 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
     bool taken_rejected = false;
     int rc = groupconc__handle_check(task);
     if (rc != GROUPCONC_OK) return rc;
+    GROUPCONC__NOT_IN_RESOLVER(groupconc__task_exec(task));
     if (!groupconc__is_done(task)) {
         ex = task->group->exec;
-        GROUPCONC__NOT_IN_RESOLVER(ex);
         groupconc__lock(ex, &b); /* it may still be in the inbox */
         if (task->stage == GROUPCONC__QUEUED || task->stage == GROUPCONC__READY ||
             task->stage == GROUPCONC__FLEET_ASKING || task->stage == GROUPCONC__FLEET_BUSY) {
@@ -5286,6 +5368,7 @@ GROUPCONC__PUBLIC int groupconc_task_on_complete(groupconc_task *task, groupconc
     int rc = groupconc__handle_check(task);
     if (rc != GROUPCONC_OK) return rc;
     if (!fn) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(groupconc__task_exec(task));
     if (!groupconc__is_done(task)) {
         ex = task->group->exec;
         node = (groupconc__watch *)GROUPCONC_MALLOC(sizeof *node);
@@ -5318,6 +5401,7 @@ GROUPCONC__PUBLIC int groupconc_task_on_complete(groupconc_task *task, groupconc
 GROUPCONC__PUBLIC int groupconc_task_release(groupconc_task *task) {
     uint32_t old;
     if (!task) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(groupconc__task_exec(task));
     old = atomic_fetch_and_explicit(&task->state, ~GROUPCONC__ST_HANDLE_REF, memory_order_acq_rel);
     if (!(old & GROUPCONC__ST_HANDLE_REF)) return GROUPCONC_ERELEASED;
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_HANDLE_REF) groupconc__task_free(task);
@@ -5346,6 +5430,7 @@ GROUPCONC__PUBLIC int groupconc_context_defer(groupconc_context *ctx, groupconc_
     if (out_deferred) *out_deferred = NULL;
     if (!ctx || !out_deferred) return GROUPCONC_EINVAL;
     t = GROUPCONC__TASK(ctx);
+    GROUPCONC__NOT_IN_RESOLVER(t->group->exec); /* running: its group is alive */
     for (f = groupconc__frames; f && f->self != t; f = f->prev) {} /* its body's frame (run) */
     /* stage: set under the lock before the body started, by this worker; nobody changes it while
        the body runs */
@@ -5368,6 +5453,7 @@ GROUPCONC__PUBLIC int groupconc_deferred_complete(groupconc_deferred *deferred, 
     if (!deferred || rc == GROUPCONC_TASK_PENDING) return GROUPCONC_EINVAL;
     t = deferred->task;
     ex = t->group->exec;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__mutex_lock(&ex->lock);
     if (!deferred->parked) { /* its body has not returned yet: its worker takes the result */
         deferred->rc = rc;
@@ -5523,7 +5609,6 @@ GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, 
 
 GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
                                                 groupconc_group_stats *out_stats) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
     uint64_t hash;
     groupconc__group *g;
     groupconc_task *t, *oldest = NULL;
@@ -5532,13 +5617,12 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    groupconc__lock(ex, &b);
+    groupconc__lock_quiet(ex); /* runs no user code here ("where callbacks run") */
     groupconc__mutex_lock(&ex->table_lock);
     g = groupconc__table_find(ex, group, len, hash);
     groupconc__mutex_unlock(&ex->table_lock); /* it cannot leave the table: that takes ex->lock */
     if (!g) {
         groupconc__mutex_unlock(&ex->lock);
-        groupconc__flush_and_retire(ex, &b);
         return GROUPCONC_ENOTFOUND;
     }
     out_stats->concurrency = (int)g->conc.limit;
@@ -5595,16 +5679,14 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
         out_stats->oldest_wait_ns = 0;
     }
     groupconc__mutex_unlock(&ex->lock);
-    groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
 }
 
 GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
                                                    groupconc_executor_stats *out_stats) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
     if (!ex || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__lock(ex, &b);
+    groupconc__lock_quiet(ex); /* runs no user code here ("where callbacks run") */
     groupconc__mutex_lock(&ex->table_lock);
     out_stats->groups = ex->ngroups;
     groupconc__mutex_unlock(&ex->table_lock);
@@ -5643,7 +5725,6 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->rejected_other = ex->rejected_other;
     out_stats->completed = groupconc__outcomes_sum(ex->counts.outcome) + ex->rejected_other;
     groupconc__mutex_unlock(&ex->lock);
-    groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
 }
 
@@ -6072,6 +6153,7 @@ GROUPCONC__PUBLIC int groupconc_gate_create(const groupconc_gate_config *config,
     if (out_gate) *out_gate = NULL;
     if (!config || !out_gate) return GROUPCONC_EINVAL;
     ex = config->executor;
+    GROUPCONC__NOT_IN_RESOLVER(ex); /* NULL (standalone) is no executor's */
     if (ex ? config->limit != 0 : (config->limit < 1 && config->limit != GROUPCONC_UNLIMITED))
         return GROUPCONC_ELIMIT;
     gate = (groupconc_gate *)GROUPCONC_MALLOC(sizeof *gate);
@@ -6105,6 +6187,7 @@ GROUPCONC__PUBLIC int groupconc_gate_destroy(groupconc_gate *gate) {
     groupconc_executor *ex;
     if (!gate) return GROUPCONC_EINVAL;
     ex = gate->ex;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (ex) groupconc__mutex_lock(&ex->lock);
     groupconc__mutex_lock_plain(&gate->lock);
     if (gate->in_flight > 0) {
@@ -6161,10 +6244,10 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
     size_t len;
     int rc, layer;
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__lock(ex, &b); /* admits the inbox first: tasks submitted before come first */
-    /* and finishes what a worker ran but left unfinished behind a long task: its permits are free */
-    groupconc__help_locked(ex, &b, false);
+    /* admits the inbox first: tasks submitted before come first. It leaves what a worker ran but
+       left unfinished behind a long task to the workers (finishing it here would run its
+       completion on this thread): its permits count as held until then. */
+    groupconc__lock_quiet(ex);
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         rc = GROUPCONC_ESHUTDOWN;
     } else {
@@ -6218,6 +6301,7 @@ GROUPCONC__PUBLIC int groupconc_gate_try_acquire(groupconc_gate *gate, const cha
         out_permit->generation = 0;
     }
     if (!gate || !out_permit || (gate->ex ? !group : group != NULL)) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(gate->ex);
     return gate->ex ? groupconc__gate_acquire_group(gate, group, out_permit)
                     : groupconc__gate_acquire_alone(gate, out_permit);
 }
@@ -6232,6 +6316,7 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     gate = permit->gate;
     if (!gate || !(permit->generation & 1u)) return GROUPCONC_EPERMIT;
+    GROUPCONC__NOT_IN_RESOLVER(gate->ex); /* a valid permit's gate is alive */
     /* An executor gate's release is one locked step under ex->lock too (ex, then gate: the lock
        order), so that a stats snapshot never sees the slot freed and the layers still held. */
     ex = gate->ex;
@@ -6278,6 +6363,7 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     int rc, layer;
     if (!gate || !out_stats || (!gate->ex && group)) return GROUPCONC_EINVAL;
     ex = gate->ex;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     if (ex) groupconc__mutex_lock(&ex->lock);
     if (group) {
@@ -6484,6 +6570,7 @@ GROUPCONC__FN void groupconc__scope_cancel_forks(groupconc_scope *s) {
 GROUPCONC__PUBLIC int groupconc_scope_shutdown(groupconc_scope *scope) {
     groupconc_scope *list, *next;
     if (!scope) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     groupconc__mutex_lock(&scope->ex->scope_lock);
     list = groupconc__scope_mark_sclocked(scope->ex, scope);
     groupconc__mutex_unlock(&scope->ex->scope_lock);
@@ -6537,6 +6624,7 @@ GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupco
     int rc = GROUPCONC_OK;
     if (out_scope) *out_scope = NULL;
     if (!ex || !out_scope) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (config) c = *config;
     else memset(&c, 0, sizeof c);
     if ((int)c.policy < (int)GROUPCONC_SCOPE_COLLECT_ALL || (int)c.policy > (int)GROUPCONC_SCOPE_CUSTOM)
@@ -6609,6 +6697,7 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
     int rc;
     bool cancel_now;
     if (!scope || !spec || !spec->group || !spec->fn) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     if ((rc = groupconc__key_hash(spec->group, &klen, &hash)) != GROUPCONC_OK) return rc;
     if (!groupconc__task_wait_ok(spec->max_wait_ns)) return GROUPCONC_ELIMIT;
     if (!groupconc__scope_allowed(scope)) return GROUPCONC_ENOTOWNER;
@@ -6741,6 +6830,7 @@ GROUPCONC__FN bool groupconc__scope_wait(groupconc_scope *s, uint64_t deadline) 
 GROUPCONC__PUBLIC int groupconc_scope_join_for(groupconc_scope *scope, int64_t timeout_ns) {
     int rc = GROUPCONC_OK;
     if (!scope) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
     if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
     if (!groupconc__scope_wait(scope, groupconc__deadline(timeout_ns))) {
@@ -6766,6 +6856,7 @@ GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
     bool joined;
     if (!scope) return GROUPCONC_EINVAL;
     ex = scope->ex;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
     if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
     groupconc__mutex_lock(&ex->scope_lock);
@@ -6793,6 +6884,7 @@ GROUPCONC__PUBLIC int groupconc_scope_result(groupconc_scope *scope, size_t inde
                                              groupconc_result *out_result) {
     int rc = GROUPCONC_OK;
     if (!scope || !out_result) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     groupconc__mutex_lock(&scope->lock);
     if (index >= scope->nforks) rc = GROUPCONC_ENOTFOUND;
     else if (!scope->forks[index]->done) rc = GROUPCONC_ETIMEDOUT;
@@ -6804,6 +6896,7 @@ GROUPCONC__PUBLIC int groupconc_scope_result(groupconc_scope *scope, size_t inde
 GROUPCONC__PUBLIC int groupconc_scope_first(groupconc_scope *scope, size_t *out_index) {
     int rc = GROUPCONC_OK;
     if (!scope || !out_index) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     groupconc__mutex_lock(&scope->lock);
     if (scope->has_first) *out_index = scope->first;
     else rc = GROUPCONC_ENOTFOUND;
@@ -6814,6 +6907,7 @@ GROUPCONC__PUBLIC int groupconc_scope_first(groupconc_scope *scope, size_t *out_
 GROUPCONC__PUBLIC int groupconc_scope_first_set(groupconc_scope *scope, size_t index) {
     int rc = GROUPCONC_OK;
     if (!scope) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     groupconc__mutex_lock(&scope->lock);
     if (index >= scope->nforks) {
         rc = GROUPCONC_ENOTFOUND;
@@ -7183,17 +7277,15 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
 GROUPCONC__PUBLIC int groupconc_executor_dump(groupconc_executor *ex, char *buf, size_t size,
                                               size_t *out_needed) {
     groupconc__out o;
-    groupconc__batch b = GROUPCONC__BATCH_INIT;
     if (out_needed) *out_needed = 0;
     if (!ex || (!buf && size > 0)) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     o.buf = buf;
     o.size = size;
     o.len = 0;
-    groupconc__lock(ex, &b); /* the inbox admitted: every task is in a queue */
+    groupconc__lock_quiet(ex); /* the inbox admitted: every task is in a queue; no user code here */
     groupconc__dump_locked(ex, &o);
     groupconc__mutex_unlock(&ex->lock);
-    groupconc__flush_and_retire(ex, &b);
     if (size > 0) buf[o.len < size ? o.len : size - 1] = '\0';
     if (out_needed) *out_needed = o.len + 1;
     return o.len < size ? GROUPCONC_OK : GROUPCONC_ERANGE;
@@ -7204,6 +7296,7 @@ GROUPCONC__PUBLIC int groupconc_executor_dump_file(groupconc_executor *ex, FILE 
     char *buf = NULL;
     int rc;
     if (!ex || !out) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     (void)groupconc_executor_dump(ex, NULL, 0, &need);
     for (;;) { /* it may grow between two snapshots: try until one fits */
         if (buf) GROUPCONC_FREE(buf);
