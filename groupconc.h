@@ -181,9 +181,67 @@
        task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
        waits for); groupconc_task_wait_for with timeout 0 (a poll) works.
        The resolver runs under the key table's lock (with queue thresholds in the policy, or from an
-       executor gate's try-acquire, under the executor lock too), so that it is called exactly once
-       per group creation: it must be quick and must not call into groupconc (a call into the same
-       executor from there returns GROUPCONC_EDEADLK: it would wait for the locks held around it).
+       executor gate's try-acquire or a pause, under the executor lock too), so that it is called
+       exactly once per group creation: it must be quick. From a resolver, every call that takes
+       its executor or one of that executor's gates, scopes, task handles (of unfinished tasks),
+       deferred tasks, permits or fleet requests returns GROUPCONC_EDEADLK at once and does nothing
+       (it would wait for the locks held around it); the functions that return no code and take no
+       lock work (groupconc_context_*, groupconc_deferred_is_cancelled, groupconc_scope_fork_count),
+       and so do pure functions (strerror, errname, version, *_name, policy default / check,
+       *_limits_keep, group_keys_free), a finished task's handle (it belongs to no executor any
+       more), standalone gates, and every call on another executor.
+
+   WHERE CALLBACKS RUN (the user code a call may run on the calling thread before it returns; each
+   function's "Callbacks:" line says the same on "Runs here:", where "anywhere" means anywhere but
+   a resolver of the same executor, as above. Another task's code never runs inside a read-only
+   call or a gate try-acquire: an event loop may call those freely.)
+       code   what it is
+       body   a task function: under CALLER_RUNS, the task refused in this very submit
+       res    the resolver (a group's state is created)
+       ev     listener events
+       done   a task's completion: its COMPLETED event, completion callbacks (a scope's
+              on_fork_complete), its cleanup if it never ran
+       rej    a task's rejection: REJECTED event, rejection handler, then its completion
+       fleet  the fleet provider's acquire / release (and what an answer made inside acquire runs)
+       gl     the gate listener
+       call                                         runs on the calling thread
+       group_stats_get, executor_stats_get,         nothing (may start a worker thread: the inbox's
+       group_keys_get, gate_stats_get,              tasks are admitted; what a busy worker left in
+       executor_dump, executor_dump_file            its batch is left to the workers)
+       gate_try_acquire                             res (a new key), gl; may start a worker thread;
+                                                    a new key at a full bounded table with a fleet
+                                                    provider: fleet (the inbox's asks)
+       gate_create, gate_destroy, scope_open,       nothing
+       scope_result, scope_first, scope_first_set,
+       scope_fork_count, task_is_done,
+       task_release, context_*, deferred_is_cancelled,
+       pure functions
+       submit, submit_spec, scope_fork              res, ev (SUBMITTED); this task's rej, body or
+                                                    done when refused in submit (a fork: its
+                                                    on_fork_complete); other tasks' done / rej it
+                                                    finishes while admitting; fleet
+       execute_all                                  as submit, and as task_wait for its own tasks
+       task_wait, task_wait_for, scope_join[_for],  other tasks' done / rej (it finishes what
+       scope_close                                  workers left, and what this thread owes first);
+                                                    fleet; scope_join_for at its timeout and
+                                                    scope_close: as scope_shutdown
+       task_cancel, group_shutdown, group_evict,    the cancelled tasks' done; other tasks' done /
+       executor_shutdown, scope_shutdown            rej (hand-offs, and what it finishes while
+                                                    admitting); fleet
+       executor_shutdown_graceful, executor_destroy as executor_shutdown; destroy: fleet detach
+       task_on_complete                             its callback, if the task is done already
+       deferred_complete                            this task's cleanup and done; other tasks' rej
+                                                    (hand-offs); fleet
+       group_limits_set, executor_limits_set,       other tasks' done / rej (hand-offs, and what it
+       group_pause, group_resume, executor_pause,   finishes while admitting); fleet; res
+       executor_resume                              (group_limits_set back to DEFAULT, group_pause
+                                                    of a new key)
+       permit_release                               gl; other tasks' rej (hand-offs); fleet
+       executor_create                              fleet attach
+       fleet_answer                                 what the verdict leads to: rej / done of its
+                                                    task, ev (FLEET), fleet release
+       fleet_notify                                 fleet (acquire)
+       fleet_report                                 ev (FLEET)
 
    ERRORS
        Functions return GROUPCONC_OK (0) or a negative GROUPCONC_E* code; groupconc_strerror() and
@@ -192,7 +250,10 @@
        library's reason never share a field: result.error holds what a FAILED task returned (any
        int, never interpreted), result.reason holds the library's code for REJECTED (the layer, or
        why submit failed) and CANCELLED (GROUPCONC_ECANCELLED). The one reserved return value is
-       GROUPCONC_TASK_CANCELLED ("I stopped because I was cancelled").
+       GROUPCONC_TASK_CANCELLED ("I stopped because I was cancelled"). Any function that takes an
+       executor, or one of its gates, scopes, unfinished task handles, deferred tasks, permits or
+       fleet requests, returns GROUPCONC_EDEADLK (nothing done) when called from that executor's
+       resolver (THREADS AND CALLBACKS), whether or not its Returns line lists it.
 
    LIMITATIONS
        - Cancellation of a running task is cooperative: it sees groupconc_context_is_cancelled().
@@ -562,7 +623,8 @@ typedef struct groupconc_policy {
 /* groupconc_policy_default: the defaults listed in groupconc_policy.
    Returns:       the policy (start from it: a zeroed policy is invalid).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API groupconc_policy groupconc_policy_default(void);
 
 /* What is wrong with a policy (groupconc_policy_check). */
@@ -586,7 +648,8 @@ typedef struct groupconc_policy_problem {
                   rejection value); GROUPCONC_EDUPKEY (a key twice); GROUPCONC_ENOMEM (the duplicate
                   check could not allocate). out_problem->code is the same.
    Thread safety: any thread; reads the policy only.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_policy_check(const groupconc_policy *policy,
                                          groupconc_policy_problem *out_problem);
 
@@ -601,7 +664,8 @@ GROUPCONC_API int groupconc_policy_check(const groupconc_policy *policy,
                   GROUPCONC_ENOMEM; what policy.fleet.attach returned if not OK (a code >= 0 that is
                   not OK: GROUPCONC_EINVAL).
    Thread safety: any thread. No worker is started until the first submit.
-   Callbacks:     may be called from any task or callback (of any executor). */
+   Callbacks:     may be called from any task or callback (of any executor).
+                  Runs here: the fleet provider's attach. */
 GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
                                             groupconc_executor **out_executor);
 
@@ -611,7 +675,9 @@ GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
    Thread safety: any thread, concurrently with any call but destroy.
    Callbacks:     may be called from a task or any callback of this executor: it never waits. The
                   cancelled tasks complete (events, callbacks, cleanups) on this thread before it
-                  returns. */
+                  returns.
+                  Runs here (WHERE CALLBACKS RUN): the cancelled tasks' done; other tasks' done /
+                  rej; fleet. */
 GROUPCONC_API int groupconc_executor_shutdown(groupconc_executor *ex);
 
 /* groupconc_executor_shutdown_graceful: stop accepting, let queued and running tasks finish for up
@@ -628,7 +694,8 @@ GROUPCONC_API int groupconc_executor_shutdown(groupconc_executor *ex);
                   itself): it stops accepting, lets everything queued run on, and returns
                   GROUPCONC_EDEADLK at once; the timeout does not apply. ("Stop once the last job is
                   done" from a listener: call it there; groupconc_executor_destroy from the main
-                  thread then waits for the queued tasks, as a graceful shutdown does.) */
+                  thread then waits for the queued tasks, as a graceful shutdown does.)
+                  Runs here: as groupconc_executor_shutdown. */
 GROUPCONC_API int groupconc_executor_shutdown_graceful(groupconc_executor *ex, int64_t timeout_ns);
 
 /* groupconc_executor_destroy: shut down if not done yet (immediately: queued tasks are cancelled,
@@ -638,7 +705,8 @@ GROUPCONC_API int groupconc_executor_shutdown_graceful(groupconc_executor *ex, i
                   GROUPCONC_EBUSY (an executor gate of it still exists, or a scope is open: destroy
                   the gate, close the scope first; nothing done).
    Thread safety: no other call on `ex` may run concurrently, nor start after it.
-   Callbacks:     from inside a task or callback of this executor: GROUPCONC_EDEADLK, nothing done. */
+   Callbacks:     from inside a task or callback of this executor: GROUPCONC_EDEADLK, nothing done.
+                  Runs here: as groupconc_executor_shutdown; the fleet provider's detach. */
 GROUPCONC_API int groupconc_executor_destroy(groupconc_executor *ex);
 
 /* ---- [6] submit and handles ------------------------------------------------------------------- */
@@ -657,7 +725,10 @@ GROUPCONC_API int groupconc_executor_destroy(groupconc_executor *ex);
    Thread safety: any thread.
    Callbacks:     may be called from a task and from any callback (listener, completion callback,
                   rejection handler, cleanup). Under CALLER_RUNS a task refused in submit runs on
-                  the calling thread before this returns. */
+                  the calling thread before this returns.
+                  Runs here (WHERE CALLBACKS RUN): res, ev (SUBMITTED); this task's rej, body or
+                  done if refused in submit; other tasks' done / rej it finishes while admitting;
+                  fleet. */
 GROUPCONC_API int groupconc_submit(groupconc_executor *ex, const char *group, const char *task_id,
                                    groupconc_task_fn fn, void *arg, groupconc_task **out_task);
 
@@ -698,6 +769,8 @@ GROUPCONC_API int groupconc_submit_spec(groupconc_executor *ex, const groupconc_
                   handler or cleanup: GROUPCONC_EDEADLK at once. In its completion callbacks it returns at once
                   (the task is done). On any other task it waits; a worker blocked here lets the pool
                   start one more thread, so the tasks it waits for still run.
+                  Runs here: other tasks' done / rej (what workers left, what this thread owes
+                  first); fleet.
    Remarks:       permits are back and the COMPLETED event has run before this returns. Using a
                   handle after groupconc_task_release is undefined, as with free(). */
 GROUPCONC_API int groupconc_task_wait(groupconc_task *task, groupconc_result *out_result);
@@ -714,7 +787,8 @@ GROUPCONC_API int groupconc_task_wait_for(groupconc_task *task, int64_t timeout_
 /* groupconc_task_is_done: *out_done = whether the task reached its final state.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ERELEASED (as in wait).
    Thread safety: any thread; never blocks.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_task_is_done(groupconc_task *task, bool *out_done);
 
 /* groupconc_task_cancel: a task that has not started is dequeued, returns its permits and completes
@@ -724,7 +798,8 @@ GROUPCONC_API int groupconc_task_is_done(groupconc_task *task, bool *out_done);
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task NULL); GROUPCONC_ERELEASED (as in wait).
    Thread safety: any thread.
    Callbacks:     may be called anywhere, also from the task itself. After DEQUEUED the task is done
-                  when this returns: its completion (event, callbacks, cleanup) ran on this thread. */
+                  when this returns: its completion (event, callbacks, cleanup) ran on this thread.
+                  Runs here: the task's done (DEQUEUED); other tasks' done / rej; fleet. */
 GROUPCONC_API int groupconc_task_cancel(groupconc_task *task, groupconc_cancel_outcome *out_outcome);
 
 /* groupconc_task_on_complete: register fn to run exactly once when the task completes (at once, on
@@ -735,7 +810,8 @@ GROUPCONC_API int groupconc_task_cancel(groupconc_task *task, groupconc_cancel_o
                   wait); GROUPCONC_ENOMEM.
    Thread safety: any thread.
    Callbacks:     may be called anywhere. The callback runs with no lock held; inside it the task
-                  is done and its handle still valid (release it there if you like). */
+                  is done and its handle still valid (release it there if you like).
+                  Runs here: fn, if the task is done already. */
 GROUPCONC_API int groupconc_task_on_complete(groupconc_task *task, groupconc_complete_fn fn,
                                              void *user_data);
 
@@ -745,6 +821,7 @@ GROUPCONC_API int groupconc_task_on_complete(groupconc_task *task, groupconc_com
                   the library happens to see: only while the task has not finished).
    Thread safety: any thread, once per handle.
    Callbacks:     may be called anywhere, also from the task's own completion callback.
+                  Runs here: nothing.
    Remarks:       releasing twice, or using the handle after release, is undefined (as free()). */
 GROUPCONC_API int groupconc_task_release(groupconc_task *task);
 
@@ -753,25 +830,29 @@ GROUPCONC_API int groupconc_task_release(groupconc_task *task);
    and return GROUPCONC_TASK_CANCELLED when it says so.
    Returns:       true / false; false for a NULL ctx.
    Thread safety: from the task's own body (ctx is valid only while it runs); it never blocks.
-   Callbacks:     the task body only. */
+   Callbacks:     the task body only.
+                  Runs here: nothing. */
 GROUPCONC_API bool groupconc_context_is_cancelled(const groupconc_context *ctx);
 
 /* groupconc_context_group: the running task's group key.
    Returns:       the key (valid while the task runs); NULL for a NULL ctx.
    Thread safety: from the task's own body.
-   Callbacks:     the task body only. */
+   Callbacks:     the task body only.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_context_group(const groupconc_context *ctx);
 
 /* groupconc_context_task_id: the running task's id, as submitted.
    Returns:       the id (valid while the task runs), or NULL (submitted without one, or a NULL ctx).
    Thread safety: from the task's own body.
-   Callbacks:     the task body only. */
+   Callbacks:     the task body only.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_context_task_id(const groupconc_context *ctx);
 
 /* groupconc_context_executor: the executor running the task (to submit follow-up work).
    Returns:       the executor; NULL for a NULL ctx.
    Thread safety: from the task's own body.
-   Callbacks:     the task body only. */
+   Callbacks:     the task body only.
+                  Runs here: nothing. */
 GROUPCONC_API groupconc_executor *groupconc_context_executor(const groupconc_context *ctx);
 
 /* Deferred completion: how an executor task starts asynchronous work (a request on an event loop,
@@ -790,6 +871,7 @@ typedef struct groupconc_deferred groupconc_deferred;
                   GROUPCONC_ENOMEM (the body can still do the work itself and return normally).
    Thread safety: from the task's own body only.
    Callbacks:     the task body only.
+                  Runs here: nothing.
    Remarks:       after it, the body must return GROUPCONC_TASK_PENDING. If it returns anything
                   else, the task completes with that, and the deferred handle is void: it must not
                   be completed. A body that returns GROUPCONC_TASK_PENDING without deferring
@@ -806,6 +888,8 @@ GROUPCONC_API int groupconc_context_defer(groupconc_context *ctx, groupconc_defe
    Thread safety: any thread, exactly once per handle; also after the executor began a shutdown
                   (graceful shutdown and destroy wait for deferred tasks, as for running ones).
    Callbacks:     may be called anywhere, also from the task's own body before it returns.
+                  Runs here: this task's cleanup and done (on the worker if its body has not
+                  returned); other tasks' rej (hand-offs); fleet.
    Remarks:       the handle is freed by this call: using it afterwards (a second complete) is
                   undefined, as with free(). */
 GROUPCONC_API int groupconc_deferred_complete(groupconc_deferred *deferred, int rc, void *value);
@@ -815,7 +899,8 @@ GROUPCONC_API int groupconc_deferred_complete(groupconc_deferred *deferred, int 
    GROUPCONC_TASK_CANCELLED.
    Returns:       true / false; false for NULL.
    Thread safety: any thread, until the handle is completed.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *deferred);
 
 /* groupconc_execute_all: submit every spec (with its cleanup), then collect results in input order
@@ -835,6 +920,7 @@ GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *def
    Thread safety: any thread.
    Callbacks:     may be called from a task or callback of this executor (it waits only for the
                   tasks it submitted; a worker blocked here lets one more thread start).
+                  Runs here: as groupconc_submit, and as groupconc_task_wait.
    Remarks:       running tasks are always waited for, so `arg` memory is never used after it
                   returns. */
 GROUPCONC_API int groupconc_execute_all(groupconc_executor *ex, const groupconc_task_spec *tasks,
@@ -848,7 +934,8 @@ GROUPCONC_API int groupconc_execute_all(groupconc_executor *ex, const groupconc_
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex or group NULL); GROUPCONC_EKEYEMPTY;
                   GROUPCONC_EKEYTOOLONG.
    Thread safety: any thread, concurrently with submits to the same group.
-   Callbacks:     may be called anywhere; never waits. The cancelled tasks complete on this thread. */
+   Callbacks:     may be called anywhere; never waits. The cancelled tasks complete on this thread.
+                  Runs here: the cancelled tasks' done; other tasks' done / rej; fleet. */
 GROUPCONC_API int groupconc_group_shutdown(groupconc_executor *ex, const char *group);
 
 /* groupconc_group_evict: as groupconc_group_shutdown, and drop the group's cached state (its
@@ -858,6 +945,7 @@ GROUPCONC_API int groupconc_group_shutdown(groupconc_executor *ex, const char *g
    Returns:       as groupconc_group_shutdown.
    Thread safety: any thread, concurrently with submits to the same group.
    Callbacks:     may be called anywhere; never waits.
+                  Runs here: as groupconc_group_shutdown.
    Remarks:       the old tasks' events still name the key, but their outcomes count only in the
                   executor's totals, not in the new state's group counters. Executor gate permits
                   held in the group stay with the old state too: until they are released, the key's
@@ -939,14 +1027,16 @@ typedef struct groupconc_executor_stats {
    Returns:       GROUPCONC_OK; GROUPCONC_ENOTFOUND (no cached state for that key); GROUPCONC_EINVAL;
                   GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK). */
+   Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK).
+                  Runs here: nothing: never another task's code (it may start a worker thread). */
 GROUPCONC_API int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
                                             groupconc_group_stats *out_stats);
 
 /* groupconc_executor_stats_get: a snapshot of the executor (as groupconc_group_stats_get).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument).
    Thread safety: any thread; after shutdown and until destroy it still reports the groups.
-   Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK). */
+   Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK).
+                  Runs here: nothing: never another task's code (it may start a worker thread). */
 GROUPCONC_API int groupconc_executor_stats_get(groupconc_executor *ex,
                                                groupconc_executor_stats *out_stats);
 
@@ -955,14 +1045,16 @@ GROUPCONC_API int groupconc_executor_stats_get(groupconc_executor *ex,
                   groupconc_group_keys_free. Both are set to NULL / 0 on error.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ENOMEM.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere except the resolver. */
+   Callbacks:     may be called anywhere except the resolver.
+                  Runs here: nothing: never another task's code. */
 GROUPCONC_API int groupconc_group_keys_get(groupconc_executor *ex, char ***out_keys,
                                            size_t *out_count);
 
 /* groupconc_group_keys_free: free what groupconc_group_keys_get returned. NULL is a no-op.
    Returns:       nothing.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API void groupconc_group_keys_free(char **keys);
 
 /* ---- live limits, pause and resume ---------------------------------------------------------------
@@ -974,7 +1066,8 @@ GROUPCONC_API void groupconc_group_keys_free(char **keys);
 /* groupconc_group_limits_keep: a limits entry for `group` with every field GROUPCONC_KEEP.
    Returns:       the entry (set the fields to change, then groupconc_group_limits_set).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API groupconc_group_limits groupconc_group_limits_keep(const char *group);
 
 /* groupconc_group_limits_set: change a group's limits now, and for its state created later (after
@@ -989,7 +1082,8 @@ GROUPCONC_API groupconc_group_limits groupconc_group_limits_keep(const char *gro
                   GROUPCONC_ESHUTDOWN; GROUPCONC_ENOMEM (the table could not grow; nothing changed).
    Thread safety: any thread, concurrently with submits to the group.
    Callbacks:     may be called anywhere but the resolver; never waits. Tasks it hands permits to
-                  start on workers. Remarks: a finite queue threshold set here makes every later
+                  start on workers. Runs here: other tasks' done / rej; fleet; res (a field back to
+                  GROUPCONC_DEFAULT). Remarks: a finite queue threshold set here makes every later
                   submit take the executor lock (the inbox is for executors that never refuse). */
 GROUPCONC_API int groupconc_group_limits_set(groupconc_executor *ex, const groupconc_group_limits *limits);
 
@@ -1005,7 +1099,8 @@ typedef struct groupconc_executor_limits {
 /* groupconc_executor_limits_keep: every field GROUPCONC_KEEP.
    Returns:       the limits (set the fields to change, then groupconc_executor_limits_set).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API groupconc_executor_limits groupconc_executor_limits_keep(void);
 
 /* groupconc_executor_limits_set: change the global caps, thresholds and defaults now.
@@ -1027,14 +1122,16 @@ GROUPCONC_API int groupconc_executor_limits_set(groupconc_executor *ex,
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY / EKEYTOOLONG;
                   GROUPCONC_ESHUTDOWN; GROUPCONC_ENOMEM; GROUPCONC_EGROUPS_FULL (a new key, table full).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere but the resolver; never waits. */
+   Callbacks:     may be called anywhere but the resolver; never waits.
+                  Runs here: other tasks' done / rej; fleet; res (a new key). */
 GROUPCONC_API int groupconc_group_pause(groupconc_executor *ex, const char *group);
 
 /* groupconc_group_resume: undo groupconc_group_pause: free permits go to the waiters, oldest first.
    A key never used or not paused: OK (no-op).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY / EKEYTOOLONG.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere but the resolver; never waits. */
+   Callbacks:     may be called anywhere but the resolver; never waits.
+                  Runs here: other tasks' done / rej; fleet. */
 GROUPCONC_API int groupconc_group_resume(groupconc_executor *ex, const char *group);
 
 /* groupconc_executor_pause / _resume: the same for every group at once (a group paused by
@@ -1042,7 +1139,8 @@ GROUPCONC_API int groupconc_group_resume(groupconc_executor *ex, const char *gro
    shutdown (nothing is left to start then).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere but the resolver; never waits. */
+   Callbacks:     may be called anywhere but the resolver; never waits.
+                  Runs here: other tasks' done / rej; fleet. */
 GROUPCONC_API int groupconc_executor_pause(groupconc_executor *ex);
 GROUPCONC_API int groupconc_executor_resume(groupconc_executor *ex);
 
@@ -1127,14 +1225,16 @@ typedef struct groupconc_gate_stats {
                   with a limit other than 0); GROUPCONC_ESHUTDOWN (the executor is shut down);
                   GROUPCONC_ENOMEM.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_gate_create(const groupconc_gate_config *config, groupconc_gate **out_gate);
 
 /* groupconc_gate_destroy: free a gate that has no permit out.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (gate NULL); GROUPCONC_EBUSY (permits are still
                   held: nothing done; release them first).
    Thread safety: no other call on the gate may run concurrently, nor start after it.
-   Callbacks:     not from the gate's own listener. */
+   Callbacks:     not from the gate's own listener.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_gate_destroy(groupconc_gate *gate);
 
 /* groupconc_gate_try_acquire: admit one unit of work now, or refuse it now. Never waits, never
@@ -1151,7 +1251,10 @@ GROUPCONC_API int groupconc_gate_destroy(groupconc_gate *gate);
                   for an executor gate, or set for a standalone one); GROUPCONC_EKEYEMPTY /
                   EKEYTOOLONG; GROUPCONC_ENOMEM.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere, also from the gate's listener. */
+   Callbacks:     may be called anywhere, also from the gate's listener.
+                  Runs here: res (a new key), the gate listener; never another task's code (it may
+                  start a worker thread; a new key at a full bounded table with a fleet provider:
+                  fleet). */
 GROUPCONC_API int groupconc_gate_try_acquire(groupconc_gate *gate, const char *group,
                                              groupconc_permit *out_permit);
 
@@ -1164,6 +1267,7 @@ GROUPCONC_API int groupconc_gate_try_acquire(groupconc_gate *gate, const char *g
    Thread safety: any thread, also one other than the acquirer's; racing releases of one permit:
                   exactly one returns OK.
    Callbacks:     may be called anywhere.
+                  Runs here: the gate listener; other tasks' rej (hand-offs); fleet.
    Remarks:       a permit is valid until its gate is destroyed. A slot's generation is 32 bits: a
                   stale copy is recognised unless its slot was reused 2^31 times since. A permit is
                   checked against its own gate's slots: one whose `gate` field was altered to name
@@ -1177,7 +1281,8 @@ GROUPCONC_API int groupconc_permit_release(const groupconc_permit *permit,
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument, or group set for a standalone
                   gate); GROUPCONC_EKEYEMPTY / EKEYTOOLONG; GROUPCONC_ENOTFOUND (no such group).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing: never another task's code. */
 GROUPCONC_API int groupconc_gate_stats_get(groupconc_gate *gate, const char *group,
                                            groupconc_gate_stats *out_stats);
 
@@ -1220,7 +1325,8 @@ typedef struct groupconc_scope_config {
                   GROUPCONC_ESHUTDOWN (the executor, or the parent scope, is shut down);
                   GROUPCONC_ENOMEM.
    Thread safety: any thread; the scope belongs to that thread (see groupconc_scope_fork).
-   Callbacks:     from a task body (a fork's: a child scope) or any callback. */
+   Callbacks:     from a task body (a fork's: a child scope) or any callback.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_scope_config *config,
                                        groupconc_scope **out_scope);
 
@@ -1238,7 +1344,9 @@ GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_s
                   a failure under SHUTDOWN_ON_FAILURE; *out_index is set. Tell the two ENOMEM apart
                   by groupconc_scope_fork_count.
    Thread safety: the owner thread, or a fork of the scope.
-   Callbacks:     from the scope's forks and the owner's callbacks. */
+   Callbacks:     from the scope's forks and the owner's callbacks.
+                  Runs here: as groupconc_submit_spec; a fork refused in submit: its
+                  on_fork_complete. */
 GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_task_spec *spec,
                                        size_t *out_index);
 
@@ -1248,21 +1356,25 @@ GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_t
                   SHUTDOWN_ON_SUCCESS: none succeeded); GROUPCONC_EINVAL (scope NULL);
                   GROUPCONC_ENOTOWNER; GROUPCONC_EDEADLK (called from one of its own forks).
    Thread safety: the owner thread (or a fork of an enclosing scope that owns it).
-   Callbacks:     not from the scope's own forks or their callbacks (EDEADLK). */
+   Callbacks:     not from the scope's own forks or their callbacks (EDEADLK).
+                  Runs here: as groupconc_task_wait (the forks' on_fork_complete among them). */
 GROUPCONC_API int groupconc_scope_join(groupconc_scope *scope);
 
 /* groupconc_scope_join_for: as groupconc_scope_join, for at most timeout_ns; on expiry the scope is
    shut down (waiting forks dequeued, running ones flagged) and GROUPCONC_ETIMEDOUT is returned: call
    groupconc_scope_join (or close) to wait for the flagged forks.
    Params:        timeout_ns: nanoseconds; GROUPCONC_FOREVER (any negative): no limit.
-   Returns:       as groupconc_scope_join; GROUPCONC_ETIMEDOUT. */
+   Returns:       as groupconc_scope_join; GROUPCONC_ETIMEDOUT.
+   Callbacks:     as groupconc_scope_join; at the timeout also as groupconc_scope_shutdown. */
 GROUPCONC_API int groupconc_scope_join_for(groupconc_scope *scope, int64_t timeout_ns);
 
 /* groupconc_scope_shutdown: cancel what remains: dequeue waiting forks (CANCELLED), flag running
    ones, refuse later forks; the same for every descendant scope. Idempotent; never waits.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (scope NULL).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere (the custom policy's callback included). */
+   Callbacks:     may be called anywhere (the custom policy's callback included).
+                  Runs here: the cancelled forks' done (on_fork_complete too); other tasks' done /
+                  rej; fleet. */
 GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
 
 /* groupconc_scope_close: wait for every fork (also one that ignores its cancellation), release
@@ -1273,7 +1385,8 @@ GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
                   after it on this thread, is still open: nothing done); GROUPCONC_EDEADLK (from one
                   of its own forks: nothing done).
    Thread safety: the owner thread.
-   Callbacks:     not from the scope's own forks. */
+   Callbacks:     not from the scope's own forks.
+                  Runs here: as groupconc_scope_shutdown and groupconc_task_wait. */
 GROUPCONC_API int groupconc_scope_close(groupconc_scope *scope);
 
 /* groupconc_scope_result: fork `index`'s result.
@@ -1281,21 +1394,25 @@ GROUPCONC_API int groupconc_scope_close(groupconc_scope *scope);
                   index); GROUPCONC_ETIMEDOUT (that fork has not completed yet: poll, or join first).
                   out_result's group / task_id stay valid until the scope is closed.
    Thread safety: any thread while the scope is open.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_scope_result(groupconc_scope *scope, size_t index,
                                          groupconc_result *out_result);
 
 /* groupconc_scope_first: the fork that decided the scope: SHUTDOWN_ON_FAILURE: the first failure;
    SHUTDOWN_ON_SUCCESS: the first success; CUSTOM: what the callback set (groupconc_scope_first_set).
-   Returns:       GROUPCONC_OK (*out_index set); GROUPCONC_ENOTFOUND (none); GROUPCONC_EINVAL. */
+   Returns:       GROUPCONC_OK (*out_index set); GROUPCONC_ENOTFOUND (none); GROUPCONC_EINVAL.
+   Callbacks:     anywhere. Runs here: nothing. */
 GROUPCONC_API int groupconc_scope_first(groupconc_scope *scope, size_t *out_index);
 
 /* groupconc_scope_first_set: CUSTOM policy: name the deciding fork (the first call wins).
-   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_ENOTFOUND (no such index). */
+   Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_ENOTFOUND (no such index).
+   Callbacks:     anywhere. Runs here: nothing. */
 GROUPCONC_API int groupconc_scope_first_set(groupconc_scope *scope, size_t index);
 
 /* groupconc_scope_fork_count: forks so far (the indexes are 0 .. count-1).
-   Returns:       the count; 0 for NULL. Thread safety: any thread. Callbacks: anywhere. */
+   Returns:       the count; 0 for NULL. Thread safety: any thread. Callbacks: anywhere (from the
+                  resolver too). Runs here: nothing. */
 GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
 
 /* groupconc_executor_dump: the executor's state as JSON (the C form of JEP 428's thread dump):
@@ -1308,7 +1425,8 @@ GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL, or buf NULL with size > 0);
                   GROUPCONC_ERANGE (did not fit: call again with *out_needed bytes); GROUPCONC_ENOMEM.
    Thread safety: any thread; a consistent snapshot (taken under the executor's locks).
-   Callbacks:     may be called anywhere except the resolver. */
+   Callbacks:     may be called anywhere except the resolver.
+                  Runs here: nothing: never another task's code (it may start a worker thread). */
 GROUPCONC_API int groupconc_executor_dump(groupconc_executor *ex, char *buf, size_t size,
                                           size_t *out_needed);
 
@@ -1321,7 +1439,8 @@ GROUPCONC_API int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out
 
 /* groupconc_scope_policy_name: "COLLECT_ALL", "SHUTDOWN_ON_FAILURE", "SHUTDOWN_ON_SUCCESS",
    "CUSTOM"; "UNKNOWN" for any other value.
-   Returns:       a static string, never NULL. Thread safety: any thread. Callbacks: anywhere. */
+   Returns:       a static string, never NULL. Thread safety: any thread. Callbacks: anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy policy);
 
 /* ---- [10] fleet layer: caps across processes --------------------------------------------------
@@ -1352,7 +1471,8 @@ GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy pol
    Thread safety: any thread, including inside the provider's acquire call.
    Callbacks:     runs what the verdict leads to on this thread (a rejection handler, completion
                   callbacks, the listener), with no lock held; must not be called with a lock held
-                  that those callbacks take. */
+                  that those callbacks take.
+                  Runs here: rej / done of its task, ev (FLEET), the fleet provider's release. */
 GROUPCONC_API int groupconc_fleet_answer(groupconc_fleet_request *request,
                                          groupconc_fleet_verdict verdict, uint64_t lease);
 
@@ -1364,7 +1484,8 @@ GROUPCONC_API int groupconc_fleet_answer(groupconc_fleet_request *request,
                   or no fleet provider in its policy); GROUPCONC_EKEYEMPTY / EKEYTOOLONG.
    Thread safety: any thread.
    Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK); the asks are
-                  made on this thread, after the executor lock is released. */
+                  made on this thread, after the executor lock is released.
+                  Runs here: fleet (acquire, and what an answer made inside it runs). */
 GROUPCONC_API int groupconc_fleet_notify(groupconc_executor *ex, const char *group);
 
 /* groupconc_fleet_report: the provider reports a problem to the listener and the stats
@@ -1376,7 +1497,8 @@ GROUPCONC_API int groupconc_fleet_notify(groupconc_executor *ex, const char *gro
                   its policy: nothing counted); GROUPCONC_EKEYEMPTY / EKEYTOOLONG (group);
                   GROUPCONC_EDEADLK (from the resolver).
    Thread safety: any thread.
-   Callbacks:     the listener runs on this thread, with no lock held. */
+   Callbacks:     the listener runs on this thread, with no lock held.
+                  Runs here: ev (FLEET). */
 GROUPCONC_API int groupconc_fleet_report(groupconc_executor *ex, const char *group, int reason);
 
 /* ---- [11] diagnostics ---------------------------------------------------------------------------- */
@@ -1384,20 +1506,23 @@ GROUPCONC_API int groupconc_fleet_report(groupconc_executor *ex, const char *gro
 /* groupconc_strerror: the message of a library code (an API return value or result.reason).
    Returns:       a static string, never NULL; "unknown error code" for any other value.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_strerror(int code);
 
 /* groupconc_errname: the name of a library code ("GROUPCONC_EINVAL").
    Returns:       a static string, never NULL; "GROUPCONC_UNKNOWN" for any other value.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_errname(int code);
 
 /* groupconc_version: the implementation's version (compare with GROUPCONC_VERSION_STRING to catch a
    header and an implementation of different versions).
    Returns:       a static string, never NULL.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_version(void);
 
 /* groupconc_status_name, groupconc_cancel_outcome_name, groupconc_event_type_name,
@@ -1406,7 +1531,8 @@ GROUPCONC_API const char *groupconc_version(void);
    "FAILURE", "ADMITTED").
    Returns:       a static string, never NULL; "UNKNOWN" for a value outside the enum.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 GROUPCONC_API const char *groupconc_cancel_outcome_name(groupconc_cancel_outcome outcome);
 GROUPCONC_API const char *groupconc_event_type_name(groupconc_event_type type);
@@ -2680,6 +2806,9 @@ GROUPCONC__FN void groupconc__reclaim_tlocked(groupconc_executor *ex, groupconc_
 }
 
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close);
+GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b,
+                                                  bool close);
+GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex);
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
 GROUPCONC__FN int groupconc__keeper_start_locked(groupconc_executor *ex);
 
@@ -2698,7 +2827,10 @@ GROUPCONC__FN int groupconc__reclaim_lru_tlocked(groupconc_executor *ex, groupco
     size_t n = ex->ngroups, want = groupconc__reclaim_batch(ex), got = 0;
     uint64_t now = groupconc__coarse_now_ns();
     groupconc__group *g;
-    if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
+    /* the inbox's tasks keep their groups busy; admitted without helping (a gate's try-acquire
+       comes here too: what a busy worker left stays with the workers, see groupconc__lock_quiet) */
+    if (groupconc__inbox_pending(ex) && groupconc__admit_inbox_locked(ex, b, false))
+        (void)groupconc__kick_locked(ex);
     while (n-- > 0 && got < want && (g = ex->lru_head) != NULL) {
         if (groupconc__group_idle_locked(ex, g)) {
             groupconc__reclaim_tlocked(ex, g);
@@ -3477,7 +3609,6 @@ GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
    closed, so that a later push fails. The submitter took no group reference: a group cannot leave
    the table while one of its tasks is in the inbox (evict drains under table_lock, and a push
    happens under table_lock with the group found in the table). */
-GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b, bool close);
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
     if (!close && !groupconc__inbox_pending(ex)) return 0;
     groupconc__help_locked(ex, b, false); /* a permit it needs may sit with a finished task */
@@ -3485,7 +3616,8 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
 }
 
 /* groupconc__drain_locked without the help: only admission. */
-GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
+GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b,
+                                                  bool close) {
     groupconc_task *list, *fifo = NULL, *t;
     size_t n = 0;
     list = atomic_exchange_explicit(&ex->inbox, close ? GROUPCONC__INBOX_CLOSED(ex) : NULL,
