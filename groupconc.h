@@ -205,12 +205,12 @@
        fleet  the fleet provider's acquire / release (and what an answer made inside acquire runs)
        gl     the gate listener
        call                                         runs on the calling thread
-       group_stats_get, executor_stats_get,         nothing (may start a worker thread: the inbox's
-       group_keys_get, gate_stats_get,              tasks are admitted; what a busy worker left in
-       executor_dump, executor_dump_file            its batch is left to the workers)
-       gate_try_acquire                             res (a new key), gl; may start a worker thread;
-                                                    a new key at a full bounded table with a fleet
-                                                    provider: fleet (the inbox's asks)
+       group_stats_get, executor_stats_get,         no other task's code: what a busy worker left in
+       group_keys_get, gate_stats_get,              its batch is left to the workers. The inbox's
+       executor_dump, executor_dump_file            tasks are admitted (this may start a worker
+                                                    thread, and with a fleet provider ask it:
+                                                    fleet acquire, for those tasks)
+       gate_try_acquire                             res (a new key), gl; else as the read-only calls
        gate_create, gate_destroy, scope_open,       nothing
        scope_result, scope_first, scope_first_set,
        scope_fork_count, task_is_done,
@@ -1028,7 +1028,8 @@ typedef struct groupconc_executor_stats {
                   GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG.
    Thread safety: any thread.
    Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK).
-                  Runs here: nothing: never another task's code (it may start a worker thread). */
+                  Runs here: never another task's code (it may start a worker thread; fleet
+                  acquire for the inbox's tasks it admits: WHERE CALLBACKS RUN). */
 GROUPCONC_API int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
                                             groupconc_group_stats *out_stats);
 
@@ -1036,7 +1037,8 @@ GROUPCONC_API int groupconc_group_stats_get(groupconc_executor *ex, const char *
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument).
    Thread safety: any thread; after shutdown and until destroy it still reports the groups.
    Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK).
-                  Runs here: nothing: never another task's code (it may start a worker thread). */
+                  Runs here: never another task's code (it may start a worker thread; fleet
+                  acquire for the inbox's tasks it admits: WHERE CALLBACKS RUN). */
 GROUPCONC_API int groupconc_executor_stats_get(groupconc_executor *ex,
                                                groupconc_executor_stats *out_stats);
 
@@ -1253,8 +1255,7 @@ GROUPCONC_API int groupconc_gate_destroy(groupconc_gate *gate);
    Thread safety: any thread.
    Callbacks:     may be called anywhere, also from the gate's listener.
                   Runs here: res (a new key), the gate listener; never another task's code (it may
-                  start a worker thread; a new key at a full bounded table with a fleet provider:
-                  fleet). */
+                  start a worker thread; fleet acquire for the inbox's tasks it admits). */
 GROUPCONC_API int groupconc_gate_try_acquire(groupconc_gate *gate, const char *group,
                                              groupconc_permit *out_permit);
 
@@ -1426,7 +1427,8 @@ GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
                   GROUPCONC_ERANGE (did not fit: call again with *out_needed bytes); GROUPCONC_ENOMEM.
    Thread safety: any thread; a consistent snapshot (taken under the executor's locks).
    Callbacks:     may be called anywhere except the resolver.
-                  Runs here: nothing: never another task's code (it may start a worker thread). */
+                  Runs here: never another task's code (it may start a worker thread; fleet
+                  acquire for the inbox's tasks it admits: WHERE CALLBACKS RUN). */
 GROUPCONC_API int groupconc_executor_dump(groupconc_executor *ex, char *buf, size_t size,
                                           size_t *out_needed);
 
@@ -3669,16 +3671,17 @@ GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
    groupconc__lock it never helps: finishing what a busy worker left in its batch would complete
    those tasks (events, callbacks, cleanups) on this thread. An idle worker is called to take that
    over instead (the busy one finishes it at its next locked step in any case). It admits the inbox
-   only where admission cannot lead to user code: no layer can refuse (ex->inbox_ok) and no fleet
-   provider is asked; otherwise the inbox is left to the thread its submitter made sure will look
-   at it (groupconc__inbox_watched). Admission may start a worker (kick). */
-GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT;
+   where no layer can refuse (ex->inbox_ok): admission then refuses and completes nothing, and may
+   only leave fleet asks in b (the caller makes them after unlocking: groupconc__fleet_ask). With a
+   threshold added live (a push that raced with it could be refused) the inbox is left to the
+   thread its submitter made sure will look at it (groupconc__inbox_watched). Admission may start
+   a worker (kick). */
+GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batch *b) {
     groupconc__mutex_lock(&ex->lock);
-    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && !ex->policy.fleet.acquire &&
-        groupconc__inbox_pending(ex) && groupconc__admit_inbox_locked(ex, &b, false))
+    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && groupconc__inbox_pending(ex) &&
+        groupconc__admit_inbox_locked(ex, b, false))
         (void)groupconc__kick_locked(ex);
-    GROUPCONC_ASSERT(b.todo.count == 0 && b.rejected.count == 0 && b.advance.count == 0 && !b.asks);
+    GROUPCONC_ASSERT(b->todo.count == 0 && b->rejected.count == 0 && b->advance.count == 0);
     if (groupconc__help_wanted_locked(ex)) groupconc__call_helper_locked(ex);
 }
 
@@ -4450,7 +4453,10 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             slow = false;
             atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
             if (stolen) {
-                if (groupconc__run(ex, stolen)) groupconc__publish(ex, self, stolen, nran++);
+                if (groupconc__run(ex, stolen)) {
+                    groupconc__publish(ex, self, stolen, nran++);
+                    GROUPCONC_TEST_TASK_PUBLISHED(stolen);
+                }
                 stolen = NULL;
                 t1 = groupconc__now_ns();
                 atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
@@ -5746,15 +5752,17 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     groupconc_task *t, *oldest = NULL;
     size_t len;
     int rc;
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* fleet asks of the tasks it admitted */
     if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    groupconc__lock_quiet(ex); /* runs no user code here ("where callbacks run") */
+    groupconc__lock_quiet(ex, &b); /* runs no other task's code here ("where callbacks run") */
     groupconc__mutex_lock(&ex->table_lock);
     g = groupconc__table_find(ex, group, len, hash);
     groupconc__mutex_unlock(&ex->table_lock); /* it cannot leave the table: that takes ex->lock */
     if (!g) {
         groupconc__mutex_unlock(&ex->lock);
+        groupconc__fleet_ask(&b);
         return GROUPCONC_ENOTFOUND;
     }
     out_stats->concurrency = (int)g->conc.limit;
@@ -5811,14 +5819,16 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
         out_stats->oldest_wait_ns = 0;
     }
     groupconc__mutex_unlock(&ex->lock);
+    groupconc__fleet_ask(&b);
     return GROUPCONC_OK;
 }
 
 GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
                                                    groupconc_executor_stats *out_stats) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* fleet asks of the tasks it admitted */
     if (!ex || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__lock_quiet(ex); /* runs no user code here ("where callbacks run") */
+    groupconc__lock_quiet(ex, &b); /* runs no other task's code here ("where callbacks run") */
     groupconc__mutex_lock(&ex->table_lock);
     out_stats->groups = ex->ngroups;
     groupconc__mutex_unlock(&ex->table_lock);
@@ -5857,6 +5867,7 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     out_stats->rejected_other = ex->rejected_other;
     out_stats->completed = groupconc__outcomes_sum(ex->counts.outcome) + ex->rejected_other;
     groupconc__mutex_unlock(&ex->lock);
+    groupconc__fleet_ask(&b);
     return GROUPCONC_OK;
 }
 
@@ -6379,7 +6390,7 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
     /* admits the inbox first: tasks submitted before come first. It leaves what a worker ran but
        left unfinished behind a long task to the workers (finishing it here would run its
        completion on this thread): its permits count as held until then. */
-    groupconc__lock_quiet(ex);
+    groupconc__lock_quiet(ex, &b);
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         rc = GROUPCONC_ESHUTDOWN;
     } else {
@@ -7409,15 +7420,17 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
 GROUPCONC__PUBLIC int groupconc_executor_dump(groupconc_executor *ex, char *buf, size_t size,
                                               size_t *out_needed) {
     groupconc__out o;
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* fleet asks of the tasks it admitted */
     if (out_needed) *out_needed = 0;
     if (!ex || (!buf && size > 0)) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     o.buf = buf;
     o.size = size;
     o.len = 0;
-    groupconc__lock_quiet(ex); /* the inbox admitted: every task is in a queue; no user code here */
+    groupconc__lock_quiet(ex, &b); /* the inbox admitted: every task is in a queue */
     groupconc__dump_locked(ex, &o);
     groupconc__mutex_unlock(&ex->lock);
+    groupconc__fleet_ask(&b);
     if (size > 0) buf[o.len < size ? o.len : size - 1] = '\0';
     if (out_needed) *out_needed = o.len + 1;
     return o.len < size ? GROUPCONC_OK : GROUPCONC_ERANGE;
