@@ -2417,9 +2417,10 @@ static GROUPCONC__TLS groupconc__frame *groupconc__frames;
    this thread form a stack (a resolver may call into another executor, whose resolver may run
    then), each entry on the C stack of groupconc__resolve. Every public function that takes an
    executor, or one of its gates, scopes, handles, deferred tasks, permits or fleet requests,
-   first maps that object to its executor (groupconc__*_exec below: pointers only, nothing is
-   dereferenced that may be freed) and passes it to GROUPCONC__NOT_IN_RESOLVER: GROUPCONC_EDEADLK
-   if it is on the stack, before any lock. A finished task's handle belongs to no executor any more
+   first maps that object to its executor (a gate's, a scope's, a permit's gate's ex field; a
+   handle's through groupconc__task_exec: only live objects are read, the executor pointer is only
+   compared) and passes it to GROUPCONC__NOT_IN_RESOLVER: GROUPCONC_EDEADLK if it is on the stack,
+   before any lock. A finished task's handle belongs to no executor any more
    (it may outlive it, and nothing done with it takes a lock). Pure functions (names, strerror,
    version, policy default / check) and calls on another executor work. Outside a resolver the
    check is one thread-local load. */
