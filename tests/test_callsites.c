@@ -360,44 +360,61 @@ static int r_policy_check(cs_fx *f) {
     (void)f;
     return groupconc_policy_check(&p, &pr);
 }
-static int r_names(cs_fx *f) {
-    (void)f;
-    return CS_CHECK(strcmp(groupconc_strerror(GROUPCONC_EDEADLK), "") != 0 &&
-                    strcmp(groupconc_errname(GROUPCONC_EDEADLK), "GROUPCONC_EDEADLK") == 0 &&
-                    strcmp(groupconc_version(), GROUPCONC_VERSION_STRING) == 0 &&
-                    strcmp(groupconc_status_name(GROUPCONC_STATUS_SUCCESS), "SUCCESS") == 0 &&
-                    strcmp(groupconc_cancel_outcome_name(GROUPCONC_CANCEL_DEQUEUED), "DEQUEUED") == 0 &&
-                    strcmp(groupconc_event_type_name(GROUPCONC_EVENT_COMPLETED), "COMPLETED") == 0 &&
-                    strcmp(groupconc_rejection_policy_name(GROUPCONC_REJECT_CALLER_RUNS), "CALLER_RUNS") == 0 &&
-                    strcmp(groupconc_release_kind_name(GROUPCONC_RELEASE_FAILURE), "FAILURE") == 0 &&
-                    strcmp(groupconc_gate_event_type_name(GROUPCONC_GATE_ADMITTED), "ADMITTED") == 0 &&
-                    strcmp(groupconc_scope_policy_name(GROUPCONC_SCOPE_CUSTOM), "CUSTOM") == 0);
-}
-static int r_keep(cs_fx *f) {
-    groupconc_group_limits g = groupconc_group_limits_keep("p");
-    groupconc_executor_limits x = groupconc_executor_limits_keep();
+#define CS_PURE(fn, cond) \
+    static int fn(cs_fx *f) {   \
+        (void)f;                \
+        return CS_CHECK(cond);  \
+    }
+CS_PURE(r_strerror, strcmp(groupconc_strerror(GROUPCONC_EDEADLK), "unknown error code") != 0)
+CS_PURE(r_errname, strcmp(groupconc_errname(GROUPCONC_EDEADLK), "GROUPCONC_EDEADLK") == 0)
+CS_PURE(r_version, strcmp(groupconc_version(), GROUPCONC_VERSION_STRING) == 0)
+CS_PURE(r_status_name, strcmp(groupconc_status_name(GROUPCONC_STATUS_SUCCESS), "SUCCESS") == 0)
+CS_PURE(r_cancel_outcome_name, strcmp(groupconc_cancel_outcome_name(GROUPCONC_CANCEL_DEQUEUED), "DEQUEUED") == 0)
+CS_PURE(r_event_type_name, strcmp(groupconc_event_type_name(GROUPCONC_EVENT_COMPLETED), "COMPLETED") == 0)
+CS_PURE(r_rejection_policy_name,
+        strcmp(groupconc_rejection_policy_name(GROUPCONC_REJECT_CALLER_RUNS), "CALLER_RUNS") == 0)
+CS_PURE(r_release_kind_name, strcmp(groupconc_release_kind_name(GROUPCONC_RELEASE_FAILURE), "FAILURE") == 0)
+CS_PURE(r_gate_event_type_name, strcmp(groupconc_gate_event_type_name(GROUPCONC_GATE_ADMITTED), "ADMITTED") == 0)
+CS_PURE(r_scope_policy_name, strcmp(groupconc_scope_policy_name(GROUPCONC_SCOPE_CUSTOM), "CUSTOM") == 0)
+CS_PURE(r_group_limits_keep, groupconc_group_limits_keep("p").concurrency == GROUPCONC_KEEP)
+CS_PURE(r_executor_limits_keep, groupconc_executor_limits_keep().global_max_running == GROUPCONC_KEEP)
+static int r_keys_free(cs_fx *f) {
     (void)f;
     groupconc_group_keys_free(NULL);
-    return CS_CHECK(g.concurrency == GROUPCONC_KEEP && x.global_max_running == GROUPCONC_KEEP);
+    return GROUPCONC_OK;
 }
-static int r_context(cs_fx *f) {
-    return CS_CHECK(!groupconc_context_is_cancelled(f->parked_ctx) &&
-                    strcmp(groupconc_context_group(f->parked_ctx), "p") == 0 &&
-                    strcmp(groupconc_context_task_id(f->parked_ctx), "parked") == 0 &&
-                    groupconc_context_executor(f->parked_ctx) == f->ex);
+static int r_context_is_cancelled(cs_fx *f) { return CS_CHECK(!groupconc_context_is_cancelled(f->parked_ctx)); }
+static int r_context_group(cs_fx *f) { return CS_CHECK(strcmp(groupconc_context_group(f->parked_ctx), "p") == 0); }
+static int r_context_task_id(cs_fx *f) {
+    return CS_CHECK(strcmp(groupconc_context_task_id(f->parked_ctx), "parked") == 0);
 }
+static int r_context_executor(cs_fx *f) { return CS_CHECK(groupconc_context_executor(f->parked_ctx) == f->ex); }
 static int r_deferred_is_cancelled(cs_fx *f) { return CS_CHECK(!groupconc_deferred_is_cancelled(f->deferred)); }
 static int r_fork_count(cs_fx *f) { return CS_CHECK(groupconc_scope_fork_count(f->scope) == 0); }
-static int r_done_handle(cs_fx *f) {
-    groupconc_result res;
+static int r_done_is_done(cs_fx *f) {
     bool d = false;
+    int rc = groupconc_task_is_done(f->done, &d);
+    return rc != GROUPCONC_OK ? rc : CS_CHECK(d);
+}
+static int r_done_wait(cs_fx *f) {
+    groupconc_result res;
+    int rc = groupconc_task_wait(f->done, &res);
+    return rc != GROUPCONC_OK ? rc : CS_CHECK(res.status == GROUPCONC_STATUS_SUCCESS);
+}
+static int r_done_wait_for(cs_fx *f) {
+    groupconc_result res;
+    int rc = groupconc_task_wait_for(f->done, 0, &res);
+    return rc != GROUPCONC_OK ? rc : CS_CHECK(res.status == GROUPCONC_STATUS_SUCCESS);
+}
+static int r_done_cancel(cs_fx *f) {
+    groupconc_cancel_outcome out = GROUPCONC_CANCEL_DEQUEUED;
+    int rc = groupconc_task_cancel(f->done, &out);
+    return rc != GROUPCONC_OK ? rc : CS_CHECK(out == GROUPCONC_CANCEL_TOO_LATE);
+}
+static int r_done_on_complete(cs_fx *f) {
     int before = atomic_load(&f->callbacks);
-    if (groupconc_task_is_done(f->done, &d) != GROUPCONC_OK || !d) return CS_WRONG;
-    if (groupconc_task_wait_for(f->done, 0, &res) != GROUPCONC_OK) return CS_WRONG;
-    if (groupconc_task_wait(f->done, &res) != GROUPCONC_OK) return CS_WRONG;
-    if (groupconc_task_cancel(f->done, NULL) != GROUPCONC_OK) return CS_WRONG;
-    if (groupconc_task_on_complete(f->done, cs_count_cb, f) != GROUPCONC_OK) return CS_WRONG;
-    return CS_CHECK(res.status == GROUPCONC_STATUS_SUCCESS && atomic_load(&f->callbacks) == before + 1);
+    int rc = groupconc_task_on_complete(f->done, cs_count_cb, f); /* runs it at once, here */
+    return rc != GROUPCONC_OK ? rc : CS_CHECK(atomic_load(&f->callbacks) == before + 1);
 }
 static int r_new_executor(cs_fx *f) {
     groupconc_policy p = groupconc_policy_default();
@@ -523,12 +540,30 @@ static const cs_row cs_rows[] = {
     /* work */
     {"policy_default", r_policy_default, GROUPCONC_OK},
     {"policy_check", r_policy_check, GROUPCONC_OK},
-    {"strerror, errname, version, *_name", r_names, GROUPCONC_OK},
-    {"group_limits_keep, executor_limits_keep, group_keys_free", r_keep, GROUPCONC_OK},
-    {"context_is_cancelled, _group, _task_id, _executor", r_context, GROUPCONC_OK},
+    {"strerror", r_strerror, GROUPCONC_OK},
+    {"errname", r_errname, GROUPCONC_OK},
+    {"version", r_version, GROUPCONC_OK},
+    {"status_name", r_status_name, GROUPCONC_OK},
+    {"cancel_outcome_name", r_cancel_outcome_name, GROUPCONC_OK},
+    {"event_type_name", r_event_type_name, GROUPCONC_OK},
+    {"rejection_policy_name", r_rejection_policy_name, GROUPCONC_OK},
+    {"release_kind_name", r_release_kind_name, GROUPCONC_OK},
+    {"gate_event_type_name", r_gate_event_type_name, GROUPCONC_OK},
+    {"scope_policy_name", r_scope_policy_name, GROUPCONC_OK},
+    {"group_limits_keep", r_group_limits_keep, GROUPCONC_OK},
+    {"executor_limits_keep", r_executor_limits_keep, GROUPCONC_OK},
+    {"group_keys_free", r_keys_free, GROUPCONC_OK},
+    {"context_is_cancelled", r_context_is_cancelled, GROUPCONC_OK},
+    {"context_group", r_context_group, GROUPCONC_OK},
+    {"context_task_id", r_context_task_id, GROUPCONC_OK},
+    {"context_executor", r_context_executor, GROUPCONC_OK},
     {"deferred_is_cancelled", r_deferred_is_cancelled, GROUPCONC_OK},
     {"scope_fork_count", r_fork_count, GROUPCONC_OK},
-    {"a finished task's handle: is_done, wait_for, wait, cancel, on_complete", r_done_handle, GROUPCONC_OK},
+    {"task_is_done (a finished task)", r_done_is_done, GROUPCONC_OK},
+    {"task_wait (a finished task)", r_done_wait, GROUPCONC_OK},
+    {"task_wait_for (a finished task)", r_done_wait_for, GROUPCONC_OK},
+    {"task_cancel (a finished task: TOO_LATE)", r_done_cancel, GROUPCONC_OK},
+    {"task_on_complete (a finished task: runs at once)", r_done_on_complete, GROUPCONC_OK},
     {"executor_create and destroy of a new executor", r_new_executor, GROUPCONC_OK},
     {"another executor: submit, wait, release, execute_all, stats, keys, pause, resume, dump",
      r_other_tasks, GROUPCONC_OK},
