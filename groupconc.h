@@ -52,6 +52,9 @@
                                                                         where __STDC_NO_THREADS__ is defined; 0 forces
                                                                         C11 threads
        GROUPCONC_TEST_THREAD_START_FAILS()  impl TU  0                  test hook: non-zero makes the next worker start fail
+       GROUPCONC_TEST_TASK_PUBLISHED(task)  impl TU  nothing            test hook: called on a worker for each task it ran
+                                                                        and published, before it finishes it (a test
+                                                                        may block there: a batch left behind)
    A bad value of a numeric macro, or the implementation compiled as C++, stops the build with an
    #error that names it. The internal tunables (spin tries, nap length, batch thresholds, node
    cache) are listed with their reasons in the implementation's "configuration" section.
@@ -180,9 +183,67 @@
        task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
        waits for); groupconc_task_wait_for with timeout 0 (a poll) works.
        The resolver runs under the key table's lock (with queue thresholds in the policy, or from an
-       executor gate's try-acquire, under the executor lock too), so that it is called exactly once
-       per group creation: it must be quick and must not call into groupconc (a call into the same
-       executor from there returns GROUPCONC_EDEADLK: it would wait for the locks held around it).
+       executor gate's try-acquire or a pause, under the executor lock too), so that it is called
+       exactly once per group creation: it must be quick. From a resolver, every call that takes
+       its executor or one of that executor's gates, scopes, task handles (of unfinished tasks),
+       deferred tasks, permits or fleet requests returns GROUPCONC_EDEADLK at once and does nothing
+       (it would wait for the locks held around it); the functions that return no code and take no
+       lock work (groupconc_context_*, groupconc_deferred_is_cancelled, groupconc_scope_fork_count),
+       and so do pure functions (strerror, errname, version, *_name, policy default / check,
+       *_limits_keep, group_keys_free), a finished task's handle (it belongs to no executor any
+       more), standalone gates, and every call on another executor.
+
+   WHERE CALLBACKS RUN (the user code a call may run on the calling thread before it returns; each
+   function's "Callbacks:" line says the same on "Runs here:", where "anywhere" means anywhere but
+   a resolver of the same executor, as above. Another task's code never runs inside a read-only
+   call or a gate try-acquire: an event loop may call those freely.)
+       code   what it is
+       body   a task function: under CALLER_RUNS, the task refused in this very submit
+       res    the resolver (a group's state is created)
+       ev     listener events
+       done   a task's completion: its COMPLETED event, completion callbacks (a scope's
+              on_fork_complete), its cleanup if it never ran
+       rej    a task's rejection: REJECTED event, rejection handler, then its completion
+       fleet  the fleet provider's acquire / release (and what an answer made inside acquire runs)
+       gl     the gate listener
+       call                                         runs on the calling thread
+       group_stats_get, executor_stats_get,         no other task's code: what a busy worker left in
+       group_keys_get, gate_stats_get,              its batch is left to the workers. The inbox's
+       executor_dump, executor_dump_file            tasks are admitted (this may start a worker
+                                                    thread, and with a fleet provider ask it:
+                                                    fleet acquire, for those tasks)
+       gate_try_acquire                             res (a new key), gl; else as the read-only calls
+       gate_create, gate_destroy, scope_open,       nothing
+       scope_result, scope_first, scope_first_set,
+       scope_fork_count, task_is_done,
+       task_release, context_*, deferred_is_cancelled,
+       pure functions
+       submit, submit_spec, scope_fork              res, ev (SUBMITTED); this task's rej, body or
+                                                    done when refused in submit (a fork: its
+                                                    on_fork_complete); other tasks' done / rej it
+                                                    finishes while admitting; fleet
+       execute_all                                  as submit, and as task_wait for its own tasks
+       task_wait, task_wait_for, scope_join[_for],  other tasks' done / rej (it finishes what
+       scope_close                                  workers left, and what this thread owes first);
+                                                    fleet; scope_join_for at its timeout and
+                                                    scope_close: as scope_shutdown
+       task_cancel, group_shutdown, group_evict,    the cancelled tasks' done; other tasks' done /
+       executor_shutdown, scope_shutdown            rej (hand-offs, and what it finishes while
+                                                    admitting); fleet
+       executor_shutdown_graceful, executor_destroy as executor_shutdown; destroy: fleet detach
+       task_on_complete                             its callback, if the task is done already
+       deferred_complete                            this task's cleanup and done; other tasks' rej
+                                                    (hand-offs); fleet
+       group_limits_set, executor_limits_set,       other tasks' done / rej (hand-offs, and what it
+       group_pause, group_resume, executor_pause,   finishes while admitting); fleet; res
+       executor_resume                              (group_limits_set back to DEFAULT, group_pause
+                                                    of a new key)
+       permit_release                               gl; other tasks' rej (hand-offs); fleet
+       executor_create                              fleet attach
+       fleet_answer                                 what the verdict leads to: rej / done of its
+                                                    task, ev (FLEET), fleet release
+       fleet_notify                                 fleet (acquire)
+       fleet_report                                 ev (FLEET)
 
    ERRORS
        Functions return GROUPCONC_OK (0) or a negative GROUPCONC_E* code; groupconc_strerror() and
@@ -191,7 +252,10 @@
        library's reason never share a field: result.error holds what a FAILED task returned (any
        int, never interpreted), result.reason holds the library's code for REJECTED (the layer, or
        why submit failed) and CANCELLED (GROUPCONC_ECANCELLED). The one reserved return value is
-       GROUPCONC_TASK_CANCELLED ("I stopped because I was cancelled").
+       GROUPCONC_TASK_CANCELLED ("I stopped because I was cancelled"). Any function that takes an
+       executor, or one of its gates, scopes, unfinished task handles, deferred tasks, permits or
+       fleet requests, returns GROUPCONC_EDEADLK (nothing done) when called from that executor's
+       resolver (THREADS AND CALLBACKS), whether or not its Returns line lists it.
 
    LIMITATIONS
        - Cancellation of a running task is cooperative: it sees groupconc_context_is_cancelled().
@@ -564,7 +628,8 @@ typedef struct groupconc_policy {
 /* groupconc_policy_default: the defaults listed in groupconc_policy.
    Returns:       the policy (start from it: a zeroed policy is invalid).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API groupconc_policy groupconc_policy_default(void);
 
 /* What is wrong with a policy (groupconc_policy_check). */
@@ -588,7 +653,8 @@ typedef struct groupconc_policy_problem {
                   rejection value); GROUPCONC_EDUPKEY (a key twice); GROUPCONC_ENOMEM (the duplicate
                   check could not allocate). out_problem->code is the same.
    Thread safety: any thread; reads the policy only.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_policy_check(const groupconc_policy *policy,
                                          groupconc_policy_problem *out_problem);
 
@@ -603,7 +669,8 @@ GROUPCONC_API int groupconc_policy_check(const groupconc_policy *policy,
                   GROUPCONC_ENOMEM; what policy.fleet.attach returned if not OK (a code >= 0 that is
                   not OK: GROUPCONC_EINVAL).
    Thread safety: any thread. No worker is started until the first submit.
-   Callbacks:     may be called from any task or callback (of any executor). */
+   Callbacks:     may be called from any task or callback (of any executor).
+                  Runs here: the fleet provider's attach. */
 GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
                                             groupconc_executor **out_executor);
 
@@ -613,7 +680,9 @@ GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
    Thread safety: any thread, concurrently with any call but destroy.
    Callbacks:     may be called from a task or any callback of this executor: it never waits. The
                   cancelled tasks complete (events, callbacks, cleanups) on this thread before it
-                  returns. */
+                  returns.
+                  Runs here (WHERE CALLBACKS RUN): the cancelled tasks' done; other tasks' done /
+                  rej; fleet. */
 GROUPCONC_API int groupconc_executor_shutdown(groupconc_executor *ex);
 
 /* groupconc_executor_shutdown_graceful: stop accepting, let queued and running tasks finish for up
@@ -635,7 +704,8 @@ GROUPCONC_API int groupconc_executor_shutdown(groupconc_executor *ex);
                   itself): it stops accepting, lets everything queued run on, and returns
                   GROUPCONC_EDEADLK at once; the timeout does not apply. ("Stop once the last job is
                   done" from a listener: call it there; groupconc_executor_destroy from the main
-                  thread then waits for the queued tasks, as a graceful shutdown does.) */
+                  thread then waits for the queued tasks, as a graceful shutdown does.)
+                  Runs here: as groupconc_executor_shutdown. */
 GROUPCONC_API int groupconc_executor_shutdown_graceful(groupconc_executor *ex, int64_t timeout_ns);
 
 /* groupconc_executor_destroy: shut down if not done yet (immediately: queued tasks are cancelled,
@@ -645,7 +715,8 @@ GROUPCONC_API int groupconc_executor_shutdown_graceful(groupconc_executor *ex, i
                   GROUPCONC_EBUSY (an executor gate of it still exists, or a scope is open: destroy
                   the gate, close the scope first; nothing done).
    Thread safety: no other call on `ex` may run concurrently, nor start after it.
-   Callbacks:     from inside a task or callback of this executor: GROUPCONC_EDEADLK, nothing done. */
+   Callbacks:     from inside a task or callback of this executor: GROUPCONC_EDEADLK, nothing done.
+                  Runs here: as groupconc_executor_shutdown; the fleet provider's detach. */
 GROUPCONC_API int groupconc_executor_destroy(groupconc_executor *ex);
 
 /* ---- [6] submit and handles ------------------------------------------------------------------- */
@@ -664,7 +735,10 @@ GROUPCONC_API int groupconc_executor_destroy(groupconc_executor *ex);
    Thread safety: any thread.
    Callbacks:     may be called from a task and from any callback (listener, completion callback,
                   rejection handler, cleanup). Under CALLER_RUNS a task refused in submit runs on
-                  the calling thread before this returns. */
+                  the calling thread before this returns.
+                  Runs here (WHERE CALLBACKS RUN): res, ev (SUBMITTED); this task's rej, body or
+                  done if refused in submit; other tasks' done / rej it finishes while admitting;
+                  fleet. */
 GROUPCONC_API int groupconc_submit(groupconc_executor *ex, const char *group, const char *task_id,
                                    groupconc_task_fn fn, void *arg, groupconc_task **out_task);
 
@@ -707,6 +781,8 @@ GROUPCONC_API int groupconc_submit_spec(groupconc_executor *ex, const groupconc_
                   waits (also from a completion callback: two tasks whose callbacks wait on each
                   other wait forever); a worker blocked here lets the pool start one more thread, so
                   the tasks it waits for still run.
+                  Runs here: other tasks' done / rej (what workers left, what this thread owes
+                  first); fleet.
    Remarks:       permits are back, and the COMPLETED event and every completion callback have run,
                   before this returns (so the callbacks' user_data may be freed then). Using a
                   handle after groupconc_task_release is undefined, as with free(). */
@@ -725,7 +801,8 @@ GROUPCONC_API int groupconc_task_wait_for(groupconc_task *task, int64_t timeout_
    wait would return at once (after its COMPLETED event and completion callbacks ran).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ERELEASED (as in wait).
    Thread safety: any thread; never blocks.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_task_is_done(groupconc_task *task, bool *out_done);
 
 /* groupconc_task_cancel: a task that has not started is dequeued, returns its permits and completes
@@ -735,7 +812,8 @@ GROUPCONC_API int groupconc_task_is_done(groupconc_task *task, bool *out_done);
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task NULL); GROUPCONC_ERELEASED (as in wait).
    Thread safety: any thread.
    Callbacks:     may be called anywhere, also from the task itself. After DEQUEUED the task is done
-                  when this returns: its completion (event, callbacks, cleanup) ran on this thread. */
+                  when this returns: its completion (event, callbacks, cleanup) ran on this thread.
+                  Runs here: the task's done (DEQUEUED); other tasks' done / rej; fleet. */
 GROUPCONC_API int groupconc_task_cancel(groupconc_task *task, groupconc_cancel_outcome *out_outcome);
 
 /* groupconc_task_on_complete: register fn to run exactly once when the task completes (at once, on
@@ -751,7 +829,8 @@ GROUPCONC_API int groupconc_task_cancel(groupconc_task *task, groupconc_cancel_o
                   (release it there if you like), but the task is marked done only once every
                   callback returned: groupconc_task_is_done reports false there (true in a
                   callback run at once on a finished task), and a wait on the task returns
-                  GROUPCONC_EDEADLK either way. */
+                  GROUPCONC_EDEADLK either way.
+                  Runs here: fn, if the task is done already. */
 GROUPCONC_API int groupconc_task_on_complete(groupconc_task *task, groupconc_complete_fn fn,
                                              void *user_data);
 
@@ -761,6 +840,7 @@ GROUPCONC_API int groupconc_task_on_complete(groupconc_task *task, groupconc_com
                   the library happens to see: only while the task has not finished).
    Thread safety: any thread, once per handle.
    Callbacks:     may be called anywhere, also from the task's own completion callback.
+                  Runs here: nothing.
    Remarks:       releasing twice, or using the handle after release, is undefined (as free()). */
 GROUPCONC_API int groupconc_task_release(groupconc_task *task);
 
@@ -769,25 +849,29 @@ GROUPCONC_API int groupconc_task_release(groupconc_task *task);
    and return GROUPCONC_TASK_CANCELLED when it says so.
    Returns:       true / false; false for a NULL ctx.
    Thread safety: from the task's own body (ctx is valid only while it runs); it never blocks.
-   Callbacks:     the task body only. */
+   Callbacks:     the task body only.
+                  Runs here: nothing. */
 GROUPCONC_API bool groupconc_context_is_cancelled(const groupconc_context *ctx);
 
 /* groupconc_context_group: the running task's group key.
    Returns:       the key (valid while the task runs); NULL for a NULL ctx.
    Thread safety: from the task's own body.
-   Callbacks:     the task body only. */
+   Callbacks:     the task body only.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_context_group(const groupconc_context *ctx);
 
 /* groupconc_context_task_id: the running task's id, as submitted.
    Returns:       the id (valid while the task runs), or NULL (submitted without one, or a NULL ctx).
    Thread safety: from the task's own body.
-   Callbacks:     the task body only. */
+   Callbacks:     the task body only.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_context_task_id(const groupconc_context *ctx);
 
 /* groupconc_context_executor: the executor running the task (to submit follow-up work).
    Returns:       the executor; NULL for a NULL ctx.
    Thread safety: from the task's own body.
-   Callbacks:     the task body only. */
+   Callbacks:     the task body only.
+                  Runs here: nothing. */
 GROUPCONC_API groupconc_executor *groupconc_context_executor(const groupconc_context *ctx);
 
 /* Deferred completion: how an executor task starts asynchronous work (a request on an event loop,
@@ -806,6 +890,7 @@ typedef struct groupconc_deferred groupconc_deferred;
                   GROUPCONC_ENOMEM (the body can still do the work itself and return normally).
    Thread safety: from the task's own body only.
    Callbacks:     the task body only.
+                  Runs here: nothing.
    Remarks:       after it, the body must return GROUPCONC_TASK_PENDING. If it returns anything
                   else, the task completes with that, and the deferred handle is void: it must not
                   be completed. A body that returns GROUPCONC_TASK_PENDING without deferring
@@ -822,6 +907,8 @@ GROUPCONC_API int groupconc_context_defer(groupconc_context *ctx, groupconc_defe
    Thread safety: any thread, exactly once per handle; also after the executor began a shutdown
                   (graceful shutdown and destroy wait for deferred tasks, as for running ones).
    Callbacks:     may be called anywhere, also from the task's own body before it returns.
+                  Runs here: this task's cleanup and done (on the worker if its body has not
+                  returned); other tasks' rej (hand-offs); fleet.
    Remarks:       the handle is freed by this call: using it afterwards (a second complete) is
                   undefined, as with free(). */
 GROUPCONC_API int groupconc_deferred_complete(groupconc_deferred *deferred, int rc, void *value);
@@ -831,7 +918,8 @@ GROUPCONC_API int groupconc_deferred_complete(groupconc_deferred *deferred, int 
    GROUPCONC_TASK_CANCELLED.
    Returns:       true / false; false for NULL.
    Thread safety: any thread, until the handle is completed.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *deferred);
 
 /* groupconc_execute_all: submit every spec (with its cleanup), then collect results in input order
@@ -860,8 +948,9 @@ GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *def
                   own).
    Thread safety: any thread.
    Callbacks:     may be called from a task or callback of this executor (it waits only for the
-                  tasks it submitted; a worker blocked here lets one more thread start). The
-                  cleanups of elements refused in submit run on the calling thread.
+                  tasks it submitted; a worker blocked here lets one more thread start).
+                  Runs here: as groupconc_submit, and as groupconc_task_wait; the cleanups of
+                  elements refused in submit.
    Remarks:       running tasks are always waited for, so `arg` memory is never used after it
                   returns. */
 GROUPCONC_API int groupconc_execute_all(groupconc_executor *ex, const groupconc_task_spec *tasks,
@@ -875,7 +964,8 @@ GROUPCONC_API int groupconc_execute_all(groupconc_executor *ex, const groupconc_
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex or group NULL); GROUPCONC_EKEYEMPTY;
                   GROUPCONC_EKEYTOOLONG.
    Thread safety: any thread, concurrently with submits to the same group.
-   Callbacks:     may be called anywhere; never waits. The cancelled tasks complete on this thread. */
+   Callbacks:     may be called anywhere; never waits. The cancelled tasks complete on this thread.
+                  Runs here: the cancelled tasks' done; other tasks' done / rej; fleet. */
 GROUPCONC_API int groupconc_group_shutdown(groupconc_executor *ex, const char *group);
 
 /* groupconc_group_evict: as groupconc_group_shutdown, and drop the group's cached state (its
@@ -885,6 +975,7 @@ GROUPCONC_API int groupconc_group_shutdown(groupconc_executor *ex, const char *g
    Returns:       as groupconc_group_shutdown.
    Thread safety: any thread, concurrently with submits to the same group.
    Callbacks:     may be called anywhere; never waits.
+                  Runs here: as groupconc_group_shutdown.
    Remarks:       the old tasks' events still name the key, but their outcomes count only in the
                   executor's totals, not in the new state's group counters. Executor gate permits
                   held in the group stay with the old state too: until they are released, the key's
@@ -1004,6 +1095,8 @@ typedef struct groupconc_executor_stats {
                   GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG.
    Thread safety: any thread.
    Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK).
+                  Runs here: never another task's code (it may start a worker thread; fleet
+                  acquire for the inbox's tasks it admits: WHERE CALLBACKS RUN).
    Remarks:       a key with limits set but no state yet (never used, evicted or reclaimed): OK,
                   with the limits its state would start with (the entry's values, else the
                   policy defaults; concurrency GROUPCONC_DEFAULT where the resolver will decide
@@ -1014,7 +1107,9 @@ GROUPCONC_API int groupconc_group_stats_get(groupconc_executor *ex, const char *
 /* groupconc_executor_stats_get: a snapshot of the executor (as groupconc_group_stats_get).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument).
    Thread safety: any thread; after shutdown and until destroy it still reports the groups.
-   Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK). */
+   Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK).
+                  Runs here: never another task's code (it may start a worker thread; fleet
+                  acquire for the inbox's tasks it admits: WHERE CALLBACKS RUN). */
 GROUPCONC_API int groupconc_executor_stats_get(groupconc_executor *ex,
                                                groupconc_executor_stats *out_stats);
 
@@ -1023,14 +1118,16 @@ GROUPCONC_API int groupconc_executor_stats_get(groupconc_executor *ex,
                   groupconc_group_keys_free. Both are set to NULL / 0 on error.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument); GROUPCONC_ENOMEM.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere except the resolver. */
+   Callbacks:     may be called anywhere except the resolver.
+                  Runs here: nothing: never another task's code. */
 GROUPCONC_API int groupconc_group_keys_get(groupconc_executor *ex, char ***out_keys,
                                            size_t *out_count);
 
 /* groupconc_group_keys_free: free what groupconc_group_keys_get returned. NULL is a no-op.
    Returns:       nothing.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API void groupconc_group_keys_free(char **keys);
 
 /* ---- live limits, pause and resume ---------------------------------------------------------------
@@ -1042,7 +1139,8 @@ GROUPCONC_API void groupconc_group_keys_free(char **keys);
 /* groupconc_group_limits_keep: a limits entry for `group` with every field GROUPCONC_KEEP.
    Returns:       the entry (set the fields to change, then groupconc_group_limits_set).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API groupconc_group_limits groupconc_group_limits_keep(const char *group);
 
 /* groupconc_group_limits_set: change a group's limits now, and for its state created later (after
@@ -1057,7 +1155,8 @@ GROUPCONC_API groupconc_group_limits groupconc_group_limits_keep(const char *gro
                   GROUPCONC_ESHUTDOWN; GROUPCONC_ENOMEM (the table could not grow; nothing changed).
    Thread safety: any thread, concurrently with submits to the group.
    Callbacks:     may be called anywhere but the resolver; never waits. Tasks it hands permits to
-                  start on workers. Remarks: a finite queue threshold set here makes every later
+                  start on workers. Runs here: other tasks' done / rej; fleet; res (a field back to
+                  GROUPCONC_DEFAULT). Remarks: a finite queue threshold set here makes every later
                   submit take the executor lock (the inbox is for executors that never refuse). */
 GROUPCONC_API int groupconc_group_limits_set(groupconc_executor *ex, const groupconc_group_limits *limits);
 
@@ -1073,7 +1172,8 @@ typedef struct groupconc_executor_limits {
 /* groupconc_executor_limits_keep: every field GROUPCONC_KEEP.
    Returns:       the limits (set the fields to change, then groupconc_executor_limits_set).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API groupconc_executor_limits groupconc_executor_limits_keep(void);
 
 /* groupconc_executor_limits_set: change the global caps, thresholds and defaults now.
@@ -1096,7 +1196,8 @@ GROUPCONC_API int groupconc_executor_limits_set(groupconc_executor *ex,
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY / EKEYTOOLONG;
                   GROUPCONC_ESHUTDOWN; GROUPCONC_ENOMEM; GROUPCONC_EGROUPS_FULL (a new key, table full).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere but the resolver; never waits. */
+   Callbacks:     may be called anywhere but the resolver; never waits.
+                  Runs here: other tasks' done / rej; fleet; res (a new key). */
 GROUPCONC_API int groupconc_group_pause(groupconc_executor *ex, const char *group);
 
 /* groupconc_group_resume: undo groupconc_group_pause: free permits go to the waiters, oldest first;
@@ -1104,7 +1205,8 @@ GROUPCONC_API int groupconc_group_pause(groupconc_executor *ex, const char *grou
    A key never used or not paused: OK (no-op).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY / EKEYTOOLONG.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere but the resolver; never waits. */
+   Callbacks:     may be called anywhere but the resolver; never waits.
+                  Runs here: other tasks' done / rej; fleet. */
 GROUPCONC_API int groupconc_group_resume(groupconc_executor *ex, const char *group);
 
 /* groupconc_executor_pause / _resume: the same for every group at once (a group paused by
@@ -1112,7 +1214,8 @@ GROUPCONC_API int groupconc_group_resume(groupconc_executor *ex, const char *gro
    shutdown (nothing is left to start then).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere but the resolver; never waits. */
+   Callbacks:     may be called anywhere but the resolver; never waits.
+                  Runs here: other tasks' done / rej; fleet. */
 GROUPCONC_API int groupconc_executor_pause(groupconc_executor *ex);
 GROUPCONC_API int groupconc_executor_resume(groupconc_executor *ex);
 
@@ -1197,14 +1300,16 @@ typedef struct groupconc_gate_stats {
                   with a limit other than 0); GROUPCONC_ESHUTDOWN (the executor is shut down);
                   GROUPCONC_ENOMEM.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_gate_create(const groupconc_gate_config *config, groupconc_gate **out_gate);
 
 /* groupconc_gate_destroy: free a gate that has no permit out.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (gate NULL); GROUPCONC_EBUSY (permits are still
                   held: nothing done; release them first).
    Thread safety: no other call on the gate may run concurrently, nor start after it.
-   Callbacks:     not from the gate's own listener. */
+   Callbacks:     not from the gate's own listener.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_gate_destroy(groupconc_gate *gate);
 
 /* groupconc_gate_try_acquire: admit one unit of work now, or refuse it now. Never waits, never
@@ -1221,7 +1326,9 @@ GROUPCONC_API int groupconc_gate_destroy(groupconc_gate *gate);
                   for an executor gate, or set for a standalone one); GROUPCONC_EKEYEMPTY /
                   EKEYTOOLONG; GROUPCONC_ENOMEM.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere, also from the gate's listener. */
+   Callbacks:     may be called anywhere, also from the gate's listener.
+                  Runs here: res (a new key), the gate listener; never another task's code (it may
+                  start a worker thread; fleet acquire for the inbox's tasks it admits). */
 GROUPCONC_API int groupconc_gate_try_acquire(groupconc_gate *gate, const char *group,
                                              groupconc_permit *out_permit);
 
@@ -1234,6 +1341,7 @@ GROUPCONC_API int groupconc_gate_try_acquire(groupconc_gate *gate, const char *g
    Thread safety: any thread, also one other than the acquirer's; racing releases of one permit:
                   exactly one returns OK.
    Callbacks:     may be called anywhere.
+                  Runs here: the gate listener; other tasks' rej (hand-offs); fleet.
    Remarks:       a permit is valid until its gate is destroyed. A slot's generation is 32 bits: a
                   stale copy is recognised unless its slot was reused 2^31 times since. A permit is
                   checked against its own gate's slots: one whose `gate` field was altered to name
@@ -1247,7 +1355,8 @@ GROUPCONC_API int groupconc_permit_release(const groupconc_permit *permit,
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument, or group set for a standalone
                   gate); GROUPCONC_EKEYEMPTY / EKEYTOOLONG; GROUPCONC_ENOTFOUND (no such group).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing: never another task's code. */
 GROUPCONC_API int groupconc_gate_stats_get(groupconc_gate *gate, const char *group,
                                            groupconc_gate_stats *out_stats);
 
@@ -1291,7 +1400,8 @@ typedef struct groupconc_scope_config {
                   GROUPCONC_ESHUTDOWN (the executor, or the parent scope, is shut down);
                   GROUPCONC_ENOMEM.
    Thread safety: any thread; the scope belongs to that thread (see groupconc_scope_fork).
-   Callbacks:     from a task body (a fork's: a child scope) or any callback. */
+   Callbacks:     from a task body (a fork's: a child scope) or any callback.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_scope_config *config,
                                        groupconc_scope **out_scope);
 
@@ -1310,6 +1420,8 @@ GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_s
                   ENOMEM apart by groupconc_scope_fork_count.
    Thread safety: the owner thread, or a fork of the scope.
    Callbacks:     from the scope's forks and the owner's callbacks.
+                  Runs here: as groupconc_submit_spec; a fork refused in submit: its
+                  on_fork_complete.
    Remarks:       a fork is the caller's task wherever the caller sees it: a rejection handler gets
                   spec's fn, arg, cleanup, task_id and group (its arg_taken works as for any task),
                   and the listener, the dump and the results show spec's task_id and group. */
@@ -1322,21 +1434,25 @@ GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_t
                   SHUTDOWN_ON_SUCCESS: none succeeded); GROUPCONC_EINVAL (scope NULL);
                   GROUPCONC_ENOTOWNER; GROUPCONC_EDEADLK (called from one of its own forks).
    Thread safety: the owner thread (or a fork of an enclosing scope that owns it).
-   Callbacks:     not from the scope's own forks or their callbacks (EDEADLK). */
+   Callbacks:     not from the scope's own forks or their callbacks (EDEADLK).
+                  Runs here: as groupconc_task_wait (the forks' on_fork_complete among them). */
 GROUPCONC_API int groupconc_scope_join(groupconc_scope *scope);
 
 /* groupconc_scope_join_for: as groupconc_scope_join, for at most timeout_ns; on expiry the scope is
    shut down (waiting forks dequeued, running ones flagged) and GROUPCONC_ETIMEDOUT is returned: call
    groupconc_scope_join (or close) to wait for the flagged forks.
    Params:        timeout_ns: nanoseconds; GROUPCONC_FOREVER (any negative): no limit.
-   Returns:       as groupconc_scope_join; GROUPCONC_ETIMEDOUT. */
+   Returns:       as groupconc_scope_join; GROUPCONC_ETIMEDOUT.
+   Callbacks:     as groupconc_scope_join; at the timeout also as groupconc_scope_shutdown. */
 GROUPCONC_API int groupconc_scope_join_for(groupconc_scope *scope, int64_t timeout_ns);
 
 /* groupconc_scope_shutdown: cancel what remains: dequeue waiting forks (CANCELLED), flag running
    ones, refuse later forks; the same for every descendant scope. Idempotent; never waits.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (scope NULL).
    Thread safety: any thread.
-   Callbacks:     may be called anywhere (the custom policy's callback included). */
+   Callbacks:     may be called anywhere (the custom policy's callback included).
+                  Runs here: the cancelled forks' done (on_fork_complete too); other tasks' done /
+                  rej; fleet. */
 GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
 
 /* groupconc_scope_close: as JEP 428's close: shut the scope down (as groupconc_scope_shutdown)
@@ -1351,6 +1467,8 @@ GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
    Callbacks:     not from the scope's own forks. Without a join, its shutdown completes the forks
                   it dequeues on the calling thread (their COMPLETED events, cleanups and the
                   policy callback run there).
+                  Runs here: as groupconc_scope_shutdown (without a join) and
+                  groupconc_task_wait.
    Remarks:       a close without a join (an error path) never waits for work nobody will read:
                   forks still waiting are dequeued (CANCELLED, never run), running ones are flagged
                   and waited for; the policy callback sees each of them. After a join it only
@@ -1362,26 +1480,30 @@ GROUPCONC_API int groupconc_scope_close(groupconc_scope *scope);
                   index); GROUPCONC_ETIMEDOUT (that fork has not completed yet: poll, or join first).
                   out_result's group / task_id stay valid until the scope is closed.
    Thread safety: any thread while the scope is open.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API int groupconc_scope_result(groupconc_scope *scope, size_t index,
                                          groupconc_result *out_result);
 
 /* groupconc_scope_first: the fork that decided the scope: SHUTDOWN_ON_FAILURE: the first failure;
    SHUTDOWN_ON_SUCCESS: the first success; CUSTOM: what the callback set (groupconc_scope_first_set).
-   Returns:       GROUPCONC_OK (*out_index set); GROUPCONC_ENOTFOUND (none); GROUPCONC_EINVAL. */
+   Returns:       GROUPCONC_OK (*out_index set); GROUPCONC_ENOTFOUND (none); GROUPCONC_EINVAL.
+   Callbacks:     anywhere. Runs here: nothing. */
 GROUPCONC_API int groupconc_scope_first(groupconc_scope *scope, size_t *out_index);
 
 /* groupconc_scope_first_set: CUSTOM policy: name the deciding fork (the first call wins).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_ESCOPE_POLICY (the scope's policy is not
                   CUSTOM: it names the first fork itself; nothing changed); GROUPCONC_ENOTFOUND (no
                   such index).
+   Callbacks:     anywhere. Runs here: nothing.
    Remarks:       outside CUSTOM a call would contradict the policy (a join's result, which fork
                   shuts the scope down), so it is refused whatever the index, from any thread or
                   callback. */
 GROUPCONC_API int groupconc_scope_first_set(groupconc_scope *scope, size_t index);
 
 /* groupconc_scope_fork_count: forks so far (the indexes are 0 .. count-1).
-   Returns:       the count; 0 for NULL. Thread safety: any thread. Callbacks: anywhere. */
+   Returns:       the count; 0 for NULL. Thread safety: any thread. Callbacks: anywhere (from the
+                  resolver too). Runs here: nothing. */
 GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
 
 /* groupconc_executor_dump: the executor's state as JSON (the C form of JEP 428's thread dump):
@@ -1401,7 +1523,9 @@ GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL, or buf NULL with size > 0);
                   GROUPCONC_ERANGE (did not fit: call again with *out_needed bytes); GROUPCONC_ENOMEM.
    Thread safety: any thread; a consistent snapshot (taken under the executor's locks).
-   Callbacks:     may be called anywhere except the resolver. */
+   Callbacks:     may be called anywhere except the resolver.
+                  Runs here: never another task's code (it may start a worker thread; fleet
+                  acquire for the inbox's tasks it admits: WHERE CALLBACKS RUN). */
 GROUPCONC_API int groupconc_executor_dump(groupconc_executor *ex, char *buf, size_t size,
                                           size_t *out_needed);
 
@@ -1414,7 +1538,8 @@ GROUPCONC_API int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out
 
 /* groupconc_scope_policy_name: "COLLECT_ALL", "SHUTDOWN_ON_FAILURE", "SHUTDOWN_ON_SUCCESS",
    "CUSTOM"; "UNKNOWN" for any other value.
-   Returns:       a static string, never NULL. Thread safety: any thread. Callbacks: anywhere. */
+   Returns:       a static string, never NULL. Thread safety: any thread. Callbacks: anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy policy);
 
 /* ---- [10] fleet layer: caps across processes --------------------------------------------------
@@ -1449,7 +1574,8 @@ GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy pol
    Thread safety: any thread, including inside the provider's acquire call.
    Callbacks:     runs what the verdict leads to on this thread (a rejection handler, completion
                   callbacks, the listener), with no lock held; must not be called with a lock held
-                  that those callbacks take. */
+                  that those callbacks take.
+                  Runs here: rej / done of its task, ev (FLEET), the fleet provider's release. */
 GROUPCONC_API int groupconc_fleet_answer(groupconc_fleet_request *request,
                                          groupconc_fleet_verdict verdict, uint64_t lease);
 
@@ -1462,7 +1588,8 @@ GROUPCONC_API int groupconc_fleet_answer(groupconc_fleet_request *request,
                   or no fleet provider in its policy); GROUPCONC_EKEYEMPTY / EKEYTOOLONG.
    Thread safety: any thread.
    Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK); the asks are
-                  made on this thread, after the executor lock is released. */
+                  made on this thread, after the executor lock is released.
+                  Runs here: fleet (acquire, and what an answer made inside it runs). */
 GROUPCONC_API int groupconc_fleet_notify(groupconc_executor *ex, const char *group);
 
 /* groupconc_fleet_report: the provider reports a problem to the listener and the stats
@@ -1474,7 +1601,8 @@ GROUPCONC_API int groupconc_fleet_notify(groupconc_executor *ex, const char *gro
                   its policy: nothing counted); GROUPCONC_EKEYEMPTY / EKEYTOOLONG (group);
                   GROUPCONC_EDEADLK (from the resolver).
    Thread safety: any thread.
-   Callbacks:     the listener runs on this thread, with no lock held. */
+   Callbacks:     the listener runs on this thread, with no lock held.
+                  Runs here: ev (FLEET). */
 GROUPCONC_API int groupconc_fleet_report(groupconc_executor *ex, const char *group, int reason);
 
 /* ---- [11] diagnostics ---------------------------------------------------------------------------- */
@@ -1482,20 +1610,23 @@ GROUPCONC_API int groupconc_fleet_report(groupconc_executor *ex, const char *gro
 /* groupconc_strerror: the message of a library code (an API return value or result.reason).
    Returns:       a static string, never NULL; "unknown error code" for any other value.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_strerror(int code);
 
 /* groupconc_errname: the name of a library code ("GROUPCONC_EINVAL").
    Returns:       a static string, never NULL; "GROUPCONC_UNKNOWN" for any other value.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_errname(int code);
 
 /* groupconc_version: the implementation's version (compare with GROUPCONC_VERSION_STRING to catch a
    header and an implementation of different versions).
    Returns:       a static string, never NULL.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_version(void);
 
 /* groupconc_status_name, groupconc_cancel_outcome_name, groupconc_event_type_name,
@@ -1504,7 +1635,8 @@ GROUPCONC_API const char *groupconc_version(void);
    "COMPLETED", "CALLER_RUNS", "FAILURE", "ADMITTED", "GRANTED").
    Returns:       a static string, never NULL; "UNKNOWN" for a value outside the enum.
    Thread safety: any thread.
-   Callbacks:     may be called anywhere. */
+   Callbacks:     may be called anywhere.
+                  Runs here: nothing. */
 GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 GROUPCONC_API const char *groupconc_cancel_outcome_name(groupconc_cancel_outcome outcome);
 GROUPCONC_API const char *groupconc_event_type_name(groupconc_event_type type);
@@ -1660,6 +1792,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 
 #ifndef GROUPCONC_TEST_THREAD_START_FAILS
 #define GROUPCONC_TEST_THREAD_START_FAILS() 0
+#endif
+#ifndef GROUPCONC_TEST_TASK_PUBLISHED
+#define GROUPCONC_TEST_TASK_PUBLISHED(task) ((void)0)
 #endif
 
 #if defined(GROUPCONC_USE_WIN32)
@@ -2385,11 +2520,34 @@ typedef struct groupconc__frame {
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
-/* The executor whose resolver runs on this thread (under its table lock, maybe its lock too): a
-   call into it from there returns GROUPCONC_EDEADLK instead of waiting for itself. */
-static GROUPCONC__TLS const groupconc_executor *groupconc__in_resolver;
+
+/* Calls from a resolver: the one rule, enforced here. A resolver runs under its executor's table
+   lock (and maybe its lock too), so any call that would take a lock of that executor would wait
+   for itself, or take the locks in the wrong order. The executors whose resolvers are running on
+   this thread form a stack (a resolver may call into another executor, whose resolver may run
+   then), each entry on the C stack of groupconc__resolve. Every public function that takes an
+   executor, or one of its gates, scopes, handles, deferred tasks, permits or fleet requests,
+   first maps that object to its executor (a gate's, a scope's, a permit's gate's ex field; a
+   handle's through groupconc__task_exec: only live objects are read, the executor pointer is only
+   compared) and passes it to GROUPCONC__NOT_IN_RESOLVER: GROUPCONC_EDEADLK if it is on the stack,
+   before any lock. A finished task's handle belongs to no executor any more
+   (it may outlive it, and nothing done with it takes a lock). Pure functions (names, strerror,
+   version, policy default / check) and calls on another executor work. Outside a resolver the
+   check is one thread-local load. */
+typedef struct groupconc__resolving {
+    const groupconc_executor *ex;
+    struct groupconc__resolving *prev;
+} groupconc__resolving;
+static GROUPCONC__TLS groupconc__resolving *groupconc__resolvers;
+
+GROUPCONC__FN bool groupconc__resolving_in(const groupconc_executor *ex) {
+    const groupconc__resolving *r;
+    for (r = groupconc__resolvers; r; r = r->prev)
+        if (r->ex == ex) return true;
+    return false;
+}
 #define GROUPCONC__NOT_IN_RESOLVER(ex) \
-    do { if (groupconc__in_resolver == (ex)) return GROUPCONC_EDEADLK; } while (0)
+    do { if (groupconc__resolvers && groupconc__resolving_in(ex)) return GROUPCONC_EDEADLK; } while (0)
 
 GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor *ex,
                                          const groupconc_task *self) {
@@ -2667,9 +2825,12 @@ GROUPCONC__FN int groupconc__resolve(groupconc_executor *ex, const groupconc__gr
             conc = e->concurrency;
         } else if (p->resolver) {
             int r = 0, rc;
-            groupconc__in_resolver = ex; /* its calls into ex would wait for the locks held here */
+            groupconc__resolving self; /* its calls into ex would wait for the locks held here */
+            self.ex = ex;
+            self.prev = groupconc__resolvers;
+            groupconc__resolvers = &self;
             rc = p->resolver(g->key, &r, p->resolver_user_data);
-            groupconc__in_resolver = NULL;
+            groupconc__resolvers = self.prev;
             if (rc == 0) conc = r < 1 ? 1 : r;
         }
         return conc;
@@ -2758,6 +2919,9 @@ GROUPCONC__FN void groupconc__reclaim_tlocked(groupconc_executor *ex, groupconc_
 }
 
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close);
+GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b,
+                                                  bool close);
+GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex);
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
 GROUPCONC__FN int groupconc__keeper_start_locked(groupconc_executor *ex);
 
@@ -2776,7 +2940,10 @@ GROUPCONC__FN int groupconc__reclaim_lru_tlocked(groupconc_executor *ex, groupco
     size_t n = ex->ngroups, want = groupconc__reclaim_batch(ex), got = 0;
     uint64_t now = groupconc__coarse_now_ns();
     groupconc__group *g;
-    if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
+    /* the inbox's tasks keep their groups busy; admitted without helping (a gate's try-acquire
+       comes here too: what a busy worker left stays with the workers, see groupconc__lock_quiet) */
+    if (groupconc__inbox_pending(ex) && groupconc__admit_inbox_locked(ex, b, false))
+        (void)groupconc__kick_locked(ex);
     while (n-- > 0 && got < want && (g = ex->lru_head) != NULL) {
         if (groupconc__group_idle_locked(ex, g)) {
             groupconc__reclaim_tlocked(ex, g);
@@ -3574,10 +3741,16 @@ GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
    the table while one of its tasks is in the inbox (evict drains under table_lock, and a push
    happens under table_lock with the group found in the table). */
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
-    groupconc_task *list, *fifo = NULL, *t;
-    size_t n = 0;
     if (!close && !groupconc__inbox_pending(ex)) return 0;
     groupconc__help_locked(ex, b, false); /* a permit it needs may sit with a finished task */
+    return groupconc__admit_inbox_locked(ex, b, close);
+}
+
+/* groupconc__drain_locked without the help: only admission. */
+GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b,
+                                                  bool close) {
+    groupconc_task *list, *fifo = NULL, *t;
+    size_t n = 0;
     list = atomic_exchange_explicit(&ex->inbox, close ? GROUPCONC__INBOX_CLOSED(ex) : NULL,
                                     memory_order_acq_rel);
     if (list == GROUPCONC__INBOX_CLOSED(ex)) return 0;
@@ -3603,6 +3776,42 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
 GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) {
     groupconc__mutex_lock(&ex->lock);
     if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
+}
+
+GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex);
+
+/* Whether a worker has been in its current task longer than a batch lasts with tasks it ran left
+   unfinished: what groupconc__help_locked(ex, b, false) would finish. Under the lock. */
+GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
+    groupconc__worker *w;
+    uint64_t now = 0;
+    for (w = ex->workers; w; w = w->next) {
+        uint64_t since;
+        if (w->nfinished >= atomic_load_explicit(&w->nret, memory_order_seq_cst)) continue; /* P2 */
+        if (!now) now = groupconc__now_ns();
+        since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+        if (since != UINT64_MAX && now - since >= GROUPCONC__BATCH_NS) return true;
+    }
+    return false;
+}
+
+/* Lock the executor for a call that runs no user code on its thread: the read-only calls (stats,
+   dump) and an executor gate's try-acquire ("where callbacks run" in the manual). Unlike
+   groupconc__lock it never helps: finishing what a busy worker left in its batch would complete
+   those tasks (events, callbacks, cleanups) on this thread. An idle worker is called to take that
+   over instead (the busy one finishes it at its next locked step in any case). It admits the inbox
+   where no layer can refuse (ex->inbox_ok): admission then refuses and completes nothing, and may
+   only leave fleet asks in b (the caller makes them after unlocking: groupconc__fleet_ask). With a
+   threshold added live (a push that raced with it could be refused) the inbox is left to the
+   thread its submitter made sure will look at it (groupconc__inbox_watched). Admission may start
+   a worker (kick). */
+GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__mutex_lock(&ex->lock);
+    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && groupconc__inbox_pending(ex) &&
+        groupconc__admit_inbox_locked(ex, b, false))
+        (void)groupconc__kick_locked(ex);
+    GROUPCONC_ASSERT(b->todo.count == 0 && b->rejected.count == 0 && b->advance.count == 0);
+    if (groupconc__help_wanted_locked(ex)) groupconc__call_helper_locked(ex);
 }
 
 /* After pushing onto an empty inbox: true if a worker will look at it without being told. That is
@@ -4415,7 +4624,10 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             slow = false;
             atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
             if (stolen) {
-                if (groupconc__run(ex, stolen)) groupconc__publish(ex, self, stolen, nran++);
+                if (groupconc__run(ex, stolen)) {
+                    groupconc__publish(ex, self, stolen, nran++);
+                    GROUPCONC_TEST_TASK_PUBLISHED(stolen);
+                }
                 stolen = NULL;
                 t1 = groupconc__now_ns();
                 atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
@@ -4436,6 +4648,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 ran = groupconc__run(ex, t);
                 if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
                 if (ran) waited_for = groupconc__publish(ex, self, t, nran++);
+                if (ran) GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
                 /* a clock read costs as much as a short task's whole overhead: untimed tasks read it
                    every fourth one (a long task is then noticed up to three short ones late) */
                 if (ran && timed) unread = 0;
@@ -4932,6 +5145,7 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     uint64_t cut;
     bool all;
     if (!ex) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__mutex_lock(&ex->lock);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     ex->graceful = true;
@@ -4955,6 +5169,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__worker *list, *w;
     size_t i;
     if (!ex) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
     groupconc__mutex_lock(&ex->lock);
     groupconc__mutex_lock(&ex->scope_lock); /* ex->scopes is scope_lock's (order: lock, then it) */
@@ -5327,6 +5542,12 @@ GROUPCONC__FN bool groupconc__is_done(groupconc_task *t) {
     return (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_DONE) != 0;
 }
 
+/* The executor a handle belongs to, for GROUPCONC__NOT_IN_RESOLVER: NULL once its task is done (a
+   finished handle may outlive its executor; the handle's group reference keeps t->group alive). */
+GROUPCONC__FN const groupconc_executor *groupconc__task_exec(groupconc_task *t) {
+    return groupconc__is_done(t) ? NULL : t->group->exec;
+}
+
 /* Block until done or `deadline` (monotonic ns; UINT64_MAX = none). A done task never touches its
    executor, so this works after the executor was destroyed. */
 GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
@@ -5343,7 +5564,6 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
         if (f->self == t) return GROUPCONC_EDEADLK;
     if (groupconc__is_done(t)) return GROUPCONC_OK;
     ex = t->group->exec;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
     for (f = groupconc__frames; f; f = f->prev) { /* what this thread is inside of */
         if (f->ex != ex) continue;
         if (f->claims) claims = f->claims;          /* a worker of ex */
@@ -5403,6 +5623,7 @@ GROUPCONC__PUBLIC int groupconc_task_wait_for(groupconc_task *task, int64_t time
     int rc = groupconc__handle_check(task);
     if (rc != GROUPCONC_OK) return rc;
     if (!out_result) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(groupconc__task_exec(task));
     rc = groupconc__wait_until(task, groupconc__deadline(timeout_ns));
     if (rc == GROUPCONC_OK) groupconc__fill_result(task, out_result);
     return rc;
@@ -5416,6 +5637,7 @@ GROUPCONC__PUBLIC int groupconc_task_is_done(groupconc_task *task, bool *out_don
     int rc = groupconc__handle_check(task);
     if (rc != GROUPCONC_OK) return rc;
     if (!out_done) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(groupconc__task_exec(task));
     *out_done = groupconc__is_done(task);
     return GROUPCONC_OK;
 }
@@ -5428,9 +5650,9 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
     bool taken_rejected = false;
     int rc = groupconc__handle_check(task);
     if (rc != GROUPCONC_OK) return rc;
+    GROUPCONC__NOT_IN_RESOLVER(groupconc__task_exec(task));
     if (!groupconc__is_done(task)) {
         ex = task->group->exec;
-        GROUPCONC__NOT_IN_RESOLVER(ex);
         groupconc__lock(ex, &b); /* it may still be in the inbox */
         if (task->stage == GROUPCONC__QUEUED || task->stage == GROUPCONC__READY ||
             task->stage == GROUPCONC__FLEET_ASKING || task->stage == GROUPCONC__FLEET_BUSY) {
@@ -5505,6 +5727,7 @@ GROUPCONC__PUBLIC int groupconc_task_on_complete(groupconc_task *task, groupconc
     int rc = groupconc__handle_check(task);
     if (rc != GROUPCONC_OK) return rc;
     if (!fn) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(groupconc__task_exec(task));
     if (!groupconc__is_done(task)) {
         ex = task->group->exec;
         node = (groupconc__watch *)GROUPCONC_MALLOC(sizeof *node);
@@ -5537,6 +5760,7 @@ GROUPCONC__PUBLIC int groupconc_task_on_complete(groupconc_task *task, groupconc
 GROUPCONC__PUBLIC int groupconc_task_release(groupconc_task *task) {
     uint32_t old;
     if (!task) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(groupconc__task_exec(task));
     old = atomic_fetch_and_explicit(&task->state, ~GROUPCONC__ST_HANDLE_REF, memory_order_acq_rel);
     if (!(old & GROUPCONC__ST_HANDLE_REF)) return GROUPCONC_ERELEASED;
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_HANDLE_REF) groupconc__task_free(task);
@@ -5565,6 +5789,7 @@ GROUPCONC__PUBLIC int groupconc_context_defer(groupconc_context *ctx, groupconc_
     if (out_deferred) *out_deferred = NULL;
     if (!ctx || !out_deferred) return GROUPCONC_EINVAL;
     t = GROUPCONC__TASK(ctx);
+    GROUPCONC__NOT_IN_RESOLVER(t->group->exec); /* running: its group is alive */
     for (f = groupconc__frames; f && f->self != t; f = f->prev) {} /* its body's frame (run) */
     /* stage: set under the lock before the body started, by this worker; nobody changes it while
        the body runs */
@@ -5587,6 +5812,7 @@ GROUPCONC__PUBLIC int groupconc_deferred_complete(groupconc_deferred *deferred, 
     if (!deferred || rc == GROUPCONC_TASK_PENDING) return GROUPCONC_EINVAL;
     t = deferred->task;
     ex = t->group->exec;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__mutex_lock(&ex->lock);
     if (!deferred->parked) { /* its body has not returned yet: its worker takes the result */
         deferred->rc = rc;
@@ -5867,7 +6093,7 @@ GROUPCONC__FN void groupconc__entry_stats_locked(const groupconc_executor *ex, c
 
 GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const char *group,
                                                 groupconc_group_stats *out_stats) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* fleet asks of the tasks it admitted */
     const groupconc__limits_entry *e;
     groupconc__group *g;
     uint64_t hash;
@@ -5876,7 +6102,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    groupconc__lock(ex, &b);
+    groupconc__lock_quiet(ex, &b); /* runs no other task's code here ("where callbacks run") */
     groupconc__mutex_lock(&ex->table_lock);
     g = groupconc__table_find(ex, group, len, hash);
     e = groupconc__limits_find(ex, group);
@@ -5886,7 +6112,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     else if (e) groupconc__entry_stats_locked(ex, e, out_stats);
     else rc = GROUPCONC_ENOTFOUND;
     groupconc__mutex_unlock(&ex->lock);
-    groupconc__flush_and_retire(ex, &b);
+    groupconc__fleet_ask(&b);
     return rc;
 }
 
@@ -5934,13 +6160,13 @@ GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, grou
 
 GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
                                                    groupconc_executor_stats *out_stats) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT; /* what admitting the inbox finished (helping) */
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* fleet asks of the tasks it admitted */
     if (!ex || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__lock(ex, &b);
+    groupconc__lock_quiet(ex, &b); /* runs no other task's code here ("where callbacks run") */
     groupconc__executor_stats_locked(ex, out_stats);
     groupconc__mutex_unlock(&ex->lock);
-    groupconc__flush_and_retire(ex, &b);
+    groupconc__fleet_ask(&b);
     return GROUPCONC_OK;
 }
 
@@ -6372,6 +6598,7 @@ GROUPCONC__PUBLIC int groupconc_gate_create(const groupconc_gate_config *config,
     if (out_gate) *out_gate = NULL;
     if (!config || !out_gate) return GROUPCONC_EINVAL;
     ex = config->executor;
+    GROUPCONC__NOT_IN_RESOLVER(ex); /* NULL (standalone) is no executor's */
     if (ex ? config->limit != 0 : (config->limit < 1 && config->limit != GROUPCONC_UNLIMITED))
         return GROUPCONC_ELIMIT;
     gate = (groupconc_gate *)GROUPCONC_MALLOC(sizeof *gate);
@@ -6405,6 +6632,7 @@ GROUPCONC__PUBLIC int groupconc_gate_destroy(groupconc_gate *gate) {
     groupconc_executor *ex;
     if (!gate) return GROUPCONC_EINVAL;
     ex = gate->ex;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (ex) groupconc__mutex_lock(&ex->lock);
     groupconc__mutex_lock_plain(&gate->lock);
     if (gate->in_flight > 0) {
@@ -6461,10 +6689,10 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
     size_t len;
     int rc, layer;
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__lock(ex, &b); /* admits the inbox first: tasks submitted before come first */
-    /* and finishes what a worker ran but left unfinished behind a long task: its permits are free */
-    groupconc__help_locked(ex, &b, false);
+    /* admits the inbox first: tasks submitted before come first. It leaves what a worker ran but
+       left unfinished behind a long task to the workers (finishing it here would run its
+       completion on this thread): its permits count as held until then. */
+    groupconc__lock_quiet(ex, &b);
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         rc = GROUPCONC_ESHUTDOWN;
     } else {
@@ -6518,6 +6746,7 @@ GROUPCONC__PUBLIC int groupconc_gate_try_acquire(groupconc_gate *gate, const cha
         out_permit->generation = 0;
     }
     if (!gate || !out_permit || (gate->ex ? !group : group != NULL)) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(gate->ex);
     return gate->ex ? groupconc__gate_acquire_group(gate, group, out_permit)
                     : groupconc__gate_acquire_alone(gate, out_permit);
 }
@@ -6532,6 +6761,7 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     gate = permit->gate;
     if (!gate || !(permit->generation & 1u)) return GROUPCONC_EPERMIT;
+    GROUPCONC__NOT_IN_RESOLVER(gate->ex); /* a valid permit's gate is alive */
     /* An executor gate's release is one locked step under ex->lock too (ex, then gate: the lock
        order), so that a stats snapshot never sees the slot freed and the layers still held. */
     ex = gate->ex;
@@ -6578,6 +6808,7 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     int rc, layer;
     if (!gate || !out_stats || (!gate->ex && group)) return GROUPCONC_EINVAL;
     ex = gate->ex;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     if (ex) groupconc__mutex_lock(&ex->lock);
     if (group) {
@@ -6806,6 +7037,7 @@ GROUPCONC__FN void groupconc__scope_cancel_forks(groupconc_scope *s) {
 GROUPCONC__PUBLIC int groupconc_scope_shutdown(groupconc_scope *scope) {
     groupconc_scope *list, *next;
     if (!scope) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     groupconc__mutex_lock(&scope->ex->scope_lock);
     list = groupconc__scope_mark_sclocked(scope->ex, scope);
     groupconc__mutex_unlock(&scope->ex->scope_lock);
@@ -6859,6 +7091,7 @@ GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupco
     int rc = GROUPCONC_OK;
     if (out_scope) *out_scope = NULL;
     if (!ex || !out_scope) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (config) c = *config;
     else memset(&c, 0, sizeof c);
     if ((int)c.policy < (int)GROUPCONC_SCOPE_COLLECT_ALL || (int)c.policy > (int)GROUPCONC_SCOPE_CUSTOM)
@@ -6931,6 +7164,7 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
     int rc;
     bool cancel_now;
     if (!scope || !spec || !spec->group || !spec->fn) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     if ((rc = groupconc__key_hash(spec->group, &klen, &hash)) != GROUPCONC_OK) return rc;
     if (!groupconc__task_wait_ok(spec->max_wait_ns)) return GROUPCONC_ELIMIT;
     if (!groupconc__scope_allowed(scope)) return GROUPCONC_ENOTOWNER;
@@ -7068,6 +7302,7 @@ GROUPCONC__FN bool groupconc__scope_wait(groupconc_scope *s, uint64_t deadline) 
 GROUPCONC__PUBLIC int groupconc_scope_join_for(groupconc_scope *scope, int64_t timeout_ns) {
     int rc = GROUPCONC_OK;
     if (!scope) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
     if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
     if (!groupconc__scope_wait(scope, groupconc__deadline(timeout_ns))) {
@@ -7093,6 +7328,7 @@ GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
     bool joined;
     if (!scope) return GROUPCONC_EINVAL;
     ex = scope->ex;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
     if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
     groupconc__mutex_lock(&ex->scope_lock);
@@ -7123,6 +7359,7 @@ GROUPCONC__PUBLIC int groupconc_scope_result(groupconc_scope *scope, size_t inde
                                              groupconc_result *out_result) {
     int rc = GROUPCONC_OK;
     if (!scope || !out_result) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     groupconc__mutex_lock(&scope->lock);
     if (index >= scope->nforks) rc = GROUPCONC_ENOTFOUND;
     else if (!scope->forks[index]->done) rc = GROUPCONC_ETIMEDOUT;
@@ -7134,6 +7371,7 @@ GROUPCONC__PUBLIC int groupconc_scope_result(groupconc_scope *scope, size_t inde
 GROUPCONC__PUBLIC int groupconc_scope_first(groupconc_scope *scope, size_t *out_index) {
     int rc = GROUPCONC_OK;
     if (!scope || !out_index) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     groupconc__mutex_lock(&scope->lock);
     if (scope->has_first) *out_index = scope->first;
     else rc = GROUPCONC_ENOTFOUND;
@@ -7144,6 +7382,7 @@ GROUPCONC__PUBLIC int groupconc_scope_first(groupconc_scope *scope, size_t *out_
 GROUPCONC__PUBLIC int groupconc_scope_first_set(groupconc_scope *scope, size_t index) {
     int rc = GROUPCONC_OK;
     if (!scope) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     if (scope->policy != GROUPCONC_SCOPE_CUSTOM) return GROUPCONC_ESCOPE_POLICY; /* set at open */
     groupconc__mutex_lock(&scope->lock);
     if (index >= scope->nforks) {
@@ -7569,17 +7808,17 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
 GROUPCONC__PUBLIC int groupconc_executor_dump(groupconc_executor *ex, char *buf, size_t size,
                                               size_t *out_needed) {
     groupconc__out o;
-    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* fleet asks of the tasks it admitted */
     if (out_needed) *out_needed = 0;
     if (!ex || (!buf && size > 0)) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     o.buf = buf;
     o.size = size;
     o.len = 0;
-    groupconc__lock(ex, &b); /* the inbox admitted: every task is in a queue */
+    groupconc__lock_quiet(ex, &b); /* the inbox admitted: every task is in a queue */
     groupconc__dump_locked(ex, &o);
     groupconc__mutex_unlock(&ex->lock);
-    groupconc__flush_and_retire(ex, &b);
+    groupconc__fleet_ask(&b);
     if (size > 0) buf[o.len < size ? o.len : size - 1] = '\0';
     if (out_needed) *out_needed = o.len + 1;
     return o.len < size ? GROUPCONC_OK : GROUPCONC_ERANGE;
@@ -7590,6 +7829,7 @@ GROUPCONC__PUBLIC int groupconc_executor_dump_file(groupconc_executor *ex, FILE 
     char *buf = NULL;
     int rc;
     if (!ex || !out) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
     (void)groupconc_executor_dump(ex, NULL, 0, &need);
     for (;;) { /* it may grow between two snapshots: try until one fits */
         if (buf) GROUPCONC_FREE(buf);

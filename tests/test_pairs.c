@@ -13,9 +13,8 @@
    thread the stats see the task); short real deadlines are used only for queue deadlines and
    join_for / execute_all timeouts, with generous bounds.
 
-   Tests that describe the CORRECT behaviour of a defect being fixed on another branch (issue 23,
-   items 1-12) keep that part inside #ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS, with the item named;
-   the coordinator enables them after the merge. PAIRS_TEST=<substring> runs only matching tests. */
+   Cells that met a defect of issue 23 (items 1-8, 10) assert the fixed behaviour and name the
+   item in a comment. PAIRS_TEST=<substring> runs only matching tests. */
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 
@@ -438,14 +437,12 @@ static void pair_tasks_reject(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS
 /* A completion callback that takes a while (it exposes a wait that returns before it ran). */
 static inline void slow_oc_fn(groupconc_task *t, const groupconc_result *r, void *ud) {
     tu_sleep_ns(20 * TU_MS);
     oc_fn(t, r, ud);
 }
 
-#endif
 
 /* A cancel that dequeues runs the task's COMPLETED event, its completion callback and its cleanup on
    the cancelling thread, each once, before cancel returns. */
@@ -471,7 +468,6 @@ static void pair_tasks_listener(void **state) {
     assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_SUBMITTED]), 2);
     assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 1);
     assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 2);
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 5: done only after the completion callbacks */
     {
         pk k2;
         groupconc_task *t2 = pk_sub(&k2, ex, "g", "slow-callback");
@@ -484,7 +480,6 @@ static void pair_tasks_listener(void **state) {
         OK(groupconc_task_release(t2));
         pk_free(&k2);
     }
-#endif
     OK(groupconc_executor_destroy(ex));
 }
 
@@ -597,14 +592,12 @@ static void pair_tasks_scope(void **state) {
     OK(groupconc_scope_close(sc));
     assert_false(atomic_load(&k.p.saw_cancel));
     int want = 2;
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 10: close without a join shuts down first */
     OK(groupconc_scope_open(ex, NULL, &sc));
     OK(groupconc_scope_fork(sc, &s, &i));
     assert_int_equal(groupconc_scope_close(sc), GROUPCONC_ENOTJOINED); /* does not wait for "held" */
     assert_int_equal(atomic_load(&g_cleanups), 2);
     assert_int_equal(tu_gstats(ex, "g").cancelled, 2);
     want = 3;
-#endif
     pk_finish(&k, t);
     assert_int_equal(atomic_load(&g_cleanups), want);
     OK(groupconc_executor_destroy(ex));
@@ -808,7 +801,6 @@ static void pair_tasks_shutdown(void **state) {
     assert_int_equal(atomic_load(&g_cleanups), 2);
 }
 
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS
 /* Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF). */
 static inline bool utf8_valid(const unsigned char *p) {
     while (*p) {
@@ -825,7 +817,6 @@ static inline bool utf8_valid(const unsigned char *p) {
     return true;
 }
 
-#endif
 
 /* The dump lists each handle's task by id and state (running, waiting_concurrency); a cancelled one
    is gone from it. */
@@ -847,13 +838,11 @@ static void pair_tasks_dump(void **state) {
     assert_int_equal(dump_int(ex, "g", "cancelled"), 1);
     done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
     pk_finish(&k, t);
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 6: the dump is UTF-8 for any key and id */
     x = sub(ex, "\xff\xfe", "\xc3", tu_noop_fn, NULL);
     done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
     char *d2 = dump(ex);
     assert_true(utf8_valid((const unsigned char *)d2));
     free(d2);
-#endif
     OK(groupconc_executor_destroy(ex));
 }
 
@@ -881,7 +870,6 @@ static void pair_execall_reject(void **state) {
     assert_int_equal(atomic_load(&g_cleanups), 2);
     pk_finish(&k, t);
     OK(groupconc_executor_destroy(ex));
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 2: execute_all runs every element's cleanup */
     px_reset();
     p.rejection = GROUPCONC_REJECT_ABORT;
     ex = tu_executor(&p);
@@ -895,7 +883,6 @@ static void pair_execall_reject(void **state) {
     assert_int_equal(atomic_load(&g_cleanups), 2);
     pk_finish(&k, t);
     OK(groupconc_executor_destroy(ex));
-#endif
 }
 
 /* Each element's events, once: SUBMITTED, STARTED, COMPLETED; the results match. */
@@ -1125,9 +1112,7 @@ static void pair_execall_bounded(void **state) {
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.groups, 1);
     assert_int_equal(xs.rejected_other, 1);
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 2: an element refused in submit is cleaned up */
     assert_int_equal(atomic_load(&g_cleanups), 1);
-#endif
     pk_finish(&k, t);
     /* "a" idle now: the same element gets the slot */
     OK(groupconc_execute_all(ex, s, 1, GROUPCONC_FOREVER, r));
@@ -1219,9 +1204,7 @@ static void pair_execall_shutdown(void **state) {
         assert_int_equal(r[i].status, GROUPCONC_STATUS_REJECTED);
         assert_int_equal(r[i].reason, GROUPCONC_ESHUTDOWN);
     }
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 2 */
     assert_int_equal(atomic_load(&g_cleanups), 2);
-#endif
     OK(groupconc_executor_destroy(ex));
 }
 
@@ -1408,7 +1391,6 @@ static void pair_reject_scope(void **state) {
     assert_int_equal(atomic_load(&g_cleanups), 1);
     pk_finish(&k, t);
     OK(groupconc_executor_destroy(ex));
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 1: the handler sees the caller's task */
     px_reset();
     g_h_status = GROUPCONC_STATUS_REJECTED;
     p.reject_handler = handler;
@@ -1427,7 +1409,6 @@ static void pair_reject_scope(void **state) {
     assert_int_equal(atomic_load(&g_cleanups), 1);
     pk_finish(&k, t);
     OK(groupconc_executor_destroy(ex));
-#endif
 }
 
 /* CALLER_RUNS and a handler never apply to an expired task: REJECTED with the expiry, the body
@@ -1760,14 +1741,12 @@ static void on_fork(groupconc_scope *s, size_t i, const groupconc_result *r, voi
     (void)ud;
     atomic_fetch_add(&g_forks_seen, 1);
 }
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS
 static atomic_int g_first_set_rc;
 static inline void first_set_cb(groupconc_scope *s, size_t i, const groupconc_result *r, void *ud) {
     (void)r;
     (void)ud;
     atomic_store(&g_first_set_rc, groupconc_scope_first_set(s, i));
 }
-#endif
 
 static void pair_listener_scope(void **state) {
     (void)state;
@@ -1788,7 +1767,6 @@ static void pair_listener_scope(void **state) {
     assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_SUBMITTED]), 3);
     assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 3);
     assert_int_equal(atomic_load(&g_cleanups), 3);
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 3: first_set outside CUSTOM is refused */
     atomic_store(&g_first_set_rc, GROUPCONC_OK);
     groupconc_scope_config c2 = {GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS, first_set_cb, NULL, "sos"};
     OK(groupconc_scope_open(ex, &c2, &sc));
@@ -1799,7 +1777,6 @@ static void pair_listener_scope(void **state) {
     size_t first;
     assert_int_equal(groupconc_scope_first(sc, &first), GROUPCONC_ENOTFOUND);
     OK(groupconc_scope_close(sc));
-#endif
     OK(groupconc_executor_destroy(ex));
 }
 
@@ -2267,9 +2244,7 @@ static int calling_resolver(const char *group, int *out, void *ud) {
     char buf[64];
     atomic_store(&g_rs_shut, groupconc_executor_shutdown(g_lex));
     atomic_store(&g_rs_dump, groupconc_executor_dump(g_lex, buf, sizeof buf, &need));
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 4: shutdown_graceful(0) shuts down instead */
     atomic_store(&g_rs_graceful, groupconc_executor_shutdown_graceful(g_lex, 0));
-#endif
     *out = 2;
     return 0;
 }
@@ -2805,12 +2780,10 @@ static void pair_gate_dump(void **state) {
     OK(groupconc_gate_try_acquire(g, "g", &pm));
     assert_int_equal(dump_int(ex, "g", "in_flight"), 1);
     assert_int_equal(dump_int(ex, NULL, "global_running"), 1);
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 7: the dump carries the stats' gate fields */
     assert_int_equal(dump_int(ex, "g", "gate_permits"), 1);
     assert_int_equal(dump_int(ex, "g", "running"), (long long)tu_gstats(ex, "g").running);
     assert_int_equal(dump_int(ex, NULL, "gate_permits"), 1);
     assert_int_equal(dump_int(ex, NULL, "running"), (long long)tu_xstats(ex).running);
-#endif
     OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
     assert_int_equal(dump_int(ex, "g", "in_flight"), 0);
     OK(groupconc_gate_destroy(g));
@@ -3373,7 +3346,6 @@ static void pair_pause_shutdown(void **state) {
     done_rel(a, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
     done_rel(b, GROUPCONC_STATUS_SUCCESS, 0);
     OK(groupconc_executor_destroy(ex));
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 8 */
     px_reset();
     p.global_max_in_flight = 1;
     ex = tu_executor(&p);
@@ -3385,7 +3357,6 @@ static void pair_pause_shutdown(void **state) {
     done_rel(a, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
     done_rel(b, GROUPCONC_STATUS_SUCCESS, 0);
     OK(groupconc_executor_destroy(ex));
-#endif
 }
 
 /* The dump shows the pause of the group and of the executor (and, item 7, paused_groups). */
@@ -3401,9 +3372,7 @@ static void pair_pause_dump(void **state) {
     assert_int_equal(dump_int(ex, NULL, "paused"), 0);
     OK(groupconc_executor_pause(ex));
     assert_int_equal(dump_int(ex, NULL, "paused"), 1);
-#ifdef GROUPCONC_PAIRS_KNOWN_DEFECTS /* issue 23 item 7 */
     assert_int_equal(dump_int(ex, NULL, "paused_groups"), 1);
-#endif
     OK(groupconc_executor_resume(ex));
     OK(groupconc_group_resume(ex, "g"));
     done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
@@ -3429,7 +3398,11 @@ static void pair_live_bounded(void **state) {
     x = sub(ex, "b", NULL, tu_noop_fn, NULL);
     done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
     groupconc_group_stats gs;
-    assert_int_equal(groupconc_group_stats_get(ex, "a", &gs), GROUPCONC_ENOTFOUND);
+    /* "a" was reclaimed, its limits kept: the stats read them back with every count 0 */
+    OK(groupconc_group_stats_get(ex, "a", &gs));
+    assert_int_equal(gs.concurrency, 3);
+    assert_int_equal(gs.max_in_flight, 5);
+    assert_int_equal(gs.submitted, 0);
     x = sub(ex, "a", NULL, tu_noop_fn, NULL);
     done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
     gs = tu_gstats(ex, "a");
