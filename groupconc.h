@@ -6803,8 +6803,8 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
                                                groupconc_gate_stats *out_stats) {
     groupconc_executor *ex;
     groupconc__group *g = NULL;
-    uint64_t hash;
-    size_t len;
+    uint64_t hash = 0; /* set when group is (gcc -O3 cannot see it: -Wmaybe-uninitialized) */
+    size_t len = 0;
     int rc, layer;
     if (!gate || !out_stats || (!gate->ex && group)) return GROUPCONC_EINVAL;
     ex = gate->ex;
