@@ -210,8 +210,8 @@
        group_stats_get, executor_stats_get,         no other task's code: what a busy worker left in
        group_keys_get, gate_stats_get,              its batch is left to the workers. The inbox's
        executor_dump, executor_dump_file            tasks are admitted (this may start a worker
-                                                    thread, and with a fleet provider ask it:
-                                                    fleet acquire, for those tasks)
+                                                    thread); never the fleet provider (an executor
+                                                    with one admits its submits at submit)
        gate_try_acquire                             res (a new key), gl; else as the read-only calls
        gate_create, gate_destroy, scope_open,       nothing
        scope_result, scope_first, scope_first_set,
@@ -1095,8 +1095,8 @@ typedef struct groupconc_executor_stats {
                   GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG.
    Thread safety: any thread.
    Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK).
-                  Runs here: never another task's code (it may start a worker thread; fleet
-                  acquire for the inbox's tasks it admits: WHERE CALLBACKS RUN).
+                  Runs here: never another task's code, nor the fleet provider (it may start a
+                  worker thread: WHERE CALLBACKS RUN).
    Remarks:       a key with limits set but no state yet (never used, evicted or reclaimed): OK,
                   with the limits its state would start with (the entry's values, else the
                   policy defaults; concurrency GROUPCONC_DEFAULT where the resolver will decide
@@ -1108,8 +1108,8 @@ GROUPCONC_API int groupconc_group_stats_get(groupconc_executor *ex, const char *
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (a NULL argument).
    Thread safety: any thread; after shutdown and until destroy it still reports the groups.
    Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK).
-                  Runs here: never another task's code (it may start a worker thread; fleet
-                  acquire for the inbox's tasks it admits: WHERE CALLBACKS RUN). */
+                  Runs here: never another task's code, nor the fleet provider (it may start a
+                  worker thread: WHERE CALLBACKS RUN). */
 GROUPCONC_API int groupconc_executor_stats_get(groupconc_executor *ex,
                                                groupconc_executor_stats *out_stats);
 
@@ -1327,8 +1327,8 @@ GROUPCONC_API int groupconc_gate_destroy(groupconc_gate *gate);
                   EKEYTOOLONG; GROUPCONC_ENOMEM.
    Thread safety: any thread.
    Callbacks:     may be called anywhere, also from the gate's listener.
-                  Runs here: res (a new key), the gate listener; never another task's code (it may
-                  start a worker thread; fleet acquire for the inbox's tasks it admits). */
+                  Runs here: res (a new key), the gate listener; never another task's code, nor
+                  the fleet provider (it may start a worker thread). */
 GROUPCONC_API int groupconc_gate_try_acquire(groupconc_gate *gate, const char *group,
                                              groupconc_permit *out_permit);
 
@@ -1524,8 +1524,8 @@ GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
                   GROUPCONC_ERANGE (did not fit: call again with *out_needed bytes); GROUPCONC_ENOMEM.
    Thread safety: any thread; a consistent snapshot (taken under the executor's locks).
    Callbacks:     may be called anywhere except the resolver.
-                  Runs here: never another task's code (it may start a worker thread; fleet
-                  acquire for the inbox's tasks it admits: WHERE CALLBACKS RUN). */
+                  Runs here: never another task's code, nor the fleet provider (it may start a
+                  worker thread: WHERE CALLBACKS RUN). */
 GROUPCONC_API int groupconc_executor_dump(groupconc_executor *ex, char *buf, size_t size,
                                           size_t *out_needed);
 
@@ -3787,7 +3787,8 @@ GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
     uint64_t now = 0;
     for (w = ex->workers; w; w = w->next) {
         uint64_t since;
-        if (w->nfinished >= atomic_load_explicit(&w->nret, memory_order_seq_cst)) continue; /* P2 */
+        /* acquire, not an end of P2: a hint under the lock (help_locked does the real reading) */
+        if (w->nfinished >= atomic_load_explicit(&w->nret, memory_order_acquire)) continue;
         if (!now) now = groupconc__now_ns();
         since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
         if (since != UINT64_MAX && now - since >= GROUPCONC__BATCH_NS) return true;
@@ -3800,8 +3801,8 @@ GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
    groupconc__lock it never helps: finishing what a busy worker left in its batch would complete
    those tasks (events, callbacks, cleanups) on this thread. An idle worker is called to take that
    over instead (the busy one finishes it at its next locked step in any case). It admits the inbox
-   where no layer can refuse (ex->inbox_ok): admission then refuses and completes nothing, and may
-   only leave fleet asks in b (the caller makes them after unlocking: groupconc__fleet_ask). With a
+   where no layer can refuse (ex->inbox_ok, never with a fleet provider: groupconc__never_refuses):
+   admission then refuses, completes and asks nothing (b stays empty). With a
    threshold added live (a push that raced with it could be refused) the inbox is left to the
    thread its submitter made sure will look at it (groupconc__inbox_watched). Admission may start
    a worker (kick). */
@@ -3810,7 +3811,7 @@ GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batc
     if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && groupconc__inbox_pending(ex) &&
         groupconc__admit_inbox_locked(ex, b, false))
         (void)groupconc__kick_locked(ex);
-    GROUPCONC_ASSERT(b->todo.count == 0 && b->rejected.count == 0 && b->advance.count == 0);
+    GROUPCONC_ASSERT(b->todo.count == 0 && b->rejected.count == 0 && b->advance.count == 0 && !b->asks);
     if (groupconc__help_wanted_locked(ex)) groupconc__call_helper_locked(ex);
 }
 
@@ -4980,6 +4981,10 @@ GROUPCONC__FN int groupconc__copy_limits(groupconc_executor *ex, const groupconc
    lock (see "inbox"). */
 GROUPCONC__FN bool groupconc__never_refuses(const groupconc_policy *p) {
     size_t i;
+    /* A fleet provider may answer from inside acquire (REJECT, OPEN: the task completes or moves
+       on there): the admission that asks must run on a thread that may run completions, submit's
+       or a worker's, never a read-only call's (groupconc__lock_quiet admits the inbox) */
+    if (p->fleet.acquire) return false;
     if (p->global_queue_threshold != GROUPCONC_UNLIMITED) return false;
     if (p->default_queue_threshold != GROUPCONC_UNLIMITED) return false;
     if (p->max_waiting != GROUPCONC_UNLIMITED) return false;
@@ -7413,7 +7418,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
     groupconc_executor *ex;
     groupconc__group *g;
     const char *task_id = NULL;
-    bool late = false, open = false, keep_ref = false;
+    bool late = false, open = false, keep_ref = false, group_ref = false;
     uint32_t old;
     if (!t || (int)verdict < (int)GROUPCONC_FLEET_GRANTED || (int)verdict > (int)GROUPCONC_FLEET_OPEN)
         return GROUPCONC_EINVAL;
@@ -7432,6 +7437,10 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
         groupconc__gfleet(g)->busy++;
         atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_relaxed); /* as BUSY below */
         keep_ref = true;
+        /* t may be freed once the lock is dropped (an evict cancels it, its group goes with it):
+           g->key must outlive the release below */
+        atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
+        group_ref = true;
     } else if (verdict == GROUPCONC_FLEET_BUSY && (g->flags & GROUPCONC__GF_NOTIFIED) &&
                !groupconc__paused(ex, g)) {
         /* a lease was freed while this request was out: ask again at once (a new request that
@@ -7475,6 +7484,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
         ex->policy.fleet.release(ex->policy.fleet.user_data, g->key, lease);
         groupconc__frame_pop(&f);
     }
+    if (group_ref) groupconc__group_unref(g);
     if (open) /* t (its id) is alive: the provider's reference is still held */
         groupconc__emit(ex, NULL, GROUPCONC_EVENT_FLEET, g->key, task_id, GROUPCONC_EFLEET_OPEN, NULL);
     groupconc__flush_and_retire(ex, &b);
@@ -7504,7 +7514,10 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
         groupconc__mutex_unlock(&ex->table_lock);
     }
     if (g && groupconc__paused(ex, g)) {
-        /* a paused group asks nothing (its resume asks for every task answered BUSY) */
+        /* a paused group asks nothing (its resume asks for every task answered BUSY); a request
+           still out may yet be answered BUSY, decided before this lease was freed: remember the
+           notify, so that a BUSY answered after the resume asks again at once */
+        if (groupconc__gfleet(g)->waiting > groupconc__gfleet(g)->busy) g->flags |= GROUPCONC__GF_NOTIFIED;
     } else if (g && groupconc__gfleet(g)->busy > 0) {
         groupconc__fleet_ask_next_locked(ex, g, &b);
     } else if (g && groupconc__gfleet(g)->waiting > 0) {

@@ -1794,10 +1794,14 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__apply(groupconc_redis *r, size_t 
             groupconc_redis__lease *l = cmd->first, *next;
             for (; l; l = next) {
                 next = l == cmd->last ? NULL : l->qnext;
-                if (rep == NULL) { /* not sent (connection lost, no memory): again, next round */
+                if (rep == NULL && l->g->asking == 0 && !l->g->busy_listed) {
+                    /* not sent (connection lost, no memory): again, next round */
                     groupconc_redis__push(r, l);
                     continue;
                 }
+                /* sent; or not sent while the group asks again meanwhile (pushed at the tail, the
+                   LEAVE would follow that ask and take the process out of the queue its waiting
+                   task stands in: dropped, the queue entry is wanted) */
                 groupconc_redis__group_unref(r, l->g);
                 GROUPCONC_REDIS_FREE(l);
             }
