@@ -1521,7 +1521,9 @@ GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
                   NUL-terminated prefix (buf may be NULL with size 0); *out_needed (may be NULL):
                   the bytes the whole dump takes, NUL included (0 after GROUPCONC_EINVAL).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL, or buf NULL with size > 0);
-                  GROUPCONC_ERANGE (did not fit: call again with *out_needed bytes); GROUPCONC_ENOMEM.
+                  GROUPCONC_ERANGE (did not fit: call again with *out_needed bytes; on a live
+                  executor the state may grow meanwhile: leave room, or loop until OK, as
+                  groupconc_executor_dump_file does); GROUPCONC_ENOMEM.
    Thread safety: any thread; a consistent snapshot (taken under the executor's locks).
    Callbacks:     may be called anywhere except the resolver.
                   Runs here: never another task's code, nor the fleet provider (it may start a

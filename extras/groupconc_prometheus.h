@@ -149,7 +149,9 @@ typedef enum groupconc_prometheus_error {
 typedef struct groupconc_prometheus_config {
     const char *prefix;  /* prepended to every metric name: [a-zA-Z_:][a-zA-Z0-9_:]* or "", at most
                             GROUPCONC_PROMETHEUS_MAX_PREFIX_LEN bytes; NULL: the default;
-                            default "groupconc_" */
+                            default "groupconc_". ':' is valid but reserved by Prometheus for
+                            recording rules (promtool check metrics reports it): prefer
+                            [a-zA-Z0-9_] */
     size_t max_groups;   /* groups listed by name, busiest first; the rest summed as "%other";
                             0: all summed; GROUPCONC_PROMETHEUS_ALL_GROUPS: all listed; default 50 */
     bool help;           /* write a # HELP line per metric (# TYPE lines always); default true */
