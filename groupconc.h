@@ -2460,7 +2460,11 @@ struct groupconc_executor {
                                       may start this many threads beyond max_threads */
 };
 
-#define GROUPCONC__INBOX_CLOSED(ex) ((groupconc_task *)(uintptr_t)&(ex)->inbox) /* a mark, never read */
+/* The closed inbox's mark: an address no task has, never read (one for every executor: the mark
+   only says "closed"; an object of its own, so no cast drops a qualifier or makes a pointer of an
+   integer) */
+static groupconc_task groupconc__inbox_closed_mark;
+#define GROUPCONC__INBOX_CLOSED(ex) ((void)(ex), &groupconc__inbox_closed_mark)
 
 
 /* Work collected under the lock and finished after unlocking (events, completion, rejection). */
@@ -3651,7 +3655,7 @@ GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupco
 /* A pause lifted (g, or every group when g is NULL): a paused group asked nothing and held no lease
    (notifies found nothing to ask, a grant was given back), so ask again for each of its tasks
    answered BUSY, oldest first, as a notify naming no group does. Under ex->lock. */
-GROUPCONC__FN void groupconc__fleet_resume_locked(groupconc_executor *ex, groupconc__group *g,
+GROUPCONC__FN void groupconc__fleet_resume_locked(groupconc_executor *ex, const groupconc__group *g,
                                                   groupconc__batch *b) {
     groupconc_task *t;
     if (!ex->policy.fleet.acquire) return;
@@ -4650,8 +4654,10 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* ours now: nobody else writes its bits */
                 ran = groupconc__run(ex, t);
                 if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
-                if (ran) waited_for = groupconc__publish(ex, self, t, nran++);
-                if (ran) GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
+                if (ran) {
+                    waited_for = groupconc__publish(ex, self, t, nran++);
+                    GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
+                }
                 /* a clock read costs as much as a short task's whole overhead: untimed tasks read it
                    every fourth one (a long task is then noticed up to three short ones late) */
                 if (ran && timed) unread = 0;
@@ -7347,6 +7353,8 @@ GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
     groupconc__mutex_lock(&scope->lock);
     joined = scope->joined; /* only the owner thread sets it */
     groupconc__mutex_unlock(&scope->lock);
+    /* NOLINTBEGIN(clang-analyzer-unix.Malloc): the shutdown's unrefs never free the scope here,
+       the open reference (dropped below) keeps it; the analyzer does not count references */
     if (!joined) (void)groupconc_scope_shutdown(scope); /* JEP 428: shut down first, then wait */
     (void)groupconc__scope_wait(scope, UINT64_MAX); /* every fork, also one that ignores its cancel */
     groupconc__mutex_lock(&scope->lock);
@@ -7359,6 +7367,7 @@ GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
     groupconc__mutex_unlock(&ex->scope_lock);
     groupconc__scope_top = scope->owner_prev;
     groupconc__scope_unref(scope);
+    /* NOLINTEND(clang-analyzer-unix.Malloc) */
     return joined ? GROUPCONC_OK : GROUPCONC_ENOTJOINED;
 }
 

@@ -4666,6 +4666,9 @@ static void fl_check_waiting(void) {
                          rc == GROUPCONC_OK ? "found" : "not found", p0, b0);
                 if (p0 + b0 > 0 && tries == 0) atomic_fetch_add(&acounters[A_FL_WAIT_EXACT], 1);
             }
+            /* a paused group asks nothing: its tasks wait at the fleet layer unasked (one that
+               entered while paused, or whose grant was given back) until the resume asks again */
+            if (LV.xpaused || LV.gpaused[g]) break;
             if (dirty || wf <= (size_t)p1 || FL.ending) { /* (the end's answers may come later, on purpose) */
                 if (tries) atomic_fetch_add(&acounters[A_FL_WAIT_RETRY], 1);
                 break;
