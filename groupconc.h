@@ -154,6 +154,8 @@
                    (EFLEET_OPEN), or its provider reported a failed    fleet_renew_failed
                    lease renewal (EFLEET_RENEW)
        (none)      a task got every permit (it runs or is about to)    admitted
+       (none)      a refused task runs under CALLER_RUNS (after its    caller_runs (not in
+                   REJECTED event, whose reason names the layer)         completed's sum)
        A task counts where its final status puts it: a CALLER_RUNS task or one whose rejection
        handler chose SUCCESS counts as succeeded. submitted - completed = tasks still in progress.
        REJECTED with GROUPCONC_EEXPIRED_* counts as expired, with GROUPCONC_EREJECTED_WAITING as
@@ -1012,6 +1014,9 @@ typedef struct groupconc_group_stats {
     uint64_t rejected_waiting;  /* REJECTED: the max_waiting bound */
     uint64_t expired;           /* REJECTED: the queue deadline passed (GROUPCONC_EEXPIRED_*) */
     uint64_t rejected_fleet;    /* REJECTED: the fleet provider refused (GROUPCONC_EREJECTED_FLEET) */
+    uint64_t caller_runs;       /* refused by a layer, then run under CALLER_RUNS (not in completed's
+                                   sum: such a task counts where its run's status puts it; which
+                                   layer refused it is its REJECTED event's reason) */
     uint64_t oldest_wait_ns;    /* age of the oldest waiting task (0 if none); measured with a
                                    coarse clock where there is one: a few ms resolution */
 } groupconc_group_stats;
@@ -1033,7 +1038,7 @@ typedef struct groupconc_group_stats {
     X(uint64_t, failed, U) X(uint64_t, cancelled, U) X(uint64_t, rejected_global, U)                 \
     X(uint64_t, rejected_bulkhead, U) X(uint64_t, rejected_concurrency, U)                           \
     X(uint64_t, rejected_waiting, U) X(uint64_t, expired, U) X(uint64_t, rejected_fleet, U)          \
-    X(uint64_t, oldest_wait_ns, U)
+    X(uint64_t, caller_runs, U) X(uint64_t, oldest_wait_ns, U)
 
 typedef struct groupconc_executor_stats {
     size_t groups;              /* groups with cached state */
@@ -1059,6 +1064,7 @@ typedef struct groupconc_executor_stats {
     uint64_t rejected_global, rejected_bulkhead, rejected_concurrency, rejected_waiting, expired;
     uint64_t rejected_other;    /* submit failed after SUBMITTED: ESHUTDOWN, ENOMEM, ETHREAD,
                                    EGROUPS_FULL */
+    uint64_t caller_runs;       /* refused, then run under CALLER_RUNS (see groupconc_group_stats) */
     uint64_t groups_reclaimed;  /* idle groups dropped by the bounded table (idle time or max) */
     uint64_t counts_unattributed; /* outcomes counted here but not in their group's stats: memory
                                      ran out when the group first needed its rare counters */
@@ -1083,7 +1089,7 @@ typedef struct groupconc_executor_stats {
     X(uint64_t, failed, U) X(uint64_t, cancelled, U) X(uint64_t, rejected_global, U)                 \
     X(uint64_t, rejected_bulkhead, U) X(uint64_t, rejected_concurrency, U)                           \
     X(uint64_t, rejected_waiting, U) X(uint64_t, expired, U) X(uint64_t, rejected_other, U)          \
-    X(uint64_t, groups_reclaimed, U) X(uint64_t, counts_unattributed, U)                             \
+    X(uint64_t, caller_runs, U) X(uint64_t, groups_reclaimed, U) X(uint64_t, counts_unattributed, U) \
     X(size_t, waiting_fleet, U) X(uint64_t, rejected_fleet, U) X(uint64_t, fleet_open, U)            \
     X(uint64_t, fleet_renew_failed, U)
 
@@ -1560,6 +1566,10 @@ GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy pol
    answered BUSY are not asked again (notifies pass them by), a task that enters the layer or whose
    lease is granted after the pause waits as BUSY (the lease given back at once), and the resume
    asks again for each of its tasks answered BUSY, oldest first. Its running tasks keep theirs.
+   A REJECT answer goes through the rejection policy as any layer's refusal: under
+   GROUPCONC_REJECT_CALLER_RUNS the task fires REJECTED (reason GROUPCONC_EREJECTED_FLEET) and then
+   runs on a worker holding no lease and no permit, counted in caller_runs (and by its run's status):
+   with a fail-closed provider and its backend down, every task of a capped group runs so.
    The provider's duties: answer every request exactly once, also while the executor shuts down
    and is destroyed (destroy waits for the answers); notify once per lease freed in the fleet. Its
    own threads may call groupconc_fleet_answer, _notify and _report concurrently with
@@ -2286,12 +2296,14 @@ enum { GROUPCONC__C_SUCCEEDED, GROUPCONC__C_FAILED, GROUPCONC__C_CANCELLED, GROU
 typedef struct groupconc__counters {
     uint64_t submitted, admitted;
     uint64_t outcome[GROUPCONC__C_OUTCOMES];
+    uint64_t caller_runs; /* outside the outcomes: refused, then run under CALLER_RUNS */
 } groupconc__counters;
 
 /* A group's rare counters (every outcome but success), allocated the first time one is needed:
    a group whose tasks all succeed never pays for them. */
 typedef struct groupconc__group_cold {
     uint64_t outcome[GROUPCONC__C_OUTCOMES]; /* [GROUPCONC__C_SUCCEEDED] unused: in the group */
+    uint64_t caller_runs;                    /* refused, then run under CALLER_RUNS */
 } groupconc__group_cold;
 
 /* The bounded table's LRU link, allocated in front of each group of such an executor only (see
@@ -2791,6 +2803,17 @@ GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__gr
     if (g->flags & GROUPCONC__GF_LRU) /* its idle time counts from its last task's end */
         atomic_store_explicit(&groupconc__lru_of(g)->last_used, groupconc__coarse_now_ns(),
                               memory_order_relaxed);
+}
+
+/* A task refused with `reason` runs under CALLER_RUNS: its refusal leaves the outcome counters (its
+   run's status counts when it ends) and counts in caller_runs, which keeps the fact that a layer (the
+   REJECTED event's reason says which) was passed by. Under ex->lock. The group's count lives in the
+   cold block the refusal allocated (none if that failed: the executor's count still has it). */
+GROUPCONC__FN void groupconc__count_caller_run_locked(groupconc_executor *ex, groupconc__group *g,
+                                                      int reason) {
+    groupconc__count_locked(ex, g, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
+    ex->counts.caller_runs++;
+    if (g->cold) g->cold->caller_runs++;
 }
 
 GROUPCONC__FN void groupconc__group_free(groupconc__group *g) {
@@ -4158,8 +4181,7 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
             t->bits |= GROUPCONC__B_NO_PERMITS;
             t->status = GROUPCONC_STATUS_PENDING;
             t->error = 0;
-            groupconc__count_locked(ex, t->group,
-                                    groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
+            groupconc__count_caller_run_locked(ex, t->group, reason);
             groupconc__push_ready(ex, t);
             (void)groupconc__kick_locked(ex);
         }
@@ -5514,7 +5536,7 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
         (void)groupconc__run(ex, t); /* on the submitting thread, holding no permits (no defer) */
         t->bits |= GROUPCONC__B_RAN;  /* in no list: nobody else reads its bits */
         groupconc__mutex_lock(&ex->lock);
-        groupconc__count_locked(ex, g, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, rc), -1);
+        groupconc__count_caller_run_locked(ex, g, rc);
         groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
         groupconc__mutex_unlock(&ex->lock);
     }
@@ -6062,6 +6084,7 @@ GROUPCONC__FN void groupconc__group_stats_locked(groupconc_executor *ex, const g
     out_stats->rejected_waiting = groupconc__group_outcome(g, GROUPCONC__C_REJ_WAITING);
     out_stats->expired = groupconc__group_outcome(g, GROUPCONC__C_EXPIRED);
     out_stats->rejected_fleet = groupconc__group_outcome(g, GROUPCONC__C_REJ_FLEET);
+    out_stats->caller_runs = g->cold ? g->cold->caller_runs : 0;
     out_stats->completed = groupconc__group_completed(g);
     /* the oldest waiter is the head of one of the group's FIFOs (submit time) */
     if (g->waiting_global)
@@ -6156,6 +6179,7 @@ GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, grou
     out_stats->rejected_waiting = ex->counts.outcome[GROUPCONC__C_REJ_WAITING];
     out_stats->expired = ex->counts.outcome[GROUPCONC__C_EXPIRED];
     out_stats->groups_reclaimed = ex->groups_reclaimed;
+    out_stats->caller_runs = ex->counts.caller_runs;
     out_stats->counts_unattributed = ex->counts_unattributed;
     out_stats->threads = atomic_load_explicit(&ex->nthreads, memory_order_relaxed); /* the lock */
     out_stats->idle_threads = atomic_load_explicit(&ex->nidle, memory_order_relaxed);

@@ -42,6 +42,7 @@
          P_tasks_completed_total{outcome}                                        counter
              outcome: succeeded failed cancelled rejected_global rejected_bulkhead
                       rejected_concurrency rejected_waiting expired rejected_fleet rejected_other
+         P_tasks_caller_runs_total (refused, then run under CALLER_RUNS: outside the outcomes),
          P_groups_reclaimed_total, P_counts_unattributed_total, P_fleet_open_total,
          P_fleet_renew_failed_total                                              counter
          P_running_tasks, P_ready_tasks, P_waiting_tasks (every layer),
@@ -52,7 +53,8 @@
          P_max_groups                                                            gauge (limits)
        per group, label group (GROUP LABEL):
          P_group_tasks_submitted_total, P_group_tasks_admitted_total             counter
-         P_group_tasks_completed_total{outcome} (the outcomes above but rejected_other)  counter
+         P_group_tasks_completed_total{outcome} (the outcomes above but rejected_other),
+         P_group_tasks_caller_runs_total                                         counter
          P_group_running_tasks, P_group_ready_tasks, P_group_in_flight_tasks,
          P_group_gate_permits, P_group_paused (0/1), P_group_oldest_wait_seconds  gauge
          P_group_waiting_tasks{layer}: global bulkhead concurrency running fleet  gauge
@@ -380,6 +382,7 @@ static const groupconc_prometheus__metric groupconc_prometheus__executor_metrics
     {"tasks_completed_total", "counter", NULL, "outcome", "expired", GROUPCONC_PROMETHEUS__E(expired), GROUPCONC_PROMETHEUS__U64},
     {"tasks_completed_total", "counter", NULL, "outcome", "rejected_fleet", GROUPCONC_PROMETHEUS__E(rejected_fleet), GROUPCONC_PROMETHEUS__U64},
     {"tasks_completed_total", "counter", NULL, "outcome", "rejected_other", GROUPCONC_PROMETHEUS__E(rejected_other), GROUPCONC_PROMETHEUS__U64},
+    {"tasks_caller_runs_total", "counter", "refused tasks that ran under CALLER_RUNS (not in tasks_completed_total's outcomes)", NULL, NULL, GROUPCONC_PROMETHEUS__E(caller_runs), GROUPCONC_PROMETHEUS__U64},
     {"groups_reclaimed_total", "counter", "idle groups dropped by the bounded group table", NULL, NULL, GROUPCONC_PROMETHEUS__E(groups_reclaimed), GROUPCONC_PROMETHEUS__U64},
     {"counts_unattributed_total", "counter", "outcomes counted in the executor's totals only (no memory for the group's)", NULL, NULL, GROUPCONC_PROMETHEUS__E(counts_unattributed), GROUPCONC_PROMETHEUS__U64},
     {"fleet_open_total", "counter", "tasks that ran on the local caps alone (fleet layer failed open)", NULL, NULL, GROUPCONC_PROMETHEUS__E(fleet_open), GROUPCONC_PROMETHEUS__U64},
@@ -416,6 +419,7 @@ static const groupconc_prometheus__metric groupconc_prometheus__group_metrics[] 
     {"group_tasks_completed_total", "counter", NULL, "outcome", "rejected_waiting", GROUPCONC_PROMETHEUS__G(rejected_waiting), GROUPCONC_PROMETHEUS__U64},
     {"group_tasks_completed_total", "counter", NULL, "outcome", "expired", GROUPCONC_PROMETHEUS__G(expired), GROUPCONC_PROMETHEUS__U64},
     {"group_tasks_completed_total", "counter", NULL, "outcome", "rejected_fleet", GROUPCONC_PROMETHEUS__G(rejected_fleet), GROUPCONC_PROMETHEUS__U64},
+    {"group_tasks_caller_runs_total", "counter", "the group's refused tasks that ran under CALLER_RUNS", NULL, NULL, GROUPCONC_PROMETHEUS__G(caller_runs), GROUPCONC_PROMETHEUS__U64},
     {"group_running_tasks", "gauge", "the group's tasks on a worker, and its gate permits", NULL, NULL, GROUPCONC_PROMETHEUS__G(running), GROUPCONC_PROMETHEUS__SIZE},
     {"group_ready_tasks", "gauge", "the group's tasks holding every permit, waiting for a worker", NULL, NULL, GROUPCONC_PROMETHEUS__G(ready), GROUPCONC_PROMETHEUS__SIZE},
     {"group_waiting_tasks", "gauge", "the group's waiting tasks, by layer", "layer", "global", GROUPCONC_PROMETHEUS__G(waiting_global), GROUPCONC_PROMETHEUS__SIZE},

@@ -135,8 +135,9 @@
        GROUPCONC_REDIS_FAIL_CLOSED_REJECT  REJECT: the task completes REJECTED with
                                            GROUPCONC_EREJECTED_FLEET (through the rejection policy;
                                            under GROUPCONC_REJECT_CALLER_RUNS it fires REJECTED with
-                                           that reason, then runs holding no lease, counted by its
-                                           final status; fail_rejected counts the refusals)
+                                           that reason, then runs holding no lease, counted in the
+                                           executor's caller_runs and by its final status;
+                                           fail_rejected counts the refusals)
        GROUPCONC_REDIS_FAIL_OPEN           OPEN: the task runs on the local caps alone, holding no
                                            lease; the executor counts it (fleet_open) and reports
                                            GROUPCONC_EVENT_FLEET with GROUPCONC_EFLEET_OPEN

@@ -1483,7 +1483,14 @@ static void test_fail_closed_caller_runs(void **state) {
     groupconc_executor_stats xs = tu_xstats(g.ex);
     assert_int_equal(xs.succeeded, 4);
     assert_int_equal(xs.rejected_fleet, 0); /* counted where the final status puts it */
+    assert_int_equal(xs.caller_runs, 4);    /* and that a layer was passed by */
+    assert_int_equal(xs.completed, 4);      /* caller_runs is outside completed's sum */
     assert_int_equal(xs.fleet_open, 0);
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_group_stats_get(g.ex, "cr", &gs), GROUPCONC_OK);
+    assert_int_equal(gs.caller_runs, 4);
+    assert_int_equal(gs.succeeded, 4);
+    assert_int_equal(gs.rejected_fleet, 0);
     groupconc_redis_stats s = rstats(g.r);
     assert_int_equal(s.fail_rejected, 4);
     assert_int_equal(s.grants, 0);

@@ -448,7 +448,11 @@ static void test_reject_caller_runs_in_submit(void **state) {
         /* it counts where its final status puts it: succeeded, not rejected */
         assert_int_equal(tu_rejected(tu_gstats(ex, g)), 0);
         assert_int_equal(tu_gstats(ex, g).succeeded, 1);
+        /* and in caller_runs, outside completed's sum */
+        assert_int_equal(tu_gstats(ex, g).caller_runs, 1);
+        assert_int_equal(tu_xstats(ex).caller_runs, 1);
         tu_ps_finish_all(&ps);
+        assert_int_equal(tu_xstats(ex).completed, tu_xstats(ex).submitted);
         assert_int_equal(tu_xstats(ex).global_in_flight, 0);
         groupconc_task_release(t);
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
@@ -658,6 +662,8 @@ static void test_async_rejection_policies(void **state) {
         }
         assert_int_equal(tu_rejected(tu_gstats(ex, "G")), mode == 0 ? 1 : 0);
         assert_int_equal(tu_gstats(ex, "G").succeeded, mode == 0 ? 0 : 1); /* the blocker still runs */
+        assert_int_equal(tu_gstats(ex, "G").caller_runs, mode == 0 ? 0 : 1);
+        assert_int_equal(tu_xstats(ex).caller_runs, mode == 0 ? 0 : 1);
         tu_ps_finish_all(&ps);
         assert_int_equal(tu_xstats(ex).global_in_flight, 0);
         groupconc_task_release(t);
