@@ -354,9 +354,9 @@ extern "C" {
     X(EPOLICY, -5, "invalid policy: unknown rejection policy value")                                 \
     X(EDUPKEY, -6, "the per-group limits table names the same group twice")                           \
     X(ESHUTDOWN, -7, "executor is shut down and accepts no new tasks")                                \
-    X(EREJECTED_GLOBAL, -8, "rejected at layer 1: global queue threshold reached")                    \
-    X(EREJECTED_BULKHEAD, -9, "rejected at layer 2: group queue threshold reached (bulkhead)")        \
-    X(EREJECTED_CONCURRENCY, -10, "rejected at layer 3: group queue threshold reached (concurrency)") \
+    X(EREJECTED_GLOBAL, -8, "rejected at the global in-flight layer: global queue threshold reached")                    \
+    X(EREJECTED_BULKHEAD, -9, "rejected at the group bulkhead layer: group queue threshold reached")        \
+    X(EREJECTED_CONCURRENCY, -10, "rejected at the group concurrency layer: group queue threshold reached") \
     X(ETIMEDOUT, -11, "timed out")                                                                    \
     X(ENOMEM, -12, "out of memory")                                                                   \
     X(ETHREAD, -13, "could not start a worker thread")                                                \
@@ -375,12 +375,12 @@ extern "C" {
     X(EFAILED, -26, "the scope's policy failed: a fork failed, or none succeeded")                  \
     X(ERANGE, -27, "the buffer is too small (the size needed is reported)")                        \
     X(EIO, -28, "writing the output failed")                                                        \
-    X(EREJECTED_RUNNING, -29, "rejected at layer 4: the global running cap is reached (executor gate)") \
+    X(EREJECTED_RUNNING, -29, "rejected at the global running layer: its cap is reached (executor gate)") \
     X(EREJECTED_WAITING, -30, "rejected: the bound on waiting tasks, all layers together, is reached") \
-    X(EEXPIRED_GLOBAL, -31, "queue deadline passed while waiting at layer 1 (global in-flight)")   \
-    X(EEXPIRED_BULKHEAD, -32, "queue deadline passed while waiting at layer 2 (group bulkhead)")    \
-    X(EEXPIRED_CONCURRENCY, -33, "queue deadline passed while waiting at layer 3 (group concurrency)") \
-    X(EEXPIRED_RUNNING, -34, "queue deadline passed while waiting at layer 4 (global running cap)") \
+    X(EEXPIRED_GLOBAL, -31, "queue deadline passed while waiting at the global in-flight layer")   \
+    X(EEXPIRED_BULKHEAD, -32, "queue deadline passed while waiting at the group bulkhead layer")    \
+    X(EEXPIRED_CONCURRENCY, -33, "queue deadline passed while waiting at the group concurrency layer") \
+    X(EEXPIRED_RUNNING, -34, "queue deadline passed while waiting at the global running layer") \
     X(EGROUPS_FULL, -35, "the group table is at max_groups and no group is idle")                  \
     X(EPAUSED, -36, "refused: the group or the executor is paused")                                \
     X(EREJECTED_FLEET, -37, "rejected at the fleet layer: the provider refused (its backend unreachable, fail-closed)") \
@@ -2351,7 +2351,18 @@ struct groupconc__group {
     char key[];
 };
 
-#define GROUPCONC__LAYERS 4 /* 0 global in-flight, 1 bulkhead, 2 concurrency, 3 global running */
+/* The semaphore layers, in the order a task takes them; t->held counts the ones it holds (layers
+   [0, held)). One name per layer, in the code and in the text (the manual's layer table, the stats'
+   waiting_* fields, the reasons GROUPCONC_EREJECTED_* / EEXPIRED_*). The fleet layer is not one of
+   them: it holds no semaphore here (a lease from the provider), and a task with a provider passes it
+   between CONCURRENCY and RUNNING (groupconc__admit; "the fleet layer" below). */
+typedef enum groupconc__layer_id {
+    GROUPCONC__L_GLOBAL = 0,  /* global in-flight: ex->global (global_max_in_flight) */
+    GROUPCONC__L_BULKHEAD,    /* group bulkhead: g->bulkhead (max_in_flight) */
+    GROUPCONC__L_CONCURRENCY, /* group concurrency: g->conc (concurrency); paused groups take none */
+    GROUPCONC__L_RUNNING,     /* global running: ex->run_cap (global_max_running); work-conserving */
+    GROUPCONC__LAYERS
+} groupconc__layer_id;
 
 /* Batching: a worker that sees tasks finish in under GROUPCONC__SHORT_NS each doubles how many it
    takes per locked step (up to GROUPCONC_BATCH_MAX), and finishes them together at its next one;
@@ -3045,7 +3056,32 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
 }
 
 GROUPCONC__FN groupconc__sem *groupconc__layer(groupconc_executor *ex, groupconc__group *g, int layer) {
-    return layer == 0 ? &ex->global : layer == 1 ? &g->bulkhead : layer == 2 ? &g->conc : &ex->run_cap;
+    switch (layer) {
+    case GROUPCONC__L_GLOBAL: return &ex->global;
+    case GROUPCONC__L_BULKHEAD: return &g->bulkhead;
+    case GROUPCONC__L_CONCURRENCY: return &g->conc;
+    default: return &ex->run_cap; /* GROUPCONC__L_RUNNING */
+    }
+}
+
+/* The reason a task refused at `layer` completes with (its queue threshold; the gate's try_acquire). */
+GROUPCONC__FN int groupconc__layer_rejected(int layer) {
+    switch (layer) {
+    case GROUPCONC__L_GLOBAL: return GROUPCONC_EREJECTED_GLOBAL;
+    case GROUPCONC__L_BULKHEAD: return GROUPCONC_EREJECTED_BULKHEAD;
+    case GROUPCONC__L_CONCURRENCY: return GROUPCONC_EREJECTED_CONCURRENCY;
+    default: return GROUPCONC_EREJECTED_RUNNING; /* GROUPCONC__L_RUNNING */
+    }
+}
+
+/* The reason a task whose queue deadline passed while it waited at `layer` completes with. */
+GROUPCONC__FN int groupconc__layer_expired(int layer) {
+    switch (layer) {
+    case GROUPCONC__L_GLOBAL: return GROUPCONC_EEXPIRED_GLOBAL;
+    case GROUPCONC__L_BULKHEAD: return GROUPCONC_EEXPIRED_BULKHEAD;
+    case GROUPCONC__L_CONCURRENCY: return GROUPCONC_EEXPIRED_CONCURRENCY;
+    default: return GROUPCONC_EEXPIRED_RUNNING; /* GROUPCONC__L_RUNNING */
+    }
 }
 
 /* A paused group (or executor) is handed no permit at layers 3 and 4. Under ex->lock. */
@@ -3279,9 +3315,9 @@ GROUPCONC__FN void groupconc__push_ready(groupconc_executor *ex, groupconc_task 
 
 /* One task fewer waiting at `layer` (which counts it: the group, or the executor). */
 GROUPCONC__FN void groupconc__waiting_dec(groupconc_executor *ex, groupconc_task *w, int layer) {
-    if (layer == 0) w->group->waiting_global--;
-    else if (layer == 3) w->group->waiting_running--;
-    else ex->waiting_groups--;
+    if (layer == GROUPCONC__L_GLOBAL) w->group->waiting_global--;
+    else if (layer == GROUPCONC__L_RUNNING) w->group->waiting_running--;
+    else ex->waiting_groups--; /* bulkhead and concurrency */
 }
 
 GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_task *t, int reason,
@@ -3497,8 +3533,8 @@ GROUPCONC__FN groupconc_task *groupconc__next_waiter(groupconc_executor *ex, gro
                                                      int layer) {
     groupconc__sem *s = groupconc__layer(ex, g, layer);
     groupconc_task *w = s->waiters.head;
-    if (layer == 2 && w && groupconc__paused(ex, g)) return NULL;
-    if (layer == 3) {
+    if (layer == GROUPCONC__L_CONCURRENCY && w && groupconc__paused(ex, g)) return NULL;
+    if (layer == GROUPCONC__L_RUNNING) {
         if (ex->paused) return NULL;
         while (w && (w->group->flags & GROUPCONC__GF_PAUSED)) w = w->next;
     }
@@ -3697,24 +3733,25 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
     while (t->held < GROUPCONC__LAYERS) {
         int layer = t->held, reason = 0;
         groupconc__sem *s = groupconc__layer(ex, g, layer);
-        if (layer == 3 && (t->bits & (GROUPCONC__B_FLEET | GROUPCONC__B_FLEET_PASSED)) == GROUPCONC__B_FLEET) {
+        if (layer == GROUPCONC__L_RUNNING &&
+            (t->bits & (GROUPCONC__B_FLEET | GROUPCONC__B_FLEET_PASSED)) == GROUPCONC__B_FLEET) {
             groupconc__fleet_enter_locked(ex, t, b); /* the group's permits held: the fleet's next */
             return;
         }
-        bool shut = layer >= 2 && groupconc__paused(ex, g);
-        /* layer 3: a free permit means every waiter there is paused (see the table above) */
-        if (!shut && s->used < s->limit && (s->waiters.count == 0 || layer == 3)) {
+        bool shut = layer >= GROUPCONC__L_CONCURRENCY && groupconc__paused(ex, g);
+        /* global running: a free permit means every waiter there is paused (see the table above) */
+        if (!shut && s->used < s->limit && (s->waiters.count == 0 || layer == GROUPCONC__L_RUNNING)) {
             s->used++;
             t->held++;
             continue;
         }
-        if (layer == 0) {
+        if (layer == GROUPCONC__L_GLOBAL) {
             int thr = ex->policy.global_queue_threshold;
             if (thr != GROUPCONC_UNLIMITED && s->waiters.count >= (size_t)thr) reason = GROUPCONC_EREJECTED_GLOBAL;
-        } else if (layer <= 2) {
+        } else if (layer != GROUPCONC__L_RUNNING) { /* the group's threshold bounds both its queues */
             if (g->threshold != GROUPCONC_UNLIMITED &&
                 g->bulkhead.waiters.count + g->conc.waiters.count >= (size_t)g->threshold)
-                reason = layer == 1 ? GROUPCONC_EREJECTED_BULKHEAD : GROUPCONC_EREJECTED_CONCURRENCY;
+                reason = groupconc__layer_rejected(layer);
         }
         /* the memory bound counts a task once: one moving between queues left one just now */
         if (!reason && !(t->bits & GROUPCONC__B_QUEUED_ONCE) && ex->policy.max_waiting != GROUPCONC_UNLIMITED &&
@@ -3724,9 +3761,9 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
             groupconc__reject_locked(ex, t, reason, b);
             return;
         }
-        if (layer == 0) g->waiting_global++;
-        else if (layer == 3) g->waiting_running++;
-        else ex->waiting_groups++;
+        if (layer == GROUPCONC__L_GLOBAL) g->waiting_global++;
+        else if (layer == GROUPCONC__L_RUNNING) g->waiting_running++;
+        else ex->waiting_groups++; /* bulkhead and concurrency */
         if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) {
             t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
             t->start_ns = groupconc__coarse_now_ns();
@@ -4720,7 +4757,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
 GROUPCONC__FN void groupconc__expire_locked(groupconc_executor *ex, uint64_t now, groupconc__batch *b) {
     while (ex->ntimers > 0 && groupconc__timer_at(ex, 0) <= now) {
         groupconc_task *t = ex->timers[0];
-        int reason = t->stage == GROUPCONC__QUEUED ? GROUPCONC_EEXPIRED_GLOBAL - (int)t->held
+        int reason = t->stage == GROUPCONC__QUEUED ? groupconc__layer_expired(t->held)
                                                    : GROUPCONC_EEXPIRED_FLEET;
         GROUPCONC_ASSERT(t->stage == GROUPCONC__QUEUED || t->stage == GROUPCONC__FLEET_ASKING ||
                          t->stage == GROUPCONC__FLEET_BUSY);
@@ -6279,12 +6316,12 @@ GROUPCONC__PUBLIC groupconc_executor_limits groupconc_executor_limits_keep(void)
    free layer-4 permit without looking at its FIFO (see "fair semaphores"), so the tasks already
    waiting there must have had theirs by then. */
 GROUPCONC__FN void groupconc__refill_locked(groupconc_executor *ex, groupconc__group *g, groupconc__batch *b) {
-    (void)groupconc__fill_layer(ex, g, 3, b);
+    (void)groupconc__fill_layer(ex, g, GROUPCONC__L_RUNNING, b);
     if (g) {
-        (void)groupconc__fill_layer(ex, g, 1, b);
-        (void)groupconc__fill_layer(ex, g, 2, b);
+        (void)groupconc__fill_layer(ex, g, GROUPCONC__L_BULKHEAD, b);
+        (void)groupconc__fill_layer(ex, g, GROUPCONC__L_CONCURRENCY, b);
     } else {
-        (void)groupconc__fill_layer(ex, g, 0, b);
+        (void)groupconc__fill_layer(ex, g, GROUPCONC__L_GLOBAL, b);
     }
     groupconc__pump(ex, b);
     (void)groupconc__kick_locked(ex);
@@ -6292,12 +6329,12 @@ GROUPCONC__FN void groupconc__refill_locked(groupconc_executor *ex, groupconc__g
 
 GROUPCONC__FN void groupconc__refill_all_tlocked(groupconc_executor *ex, groupconc__batch *b) {
     size_t i;
-    (void)groupconc__fill_layer(ex, NULL, 3, b);
-    (void)groupconc__fill_layer(ex, NULL, 0, b);
+    (void)groupconc__fill_layer(ex, NULL, GROUPCONC__L_RUNNING, b);
+    (void)groupconc__fill_layer(ex, NULL, GROUPCONC__L_GLOBAL, b);
     for (i = 0; i < ex->nslots; i++) {
         if (!ex->hashes[i]) continue;
-        (void)groupconc__fill_layer(ex, ex->slots[i], 1, b);
-        (void)groupconc__fill_layer(ex, ex->slots[i], 2, b);
+        (void)groupconc__fill_layer(ex, ex->slots[i], GROUPCONC__L_BULKHEAD, b);
+        (void)groupconc__fill_layer(ex, ex->slots[i], GROUPCONC__L_CONCURRENCY, b);
     }
     groupconc__pump(ex, b);
     (void)groupconc__kick_locked(ex);
@@ -6740,12 +6777,9 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
     if (rc == GROUPCONC_OK && groupconc__paused(ex, g)) rc = GROUPCONC_EPAUSED;
     for (layer = 0; rc == GROUPCONC_OK && layer < GROUPCONC__LAYERS; layer++) {
         const groupconc__sem *s = groupconc__layer(ex, g, layer);
-        /* layer 4: a free permit means its waiters are all paused (see "fair semaphores") */
-        if ((s->waiters.count > 0 && layer != 3) || s->used >= s->limit)
-            rc = layer == 0   ? GROUPCONC_EREJECTED_GLOBAL
-                 : layer == 1 ? GROUPCONC_EREJECTED_BULKHEAD
-                 : layer == 2 ? GROUPCONC_EREJECTED_CONCURRENCY
-                              : GROUPCONC_EREJECTED_RUNNING;
+        /* global running: a free permit means its waiters are all paused (see "fair semaphores") */
+        if ((s->waiters.count > 0 && layer != GROUPCONC__L_RUNNING) || s->used >= s->limit)
+            rc = groupconc__layer_rejected(layer);
     }
     groupconc__mutex_lock_plain(&gate->lock);
     if (rc == GROUPCONC_OK) {
@@ -6866,10 +6900,10 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
         for (layer = 0; layer < GROUPCONC__LAYERS; layer++) {
             const groupconc__sem *s = groupconc__layer(ex, g, layer);
             int32_t free_here;
-            if ((s->waiters.count > 0 && layer != 3) || s->used >= s->limit ||
-                (layer >= 2 && groupconc__paused(ex, g)))
+            if ((s->waiters.count > 0 && layer != GROUPCONC__L_RUNNING) || s->used >= s->limit ||
+                (layer >= GROUPCONC__L_CONCURRENCY && groupconc__paused(ex, g)))
                 free_here = 0;
-            else if (s->limit == INT32_MAX && layer != 2)
+            else if (s->limit == INT32_MAX && layer != GROUPCONC__L_CONCURRENCY)
                 continue;
             else
                 free_here = s->limit - s->used;

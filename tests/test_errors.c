@@ -4143,12 +4143,12 @@ static int call_new_codes(fixture *f, const row *r) {
         const char *name;
         const char *subject; /* in its text */
     } added[] = {
-        {GROUPCONC_EREJECTED_RUNNING, -29, "GROUPCONC_EREJECTED_RUNNING", "layer 4"},
+        {GROUPCONC_EREJECTED_RUNNING, -29, "GROUPCONC_EREJECTED_RUNNING", "global running layer"},
         {GROUPCONC_EREJECTED_WAITING, -30, "GROUPCONC_EREJECTED_WAITING", "waiting"},
-        {GROUPCONC_EEXPIRED_GLOBAL, -31, "GROUPCONC_EEXPIRED_GLOBAL", "layer 1"},
-        {GROUPCONC_EEXPIRED_BULKHEAD, -32, "GROUPCONC_EEXPIRED_BULKHEAD", "layer 2"},
-        {GROUPCONC_EEXPIRED_CONCURRENCY, -33, "GROUPCONC_EEXPIRED_CONCURRENCY", "layer 3"},
-        {GROUPCONC_EEXPIRED_RUNNING, -34, "GROUPCONC_EEXPIRED_RUNNING", "layer 4"},
+        {GROUPCONC_EEXPIRED_GLOBAL, -31, "GROUPCONC_EEXPIRED_GLOBAL", "global in-flight layer"},
+        {GROUPCONC_EEXPIRED_BULKHEAD, -32, "GROUPCONC_EEXPIRED_BULKHEAD", "group bulkhead layer"},
+        {GROUPCONC_EEXPIRED_CONCURRENCY, -33, "GROUPCONC_EEXPIRED_CONCURRENCY", "group concurrency layer"},
+        {GROUPCONC_EEXPIRED_RUNNING, -34, "GROUPCONC_EEXPIRED_RUNNING", "global running layer"},
         {GROUPCONC_EGROUPS_FULL, -35, "GROUPCONC_EGROUPS_FULL", "max_groups"},
         {GROUPCONC_EPAUSED, -36, "GROUPCONC_EPAUSED", "paused"},
         {GROUPCONC_EREJECTED_FLEET, -37, "GROUPCONC_EREJECTED_FLEET", "rejected at the fleet layer"},
