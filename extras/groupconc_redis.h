@@ -877,30 +877,71 @@ GROUPCONC_REDIS_API groupconc_redis_config groupconc_redis_config_default(void) 
     return c;
 }
 
-GROUPCONC_REDIS_API int groupconc_redis_config_check(const groupconc_redis_config *c,
-                                                     groupconc_redis_problem *p) {
-    if (p) memset(p, 0, sizeof *p);
-    if (!c) return groupconc_redis__problem(p, GROUPCONC_EINVAL, "config", "%s is NULL%.0lld", 0);
-    const int64_t ms = 1000000;
+/* The address: a unix socket path that fits sockaddr_un, else a host and a port. */
+GROUPCONC_REDIS__PRIVATE int groupconc_redis__check_address(const groupconc_redis_config *c,
+                                                            groupconc_redis_problem *p) {
     if (c->unix_path) {
         size_t n = strlen(c->unix_path);
         if (n == 0 || n >= sizeof(((struct sockaddr_un *)0)->sun_path))
             return groupconc_redis__problem(p, GROUPCONC_REDIS_EADDRESS, "unix_path",
                                             "%s: %lld bytes (1 .. 107)", (long long)n);
-    } else {
-        if (!c->host || !*c->host)
-            return groupconc_redis__problem(p, GROUPCONC_REDIS_EADDRESS, "host",
-                                            "%s is empty and unix_path is not set%.0lld", 0);
-        if (c->port < 1 || c->port > 65535)
-            return groupconc_redis__problem(p, GROUPCONC_REDIS_EADDRESS, "port",
-                                            "%s = %lld: must be 1..65535", c->port);
+        return GROUPCONC_OK;
     }
+    if (!c->host || !*c->host)
+        return groupconc_redis__problem(p, GROUPCONC_REDIS_EADDRESS, "host",
+                                        "%s is empty and unix_path is not set%.0lld", 0);
+    if (c->port < 1 || c->port > 65535)
+        return groupconc_redis__problem(p, GROUPCONC_REDIS_EADDRESS, "port",
+                                        "%s = %lld: must be 1..65535", c->port);
+    return GROUPCONC_OK;
+}
+
+/* AUTH: no password, or a non-empty one; a username only beside a password. */
+GROUPCONC_REDIS__PRIVATE int groupconc_redis__check_credentials(const groupconc_redis_config *c,
+                                                                groupconc_redis_problem *p) {
     if (c->password && !*c->password)
         return groupconc_redis__problem(p, GROUPCONC_REDIS_ECREDENTIALS, "password",
                                         "%s is empty (NULL: no AUTH)%.0lld", 0);
     if (c->username && (!*c->username || !c->password))
         return groupconc_redis__problem(p, GROUPCONC_REDIS_ECREDENTIALS, "username",
                                         "%s is empty, or set without a password%.0lld", 0);
+    return GROUPCONC_OK;
+}
+
+/* One time field's range, lo <= value <= hi (GROUPCONC_ELIMIT outside), for the table below. */
+typedef struct groupconc_redis__time_range {
+    const char *field;
+    int64_t value, lo, hi;
+    const char *fmt;   /* the message: "%s" the field, "%lld" the value */
+} groupconc_redis__time_range;
+
+/* The times, in the order config_check reports them: a table, so that each range reads in one
+   line (INT64_MAX: no upper bound). */
+GROUPCONC_REDIS__PRIVATE int groupconc_redis__check_times(const groupconc_redis_config *c,
+                                                          groupconc_redis_problem *p) {
+    const int64_t ms = 1000000;
+    const groupconc_redis__time_range t[] = {
+        {"lease_ttl_ns", c->lease_ttl_ns, 10 * ms, (int64_t)86400 * 1000 * ms,
+         "%s = %lld: must be 10 ms .. 1 day"},
+        {"renew_interval_ns", c->renew_interval_ns, 0, c->lease_ttl_ns / 3,
+         "%s = %lld: must be 0 (TTL/3) or > 0 and <= lease_ttl_ns / 3"},
+        {"poll_interval_ns", c->poll_interval_ns, ms, INT64_MAX, "%s = %lld: must be >= 1 ms"},
+        {"connect_timeout_ns", c->connect_timeout_ns, ms, INT64_MAX, "%s = %lld: must be >= 1 ms"},
+        {"command_timeout_ns", c->command_timeout_ns, ms, INT64_MAX, "%s = %lld: must be >= 1 ms"},
+        {"backoff_min_ns", c->backoff_min_ns, ms, INT64_MAX, "%s = %lld: must be >= 1 ms"},
+        {"backoff_max_ns", c->backoff_max_ns, c->backoff_min_ns, INT64_MAX,
+         "%s = %lld: must be >= backoff_min_ns"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].value < t[i].lo || t[i].value > t[i].hi)
+            return groupconc_redis__problem(p, GROUPCONC_ELIMIT, t[i].field, t[i].fmt,
+                                            (long long)t[i].value);
+    return GROUPCONC_OK;
+}
+
+/* The scalars after the credentials: prefix, default_cap, the times, on_failure, batch_max. */
+GROUPCONC_REDIS__PRIVATE int groupconc_redis__check_scalars(const groupconc_redis_config *c,
+                                                            groupconc_redis_problem *p) {
     if (c->key_prefix && strlen(c->key_prefix) > GROUPCONC_REDIS_MAX_PREFIX_LEN)
         return groupconc_redis__problem(p, GROUPCONC_REDIS_EPREFIX, "key_prefix",
                                         "%s: %lld bytes, more than GROUPCONC_REDIS_MAX_PREFIX_LEN",
@@ -909,78 +950,85 @@ GROUPCONC_REDIS_API int groupconc_redis_config_check(const groupconc_redis_confi
         return groupconc_redis__problem(p, GROUPCONC_ELIMIT, "default_cap",
                                         "%s = %lld: must be >= 1 or GROUPCONC_UNLIMITED",
                                         c->default_cap);
-    if (c->lease_ttl_ns < 10 * ms || c->lease_ttl_ns > (int64_t)86400 * 1000 * ms)
-        return groupconc_redis__problem(p, GROUPCONC_ELIMIT, "lease_ttl_ns",
-                                        "%s = %lld: must be 10 ms .. 1 day", (long long)c->lease_ttl_ns);
-    if (c->renew_interval_ns < 0 || c->renew_interval_ns > c->lease_ttl_ns / 3)
-        return groupconc_redis__problem(p, GROUPCONC_ELIMIT, "renew_interval_ns",
-                                        "%s = %lld: must be 0 (TTL/3) or > 0 and <= lease_ttl_ns / 3",
-                                        (long long)c->renew_interval_ns);
-    if (c->poll_interval_ns < ms)
-        return groupconc_redis__problem(p, GROUPCONC_ELIMIT, "poll_interval_ns",
-                                        "%s = %lld: must be >= 1 ms", (long long)c->poll_interval_ns);
-    if (c->connect_timeout_ns < ms)
-        return groupconc_redis__problem(p, GROUPCONC_ELIMIT, "connect_timeout_ns",
-                                        "%s = %lld: must be >= 1 ms", (long long)c->connect_timeout_ns);
-    if (c->command_timeout_ns < ms)
-        return groupconc_redis__problem(p, GROUPCONC_ELIMIT, "command_timeout_ns",
-                                        "%s = %lld: must be >= 1 ms", (long long)c->command_timeout_ns);
-    if (c->backoff_min_ns < ms)
-        return groupconc_redis__problem(p, GROUPCONC_ELIMIT, "backoff_min_ns",
-                                        "%s = %lld: must be >= 1 ms", (long long)c->backoff_min_ns);
-    if (c->backoff_max_ns < c->backoff_min_ns)
-        return groupconc_redis__problem(p, GROUPCONC_ELIMIT, "backoff_max_ns",
-                                        "%s = %lld: must be >= backoff_min_ns",
-                                        (long long)c->backoff_max_ns);
+    int rc = groupconc_redis__check_times(c, p);
+    if (rc != GROUPCONC_OK) return rc;
     if ((unsigned)c->on_failure > (unsigned)GROUPCONC_REDIS_FAIL_OPEN)
         return groupconc_redis__problem(p, GROUPCONC_REDIS_EFAILURE, "on_failure",
                                         "%s = %lld: unknown failure policy", (long long)c->on_failure);
     if (c->batch_max < 1)
         return groupconc_redis__problem(p, GROUPCONC_ELIMIT, "batch_max", "%s = %lld: must be >= 1",
                                         c->batch_max);
+    return GROUPCONC_OK;
+}
+
+/* caps[i]: a key that groupconc could use (not NULL, not empty, not too long) and a valid cap. */
+GROUPCONC_REDIS__PRIVATE int groupconc_redis__check_cap_entry(const groupconc_redis_cap *e, size_t i,
+                                                              groupconc_redis_problem *p) {
+    char field[48];
+    snprintf(field, sizeof field, "caps[%zu].group", i);
+    if (!e->group) return groupconc_redis__problem(p, GROUPCONC_EINVAL, field, "%s is NULL%.0lld", 0);
+    size_t n = strlen(e->group);
+    if (n == 0) return groupconc_redis__problem(p, GROUPCONC_EKEYEMPTY, field, "%s is empty%.0lld", 0);
+    if (n > GROUPCONC_REDIS_MAX_KEY_LEN)
+        return groupconc_redis__problem(p, GROUPCONC_EKEYTOOLONG, field,
+                                        "%s: %lld bytes, more than GROUPCONC_REDIS_MAX_KEY_LEN",
+                                        (long long)n);
+    snprintf(field, sizeof field, "caps[%zu].cap", i);
+    if (e->cap < 1 && e->cap != GROUPCONC_UNLIMITED)
+        return groupconc_redis__problem(p, GROUPCONC_ELIMIT, field,
+                                        "%s = %lld: must be >= 1 or GROUPCONC_UNLIMITED", e->cap);
+    return GROUPCONC_OK;
+}
+
+/* A key twice in the table (checked after every entry is valid): sort a copy of the keys, each
+   with its index, and name the later of the first equal pair found. */
+GROUPCONC_REDIS__PRIVATE int groupconc_redis__check_cap_dups(const groupconc_redis_config *c,
+                                                             groupconc_redis_problem *p) {
+    groupconc_redis__capent *tmp = (groupconc_redis__capent *)GROUPCONC_REDIS_MALLOC(
+        c->cap_count * sizeof *tmp);
+    if (!tmp) return groupconc_redis__problem(p, GROUPCONC_ENOMEM, "caps",
+                                              "%s: no memory for the duplicate check%.0lld", 0);
+    for (size_t i = 0; i < c->cap_count; i++) {
+        tmp[i].key = c->caps[i].group;
+        tmp[i].cap = (int)i;
+    }
+    qsort(tmp, c->cap_count, sizeof *tmp, groupconc_redis__cap_cmp);
+    int dup = -1;
+    for (size_t i = 1; i < c->cap_count && dup < 0; i++)
+        if (strcmp(tmp[i - 1].key, tmp[i].key) == 0)
+            dup = tmp[i].cap > tmp[i - 1].cap ? tmp[i].cap : tmp[i - 1].cap;
+    GROUPCONC_REDIS_FREE(tmp);
+    if (dup < 0) return GROUPCONC_OK;
+    char field[48];
+    snprintf(field, sizeof field, "caps[%d].group", dup);
+    return groupconc_redis__problem(p, GROUPCONC_EDUPKEY, field,
+                                    "%s names a group already in the table%.0lld", 0);
+}
+
+/* The caps table: present if counted, each entry in order, then duplicates. */
+GROUPCONC_REDIS__PRIVATE int groupconc_redis__check_caps(const groupconc_redis_config *c,
+                                                         groupconc_redis_problem *p) {
     if (c->cap_count > 0 && !c->caps)
         return groupconc_redis__problem(p, GROUPCONC_EINVAL, "caps",
                                         "%s is NULL with cap_count = %lld", (long long)c->cap_count);
-    char field[48];
     for (size_t i = 0; i < c->cap_count; i++) {
-        const groupconc_redis_cap *e = &c->caps[i];
-        snprintf(field, sizeof field, "caps[%zu].group", i);
-        if (!e->group) return groupconc_redis__problem(p, GROUPCONC_EINVAL, field, "%s is NULL%.0lld", 0);
-        size_t n = strlen(e->group);
-        if (n == 0) return groupconc_redis__problem(p, GROUPCONC_EKEYEMPTY, field, "%s is empty%.0lld", 0);
-        if (n > GROUPCONC_REDIS_MAX_KEY_LEN)
-            return groupconc_redis__problem(p, GROUPCONC_EKEYTOOLONG, field,
-                                            "%s: %lld bytes, more than GROUPCONC_REDIS_MAX_KEY_LEN",
-                                            (long long)n);
-        snprintf(field, sizeof field, "caps[%zu].cap", i);
-        if (e->cap < 1 && e->cap != GROUPCONC_UNLIMITED)
-            return groupconc_redis__problem(p, GROUPCONC_ELIMIT, field,
-                                            "%s = %lld: must be >= 1 or GROUPCONC_UNLIMITED", e->cap);
+        int rc = groupconc_redis__check_cap_entry(&c->caps[i], i, p);
+        if (rc != GROUPCONC_OK) return rc;
     }
-    if (c->cap_count > 1) {
-        /* duplicates: sort a copy of the keys */
-        groupconc_redis__capent *tmp = (groupconc_redis__capent *)GROUPCONC_REDIS_MALLOC(
-            c->cap_count * sizeof *tmp);
-        if (!tmp) return groupconc_redis__problem(p, GROUPCONC_ENOMEM, "caps",
-                                                  "%s: no memory for the duplicate check%.0lld", 0);
-        for (size_t i = 0; i < c->cap_count; i++) {
-            tmp[i].key = c->caps[i].group;
-            tmp[i].cap = (int)i;
-        }
-        qsort(tmp, c->cap_count, sizeof *tmp, groupconc_redis__cap_cmp);
-        int dup = -1;
-        for (size_t i = 1; i < c->cap_count && dup < 0; i++)
-            if (strcmp(tmp[i - 1].key, tmp[i].key) == 0)
-                dup = tmp[i].cap > tmp[i - 1].cap ? tmp[i].cap : tmp[i - 1].cap;
-        GROUPCONC_REDIS_FREE(tmp);
-        if (dup >= 0) {
-            snprintf(field, sizeof field, "caps[%d].group", dup);
-            return groupconc_redis__problem(p, GROUPCONC_EDUPKEY, field,
-                                            "%s names a group already in the table%.0lld", 0);
-        }
-    }
-    if (p) p->code = GROUPCONC_OK;
-    return GROUPCONC_OK;
+    return c->cap_count > 1 ? groupconc_redis__check_cap_dups(c, p) : GROUPCONC_OK;
+}
+
+/* Each part reports the first bad field it finds; the parts run in the documented order. */
+GROUPCONC_REDIS_API int groupconc_redis_config_check(const groupconc_redis_config *c,
+                                                     groupconc_redis_problem *p) {
+    if (p) memset(p, 0, sizeof *p);
+    if (!c) return groupconc_redis__problem(p, GROUPCONC_EINVAL, "config", "%s is NULL%.0lld", 0);
+    int rc = groupconc_redis__check_address(c, p);
+    if (rc == GROUPCONC_OK) rc = groupconc_redis__check_credentials(c, p);
+    if (rc == GROUPCONC_OK) rc = groupconc_redis__check_scalars(c, p);
+    if (rc == GROUPCONC_OK) rc = groupconc_redis__check_caps(c, p);
+    if (rc == GROUPCONC_OK && p) p->code = GROUPCONC_OK;
+    return rc;
 }
 
 /* ==== groups and leases (under mu) ==== */
@@ -1658,20 +1706,25 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__server_error(const redisReply *re
     return false;
 }
 
+/* Answer req: in the list that flush delivers, or, without memory for the list, at once - with mu
+   dropped around this one answer, since no lock may be held while calling into groupconc. Under
+   mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__give_answer(groupconc_redis *r, groupconc_fleet_request *req,
+                                                           groupconc_fleet_verdict v, uint64_t lease) {
+    if (groupconc_redis__answer_add(r, req, v, lease)) return;
+    r->answering++;
+    pthread_mutex_unlock(&r->mu);
+    groupconc_fleet_answer(req, v, lease);
+    pthread_mutex_lock(&r->mu);
+    r->answering--;
+}
+
 /* Answer an ask by the failure policy and keep its id for a clean-up (it may be in Redis). */
 GROUPCONC_REDIS__PRIVATE void groupconc_redis__fail_ask(groupconc_redis *r, groupconc_redis__lease *l,
                                                         bool cleanup, int64_t now) {
     groupconc_fleet_verdict v = groupconc_redis__fail_verdict(r, false);
     if (v == GROUPCONC_FLEET_BUSY) groupconc_redis__busy_add(r, l->g, now);
-    if (!groupconc_redis__answer_add(r, l->req, v, 0)) {
-        /* No memory for the answer list: answer now, no lock may be held... we hold mu. Keep it
-           simple and safe: drop the lock around this one answer. */
-        r->answering++;
-        pthread_mutex_unlock(&r->mu);
-        groupconc_fleet_answer(l->req, v, 0);
-        pthread_mutex_lock(&r->mu);
-        r->answering--;
-    }
+    groupconc_redis__give_answer(r, l->req, v, 0);
     l->req = NULL;
     if (cleanup) {
         l->state = GROUPCONC_REDIS__CLEANUP;
@@ -1686,143 +1739,172 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__is_noscript(const redisReply *rep
     return rep && rep->type == REDIS_REPLY_ERROR && rep->str && strncmp(rep->str, "NOSCRIPT", 8) == 0;
 }
 
+/* The acquire script's reply {k, free}: the first k ids were granted, `free` slots remain. *k is -1
+   when there is no such reply (none: the connection failed; an error reply, counted by apply; or
+   an unexpected one, counted here). Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__acq_reply(groupconc_redis *r, const redisReply *rep,
+                                                         long long *k, long long *free_after) {
+    *k = -1;
+    *free_after = 0;
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
+        rep->element[0]->type == REDIS_REPLY_INTEGER && rep->element[1]->type == REDIS_REPLY_INTEGER) {
+        *k = rep->element[0]->integer;
+        *free_after = rep->element[1]->integer;
+    } else if (rep && rep->type != REDIS_REPLY_ERROR) {
+        r->st.failures++;
+        groupconc_redis__set_error(r, "unexpected reply to the acquire script", NULL);
+    }
+}
+
+/* Redis granted l's id: track it (HELD) and answer GRANTED. Without memory to track it, the ask is
+   answered by the failure policy and the id given back (a clean-up). Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__grant(groupconc_redis *r, groupconc_redis__lease *l,
+                                                     int64_t now) {
+    groupconc_fleet_request *req = l->req;
+    l->req = NULL;
+    if (!groupconc_redis__lease_insert(r, l)) {
+        l->req = req;
+        groupconc_redis__fail_ask(r, l, true, now);
+        return;
+    }
+    r->st.grants++;
+    groupconc_redis__give_answer(r, req, GROUPCONC_FLEET_GRANTED, l->seq);
+}
+
+/* Redis refused l's id (g's set is full): answer BUSY, g is contended; the node goes. Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__refuse(groupconc_redis *r, groupconc_redis__group *g,
+                                                      groupconc_redis__lease *l, int64_t now) {
+    r->st.busy++;
+    groupconc_redis__busy_add(r, g, now);
+    groupconc_redis__give_answer(r, l->req, GROUPCONC_FLEET_BUSY, 0);
+    g->refs--; /* the node's reference: never the last, the command pins g */
+    GROUPCONC_REDIS_FREE(l);
+}
+
+/* Notifies after an acquire command's answers (once per lease freed, each asks for one BUSY task):
+   - leases freed (pub/sub, local releases) since these asks were sent were announced while they
+     were not BUSY yet: those notifies found nobody; make them again;
+   - a grant that left slots free: more tasks answered BUSY earlier may take them. Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__acq_renotify(groupconc_redis *r, groupconc_redis__group *g,
+                                                            size_t busy, uint64_t freed_at_send,
+                                                            long long k, long long free_after) {
+    unsigned n = 0;
+    uint64_t missed = g->freed_seq - freed_at_send;
+    if (busy && missed) n += (unsigned)(missed < busy ? missed : busy);
+    if (k > 0 && free_after > 0 && g->busy_listed)
+        n += free_after > (long long)GROUPCONC_REDIS__NOTIFY_MAX ? GROUPCONC_REDIS__NOTIFY_MAX
+                                                                 : (unsigned)free_after;
+    if (n) groupconc_redis__pin(r, g, GROUPCONC_REDIS__PIN_NOTIFY, n);
+}
+
+/* An acquire command's reply: its asks in order, the first k granted, the rest BUSY; with no
+   usable reply, each by the failure policy. Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__apply_acquire(groupconc_redis *r, groupconc_redis__cmd *cmd,
+                                                             int64_t now) {
+    long long k, free_after;
+    groupconc_redis__acq_reply(r, cmd->reply, &k, &free_after);
+    groupconc_redis__group *g = cmd->g; /* pinned by the command */
+    uint64_t freed_at_send = cmd->first->freed_at_send;
+    size_t idx = 0, busy = 0;
+    groupconc_redis__lease *l = cmd->first, *next;
+    for (; l; l = next, idx++) {
+        next = l == cmd->last ? NULL : l->qnext;
+        g->asking--;
+        if (k < 0) {
+            /* no answer from Redis: the failure policy; the id may have been granted */
+            groupconc_redis__fail_ask(r, l, cmd->reply == NULL, now);
+        } else if ((long long)idx < k) {
+            groupconc_redis__grant(r, l, now);
+        } else {
+            busy++;
+            groupconc_redis__refuse(r, g, l, now);
+        }
+    }
+    groupconc_redis__acq_renotify(r, g, busy, freed_at_send, k, free_after);
+}
+
+/* A release command's reply: the leases it did not find count as gone (clean-ups excluded: those
+   are expected to be gone). Its nodes are freed; with no reply (connection lost), queued again to
+   be sent after the reconnect. Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__apply_release(groupconc_redis *r, groupconc_redis__cmd *cmd) {
+    const redisReply *rep = cmd->reply;
+    if (rep && rep->type == REDIS_REPLY_INTEGER && (size_t)rep->integer < cmd->n) {
+        size_t real = 0;
+        for (groupconc_redis__lease *x = cmd->first; x; x = x == cmd->last ? NULL : x->qnext)
+            if (x->state == GROUPCONC_REDIS__RELSENT) real++;
+        size_t removed = (size_t)rep->integer;
+        if (removed < real) r->st.releases_gone += real - removed;
+    }
+    groupconc_redis__lease *l = cmd->first, *next;
+    for (; l; l = next) {
+        next = l == cmd->last ? NULL : l->qnext;
+        if (rep == NULL) {
+            /* connection lost: send it again after the reconnect */
+            l->state = l->state == GROUPCONC_REDIS__RELSENT ? GROUPCONC_REDIS__RELQ
+                                                            : GROUPCONC_REDIS__CLEANUP;
+            groupconc_redis__push(r, l);
+        } else {
+            /* done (or an error reply: the lease expires on its own) */
+            groupconc_redis__group_unref(r, l->g);
+            GROUPCONC_REDIS_FREE(l);
+        }
+    }
+}
+
+/* A leave command's reply: done (an error reply: a stale entry goes after stale_ms). Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__apply_leave(groupconc_redis *r, groupconc_redis__cmd *cmd) {
+    groupconc_redis__lease *l = cmd->first, *next;
+    for (; l; l = next) {
+        next = l == cmd->last ? NULL : l->qnext;
+        if (cmd->reply == NULL && l->g->asking == 0 && !l->g->busy_listed) {
+            /* not sent (connection lost, no memory): again, next round */
+            groupconc_redis__push(r, l);
+            continue;
+        }
+        /* sent; or not sent while the group asks again meanwhile (pushed at the tail, the
+           LEAVE would follow that ask and take the process out of the queue its waiting
+           task stands in: dropped, the queue entry is wanted) */
+        groupconc_redis__group_unref(r, l->g);
+        GROUPCONC_REDIS_FREE(l);
+    }
+}
+
+/* A renew command's reply: per lease renewed, restored (found gone, added back) or failed (no
+   usable reply); each restored or failed one is reported after the batch. Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__apply_renew(groupconc_redis *r,
+                                                           const groupconc_redis__cmd *cmd) {
+    const redisReply *rep = cmd->reply;
+    bool arr = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == cmd->n;
+    size_t failed = 0, restored = 0;
+    for (size_t j = 0; j < cmd->n; j++) {
+        if (!arr) failed++;
+        else if (rep->element[j]->type == REDIS_REPLY_INTEGER && rep->element[j]->integer == 1)
+            restored++;
+    }
+    r->st.renewals += cmd->n - failed - restored;
+    r->st.renew_failed += failed + restored;
+    r->st.leases_restored += restored;
+    for (size_t j = 0; j < failed + restored; j++)
+        groupconc_redis__pin(r, cmd->g, GROUPCONC_REDIS__PIN_REPORT, 0);
+}
+
 /* Process one batch's replies (under mu). Returns true if an error reply says the server cannot
    serve now (then the caller reconnects). */
 GROUPCONC_REDIS__PRIVATE bool groupconc_redis__apply(groupconc_redis *r, size_t ncmds, int64_t now) {
     bool error_reply = false;
     for (size_t i = 0; i < ncmds; i++) {
         groupconc_redis__cmd *cmd = &r->cmds[i];
-        redisReply *rep = cmd->reply;
-        bool ok_int = rep && rep->type == REDIS_REPLY_INTEGER;
+        const redisReply *rep = cmd->reply;
         if (rep && rep->type == REDIS_REPLY_ERROR) {
             if (groupconc_redis__server_error(rep)) error_reply = true;
             r->st.failures++;
             groupconc_redis__set_error(r, "error reply", rep->str);
         }
         switch (cmd->kind) {
-        case GROUPCONC_REDIS__ACQ: {
-            /* {k, free}: the first k ids were granted, `free` slots remain */
-            long long k = -1, free_after = 0;
-            if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
-                rep->element[0]->type == REDIS_REPLY_INTEGER && rep->element[1]->type == REDIS_REPLY_INTEGER) {
-                k = rep->element[0]->integer;
-                free_after = rep->element[1]->integer;
-            } else if (rep && rep->type != REDIS_REPLY_ERROR) {
-                r->st.failures++;
-                groupconc_redis__set_error(r, "unexpected reply to the acquire script", NULL);
-            }
-            groupconc_redis__group *g = cmd->g; /* pinned by the command */
-            uint64_t freed_at_send = cmd->first->freed_at_send;
-            size_t idx = 0, busy = 0;
-            groupconc_redis__lease *l = cmd->first, *next;
-            for (; l; l = next, idx++) {
-                next = l == cmd->last ? NULL : l->qnext;
-                g->asking--;
-                if (k < 0) {
-                    /* no answer from Redis: the failure policy; the id may have been granted */
-                    groupconc_redis__fail_ask(r, l, rep == NULL, now);
-                } else if ((long long)idx < k) {
-                    groupconc_fleet_request *req = l->req;
-                    l->req = NULL;
-                    if (!groupconc_redis__lease_insert(r, l)) {
-                        /* no memory to track it: give it back at once, answer by the policy */
-                        l->req = req;
-                        groupconc_redis__fail_ask(r, l, true, now);
-                        continue;
-                    }
-                    r->st.grants++;
-                    if (!groupconc_redis__answer_add(r, req, GROUPCONC_FLEET_GRANTED, l->seq)) {
-                        r->answering++;
-                        pthread_mutex_unlock(&r->mu);
-                        groupconc_fleet_answer(req, GROUPCONC_FLEET_GRANTED, l->seq);
-                        pthread_mutex_lock(&r->mu);
-                        r->answering--;
-                    }
-                } else {
-                    r->st.busy++;
-                    busy++;
-                    groupconc_redis__busy_add(r, g, now);
-                    if (!groupconc_redis__answer_add(r, l->req, GROUPCONC_FLEET_BUSY, 0)) {
-                        r->answering++;
-                        pthread_mutex_unlock(&r->mu);
-                        groupconc_fleet_answer(l->req, GROUPCONC_FLEET_BUSY, 0);
-                        pthread_mutex_lock(&r->mu);
-                        r->answering--;
-                    }
-                    g->refs--; /* the node's reference: never the last, the command pins g */
-                    GROUPCONC_REDIS_FREE(l);
-                }
-            }
-            /* Notifies after the answers (once per lease freed, each asks for one BUSY task):
-               - leases freed (pub/sub, local releases) since these asks were sent were announced
-                 while they were not BUSY yet: those notifies found nobody; make them again;
-               - a grant that left slots free: more tasks answered BUSY earlier may take them. */
-            unsigned n = 0;
-            uint64_t missed = g->freed_seq - freed_at_send;
-            if (busy && missed) n += (unsigned)(missed < busy ? missed : busy);
-            if (k > 0 && free_after > 0 && g->busy_listed)
-                n += free_after > (long long)GROUPCONC_REDIS__NOTIFY_MAX ? GROUPCONC_REDIS__NOTIFY_MAX
-                                                                         : (unsigned)free_after;
-            if (n) groupconc_redis__pin(r, g, GROUPCONC_REDIS__PIN_NOTIFY, n);
-            break;
-        }
-        case GROUPCONC_REDIS__REL: {
-            groupconc_redis__lease *l = cmd->first, *next;
-            if (ok_int && (size_t)rep->integer < cmd->n) {
-                /* count gone leases (clean-ups excluded: those are expected to be gone) */
-                size_t real = 0;
-                for (groupconc_redis__lease *x = cmd->first; x; x = x == cmd->last ? NULL : x->qnext)
-                    if (x->state == GROUPCONC_REDIS__RELSENT) real++;
-                size_t removed = (size_t)rep->integer;
-                if (removed < real) r->st.releases_gone += real - removed;
-            }
-            for (; l; l = next) {
-                next = l == cmd->last ? NULL : l->qnext;
-                if (rep == NULL) {
-                    /* connection lost: send it again after the reconnect */
-                    l->state = l->state == GROUPCONC_REDIS__RELSENT ? GROUPCONC_REDIS__RELQ
-                                                                    : GROUPCONC_REDIS__CLEANUP;
-                    groupconc_redis__push(r, l);
-                } else {
-                    /* done (or an error reply: the lease expires on its own) */
-                    groupconc_redis__group_unref(r, l->g);
-                    GROUPCONC_REDIS_FREE(l);
-                }
-            }
-            break;
-        }
-        case GROUPCONC_REDIS__LEAVE: { /* done (an error reply: a stale entry goes after stale_ms) */
-            groupconc_redis__lease *l = cmd->first, *next;
-            for (; l; l = next) {
-                next = l == cmd->last ? NULL : l->qnext;
-                if (rep == NULL && l->g->asking == 0 && !l->g->busy_listed) {
-                    /* not sent (connection lost, no memory): again, next round */
-                    groupconc_redis__push(r, l);
-                    continue;
-                }
-                /* sent; or not sent while the group asks again meanwhile (pushed at the tail, the
-                   LEAVE would follow that ask and take the process out of the queue its waiting
-                   task stands in: dropped, the queue entry is wanted) */
-                groupconc_redis__group_unref(r, l->g);
-                GROUPCONC_REDIS_FREE(l);
-            }
-            break;
-        }
-        default: { /* RENEW */
-            bool arr = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == cmd->n;
-            size_t failed = 0, restored = 0;
-            for (size_t j = 0; j < cmd->n; j++) {
-                if (!arr) failed++;
-                else if (rep->element[j]->type == REDIS_REPLY_INTEGER && rep->element[j]->integer == 1)
-                    restored++;
-            }
-            r->st.renewals += cmd->n - failed - restored;
-            r->st.renew_failed += failed + restored;
-            r->st.leases_restored += restored;
-            for (size_t j = 0; j < failed + restored; j++)
-                groupconc_redis__pin(r, cmd->g, GROUPCONC_REDIS__PIN_REPORT, 0);
-            break;
-        }
+        case GROUPCONC_REDIS__ACQ: groupconc_redis__apply_acquire(r, cmd, now); break;
+        case GROUPCONC_REDIS__REL: groupconc_redis__apply_release(r, cmd); break;
+        case GROUPCONC_REDIS__LEAVE: groupconc_redis__apply_leave(r, cmd); break;
+        default: groupconc_redis__apply_renew(r, cmd); break; /* RENEW */
         }
     }
     return error_reply;
@@ -1853,95 +1935,128 @@ GROUPCONC_REDIS__PRIVATE groupconc_redis__cmd *groupconc_redis__cmd_new(groupcon
     return cmd;
 }
 
-/* Take the queue's releases and up to batch_max asks, and the renewals when due, into r->cmds
-   (releases first). Under mu. Returns the number of commands. */
-GROUPCONC_REDIS__PRIVATE size_t groupconc_redis__take(groupconc_redis *r, bool renew, int64_t now) {
-    size_t ncmds = 0;
-    uint64_t bid = ++r->batch_id;
+/* The command of this batch that l joins: g's open one of l's kind (ACQ for an ask, LEAVE, else
+   REL), or a new one when there is none yet or it holds GROUPCONC_REDIS_CHUNK nodes already; NULL:
+   no memory. The group's command indexes are reset at its first node of batch `bid`. Under mu. */
+GROUPCONC_REDIS__PRIVATE groupconc_redis__cmd *groupconc_redis__cmd_for(groupconc_redis *r, size_t *ncmds,
+                                                                        const groupconc_redis__lease *l,
+                                                                        uint64_t bid) {
+    groupconc_redis__group *g = l->g;
+    bool ask = l->state == GROUPCONC_REDIS__QUEUED;
+    bool leave = l->state == GROUPCONC_REDIS__LEAVEQ;
+    if (g->batch_id != bid) {
+        g->batch_id = bid;
+        g->cmd_acq = g->cmd_rel = g->cmd_leave = -1;
+    }
+    int *slot = ask ? &g->cmd_acq : leave ? &g->cmd_leave : &g->cmd_rel;
+    int kind = ask ? GROUPCONC_REDIS__ACQ : leave ? GROUPCONC_REDIS__LEAVE : GROUPCONC_REDIS__REL;
+    groupconc_redis__cmd *cmd = *slot >= 0 ? &r->cmds[*slot] : NULL;
+    if (!cmd || cmd->n >= GROUPCONC_REDIS_CHUNK) {
+        cmd = groupconc_redis__cmd_new(r, ncmds, g, kind);
+        if (cmd) *slot = (int)(*ncmds - 1);
+    }
+    return cmd;
+}
+
+/* Move l (after prev in the queue, *pp pointing at it) from the queue to the end of cmd: an ask
+   is SENT (remembering g->freed_seq), a release RELSENT. Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__queue_to_cmd(groupconc_redis *r, groupconc_redis__lease **pp,
+                                                            groupconc_redis__lease *prev,
+                                                            groupconc_redis__cmd *cmd) {
+    groupconc_redis__lease *l = *pp;
+    *pp = l->qnext;
+    if (r->q_tail == l) r->q_tail = prev;
+    r->q_count--;
+    if (l->state == GROUPCONC_REDIS__QUEUED) {
+        r->q_asks--;
+        l->state = GROUPCONC_REDIS__SENT;
+        l->freed_at_send = l->g->freed_seq;
+    } else if (l->state == GROUPCONC_REDIS__RELQ) {
+        l->state = GROUPCONC_REDIS__RELSENT;
+    }
+    l->qnext = NULL;
+    if (cmd->last) cmd->last->qnext = l;
+    else cmd->first = l;
+    cmd->last = l;
+    cmd->n++;
+}
+
+/* Releases, clean-ups and leaves (all), asks (up to batch_max) from the queue into r->cmds; what
+   is left stays queued (asks past batch_max; everything from the first node without memory for
+   its command on). Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__take_queue(groupconc_redis *r, size_t *ncmds, uint64_t bid) {
     int asks = 0;
     groupconc_redis__lease **pp = &r->q_head, *prev = NULL;
-    /* Releases, clean-ups and leaves (all), asks (up to batch_max); what is left stays queued. */
     while (*pp) {
         groupconc_redis__lease *l = *pp;
         bool ask = l->state == GROUPCONC_REDIS__QUEUED;
-        bool leave = l->state == GROUPCONC_REDIS__LEAVEQ;
         if (ask && asks >= r->batch_max) {
             prev = l;
             pp = &l->qnext;
             continue;
         }
-        groupconc_redis__group *g = l->g;
-        if (g->batch_id != bid) {
-            g->batch_id = bid;
-            g->cmd_acq = g->cmd_rel = g->cmd_leave = -1;
-        }
-        int *slot = ask ? &g->cmd_acq : leave ? &g->cmd_leave : &g->cmd_rel;
-        int kind = ask ? GROUPCONC_REDIS__ACQ : leave ? GROUPCONC_REDIS__LEAVE : GROUPCONC_REDIS__REL;
-        groupconc_redis__cmd *cmd = *slot >= 0 ? &r->cmds[*slot] : NULL;
-        if (!cmd || cmd->n >= GROUPCONC_REDIS_CHUNK) {
-            cmd = groupconc_redis__cmd_new(r, &ncmds, g, kind);
-            if (!cmd) break; /* no memory: the rest waits for the next batch */
-            *slot = (int)(ncmds - 1);
-        }
-        /* unlink from the queue */
-        *pp = l->qnext;
-        if (r->q_tail == l) r->q_tail = prev;
-        r->q_count--;
-        if (ask) {
-            r->q_asks--;
-            asks++;
-            l->state = GROUPCONC_REDIS__SENT;
-            l->freed_at_send = g->freed_seq;
-        } else if (l->state == GROUPCONC_REDIS__RELQ) {
-            l->state = GROUPCONC_REDIS__RELSENT;
-        }
-        l->qnext = NULL;
-        if (cmd->last) cmd->last->qnext = l;
-        else cmd->first = l;
-        cmd->last = l;
-        cmd->n++;
+        groupconc_redis__cmd *cmd = groupconc_redis__cmd_for(r, ncmds, l, bid);
+        if (!cmd) break; /* no memory: the rest waits for the next batch */
+        if (ask) asks++;
+        groupconc_redis__queue_to_cmd(r, pp, prev, cmd);
     }
-    /* Renewals: one command per group (and chunk) holding leases. */
-    if (renew) {
-        for (size_t b = 0; b < r->group_nbuckets; b++) {
-            for (groupconc_redis__group *g = r->group_buckets[b]; g; g = g->next) {
-                groupconc_redis__lease *l = g->held;
-                while (l) {
-                    size_t n = 0;
-                    for (groupconc_redis__lease *x = l; x && n < GROUPCONC_REDIS_CHUNK; x = x->gnext) n++;
-                    uint64_t *seqs = (uint64_t *)GROUPCONC_REDIS_MALLOC(n * sizeof *seqs);
-                    groupconc_redis__cmd *cmd = seqs ? groupconc_redis__cmd_new(r, &ncmds, g, GROUPCONC_REDIS__RENEW) : NULL;
-                    if (!cmd) {
-                        if (seqs) GROUPCONC_REDIS_FREE(seqs);
-                        break;
-                    }
-                    cmd->seqs = seqs;
-                    for (size_t i = 0; i < n; i++, l = l->gnext) seqs[i] = l->seq;
-                    cmd->n = n;
+}
+
+/* Renewals: one command per group (and chunk) holding leases. A group's renewals stop at the first
+   chunk without memory (its leases are renewed next time, well within the TTL). Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__take_renewals(groupconc_redis *r, size_t *ncmds) {
+    for (size_t b = 0; b < r->group_nbuckets; b++) {
+        for (groupconc_redis__group *g = r->group_buckets[b]; g; g = g->next) {
+            groupconc_redis__lease *l = g->held;
+            while (l) {
+                size_t n = 0;
+                for (groupconc_redis__lease *x = l; x && n < GROUPCONC_REDIS_CHUNK; x = x->gnext) n++;
+                uint64_t *seqs = (uint64_t *)GROUPCONC_REDIS_MALLOC(n * sizeof *seqs);
+                groupconc_redis__cmd *cmd =
+                    seqs ? groupconc_redis__cmd_new(r, ncmds, g, GROUPCONC_REDIS__RENEW) : NULL;
+                if (!cmd) {
+                    if (seqs) GROUPCONC_REDIS_FREE(seqs);
+                    break;
                 }
+                cmd->seqs = seqs;
+                for (size_t i = 0; i < n; i++, l = l->gnext) seqs[i] = l->seq;
+                cmd->n = n;
             }
         }
+    }
+}
+
+/* Releases first (their capacity serves the asks behind them), then leaves (before asks that may
+   put this process back in the queue), renewals, asks; stable otherwise. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__order_cmds(groupconc_redis *r, size_t ncmds) {
+    static const int order[4] = {GROUPCONC_REDIS__REL, GROUPCONC_REDIS__LEAVE, GROUPCONC_REDIS__RENEW,
+                                 GROUPCONC_REDIS__ACQ};
+    size_t w = 0;
+    for (int pass = 0; pass < 4; pass++) {
+        int want = order[pass];
+        for (size_t i = w; i < ncmds; i++) {
+            if (r->cmds[i].kind != want) continue;
+            if (i != w) { /* rotate cmds[w..i] right by one to keep order */
+                groupconc_redis__cmd t = r->cmds[i];
+                memmove(&r->cmds[w + 1], &r->cmds[w], (i - w) * sizeof t);
+                r->cmds[w] = t;
+            }
+            w++;
+        }
+    }
+}
+
+/* Take the queue's releases and up to batch_max asks, and the renewals when due, into r->cmds
+   (releases first). Under mu. Returns the number of commands. */
+GROUPCONC_REDIS__PRIVATE size_t groupconc_redis__take(groupconc_redis *r, bool renew, int64_t now) {
+    size_t ncmds = 0;
+    uint64_t bid = ++r->batch_id;
+    groupconc_redis__take_queue(r, &ncmds, bid);
+    if (renew) {
+        groupconc_redis__take_renewals(r, &ncmds);
         r->next_renew_ns = now + r->renew_ns;
     }
-    /* Releases first (their capacity serves the asks behind them), then leaves (before asks that
-       may put this process back in the queue), renewals, asks; stable otherwise. */
-    if (ncmds > 1) {
-        static const int order[4] = {GROUPCONC_REDIS__REL, GROUPCONC_REDIS__LEAVE, GROUPCONC_REDIS__RENEW,
-                                     GROUPCONC_REDIS__ACQ};
-        size_t w = 0;
-        for (int pass = 0; pass < 4; pass++) {
-            int want = order[pass];
-            for (size_t i = w; i < ncmds; i++) {
-                if (r->cmds[i].kind != want) continue;
-                if (i != w) { /* rotate cmds[w..i] right by one to keep order */
-                    groupconc_redis__cmd t = r->cmds[i];
-                    memmove(&r->cmds[w + 1], &r->cmds[w], (i - w) * sizeof t);
-                    r->cmds[w] = t;
-                }
-                w++;
-            }
-        }
-    }
+    if (ncmds > 1) groupconc_redis__order_cmds(r, ncmds);
     return ncmds;
 }
 
@@ -2026,6 +2141,122 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__try_connect(groupconc_redis *r) {
     pthread_mutex_lock(&r->mu);
 }
 
+/* Down: held leases cannot be renewed. When renewals are due, each held lease counts as a failed
+   renewal and is reported (pinned, then flush); no memory for a pin drops the rest of its group's
+   reports. Under mu (dropped around the flush). */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__report_unrenewed(groupconc_redis *r, int64_t now) {
+    for (size_t b = 0; b < r->group_nbuckets; b++)
+        for (groupconc_redis__group *g = r->group_buckets[b]; g; g = g->next)
+            for (size_t i = 0; i < g->held_count; i++) {
+                r->st.renew_failed++;
+                if (!groupconc_redis__pin(r, g, GROUPCONC_REDIS__PIN_REPORT, 0)) break;
+            }
+    r->next_renew_ns = now + r->renew_ns;
+    pthread_mutex_unlock(&r->mu);
+    groupconc_redis__flush(r, false);
+    pthread_mutex_lock(&r->mu);
+}
+
+/* One turn of the I/O loop while the command connection is not up: connect when the backoff
+   allows, else report the renewals due, else sleep until one of the two. Under mu, on return too.
+   Returns true when the thread should end (stop asked). */
+GROUPCONC_REDIS__PRIVATE bool groupconc_redis__io_down(groupconc_redis *r, int64_t now) {
+    if (r->stop) return true;
+    if (now >= r->next_connect_ns) {
+        pthread_mutex_unlock(&r->mu);
+        groupconc_redis__try_connect(r); /* returns holding mu */
+        return false;
+    }
+    if (r->lease_count > 0 && now >= r->next_renew_ns) {
+        groupconc_redis__report_unrenewed(r, now);
+        return false;
+    }
+    int64_t until = r->next_connect_ns;
+    if (r->lease_count > 0 && r->next_renew_ns < until) until = r->next_renew_ns;
+    r->io_waiting = true;
+    groupconc_redis__cond_wait_until(&r->io_cond, &r->mu, until);
+    r->io_waiting = false;
+    return false;
+}
+
+/* Up with nothing to send: sleep until something is queued, or the next renewal or poll is due.
+   Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__io_idle(groupconc_redis *r, int64_t now) {
+    int64_t until = r->lease_count > 0 ? r->next_renew_ns : now + (int64_t)3600 * 1000000000;
+    if ((r->busy || r->poll_all) && r->next_poll_ns < until) until = r->next_poll_ns;
+    r->io_waiting = true;
+    groupconc_redis__cond_wait_until(&r->io_cond, &r->mu, until);
+    r->io_waiting = false;
+}
+
+/* After stop: one more round only while releases (or clean-ups, leaves) are queued, and at most 100
+   of them (100: memory that never comes back); it takes no asks (destroy answers them). Under mu.
+   Returns whether to run that round. */
+GROUPCONC_REDIS__PRIVATE bool groupconc_redis__last_round(groupconc_redis *r, int *last_rounds) {
+    bool rel = false;
+    for (groupconc_redis__lease *l = r->q_head; l; l = l->qnext)
+        if (l->state != GROUPCONC_REDIS__QUEUED) rel = true;
+    if (!rel || ++*last_rounds > 100) return false;
+    r->batch_max = 0; /* take no asks */
+    return true;
+}
+
+/* NOSCRIPT (the script cache was flushed): resend those commands with EVAL, one by one (each its
+   own round trip). Returns false if the connection failed (it is closed and the state is DOWN).
+   No lock held. */
+GROUPCONC_REDIS__PRIVATE bool groupconc_redis__resend_noscript(groupconc_redis *r, size_t ncmds) {
+    for (size_t i = 0; i < ncmds; i++) {
+        if (!groupconc_redis__is_noscript(r->cmds[i].reply)) continue;
+        freeReplyObject(r->cmds[i].reply);
+        r->cmds[i].reply = NULL;
+        r->cmds[i].eval = true;
+        int argc;
+        redisReply *rep = NULL;
+        if (!groupconc_redis__build(r, &r->cmds[i], &argc) ||
+            redisAppendCommandArgv(r->c, argc, r->argv, r->argvlen) != REDIS_OK ||
+            redisGetReply(r->c, (void **)&rep) != REDIS_OK || !rep) {
+            groupconc_redis__disconnect(r, "round trip failed (EVAL)",
+                                        r->c && r->c->errstr[0] ? r->c->errstr : NULL);
+            return false;
+        }
+        r->cmds[i].reply = rep;
+        pthread_mutex_lock(&r->mu);
+        r->st.noscript++;
+        r->st.round_trips++;
+        r->st.commands++;
+        pthread_mutex_unlock(&r->mu);
+    }
+    return true;
+}
+
+/* One batch: take what is due, send it in one round trip (NOSCRIPT ones again with EVAL), apply
+   the replies, then answer, notify and report with no lock held. Under mu, on return too. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__io_round(groupconc_redis *r, bool renew, int64_t now) {
+    size_t ncmds = groupconc_redis__take(r, renew, now);
+    pthread_mutex_unlock(&r->mu);
+    if (ncmds == 0) { /* no memory for a command: wait a little */
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&r->mu);
+        return; /* at stop: the last rounds try again (bounded by last_round) */
+    }
+    bool ok = groupconc_redis__round_trip(r, ncmds);
+    if (ok) ok = groupconc_redis__resend_noscript(r, ncmds);
+    now = groupconc_redis__now_ns();
+    pthread_mutex_lock(&r->mu);
+    bool error_reply = groupconc_redis__apply(r, ncmds, now);
+    if (!ok) groupconc_redis__fail_queued_asks(r, now);
+    pthread_mutex_unlock(&r->mu);
+    groupconc_redis__cmds_free(r, ncmds);
+    groupconc_redis__flush(r, false);
+    if (ok && error_reply) {
+        /* LOADING, READONLY, OOM, NOAUTH, ...: the server cannot serve now; reconnect (with
+           backoff) and check it again. The reason is in last_error already. */
+        groupconc_redis__disconnect(r, NULL, NULL);
+    }
+    pthread_mutex_lock(&r->mu);
+}
+
 GROUPCONC_REDIS__PRIVATE void *groupconc_redis__io_main(void *arg) {
     groupconc_redis *r = (groupconc_redis *)arg;
     int last_rounds = 0; /* rounds since stop: a round that fails for memory is tried again */
@@ -2033,31 +2264,7 @@ GROUPCONC_REDIS__PRIVATE void *groupconc_redis__io_main(void *arg) {
     for (;;) {
         int64_t now = groupconc_redis__now_ns();
         if (r->state != GROUPCONC_REDIS__UP) {
-            if (r->stop) break;
-            if (now >= r->next_connect_ns) {
-                pthread_mutex_unlock(&r->mu);
-                groupconc_redis__try_connect(r);
-                continue;
-            }
-            /* Down: held leases cannot be renewed; report it when renewals are due. */
-            if (r->lease_count > 0 && now >= r->next_renew_ns) {
-                for (size_t b = 0; b < r->group_nbuckets; b++)
-                    for (groupconc_redis__group *g = r->group_buckets[b]; g; g = g->next)
-                        for (size_t i = 0; i < g->held_count; i++) {
-                            r->st.renew_failed++;
-                            if (!groupconc_redis__pin(r, g, GROUPCONC_REDIS__PIN_REPORT, 0)) break;
-                        }
-                r->next_renew_ns = now + r->renew_ns;
-                pthread_mutex_unlock(&r->mu);
-                groupconc_redis__flush(r, false);
-                pthread_mutex_lock(&r->mu);
-                continue;
-            }
-            int64_t until = r->next_connect_ns;
-            if (r->lease_count > 0 && r->next_renew_ns < until) until = r->next_renew_ns;
-            r->io_waiting = true;
-            groupconc_redis__cond_wait_until(&r->io_cond, &r->mu, until);
-            r->io_waiting = false;
+            if (groupconc_redis__io_down(r, now)) break;
             continue;
         }
         bool renew = r->lease_count > 0 && now >= r->next_renew_ns;
@@ -2068,73 +2275,13 @@ GROUPCONC_REDIS__PRIVATE void *groupconc_redis__io_main(void *arg) {
         }
         if (r->stop) {
             /* last round: send the releases still queued (asks are answered by destroy) */
-            bool rel = false;
-            for (groupconc_redis__lease *l = r->q_head; l; l = l->qnext)
-                if (l->state != GROUPCONC_REDIS__QUEUED) rel = true;
-            if (!rel || ++last_rounds > 100) break; /* 100: memory that never comes back */
-            r->batch_max = 0; /* take no asks */
+            if (!groupconc_redis__last_round(r, &last_rounds)) break;
             renew = false;
         } else if (r->q_count == 0 && !renew) {
-            int64_t until = r->lease_count > 0 ? r->next_renew_ns : now + (int64_t)3600 * 1000000000;
-            if ((r->busy || r->poll_all) && r->next_poll_ns < until) until = r->next_poll_ns;
-            r->io_waiting = true;
-            groupconc_redis__cond_wait_until(&r->io_cond, &r->mu, until);
-            r->io_waiting = false;
+            groupconc_redis__io_idle(r, now);
             continue;
         }
-        size_t ncmds = groupconc_redis__take(r, renew, now);
-        pthread_mutex_unlock(&r->mu);
-        if (ncmds == 0) { /* no memory for a command: wait a little */
-            struct timespec ts = {0, 1000000};
-            nanosleep(&ts, NULL);
-            pthread_mutex_lock(&r->mu);
-            continue; /* at stop: the last rounds try again (bounded above) */
-        }
-        bool ok = groupconc_redis__round_trip(r, ncmds);
-        /* NOSCRIPT (the script cache was flushed): resend those commands with EVAL. */
-        if (ok) {
-            size_t again = 0;
-            for (size_t i = 0; i < ncmds; i++)
-                if (groupconc_redis__is_noscript(r->cmds[i].reply)) again++;
-            if (again) {
-                /* move the NOSCRIPT commands to the end... simpler: resend them one by one */
-                for (size_t i = 0; i < ncmds && ok; i++) {
-                    if (!groupconc_redis__is_noscript(r->cmds[i].reply)) continue;
-                    freeReplyObject(r->cmds[i].reply);
-                    r->cmds[i].reply = NULL;
-                    r->cmds[i].eval = true;
-                    int argc;
-                    redisReply *rep = NULL;
-                    if (!groupconc_redis__build(r, &r->cmds[i], &argc) ||
-                        redisAppendCommandArgv(r->c, argc, r->argv, r->argvlen) != REDIS_OK ||
-                        redisGetReply(r->c, (void **)&rep) != REDIS_OK || !rep) {
-                        groupconc_redis__disconnect(r, "round trip failed (EVAL)",
-                                                    r->c && r->c->errstr[0] ? r->c->errstr : NULL);
-                        ok = false;
-                        break;
-                    }
-                    r->cmds[i].reply = rep;
-                    pthread_mutex_lock(&r->mu);
-                    r->st.noscript++;
-                    r->st.round_trips++;
-                    r->st.commands++;
-                    pthread_mutex_unlock(&r->mu);
-                }
-            }
-        }
-        now = groupconc_redis__now_ns();
-        pthread_mutex_lock(&r->mu);
-        bool error_reply = groupconc_redis__apply(r, ncmds, now);
-        if (!ok) groupconc_redis__fail_queued_asks(r, now);
-        pthread_mutex_unlock(&r->mu);
-        groupconc_redis__cmds_free(r, ncmds);
-        groupconc_redis__flush(r, false);
-        if (ok && error_reply) {
-            /* LOADING, READONLY, OOM, NOAUTH, ...: the server cannot serve now; reconnect (with
-               backoff) and check it again. The reason is in last_error already. */
-            groupconc_redis__disconnect(r, NULL, NULL);
-        }
-        pthread_mutex_lock(&r->mu);
+        groupconc_redis__io_round(r, renew, now);
     }
     r->state = GROUPCONC_REDIS__DOWN;
     r->st.connected = false;
@@ -2294,15 +2441,12 @@ GROUPCONC_REDIS__PRIVATE void *groupconc_redis__sub_main(void *arg) {
 
 /* ==== public API ==== */
 
-GROUPCONC_REDIS_API int groupconc_redis_create(const groupconc_redis_config *config, groupconc_redis **out) {
-    if (out) *out = NULL;
-    int rc = groupconc_redis_config_check(config, NULL);
-    if (rc != GROUPCONC_OK) return rc;
-    if (!out) return GROUPCONC_EINVAL;
-    groupconc_redis *r = (groupconc_redis *)GROUPCONC_REDIS_MALLOC(sizeof *r);
-    if (!r) return GROUPCONC_ENOMEM;
-    memset(r, 0, sizeof *r);
-    r->wake_fd[0] = r->wake_fd[1] = -1;
+/* create's copies of the configuration's strings, in this order (the allocation-failure test fails
+   each allocation in turn): the prefix, the channel "<prefix>freed", the address, the password,
+   the username. Every allocation is tried even after one failed (destroy frees what was made).
+   Returns false if one failed. */
+GROUPCONC_REDIS__PRIVATE bool groupconc_redis__copy_strings(groupconc_redis *r,
+                                                            const groupconc_redis_config *config) {
     const char *prefix = config->key_prefix ? config->key_prefix : "groupconc:";
     r->prefix_len = strlen(prefix);
     r->prefix = groupconc_redis__strdup(prefix);
@@ -2328,29 +2472,35 @@ GROUPCONC_REDIS_API int groupconc_redis_create(const groupconc_redis_config *con
         r->username = groupconc_redis__strdup(config->username);
         ok = ok && r->username;
     }
-    if (ok && config->cap_count) {
-        size_t total = 0;
-        for (size_t i = 0; i < config->cap_count; i++) total += strlen(config->caps[i].group) + 1;
-        r->caps = (groupconc_redis__capent *)GROUPCONC_REDIS_MALLOC(config->cap_count * sizeof *r->caps);
-        r->cap_keys = (char *)GROUPCONC_REDIS_MALLOC(total);
-        ok = r->caps && r->cap_keys;
-        if (ok) {
-            char *k = r->cap_keys;
-            for (size_t i = 0; i < config->cap_count; i++) {
-                size_t n = strlen(config->caps[i].group) + 1;
-                memcpy(k, config->caps[i].group, n);
-                r->caps[i].key = k;
-                r->caps[i].cap = config->caps[i].cap;
-                k += n;
-            }
-            r->cap_count = config->cap_count;
-            qsort(r->caps, r->cap_count, sizeof *r->caps, groupconc_redis__cap_cmp);
-        }
+    return ok;
+}
+
+/* create's copy of the caps table: the entries, then their keys in one block, sorted by key for
+   cap_of's binary search. Both allocations are tried (destroy frees what was made). Returns false
+   if one failed. */
+GROUPCONC_REDIS__PRIVATE bool groupconc_redis__copy_caps(groupconc_redis *r,
+                                                         const groupconc_redis_config *config) {
+    size_t total = 0;
+    for (size_t i = 0; i < config->cap_count; i++) total += strlen(config->caps[i].group) + 1;
+    r->caps = (groupconc_redis__capent *)GROUPCONC_REDIS_MALLOC(config->cap_count * sizeof *r->caps);
+    r->cap_keys = (char *)GROUPCONC_REDIS_MALLOC(total);
+    if (!r->caps || !r->cap_keys) return false;
+    char *k = r->cap_keys;
+    for (size_t i = 0; i < config->cap_count; i++) {
+        size_t n = strlen(config->caps[i].group) + 1;
+        memcpy(k, config->caps[i].group, n);
+        r->caps[i].key = k;
+        r->caps[i].cap = config->caps[i].cap;
+        k += n;
     }
-    if (!ok) {
-        groupconc_redis_destroy(r);
-        return GROUPCONC_ENOMEM;
-    }
+    r->cap_count = config->cap_count;
+    qsort(r->caps, r->cap_count, sizeof *r->caps, groupconc_redis__cap_cmp);
+    return true;
+}
+
+/* create's copy of the numbers (checked already), and what follows from them. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__copy_numbers(groupconc_redis *r,
+                                                            const groupconc_redis_config *config) {
     r->port = config->port;
     r->default_cap = config->default_cap;
     r->ttl_ms = (config->lease_ttl_ns + 999999) / 1000000;
@@ -2365,10 +2515,11 @@ GROUPCONC_REDIS_API int groupconc_redis_create(const groupconc_redis_config *con
     /* A process with tasks answered BUSY asks at every poll at least: two polls and a round trip
        without an ask mean it is gone. */
     r->stale_ms = config->fifo ? (2 * config->poll_interval_ns + config->command_timeout_ns) / 1000000 + 100 : 0;
-    r->state = GROUPCONC_REDIS__CONNECTING;
+}
 
-    /* The lease id's prefix: host, pid and 64 random bits, so ids never collide across the fleet
-       (nor across restarts of one pid). */
+/* The lease id's prefix: host, pid and 64 random bits, so ids never collide across the fleet (nor
+   across restarts of one pid); the jitter's generator is seeded from the same bits. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__make_instance(groupconc_redis *r) {
     uint64_t rnd = 0;
     int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
@@ -2386,7 +2537,12 @@ GROUPCONC_REDIS_API int groupconc_redis_create(const groupconc_redis_config *con
     r->instance_len = (size_t)n < sizeof r->instance ? (size_t)n : sizeof r->instance - 1;
     r->rng = (uint32_t)(rnd ^ (rnd >> 32));
     if (!r->rng) r->rng = 1;
+}
 
+/* The mutex and the conds (on CLOCK_MONOTONIC: the timed waits take monotonic deadlines), then the
+   subscriber's wake-up pipe, both ends non-blocking and close-on-exec. Returns false if the pipe
+   could not be made (its fds are -1 then). */
+GROUPCONC_REDIS__PRIVATE bool groupconc_redis__make_sync(groupconc_redis *r) {
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -2397,17 +2553,21 @@ GROUPCONC_REDIS_API int groupconc_redis_create(const groupconc_redis_config *con
     r->sync_made = true;
     if (pipe(r->wake_fd) != 0) {
         r->wake_fd[0] = r->wake_fd[1] = -1;
-        groupconc_redis_destroy(r);
-        return GROUPCONC_ETHREAD;
+        return false;
     }
     for (int i = 0; i < 2; i++) {
         fcntl(r->wake_fd[i], F_SETFL, fcntl(r->wake_fd[i], F_GETFL) | O_NONBLOCK);
         fcntl(r->wake_fd[i], F_SETFD, FD_CLOEXEC);
     }
-    /* Only the two threads touch the sockets. They start with SIGPIPE blocked (inherited), so that
-       a write to a server that went away fails with EPIPE instead of killing the process (hiredis
-       uses write(), not send(MSG_NOSIGNAL)); a SIGPIPE raised by such a write is thread-directed:
-       it stays pending on that thread and reaches no other. */
+    return true;
+}
+
+/* Start the I/O thread, then the subscriber thread. Only the two threads touch the sockets. They
+   start with SIGPIPE blocked (inherited), so that a write to a server that went away fails with
+   EPIPE instead of killing the process (hiredis uses write(), not send(MSG_NOSIGNAL)); a SIGPIPE
+   raised by such a write is thread-directed: it stays pending on that thread and reaches no other.
+   The caller's signal mask is restored. Returns pthread_create's code (0: both started). */
+GROUPCONC_REDIS__PRIVATE int groupconc_redis__start_threads(groupconc_redis *r) {
     sigset_t pipe_set, old_set;
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
@@ -2419,7 +2579,28 @@ GROUPCONC_REDIS_API int groupconc_redis_create(const groupconc_redis_config *con
         r->sub_started = trc == 0;
     }
     pthread_sigmask(SIG_SETMASK, &old_set, NULL);
-    if (trc != 0) {
+    return trc;
+}
+
+GROUPCONC_REDIS_API int groupconc_redis_create(const groupconc_redis_config *config, groupconc_redis **out) {
+    if (out) *out = NULL;
+    int rc = groupconc_redis_config_check(config, NULL);
+    if (rc != GROUPCONC_OK) return rc;
+    if (!out) return GROUPCONC_EINVAL;
+    groupconc_redis *r = (groupconc_redis *)GROUPCONC_REDIS_MALLOC(sizeof *r);
+    if (!r) return GROUPCONC_ENOMEM;
+    memset(r, 0, sizeof *r);
+    r->wake_fd[0] = r->wake_fd[1] = -1;
+    bool ok = groupconc_redis__copy_strings(r, config);
+    if (ok && config->cap_count) ok = groupconc_redis__copy_caps(r, config);
+    if (!ok) {
+        groupconc_redis_destroy(r);
+        return GROUPCONC_ENOMEM;
+    }
+    groupconc_redis__copy_numbers(r, config);
+    r->state = GROUPCONC_REDIS__CONNECTING;
+    groupconc_redis__make_instance(r);
+    if (!groupconc_redis__make_sync(r) || groupconc_redis__start_threads(r) != 0) {
         groupconc_redis_destroy(r);
         return GROUPCONC_ETHREAD;
     }
