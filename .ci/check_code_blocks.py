@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compile every ```c block of README.md and docs/guide.md, and try the README's first screen.
 
-usage: check_code_blocks.py [--cc CC] [--first-screen]   (from the repository root)
+usage: check_code_blocks.py [--cc "CC [ARGS]"] [--first-screen]   (from the repository root)
 
 - A block that defines main() is a complete program: it is compiled and linked alone
   (CC -std=c11 -Wall -Wextra -pedantic -Werror -I. ... -lpthread).
@@ -17,6 +17,7 @@ usage: check_code_blocks.py [--cc CC] [--first-screen]   (from the repository ro
   without a word on stderr (no compiler warning) and print exactly that output."""
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -52,9 +53,9 @@ def compile_block(cc, path, line, code, before, tmp):
         f.write('#line %d "%s"\n' % (line, path))
         f.write(code)
     if program:
-        cmd = [cc] + FLAGS + ["-O1", "-o", os.path.join(tmp, "block"), src, "-lpthread"]
+        cmd = shlex.split(cc) + FLAGS + ["-O1", "-o", os.path.join(tmp, "block"), src, "-lpthread"]
     else:
-        cmd = [cc] + FLAGS + ["-Wno-unused-function", "-c", "-o", os.path.join(tmp, "block.o"), src]
+        cmd = shlex.split(cc) + FLAGS + ["-Wno-unused-function", "-c", "-o", os.path.join(tmp, "block.o"), src]
     r = subprocess.run(cmd, capture_output=True, text=True)
     what = "program" if program else "fragment"
     if r.returncode != 0 or r.stderr.strip():
