@@ -38,7 +38,7 @@ int main(void) {
     groupconc_result res;
     groupconc_group_stats st;
     int rc = groupconc_executor_create(&policy, &ex);
-    for (int i = 0; i < 8 && rc == GROUPCONC_OK; i++) /* 4 tasks per group, all at once */
+    for (int i = 0; i < 8 && rc == GROUPCONC_OK; i++) /* 4 per group, all before any wait */
         rc = groupconc_submit(ex, groups[i % 2], NULL, work, NULL, &tasks[i]);
     for (int i = 0; i < 8 && rc == GROUPCONC_OK; i++) /* then wait for each, and release it */
         if ((rc = groupconc_task_wait(tasks[i], &res)) == GROUPCONC_OK) rc = groupconc_task_release(tasks[i]);
