@@ -100,7 +100,8 @@
        Deadlines      a queue deadline (max_wait_ns: per submit, per group, policy default) bounds
                       the wait for permits, not the run: on expiry the task leaves its queue and
                       completes REJECTED with GROUPCONC_EEXPIRED_<layer>. One housekeeper thread per
-                      executor (started on first need) watches a heap of deadlines.
+                      executor (started on first need) watches a heap of deadlines. A task with a
+                      deadline costs 16 more bytes and takes the locked submit path.
        Bounded table  max_groups and group_idle_ns: an idle group (nothing waiting, ready, running,
                       no gate permit, not paused) is reclaimed after group_idle_ns, or when a new key
                       needs room at max_groups (least recently used first; none idle:
@@ -1613,6 +1614,8 @@ GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy pol
    in its group's FIFO holding its group's permits, a queue node without a thread and without a
    layer-4 permit, until the provider calls groupconc_fleet_notify for its group (a notify that
    comes while the group's requests are out is remembered: the next BUSY answer is asked again).
+   While a group has tasks answered BUSY it asks for one lease at a time; its later tasks queue
+   behind them unasked.
    Cancellation, shutdown, queue deadlines (GROUPCONC_EEXPIRED_FLEET), stats and the listener cover
    tasks at the fleet layer as at the others. Executor gate permits do not pass through it.
    Pause: a paused group (or executor) asks for no lease and holds none while it waits: its tasks
