@@ -5,7 +5,7 @@
    in-flight cap, a per-group in-flight cap (bulkhead) and bounded waiting queues keep any one group
    from swamping the process.
 
-   QUICK START
+   1. QUICK START
        // in exactly one .c file:
        #define GROUPCONC_IMPLEMENTATION
        #include "groupconc.h"
@@ -19,17 +19,18 @@
        groupconc_task_wait(task, &res);          // res.status, res.value, res.error, res.reason
        groupconc_task_release(task);
        groupconc_executor_destroy(ex);
-   (examples/01_quick_start.c is the same program with every return code checked.)
+   (examples/01_quick_start.c: caps from a resolver, every return code checked; the README shows
+   it with what it prints. docs/guide.md: recipes by task. This manual is the reference.)
 
    CONTENTS
-       CONFIGURATION, CONCEPTS, EVENTS AND COUNTERS, THREADS AND CALLBACKS, ERRORS, LIMITATIONS,
-       HISTORY
-       [1] error codes  [2] constants and enums  [3] opaque types, results and callbacks
+       Manual: 1. QUICK START, 2. CONFIGURATION, 3. CONCEPTS, 4. EVENTS AND COUNTERS, 5. THREADS
+       AND CALLBACKS, 6. WHERE CALLBACKS RUN, 7. ERRORS, 8. THE JSON DUMP, 9. LIMITATIONS, 10. HISTORY
+       Declarations: [1] error codes  [2] constants and enums  [3] opaque types, results and callbacks
        [4] policy  [5] executor lifecycle  [6] submit and handles  [7] group control and stats
        [8] admission gate  [9] structured scopes and the dump  [10] fleet layer  [11] diagnostics
        Implementation sections: grep -n '====' groupconc.h
 
-   CONFIGURATION
+   2. CONFIGURATION
        macro                      where            default              effect
        GROUPCONC_IMPLEMENTATION   one TU           -                    compile the implementation here (as C, not C++)
        GROUPCONC_STATIC           every TU         -                    make every function static (private copy per TU)
@@ -59,10 +60,14 @@
    #error that names it. The internal tunables (spin tries, nap length, batch thresholds, node
    cache) are listed with their reasons in the implementation's "configuration" section.
 
-   CONCEPTS
+   3. CONCEPTS
        Group keys     any non-empty NUL-terminated string up to GROUPCONC_MAX_KEY_LEN bytes; copied.
                       A group's state is created on first use and cached; its limits are resolved once
                       at creation ("first resolution fixed") and kept until the group is evicted.
+       Group limits   a group's concurrency comes from the policy's table (policy.groups), else the
+                      resolver (policy.resolver: a per-key function), else default_concurrency; its
+                      in-flight cap, queue threshold and queue deadline from the table, else the
+                      policy's defaults. The executor copies the policy, table and keys included.
        Four layers    acquired in this order, released in reverse, only the permits actually held:
                       1 global in-flight   tasks past layer 1 (waiting at 2/3/4, ready or running), all groups
                       2 group bulkhead     a group's tasks past layer 2 (waiting at 3/4, ready or running)
@@ -95,7 +100,8 @@
        Deadlines      a queue deadline (max_wait_ns: per submit, per group, policy default) bounds
                       the wait for permits, not the run: on expiry the task leaves its queue and
                       completes REJECTED with GROUPCONC_EEXPIRED_<layer>. One housekeeper thread per
-                      executor (started on first need) watches a heap of deadlines.
+                      executor (started on first need) watches a heap of deadlines. A task with a
+                      deadline costs 16 more bytes and takes the locked submit path.
        Bounded table  max_groups and group_idle_ns: an idle group (nothing waiting, ready, running,
                       no gate permit, not paused) is reclaimed after group_idle_ns, or when a new key
                       needs room at max_groups (least recently used first; none idle:
@@ -105,6 +111,20 @@
                       Group threshold: the group's tasks waiting at layers 2 and 3 together. 0 means
                       "run now or be rejected"; GROUPCONC_UNLIMITED means no bound. Layer 4 has no
                       threshold of its own; max_waiting bounds all queues together.
+       Rejection      decided in submit wherever it can be (fail fast); a task that queued at one
+                      layer and is refused at a later one is rejected later, through its handle.
+                      Its permits are back before any handling runs, and the REJECTED event and
+                      result carry the refusing layer's code in `reason` whatever the policy:
+                        policy               refused in submit                   refused later
+                        ABORT (default)      submit returns the EREJECTED_*      the handle
+                                             code, no handle (the listener       completes REJECTED
+                                             still sees the task's events)
+                        DISCARD              submit returns OK; the handle completes REJECTED
+                        CALLER_RUNS          the task runs on the submitting     it runs on a worker
+                                             thread, holding no permits          holding no permits
+                        reject_handler       decides the outcome (SUCCESS with a value, FAILED,
+                                             CANCELLED, or REJECTED); submit returns OK
+                      A queue deadline's expiry is a rejection no policy or handler changes.
        Worker pool    elastic: threads start on demand up to max_threads and retire after keep_alive_ns
                       idle (a worker blocked in a wait inside a task or callback lets one more start).
                       Tasks holding all permits wait for a thread in a FIFO ready queue. A worker that
@@ -134,13 +154,14 @@
                       accepted task, after the task function returned or, if it never ran, when the
                       task completes (cancelled, rejected, removed by shutdown / evict / destroy).
 
-   EVENTS AND COUNTERS (one table: the listener's events and the stats' totals agree)
+   4. EVENTS AND COUNTERS (one table: the listener's events and the stats' totals agree)
        event       fires                                              counter(s)
        SUBMITTED   each submit call with valid arguments on a running  submitted
                    executor, before admission
-       REJECTED    a layer refused the task (reason EREJECTED_*), or   -
-                   submit failed after SUBMITTED (ESHUTDOWN, ENOMEM,
-                   ETHREAD); under CALLER_RUNS the task then runs
+       REJECTED    a layer refused the task (reason EREJECTED_*), its  -
+                   queue deadline passed (EEXPIRED_*), or submit
+                   failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD,
+                   EGROUPS_FULL); under CALLER_RUNS the task then runs
        STARTED     the task is about to run (all permits held; none    -
                    under CALLER_RUNS)
        COMPLETED   exactly once per SUBMITTED, with the final result:  completed = succeeded + failed
@@ -161,9 +182,13 @@
        REJECTED with GROUPCONC_EEXPIRED_* counts as expired, with GROUPCONC_EREJECTED_WAITING as
        rejected_waiting. If memory runs out when a group first needs its rare-outcome counters
        (anything but success), that outcome counts in the executor's totals only
-       (counts_unattributed).
+       (counts_unattributed). Group counters start again when the group's state is evicted or
+       reclaimed; the executor's never do.
+       A task's events come in order: SUBMITTED, then STARTED or REJECTED (under CALLER_RUNS:
+       REJECTED, then STARTED), then COMPLETED. Its permits are back and its cleanup has run before
+       COMPLETED; COMPLETED and the completion callbacks have run before its handle is done.
 
-   THREADS AND CALLBACKS
+   5. THREADS AND CALLBACKS
        Every function is thread-safe, except that groupconc_executor_destroy must not run concurrently
        with any other call on the same executor or its unfinished handles.
        Listener events, completion callbacks, rejection handlers and cleanups never run with an
@@ -195,7 +220,7 @@
        *_limits_keep, group_keys_free), a finished task's handle (it belongs to no executor any
        more), standalone gates, and every call on another executor.
 
-   WHERE CALLBACKS RUN (the user code a call may run on the calling thread before it returns; each
+   6. WHERE CALLBACKS RUN (the user code a call may run on the calling thread before it returns; each
    function's "Callbacks:" line says the same on "Runs here:", where "anywhere" means anywhere but
    a resolver of the same executor, as above. Another task's code never runs inside a read-only
    call or a gate try-acquire: an event loop may call those freely.)
@@ -247,7 +272,7 @@
        fleet_notify                                 fleet (acquire)
        fleet_report                                 ev (FLEET)
 
-   ERRORS
+   7. ERRORS
        Functions return GROUPCONC_OK (0) or a negative GROUPCONC_E* code; groupconc_strerror() and
        groupconc_errname() describe any code. A task's own outcome is not an API error: it is in
        groupconc_result.status (SUCCESS / FAILED / CANCELLED / REJECTED). The task's own code and the
@@ -257,9 +282,28 @@
        GROUPCONC_TASK_CANCELLED ("I stopped because I was cancelled"). Any function that takes an
        executor, or one of its gates, scopes, unfinished task handles, deferred tasks, permits or
        fleet requests, returns GROUPCONC_EDEADLK (nothing done) when called from that executor's
-       resolver (THREADS AND CALLBACKS), whether or not its Returns line lists it.
+       resolver (THREADS AND CALLBACKS), whether or not its Returns line lists it. The codes, their
+       values and messages: GROUPCONC_ERRNO_MAP (section [1]).
 
-   LIMITATIONS
+   8. THE JSON DUMP (groupconc_executor_dump; format "groupconc-dump", version 1: fields are added,
+   never renamed, within a version)
+       format, version, library   "groupconc-dump", 1, the library's version string
+       executor    max_threads, deferred (tasks holding a deferral), then every field of
+                   groupconc_executor_stats by its name (GROUPCONC_EXECUTOR_STATS_FIELDS; unlimited
+                   caps print as -1, flags as 0/1)
+       groups[]    key (and key_hex), then every field of groupconc_group_stats by its name
+                   (GROUPCONC_GROUP_STATS_FIELDS)
+       tasks[]     each task that waits, is ready, runs or is deferred: group, id (or null), state
+                   (waiting_global, waiting_bulkhead, waiting_concurrency, waiting_running,
+                   waiting_fleet, ready, running, deferred), age_ns since it first had to wait, from
+                   a coarse clock (a few ms: 0 for a short wait; null for a task that never waited,
+                   and for running and deferred tasks)
+       scopes[]    each open scope: id (opaque), name (or null), parent (its parent's id, or null),
+                   policy, shut_down, joined (0/1), age_ns since it was opened, children (open child
+                   scopes), forks[] (index, group, status: PENDING until the fork completed)
+       Strings and their "_hex" twins: see groupconc_executor_dump (section [9]).
+
+   9. LIMITATIONS
        - Cancellation of a running task is cooperative: it sees groupconc_context_is_cancelled().
        - Using a handle after groupconc_task_release (a second release included) is undefined, as
          with free(): GROUPCONC_ERELEASED is returned only when the library happens to see it.
@@ -290,8 +334,24 @@
          and nothing else picked them up (a blocked wait always does). After short tasks an idle
          worker spins up to GROUPCONC_SPIN_NS. A task submitted while one worker runs short tasks
          and another naps can wait up to 100 us if the busy one's task turns out long.
+       - While every worker is busy, submitted tasks may wait in the inbox until a worker or a stats
+         call admits them; oldest_wait_ns counts from admission, so it can under-report that wait.
+       - Admission, hand-off and completion share one executor lock (submits without thresholds do
+         not take it; workers take it once per batch); with many cores and many busy workers it
+         becomes the bottleneck (docs/lock-measurements.md). Submitting threads share the key
+         table's lock, and a slow resolver, run under it, stalls every submit meanwhile.
+       - The per-group table of live limits (groupconc_group_limits_set) is a sorted array: a new key
+         costs O(keys in it), about 30 us at 100,000 keys, and stays until its fields are back to
+         GROUPCONC_DEFAULT. Set live limits for tenants, not for every client address.
+       - Under CALLER_RUNS a refused task runs holding no permits: no cap counts it, and it does not
+         keep its group from being reclaimed.
+       - When at least one worker exists, a failed start of another is not reported: the task queues
+         for the existing workers (ETHREAD only when no worker exists and none can start).
+       - Gate permits are not tasks: a graceful shutdown does not wait for them.
+       - Cancelling a fork through its handle flags that fork only; shutting its scope down also
+         reaches the scopes opened inside it.
 
-   HISTORY
+   10. HISTORY
        1.0.0  API 1.0: one naming scheme (groupconc_group_shutdown / _evict / _keys_get / _keys_free),
               task codes apart from library reasons (result.reason, GROUPCONC_TASK_CANCELLED),
               cleanup functions (groupconc_submit_spec), rejection handlers decide the outcome,
@@ -1515,7 +1575,7 @@ GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
 /* groupconc_executor_dump: the executor's state as JSON (the C form of JEP 428's thread dump):
    version, limits and totals, each group (limits, counters, queue lengths), each waiting, ready,
    running and deferred task (group, id, state, age), and the scope tree (owner, policy, forks).
-   Field names are documented in the README ("The JSON dump"), stable within a "version". The
+   Field names are listed in the manual's section 8, THE JSON DUMP, stable within a "version". The
    "executor" object and each of "groups" carry every field of groupconc_executor_stats /
    groupconc_group_stats (GROUPCONC_*_STATS_FIELDS), with the values the stats getters would return.
    Strict JSON (valid UTF-8) for any bytes: a key, task id or scope name that is valid UTF-8 is a
@@ -1560,6 +1620,8 @@ GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy pol
    in its group's FIFO holding its group's permits, a queue node without a thread and without a
    layer-4 permit, until the provider calls groupconc_fleet_notify for its group (a notify that
    comes while the group's requests are out is remembered: the next BUSY answer is asked again).
+   While a group has tasks answered BUSY it asks for one lease at a time; its later tasks queue
+   behind them unasked.
    Cancellation, shutdown, queue deadlines (GROUPCONC_EEXPIRED_FLEET), stats and the listener cover
    tasks at the fleet layer as at the others. Executor gate permits do not pass through it.
    Pause: a paused group (or executor) asks for no lease and holds none while it waits: its tasks

@@ -8,8 +8,8 @@
    - tenant "flood" asks for 20 requests every tick and is refused beyond its 2; tenants "alpha",
      "beta" and "gamma" ask for 1 each tick and are never refused: the flood does not touch them;
    - groupconc_permit_release when a request's timer fires (SUCCESS), and the gate's counters;
-   - the same budget holds for executor tasks of the tenant (not used here: see README, "Admission
-     gate").
+   - the same budget holds for executor tasks of the tenant (not used here: see docs/guide.md, "The
+     gate on an event loop").
    It prints a per-tenant table and exits 1 if a tenant ever had more than 2 in flight, a quiet
    tenant was refused, the flood was never refused, or a permit was lost.
 
