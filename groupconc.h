@@ -3189,10 +3189,12 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
 
 /* ==== task life cycle =========================================================================== */
 /* A task's life is kept in three fields of its node:
-     stage  GROUPCONC__NEW .. DONE: where it is. Plain; changed only under ex->lock.
+     stage  GROUPCONC__NEW .. FLEET_BUSY: where it is. Plain; changed only under ex->lock (or by the
+            one thread that owns the task), and only through groupconc__set_stage, which checks
+            each change against groupconc__stage_next (the rows below) in a debug build.
      state  GROUPCONC__ST_*: atomic bits, read without a lock by the handle functions (done?
             cancelled?), the word on which a worker starting a task and a cancel taking it race,
-            and the three references whose last holder frees the node.
+            and the four references whose last holder frees the node.
      bits   GROUPCONC__B_*: plain flags, written before the task is visible to other threads, or
             under ex->lock, or by the one thread that owns the task at that point.
 
@@ -3201,8 +3203,12 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
      from      to        who, and why                                          function
      NEW       QUEUED    admission: no free permit at layer `held`, and the    admit
                          layer's queue threshold lets it wait
-     NEW       READY     admission: all four permits held                      admit, push_ready
+     NEW       READY     admission: every layer's permit held                  admit, push_ready
      NEW       REJECTED  admission: the queue threshold is reached             reject_locked
+     NEW       FLEET_ASKING  the group's layers held, a provider set: a        fleet_enter_locked,
+                         request goes out once the lock is released            fleet_ask_locked
+     NEW       FLEET_BUSY  as above, but its group has tasks answered BUSY     fleet_enter_locked
+                         (it queues behind them unasked) or is paused
      QUEUED    NEW       a released permit is handed to it (oldest waiter);    release_permits,
                          the pump admits it at its next layer                  pump
      QUEUED    REJECTED  its queue deadline passed (the housekeeper)           expire_locked
@@ -3223,6 +3229,19 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
      REJECTED  READY     CALLER_RUNS on a worker: queued again, no permits     settle_rejected
      REJECTED  DONE      task_cancel while its CALLER_RUNS rejection is being  groupconc_task_cancel
                          handled (CANCELLED)
+     FLEET_ASKING  NEW   answered GRANTED (a lease, B_LEASED) or OPEN: on to   groupconc_fleet_answer
+                         the global running layer (B_FLEET_PASSED)
+     FLEET_ASKING  FLEET_BUSY  answered BUSY, or GRANTED while its group is    groupconc_fleet_answer
+                         paused (the lease given back at once)
+     FLEET_ASKING  FLEET_ASKING  answered BUSY after a notify came while the   groupconc_fleet_answer,
+                         request was out (GF_NOTIFIED): asked again at once    fleet_ask_locked
+     FLEET_BUSY  FLEET_ASKING  groupconc_fleet_notify names its group (its     groupconc_fleet_notify,
+                         oldest BUSY task), or the resume of a pause           fleet_resume_locked
+     FLEET_ASKING  REJECTED  answered REJECT (EREJECTED_FLEET)                 groupconc_fleet_answer
+     FLEET_ASKING  DONE  as QUEUED: cancel, shutdown, evict (CANCELLED; the    unlink_waiting,
+     FLEET_BUSY  DONE      answer that comes later finds it gone)              cancel_locked
+     FLEET_BUSY  REJECTED  its queue deadline passed (EEXPIRED_FLEET), also    expire_locked
+                         while asking (FLEET_ASKING REJECTED, the row above)
    A task rejected under ABORT or DISCARD, or with a rejection handler, is completed from REJECTED
    by the thread handling the rejection, which owns it.
 
@@ -3252,16 +3271,23 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
    fetch_or(STARTED) and the taker's CAS, which requires STARTED and TAKEN clear, cannot both win.
    The loser lets go: a worker that finds TAKEN drops CLAIM_REF and never runs the task; a cancel
    that finds STARTED only sets CANCEL.
-   References: whoever clears the last of EXEC_REF, HANDLE_REF and CLAIM_REF frees the node
-   (complete, groupconc_task_release, drop_claim_ref). Each is an acq_rel RMW, so the thread that
-   frees has seen every write of the others.
+     FLEET_REF   fleet_ask_locked, under the lock, when   groupconc_fleet_answer   the provider's
+                 a request goes out (relaxed: the lock)  (acq_rel; relaxed under  reference: a
+                                                         the lock for BUSY)       request is out
+   References: whoever clears the last of EXEC_REF, HANDLE_REF, CLAIM_REF and FLEET_REF frees the
+   node (complete, groupconc_task_release, drop_claim_ref, groupconc_fleet_answer). Each is an
+   acq_rel RMW, so the thread that frees has seen every write of the others.
 
    Bits (t->bits): HAS_ID, HAS_CLEANUP, COUNTED, TIMED are set by task_init before the task is
    visible (submit clears COUNTED under the lock for a task refused under ABORT); QUEUED_ONCE by
    admit, under the lock; RAN under the lock when a task that ran is finished (finish_locked: while
    it is listed in ex->running, others read its bits under the lock), or by the thread that owns a
    task in no list (a CALLER_RUNS run in submit, a rejection handler's decision); NO_PERMITS under
-   the lock (settle_rejected) or by the submitting thread for a CALLER_RUNS run in submit. */
+   the lock (settle_rejected) or by the submitting thread for a CALLER_RUNS run in submit.
+   HAS_DEADLINE and FLEET are set by task_init (a queue deadline; a provider in the policy: a fleet
+   slot inline); FLEET_PASSED and LEASED under the lock by groupconc_fleet_answer (GRANTED or OPEN;
+   GRANTED), LEASED cleared by the completing thread when it gives the lease back (DONE, in no
+   list: it owns the bits). */
 
 /* t->stage (under ex->lock). */
 enum {
@@ -3312,6 +3338,42 @@ enum {
 #define GROUPCONC__B_FLEET 256u       /* a groupconc__fleet_slot inline after the deadline (a provider is set) */
 #define GROUPCONC__B_LEASED 512u      /* holds a fleet lease (in its slot): given back at completion */
 #define GROUPCONC__B_FLEET_PASSED 1024u /* the fleet layer let it through (GRANTED or OPEN) */
+
+/* The stage transitions allowed, as the table "Stage transitions" above lists them: row `from`, bit
+   `to`. Every stage change goes through groupconc__set_stage, which checks it against this table
+   under GROUPCONC_DEBUG (a debug build: the test suite, the fuzzer, the soak); .ci/check_lifecycle.py
+   checks that this table and the comment's rows are the same set, and that the comment names every
+   stage, state bit and plain bit defined here. */
+#define GROUPCONC__TO(stage) (1u << (stage))
+static const uint16_t groupconc__stage_next[] = {
+    [GROUPCONC__NEW] = GROUPCONC__TO(GROUPCONC__QUEUED) | GROUPCONC__TO(GROUPCONC__READY) |
+        GROUPCONC__TO(GROUPCONC__REJECTED) | GROUPCONC__TO(GROUPCONC__FLEET_ASKING) |
+        GROUPCONC__TO(GROUPCONC__FLEET_BUSY),
+    [GROUPCONC__QUEUED] = GROUPCONC__TO(GROUPCONC__NEW) | GROUPCONC__TO(GROUPCONC__REJECTED) |
+        GROUPCONC__TO(GROUPCONC__DONE),
+    [GROUPCONC__READY] = GROUPCONC__TO(GROUPCONC__RUNNING) | GROUPCONC__TO(GROUPCONC__DONE),
+    [GROUPCONC__RUNNING] = GROUPCONC__TO(GROUPCONC__READY) | GROUPCONC__TO(GROUPCONC__DONE) |
+        GROUPCONC__TO(GROUPCONC__DEFERRED),
+    [GROUPCONC__REJECTED] = GROUPCONC__TO(GROUPCONC__READY) | GROUPCONC__TO(GROUPCONC__DONE),
+    [GROUPCONC__DONE] = 0,
+    [GROUPCONC__DEFERRED] = GROUPCONC__TO(GROUPCONC__RUNNING),
+    [GROUPCONC__FLEET_ASKING] = GROUPCONC__TO(GROUPCONC__FLEET_ASKING) | GROUPCONC__TO(GROUPCONC__FLEET_BUSY) |
+        GROUPCONC__TO(GROUPCONC__NEW) | GROUPCONC__TO(GROUPCONC__REJECTED) | GROUPCONC__TO(GROUPCONC__DONE),
+    [GROUPCONC__FLEET_BUSY] = GROUPCONC__TO(GROUPCONC__FLEET_ASKING) | GROUPCONC__TO(GROUPCONC__REJECTED) |
+        GROUPCONC__TO(GROUPCONC__DONE),
+};
+#define GROUPCONC__STAGES (sizeof groupconc__stage_next / sizeof groupconc__stage_next[0])
+
+/* Move t to stage `to` (under ex->lock, or by the one thread that owns t). An illegal transition is
+   a bug in this file: a debug build stops at GROUPCONC_ASSERT, naming it. */
+GROUPCONC__FN void groupconc__set_stage(groupconc_task *t, unsigned to) {
+#if GROUPCONC_DEBUG
+    GROUPCONC_ASSERT(t->stage < GROUPCONC__STAGES && to < GROUPCONC__STAGES &&
+                     "illegal task stage transition (see the life-cycle table)" &&
+                     (groupconc__stage_next[t->stage] & GROUPCONC__TO(to)) != 0);
+#endif
+    t->stage = (uint8_t)to;
+}
 
 /* A task's queue deadline, inline after the struct when B_HAS_DEADLINE (under ex->lock). */
 typedef struct groupconc__queue_deadline {
@@ -3370,7 +3432,7 @@ GROUPCONC__FN void groupconc__drop_claim_ref(groupconc_task *t) {
 }
 
 GROUPCONC__FN void groupconc__push_ready(groupconc_executor *ex, groupconc_task *t) {
-    t->stage = GROUPCONC__READY;
+    groupconc__set_stage(t, GROUPCONC__READY);
     t->group->ready++;
     groupconc__fifo_push(&ex->ready, t);
 }
@@ -3390,7 +3452,7 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
     t->error = reason;
     t->reject_reason = (int16_t)reason;
     t->start_ns = groupconc__now_ns();
-    t->stage = GROUPCONC__REJECTED;
+    groupconc__set_stage(t, GROUPCONC__REJECTED);
     groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), 1);
     groupconc__fifo_push(&b->rejected, t);
 }
@@ -3420,7 +3482,7 @@ GROUPCONC__FN void groupconc__cancel_locked(groupconc_executor *ex, groupconc_ta
     t->status = GROUPCONC_STATUS_CANCELLED;
     t->error = 0;
     t->start_ns = groupconc__now_ns();
-    t->stage = GROUPCONC__DONE;
+    groupconc__set_stage(t, GROUPCONC__DONE);
     groupconc__count_locked(ex, t->group, GROUPCONC__C_CANCELLED, 1);
     groupconc__fifo_push(&b->todo, t);
 }
@@ -3510,7 +3572,7 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
 
 /* t was just popped from ex->ready. */
 GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_task *t) {
-    t->stage = GROUPCONC__RUNNING;
+    groupconc__set_stage(t, GROUPCONC__RUNNING);
     t->group->ready--;
     groupconc__fifo_push(&ex->running, t);
     if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
@@ -3534,7 +3596,7 @@ GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__
             ex->nrunning--;
             t->group->running--;
         }
-        t->stage = GROUPCONC__READY;
+        groupconc__set_stage(t, GROUPCONC__READY);
         t->group->ready++;
         groupconc__fifo_push_front(&ex->ready, t);
     }
@@ -3563,7 +3625,7 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
     groupconc__release_permits(ex, t, b);
     groupconc__pump(ex, b);
     groupconc__debug_check(ex, t->group);
-    t->stage = GROUPCONC__DONE;
+    groupconc__set_stage(t, GROUPCONC__DONE);
     groupconc__count_locked(ex, t->group, groupconc__outcome_index(t->status, 0), 1);
 }
 
@@ -3611,7 +3673,7 @@ GROUPCONC__FN void groupconc__hand(groupconc_executor *ex, groupconc_task *w, in
     groupconc__waiting_dec(ex, w, layer);
     GROUPCONC_ASSERT(w->held == layer);
     w->held++;
-    w->stage = GROUPCONC__NEW;
+    groupconc__set_stage(w, GROUPCONC__NEW);
     groupconc__fifo_push(&b->advance, w);
 }
 
@@ -3729,7 +3791,7 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
 /* Make t's request once the lock is released (the caller flushes b). Under ex->lock. */
 GROUPCONC__FN void groupconc__fleet_ask_locked(groupconc_executor *ex, groupconc_task *t,
                                                groupconc__batch *b) {
-    t->stage = GROUPCONC__FLEET_ASKING;
+    groupconc__set_stage(t, GROUPCONC__FLEET_ASKING);
     atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_FLEET_REF, memory_order_relaxed); /* the lock orders it */
     ex->fleet_outstanding++;
     groupconc__fleet_of(t)->ask_next = NULL;
@@ -3766,7 +3828,7 @@ GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupco
     gf->waiting++;
     groupconc__fifo_push(&ex->fleet, t);
     if (gf->busy > 0 || groupconc__paused(ex, t->group)) { /* paused: the resume asks */
-        t->stage = GROUPCONC__FLEET_BUSY;
+        groupconc__set_stage(t, GROUPCONC__FLEET_BUSY);
         gf->busy++;
     } else {
         groupconc__fleet_ask_locked(ex, t, b);
@@ -3831,7 +3893,7 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
             t->start_ns = groupconc__coarse_now_ns();
             groupconc__timer_add(ex, t);
         }
-        t->stage = GROUPCONC__QUEUED;
+        groupconc__set_stage(t, GROUPCONC__QUEUED);
         groupconc__fifo_push(&s->waiters, t);
         return;
     }
@@ -4184,7 +4246,7 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t) {
             if (!d->result_in) { /* park it: the completion finishes it */
                 groupconc__fifo_remove(&ex->running, t);
                 groupconc__fifo_push(&ex->deferred, t);
-                t->stage = GROUPCONC__DEFERRED;
+                groupconc__set_stage(t, GROUPCONC__DEFERRED);
                 d->parked = true;
                 groupconc__mutex_unlock(&ex->lock);
                 return false;
@@ -5814,7 +5876,7 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             task->status = GROUPCONC_STATUS_CANCELLED;
             task->error = 0;
             task->start_ns = groupconc__now_ns();
-            task->stage = GROUPCONC__DONE;
+            groupconc__set_stage(task, GROUPCONC__DONE);
             groupconc__count_locked(ex, task->group,
                                     groupconc__outcome_index(GROUPCONC_STATUS_REJECTED,
                                                              task->reject_reason), -1);
@@ -5957,7 +6019,7 @@ GROUPCONC__PUBLIC int groupconc_deferred_complete(groupconc_deferred *deferred, 
     }
     groupconc__fifo_remove(&ex->deferred, t); /* back among the running, to be finished */
     groupconc__fifo_push(&ex->running, t);
-    t->stage = GROUPCONC__RUNNING;
+    groupconc__set_stage(t, GROUPCONC__RUNNING);
     groupconc__mutex_unlock(&ex->lock);
     GROUPCONC_FREE(deferred);
     t->end_ns = (t->bits & GROUPCONC__B_TIMED) ? groupconc__now_ns() : t->start_ns;
@@ -7564,7 +7626,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
            other process for the whole pause). Give it back at once and wait as if answered BUSY:
            the resume asks again (groupconc__fleet_resume_locked). */
         late = true;
-        t->stage = GROUPCONC__FLEET_BUSY;
+        groupconc__set_stage(t, GROUPCONC__FLEET_BUSY);
         groupconc__gfleet(g)->busy++;
         atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_relaxed); /* as BUSY below */
         keep_ref = true;
@@ -7581,7 +7643,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
         keep_ref = true;
     } else if (verdict == GROUPCONC_FLEET_BUSY) {
         g->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED; /* paused: the resume asks again */
-        t->stage = GROUPCONC__FLEET_BUSY;
+        groupconc__set_stage(t, GROUPCONC__FLEET_BUSY);
         groupconc__gfleet(g)->busy++;
         /* under the lock, before a notify can ask again; never the last reference (EXEC_REF) */
         atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_relaxed);
@@ -7601,7 +7663,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
                 open = ex->policy.listener != NULL;
                 task_id = groupconc__task_id(t); /* under the lock: a worker may soon write its bits */
             }
-            t->stage = GROUPCONC__NEW;
+            groupconc__set_stage(t, GROUPCONC__NEW);
             groupconc__fifo_push(&b.advance, t); /* on to layer 4, then the ready queue */
         }
         groupconc__pump(ex, &b);
