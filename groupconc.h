@@ -111,6 +111,29 @@
                       Group threshold: the group's tasks waiting at layers 2 and 3 together. 0 means
                       "run now or be rejected"; GROUPCONC_UNLIMITED means no bound. Layer 4 has no
                       threshold of its own; max_waiting bounds all queues together.
+       Special values every field that reads a value other than a plain number, and how (defaults
+                      come from groupconc_policy_default() only: start from it, a zeroed policy is
+                      invalid; a live change starts from groupconc_*_limits_keep()):
+                        value                 in                                   means
+                        GROUPCONC_UNLIMITED   in-flight caps, queue thresholds,    no bound (concurrency
+                          (-1)                max_waiting, global caps,            has no unlimited value)
+                                              max_groups
+                        GROUPCONC_DEFAULT     a field of a groups[] entry or of    not set here: the
+                          (-2)                a live group change                  resolver (concurrency
+                                                                                   only), else the policy's
+                                                                                   default_*
+                        GROUPCONC_KEEP (-3)   a field of groupconc_*_limits_set    leave it as it is
+                        GROUPCONC_FOREVER     max_wait_ns, default_max_wait_ns,    no deadline / never
+                          (-1)                group_idle_ns; every timeout_ns      reclaimed / no end to
+                                              (any negative timeout too)           the wait
+                        0                     spec.max_wait_ns, groups[] and live  the next level's: the
+                                              max_wait_ns                          group's, then the
+                                                                                   policy's default
+                        0                     a queue threshold, max_waiting       nothing waits: run now
+                                                                                   or be rejected
+                        0                     a timeout_ns                         do not wait (poll)
+                        0                     keep_alive_ns                        an idle worker retires
+                                                                                   at once
        Rejection      decided in submit wherever it can be (fail fast); a task that queued at one
                       layer and is refused at a later one is rejected later, through its handle.
                       Its permits are back before any handling runs, and the REJECTED event and
