@@ -4798,18 +4798,18 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
     for (;;) {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
-        if (!groupconc__worker_step_locked(&w, &b)) { /* nothing to do */
-            if (!groupconc__worker_idle_locked(&w)) break;
-            continue;
+        if (groupconc__worker_step_locked(&w, &b)) {
+            groupconc__mutex_unlock(&ex->lock);
+            w.spun = false;
+            w.idle_since = 0;
+            groupconc__worker_settle(&w, &b);
+            if (w.mine.count || w.stolen) w.nran = groupconc__worker_run_batch(&w);
+            /* on its way to finish them itself: nobody needs to help, however long the lock takes */
+            atomic_store_explicit(&w.self->busy_since, UINT64_MAX, memory_order_relaxed);
+            groupconc__mutex_lock(&ex->lock);
+        } else if (!groupconc__worker_idle_locked(&w)) { /* nothing to do */
+            break;
         }
-        groupconc__mutex_unlock(&ex->lock);
-        w.spun = false;
-        w.idle_since = 0;
-        groupconc__worker_settle(&w, &b);
-        if (w.mine.count || w.stolen) w.nran = groupconc__worker_run_batch(&w);
-        /* on its way to finish them itself: nobody needs to help, however long the lock takes */
-        atomic_store_explicit(&w.self->busy_since, UINT64_MAX, memory_order_relaxed);
-        groupconc__mutex_lock(&ex->lock);
     }
     GROUPCONC_ASSERT(w.mine.count == 0 && w.nran == 0);
     groupconc__mutex_unlock(&ex->lock);
