@@ -4796,7 +4796,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     base.claims = &w.mine;
     groupconc__mutex_lock(&ex->lock);
     atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
-    for (;;) {
+    for (;;) { /* if / else if, no continue: gcc then sees the batch as the hot path (it inlines) */
         groupconc__batch b = GROUPCONC__BATCH_INIT;
         if (groupconc__worker_step_locked(&w, &b)) {
             groupconc__mutex_unlock(&ex->lock);
