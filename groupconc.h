@@ -4561,8 +4561,8 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
 }
 
 /* What a worker keeps from one step of its loop to the next: worker_main's state, shared with the
-   parts below (one per state of the table above). Only this thread touches it, except `mine`,
-   which user code running on it reaches through the base frame (groupconc__give_back). */
+   parts below (see the table of worker states above). Only its own thread touches it; user code
+   that thread runs reaches `mine` through the base frame (groupconc__give_back, wait_until). */
 typedef struct groupconc__worker_loop {
     groupconc__worker *self;
     groupconc_executor *ex;
@@ -4575,7 +4575,7 @@ typedef struct groupconc__worker_loop {
     unsigned want;                     /* how many to claim at a time (doubles while tasks are short) */
     unsigned nran;                     /* published in self->ret this round */
     bool slow;                         /* the last batch ran past GROUPCONC__BATCH_NS */
-    bool spun;                         /* spun since it last ran something */
+    bool spun;                         /* spun since its last step outside the lock */
 } groupconc__worker_loop;
 
 /* The tasks this worker ran in its last batch that no helper finished meanwhile: finish them (their
