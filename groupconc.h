@@ -4341,7 +4341,7 @@ GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc
    exiting   an idle turn once destroy set ex->stopping    it returns; destroy joins it
              (and broadcast on work_cv)                    (worker_idle_locked)
    A signalled worker (nwaking raised by whoever signalled) lowers nwaking before its next look at
-   the inbox (P1). The keep-alive runs from its first nap or sleep since it last ran something. */
+   the inbox (P1). The keep-alive runs from its first nap or sleep since its last batch. */
 
 /* Start one worker. Called with ex->lock held; the new thread blocks on the lock until we return. */
 GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
@@ -5544,6 +5544,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     }
     groupconc__mutex_unlock(&ex->table_lock); /* from here on t may already be running */
     if (rc != GROUPCONC_OK) {
+        GROUPCONC_ASSERT(rc != GROUPCONC__NO_WORKER); /* the caller goes on with t after that one */
         if (t) GROUPCONC_FREE(t);
         groupconc__refused(ex, group, task_id, rc, false);
         return rc;
