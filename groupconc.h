@@ -1766,7 +1766,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                          admission, hand-off, refill after a live change, the deadline heap, the pump
      inbox               submitting without the executor lock
      completion and events   cleanups, results, events, callbacks, rejection handling
-     worker pool         starting, waking, spinning, napping, batches, helping, worker_main
+     worker pool         the table of worker states; starting, waking, spinning, napping, batches,
+                         helping; worker_main, a loop over its parts (worker_step_locked,
+                         worker_run_batch, worker_idle_locked, ...)
      housekeeper         one thread per executor: expires deadlines, reclaims idle groups
      public API          in the order of the declarations
    Names: groupconc__* is private. A function named *_locked is called with ex->lock held, *_tlocked
@@ -2459,9 +2461,9 @@ typedef struct groupconc__worker {
     struct groupconc__worker *next;
     groupconc__thread thread;
     groupconc_executor *exec;
-    /* Tasks this worker ran and has not finished yet (a batch: see worker_main), published so that
-       any thread holding ex->lock can finish them (groupconc__help_locked). Only the owner appends
-       (ret[nret] then nret, release); [nfinished, nret) are left to finish, under ex->lock. */
+    /* Tasks this worker ran and has not finished yet (a batch: see worker_run_batch), published so
+       that any thread holding ex->lock can finish them (groupconc__help_locked). Only the owner
+       appends (ret[nret] then nret, release); [nfinished, nret) are left to finish, under ex->lock. */
     groupconc_task *ret[GROUPCONC_BATCH_MAX];
     _Atomic unsigned nret;
     unsigned nfinished;
@@ -2587,7 +2589,7 @@ typedef struct groupconc__batch {
 #define GROUPCONC__BATCH_INIT {{NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}, NULL, NULL}
 
 /* Tasks a worker took from the ready queue and has not started yet, oldest first. It takes more
-   than one at a time only while tasks are short (see worker_main). */
+   than one at a time only while tasks are short (see worker_claim_locked). */
 typedef struct groupconc__claims {
     groupconc_task *t[GROUPCONC_BATCH_MAX];
     unsigned head, count;
@@ -2723,6 +2725,21 @@ GROUPCONC__FN groupconc_task *groupconc__fifo_pop(groupconc__fifo *q) {
     groupconc_task *t = q->head;
     if (t) groupconc__fifo_remove(q, t);
     return t;
+}
+
+/* Move all of `from` to the tail of q, in order. */
+GROUPCONC__FN void groupconc__fifo_append(groupconc__fifo *q, groupconc__fifo *from) {
+    if (from->count == 0) return;
+    if (q->tail) {
+        q->tail->next = from->head;
+        from->head->prev = q->tail;
+    } else {
+        q->head = from->head;
+    }
+    q->tail = from->tail;
+    q->count += from->count;
+    from->head = from->tail = NULL;
+    from->count = 0;
 }
 
 /* ==== key table ================================================================================= */
@@ -4470,8 +4487,9 @@ GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc
 /* ==== worker pool =============================================================================== */
 /* Elastic: a worker is started on demand (kick_locked, spawn_locked) up to max_threads, plus one for
    each worker blocked in a wait inside a task or callback (nblocked), and retires after
-   keep_alive_ns idle. worker_main runs one locked step at a time: admit the inbox, finish the tasks
-   it ran (hand their permits on), claim the next ready tasks (FIFO), then run them unlocked.
+   keep_alive_ns idle. worker_main runs one locked step at a time (worker_step_locked): admit the
+   inbox, finish the tasks it ran (hand their permits on), claim the next ready tasks (FIFO), then
+   run them unlocked (worker_run_batch).
    An idle worker, in this order: spins (one at a time, and only after short tasks: spin_locked),
    naps in GROUPCONC__HELP_NS steps (one at a time, while another worker runs short tasks or left
    tasks unfinished: it takes over should that worker get stuck), or sleeps until kicked or its
@@ -4479,7 +4497,57 @@ GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc
    Batches: while tasks are short a worker claims up to GROUPCONC_BATCH_MAX at once and finishes
    them together at its next locked step. What it ran is published as it goes (publish), so that a
    waiter or an idle worker can finish it (help_locked); what it claimed but has not started can be
-   taken over by an idle worker (steal_locked) or is handed back (unclaim_locked). */
+   taken over by an idle worker (steal_locked) or is handed back (unclaim_locked).
+
+   Worker states. The loop in worker_main: a locked step, then the batch outside the lock or, with
+   nothing to do, one idle turn under it (worker_idle_locked: spin, nap or sleep). Slow and blocked
+   are conditions of a worker in its loop rather than places in it.
+
+   state     what it does; what the others see of it       moves on when (function)
+   --------  --------------------------------------------  ----------------------------------------
+   starting  spawned, not at the lock yet: counted in      it holds ex->lock and lowers nstarting
+             nthreads and nstarting (kick_locked counts    (P1): step (worker_main)
+             it for one ready task)
+   step      under ex->lock: admits the inbox, finishes    something to run or to settle: batch;
+             its last batch, retires completions, claims   nothing: an idle turn
+             ready tasks (FIFO), or with none helps a      (worker_step_locked)
+             stuck worker and steals from it; busy_since
+             is UINT64_MAX from its batch's end: nobody
+             needs to help it
+   batch     unlocked: settles what the step collected,    every claim run, or a thread waits
+             then runs its claims back to back, publishing (publish true): step; past BATCH_NS:
+             each (self->ret, P2); busy_since is its       slow, then step (worker_settle,
+             current task's start; `want` doubles while    worker_run_batch)
+             tasks are short
+   slow      its last batch ran past BATCH_NS: the next    a batch within BATCH_NS
+             step hands back the claims it did not start   (worker_run_batch clears w->slow)
+             (worker_claim_locked) and takes one; no spin.
+             Meanwhile an idle worker or a waiter finishes
+             what it published (help_locked), an idle one
+             steals what it claimed (steal_locked)
+   blocked   a task or callback it runs waits for a task:  the wait returns: back in its batch
+             its claims are handed back, nwaiters (P2)     (groupconc__wait_until)
+             and nblocked raised: the others finish at
+             once, the pool may start one more thread
+   spinning  the first idle turn since its last batch, not an inbox push, spin_poke (kick_locked,
+             slow, no other worker in short tasks: polls   call_helper_locked) or SPIN_NS: step
+             the inbox unlocked, as the only spinner       (spin_locked; it may decline: step)
+             (nspinning, P1)
+   napping   idle while another worker runs short tasks    work_cv signalled (kick_locked,
+             or left some unfinished, as the only napper:  call_helper_locked) or HELP_NS: step,
+             nidle and nnapping raised (P1), then a last   which may help; keep_alive_ns idle:
+             look at the inbox; waits up to HELP_NS        retiring (worker_sleep_locked)
+   sleeping  idle otherwise: nidle raised (P1), a last     work_cv signalled: step; keep_alive_ns
+             look at the inbox; waits on work_cv until     idle with nothing ready: retiring
+             its keep-alive runs out                       (worker_sleep_locked)
+   retiring  idle keep_alive_ns: under table_lock (where   the inbox empty: gone, nthreads lowered,
+             submit checks for a worker and pushes), it    moved to ex->zombies, joined by the next
+             looks at the inbox once more                  spawn_locked or by destroy; else: step
+                                                           (worker_retire_locked)
+   exiting   an idle turn once destroy set ex->stopping    it returns; destroy joins it
+             (and broadcast on work_cv)                    (worker_idle_locked)
+   A signalled worker (nwaking raised by whoever signalled) lowers nwaking before its next look at
+   the inbox (P1). The keep-alive runs from its first nap or sleep since its last batch. */
 
 /* Start one worker. Called with ex->lock held; the new thread blocks on the lock until we return. */
 GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
@@ -4698,197 +4766,261 @@ GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex
     return t;
 }
 
-/* A worker runs ready tasks back to back. Each locked step admits the inbox, finishes the tasks
-   that returned (hands their permits on: the next waiter of a group becomes ready), takes the next
-   ready tasks for itself (FIFO, so a busy group cannot starve the others), and retires the previous
-   completions. An inbox drain refuses nothing unless a live change added a threshold meanwhile
-   (ex->inbox_ok cleared): such rejections are settled with the rest of the step. */
-GROUPCONC__FN int groupconc__worker_main(void *arg) {
-    groupconc__worker *self = (groupconc__worker *)arg;
-    groupconc_executor *ex = self->exec;
-    groupconc__nodes dead = {NULL, 0}; /* nodes this worker freed, for the submitters */
+/* What a worker keeps from one step of its loop to the next: worker_main's state, shared with the
+   parts below (see the table of worker states above). Only its own thread touches it; user code
+   that thread runs reaches `mine` through the base frame (groupconc__give_back, wait_until). */
+typedef struct groupconc__worker_loop {
+    groupconc__worker *self;
+    groupconc_executor *ex;
     groupconc__claims mine;            /* taken, not started */
-    groupconc_task *stolen = NULL;     /* taken over from another worker's batch, started */
-    groupconc__fifo done = {NULL, NULL, 0}; /* finished here, to complete after unlocking */
-    groupconc__frame base;             /* this thread is a worker of ex (see "calling thread") */
-    unsigned ndone, want = 1, i, nran = 0; /* nran: published in self->ret this round */
-    bool slow = false, spun = false;
-    uint64_t idle_since = 0;           /* keep-alive runs from here (0: not idle) */
-    size_t to_retire = 0;
-    mine.head = mine.count = 0;
-    groupconc__frame_push(&base, ex, NULL);
-    base.claims = &mine;
-    groupconc__mutex_lock(&ex->lock);
-    atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
-    for (;;) {
-        groupconc__batch b = GROUPCONC__BATCH_INIT;
-        size_t drained = groupconc__drain_locked(ex, &b, false);
-        ndone = 0;
-        for (i = self->nfinished; i < nran; i++) { /* what no helper finished meanwhile */
-            groupconc__finish_locked(ex, self->ret[i], &b);
-            groupconc__fifo_push(&done, self->ret[i]);
-            ndone++;
+    groupconc_task *stolen;            /* taken over from another worker's batch, started */
+    groupconc__fifo done;              /* finished here, to complete after unlocking */
+    groupconc__nodes dead;             /* nodes this worker freed, for the submitters */
+    size_t to_retire;                  /* tasks completed since the last locked step */
+    uint64_t idle_since;               /* keep-alive runs from here (0: not idle) */
+    unsigned want;                     /* how many to claim at a time (doubles while tasks are short) */
+    unsigned nran;                     /* published in self->ret this round */
+    bool slow;                         /* the last batch ran past GROUPCONC__BATCH_NS */
+    bool spun;                         /* spun since its last step outside the lock */
+} groupconc__worker_loop;
+
+/* The tasks this worker ran in its last batch that no helper finished meanwhile: finish them (their
+   permits are handed on) and keep them in w->done, to complete after unlocking. Returns how many. */
+GROUPCONC__FN unsigned groupconc__worker_finish_locked(groupconc__worker_loop *w, groupconc__batch *b) {
+    groupconc__worker *self = w->self;
+    unsigned i, ndone = 0;
+    for (i = self->nfinished; i < w->nran; i++) { /* what no helper finished meanwhile */
+        groupconc__finish_locked(w->ex, self->ret[i], b);
+        groupconc__fifo_push(&w->done, self->ret[i]);
+        ndone++;
+    }
+    atomic_store_explicit(&self->nret, 0, memory_order_relaxed);
+    self->nfinished = 0;
+    return ndone;
+}
+
+/* Take the next ready tasks (FIFO, so a busy group cannot starve the others): as many as the last
+   batch earned (w->want), but no more than a fair share of the ready queue. A slow worker first
+   hands back what it claimed and did not start. */
+GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
+    groupconc_executor *ex = w->ex;
+    groupconc__claims *mine = &w->mine;
+    size_t share;
+    unsigned n;
+    groupconc_task *t;
+    if (w->slow && mine->count) groupconc__unclaim_locked(ex, mine); /* let others have them */
+    if (mine->count != 0) return;
+    share = ex->ready.count / (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) + 1);
+    n = share < w->want ? (unsigned)share : w->want;
+    mine->head = 0;
+    if (n == 0) n = 1;
+    while (mine->count < n && (t = groupconc__fifo_pop(&ex->ready)) != NULL) {
+        groupconc__start_locked(ex, t);
+        mine->t[mine->count++] = t;
+    }
+    if (mine->count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
+}
+
+/* The locked step: admit the inbox, finish the tasks that returned (hand their permits on: the next
+   waiter of a group becomes ready), retire the previous completions, take the next ready tasks, or,
+   with none and nothing of its own left to finish, help a stuck worker. An inbox drain refuses
+   nothing unless a live change added a threshold meanwhile (ex->inbox_ok cleared): such rejections
+   are settled with the rest of the step. True if there is something to do outside the lock. */
+GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, groupconc__batch *b) {
+    groupconc_executor *ex = w->ex;
+    size_t drained = groupconc__drain_locked(ex, b, false);
+    unsigned ndone = groupconc__worker_finish_locked(w, b);
+    groupconc__retire_locked(ex, w->to_retire);
+    w->to_retire = 0;
+    groupconc__nodes_return(ex, &w->dead);
+    groupconc__worker_claim_locked(w);
+    if (w->mine.count == 0 && w->nran == 0 && ex->running.count > 0) {
+        groupconc__help_locked(ex, b, false); /* idle: what a stuck worker left */
+        w->stolen = groupconc__steal_locked(ex);
+    }
+    w->nran = 0;
+    if (drained || ndone || b->todo.count) (void)groupconc__kick_locked(ex);
+    return w->mine.count != 0 || ndone != 0 || w->stolen || b->todo.count != 0 ||
+           b->rejected.count != 0 || b->asks;
+}
+
+/* Retiring: idle for keep_alive_ns. Under table_lock, where submit checks for a worker and pushes in
+   one step: either it sees this worker gone, or this worker sees its task (and does not retire:
+   false). A retired worker is joined by the next spawn_locked, or by destroy. */
+GROUPCONC__FN bool groupconc__worker_retire_locked(groupconc__worker_loop *w) {
+    groupconc_executor *ex = w->ex;
+    groupconc__worker **pw = &ex->workers;
+    bool retire;
+    groupconc__mutex_lock(&ex->table_lock);
+    retire = !groupconc__inbox_pending(ex);
+    if (retire) atomic_fetch_sub_explicit(&ex->nthreads, 1, memory_order_seq_cst);
+    groupconc__mutex_unlock(&ex->table_lock);
+    if (!retire) return false;
+    while (*pw != w->self) pw = &(*pw)->next;
+    *pw = w->self->next;
+    w->self->next = ex->zombies;
+    ex->zombies = w->self;
+    return true;
+}
+
+/* Napping or sleeping on work_cv, counted idle (and napping), until kicked, the nap's end
+   (GROUPCONC__HELP_NS: come back to help a stuck worker) or the keep-alive's. False if the worker
+   retired. */
+GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uint64_t now, bool nap) {
+    groupconc_executor *ex = w->ex;
+    bool signalled;
+    uint64_t until;
+    /* P1, the worker's end: both before its last look at the inbox */
+    atomic_fetch_add_explicit(&ex->nidle, 1, memory_order_seq_cst);
+    if (nap) atomic_fetch_add_explicit(&ex->nnapping, 1, memory_order_seq_cst);
+    if (groupconc__inbox_pending(ex)) {
+        atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
+        if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
+        return true;
+    }
+    if (!w->idle_since) w->idle_since = now;
+    until = now - w->idle_since < (uint64_t)ex->policy.keep_alive_ns
+                ? groupconc__deadline(ex->policy.keep_alive_ns - (int64_t)(now - w->idle_since))
+                : now;
+    if (nap && until - now > GROUPCONC__HELP_NS)
+        until = now + GROUPCONC__HELP_NS; /* a nap: come back to help a stuck worker */
+    signalled = groupconc__cond_wait_until(&ex->work_cv, &ex->lock, until);
+    atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
+    if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&ex->nwaking, memory_order_relaxed))
+        atomic_fetch_sub_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1: before its next look */
+    if (!signalled && ex->ready.count == 0 && !ex->stopping &&
+        groupconc__now_ns() - w->idle_since >= (uint64_t)ex->policy.keep_alive_ns)
+        return !groupconc__worker_retire_locked(w); /* idle too long */
+    return true;
+}
+
+/* A locked step found nothing to do: spin, nap or sleep, in that order of preference (see the table
+   above). Whatever ends it, the loop takes another locked step before it idles again. False when the
+   worker leaves the loop: the executor is stopping, or it retired. */
+GROUPCONC__FN bool groupconc__worker_idle_locked(groupconc__worker_loop *w) {
+    groupconc_executor *ex = w->ex;
+    uint64_t now;
+    unsigned others;
+    bool nap;
+    if (ex->stopping) return false;
+    atomic_store_explicit(&w->self->busy_since, 0, memory_order_relaxed); /* idle */
+    now = groupconc__now_ns();
+    others = groupconc__others(ex, w->self, now);
+    /* spinning pays only while tasks are short: behind long ones it takes a core from the threads
+       that are about to finish them. Whatever ends the spin (a task, a poke, the time), the loop
+       looks at everything again before sleeping. */
+    if (!w->slow && !w->spun && !(others & GROUPCONC__OTHER_ACTIVE)) {
+        w->spun = true;
+        (void)groupconc__spin_locked(ex);
+        return true;
+    }
+    nap = others != 0 && /* one napper is enough; written under the lock */
+          atomic_load_explicit(&ex->nnapping, memory_order_relaxed) == 0;
+    return groupconc__worker_sleep_locked(w, now, nap);
+}
+
+/* Unlocked, before the batch: complete what the step finished (its own tasks first, then what it
+   finished by helping), handle its rejections, make its fleet requests. */
+GROUPCONC__FN void groupconc__worker_settle(groupconc__worker_loop *w, groupconc__batch *b) {
+    groupconc__fifo_append(&w->done, &b->todo); /* finished by helping: after ours */
+    w->to_retire += groupconc__settle(w->ex, &b->rejected, &w->done, &w->mine, &w->dead);
+    groupconc__fleet_ask(b);
+}
+
+/* Run a batch, unlocked: the stolen task if any, then the claimed ones back to back, each published
+   as it returns (groupconc__publish). It stops early when a thread waits (the worker finishes at
+   once) or when the batch runs past GROUPCONC__BATCH_NS (slow: what it claimed and did not start is
+   handed back at the next step). Returns how many it published; sets w->slow and w->want. */
+GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
+    groupconc_executor *ex = w->ex;
+    groupconc__worker *self = w->self;
+    groupconc__claims *mine = &w->mine;
+    uint64_t t0 = groupconc__now_ns(), t1 = t0;
+    unsigned nran = 0, unread = 0; /* unread: tasks since t1 was read */
+    bool slow = false, waited_for = false;
+    atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
+    if (w->stolen) {
+        groupconc_task *stolen = w->stolen;
+        if (groupconc__run(ex, stolen)) {
+            groupconc__publish(ex, self, stolen, nran++);
+            GROUPCONC_TEST_TASK_PUBLISHED(stolen);
         }
-        atomic_store_explicit(&self->nret, 0, memory_order_relaxed);
-        self->nfinished = 0;
-        groupconc__retire_locked(ex, to_retire);
-        to_retire = 0;
-        groupconc__nodes_return(ex, &dead);
-        if (slow && mine.count) groupconc__unclaim_locked(ex, &mine); /* let others have them */
-        if (mine.count == 0) {
-            size_t share = ex->ready.count / (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) + 1);
-            unsigned n = share < want ? (unsigned)share : want;
-            groupconc_task *t;
-            mine.head = 0;
-            if (n == 0) n = 1;
-            while (mine.count < n && (t = groupconc__fifo_pop(&ex->ready)) != NULL) {
-                groupconc__start_locked(ex, t);
-                mine.t[mine.count++] = t;
-            }
-            if (mine.count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
-        }
-        if (mine.count == 0 && nran == 0 && ex->running.count > 0) {
-            groupconc__help_locked(ex, &b, false); /* idle: what a stuck worker left */
-            stolen = groupconc__steal_locked(ex);
-        }
-        nran = 0;
-        if (drained || ndone || b.todo.count) (void)groupconc__kick_locked(ex);
-        if (mine.count == 0 && ndone == 0 && !stolen && b.todo.count == 0 && b.rejected.count == 0 &&
-            !b.asks) {
-            /* nothing to do */
-            bool signalled, nap;
-            uint64_t now, until;
-            unsigned others;
-            if (ex->stopping) break;
-            atomic_store_explicit(&self->busy_since, 0, memory_order_relaxed); /* idle */
-            now = groupconc__now_ns();
-            others = groupconc__others(ex, self, now);
-            /* spinning pays only while tasks are short: behind long ones it takes a core from
-               the threads that are about to finish them. Whatever ends the spin (a task, a poke,
-               the time), the loop looks at everything again before sleeping. */
-            if (!slow && !spun && !(others & GROUPCONC__OTHER_ACTIVE)) {
-                spun = true;
-                (void)groupconc__spin_locked(ex);
-                continue;
-            }
-            nap = others != 0 && /* one napper is enough; written under the lock */
-                  atomic_load_explicit(&ex->nnapping, memory_order_relaxed) == 0;
-            /* P1, the worker's end: both before its last look at the inbox */
-            atomic_fetch_add_explicit(&ex->nidle, 1, memory_order_seq_cst);
-            if (nap) atomic_fetch_add_explicit(&ex->nnapping, 1, memory_order_seq_cst);
-            if (groupconc__inbox_pending(ex)) {
-                atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
-                if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
-                continue;
-            }
-            if (!idle_since) idle_since = now;
-            until = now - idle_since < (uint64_t)ex->policy.keep_alive_ns
-                        ? groupconc__deadline(ex->policy.keep_alive_ns - (int64_t)(now - idle_since))
-                        : now;
-            if (nap && until - now > GROUPCONC__HELP_NS)
-                until = now + GROUPCONC__HELP_NS; /* a nap: come back to help a stuck worker */
-            signalled = groupconc__cond_wait_until(&ex->work_cv, &ex->lock, until);
-            atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
-            if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
-            if (atomic_load_explicit(&ex->nwaking, memory_order_relaxed))
-                atomic_fetch_sub_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1: before its next look */
-            if (!signalled && ex->ready.count == 0 && !ex->stopping &&
-                groupconc__now_ns() - idle_since >= (uint64_t)ex->policy.keep_alive_ns) {
-                /* idle too long: retire */
-                groupconc__worker **pw = &ex->workers;
-                bool retire;
-                /* Under table_lock, where submit checks for a worker and pushes in one step: either
-                   it sees this worker gone, or this worker sees its task. */
-                groupconc__mutex_lock(&ex->table_lock);
-                retire = !groupconc__inbox_pending(ex);
-                if (retire) atomic_fetch_sub_explicit(&ex->nthreads, 1, memory_order_seq_cst);
-                groupconc__mutex_unlock(&ex->table_lock);
-                if (!retire) continue;
-                while (*pw != self) pw = &(*pw)->next;
-                *pw = self->next;
-                self->next = ex->zombies;
-                ex->zombies = self;
-                break;
-            }
+        w->stolen = NULL;
+        t1 = groupconc__now_ns();
+        atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
+        slow = t1 - t0 > GROUPCONC__BATCH_NS;
+    }
+    while (mine->count > 0 && !slow && !waited_for) {
+        groupconc_task *t = mine->t[mine->head++];
+        uint32_t st;
+        bool timed, ran;
+        st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
+        mine->count--;
+        if (st & GROUPCONC__ST_TAKEN) { /* a cancel, a shutdown or a thief took it: let go */
+            groupconc__drop_claim_ref(t);
             continue;
         }
-        groupconc__mutex_unlock(&ex->lock);
-        spun = false;
-        idle_since = 0;
-
-        if (b.todo.count) { /* finished by helping: after ours */
-            if (done.tail) {
-                done.tail->next = b.todo.head;
-                b.todo.head->prev = done.tail;
-            } else {
-                done.head = b.todo.head;
-            }
-            done.tail = b.todo.tail;
-            done.count += b.todo.count;
-            b.todo.head = b.todo.tail = NULL;
-            b.todo.count = 0;
+        timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* ours now: nobody else writes its bits */
+        ran = groupconc__run(ex, t);
+        if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
+        if (ran) {
+            waited_for = groupconc__publish(ex, self, t, nran++);
+            GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
         }
-        to_retire += groupconc__settle(ex, &b.rejected, &done, &mine, &dead);
-        groupconc__fleet_ask(&b);
-
-        if (mine.count || stolen) {
-            uint64_t t0 = groupconc__now_ns(), t1 = t0;
-            bool waited_for = false;
-            slow = false;
-            atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
-            if (stolen) {
-                if (groupconc__run(ex, stolen)) {
-                    groupconc__publish(ex, self, stolen, nran++);
-                    GROUPCONC_TEST_TASK_PUBLISHED(stolen);
-                }
-                stolen = NULL;
-                t1 = groupconc__now_ns();
-                atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
-                slow = t1 - t0 > GROUPCONC__BATCH_NS;
-            }
-            unsigned unread = 0; /* tasks since t1 was read */
-            while (mine.count > 0 && !slow && !waited_for) {
-                groupconc_task *t = mine.t[mine.head++];
-                uint32_t st;
-                bool timed, ran;
-                st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
-                mine.count--;
-                if (st & GROUPCONC__ST_TAKEN) { /* a cancel, a shutdown or a thief took it: let go */
-                    groupconc__drop_claim_ref(t);
-                    continue;
-                }
-                timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* ours now: nobody else writes its bits */
-                ran = groupconc__run(ex, t);
-                if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
-                if (ran) {
-                    waited_for = groupconc__publish(ex, self, t, nran++);
-                    GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
-                }
-                /* a clock read costs as much as a short task's whole overhead: untimed tasks read it
-                   every fourth one (a long task is then noticed up to three short ones late) */
-                if (ran && timed) unread = 0;
-                else if (!ran || ++unread == 4) t1 = groupconc__now_ns(), unread = 0;
-                else continue;
-                atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
-                slow = t1 - t0 > GROUPCONC__BATCH_NS;
-            }
-            if (unread) { /* the last ones were not timed yet: a long one makes the batch slow */
-                t1 = groupconc__now_ns();
-                slow = t1 - t0 > GROUPCONC__BATCH_NS;
-            }
-            if (nran && !slow && (t1 - t0) / nran < GROUPCONC__SHORT_NS)
-                want = want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : want * 2;
-            else
-                want = 1;
-        }
-        /* on its way to finish them itself: nobody needs to help, however long the lock takes */
-        atomic_store_explicit(&self->busy_since, UINT64_MAX, memory_order_relaxed);
-        groupconc__mutex_lock(&ex->lock);
+        /* a clock read costs as much as a short task's whole overhead: untimed tasks read it
+           every fourth one (a long task is then noticed up to three short ones late) */
+        if (ran && timed) unread = 0;
+        else if (!ran || ++unread == 4) t1 = groupconc__now_ns(), unread = 0;
+        else continue;
+        atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
+        slow = t1 - t0 > GROUPCONC__BATCH_NS;
     }
-    GROUPCONC_ASSERT(mine.count == 0 && nran == 0);
+    if (unread) { /* the last ones were not timed yet: a long one makes the batch slow */
+        t1 = groupconc__now_ns();
+        slow = t1 - t0 > GROUPCONC__BATCH_NS;
+    }
+    if (nran && !slow && (t1 - t0) / nran < GROUPCONC__SHORT_NS)
+        w->want = w->want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : w->want * 2;
+    else
+        w->want = 1;
+    w->slow = slow;
+    return nran;
+}
+
+/* A worker's thread: a locked step, then its batch outside the lock or, with nothing to do, one idle
+   turn (spin, nap or sleep) under it; until the executor stops or the worker retires. */
+GROUPCONC__FN int groupconc__worker_main(void *arg) {
+    groupconc__worker_loop w;
+    groupconc__frame base;             /* this thread is a worker of ex (see "calling thread") */
+    groupconc_executor *ex;
+    memset(&w, 0, sizeof w);
+    w.self = (groupconc__worker *)arg;
+    w.ex = ex = w.self->exec;
+    w.want = 1;
+    groupconc__frame_push(&base, ex, NULL);
+    base.claims = &w.mine;
+    groupconc__mutex_lock(&ex->lock);
+    atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
+    for (;;) { /* if / else if, no continue: gcc then sees the batch as the hot path (it inlines) */
+        groupconc__batch b = GROUPCONC__BATCH_INIT;
+        if (groupconc__worker_step_locked(&w, &b)) {
+            groupconc__mutex_unlock(&ex->lock);
+            w.spun = false;
+            w.idle_since = 0;
+            groupconc__worker_settle(&w, &b);
+            if (w.mine.count || w.stolen) w.nran = groupconc__worker_run_batch(&w);
+            /* on its way to finish them itself: nobody needs to help, however long the lock takes */
+            atomic_store_explicit(&w.self->busy_since, UINT64_MAX, memory_order_relaxed);
+            groupconc__mutex_lock(&ex->lock);
+        } else if (!groupconc__worker_idle_locked(&w)) { /* nothing to do */
+            break;
+        }
+    }
+    GROUPCONC_ASSERT(w.mine.count == 0 && w.nran == 0);
     groupconc__mutex_unlock(&ex->lock);
     groupconc__frame_pop(&base);
-    groupconc__nodes_free(dead.head);
+    groupconc__nodes_free(w.dead.head);
     return 0;
 }
 
@@ -5041,16 +5173,9 @@ GROUPCONC__FN bool groupconc__task_wait_ok(int64_t v) { return v >= 0 || v == GR
 #define GROUPCONC__CAP_RULE "must be >= 1 or GROUPCONC_UNLIMITED"
 #define GROUPCONC__THRESHOLD_RULE "must be >= 0 or GROUPCONC_UNLIMITED"
 
-GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p, groupconc_policy_problem *pr) {
-    uint64_t hash;
-    size_t i, len;
-    int rc;
-    const char **keys;
-    if (pr) {
-        memset(pr, 0, sizeof *pr);
-        pr->code = GROUPCONC_OK;
-    }
-    if (!p) return groupconc__problem(pr, GROUPCONC_EINVAL, "policy", -1, NULL, 0, "is NULL");
+/* The policy's own limits, in the order of the struct; the first bad one is reported. */
+GROUPCONC__FN int groupconc__policy_check_limits(const groupconc_policy *p,
+                                                 groupconc_policy_problem *pr) {
     if (p->default_concurrency < 1)
         return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_concurrency", -1, NULL,
                                   p->default_concurrency, "must be >= 1");
@@ -5087,41 +5212,44 @@ GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p, groupconc_p
     if (p->group_idle_ns <= 0 && p->group_idle_ns != GROUPCONC_FOREVER)
         return groupconc__problem(pr, GROUPCONC_ELIMIT, "group_idle_ns", -1, NULL, p->group_idle_ns,
                                   "must be > 0 or GROUPCONC_FOREVER");
-    if (!p->fleet.acquire != !p->fleet.release)
-        return groupconc__problem(pr, GROUPCONC_EINVAL, p->fleet.acquire ? "fleet.release" : "fleet.acquire",
-                                  -1, NULL, 0, "is NULL: set both fleet functions, or neither");
-    if ((int)p->rejection < (int)GROUPCONC_REJECT_ABORT ||
-        (int)p->rejection > (int)GROUPCONC_REJECT_CALLER_RUNS)
-        return groupconc__problem(pr, GROUPCONC_EPOLICY, "rejection", -1, NULL, (long long)(int)p->rejection,
-                                  "is not a groupconc_rejection_policy value");
-    if (p->group_count > 0 && !p->groups)
-        return groupconc__problem(pr, GROUPCONC_EINVAL, "groups", -1, NULL, 0,
-                                  "is NULL while group_count > 0");
-    for (i = 0; i < p->group_count; i++) {
-        const groupconc_group_limits *e = &p->groups[i];
-        long at = (long)i;
-        if (!e->group) return groupconc__problem(pr, GROUPCONC_EINVAL, "group", at, NULL, 0, "is NULL");
-        if ((rc = groupconc__key_hash(e->group, &len, &hash)) != GROUPCONC_OK)
-            return groupconc__problem(pr, rc, "group", at, NULL, 0,
-                                      rc == GROUPCONC_EKEYEMPTY ? "is empty"
-                                                                : "is longer than GROUPCONC_MAX_KEY_LEN");
-        if (e->concurrency < 1 && e->concurrency != GROUPCONC_DEFAULT)
-            return groupconc__problem(pr, GROUPCONC_ELIMIT, "concurrency", at, e->group, e->concurrency,
-                                      "must be >= 1 or GROUPCONC_DEFAULT");
-        if (!groupconc__cap_ok(e->max_in_flight) && e->max_in_flight != GROUPCONC_DEFAULT)
-            return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_in_flight", at, e->group,
-                                      e->max_in_flight,
-                                      "must be >= 1, GROUPCONC_UNLIMITED or GROUPCONC_DEFAULT");
-        if (!groupconc__threshold_ok(e->queue_threshold) && e->queue_threshold != GROUPCONC_DEFAULT)
-            return groupconc__problem(pr, GROUPCONC_ELIMIT, "queue_threshold", at, e->group,
-                                      e->queue_threshold,
-                                      "must be >= 0, GROUPCONC_UNLIMITED or GROUPCONC_DEFAULT");
-        if (!groupconc__max_wait_entry_ok(e->max_wait_ns))
-            return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_wait_ns", at, e->group, e->max_wait_ns,
-                                      "must be > 0, GROUPCONC_FOREVER, 0 or GROUPCONC_DEFAULT");
-    }
-    if (p->group_count < 2) return GROUPCONC_OK;
-    /* the same key twice: sort pointers to the keys */
+    return GROUPCONC_OK;
+}
+
+/* One entry of the per-group table (groups[at]): its key, then its limits. */
+GROUPCONC__FN int groupconc__policy_check_entry(const groupconc_group_limits *e, long at,
+                                                groupconc_policy_problem *pr) {
+    uint64_t hash;
+    size_t len;
+    int rc;
+    if (!e->group) return groupconc__problem(pr, GROUPCONC_EINVAL, "group", at, NULL, 0, "is NULL");
+    if ((rc = groupconc__key_hash(e->group, &len, &hash)) != GROUPCONC_OK)
+        return groupconc__problem(pr, rc, "group", at, NULL, 0,
+                                  rc == GROUPCONC_EKEYEMPTY ? "is empty"
+                                                            : "is longer than GROUPCONC_MAX_KEY_LEN");
+    if (e->concurrency < 1 && e->concurrency != GROUPCONC_DEFAULT)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "concurrency", at, e->group, e->concurrency,
+                                  "must be >= 1 or GROUPCONC_DEFAULT");
+    if (!groupconc__cap_ok(e->max_in_flight) && e->max_in_flight != GROUPCONC_DEFAULT)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_in_flight", at, e->group,
+                                  e->max_in_flight,
+                                  "must be >= 1, GROUPCONC_UNLIMITED or GROUPCONC_DEFAULT");
+    if (!groupconc__threshold_ok(e->queue_threshold) && e->queue_threshold != GROUPCONC_DEFAULT)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "queue_threshold", at, e->group,
+                                  e->queue_threshold,
+                                  "must be >= 0, GROUPCONC_UNLIMITED or GROUPCONC_DEFAULT");
+    if (!groupconc__max_wait_entry_ok(e->max_wait_ns))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_wait_ns", at, e->group, e->max_wait_ns,
+                                  "must be > 0, GROUPCONC_FOREVER, 0 or GROUPCONC_DEFAULT");
+    return GROUPCONC_OK;
+}
+
+/* The same key twice in the per-group table (group_count >= 2): sort pointers to the keys. The
+   second entry with a repeated key is reported, its value the first one's index. */
+GROUPCONC__FN int groupconc__policy_check_duplicates(const groupconc_policy *p,
+                                                     groupconc_policy_problem *pr) {
+    const char **keys;
+    size_t i;
+    int rc;
     if (p->group_count > SIZE_MAX / sizeof *keys) return groupconc__problem(pr, GROUPCONC_ENOMEM, "groups", -1, NULL, 0, "too many entries");
     keys = (const char **)GROUPCONC_MALLOC(p->group_count * sizeof *keys);
     if (!keys)
@@ -5144,6 +5272,33 @@ GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p, groupconc_p
     }
     GROUPCONC_FREE(keys);
     return rc;
+}
+
+/* The first problem, in this order: the policy itself, its limits, the fleet functions, the rejection
+   policy, the per-group table (its pointer, each entry in order, then duplicate keys). */
+GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p, groupconc_policy_problem *pr) {
+    size_t i;
+    int rc;
+    if (pr) {
+        memset(pr, 0, sizeof *pr);
+        pr->code = GROUPCONC_OK;
+    }
+    if (!p) return groupconc__problem(pr, GROUPCONC_EINVAL, "policy", -1, NULL, 0, "is NULL");
+    if ((rc = groupconc__policy_check_limits(p, pr)) != GROUPCONC_OK) return rc;
+    if (!p->fleet.acquire != !p->fleet.release)
+        return groupconc__problem(pr, GROUPCONC_EINVAL, p->fleet.acquire ? "fleet.release" : "fleet.acquire",
+                                  -1, NULL, 0, "is NULL: set both fleet functions, or neither");
+    if ((int)p->rejection < (int)GROUPCONC_REJECT_ABORT ||
+        (int)p->rejection > (int)GROUPCONC_REJECT_CALLER_RUNS)
+        return groupconc__problem(pr, GROUPCONC_EPOLICY, "rejection", -1, NULL, (long long)(int)p->rejection,
+                                  "is not a groupconc_rejection_policy value");
+    if (p->group_count > 0 && !p->groups)
+        return groupconc__problem(pr, GROUPCONC_EINVAL, "groups", -1, NULL, 0,
+                                  "is NULL while group_count > 0");
+    for (i = 0; i < p->group_count; i++)
+        if ((rc = groupconc__policy_check_entry(&p->groups[i], (long)i, pr)) != GROUPCONC_OK) return rc;
+    if (p->group_count < 2) return GROUPCONC_OK;
+    return groupconc__policy_check_duplicates(p, pr);
 }
 
 GROUPCONC__PUBLIC int groupconc_policy_check(const groupconc_policy *policy,
@@ -5595,6 +5750,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     }
     groupconc__mutex_unlock(&ex->table_lock); /* from here on t may already be running */
     if (rc != GROUPCONC_OK) {
+        GROUPCONC_ASSERT(rc != GROUPCONC__NO_WORKER); /* the caller goes on with t after that one */
         if (t) GROUPCONC_FREE(t);
         groupconc__refused(ex, group, task_id, rc, false);
         return rc;
@@ -5610,94 +5766,54 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     return GROUPCONC_OK;
 }
 
-GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task_spec *spec,
-                                    groupconc_task **out_task) {
-    groupconc__batch b; /* set after the inbox path, which does not use it (11 stores a task) */
-    const groupconc_policy *p;
-    const char *group = spec->group, *task_id = spec->task_id;
-    groupconc__group *g = NULL;
-    groupconc_task *t = NULL;
-    size_t klen, idlen = 0;
-    uint64_t hash;
-    int rc;
-    bool sync_reject;
-    uint64_t deadline_at = 0;
-    bool deadline_block;
-    if (out_task) *out_task = NULL;
-    if (!ex || !group || !spec->fn) return GROUPCONC_EINVAL;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
-    if ((rc = groupconc__key_hash(group, &klen, &hash)) != GROUPCONC_OK) return rc;
-    if (!groupconc__task_wait_ok(spec->max_wait_ns)) return GROUPCONC_ELIMIT;
-    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
-    p = &ex->policy;
-    /* any_max_wait is only ever set (under the lock): a stale false only misses a deadline given
-       to the group by a live change this very moment */
-    deadline_block = spec->max_wait_ns > 0 ||
-                     (spec->max_wait_ns == 0 && groupconc__any_max_wait(ex));
-    if (task_id || spec->cleanup || deadline_block || p->fleet.acquire) { /* extras: its own size */
-        idlen = task_id ? strlen(task_id) + 1 : 0;
-        t = (groupconc_task *)GROUPCONC_MALLOC(sizeof *t + idlen +
-                                               (spec->cleanup ? sizeof spec->cleanup : 0) +
-                                               (deadline_block ? sizeof(groupconc__queue_deadline) : 0) +
-                                               (p->fleet.acquire ? sizeof(groupconc__fleet_slot) : 0));
-        if (!t) return GROUPCONC_ENOMEM;
-    }
-    if (p->listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
-    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && !deadline_block &&
-        (p->group_idle_ns <= 0 || atomic_load_explicit(&ex->keeper_started, memory_order_relaxed))) {
-        rc = groupconc__submit_inbox(ex, spec, klen, hash, idlen, out_task, t);
-        if (rc != GROUPCONC__NO_WORKER) return rc;
-        rc = GROUPCONC_OK;
-    }
+/* The node of a task with extras (a task id, a cleanup, a queue deadline, a fleet slot): its own
+   size, the task id's length in *idlen. NULL when out of memory. A plain task takes a recycled node
+   under table_lock instead. */
+GROUPCONC__FN groupconc_task *groupconc__node_with_extras(const groupconc_executor *ex,
+                                                         const groupconc_task_spec *spec,
+                                                         bool deadline_block, size_t *idlen) {
+    size_t size = sizeof(groupconc_task);
+    *idlen = spec->task_id ? strlen(spec->task_id) + 1 : 0;
+    size += *idlen + (spec->cleanup ? sizeof spec->cleanup : 0) +
+            (deadline_block ? sizeof(groupconc__queue_deadline) : 0) +
+            (ex->policy.fleet.acquire ? sizeof(groupconc__fleet_slot) : 0);
+    return (groupconc_task *)GROUPCONC_MALLOC(size);
+}
 
-    b = (groupconc__batch)GROUPCONC__BATCH_INIT;
-    groupconc__lock(ex, &b);
+/* The locked path, before the task is admitted: a worker to run it (none and none can start:
+   refuse), the housekeeper where groups may idle, the group and a node (under table_lock), and for a
+   task with a queue deadline a slot in the heap. Under ex->lock; *deadline_at is 0 for none. */
+GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
+                                                   const groupconc_task_spec *spec,
+                                                   size_t klen, uint64_t hash, bool deadline_block,
+                                                   groupconc__batch *b, groupconc__group **g,
+                                                   groupconc_task **t, uint64_t *deadline_at) {
+    int rc = GROUPCONC_OK;
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
     else if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
         rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
-    if (rc == GROUPCONC_OK && p->group_idle_ns > 0)
+    if (rc == GROUPCONC_OK && ex->policy.group_idle_ns > 0)
         (void)groupconc__keeper_start_locked(ex); /* if it cannot start, the next locked submit tries */
     if (rc == GROUPCONC_OK) {
         groupconc__mutex_lock(&ex->table_lock);
-        rc = groupconc__prepare_tlocked(ex, group, klen, hash, &b, &g, &t);
+        rc = groupconc__prepare_tlocked(ex, spec->group, klen, hash, b, g, t);
         if (rc == GROUPCONC_OK && deadline_block)
-            deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, g->key);
+            *deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, (*g)->key);
         groupconc__mutex_unlock(&ex->table_lock);
     }
-    if (rc == GROUPCONC_OK && deadline_at) /* a slot in the heap and a thread to watch it, or refuse */
+    if (rc == GROUPCONC_OK && *deadline_at) /* a slot in the heap and a thread to watch it, or refuse */
         rc = groupconc__timer_reserve_locked(ex);
-    if (rc != GROUPCONC_OK) {
-        if (t) GROUPCONC_FREE(t);
-        groupconc__refused(ex, group, task_id, rc, true); /* unlocks */
-        groupconc__flush_and_retire(ex, &b);
-        return rc;
-    }
-    groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || p->listener, deadline_block,
-                         deadline_at);
-    atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
-    ex->counts.submitted++;
-    ex->unfinished++;
-    groupconc__admit(ex, t, &b);
-    groupconc__debug_check(ex, g);
-    sync_reject = t->stage == GROUPCONC__REJECTED;
-    if (sync_reject) {
-        groupconc__fifo_remove(&b.rejected, t); /* its rejection is handled here, synchronously */
-        if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
-            ex->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
-            t->bits &= (uint16_t)~GROUPCONC__B_COUNTED;
-        }
-    }
-    groupconc__pump(ex, &b);
-    (void)groupconc__kick_locked(ex); /* a failure here leaves the task ready for the live worker */
-    groupconc__mutex_unlock(&ex->lock);
-    groupconc__flush_and_retire(ex, &b);
-    if (!sync_reject) {
-        if (out_task) *out_task = t;
-        return GROUPCONC_OK;
-    }
+    return rc;
+}
 
-    /* Rejected in submit; its permits are already back. */
-    rc = t->reject_reason;
+/* Rejected in submit (admission refused it at once); its permits are already back. The REJECTED
+   event, then the handler or the policy: ABORT returns the rejection (the task was never accepted),
+   CALLER_RUNS runs it here, DISCARD completes it REJECTED. */
+GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_task *t,
+                                             groupconc__group *g, const char *task_id,
+                                             groupconc_task **out_task) {
+    const groupconc_policy *p = &ex->policy;
+    int rc = t->reject_reason;
     if (p->listener) groupconc__emit(ex, t, GROUPCONC_EVENT_REJECTED, g->key, task_id, rc, NULL);
     if (p->reject_handler) {
         groupconc__apply_handler(ex, t, rc, true);
@@ -5727,6 +5843,83 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
     if (out_task) *out_task = t;
     groupconc__retire(ex, groupconc__complete(ex, t, NULL, NULL));
     return GROUPCONC_OK;
+}
+
+/* The locked path (no inbox, a queue deadline, or the inbox path found no worker): the submitting
+   thread admits the task under ex->lock itself; a rejection there is handled before returning
+   (groupconc__submit_rejected). */
+GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                           size_t klen, uint64_t hash, size_t idlen, bool deadline_block,
+                                           groupconc_task **out_task, groupconc_task *t) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* here only: the inbox path spares its 11 stores */
+    const groupconc_policy *p = &ex->policy;
+    groupconc__group *g = NULL;
+    uint64_t deadline_at = 0;
+    bool sync_reject;
+    int rc;
+    groupconc__lock(ex, &b);
+    rc = groupconc__submit_prepare_locked(ex, spec, klen, hash, deadline_block, &b, &g, &t, &deadline_at);
+    if (rc != GROUPCONC_OK) {
+        if (t) GROUPCONC_FREE(t);
+        groupconc__refused(ex, spec->group, spec->task_id, rc, true); /* unlocks */
+        groupconc__flush_and_retire(ex, &b);
+        return rc;
+    }
+    groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || p->listener, deadline_block,
+                         deadline_at);
+    atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
+    ex->counts.submitted++;
+    ex->unfinished++;
+    groupconc__admit(ex, t, &b);
+    groupconc__debug_check(ex, g);
+    sync_reject = t->stage == GROUPCONC__REJECTED;
+    if (sync_reject) {
+        groupconc__fifo_remove(&b.rejected, t); /* its rejection is handled here, synchronously */
+        if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
+            ex->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
+            t->bits &= (uint16_t)~GROUPCONC__B_COUNTED;
+        }
+    }
+    groupconc__pump(ex, &b);
+    (void)groupconc__kick_locked(ex); /* a failure here leaves the task ready for the live worker */
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    if (sync_reject) return groupconc__submit_rejected(ex, t, g, spec->task_id, out_task);
+    if (out_task) *out_task = t;
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                    groupconc_task **out_task) {
+    const groupconc_policy *p;
+    const char *group = spec->group, *task_id = spec->task_id;
+    groupconc_task *t = NULL;
+    size_t klen, idlen = 0;
+    uint64_t hash;
+    int rc;
+    bool deadline_block;
+    if (out_task) *out_task = NULL;
+    if (!ex || !group || !spec->fn) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
+    if ((rc = groupconc__key_hash(group, &klen, &hash)) != GROUPCONC_OK) return rc;
+    if (!groupconc__task_wait_ok(spec->max_wait_ns)) return GROUPCONC_ELIMIT;
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
+    p = &ex->policy;
+    /* any_max_wait is only ever set (under the lock): a stale false only misses a deadline given
+       to the group by a live change this very moment */
+    deadline_block = spec->max_wait_ns > 0 ||
+                     (spec->max_wait_ns == 0 && groupconc__any_max_wait(ex));
+    if (task_id || spec->cleanup || deadline_block || p->fleet.acquire) { /* extras: its own size */
+        t = groupconc__node_with_extras(ex, spec, deadline_block, &idlen);
+        if (!t) return GROUPCONC_ENOMEM;
+    }
+    if (p->listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
+    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && !deadline_block &&
+        (p->group_idle_ns <= 0 || atomic_load_explicit(&ex->keeper_started, memory_order_relaxed))) {
+        rc = groupconc__submit_inbox(ex, spec, klen, hash, idlen, out_task, t);
+        if (rc != GROUPCONC__NO_WORKER) return rc;
+    }
+    return groupconc__submit_direct(ex, spec, klen, hash, idlen, deadline_block, out_task, t);
 }
 
 GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group, const char *task_id,
