@@ -35,6 +35,16 @@
        GROUPCONC_IMPLEMENTATION   one TU           -                    compile the implementation here (as C, not C++)
        GROUPCONC_STATIC           every TU         -                    make every function static (private copy per TU)
        GROUPCONC_API              every TU         extern               decoration of public declarations
+       GROUPCONC_NO_GATE          every TU         -                    leave the admission gate out (section [8]): its
+                                                                        types, functions, groupconc_release_kind_name,
+                                                                        groupconc_gate_event_type_name and their code;
+                                                                        stats' gate_permits stay (always 0)
+       GROUPCONC_NO_SCOPES        every TU         -                    leave structured scopes out (section [9]): their
+                                                                        types, functions, groupconc_scope_policy_name
+                                                                        and their code; the dump's "scopes" is empty
+       GROUPCONC_NO_DUMP          every TU         -                    leave the JSON dump out (section [9]):
+                                                                        groupconc_executor_dump[_file], their code, and
+                                                                        the declarations' #include <stdio.h>
        GROUPCONC_MALLOC(sz)       impl TU          malloc(sz)           allocator; define MALLOC and FREE together or neither
        GROUPCONC_FREE(p)          impl TU          free(p)
        GROUPCONC_ASSERT(x)        impl TU          assert(x)            internal invariants only, never user input
@@ -56,8 +66,11 @@
        GROUPCONC_TEST_TASK_PUBLISHED(task)  impl TU  nothing            test hook: called on a worker for each task it ran
                                                                         and published, before it finishes it (a test
                                                                         may block there: a batch left behind)
-   A bad value of a numeric macro, or the implementation compiled as C++, stops the build with an
-   #error that names it. The internal tunables (spin tries, nap length, batch thresholds, node
+   The three GROUPCONC_NO_* switches are independent: the rest of the library does not depend on
+   the modules they leave out, and the error codes keep their numbers in every configuration
+   (codes used only by a module left out are still defined, never returned). A bad value of a
+   numeric macro, or the implementation compiled as C++, stops the build with an #error that
+   names it. The internal tunables (spin tries, nap length, batch thresholds, node
    cache) are listed with their reasons in the implementation's "configuration" section.
 
    3. CONCEPTS
@@ -385,7 +398,8 @@
               beyond the seeds: the work-conserving global running cap (layer 4), max_waiting,
               live limits, pause / resume, queue deadlines, the bounded group table, counters
               (admitted, expired, rejected_waiting); the fleet layer (policy.fleet, groupconc_fleet_*,
-              EVENT_FLEET) with extras/groupconc_redis.h; the Win32 backend.
+              EVENT_FLEET) with extras/groupconc_redis.h; the Win32 backend; optional modules
+              (GROUPCONC_NO_GATE, _NO_SCOPES, _NO_DUMP).
        0.1.0  first release: executor, three layers, thresholds, rejection policies, listener,
               group control, stats.
 */
@@ -402,7 +416,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#ifndef GROUPCONC_NO_DUMP
 #include <stdio.h> /* FILE, for groupconc_executor_dump_file */
+#endif
 
 #define GROUPCONC_VERSION_MAJOR 1
 #define GROUPCONC_VERSION_MINOR 0
@@ -1314,8 +1330,10 @@ GROUPCONC_API int groupconc_executor_resume(groupconc_executor *ex);
    queue), and an admitted caller releases its permit exactly once, with how the work ended.
    A standalone gate has a limit of its own. An executor gate admits against an executor's groups:
    its permit holds a permit of all three layers of the group, so async work and the group's tasks
-   share one budget, and releasing it hands the permits to the oldest waiting tasks. */
+   share one budget, and releasing it hands the permits to the oldest waiting tasks.
+   Absent with GROUPCONC_NO_GATE. */
 
+#ifndef GROUPCONC_NO_GATE
 typedef struct groupconc_gate groupconc_gate;
 
 /* An admitted permit, a value the caller keeps. Identified by its gate, slot and generation: after
@@ -1448,14 +1466,17 @@ GROUPCONC_API int groupconc_permit_release(const groupconc_permit *permit,
                   Runs here: nothing: never another task's code. */
 GROUPCONC_API int groupconc_gate_stats_get(groupconc_gate *gate, const char *group,
                                            groupconc_gate_stats *out_stats);
+#endif /* !GROUPCONC_NO_GATE */
 
 /* ---- [9] structured scopes and the dump ----------------------------------------------------------
    A scope owns the tasks forked in it (seed 004, JEP 428): fork into any group (its limits still
    apply; a fork is an ordinary task), join, shut down (cancel what remains), close (as JEP 428:
    shuts down unless joined, then waits for every fork). A policy decides what the forks' outcomes
    mean (only CUSTOM lets the callback name the first fork). A scope opened inside a fork's body
-   is that fork's child: shutting a scope down shuts its descendants down too. */
+   is that fork's child: shutting a scope down shuts its descendants down too.
+   Scopes are absent with GROUPCONC_NO_SCOPES, the dump with GROUPCONC_NO_DUMP. */
 
+#ifndef GROUPCONC_NO_SCOPES
 typedef struct groupconc_scope groupconc_scope;
 
 typedef enum groupconc_scope_policy {
@@ -1595,9 +1616,18 @@ GROUPCONC_API int groupconc_scope_first_set(groupconc_scope *scope, size_t index
                   resolver too). Runs here: nothing. */
 GROUPCONC_API size_t groupconc_scope_fork_count(groupconc_scope *scope);
 
+/* groupconc_scope_policy_name: "COLLECT_ALL", "SHUTDOWN_ON_FAILURE", "SHUTDOWN_ON_SUCCESS",
+   "CUSTOM"; "UNKNOWN" for any other value.
+   Returns:       a static string, never NULL. Thread safety: any thread. Callbacks: anywhere.
+                  Runs here: nothing. */
+GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy policy);
+#endif /* !GROUPCONC_NO_SCOPES */
+
+#ifndef GROUPCONC_NO_DUMP
 /* groupconc_executor_dump: the executor's state as JSON (the C form of JEP 428's thread dump):
    version, limits and totals, each group (limits, counters, queue lengths), each waiting, ready,
-   running and deferred task (group, id, state, age), and the scope tree (owner, policy, forks).
+   running and deferred task (group, id, state, age), and the scope tree (owner, policy, forks;
+   empty with GROUPCONC_NO_SCOPES).
    Field names are listed in the manual's section 8, THE JSON DUMP, stable within a "version". The
    "executor" object and each of "groups" carry every field of groupconc_executor_stats /
    groupconc_group_stats (GROUPCONC_*_STATS_FIELDS), with the values the stats getters would return.
@@ -1626,12 +1656,7 @@ GROUPCONC_API int groupconc_executor_dump(groupconc_executor *ex, char *buf, siz
    Thread safety: any thread.
    Callbacks:     as groupconc_executor_dump. */
 GROUPCONC_API int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out);
-
-/* groupconc_scope_policy_name: "COLLECT_ALL", "SHUTDOWN_ON_FAILURE", "SHUTDOWN_ON_SUCCESS",
-   "CUSTOM"; "UNKNOWN" for any other value.
-   Returns:       a static string, never NULL. Thread safety: any thread. Callbacks: anywhere.
-                  Runs here: nothing. */
-GROUPCONC_API const char *groupconc_scope_policy_name(groupconc_scope_policy policy);
+#endif /* !GROUPCONC_NO_DUMP */
 
 /* ---- [10] fleet layer: caps across processes --------------------------------------------------
    With policy.fleet set, a task that holds its group's permits (layers 1-3) asks the provider for a
@@ -1729,7 +1754,8 @@ GROUPCONC_API const char *groupconc_version(void);
 /* groupconc_status_name, groupconc_cancel_outcome_name, groupconc_event_type_name,
    groupconc_rejection_policy_name, groupconc_release_kind_name, groupconc_gate_event_type_name,
    groupconc_fleet_verdict_name: an enum value's name without its prefix ("SUCCESS", "DEQUEUED",
-   "COMPLETED", "CALLER_RUNS", "FAILURE", "ADMITTED", "GRANTED").
+   "COMPLETED", "CALLER_RUNS", "FAILURE", "ADMITTED", "GRANTED"; the gate's two are absent with
+   GROUPCONC_NO_GATE).
    Returns:       a static string, never NULL; "UNKNOWN" for a value outside the enum.
    Thread safety: any thread.
    Callbacks:     may be called anywhere.
@@ -1738,8 +1764,10 @@ GROUPCONC_API const char *groupconc_status_name(groupconc_status status);
 GROUPCONC_API const char *groupconc_cancel_outcome_name(groupconc_cancel_outcome outcome);
 GROUPCONC_API const char *groupconc_event_type_name(groupconc_event_type type);
 GROUPCONC_API const char *groupconc_rejection_policy_name(groupconc_rejection_policy policy);
+#ifndef GROUPCONC_NO_GATE
 GROUPCONC_API const char *groupconc_release_kind_name(groupconc_release_kind kind);
 GROUPCONC_API const char *groupconc_gate_event_type_name(groupconc_gate_event_type type);
+#endif
 GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict verdict);
 
 #ifdef __cplusplus
@@ -1770,7 +1798,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                          helping; worker_main, a loop over its parts (worker_step_locked,
                          worker_run_batch, worker_idle_locked, ...)
      housekeeper         one thread per executor: expires deadlines, reclaims idle groups
-     public API          in the order of the declarations
+     public API          in the order of the declarations; the gate, the scopes and the dump each
+                         behind its GROUPCONC_NO_* switch (the core calls into none of them: the
+                         few places that look at their state are under the same switches)
    Names: groupconc__* is private. A function named *_locked is called with ex->lock held, *_tlocked
    with ex->table_lock held; it does not release the lock (spin_locked does for a while, and says
    so). Lock order: ex->lock, then ex->table_lock or ex->done_lock. The housekeeper sleeps on
@@ -2048,7 +2078,9 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
     }
     AcquireSRWLockExclusive(m);
 }
+#ifndef GROUPCONC_NO_GATE /* the gate's lock */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) { AcquireSRWLockExclusive(m); }
+#endif
 GROUPCONC__FN void groupconc__mutex_unlock(groupconc__mutex *m) { ReleaseSRWLockExclusive(m); }
 GROUPCONC__FN int groupconc__cond_init(groupconc__cond *c) {
     InitializeConditionVariable(c);
@@ -2109,8 +2141,10 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
     CloseHandle(t);
 }
 typedef DWORD groupconc__thread_id;
+#ifndef GROUPCONC_NO_SCOPES /* a scope's owner thread */
 GROUPCONC__FN groupconc__thread_id groupconc__thread_self(void) { return GetCurrentThreadId(); }
 GROUPCONC__FN bool groupconc__thread_equal(groupconc__thread_id a, groupconc__thread_id b) { return a == b; }
+#endif
 #elif defined(GROUPCONC_USE_PTHREADS)
 typedef pthread_mutex_t groupconc__mutex;
 typedef pthread_cond_t groupconc__cond;
@@ -2131,11 +2165,13 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
     (void)rc;
 }
 /* Without the trylock spin: for locks held a few dozen ns by threads that contend (the gate's). */
+#ifndef GROUPCONC_NO_GATE /* the gate's lock */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) {
     int rc = pthread_mutex_lock(m);
     GROUPCONC_ASSERT(rc == 0);
     (void)rc;
 }
+#endif
 GROUPCONC__FN void groupconc__mutex_unlock(groupconc__mutex *m) {
     int rc = pthread_mutex_unlock(m);
     GROUPCONC_ASSERT(rc == 0);
@@ -2219,10 +2255,12 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
     (void)rc;
 }
 typedef pthread_t groupconc__thread_id;
+#ifndef GROUPCONC_NO_SCOPES /* a scope's owner thread */
 GROUPCONC__FN groupconc__thread_id groupconc__thread_self(void) { return pthread_self(); }
 GROUPCONC__FN bool groupconc__thread_equal(groupconc__thread_id a, groupconc__thread_id b) {
     return pthread_equal(a, b) != 0;
 }
+#endif
 #else /* C11 <threads.h> */
 typedef mtx_t groupconc__mutex;
 typedef cnd_t groupconc__cond;
@@ -2245,11 +2283,13 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
     GROUPCONC_ASSERT(rc == thrd_success);
     (void)rc;
 }
+#ifndef GROUPCONC_NO_GATE /* the gate's lock */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) {
     int rc = mtx_lock(m);
     GROUPCONC_ASSERT(rc == thrd_success);
     (void)rc;
 }
+#endif
 GROUPCONC__FN void groupconc__mutex_unlock(groupconc__mutex *m) {
     int rc = mtx_unlock(m);
     GROUPCONC_ASSERT(rc == thrd_success);
@@ -2298,10 +2338,12 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
     (void)rc;
 }
 typedef thrd_t groupconc__thread_id;
+#ifndef GROUPCONC_NO_SCOPES /* a scope's owner thread */
 GROUPCONC__FN groupconc__thread_id groupconc__thread_self(void) { return thrd_current(); }
 GROUPCONC__FN bool groupconc__thread_equal(groupconc__thread_id a, groupconc__thread_id b) {
     return thrd_equal(a, b) != 0;
 }
+#endif
 #endif
 
 /* Relative timeout -> monotonic deadline; GROUPCONC_FOREVER (any negative) -> UINT64_MAX. */
@@ -2550,9 +2592,13 @@ struct groupconc_executor {
     uint64_t held_back_cut;        /* tasks a pause held back that a graceful shutdown cancelled:
                                       a graceful call during which it grew reports ETIMEDOUT */
 
+#ifndef GROUPCONC_NO_GATE
     struct groupconc_gate *gates;  /* executor gates admitting against its groups */
+#endif
+#ifndef GROUPCONC_NO_SCOPES
     groupconc__mutex scope_lock;   /* guards `scopes` and the scope tree (see structured scopes) */
     struct groupconc_scope *scopes; /* open scopes */
+#endif
     groupconc__worker *workers;    /* live workers */
     groupconc__worker *zombies;    /* retired workers, to be joined */
     char pad4[GROUPCONC__LINE];
@@ -3224,8 +3270,15 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
 GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all);
 GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n);
 GROUPCONC__FN int groupconc__worker_main(void *arg);
-GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, const groupconc__group *g);
 GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task *t);
+/* Executor gate permits held in group g (NULL: all groups), 0 when the executor has no gate; under
+   ex->lock. Without the gate (GROUPCONC_NO_GATE) none is ever out. */
+#ifndef GROUPCONC_NO_GATE
+GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, const groupconc__group *g);
+#define GROUPCONC__GATE_PERMITS_LOCKED(ex, g) ((ex)->gates ? groupconc__gate_permits_locked(ex, g) : 0)
+#else
+#define GROUPCONC__GATE_PERMITS_LOCKED(ex, g) ((void)(ex), (void)(g), (size_t)0)
+#endif
 
 /* ==== task life cycle =========================================================================== */
 /* A task's life is kept in three fields of its node:
@@ -4302,12 +4355,14 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t) {
     return true;
 }
 
+#ifndef GROUPCONC_NO_SCOPES
 /* A scope's fork runs as groupconc__fork_body on its fork record (structured scopes, below); the
    caller's function, argument and cleanup are in that record, which lives until the fork's
    completion has been reported (its scope's close waits for it). */
 GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value, void *arg);
 GROUPCONC__FN void groupconc__fork_user(void *fork, groupconc_task_fn *fn, void **arg,
                                         groupconc_cleanup_fn *cleanup);
+#endif
 
 /* Run the custom rejection handler for t and apply its decision: the result, the cleanup (unless
    it took arg), and the counters when the outcome is no longer REJECTED. No lock held; t is this
@@ -4327,7 +4382,9 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
     rj.fn = t->fn;
     rj.arg = t->arg;
     rj.cleanup = groupconc__cleanup_of(t);
+#ifndef GROUPCONC_NO_SCOPES
     if (rj.fn == groupconc__fork_body) groupconc__fork_user(t->arg, &rj.fn, &rj.arg, &rj.cleanup);
+#endif
     rj.reason = reason;
     rj.in_submit = in_submit;
     out.status = GROUPCONC_STATUS_REJECTED;
@@ -5404,7 +5461,9 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     stage = 4;
     if ((rc = groupconc__mutex_init(&ex->table_lock)) != GROUPCONC_OK) goto fail;
     stage = 5;
+#ifndef GROUPCONC_NO_SCOPES
     if ((rc = groupconc__mutex_init(&ex->scope_lock)) != GROUPCONC_OK) goto fail;
+#endif
     stage = 6;
     if ((rc = groupconc__cond_init(&ex->keeper_cv)) != GROUPCONC_OK) goto fail;
     stage = 7;
@@ -5417,7 +5476,9 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     return GROUPCONC_OK;
 fail: /* undo in reverse */
     if (stage >= 7) groupconc__cond_destroy(&ex->keeper_cv);
+#ifndef GROUPCONC_NO_SCOPES
     if (stage >= 6) groupconc__mutex_destroy(&ex->scope_lock);
+#endif
     if (stage >= 5) groupconc__mutex_destroy(&ex->table_lock);
     if (stage >= 4) groupconc__cond_destroy(&ex->idle_cv);
     if (stage >= 3) groupconc__cond_destroy(&ex->work_cv);
@@ -5501,7 +5562,7 @@ GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t
                (the caller cancels them). Nobody signals that moment: look every few ms. */
             if (ex->nrunning == 0 && ex->ready.count == 0 && ex->deferred.count == 0 &&
                 ex->running.count == 0 && !groupconc__inbox_pending(ex) &&
-                (!ex->gates || groupconc__gate_permits_locked(ex, NULL) == 0))
+                GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL) == 0)
                 return false;
             until = groupconc__deadline(GROUPCONC__PAUSED_POLL_NS);
             if (until > deadline) until = deadline;
@@ -5546,10 +5607,16 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
     groupconc__mutex_lock(&ex->lock);
+    i = 0; /* gate permits hold its layers; scopes hold fork handles */
+#ifndef GROUPCONC_NO_GATE
+    if (ex->gates) i = 1;
+#endif
+#ifndef GROUPCONC_NO_SCOPES
     groupconc__mutex_lock(&ex->scope_lock); /* ex->scopes is scope_lock's (order: lock, then it) */
-    i = ex->gates || ex->scopes ? 1 : 0;
+    if (ex->scopes) i = 1;
     groupconc__mutex_unlock(&ex->scope_lock);
-    if (i) { /* gate permits hold its layers; scopes hold fork handles */
+#endif
+    if (i) {
         groupconc__mutex_unlock(&ex->lock);
         return GROUPCONC_EBUSY;
     }
@@ -5603,7 +5670,9 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__limits_free(ex);
     if (ex->timers) GROUPCONC_FREE(ex->timers);
     groupconc__cond_destroy(&ex->keeper_cv);
+#ifndef GROUPCONC_NO_SCOPES
     groupconc__mutex_destroy(&ex->scope_lock);
+#endif
     groupconc__mutex_destroy(&ex->table_lock);
     groupconc__cond_destroy(&ex->idle_cv);
     groupconc__cond_destroy(&ex->work_cv);
@@ -6115,6 +6184,7 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
     return GROUPCONC_OK;
 }
 
+#ifndef GROUPCONC_NO_SCOPES /* only a scope's forks register nodes they own */
 /* Register a callback node the caller owns (node->keep). False if the task is already done (the
    caller reports it itself). */
 GROUPCONC__FN bool groupconc__watch_add(groupconc_task *task, groupconc__watch *node) {
@@ -6130,6 +6200,7 @@ GROUPCONC__FN bool groupconc__watch_add(groupconc_task *task, groupconc__watch *
     groupconc__mutex_unlock(&ex->done_lock);
     return added;
 }
+#endif
 
 GROUPCONC__PUBLIC int groupconc_task_on_complete(groupconc_task *task, groupconc_complete_fn fn,
                                                  void *user_data) {
@@ -6439,7 +6510,7 @@ GROUPCONC__FN void groupconc__group_stats_locked(groupconc_executor *ex, const g
     out_stats->concurrency = (int)g->conc.limit;
     out_stats->max_in_flight = groupconc__limit_out(g->bulkhead.limit);
     out_stats->queue_threshold = g->threshold;
-    out_stats->gate_permits = ex->gates ? groupconc__gate_permits_locked(ex, g) : 0;
+    out_stats->gate_permits = GROUPCONC__GATE_PERMITS_LOCKED(ex, g);
     out_stats->running = g->running + out_stats->gate_permits;
     out_stats->ready = g->ready;
     out_stats->waiting_global = g->waiting_global;
@@ -6535,7 +6606,7 @@ GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, grou
     groupconc__mutex_lock(&ex->table_lock);
     out_stats->groups = ex->ngroups;
     groupconc__mutex_unlock(&ex->table_lock);
-    out_stats->gate_permits = ex->gates ? groupconc__gate_permits_locked(ex, NULL) : 0;
+    out_stats->gate_permits = GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL);
     out_stats->running = ex->nrunning + out_stats->gate_permits;
     out_stats->ready = ex->ready.count;
     out_stats->waiting = groupconc__waiting_total(ex); /* the fleet layer's too */
@@ -6916,6 +6987,7 @@ GROUPCONC__PUBLIC int groupconc_executor_resume(groupconc_executor *ex) {
 }
 
 /* ==== public API: admission gate ================================================================ */
+#ifndef GROUPCONC_NO_GATE
 /* A gate's permits live in a slot table under the gate's own lock. A slot's generation is odd
    while the slot is held and even while it is free; acquiring and releasing each move it on by
    one, so a permit (slot, generation) matches its slot only until its first release. An executor
@@ -7276,7 +7348,10 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     return GROUPCONC_OK;
 }
 
+#endif /* !GROUPCONC_NO_GATE */
+
 /* ==== public API: structured scopes ============================================================== */
+#ifndef GROUPCONC_NO_SCOPES
 /* A scope keeps one node per fork (its handle, its result once done, and the watcher node that
    reports its completion: no allocation can fail after the submit). Locks: ex->scope_lock guards
    the executor's list of open scopes and the tree (parent, nchildren, shut_down); a scope's own
@@ -7818,6 +7893,8 @@ GROUPCONC__PUBLIC size_t groupconc_scope_fork_count(groupconc_scope *scope) {
     return n;
 }
 
+#endif /* !GROUPCONC_NO_SCOPES */
+
 /* ==== public API: fleet layer =================================================================== */
 
 GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
@@ -7959,6 +8036,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_report(groupconc_executor *ex, const char 
 }
 
 /* ==== public API: the JSON dump ================================================================== */
+#ifndef GROUPCONC_NO_DUMP
 /* One pass that writes into the caller's buffer while it fits and counts every byte, so that a
    buffer too small still learns the size it needs. Taken under ex->lock, then table_lock and
    scope_lock (and each scope's lock), so it is one consistent snapshot. */
@@ -8143,7 +8221,9 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     uint64_t now = groupconc__coarse_now_ns();
     groupconc_executor_stats es;
     groupconc_group_stats gs;
+#ifndef GROUPCONC_NO_SCOPES
     groupconc_scope *sc;
+#endif
     bool first = true;
     size_t i;
     groupconc__puts(o, "{\"format\":\"groupconc-dump\",\"version\":1,\"library\":");
@@ -8182,6 +8262,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__dump_fifo(o, &ex->running, "running", now, &first, false); /* its times are its worker's */
     groupconc__dump_fifo(o, &ex->deferred, "deferred", now, &first, false);
     groupconc__puts(o, "],\"scopes\":[");
+#ifndef GROUPCONC_NO_SCOPES /* without scopes the list is empty */
     first = true;
     groupconc__mutex_lock(&ex->scope_lock);
     for (sc = ex->scopes; sc; sc = sc->next_open) {
@@ -8220,6 +8301,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
         groupconc__puts(o, "]}");
     }
     groupconc__mutex_unlock(&ex->scope_lock);
+#endif
     groupconc__puts(o, "]}\n");
 }
 #undef GROUPCONC__DUMP_GROUP_FIELD
@@ -8265,6 +8347,8 @@ GROUPCONC__PUBLIC int groupconc_executor_dump_file(groupconc_executor *ex, FILE 
     GROUPCONC_FREE(buf);
     return rc;
 }
+
+#endif /* !GROUPCONC_NO_DUMP */
 
 /* ==== public API: diagnostics =================================================================== */
 
@@ -8330,6 +8414,7 @@ GROUPCONC__PUBLIC const char *groupconc_rejection_policy_name(groupconc_rejectio
     return "UNKNOWN";
 }
 
+#ifndef GROUPCONC_NO_SCOPES
 GROUPCONC__PUBLIC const char *groupconc_scope_policy_name(groupconc_scope_policy policy) {
     switch (policy) {
     case GROUPCONC_SCOPE_COLLECT_ALL: return "COLLECT_ALL";
@@ -8339,7 +8424,9 @@ GROUPCONC__PUBLIC const char *groupconc_scope_policy_name(groupconc_scope_policy
     }
     return "UNKNOWN";
 }
+#endif
 
+#ifndef GROUPCONC_NO_GATE
 GROUPCONC__PUBLIC const char *groupconc_release_kind_name(groupconc_release_kind kind) {
     switch (kind) {
     case GROUPCONC_RELEASE_SUCCESS: return "SUCCESS";
@@ -8357,6 +8444,7 @@ GROUPCONC__PUBLIC const char *groupconc_gate_event_type_name(groupconc_gate_even
     }
     return "UNKNOWN";
 }
+#endif
 
 GROUPCONC__PUBLIC const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict verdict) {
     switch (verdict) {

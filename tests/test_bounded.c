@@ -88,6 +88,7 @@ static void set_path(groupconc_policy *p, bool locked) {
     if (locked) p->default_queue_threshold = 1 << 20; /* finite, never reached */
 }
 
+#ifndef GROUPCONC_NO_GATE
 static groupconc_gate *executor_gate(groupconc_executor *ex) {
     groupconc_gate_config c;
     memset(&c, 0, sizeof c);
@@ -98,6 +99,7 @@ static groupconc_gate *executor_gate(groupconc_executor *ex) {
     assert_non_null(g);
     return g;
 }
+#endif
 
 /* ---- 1. idle reclaim ---------------------------------------------------------------------------- */
 
@@ -186,6 +188,7 @@ static void test_idle_reclaim_repeats(void **state) {
 }
 
 /* ---- 2. busy groups ----------------------------------------------------------------------------- */
+#ifndef GROUPCONC_NO_GATE /* the control groups are gate permits */
 
 typedef struct defer_box {
     tu_latch deferred; /* counted down once the body deferred */
@@ -362,6 +365,7 @@ static void test_paused_and_gate_never_reclaimed(void **state) {
     assert_int_equal(groupconc_gate_destroy(gate), GROUPCONC_OK);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
+#endif
 
 /* ---- 4. max_groups: exact LRU ------------------------------------------------------------------- */
 
@@ -432,6 +436,7 @@ static void test_max_groups_lru_locked(void **state) {
     lru_case(true);
 }
 
+#ifndef GROUPCONC_NO_GATE
 /* ---- 5. max_groups with every group busy -------------------------------------------------------- */
 
 typedef struct full_listener {
@@ -604,6 +609,7 @@ static void test_max_groups_full_locked(void **state) {
     (void)state;
     full_case(true);
 }
+#endif
 
 /* ---- 6. stress ---------------------------------------------------------------------------------- */
 
@@ -1006,6 +1012,7 @@ static void test_evict_in_bounded_table(void **state) {
 
 /* ---- situations where the library misbehaved ---------------------------------------------------- */
 
+#ifndef GROUPCONC_NO_GATE
 /* Groups created by an executor gate or by a pause, on an executor that never had a submit, are
    reclaimed for idleness like any other. (Guards a fixed defect: the housekeeper thread was
    started only by a submit on the locked path, never by groupconc_gate_try_acquire nor
@@ -1033,6 +1040,7 @@ static void test_idle_reclaim_without_submit(void **state) {
     assert_false(p_there);
     assert_int_equal(xs.groups_reclaimed, 2);
 }
+#endif
 
 
 /* At max_groups a new key reclaims the least recently used idle group and, in a big table, a few
@@ -1077,18 +1085,24 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_idle_reclaim),
         cmocka_unit_test(test_idle_reclaim_repeats),
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(test_busy_never_reclaimed),
         cmocka_unit_test(test_paused_and_gate_never_reclaimed),
+#endif
         cmocka_unit_test(test_max_groups_lru_inbox),
         cmocka_unit_test(test_max_groups_lru_locked),
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(test_max_groups_full_inbox),
         cmocka_unit_test(test_max_groups_full_locked),
+#endif
         cmocka_unit_test(test_stress_inbox),
         cmocka_unit_test(test_stress_locked),
         cmocka_unit_test(test_handles_outlive_reclaim),
         cmocka_unit_test(test_policy_validation),
         cmocka_unit_test(test_evict_in_bounded_table),
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(test_idle_reclaim_without_submit),
+#endif
         cmocka_unit_test(test_reclaim_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

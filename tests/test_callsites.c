@@ -42,9 +42,13 @@ typedef struct cs_fx {
     int route;
     groupconc_executor *ex;       /* its resolver runs the rows */
     groupconc_executor *other;    /* another executor: calls on it work */
+#ifndef GROUPCONC_NO_GATE
     groupconc_gate *gate;         /* an executor gate of ex, holding `permit` in group "g" */
     groupconc_permit permit;
+#endif
+#ifndef GROUPCONC_NO_SCOPES
     groupconc_scope *scope;       /* opened by the main thread, no fork */
+#endif
     groupconc_task *parked;       /* running in "p", parked on `go` */
     groupconc_context *parked_ctx;
     groupconc_task *done;         /* finished */
@@ -70,7 +74,9 @@ struct cs_row {
 
 #define CS_WRONG (-9999) /* a "works" row saw something else than it should */
 
+#ifndef GROUPCONC_NO_DUMP
 static char cs_buf[1 << 16];
+#endif
 
 static int cs_resolver(const char *group, int *out_concurrency, void *user_data) {
     cs_fx *f = (cs_fx *)user_data;
@@ -128,7 +134,9 @@ static cs_fx F;
 
 static void cs_setup(int route) {
     groupconc_policy p = groupconc_policy_default();
+#ifndef GROUPCONC_NO_GATE
     groupconc_gate_config gc;
+#endif
     groupconc_result r;
     memset(&F, 0, sizeof F);
     F.route = route;
@@ -147,11 +155,15 @@ static void cs_setup(int route) {
     p = groupconc_policy_default();
     p.max_threads = 2;
     F.other = tu_executor(&p);
+#ifndef GROUPCONC_NO_GATE
     memset(&gc, 0, sizeof gc);
     gc.executor = F.ex;
     assert_int_equal(groupconc_gate_create(&gc, &F.gate), GROUPCONC_OK);
     assert_int_equal(groupconc_gate_try_acquire(F.gate, "g", &F.permit), GROUPCONC_OK);
+#endif
+#ifndef GROUPCONC_NO_SCOPES
     assert_int_equal(groupconc_scope_open(F.ex, NULL, &F.scope), GROUPCONC_OK);
+#endif
     F.parked = tu_submit(F.ex, "p", "parked", cs_parked_fn, &F);
     F.deferred_task = tu_submit(F.ex, "d", "deferred", cs_defer_fn, &F);
     assert_true(tu_latch_wait(&F.started));
@@ -168,7 +180,9 @@ static void cs_setup(int route) {
 /* Everything as the setup left it: no row did anything. */
 static void cs_check_untouched(void) {
     groupconc_executor_stats xs;
+#ifndef GROUPCONC_NO_GATE
     groupconc_gate_stats gs;
+#endif
     groupconc_group_stats ps;
     bool done = true;
     memset(&xs, 0, sizeof xs);
@@ -186,9 +200,13 @@ static void cs_check_untouched(void) {
     assert_false(done);
     assert_int_equal(groupconc_task_is_done(F.done, &done), GROUPCONC_OK);
     assert_true(done);
+#ifndef GROUPCONC_NO_GATE
     assert_int_equal(groupconc_gate_stats_get(F.gate, NULL, &gs), GROUPCONC_OK);
     assert_int_equal(gs.in_flight, 1);
+#endif
+#ifndef GROUPCONC_NO_SCOPES
     assert_int_equal(groupconc_scope_fork_count(F.scope), 0);
+#endif
 }
 
 static void cs_teardown(void) {
@@ -208,10 +226,14 @@ static void cs_teardown(void) {
     assert_int_equal(groupconc_task_release(F.deferred_task), GROUPCONC_OK);
     assert_int_equal(groupconc_task_release(F.fleet_task), GROUPCONC_OK);
     assert_int_equal(groupconc_task_release(F.done), GROUPCONC_OK);
+#ifndef GROUPCONC_NO_GATE
     assert_int_equal(groupconc_permit_release(&F.permit, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
     assert_int_equal(groupconc_gate_destroy(F.gate), GROUPCONC_OK);
+#endif
+#ifndef GROUPCONC_NO_SCOPES
     assert_int_equal(groupconc_scope_join(F.scope), GROUPCONC_OK);
     assert_int_equal(groupconc_scope_close(F.scope), GROUPCONC_OK);
+#endif
     assert_int_equal(groupconc_executor_destroy(F.ex), GROUPCONC_OK);
     if (F.other) assert_int_equal(groupconc_executor_destroy(F.other), GROUPCONC_OK);
     assert_int_equal(atomic_load(&F.leases_back), atomic_load(&F.leases_granted)); /* all came back */
@@ -292,6 +314,7 @@ static int r_group_pause(cs_fx *f) { return groupconc_group_pause(f->ex, "p"); }
 static int r_group_resume(cs_fx *f) { return groupconc_group_resume(f->ex, "p"); }
 static int r_executor_pause(cs_fx *f) { return groupconc_executor_pause(f->ex); }
 static int r_executor_resume(cs_fx *f) { return groupconc_executor_resume(f->ex); }
+#ifndef GROUPCONC_NO_GATE
 static int r_gate_create(cs_fx *f) {
     groupconc_gate_config gc;
     groupconc_gate *g = NULL;
@@ -315,6 +338,8 @@ static int r_gate_stats_group(cs_fx *f) {
     groupconc_gate_stats s;
     return groupconc_gate_stats_get(f->gate, "g", &s);
 }
+#endif
+#ifndef GROUPCONC_NO_SCOPES
 static int r_scope_open(cs_fx *f) {
     groupconc_scope *s = NULL;
     return groupconc_scope_open(f->ex, NULL, &s);
@@ -336,8 +361,11 @@ static int r_scope_first(cs_fx *f) {
     return groupconc_scope_first(f->scope, &i);
 }
 static int r_scope_first_set(cs_fx *f) { return groupconc_scope_first_set(f->scope, 0); }
+#endif
+#ifndef GROUPCONC_NO_DUMP
 static int r_dump(cs_fx *f) { return groupconc_executor_dump(f->ex, cs_buf, sizeof cs_buf, NULL); }
 static int r_dump_file(cs_fx *f) { return groupconc_executor_dump_file(f->ex, f->file); }
+#endif
 static int r_fleet_answer(cs_fx *f) {
     return groupconc_fleet_answer(atomic_load(&f->request), GROUPCONC_FLEET_GRANTED, 7);
 }
@@ -373,9 +401,13 @@ CS_PURE(r_cancel_outcome_name, strcmp(groupconc_cancel_outcome_name(GROUPCONC_CA
 CS_PURE(r_event_type_name, strcmp(groupconc_event_type_name(GROUPCONC_EVENT_COMPLETED), "COMPLETED") == 0)
 CS_PURE(r_rejection_policy_name,
         strcmp(groupconc_rejection_policy_name(GROUPCONC_REJECT_CALLER_RUNS), "CALLER_RUNS") == 0)
+#ifndef GROUPCONC_NO_GATE
 CS_PURE(r_release_kind_name, strcmp(groupconc_release_kind_name(GROUPCONC_RELEASE_FAILURE), "FAILURE") == 0)
 CS_PURE(r_gate_event_type_name, strcmp(groupconc_gate_event_type_name(GROUPCONC_GATE_ADMITTED), "ADMITTED") == 0)
+#endif
+#ifndef GROUPCONC_NO_SCOPES
 CS_PURE(r_scope_policy_name, strcmp(groupconc_scope_policy_name(GROUPCONC_SCOPE_CUSTOM), "CUSTOM") == 0)
+#endif
 CS_PURE(r_group_limits_keep, groupconc_group_limits_keep("p").concurrency == GROUPCONC_KEEP)
 CS_PURE(r_executor_limits_keep, groupconc_executor_limits_keep().global_max_running == GROUPCONC_KEEP)
 static int r_keys_free(cs_fx *f) {
@@ -390,7 +422,9 @@ static int r_context_task_id(cs_fx *f) {
 }
 static int r_context_executor(cs_fx *f) { return CS_CHECK(groupconc_context_executor(f->parked_ctx) == f->ex); }
 static int r_deferred_is_cancelled(cs_fx *f) { return CS_CHECK(!groupconc_deferred_is_cancelled(f->deferred)); }
+#ifndef GROUPCONC_NO_SCOPES
 static int r_fork_count(cs_fx *f) { return CS_CHECK(groupconc_scope_fork_count(f->scope) == 0); }
+#endif
 static int r_done_is_done(cs_fx *f) {
     bool d = false;
     int rc = groupconc_task_is_done(f->done, &d);
@@ -443,26 +477,38 @@ static int r_other_tasks(cs_fx *f) {
     groupconc_group_keys_free(keys);
     if ((rc = groupconc_group_pause(f->other, "y")) != GROUPCONC_OK) return rc;
     if ((rc = groupconc_group_resume(f->other, "y")) != GROUPCONC_OK) return rc;
+#ifndef GROUPCONC_NO_DUMP
     if ((rc = groupconc_executor_dump(f->other, cs_buf, sizeof cs_buf, NULL)) != GROUPCONC_OK) return rc;
+#endif
     return CS_CHECK(gs.succeeded == 2 && xs.completed == 2 && n == 1);
 }
 static int r_other_gate_scope(cs_fx *f) {
+#ifndef GROUPCONC_NO_GATE
     groupconc_gate_config gc;
     groupconc_gate *g = NULL;
     groupconc_permit p;
+#endif
+#ifndef GROUPCONC_NO_SCOPES
     groupconc_scope *s = NULL;
     groupconc_task_spec spec = cs_spec("z");
-    int rc;
+#endif
+    int rc = GROUPCONC_OK;
+    (void)f;
+#ifndef GROUPCONC_NO_GATE
     memset(&gc, 0, sizeof gc);
     gc.executor = f->other;
     if ((rc = groupconc_gate_create(&gc, &g)) != GROUPCONC_OK) return rc;
     if ((rc = groupconc_gate_try_acquire(g, "z", &p)) != GROUPCONC_OK) return rc;
     if ((rc = groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0)) != GROUPCONC_OK) return rc;
     if ((rc = groupconc_gate_destroy(g)) != GROUPCONC_OK) return rc;
+#endif
+#ifndef GROUPCONC_NO_SCOPES
     if ((rc = groupconc_scope_open(f->other, NULL, &s)) != GROUPCONC_OK) return rc;
     if ((rc = groupconc_scope_fork(s, &spec, NULL)) != GROUPCONC_OK) return rc;
     if ((rc = groupconc_scope_join(s)) != GROUPCONC_OK) return rc;
-    return groupconc_scope_close(s);
+    rc = groupconc_scope_close(s);
+#endif
+    return rc;
 }
 static int r_other_shutdown_destroy(cs_fx *f) {
     int rc = groupconc_executor_shutdown_graceful(f->other, GROUPCONC_FOREVER);
@@ -471,6 +517,7 @@ static int r_other_shutdown_destroy(cs_fx *f) {
     if (rc == GROUPCONC_OK) f->other = NULL;
     return rc;
 }
+#ifndef GROUPCONC_NO_GATE
 static int r_standalone_gate(cs_fx *f) {
     groupconc_gate_config gc;
     groupconc_gate *g = NULL;
@@ -487,6 +534,7 @@ static int r_standalone_gate(cs_fx *f) {
     if ((rc = groupconc_gate_destroy(g)) != GROUPCONC_OK) return rc;
     return CS_CHECK(s.in_flight == 1);
 }
+#endif
 
 static const cs_row cs_rows[] = {
     /* this executor, its handles, deferred tasks, gates, permits, scopes, requests: EDEADLK */
@@ -516,12 +564,15 @@ static const cs_row cs_rows[] = {
     {"group_resume", r_group_resume, GROUPCONC_EDEADLK},
     {"executor_pause", r_executor_pause, GROUPCONC_EDEADLK},
     {"executor_resume", r_executor_resume, GROUPCONC_EDEADLK},
+#ifndef GROUPCONC_NO_GATE
     {"gate_create (executor gate)", r_gate_create, GROUPCONC_EDEADLK},
     {"gate_destroy", r_gate_destroy, GROUPCONC_EDEADLK},
     {"gate_try_acquire", r_gate_acquire, GROUPCONC_EDEADLK},
     {"permit_release", r_permit_release, GROUPCONC_EDEADLK},
     {"gate_stats_get (whole gate)", r_gate_stats, GROUPCONC_EDEADLK},
     {"gate_stats_get (a group)", r_gate_stats_group, GROUPCONC_EDEADLK},
+#endif
+#ifndef GROUPCONC_NO_SCOPES
     {"scope_open", r_scope_open, GROUPCONC_EDEADLK},
     {"scope_fork", r_scope_fork, GROUPCONC_EDEADLK},
     {"scope_join", r_scope_join, GROUPCONC_EDEADLK},
@@ -531,8 +582,11 @@ static const cs_row cs_rows[] = {
     {"scope_result", r_scope_result, GROUPCONC_EDEADLK},
     {"scope_first", r_scope_first, GROUPCONC_EDEADLK},
     {"scope_first_set", r_scope_first_set, GROUPCONC_EDEADLK},
+#endif
+#ifndef GROUPCONC_NO_DUMP
     {"executor_dump", r_dump, GROUPCONC_EDEADLK},
     {"executor_dump_file", r_dump_file, GROUPCONC_EDEADLK},
+#endif
     {"fleet_answer", r_fleet_answer, GROUPCONC_EDEADLK},
     {"fleet_notify (a group)", r_fleet_notify, GROUPCONC_EDEADLK},
     {"fleet_notify (all)", r_fleet_notify_all, GROUPCONC_EDEADLK},
@@ -547,9 +601,13 @@ static const cs_row cs_rows[] = {
     {"cancel_outcome_name", r_cancel_outcome_name, GROUPCONC_OK},
     {"event_type_name", r_event_type_name, GROUPCONC_OK},
     {"rejection_policy_name", r_rejection_policy_name, GROUPCONC_OK},
+#ifndef GROUPCONC_NO_GATE
     {"release_kind_name", r_release_kind_name, GROUPCONC_OK},
     {"gate_event_type_name", r_gate_event_type_name, GROUPCONC_OK},
+#endif
+#ifndef GROUPCONC_NO_SCOPES
     {"scope_policy_name", r_scope_policy_name, GROUPCONC_OK},
+#endif
     {"group_limits_keep", r_group_limits_keep, GROUPCONC_OK},
     {"executor_limits_keep", r_executor_limits_keep, GROUPCONC_OK},
     {"group_keys_free", r_keys_free, GROUPCONC_OK},
@@ -558,7 +616,9 @@ static const cs_row cs_rows[] = {
     {"context_task_id", r_context_task_id, GROUPCONC_OK},
     {"context_executor", r_context_executor, GROUPCONC_OK},
     {"deferred_is_cancelled", r_deferred_is_cancelled, GROUPCONC_OK},
+#ifndef GROUPCONC_NO_SCOPES
     {"scope_fork_count", r_fork_count, GROUPCONC_OK},
+#endif
     {"task_is_done (a finished task)", r_done_is_done, GROUPCONC_OK},
     {"task_wait (a finished task)", r_done_wait, GROUPCONC_OK},
     {"task_wait_for (a finished task)", r_done_wait_for, GROUPCONC_OK},
@@ -569,7 +629,9 @@ static const cs_row cs_rows[] = {
      r_other_tasks, GROUPCONC_OK},
     {"another executor: gate create, try_acquire, permit_release, destroy; scope open, fork, join, close",
      r_other_gate_scope, GROUPCONC_OK},
+#ifndef GROUPCONC_NO_GATE
     {"a standalone gate: create, try_acquire, stats, permit_release, destroy", r_standalone_gate, GROUPCONC_OK},
+#endif
     {"another executor: shutdown_graceful, destroy", r_other_shutdown_destroy, GROUPCONC_OK},
 };
 
@@ -608,7 +670,9 @@ static void cs_run_route(int route) {
     assert_true(tu_thread_start(&wd, cs_watchdog, NULL));
     for (i = 0; i < sizeof cs_rows / sizeof cs_rows[0]; i++) {
         const cs_row *r = &cs_rows[i];
+#ifndef GROUPCONC_NO_GATE
         groupconc_permit permit;
+#endif
         int rc = GROUPCONC_OK;
         if (getenv("CS_ROW") && (size_t)atoi(getenv("CS_ROW")) != i) continue;
         snprintf(key, sizeof key, "probe-%d-%zu", route, i);
@@ -622,9 +686,11 @@ static void cs_run_route(int route) {
         case R_THRESHOLD:
             rc = groupconc_submit(F.ex, key, NULL, tu_noop_fn, NULL, NULL);
             break;
+#ifndef GROUPCONC_NO_GATE
         case R_GATE:
             rc = groupconc_gate_try_acquire(F.gate, key, &permit);
             break;
+#endif
         default:
             rc = groupconc_group_pause(F.ex, key);
             break;
@@ -636,8 +702,10 @@ static void cs_run_route(int route) {
                      route_name[route], r->name, groupconc_errname(rc), atomic_load(&F.row_ran),
                      atomic_load(&F.row_rc), groupconc_errname(atomic_load(&F.row_rc)),
                      groupconc_errname(r->want));
+#ifndef GROUPCONC_NO_GATE
         if (route == R_GATE)
             assert_int_equal(groupconc_permit_release(&permit, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+#endif
     }
     atomic_store(&cs_wd_stop, true);
     tu_thread_join(wd);
@@ -653,10 +721,12 @@ static void test_resolver_rows_threshold_submit(void **state) {
     (void)state;
     cs_run_route(R_THRESHOLD);
 }
+#ifndef GROUPCONC_NO_GATE
 static void test_resolver_rows_gate_try_acquire(void **state) {
     (void)state;
     cs_run_route(R_GATE);
 }
+#endif
 static void test_resolver_rows_group_pause(void **state) {
     (void)state;
     cs_run_route(R_PAUSE);
@@ -701,14 +771,28 @@ static void cs_watch_cb(groupconc_task *task, const groupconc_result *result, vo
 
 enum { Q_GROUP_STATS, Q_EXECUTOR_STATS, Q_KEYS, Q_GATE_STATS, Q_DUMP, Q_DUMP_FILE, Q_GATE_ACQUIRE };
 
+/* What a quiet case calls on: its executor, and its executor gate. */
+typedef struct cs_quiet {
+    groupconc_executor *ex;
+#ifndef GROUPCONC_NO_GATE
+    groupconc_gate *gate;
+    groupconc_permit permit;
+#endif
+} cs_quiet;
+
 /* The call under test, on the main thread. */
-static int cs_quiet_call(int op, groupconc_executor *ex, groupconc_gate *gate, groupconc_permit *permit) {
+static int cs_quiet_call(int op, cs_quiet *q) {
+    groupconc_executor *ex = q->ex;
     groupconc_group_stats gs;
     groupconc_executor_stats xs;
+#ifndef GROUPCONC_NO_GATE
     groupconc_gate_stats ts;
+#endif
+#ifndef GROUPCONC_NO_DUMP
+    FILE *file;
+#endif
     char **keys = NULL;
     size_t n = 0;
-    FILE *file;
     int rc;
     switch (op) {
     case Q_GROUP_STATS:
@@ -719,8 +803,13 @@ static int cs_quiet_call(int op, groupconc_executor *ex, groupconc_gate *gate, g
         rc = groupconc_group_keys_get(ex, &keys, &n);
         groupconc_group_keys_free(keys);
         return rc;
+#ifndef GROUPCONC_NO_GATE
     case Q_GATE_STATS:
-        return groupconc_gate_stats_get(gate, NULL, &ts);
+        return groupconc_gate_stats_get(q->gate, NULL, &ts);
+    case Q_GATE_ACQUIRE:
+        return groupconc_gate_try_acquire(q->gate, "g", &q->permit);
+#endif
+#ifndef GROUPCONC_NO_DUMP
     case Q_DUMP:
         return groupconc_executor_dump(ex, cs_buf, sizeof cs_buf, NULL);
     case Q_DUMP_FILE:
@@ -729,8 +818,9 @@ static int cs_quiet_call(int op, groupconc_executor *ex, groupconc_gate *gate, g
         rc = groupconc_executor_dump_file(ex, file);
         fclose(file);
         return rc;
+#endif
     default:
-        return groupconc_gate_try_acquire(gate, "g", permit);
+        return CS_WRONG;
     }
 }
 
@@ -777,9 +867,10 @@ static void cs_watch_destroy(void) {
 
 static void cs_quiet_case(int op) {
     groupconc_policy p = groupconc_policy_default();
+#ifndef GROUPCONC_NO_GATE
     groupconc_gate_config gc;
-    groupconc_gate *gate = NULL;
-    groupconc_permit permit;
+#endif
+    cs_quiet q;
     groupconc_executor *ex;
     groupconc_task *a;
     groupconc_result r;
@@ -788,12 +879,16 @@ static void cs_quiet_case(int op) {
     p.max_threads = 1;
     p.listener = cs_listener;
     ex = tu_executor(&p);
+    memset(&q, 0, sizeof q);
+    q.ex = ex;
+#ifndef GROUPCONC_NO_GATE
     memset(&gc, 0, sizeof gc);
     gc.executor = ex;
-    assert_int_equal(groupconc_gate_create(&gc, &gate), GROUPCONC_OK);
+    assert_int_equal(groupconc_gate_create(&gc, &q.gate), GROUPCONC_OK);
+#endif
     a = cs_hold_a_batch(ex, true);
 
-    assert_int_equal(cs_quiet_call(op, ex, gate, &permit), GROUPCONC_OK);
+    assert_int_equal(cs_quiet_call(op, &q), GROUPCONC_OK);
     /* A's completion ran nowhere: not here, and the only worker is held */
     assert_int_equal(atomic_load(&W.events), 0);
     assert_int_equal(atomic_load(&W.callbacks), 0);
@@ -810,9 +905,11 @@ static void cs_quiet_case(int op) {
     r = tu_wait(a);
     assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
     assert_int_equal(groupconc_task_release(a), GROUPCONC_OK);
+#ifndef GROUPCONC_NO_GATE
     if (op == Q_GATE_ACQUIRE)
-        assert_int_equal(groupconc_permit_release(&permit, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
-    assert_int_equal(groupconc_gate_destroy(gate), GROUPCONC_OK);
+        assert_int_equal(groupconc_permit_release(&q.permit, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+    assert_int_equal(groupconc_gate_destroy(q.gate), GROUPCONC_OK);
+#endif
     assert_int_equal(groupconc_executor_shutdown_graceful(ex, TU_TIMEOUT_NS), GROUPCONC_OK); /* E ran */
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     cs_watch_destroy();
@@ -830,10 +927,13 @@ static void test_quiet_group_keys_get(void **state) {
     (void)state;
     cs_quiet_case(Q_KEYS);
 }
+#ifndef GROUPCONC_NO_GATE
 static void test_quiet_gate_stats_get(void **state) {
     (void)state;
     cs_quiet_case(Q_GATE_STATS);
 }
+#endif
+#ifndef GROUPCONC_NO_DUMP
 static void test_quiet_executor_dump(void **state) {
     (void)state;
     cs_quiet_case(Q_DUMP);
@@ -842,10 +942,13 @@ static void test_quiet_executor_dump_file(void **state) {
     (void)state;
     cs_quiet_case(Q_DUMP_FILE);
 }
+#endif
+#ifndef GROUPCONC_NO_GATE
 static void test_quiet_gate_try_acquire(void **state) {
     (void)state;
     cs_quiet_case(Q_GATE_ACQUIRE);
 }
+#endif
 
 /* What a read-only call leaves behind is not lost: with an idle worker, the held batch's task
    completes on that worker (the call wakes it) while its own worker is still held. */
@@ -904,15 +1007,23 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resolver_rows_plain_submit),
         cmocka_unit_test(test_resolver_rows_threshold_submit),
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(test_resolver_rows_gate_try_acquire),
+#endif
         cmocka_unit_test(test_resolver_rows_group_pause),
         cmocka_unit_test(test_quiet_group_stats_get),
         cmocka_unit_test(test_quiet_executor_stats_get),
         cmocka_unit_test(test_quiet_group_keys_get),
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(test_quiet_gate_stats_get),
+#endif
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(test_quiet_executor_dump),
         cmocka_unit_test(test_quiet_executor_dump_file),
+#endif
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(test_quiet_gate_try_acquire),
+#endif
         cmocka_unit_test(test_quiet_leftovers_finished_by_idle_worker),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

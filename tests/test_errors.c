@@ -116,6 +116,7 @@ static void watchdog_stop(watchdog *w) {
 
 typedef struct row row;
 
+#ifndef GROUPCONC_NO_SCOPES
 /* What a scope row's fork body did (see "structured scopes" below). */
 typedef struct scope_probe {
     int mode, op;
@@ -123,6 +124,7 @@ typedef struct scope_probe {
     groupconc_scope *s, *child;
     int rc1, rc2, rc3, rc4;
 } scope_probe;
+#endif
 
 /* The fleet rows' provider (see "fleet layer" below). Requests, groups, the last lease and the last
    FLEET event under asked.mu; the counts are atomic. */
@@ -163,11 +165,13 @@ typedef struct fixture {
     /* admission gate rows: gates made by a row (destroyed by the teardown, which must succeed: every
        permit released), permits a row holds (released by the teardown if the row did not), the
        gates' listener events by type */
+#ifndef GROUPCONC_NO_GATE
     groupconc_gate *gates[MAX_GATES];
     int ngates;
     groupconc_permit permits[MAX_PERMITS];
     int npermits;
     atomic_int gate_events[3];
+#endif
     /* deferred completion rows: what the deferring body saw; a deferral the row has not completed
        yet (the teardown completes it, or the executor's destroy would wait for it) */
     struct defer_probe *probe;
@@ -176,9 +180,11 @@ typedef struct fixture {
     /* structured scope rows: scopes a row opened and has not closed (the teardown joins and closes
        them, newest first, before it destroys the executors); what a fork body saw; the latch
        parked forks wait on; fork cleanups and CUSTOM policy callbacks; a dump_file row's stream */
+#ifndef GROUPCONC_NO_SCOPES
     groupconc_scope *scopes[MAX_SCOPES];
     int nscopes;
     scope_probe sprobe;
+#endif
     counter go;
     atomic_int cleanups;
     atomic_int scope_cb_calls;
@@ -316,6 +322,7 @@ static int fixture_teardown(void **state) {
     latch_open(&f->gate); /* first: a row that failed half-way may have parked a task on tmp_ex */
     latch_open(&f->go);
     if (f->pending && groupconc_deferred_complete(f->pending, 0, NULL) != GROUPCONC_OK) bad = 1;
+#ifndef GROUPCONC_NO_SCOPES
     for (int i = f->nscopes - 1; i >= 0; i--) { /* joined first: a fork body may still close its child */
         if (!f->scopes[i]) continue;
         (void)groupconc_scope_join(f->scopes[i]);
@@ -325,7 +332,9 @@ static int fixture_teardown(void **state) {
             bad = 1;
         }
     }
+#endif
     if (f->file) fclose(f->file);
+#ifndef GROUPCONC_NO_GATE
     for (int i = 0; i < f->npermits; i++) { /* those the row released already: EPERMIT, nothing done */
         int rc = groupconc_permit_release(&f->permits[i], GROUPCONC_RELEASE_CANCELLED, 0);
         if (rc != GROUPCONC_OK && rc != GROUPCONC_EPERMIT) bad = 1;
@@ -337,6 +346,7 @@ static int fixture_teardown(void **state) {
             bad = 1;
         }
     }
+#endif
     for (int i = 0; i < f->fleet.nreqs; i++) { /* a fleet row that failed half-way: its destroy waits for them */
         if (!f->fleet.reqs[i]) continue;
         fprintf(stderr, "row \"%s\": fleet request %d left unanswered\n", f->row->name, i);
@@ -1366,6 +1376,7 @@ static int call_group_keys(fixture *f, const row *r) {
     return 0;
 }
 
+#ifndef GROUPCONC_NO_GATE
 /* ==== admission gate ============================================================================= */
 /* Gates made here are tracked in the fixture: the teardown releases the permits a row still holds,
    then destroys every gate (which must return OK: a permit lost or counted twice makes it EBUSY),
@@ -1440,6 +1451,7 @@ static void assert_gate_stats_equal(const groupconc_gate_stats *a, const groupco
                  (unsigned long long)released_total(a), (unsigned long long)released_total(b), a->available,
                  b->available);
 }
+#endif
 
 static groupconc_executor_stats xstats(groupconc_executor *ex) {
     groupconc_executor_stats s;
@@ -1447,6 +1459,7 @@ static groupconc_executor_stats xstats(groupconc_executor *ex) {
     return s;
 }
 
+#ifndef GROUPCONC_NO_GATE
 /* ---- groupconc_gate_create ---------------------------------------------------------------------- */
 
 enum { GC_NULL_CONFIG, GC_NULL_OUT, GC_NULL_OUT_EXEC, GC_NULL_OUT_BAD_LIMIT, GC_LIMIT, GC_EXEC_LIMIT, GC_EXEC,
@@ -1528,7 +1541,9 @@ static int call_gate_create(fixture *f, const row *r) {
     assert_int_equal(groupconc_permit_release(&p, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
     return rc;
 }
+#endif
 
+#if !defined(GROUPCONC_NO_GATE) || !defined(GROUPCONC_NO_SCOPES) /* destroy_or_rescue: both */
 /* ---- groupconc_gate_destroy --------------------------------------------------------------------- */
 
 /* executor_destroy that should refuse at once: were it to go ahead, it would wait for the fixture's
@@ -1563,7 +1578,9 @@ static int destroy_or_rescue(fixture *f, groupconc_executor *ex) {
     counter_destroy(&r.returned);
     return rc;
 }
+#endif
 
+#ifndef GROUPCONC_NO_GATE
 enum { GD_NULL, GD_BUSY_STANDALONE, GD_BUSY_EXEC, GD_BUSY_AFTER_SHUTDOWN, GD_IDLE_AFTER_SHUTDOWN };
 
 static int call_gate_destroy(fixture *f, const row *r) {
@@ -1951,6 +1968,7 @@ static int call_destroy_with_gate(fixture *f, const row *r) {
     }
     return 0;
 }
+#endif
 
 /* ==== deferred completion ======================================================================== */
 /* A task body in group "dfr" of the fixture's executor makes the calls of its row and records the
@@ -2119,6 +2137,7 @@ static int call_deferred(fixture *f, const row *r) {
     return 0;
 }
 
+#ifndef GROUPCONC_NO_SCOPES
 /* ==== structured scopes and the dump ============================================================= */
 /* Scopes a row opens are tracked in the fixture; the teardown joins and closes them (newest first)
    before it destroys the executors, which must then succeed (a scope left open makes destroy
@@ -2238,7 +2257,10 @@ static size_t join_audit(fixture *f, groupconc_scope *s, int want) {
     return n;
 }
 
-/* The number of open scopes in the executor's dump (each scope is one {"id": in "scopes"). */
+#endif /* !GROUPCONC_NO_SCOPES */
+
+#ifndef GROUPCONC_NO_DUMP
+/* The whole dump, in a buffer of its own (free it). */
 static char *dump_alloc(groupconc_executor *ex) {
     size_t need = 0;
     assert_int_equal(groupconc_executor_dump(ex, NULL, 0, &need), GROUPCONC_ERANGE);
@@ -2257,6 +2279,8 @@ static char *dump_alloc(groupconc_executor *ex) {
     }
 }
 
+#ifndef GROUPCONC_NO_SCOPES
+/* The number of open scopes in the executor's dump (each scope is one {"id": in "scopes"). */
 static int dump_scope_count(groupconc_executor *ex) {
     char *d = dump_alloc(ex);
     const char *p = strstr(d, "\"scopes\":[");
@@ -2273,7 +2297,10 @@ static bool dump_has(groupconc_executor *ex, const char *what) {
     free(d);
     return has;
 }
+#endif
+#endif /* !GROUPCONC_NO_DUMP */
 
+#ifndef GROUPCONC_NO_SCOPES
 /* ---- calls on another thread, and from inside a fork ------------------------------------------- */
 
 enum { SOP_FORK, SOP_FORK_EMPTY, SOP_JOIN, SOP_JOIN_FOR0, SOP_CLOSE, SOP_SHUTDOWN };
@@ -2484,7 +2511,9 @@ static int call_scope_open(fixture *f, const row *r) {
         if (rc == GROUPCONC_OK) assert_int_equal(f->sprobe.rc3, GROUPCONC_OK);
         join_audit(f, p, GROUPCONC_OK);
         close_scope(f, p, GROUPCONC_OK); /* not EORDER: the refused child was not counted */
+#ifndef GROUPCONC_NO_DUMP
         assert_int_equal(dump_scope_count(f->ex), 0);
+#endif
         return rc;
     }
     default: fail();
@@ -2496,23 +2525,29 @@ static int call_scope_open(fixture *f, const row *r) {
     }
     if (rc != GROUPCONC_OK) {
         if (out && s) fail_msg("scope_open returned %s, yet *out_scope %p", groupconc_errname(rc), (void *)s);
+#ifndef GROUPCONC_NO_DUMP
         assert_int_equal(dump_scope_count(f->ex), 0);
+#endif
         return rc;
     }
     assert_non_null(s);
     track_scope(f, s);
+#ifndef GROUPCONC_NO_DUMP
     assert_int_equal(dump_scope_count(f->ex), 1);
     if (r->field == SO_NAME_COPIED) {
         assert_true(dump_has(f->ex, "\"name\":\"scope-\\\"n\\\"\""));
         assert_true(dump_has(f->ex, "\"policy\":\"SHUTDOWN_ON_SUCCESS\""));
     }
     if (r->field == SO_CONFIG_NULL) assert_true(dump_has(f->ex, "\"name\":null,\"parent\":null,\"policy\":\"COLLECT_ALL\""));
+#endif
     fork_ok(f, s, "so", NULL);
     join_audit(f, s, GROUPCONC_OK);
     assert_int_equal(atomic_load(&f->runs), 1);
     if (r->field == SO_CUSTOM) assert_int_equal(atomic_load(&f->scope_cb_calls), 1);
     close_scope(f, s, GROUPCONC_OK);
+#ifndef GROUPCONC_NO_DUMP
     assert_int_equal(dump_scope_count(f->ex), 0);
+#endif
     return rc;
 }
 
@@ -2795,7 +2830,9 @@ static int call_scope_close(fixture *f, const row *r) {
             untrack_scope(f, s);
             return rc;
         }
+#ifndef GROUPCONC_NO_DUMP
         assert_int_equal(dump_scope_count(f->ex), 1);
+#endif
         fork_ok(f, s, "sf", NULL);
         latch_open(&f->go);
         join_audit(f, s, GROUPCONC_OK);
@@ -2808,13 +2845,17 @@ static int call_scope_close(fixture *f, const row *r) {
         fork_ok(f, s, "sb", scope_body);
         assert_true(counter_wait(&f->arrived, 1));
         assert_int_equal(f->sprobe.rc1, GROUPCONC_OK);
+#ifndef GROUPCONC_NO_DUMP
         assert_int_equal(dump_scope_count(f->ex), 2);
+#endif
         rc = close_or_unblock(f, s);
         if (rc == GROUPCONC_OK || rc == GROUPCONC_ENOTJOINED) {
             untrack_scope(f, s);
             return rc;
         }
+#ifndef GROUPCONC_NO_DUMP
         assert_int_equal(dump_scope_count(f->ex), 2);
+#endif
         fork_ok(f, s, "sf", NULL);
         latch_open(&f->go);
         join_audit(f, s, GROUPCONC_OK); /* the body joined and closed its child before it returned */
@@ -2832,7 +2873,9 @@ static int call_scope_close(fixture *f, const row *r) {
             untrack_scope(f, s);
             return rc;
         }
+#ifndef GROUPCONC_NO_DUMP
         assert_int_equal(dump_scope_count(f->ex), 2);
+#endif
         if (r->field == SC_OUT_OF_ORDER) fork_ok(f, s, "sf", NULL); /* not joined by the refused close */
         assert_int_equal(groupconc_scope_join(later), GROUPCONC_OK);
         close_scope(f, later, GROUPCONC_OK);
@@ -2854,7 +2897,9 @@ static int call_scope_close(fixture *f, const row *r) {
         assert_int_equal(atomic_load(&f->runs), 1);
         assert_int_equal(atomic_load(&f->cleanups), 1);
         pthread_join(opener, NULL);
+#ifndef GROUPCONC_NO_DUMP
         assert_int_equal(dump_scope_count(f->ex), 0);
+#endif
         return rc;
     }
     case SC_NOT_JOINED_EMPTY: break;
@@ -2871,7 +2916,9 @@ static int call_scope_close(fixture *f, const row *r) {
     assert_int_equal(atomic_load(&f->cleanups), forks);
     if (r->field == SC_JOINED) assert_int_equal(atomic_load(&f->runs), forks);
     else assert_true(atomic_load(&f->runs) <= forks); /* not joined: shut down first, ran or cancelled */
+#ifndef GROUPCONC_NO_DUMP
     assert_int_equal(dump_scope_count(f->ex), 0);
+#endif
     return rc;
 }
 
@@ -3156,7 +3203,9 @@ static int call_destroy_with_scope(fixture *f, const row *r) {
         add_extra(f, t);
         groupconc_result res;
         assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &res), GROUPCONC_OK);
+#ifndef GROUPCONC_NO_DUMP
         assert_int_equal(dump_scope_count(f->ex), 1);
+#endif
         if (r->field != XS_JOINED) { /* the scope still takes forks */
             groupconc_task_spec spec = scope_spec(f, "xs2", NULL);
             assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_OK);
@@ -3176,7 +3225,9 @@ static int call_destroy_with_scope(fixture *f, const row *r) {
             untrack_scope(f, s);
             fail_msg("executor_destroy with a scope open returned OK");
         }
+#ifndef GROUPCONC_NO_DUMP
         assert_int_equal(dump_scope_count(f->ex), 1);
+#endif
         assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
         close_scope(f, s, GROUPCONC_OK);
         return rc;
@@ -3204,7 +3255,9 @@ static int call_destroy_with_scope(fixture *f, const row *r) {
     }
     return 0;
 }
+#endif
 
+#ifndef GROUPCONC_NO_DUMP
 /* ---- groupconc_executor_dump / dump_file -------------------------------------------------------- */
 /* On a fresh executor (no task, no scope: the same dump every call) the sizes can be checked
    exactly: *out_needed is the whole dump's length + 1 whatever the buffer, a short buffer gets the
@@ -3217,6 +3270,7 @@ static int call_dump(fixture *f, const row *r) {
     groupconc_policy p = groupconc_policy_default();
     assert_int_equal(groupconc_executor_create(&p, &f->tmp_ex), GROUPCONC_OK);
     groupconc_executor *ex = f->tmp_ex;
+#ifndef GROUPCONC_NO_SCOPES
     if (r->field == DU_LIVE) { /* the fixture's executor, a scope with a running and a queued fork */
         ex = f->ex;
         groupconc_scope_config c;
@@ -3228,6 +3282,7 @@ static int call_dump(fixture *f, const row *r) {
         fork_parked(f, s, "du");
         fork_ok(f, s, "du", NULL);
     }
+#endif
     char *full = dump_alloc(ex);
     size_t full_need = strlen(full) + 1;
     char *buf = malloc(full_need + 64);
@@ -3270,11 +3325,13 @@ static int call_dump(fixture *f, const row *r) {
         if (buf[i] != 'x') fail_msg("dump returned %s and wrote byte %zu of the buffer (size %zu)", groupconc_errname(rc), i, size);
     free(buf);
     free(full);
+#ifndef GROUPCONC_NO_SCOPES
     if (r->field == DU_LIVE) {
         latch_open(&f->go);
         join_audit(f, f->scopes[0], GROUPCONC_OK);
         close_scope(f, f->scopes[0], GROUPCONC_OK);
     }
+#endif
     return rc;
 }
 
@@ -3320,6 +3377,7 @@ static int call_dump_file(fixture *f, const row *r) {
     }
     return rc;
 }
+#endif
 
 /* ==== live limits, pause and resume ============================================================== */
 /* The fixture's group "p" (concurrency 1, nothing in the table: in-flight and threshold UNLIMITED,
@@ -4211,18 +4269,21 @@ static int call_status_names(fixture *f, const row *r) {
 /* Every *_name function: distinct non-empty names, "UNKNOWN" for any other value. */
 static int call_enum_names(fixture *f, const row *r) {
     (void)f, (void)r;
-    const char *names[5][4] = {
+    const char *names[][4] = {
         {groupconc_cancel_outcome_name(GROUPCONC_CANCEL_DEQUEUED), groupconc_cancel_outcome_name(GROUPCONC_CANCEL_FLAGGED),
          groupconc_cancel_outcome_name(GROUPCONC_CANCEL_TOO_LATE), NULL},
         {groupconc_event_type_name(GROUPCONC_EVENT_SUBMITTED), groupconc_event_type_name(GROUPCONC_EVENT_STARTED),
          groupconc_event_type_name(GROUPCONC_EVENT_COMPLETED), groupconc_event_type_name(GROUPCONC_EVENT_REJECTED)},
         {groupconc_rejection_policy_name(GROUPCONC_REJECT_ABORT), groupconc_rejection_policy_name(GROUPCONC_REJECT_DISCARD),
          groupconc_rejection_policy_name(GROUPCONC_REJECT_CALLER_RUNS), NULL},
+#ifndef GROUPCONC_NO_GATE
         {groupconc_release_kind_name(GROUPCONC_RELEASE_SUCCESS), groupconc_release_kind_name(GROUPCONC_RELEASE_FAILURE),
          groupconc_release_kind_name(GROUPCONC_RELEASE_CANCELLED), NULL},
         {groupconc_gate_event_type_name(GROUPCONC_GATE_ADMITTED), groupconc_gate_event_type_name(GROUPCONC_GATE_REJECTED),
-         groupconc_gate_event_type_name(GROUPCONC_GATE_RELEASED), NULL}};
-    for (int e = 0; e < 5; e++)
+         groupconc_gate_event_type_name(GROUPCONC_GATE_RELEASED), NULL},
+#endif
+    };
+    for (size_t e = 0; e < sizeof names / sizeof names[0]; e++)
         for (int i = 0; i < 4 && names[e][i]; i++) {
             assert_true(names[e][i][0] != '\0');
             assert_string_not_equal(names[e][i], "UNKNOWN");
@@ -4232,6 +4293,7 @@ static int call_enum_names(fixture *f, const row *r) {
     assert_string_equal(groupconc_event_type_name(GROUPCONC_EVENT_FLEET), "FLEET");
     assert_string_equal(groupconc_event_type_name((groupconc_event_type)5), "UNKNOWN");
     assert_string_equal(groupconc_rejection_policy_name((groupconc_rejection_policy)3), "UNKNOWN");
+#ifndef GROUPCONC_NO_GATE
     /* the gate's enums: the documented names, "UNKNOWN" just past either end and far out */
     assert_string_equal(groupconc_release_kind_name(GROUPCONC_RELEASE_SUCCESS), "SUCCESS");
     assert_string_equal(groupconc_release_kind_name(GROUPCONC_RELEASE_FAILURE), "FAILURE");
@@ -4244,6 +4306,7 @@ static int call_enum_names(fixture *f, const row *r) {
         assert_string_equal(groupconc_release_kind_name((groupconc_release_kind)out_of_range[i]), "UNKNOWN");
         assert_string_equal(groupconc_gate_event_type_name((groupconc_gate_event_type)out_of_range[i]), "UNKNOWN");
     }
+#endif
     return GROUPCONC_OK;
 }
 
@@ -4744,6 +4807,7 @@ static const row rows[] = {
     {"executor_resume: paused, after shutdown", call_executor_pause, OK_, ER_PAUSED_AFTER_SHUTDOWN, 0, 0},
     {"executor_resume: a group paused on its own stays paused", call_executor_pause, OK_, ER_GROUP_STAYS_PAUSED, 0, 0},
     /* admission gate: create */
+#ifndef GROUPCONC_NO_GATE
     {"gate_create: config NULL", call_gate_create, EINVAL_, GC_NULL_CONFIG, 0, 0},
     {"gate_create: out_gate NULL", call_gate_create, EINVAL_, GC_NULL_OUT, 0, 0},
     {"gate_create: out_gate NULL, executor gate (not linked)", call_gate_create, EINVAL_, GC_NULL_OUT_EXEC, 0, 0},
@@ -4764,13 +4828,17 @@ static const row rows[] = {
     {"gate_create: executor after shutdown_graceful", call_gate_create, GROUPCONC_ESHUTDOWN, GC_EXEC_GRACEFUL, 0, 0},
     {"gate_create: executor shut down, limit 1", call_gate_create, ELIMIT_, GC_EXEC_LIMIT_AFTER_SHUTDOWN, 0, 0},
     {"gate_create: config is copied", call_gate_create, OK_, GC_COPIED, 0, 0},
+#endif
     /* admission gate: destroy */
+#ifndef GROUPCONC_NO_GATE
     {"gate_destroy: NULL", call_gate_destroy, EINVAL_, GD_NULL, 0, 0},
     {"gate_destroy: standalone, permit out (nothing done)", call_gate_destroy, GROUPCONC_EBUSY, GD_BUSY_STANDALONE, 0, 0},
     {"gate_destroy: executor gate, permit out (nothing done)", call_gate_destroy, GROUPCONC_EBUSY, GD_BUSY_EXEC, 0, 0},
     {"gate_destroy: permit out, executor shut down", call_gate_destroy, GROUPCONC_EBUSY, GD_BUSY_AFTER_SHUTDOWN, 0, 0},
     {"gate_destroy: no permit out, executor shut down", call_gate_destroy, OK_, GD_IDLE_AFTER_SHUTDOWN, 0, 0},
+#endif
     /* admission gate: try_acquire */
+#ifndef GROUPCONC_NO_GATE
     {"gate_try_acquire: gate NULL", call_gate_acquire, EINVAL_, GA_NULL_GATE, 0, 0},
     {"gate_try_acquire: out_permit NULL, standalone (nothing taken)", call_gate_acquire, EINVAL_, GA_NULL_OUT_S, 0, 0},
     {"gate_try_acquire: out_permit NULL, executor gate (nothing taken)", call_gate_acquire, EINVAL_, GA_NULL_OUT_E, 0, 0},
@@ -4787,7 +4855,9 @@ static const row rows[] = {
     {"gate_try_acquire: standalone at its limit", call_gate_acquire, GROUPCONC_EGATE_FULL, GA_FULL, 0, 0},
     {"gate_try_acquire: a task waits at layer 3", call_gate_acquire, GROUPCONC_EREJECTED_CONCURRENCY, GA_CONCURRENCY, 0, 0},
     {"gate_try_acquire: layer 2 full", call_gate_acquire, GROUPCONC_EREJECTED_BULKHEAD, GA_BULKHEAD, 0, 0},
+#endif
     /* admission gate: permit_release */
+#ifndef GROUPCONC_NO_GATE
     {"permit_release: NULL", call_permit_release, EINVAL_, PR_NULL, 0, 0},
     {"permit_release: kind 3 (unknown; still held)", call_permit_release, EINVAL_, PR_KIND, 3, 0},
     {"permit_release: kind -1 (unknown; still held)", call_permit_release, EINVAL_, PR_KIND, -1, 0},
@@ -4807,7 +4877,9 @@ static const row rows[] = {
     {"permit_release: executor gate, released twice", call_permit_release, GROUPCONC_EPERMIT, PR_EXEC_TWICE, 0, 0},
     {"permit_release: executor gate, a stale copy, its slot held again", call_permit_release, GROUPCONC_EPERMIT,
      PR_EXEC_STALE_REUSED, 0, 0},
+#endif
     /* admission gate: stats */
+#ifndef GROUPCONC_NO_GATE
     {"gate_stats: gate NULL", call_gate_stats, EINVAL_, GS_NULL_GATE, 0, 0},
     {"gate_stats: out NULL, standalone", call_gate_stats, EINVAL_, GS_NULL_OUT_S, 0, 0},
     {"gate_stats: out NULL, executor gate", call_gate_stats, EINVAL_, GS_NULL_OUT_E, 0, 0},
@@ -4821,7 +4893,9 @@ static const row rows[] = {
     {"gate_stats: executor gate, group NULL (whole gate)", call_gate_stats, OK_, GS_WHOLE, 0, 0},
     {"gate_stats: standalone", call_gate_stats, OK_, GS_STANDALONE, 0, 0},
     {"gate_stats: after shutdown", call_gate_stats, OK_, GS_AFTER_SHUTDOWN, 0, 0},
+#endif
     /* admission gate: executor_destroy */
+#ifndef GROUPCONC_NO_GATE
     {"executor_destroy: an executor gate alive (nothing done)", call_destroy_with_gate, GROUPCONC_EBUSY, XD_GATE, 0, 0},
     {"executor_destroy: an executor gate with a permit out (nothing done)", call_destroy_with_gate, GROUPCONC_EBUSY,
      XD_GATE_PERMIT, 0, 0},
@@ -4830,6 +4904,7 @@ static const row rows[] = {
     {"executor_destroy: its gate destroyed first", call_destroy_with_gate, OK_, XD_GATE_DESTROYED, 0, 0},
     {"executor_destroy: a standalone gate alive", call_destroy_with_gate, OK_, XD_STANDALONE_ALIVE, 0, 0},
     {"executor_destroy: another executor's gate alive", call_destroy_with_gate, OK_, XD_OTHER_EXECUTORS_GATE, 0, 0},
+#endif
     /* deferred completion */
     {"context_defer: ctx NULL", call_deferred, EINVAL_, DF_NULL_CTX, 0, 0},
     {"context_defer: out_deferred NULL (the body's return stands)", call_deferred, EINVAL_, DF_NULL_OUT, 0, 0},
@@ -4842,6 +4917,7 @@ static const row rows[] = {
      DC_PENDING_IN_BODY, 0, 0},
     {"deferred_is_cancelled: NULL is false", call_deferred, OK_, DI_NULL, 0, 0},
     /* structured scopes: open */
+#ifndef GROUPCONC_NO_SCOPES
     {"scope_open: executor NULL (*out_scope NULL)", call_scope_open, EINVAL_, SO_NULL_EX, 0, 0},
     {"scope_open: out_scope NULL (nothing opened)", call_scope_open, EINVAL_, SO_NULL_OUT, 0, 0},
     {"scope_open: every argument NULL", call_scope_open, EINVAL_, SO_ALL_NULL, 0, 0},
@@ -4860,7 +4936,9 @@ static const row rows[] = {
     {"scope_open: executor shut down, policy unknown", call_scope_open, GROUPCONC_EPOLICY, SO_SHUTDOWN_BAD_POLICY, 0, 0},
     {"scope_open: in a fork of a shut-down scope (parent still closes OK)", call_scope_open, GROUPCONC_ESHUTDOWN,
      SO_IN_SHUT_FORK, 0, 0},
+#endif
     /* structured scopes: fork */
+#ifndef GROUPCONC_NO_SCOPES
     {"scope_fork: scope NULL", call_scope_fork, EINVAL_, SF_NULL_SCOPE, 0, 0},
     {"scope_fork: spec NULL", call_scope_fork, EINVAL_, SF_NULL_SPEC, 0, 0},
     {"scope_fork: spec->group NULL", call_scope_fork, EINVAL_, SF_NULL_GROUP, 0, 0},
@@ -4883,7 +4961,9 @@ static const row rows[] = {
      SF_REJECTED_BULK, 0, 0},
     {"scope_fork: executor shut down: a REJECTED fork", call_scope_fork, GROUPCONC_ESHUTDOWN, SF_EXEC_SHUTDOWN, 0, 0},
     {"scope_fork: from one of its own forks", call_scope_fork, OK_, SF_FROM_OWN_FORK, 0, 0},
+#endif
     /* structured scopes: join, join_for */
+#ifndef GROUPCONC_NO_SCOPES
     {"scope_join: NULL", call_scope_join, EINVAL_, SJ_NULL, 0, 0},
     {"scope_join_for: NULL", call_scope_join, EINVAL_, SJ_FOR_NULL, 0, 0},
     {"scope_join_for: NULL, FOREVER", call_scope_join, EINVAL_, SJ_FOR_NULL_NEG, 0, 0},
@@ -4898,12 +4978,16 @@ static const row rows[] = {
     {"scope_join: no forks", call_scope_join, OK_, SJ_EMPTY, 0, 0},
     {"scope_join: SHUTDOWN_ON_SUCCESS, no forks (none succeeded)", call_scope_join, GROUPCONC_EFAILED, SJ_EMPTY_ON_SUCCESS, 0, 0},
     {"scope_join: SHUTDOWN_ON_FAILURE, a fork failed", call_scope_join, GROUPCONC_EFAILED, SJ_FAILED, 0, 0},
+#endif
     /* structured scopes: shutdown */
+#ifndef GROUPCONC_NO_SCOPES
     {"scope_shutdown: NULL", call_scope_shutdown, EINVAL_, SS_NULL, 0, 0},
     {"scope_shutdown: twice (a queued fork cancelled once)", call_scope_shutdown, OK_, SS_TWICE, 0, 0},
     {"scope_shutdown: from a foreign thread", call_scope_shutdown, OK_, SS_FOREIGN, 0, 0},
     {"scope_shutdown: after join", call_scope_shutdown, OK_, SS_AFTER_JOIN, 0, 0},
+#endif
     /* structured scopes: close */
+#ifndef GROUPCONC_NO_SCOPES
     {"scope_close: NULL", call_scope_close, EINVAL_, SC_NULL, 0, 0},
     {"scope_close: from a foreign thread (nothing done)", call_scope_close, GROUPCONC_ENOTOWNER, SC_FOREIGN, 0, 0},
     {"scope_close: a child scope open (nothing done)", call_scope_close, GROUPCONC_EORDER, SC_CHILD_OPEN, 0, 0},
@@ -4933,7 +5017,9 @@ static const row rows[] = {
      SOP_JOIN_FOR0, 2, 0},
     {"scope_close: from on_fork_complete of a fork refused in submit", call_scope_in_callback, GROUPCONC_EDEADLK,
      SOP_CLOSE, 2, 0},
+#endif
     /* structured scopes: result, first, first_set, fork_count, policy names */
+#ifndef GROUPCONC_NO_SCOPES
     {"scope_result: scope NULL", call_scope_result, EINVAL_, SR_NULL_SCOPE, 0, 0},
     {"scope_result: out_result NULL", call_scope_result, EINVAL_, SR_NULL_OUT, 0, 0},
     {"scope_result: index == fork count", call_scope_result, GROUPCONC_ENOTFOUND, SR_RANGE, 0, 0},
@@ -4963,7 +5049,9 @@ static const row rows[] = {
      GROUPCONC_ESCOPE_POLICY, FS_NOT_CUSTOM, GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS, 0},
     {"scope_fork_count: NULL is 0; refused forks not counted", call_scope_fork_count, OK_, 0, 0, 0},
     {"scope_policy_name: every policy, unknown values", call_scope_policy_name, OK_, 0, 0, 0},
+#endif
     /* structured scopes: executor_destroy */
+#ifndef GROUPCONC_NO_SCOPES
     {"executor_destroy: a scope open (nothing done)", call_destroy_with_scope, GROUPCONC_EBUSY, XS_OPEN, 0, 0},
     {"executor_destroy: a scope with a running fork (nothing done)", call_destroy_with_scope, GROUPCONC_EBUSY,
      XS_PARKED_FORK, 0, 0},
@@ -4971,7 +5059,9 @@ static const row rows[] = {
     {"executor_destroy: a scope open, after shutdown", call_destroy_with_scope, GROUPCONC_EBUSY, XS_AFTER_SHUTDOWN, 0, 0},
     {"executor_destroy: its scope closed first", call_destroy_with_scope, OK_, XS_CLOSED, 0, 0},
     {"executor_destroy: another executor's scope open", call_destroy_with_scope, OK_, XS_OTHER_EXECUTORS_SCOPE, 0, 0},
+#endif
     /* the dump */
+#ifndef GROUPCONC_NO_DUMP
     {"executor_dump: executor NULL (buf untouched)", call_dump, EINVAL_, DU_NULL_EX, 0, 0},
     {"executor_dump: executor NULL, buf NULL", call_dump, EINVAL_, DU_NULL_EX_NULL_BUF, 0, 0},
     {"executor_dump: buf NULL, size 5", call_dump, EINVAL_, DU_NULL_BUF_SIZE, 5, 0},
@@ -4984,13 +5074,18 @@ static const row rows[] = {
     {"executor_dump: exactly the size it needs", call_dump, OK_, DU_EXACT, 0, 0},
     {"executor_dump: out_needed NULL, too small", call_dump, GROUPCONC_ERANGE, DU_NULL_NEEDED_SHORT, 0, 0},
     {"executor_dump: out_needed NULL, fits", call_dump, OK_, DU_NULL_NEEDED_EXACT, 0, 0},
+#endif
+#if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_SCOPES)
     {"executor_dump: too small, live executor with a scope", call_dump, GROUPCONC_ERANGE, DU_LIVE, 0, 0},
+#endif
+#ifndef GROUPCONC_NO_DUMP
     {"executor_dump_file: executor NULL (nothing written)", call_dump_file, EINVAL_, DFL_NULL_EX, 0, 0},
     {"executor_dump_file: file NULL", call_dump_file, EINVAL_, DFL_NULL_FILE, 0, 0},
     {"executor_dump_file: both NULL", call_dump_file, EINVAL_, DFL_BOTH_NULL, 0, 0},
     {"executor_dump_file: /dev/full", call_dump_file, GROUPCONC_EIO, DFL_DEV_FULL, 0, 0},
     {"executor_dump_file: a read-only stream", call_dump_file, GROUPCONC_EIO, DFL_READ_ONLY, 0, 0},
     {"executor_dump_file: a temporary file (the whole dump)", call_dump_file, OK_, DFL_OK, 0, 0},
+#endif
     /* fleet layer: groupconc_fleet_answer */
     {"fleet_answer: request NULL", call_fleet_answer, EINVAL_, FA_NULL, 0, 0},
     {"fleet_answer: verdict -1 (unanswered)", call_fleet_answer, EINVAL_, FA_VERDICT, -1, 0},

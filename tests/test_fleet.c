@@ -2348,6 +2348,7 @@ static void test_shutdown_under_load(void **state) {
 
 /* ==== executor gates do not pass through the fleet layer ================================================== */
 
+#ifndef GROUPCONC_NO_GATE
 static void test_gate_bypasses_fleet(void **state) {
     (void)state;
     mock *m = mk_new(MK_HOLD, MK_SYNC, 1);
@@ -2367,6 +2368,7 @@ static void test_gate_bypasses_fleet(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     mk_finish(m);
 }
+#endif
 
 /* ==== bad arguments, policy, names ============================================================================ */
 
@@ -2673,7 +2675,9 @@ int main(void) {
         cmocka_unit_test(test_shutdown_graceful_waits),
         cmocka_unit_test(test_shutdown_graceful_timeout_while_asked),
         cmocka_unit_test(test_destroy_waits_for_answers),
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(test_gate_bypasses_fleet),
+#endif
         cmocka_unit_test(test_cap_holds_under_load_sync),
         cmocka_unit_test(test_cap_holds_under_load_async),
         cmocka_unit_test(test_chaos_sync),

@@ -1109,6 +1109,7 @@ static void test_pause_unused_key_and_gate(void **state) {
     assert_int_equal(xs.groups, 1);
     assert_int_equal(xs.paused_groups, 1);
 
+#ifndef GROUPCONC_NO_GATE
     /* an executor gate refuses the paused group, admits another */
     groupconc_gate_config c;
     memset(&c, 0, sizeof c);
@@ -1121,6 +1122,7 @@ static void test_pause_unused_key_and_gate(void **state) {
     assert_int_equal(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_EPERMIT);
     assert_int_equal(groupconc_gate_try_acquire(gate, "awake", &pm), GROUPCONC_OK);
     assert_int_equal(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+#endif
 
     /* a task submitted to it waits */
     parkset ps;
@@ -1133,19 +1135,27 @@ static void test_pause_unused_key_and_gate(void **state) {
 
     /* the executor's pause refuses gates too, for every group */
     assert_int_equal(groupconc_executor_pause(ex), GROUPCONC_OK);
+#ifndef GROUPCONC_NO_GATE
     assert_int_equal(groupconc_gate_try_acquire(gate, "awake", &pm), GROUPCONC_EPAUSED);
+#endif
     assert_int_equal(groupconc_executor_resume(ex), GROUPCONC_OK);
     assert_int_equal(ps_ran(&ps, 0), 0); /* still paused by its group */
+#ifndef GROUPCONC_NO_GATE
     assert_int_equal(groupconc_gate_try_acquire(gate, "ghost", &pm), GROUPCONC_EPAUSED);
+#endif
 
     /* resumed: the task starts, and the gate admits (one permit left of 2) */
     assert_int_equal(groupconc_group_resume(ex, "ghost"), GROUPCONC_OK);
     ps_wait_started(&ps);
+#ifndef GROUPCONC_NO_GATE
     assert_int_equal(groupconc_gate_try_acquire(gate, "ghost", &pm), GROUPCONC_OK);
     assert_int_equal(tu_gstats(ex, "ghost").running, 2);
     assert_int_equal(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
+#endif
     ps_finish_all(&ps);
+#ifndef GROUPCONC_NO_GATE
     assert_int_equal(groupconc_gate_destroy(gate), GROUPCONC_OK);
+#endif
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 

@@ -856,6 +856,7 @@ static void test_any_thread_oom_loop(void **state) {
     print_message("any-thread workload: %ld allocations\n", n - 1);
 }
 
+#ifndef GROUPCONC_NO_GATE
 /* ==== admission gate ============================================================================= */
 /* gate_create (standalone, and an executor gate on the parked world), try_acquire on a standalone
    gate (its slot table grows at 8, 16, ... permits: 20 acquires in the armed window) and on an
@@ -884,6 +885,7 @@ static bool gate_stats_same(const groupconc_gate_stats *a, const groupconc_gate_
 }
 
 static bool permit_is_empty(const groupconc_permit *p) { return !p->gate && p->slot == 0 && p->generation == 0; }
+#endif
 
 /* Aborts (a test that hangs is no result) when `what` does not return within BOUND_NS. */
 typedef struct watchdog {
@@ -919,6 +921,7 @@ static void watchdog_stop(watchdog *d) {
     counter_destroy(&d->returned);
 }
 
+#if !defined(GROUPCONC_NO_GATE) || !defined(GROUPCONC_NO_SCOPES) /* the gates' and the scopes' tests */
 /* executor_destroy while a gate of it is alive: must refuse at once (EBUSY). Were it to go ahead it
    would wait for the parked tasks: the watchdog aborts after 10 s instead of hanging. */
 static int destroy_with_gate_alive(groupconc_executor *ex, const char *what) {
@@ -930,7 +933,9 @@ static int destroy_with_gate_alive(groupconc_executor *ex, const char *what) {
     watchdog_stop(&wd);
     return rc;
 }
+#endif
 
+#ifndef GROUPCONC_NO_GATE
 static void gate_create_loop(bool exec, bool sticky) {
     const char *what = exec ? "gate_create (executor gate)" : "gate_create (standalone)";
     long n;
@@ -1147,6 +1152,7 @@ static void test_gate_try_acquire(void **state) {
     gate_acquire_exec_loop(false);
     gate_acquire_exec_loop(true);
 }
+#endif
 
 /* ==== deferred completion ======================================================================== */
 /* The body arms the allocator itself, on its worker thread (counting that thread's allocations only,
@@ -1247,6 +1253,7 @@ static void test_context_defer(void **state) {
     defer_loop(true, false);
 }
 
+#ifndef GROUPCONC_NO_GATE
 /* ==== gate and deferral calls that document no ENOMEM ========================================== */
 /* Sticky from allocation N on the main thread: stats, permit_release (also one that hands permits
    to a waiting task), gate_destroy (EBUSY, then OK), executor_destroy's EBUSY, deferred_is_cancelled
@@ -1325,7 +1332,9 @@ static void test_gate_calls_without_memory(void **state) {
     (void)state;
     gate_no_memory_loop();
 }
+#endif
 
+#ifndef GROUPCONC_NO_SCOPES
 /* ==== structured scopes and the dump ============================================================= */
 /* scope_open (with and without a name; and inside a fork's body, armed on its worker: a refused
    child must not count as its parent's child), scope_fork (20 forks in one armed window: the fork
@@ -1337,6 +1346,7 @@ static void test_gate_calls_without_memory(void **state) {
    runs. Join and close work afterwards (in the sticky runs with no memory left), and the executor
    destroys with no block live. The scope calls whose contracts have no ENOMEM run with none left. */
 
+#ifndef GROUPCONC_NO_DUMP
 /* The number of open scopes in the dump (one {"id": each, in "scopes"), into a static buffer: the
    dump into the caller's buffer allocates nothing. */
 static int dump_scopes(groupconc_executor *ex) {
@@ -1350,6 +1360,7 @@ static int dump_scopes(groupconc_executor *ex) {
     while ((p = strstr(p + 1, "{\"id\":")) != NULL) n++;
     return n;
 }
+#endif
 
 typedef struct scope_oom {
     atomic_int runs, cleanups;
@@ -1405,14 +1416,20 @@ static void scope_open_loop(const char *name, bool sticky) {
         expect_enomem(rc, injected, what, n);
         if (rc != GROUPCONC_OK) {
             if (s) fail_msg("%s, allocation %ld: %s, yet *out_scope %p", what, n, groupconc_errname(rc), (void *)s);
+#ifndef GROUPCONC_NO_DUMP
             assert_int_equal(dump_scopes(w->ex), 0);
+#endif
         } else { /* a whole scope: listed with its name, it forks, joins and closes */
+#ifndef GROUPCONC_NO_DUMP
             assert_int_equal(dump_scopes(w->ex), 1);
+#endif
             scope_works(s, x);
             w->accepted++;
             assert_int_equal(atomic_load(&x->cleanups), 1);
             assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+#ifndef GROUPCONC_NO_DUMP
             assert_int_equal(dump_scopes(w->ex), 0);
+#endif
         }
         world_finish(w); /* destroy OK: nothing failed to be made is left linked; no block live */
         world_free(w);
@@ -1662,7 +1679,9 @@ static void test_scope_fork(void **state) {
     assert_true(st.recorded > 0);
     scope_fork_loop(GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE, true, &st);
 }
+#endif
 
+#if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_SCOPES) /* a dump with a scope in it */
 /* ---- executor_dump_file ------------------------------------------------------------------------ */
 /* The file gets nothing (ENOMEM) or one whole dump. */
 
@@ -1716,7 +1735,9 @@ static void test_dump_file(void **state) {
     dump_file_loop(false);
     dump_file_loop(true);
 }
+#endif
 
+#ifndef GROUPCONC_NO_SCOPES
 /* ---- scope calls that document no ENOMEM ------------------------------------------------------- */
 /* A CUSTOM scope S with a running fork F0 (parked), F1 queued behind it, F2 done; a later scope T
    with one fork. Armed sticky from allocation N on the main thread (or, any_thread, from the first
@@ -1764,9 +1785,12 @@ static long scope_no_memory(long n, bool any_thread) {
         nanosleep(&ts, NULL);
     }
     w->accepted += 3;
+#ifndef GROUPCONC_NO_DUMP
     static char buf[1 << 16];
     char small[8];
-    size_t need = 0, idx = 99;
+    size_t need = 0;
+#endif
+    size_t idx = 99;
     int rc;
 
     oom_arm(n, true, any_thread);
@@ -1786,11 +1810,13 @@ static long scope_no_memory(long n, bool any_thread) {
     NO_MEM(groupconc_scope_first(s, &idx), GROUPCONC_OK);
     assert_int_equal(idx, 2);
     assert_string_equal(groupconc_scope_policy_name(GROUPCONC_SCOPE_CUSTOM), "CUSTOM");
+#ifndef GROUPCONC_NO_DUMP
     NO_MEM(groupconc_executor_dump(w->ex, buf, sizeof buf, &need), GROUPCONC_OK);
     assert_non_null(strstr(buf, "\"name\":\"S\""));
     assert_non_null(strstr(buf, "\"name\":\"T\""));
     NO_MEM(groupconc_executor_dump(w->ex, small, sizeof small, &need), GROUPCONC_ERANGE);
     assert_int_equal(strlen(small), sizeof small - 1);
+#endif
     NO_MEM(destroy_with_gate_alive(w->ex, "scopes open, no memory"), GROUPCONC_EBUSY);
     NO_MEM(groupconc_scope_close(s), GROUPCONC_EORDER);
     NO_MEM(groupconc_scope_close(t), GROUPCONC_ENOTJOINED); /* shuts T down (F3 done), frees it */
@@ -1823,6 +1849,7 @@ static void test_scope_calls_without_memory(void **state) {
     print_message("scope calls without ENOMEM, every allocation on every thread failing: %ld refused\n",
                   scope_no_memory(1, true));
 }
+#endif
 
 /* ==== live limits, queue deadlines, the bounded table, cold counters ============================ */
 /* group_limits_set of a key with no table entry (the table grows: its array, then the key's copy):
@@ -3631,14 +3658,24 @@ int main(void) {
         cmocka_unit_test_setup(test_shutdown_paths_without_memory, reset_counts),
         cmocka_unit_test_setup(test_accepted_tasks_finish_under_total_oom, reset_counts),
         cmocka_unit_test_setup(test_any_thread_oom_loop, reset_counts),
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test_setup(test_gate_create, reset_counts),
         cmocka_unit_test_setup(test_gate_try_acquire, reset_counts),
+#endif
         cmocka_unit_test_setup(test_context_defer, reset_counts),
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test_setup(test_gate_calls_without_memory, reset_counts),
+#endif
+#ifndef GROUPCONC_NO_SCOPES
         cmocka_unit_test_setup(test_scope_open, reset_counts),
         cmocka_unit_test_setup(test_scope_fork, reset_counts),
+#endif
+#if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_SCOPES)
         cmocka_unit_test_setup(test_dump_file, reset_counts),
+#endif
+#ifndef GROUPCONC_NO_SCOPES
         cmocka_unit_test_setup(test_scope_calls_without_memory, reset_counts),
+#endif
         cmocka_unit_test_setup(test_group_limits_set, reset_counts),
         cmocka_unit_test_setup(test_group_pause_new, reset_counts),
         cmocka_unit_test_setup(test_deadline_submit, reset_counts),

@@ -160,6 +160,8 @@ static inline void pk_finish(pk *k, groupconc_task *t) {
 }
 
 /* ---- a deferring task -------------------------------------------------------------------------- */
+/* (with the dump only: dfr_wait sees in it that the body returned to its worker) */
+#ifndef GROUPCONC_NO_DUMP
 
 typedef struct dfr {
     groupconc_deferred *d;
@@ -185,6 +187,7 @@ static inline int defer_fn(groupconc_context *ctx, void **out, void *arg) {
 }
 static inline bool dump_has(groupconc_executor *ex, const char *s);
 static inline char *dump(groupconc_executor *ex);
+
 /* Wait until the body deferred and returned to its worker (the dump lists the task as deferred):
    from then on deferred_complete completes the task on the calling thread. */
 static inline void dfr_wait(dfr *f) {
@@ -247,6 +250,7 @@ static inline long long dump_int(groupconc_executor *ex, const char *key, const 
     free(d);
     return v;
 }
+#endif
 
 
 
@@ -508,6 +512,7 @@ static void pair_tasks_resolver(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* A cancel of a deferred task flags it (FLAGGED, deferred_is_cancelled); it completes CANCELLED when
    the work says so; the cleanup runs once, after the completion call. */
 static void pair_tasks_deferred(void **state) {
@@ -534,7 +539,9 @@ static void pair_tasks_deferred(void **state) {
     tu_latch_destroy(&f.deferred);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#ifndef GROUPCONC_NO_GATE
 /* An executor gate permit holds the group's only permit: a task waits behind it (cancel dequeues
    one), the next runs when the permit is released. */
 static void pair_tasks_gate(void **state) {
@@ -567,7 +574,9 @@ static void pair_tasks_gate(void **state) {
     OK(groupconc_gate_destroy(g));
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#ifndef GROUPCONC_NO_SCOPES
 /* A fork waiting behind a plain task of its group is dequeued by scope_shutdown: CANCELLED, cleanup
    once; the plain task is untouched. */
 static void pair_tasks_scope(void **state) {
@@ -602,6 +611,7 @@ static void pair_tasks_scope(void **state) {
     assert_int_equal(atomic_load(&g_cleanups), want);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* A handle whose queue deadline passes: REJECTED with the layer-3 expiry, its completion callback
    once, its cleanup once; a later cancel is TOO_LATE. */
@@ -801,6 +811,7 @@ static void pair_tasks_shutdown(void **state) {
     assert_int_equal(atomic_load(&g_cleanups), 2);
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF). */
 static inline bool utf8_valid(const unsigned char *p) {
     while (*p) {
@@ -845,6 +856,7 @@ static void pair_tasks_dump(void **state) {
     free(d2);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== execall × ... ============================================================================== */
 
@@ -954,6 +966,7 @@ static void pair_execall_deferred(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_GATE
 /* A held executor-gate permit keeps an element from starting: the timeout cancels it. */
 static void pair_execall_gate(void **state) {
     (void)state;
@@ -979,7 +992,9 @@ static void pair_execall_gate(void **state) {
     OK(groupconc_gate_destroy(g));
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#ifndef GROUPCONC_NO_SCOPES
 /* execute_all from inside a fork's body: it waits for its own elements only; the fork's value is
    what it computed from them. */
 static int fork_execall_fn(groupconc_context *ctx, void **out, void *arg) {
@@ -1009,6 +1024,7 @@ static void pair_execall_scope(void **state) {
     assert_int_equal(atomic_load(&g_cleanups), 3);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* An element whose queue deadline passes is REJECTED with the layer-3 expiry; execute_all's own
    deadline did not cut anything: OK. */
@@ -1208,6 +1224,7 @@ static void pair_execall_shutdown(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* An element dumps the executor from its body: it sees itself running, by id, in its group. */
 static int dump_self_fn(groupconc_context *ctx, void **out, void *arg) {
     (void)arg;
@@ -1230,6 +1247,7 @@ static void pair_execall_dump(void **state) {
     assert_int_equal(dump_int(ex, "g", "succeeded"), 1);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== reject × ... =============================================================================== */
 
@@ -1299,6 +1317,7 @@ static void pair_reject_resolver(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* A deferred task holds the group's permit: the handler is called in submit for the next one
    (reason layer 3) and decides SUCCESS; after the deferred completes, a submit runs normally. */
 static void pair_reject_deferred(void **state) {
@@ -1331,7 +1350,9 @@ static void pair_reject_deferred(void **state) {
     tu_latch_destroy(&f.deferred);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#ifndef GROUPCONC_NO_GATE
 /* An executor gate permit fills the group (threshold 0, DISCARD): a task is REJECTED at layer 3;
    the permit's release lets the next one run. */
 static void pair_reject_gate(void **state) {
@@ -1358,10 +1379,12 @@ static void pair_reject_gate(void **state) {
     OK(groupconc_gate_destroy(g));
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* A fork refused in submit under DISCARD is a REJECTED fork, a failure under SHUTDOWN_ON_FAILURE
    (join EFAILED, scope_first names it). The handler sees the caller's fn / arg / cleanup, and
    arg_taken works for forks (item 1). */
+#ifndef GROUPCONC_NO_SCOPES
 static int g_fork_arg;
 static void pair_reject_scope(void **state) {
     (void)state;
@@ -1410,6 +1433,7 @@ static void pair_reject_scope(void **state) {
     pk_finish(&k, t);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* CALLER_RUNS and a handler never apply to an expired task: REJECTED with the expiry, the body
    never ran, the handler was not called. */
@@ -1621,6 +1645,7 @@ static void pair_reject_shutdown(void **state) {
     assert_int_equal(atomic_load(&g_handler), 0);
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* The dump's group counters show the rejection as the stats do. */
 static void pair_reject_dump(void **state) {
     (void)state;
@@ -1642,6 +1667,7 @@ static void pair_reject_dump(void **state) {
     assert_int_equal(dump_int(ex, "g", "completed"), (long long)tu_gstats(ex, "g").completed);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== listener × ... ============================================================================= */
 
@@ -1674,6 +1700,7 @@ static void pair_listener_resolver(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* STARTED when the body runs; no COMPLETED while deferred; COMPLETED and the completion callback
    once after deferred_complete. */
 static void pair_listener_deferred(void **state) {
@@ -1696,7 +1723,9 @@ static void pair_listener_deferred(void **state) {
     tu_latch_destroy(&f.deferred);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#ifndef GROUPCONC_NO_GATE
 /* An executor gate's permit makes no executor events; the task it held back gets its STARTED only
    after the release; the gate listener saw ADMITTED, REJECTED (layer 3) and RELEASED once each. */
 static atomic_int g_gev[3];
@@ -1731,7 +1760,9 @@ static void pair_listener_gate(void **state) {
     OK(groupconc_gate_destroy(g));
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#ifndef GROUPCONC_NO_SCOPES
 /* Every fork's COMPLETED event and its on_fork_complete, once each (CUSTOM). */
 static atomic_int g_forks_seen;
 static void on_fork(groupconc_scope *s, size_t i, const groupconc_result *r, void *ud) {
@@ -1779,6 +1810,7 @@ static void pair_listener_scope(void **state) {
     OK(groupconc_scope_close(sc));
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* An expired task: REJECTED event with the layer-3 expiry, COMPLETED REJECTED, no STARTED, off the
    test's thread (the housekeeper). */
@@ -1976,6 +2008,7 @@ static void pair_listener_shutdown(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* The dump from inside the COMPLETED event works (no lock held) and counts the task. */
 static atomic_int g_dump_rc;
 static atomic_bool g_dump_ok;
@@ -2003,6 +2036,7 @@ static void pair_listener_dump(void **state) {
     assert_true(atomic_load(&g_dump_ok));
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== resolver × ... ============================================================================= */
 
@@ -2013,6 +2047,7 @@ static groupconc_policy rpol(int conc) {
     return p;
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* Two deferred tasks hold both of the resolver's permits (2); the third waits until one completes. */
 static void pair_resolver_deferred(void **state) {
     (void)state;
@@ -2041,7 +2076,9 @@ static void pair_resolver_deferred(void **state) {
     assert_int_equal(atomic_load(&g_cleanups), 3);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#ifndef GROUPCONC_NO_GATE
 /* An executor gate's try-acquire creates the group: the resolver runs once and its value (3) is
    the gate's limit for it; the 4th acquire is refused at layer 3. */
 static void pair_resolver_gate(void **state) {
@@ -2065,7 +2102,9 @@ static void pair_resolver_gate(void **state) {
     OK(groupconc_gate_destroy(g));
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#ifndef GROUPCONC_NO_SCOPES
 /* Forks into a resolved group (1) run one at a time; the resolver ran once. */
 static void pair_resolver_scope(void **state) {
     (void)state;
@@ -2087,6 +2126,7 @@ static void pair_resolver_scope(void **state) {
     assert_int_equal(tu_gstats(ex, "r1").succeeded, 4);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* The resolver's 1 (default 4) makes the second task wait at layer 3, where its deadline expires. */
 static void pair_resolver_deadline(void **state) {
@@ -2235,15 +2275,20 @@ static void pair_resolver_groupshut(void **state) {
 }
 
 /* From inside the resolver, executor_shutdown and the dump return EDEADLK and change nothing. */
-static atomic_int g_rs_shut, g_rs_graceful, g_rs_dump;
+static atomic_int g_rs_shut, g_rs_graceful;
+#ifndef GROUPCONC_NO_DUMP
+static atomic_int g_rs_dump;
+#endif
 static int calling_resolver(const char *group, int *out, void *ud) {
     (void)group;
     (void)ud;
     atomic_fetch_add(&g_resolver, 1);
+    atomic_store(&g_rs_shut, groupconc_executor_shutdown(g_lex));
+#ifndef GROUPCONC_NO_DUMP
     size_t need;
     char buf[64];
-    atomic_store(&g_rs_shut, groupconc_executor_shutdown(g_lex));
     atomic_store(&g_rs_dump, groupconc_executor_dump(g_lex, buf, sizeof buf, &need));
+#endif
     atomic_store(&g_rs_graceful, groupconc_executor_shutdown_graceful(g_lex, 0));
     *out = 2;
     return 0;
@@ -2265,6 +2310,7 @@ static void pair_resolver_shutdown(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* The dump from the resolver: EDEADLK; afterwards the dump shows the resolved concurrency. */
 static void pair_resolver_dump(void **state) {
     (void)state;
@@ -2279,9 +2325,11 @@ static void pair_resolver_dump(void **state) {
     assert_int_equal(dump_int(ex, "g", "paused"), 1);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== deferred × ... ============================================================================= */
 
+#if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_GATE)
 /* A deferred task holds its group's permit: the executor gate refuses at layer 3 until it completes. */
 static void pair_deferred_gate(void **state) {
     (void)state;
@@ -2309,7 +2357,9 @@ static void pair_deferred_gate(void **state) {
     OK(groupconc_gate_destroy(g));
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_SCOPES)
 /* A fork that defers: join waits for its completion from this thread; its value is the fork's
    result (SHUTDOWN_ON_SUCCESS: it decides the scope). */
 static void pair_deferred_scope(void **state) {
@@ -2341,7 +2391,9 @@ static void pair_deferred_scope(void **state) {
     tu_latch_destroy(&f.deferred);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#ifndef GROUPCONC_NO_DUMP
 /* A deferred task is past its queue deadline (it holds every permit): it completes SUCCESS later,
    while a task waiting behind it expires at layer 3. */
 static void pair_deferred_deadline(void **state) {
@@ -2551,16 +2603,20 @@ static void pair_deferred_dump(void **state) {
     tu_latch_destroy(&f.deferred);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== gate × ... ================================================================================= */
 
+#ifndef GROUPCONC_NO_GATE
 static groupconc_gate *xgate(groupconc_executor *ex) {
     groupconc_gate_config gc = {0, ex, NULL, NULL};
     groupconc_gate *g = NULL;
     OK(groupconc_gate_create(&gc, &g));
     return g;
 }
+#endif
 
+#if !defined(GROUPCONC_NO_GATE) && !defined(GROUPCONC_NO_SCOPES)
 /* A held permit keeps a fork waiting; scope_shutdown dequeues it (CANCELLED); the permit is
    unaffected and released afterwards. */
 static void pair_gate_scope(void **state) {
@@ -2587,7 +2643,9 @@ static void pair_gate_scope(void **state) {
     OK(groupconc_gate_destroy(g));
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#ifndef GROUPCONC_NO_GATE
 /* A task waiting behind a held permit expires at layer 3. */
 static void pair_gate_deadline(void **state) {
     (void)state;
@@ -2767,7 +2825,9 @@ static void pair_gate_shutdown(void **state) {
     OK(groupconc_gate_destroy(g));
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_GATE)
 /* The dump shows a held permit: the group's in_flight; with item 7 fixed, running and gate_permits
    as the stats do. */
 static void pair_gate_dump(void **state) {
@@ -2789,9 +2849,11 @@ static void pair_gate_dump(void **state) {
     OK(groupconc_gate_destroy(g));
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== scope × ... ================================================================================ */
 
+#ifndef GROUPCONC_NO_SCOPES
 static groupconc_scope *sopen(groupconc_executor *ex, groupconc_scope_policy pl) {
     groupconc_scope_config c = {pl, NULL, NULL, "pairs"};
     groupconc_scope *sc = NULL;
@@ -3011,7 +3073,9 @@ static void pair_scope_shutdown(void **state) {
     pk_free(&a);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
+#if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_SCOPES)
 /* The dump shows the open scope (name, policy) with its forks: PENDING while it runs, SUCCESS after
    the join. */
 static void pair_scope_dump(void **state) {
@@ -3037,6 +3101,7 @@ static void pair_scope_dump(void **state) {
     pk_free(&a);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== deadline × ... ============================================================================= */
 
@@ -3195,6 +3260,7 @@ static void pair_deadline_shutdown(void **state) {
     assert_int_equal(atomic_load(&g_cleanups), 2);
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* The dump shows the waiter with an age while it waits, and the group's expired count after. */
 static void pair_deadline_dump(void **state) {
     (void)state;
@@ -3216,6 +3282,7 @@ static void pair_deadline_dump(void **state) {
     pk_finish(&k, t);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== pause × ... ================================================================================ */
 
@@ -3359,6 +3426,7 @@ static void pair_pause_shutdown(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* The dump shows the pause of the group and of the executor (and, item 7, paused_groups). */
 static void pair_pause_dump(void **state) {
     (void)state;
@@ -3379,6 +3447,7 @@ static void pair_pause_dump(void **state) {
     assert_int_equal(dump_int(ex, "g", "paused"), 0);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== live × ... ================================================================================= */
 
@@ -3502,6 +3571,7 @@ static void pair_live_shutdown(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* The dump shows limits changed live. */
 static void pair_live_dump(void **state) {
     (void)state;
@@ -3524,6 +3594,7 @@ static void pair_live_dump(void **state) {
     assert_int_equal(dump_int(ex, NULL, "global_max_in_flight"), 9);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== bounded × ... ============================================================================== */
 
@@ -3617,6 +3688,7 @@ static void pair_bounded_shutdown(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* The dump shows max_groups and the reclaim count; the reclaimed key is gone from it. */
 static void pair_bounded_dump(void **state) {
     (void)state;
@@ -3634,6 +3706,7 @@ static void pair_bounded_dump(void **state) {
     assert_int_equal(dump_int(ex, "b", "submitted"), 1);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== runcap × ... =============================================================================== */
 
@@ -3710,6 +3783,7 @@ static void pair_runcap_shutdown(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* The dump shows the layer-4 waiter and the cap's use. */
 static void pair_runcap_dump(void **state) {
     (void)state;
@@ -3730,6 +3804,7 @@ static void pair_runcap_dump(void **state) {
     done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== fleet × ... ================================================================================ */
 
@@ -3769,6 +3844,7 @@ static void pair_fleet_shutdown(void **state) {
     assert_int_equal(fp_get(&g_fp.out), 0);
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* The dump shows a task at the fleet layer, and the gauges. */
 static void pair_fleet_dump(void **state) {
     (void)state;
@@ -3785,6 +3861,7 @@ static void pair_fleet_dump(void **state) {
     assert_int_equal(dump_int(ex, "g", "waiting_fleet"), 0);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 
 /* ==== groupshut × shutdown, dump; shutdown × dump ================================================ */
 
@@ -3813,6 +3890,7 @@ static void pair_groupshut_shutdown(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* After evict the key's group is gone from the dump, while its still-running task is listed under
    its key; after group_shutdown the group's counters show the cancel. */
 static void pair_groupshut_dump(void **state) {
@@ -3855,6 +3933,7 @@ static void pair_shutdown_dump(void **state) {
     pk_finish(&k, t);
     OK(groupconc_executor_destroy(ex));
 }
+#endif
 /* ==== main ===================================================================================== */
 
 int main(void) {
@@ -3863,9 +3942,15 @@ int main(void) {
         cmocka_unit_test(pair_tasks_reject),
         cmocka_unit_test(pair_tasks_listener),
         cmocka_unit_test(pair_tasks_resolver),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_tasks_deferred),
+#endif
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(pair_tasks_gate),
+#endif
+#ifndef GROUPCONC_NO_SCOPES
         cmocka_unit_test(pair_tasks_scope),
+#endif
         cmocka_unit_test(pair_tasks_deadline),
         cmocka_unit_test(pair_tasks_pause),
         cmocka_unit_test(pair_tasks_live),
@@ -3874,13 +3959,19 @@ int main(void) {
         cmocka_unit_test(pair_tasks_fleet),
         cmocka_unit_test(pair_tasks_groupshut),
         cmocka_unit_test(pair_tasks_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_tasks_dump),
+#endif
         cmocka_unit_test(pair_execall_reject),
         cmocka_unit_test(pair_execall_listener),
         cmocka_unit_test(pair_execall_resolver),
         cmocka_unit_test(pair_execall_deferred),
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(pair_execall_gate),
+#endif
+#ifndef GROUPCONC_NO_SCOPES
         cmocka_unit_test(pair_execall_scope),
+#endif
         cmocka_unit_test(pair_execall_deadline),
         cmocka_unit_test(pair_execall_pause),
         cmocka_unit_test(pair_execall_live),
@@ -3889,12 +3980,20 @@ int main(void) {
         cmocka_unit_test(pair_execall_fleet),
         cmocka_unit_test(pair_execall_groupshut),
         cmocka_unit_test(pair_execall_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_execall_dump),
+#endif
         cmocka_unit_test(pair_reject_listener),
         cmocka_unit_test(pair_reject_resolver),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_reject_deferred),
+#endif
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(pair_reject_gate),
+#endif
+#ifndef GROUPCONC_NO_SCOPES
         cmocka_unit_test(pair_reject_scope),
+#endif
         cmocka_unit_test(pair_reject_deadline),
         cmocka_unit_test(pair_reject_pause),
         cmocka_unit_test(pair_reject_live),
@@ -3903,11 +4002,19 @@ int main(void) {
         cmocka_unit_test(pair_reject_fleet),
         cmocka_unit_test(pair_reject_groupshut),
         cmocka_unit_test(pair_reject_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_reject_dump),
+#endif
         cmocka_unit_test(pair_listener_resolver),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_listener_deferred),
+#endif
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(pair_listener_gate),
+#endif
+#ifndef GROUPCONC_NO_SCOPES
         cmocka_unit_test(pair_listener_scope),
+#endif
         cmocka_unit_test(pair_listener_deadline),
         cmocka_unit_test(pair_listener_pause),
         cmocka_unit_test(pair_listener_live),
@@ -3916,10 +4023,16 @@ int main(void) {
         cmocka_unit_test(pair_listener_fleet),
         cmocka_unit_test(pair_listener_groupshut),
         cmocka_unit_test(pair_listener_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_listener_dump),
         cmocka_unit_test(pair_resolver_deferred),
+#endif
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(pair_resolver_gate),
+#endif
+#ifndef GROUPCONC_NO_SCOPES
         cmocka_unit_test(pair_resolver_scope),
+#endif
         cmocka_unit_test(pair_resolver_deadline),
         cmocka_unit_test(pair_resolver_pause),
         cmocka_unit_test(pair_resolver_live),
@@ -3928,9 +4041,16 @@ int main(void) {
         cmocka_unit_test(pair_resolver_fleet),
         cmocka_unit_test(pair_resolver_groupshut),
         cmocka_unit_test(pair_resolver_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_resolver_dump),
+#endif
+#if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_GATE)
         cmocka_unit_test(pair_deferred_gate),
+#endif
+#if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_SCOPES)
         cmocka_unit_test(pair_deferred_scope),
+#endif
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_deferred_deadline),
         cmocka_unit_test(pair_deferred_pause),
         cmocka_unit_test(pair_deferred_live),
@@ -3940,7 +4060,11 @@ int main(void) {
         cmocka_unit_test(pair_deferred_groupshut),
         cmocka_unit_test(pair_deferred_shutdown),
         cmocka_unit_test(pair_deferred_dump),
+#endif
+#if !defined(GROUPCONC_NO_GATE) && !defined(GROUPCONC_NO_SCOPES)
         cmocka_unit_test(pair_gate_scope),
+#endif
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(pair_gate_deadline),
         cmocka_unit_test(pair_gate_pause),
         cmocka_unit_test(pair_gate_live),
@@ -3949,7 +4073,11 @@ int main(void) {
         cmocka_unit_test(pair_gate_fleet),
         cmocka_unit_test(pair_gate_groupshut),
         cmocka_unit_test(pair_gate_shutdown),
+#endif
+#if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_GATE)
         cmocka_unit_test(pair_gate_dump),
+#endif
+#ifndef GROUPCONC_NO_SCOPES
         cmocka_unit_test(pair_scope_deadline),
         cmocka_unit_test(pair_scope_pause),
         cmocka_unit_test(pair_scope_live),
@@ -3958,7 +4086,10 @@ int main(void) {
         cmocka_unit_test(pair_scope_fleet),
         cmocka_unit_test(pair_scope_groupshut),
         cmocka_unit_test(pair_scope_shutdown),
+#endif
+#if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_SCOPES)
         cmocka_unit_test(pair_scope_dump),
+#endif
         cmocka_unit_test(pair_deadline_pause),
         cmocka_unit_test(pair_deadline_live),
         cmocka_unit_test(pair_deadline_bounded),
@@ -3966,35 +4097,49 @@ int main(void) {
         cmocka_unit_test(pair_deadline_fleet),
         cmocka_unit_test(pair_deadline_groupshut),
         cmocka_unit_test(pair_deadline_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_deadline_dump),
+#endif
         cmocka_unit_test(pair_pause_live),
         cmocka_unit_test(pair_pause_bounded),
         cmocka_unit_test(pair_pause_runcap),
         cmocka_unit_test(pair_pause_fleet),
         cmocka_unit_test(pair_pause_groupshut),
         cmocka_unit_test(pair_pause_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_pause_dump),
+#endif
         cmocka_unit_test(pair_live_bounded),
         cmocka_unit_test(pair_live_runcap),
         cmocka_unit_test(pair_live_fleet),
         cmocka_unit_test(pair_live_groupshut),
         cmocka_unit_test(pair_live_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_live_dump),
+#endif
         cmocka_unit_test(pair_bounded_runcap),
         cmocka_unit_test(pair_bounded_fleet),
         cmocka_unit_test(pair_bounded_groupshut),
         cmocka_unit_test(pair_bounded_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_bounded_dump),
+#endif
         cmocka_unit_test(pair_runcap_fleet),
         cmocka_unit_test(pair_runcap_groupshut),
         cmocka_unit_test(pair_runcap_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_runcap_dump),
+#endif
         cmocka_unit_test(pair_fleet_groupshut),
         cmocka_unit_test(pair_fleet_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_fleet_dump),
+#endif
         cmocka_unit_test(pair_groupshut_shutdown),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_groupshut_dump),
         cmocka_unit_test(pair_shutdown_dump),
+#endif
     };
     const char *only = getenv("PAIRS_TEST");
     struct CMUnitTest run[sizeof all / sizeof all[0]];

@@ -512,6 +512,7 @@ static void test_layer4_fifo_across_groups(void **state) {
 }
 
 /* ---- executor gate permits at layer 4 ------------------------------------------------------------- */
+#ifndef GROUPCONC_NO_GATE
 
 typedef struct gate_log {
     atomic_int rejected;
@@ -607,6 +608,7 @@ static void test_gate_permits_count_at_layer4(void **state) {
     hold_destroy(&hd);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
+#endif /* !GROUPCONC_NO_GATE */
 
 /* ---- max_waiting ----------------------------------------------------------------------------------- */
 
@@ -1103,7 +1105,9 @@ int main(void) {
         cmocka_unit_test(test_crawler_running_cap_latched_state),
         cmocka_unit_test(test_crawler_in_flight_contrast_latched),
         cmocka_unit_test(test_layer4_fifo_across_groups),
+#ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(test_gate_permits_count_at_layer4),
+#endif
         cmocka_unit_test(test_max_waiting_abort_and_moves),
         cmocka_unit_test(test_max_waiting_discard),
         cmocka_unit_test(test_counters_scripted),

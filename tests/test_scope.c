@@ -330,10 +330,12 @@ static void test_nested_cancellation_reaches_grandchildren(void **state) {
     nest n = {ex, 2, &leaf_started, &leaf, &closed_ok};
     fork_spec(p, "nest", nest_fn, &n);
     assert_true(tu_latch_wait(&leaf_started)); /* P, C, GC are open; H runs */
+#ifndef GROUPCONC_NO_DUMP
     char buf[8192];
     size_t need = 0;
     assert_int_equal(groupconc_executor_dump(ex, buf, sizeof buf, &need), GROUPCONC_OK);
     assert_non_null(strstr(buf, "\"scopes\":["));
+#endif
     assert_int_equal(groupconc_scope_close(p), GROUPCONC_EORDER); /* it has an open child */
     assert_int_equal(groupconc_scope_shutdown(p), GROUPCONC_OK);
     assert_int_equal(groupconc_scope_join(p), GROUPCONC_OK);
@@ -657,6 +659,7 @@ static void test_stress_scopes(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* ---- the dump: escaping and the size it needs -------------------------------------------------- */
 
 static void test_dump_escapes_and_sizes(void **state) {
@@ -693,6 +696,7 @@ static void test_dump_escapes_and_sizes(void **state) {
     tu_park_destroy(&park);
     tu_latch_destroy(&started);
 }
+#endif
 
 /* ---- bad input ----------------------------------------------------------------------------------- */
 
@@ -755,7 +759,9 @@ int main(void) {
         cmocka_unit_test(test_deferred_fork),
         cmocka_unit_test(test_caller_runs_fork_cancelled_once),
         cmocka_unit_test(test_stress_scopes),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(test_dump_escapes_and_sizes),
+#endif
         cmocka_unit_test(test_scope_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

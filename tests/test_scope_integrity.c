@@ -244,6 +244,7 @@ static void test_handler_fallback_fork_cleanup_once(void **state) {
     handler_case(false);
 }
 
+#ifndef GROUPCONC_NO_DUMP
 /* The dump shows a running fork as the caller's task: its id and group. */
 static void test_dump_shows_fork_id(void **state) {
     (void)state;
@@ -270,6 +271,7 @@ static void test_dump_shows_fork_id(void **state) {
     tu_park_destroy(&park);
     tu_latch_destroy(&started);
 }
+#endif
 
 /* A fork refused in submit (ABORT, no handler) keeps the caller's id and group in its result, as
    the policy callback and scope_result see it. */
@@ -595,7 +597,9 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_handler_resubmits_fork_arg_taken),
         cmocka_unit_test(test_handler_fallback_fork_cleanup_once),
+#ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(test_dump_shows_fork_id),
+#endif
         cmocka_unit_test(test_refused_fork_keeps_its_id),
         cmocka_unit_test(test_first_set_on_success_no_success),
         cmocka_unit_test(test_first_set_on_success_later_success_shuts_down),

@@ -1,6 +1,9 @@
 // cxx.cpp - C++ sees the declarations only (extern "C", no C-only syntax) and links the
-// implementation compiled as C in impl.c. Built as C++11 and C++17.
+// implementation compiled as C in impl.c. Built as C++11 and C++17; and as C++11 with each
+// GROUPCONC_NO_* switch (impl.c built the same way), the module's names undeclared (absent.h).
 #include "groupconc.h"
+
+#include "absent.h"
 
 #include <cstdio>
 #include <cstring>

@@ -277,8 +277,10 @@ static const char *const fz_outcome_names[] = {"DEQUEUED", "FLAGGED", "TOO_LATE"
 static const char *const fz_event_names[] = {"SUBMITTED", "STARTED", "COMPLETED", "REJECTED", "FLEET"};
 static const char *const fz_policy_names[] = {"ABORT", "DISCARD", "CALLER_RUNS"};
 
+#ifndef GROUPCONC_NO_GATE
 static const char *const fz_kind_names[] = {"SUCCESS", "FAILURE", "CANCELLED"};
 static const char *const fz_gate_event_names[] = {"ADMITTED", "REJECTED", "RELEASED"};
+#endif
 
 static void name_status(groupconc_status v) { fz_name("status", (int)v, groupconc_status_name(v), fz_status_names, 5); }
 static void name_outcome(groupconc_cancel_outcome v) {
@@ -289,12 +291,14 @@ static void name_policy(groupconc_rejection_policy v) {
     fz_name("rejection policy", (int)v, groupconc_rejection_policy_name(v), fz_policy_names, 3);
 }
 
+#ifndef GROUPCONC_NO_GATE
 static void name_kind(groupconc_release_kind v) {
     fz_name("release kind", (int)v, groupconc_release_kind_name(v), fz_kind_names, 3);
 }
 static void name_gate_event(groupconc_gate_event_type v) {
     fz_name("gate event type", (int)v, groupconc_gate_event_type_name(v), fz_gate_event_names, 3);
 }
+#endif
 
 /* ==== counting allocator, failure injection on the fuzzer thread only ========================== */
 
@@ -351,13 +355,17 @@ static char defer_values[MAX_SLOTS];   /* a deferred task's value for slot i: &d
 
 /* the two gates; GX: the executor gate, GS: the standalone gate */
 enum { GX, GS };
+#ifndef GROUPCONC_NO_GATE
 static int gate_ids[2] = {GX, GS};      /* the gate listener's user_data */
+#endif
 #define MAX_PERMITS (MAX_OPS + 8)
 static const int gate_limits[4] = {1, 2, 3, GROUPCONC_UNLIMITED};
 
 /* a permit the fuzzer was given: held until released; kept afterwards as a stale copy */
 typedef struct prec {
+#ifndef GROUPCONC_NO_GATE
     groupconc_permit p;
+#endif
     int gate, group;   /* GX / GS; the group (GX) */
     unsigned gen;      /* the group-state generation it holds permits of (GX) */
     bool held, dead;   /* dead: its gate was destroyed (the copy must not be used any more) */
@@ -454,7 +462,9 @@ static struct {
     atomic_int ev_done[5], ev_rej_global, ev_rej_bulkhead, ev_rej_concurrency, ev_rej_other;
     atomic_int ev_rej_waiting, ev_expired, ev_rej_fleet;
     /* gates */
+#ifndef GROUPCONC_NO_GATE
     groupconc_gate *gate[2];
+#endif
     int sgate_limit;                 /* GS's limit */
     bool gate_listener;
     prec permits[MAX_PERMITS];
@@ -704,8 +714,10 @@ struct frec;
 
 typedef struct srec {
     int idx;
+#ifndef GROUPCONC_NO_SCOPES
     _Atomic(groupconc_scope *) s;  /* while open */
     groupconc_scope_policy policy;
+#endif
     int cb_mode;
     bool has_name, child;          /* child: opened inside a fork body (by the body) */
     char name[48];
@@ -751,7 +763,9 @@ static struct {
     atomic_int wsub_inflight;
 } SC;
 
+#ifndef GROUPCONC_NO_SCOPES
 static char fork_values[MAX_FREC]; /* a rejection handler's SUCCESS / FAILED value for fork i */
+#endif
 
 /* Forks made in fork bodies submit from other threads (a new group, permits taken with no completion).
    A check that needs the fuzzer's submits alone takes wsub_mark() before its first snapshot and asks
@@ -862,11 +876,13 @@ static bool is_fleet_reject(int e) { return e == GROUPCONC_EREJECTED_FLEET && FL
 /* a refusal an accepted task can end with, or a rejection handler be given: a layer's, the fleet's */
 static bool is_rej_code(int e) { return is_layer_code(e) || is_fleet_reject(e); }
 
+#ifndef GROUPCONC_NO_GATE
 /* an executor gate's refusal by its group's state: a layer (1-4), a pause, the bounded table */
 static bool is_gate_refusal(int e) {
     return e == GROUPCONC_EREJECTED_GLOBAL || e == GROUPCONC_EREJECTED_BULKHEAD || e == GROUPCONC_EREJECTED_CONCURRENCY ||
            e == GROUPCONC_EREJECTED_RUNNING || e == GROUPCONC_EPAUSED || e == GROUPCONC_EGROUPS_FULL;
 }
+#endif
 
 static int group_index(const char *name) {
     if (!name) return -1;
@@ -1325,15 +1341,19 @@ static void fz_listener(const groupconc_event *ev, void *user_data) {
 
 /* Decides per s->decision; the outcome is checked by check_decided (from check_result and
    op_exec_all), the executor's totals by check_stats. */
+#ifndef GROUPCONC_NO_SCOPES
 static void fz_fork_reject(const groupconc_rejection *rj, groupconc_reject_result *out);
+#endif
 
 static void fz_reject_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
     FZ_CHECK(user_data == &F && rj && out && rj->executor == F.ex, "rejection handler arguments");
     ft_mark(FT_REJECT);
+#ifndef GROUPCONC_NO_SCOPES
     if (rj->task_id && rj->task_id[0] == 'f') { /* a fork: its fn / arg are the library's wrapper */
         fz_fork_reject(rj, out);
         return;
     }
+#endif
     FZ_CHECK(user_data == &F && rj && out && rj->executor == F.ex && rj->fn == fz_task, "rejection handler arguments");
     slot *s = rj->arg;
     /* MAX_SLOTS, not F.nslots: the fuzzer thread may be adding a slot now (its own is set up) */
@@ -1625,6 +1645,7 @@ static size_t parked_total(void) {
     return n;
 }
 
+#ifndef GROUPCONC_NO_GATE
 /* both gates' totals against the fuzzer's own counts and the gate listener's events */
 static void check_gates(void) {
     for (int w = 0; w < 2; w++) {
@@ -1695,6 +1716,7 @@ static void check_gate_group(int g, bool found, const groupconc_group_stats *gs,
              st.limit);
     if (LV.xpaused || LV.gpaused[g]) FZ_CHECK(st.available == 0, "gate_stats(%s): available %d while paused", group_names[g], st.available);
 }
+#endif
 
 /* The group stats of g (found) against the limits its state may have, the caps in force, the pause;
    then narrow what its limits may be, and drain its high-water marks. */
@@ -1882,9 +1904,13 @@ static void check_stats(bool all_quiet) {
     size_t found = 0;
     for (int g = 0; g < NG; g++) {
         groupconc_group_stats gs;
+#ifndef GROUPCONC_NO_GATE
         long gws0 = wsub_mark();
+#endif
         int rc = fz_code(fz_group_stats(g, &gs));
+#ifndef GROUPCONC_NO_GATE
         check_gate_group(g, rc != GROUPCONC_ENOTFOUND, &gs, gws0);
+#endif
         if (rc == GROUPCONC_ENOTFOUND) {
             FZ_CHECK(!LV.gpaused[g], "group %s is paused, but has no state (a paused group is never reclaimed)", group_names[g]);
             lv_fresh(g); /* (a fork made in a fork body may make it now: with these limits) */
@@ -1926,7 +1952,9 @@ static void check_stats(bool all_quiet) {
     if (wsub_still(ws0))
         FZ_CHECK(found <= es.groups, "found %zu groups, stats say %zu", found, es.groups);
     lv_gdrain(&es);
+#ifndef GROUPCONC_NO_GATE
     check_gates();
+#endif
     fl_check_stats(&es, ev_open0, all_quiet);
 }
 
@@ -2559,6 +2587,7 @@ static void op_policy(reader *r) {
 
 static _Thread_local int tl_helper_thread; /* a short-lived thread of the fuzzer's (releases, completions) */
 
+#ifndef GROUPCONC_NO_GATE
 /* Gate listener: on the thread that acquired or released, with what that call asked for; it may call
    into the gate (a whole-gate snapshot here). Counts events by type (check_gates compares them). */
 static void fz_gate_listener(const groupconc_gate_event *ev, void *user_data) {
@@ -2964,6 +2993,7 @@ static void op_gate_reset(reader *r) {
     F.sgate_limit = lim;
     atomic_fetch_add(&acounters[A_GATE_RESET], 1);
 }
+#endif
 
 static void *dfr_thread(void *arg) {
     dfr_job *j = arg;
@@ -3074,6 +3104,7 @@ static void op_defer_complete(reader *r) {
 }
 
 
+#ifndef GROUPCONC_NO_SCOPES
 /* ---- structured scopes (issue 14) ---------------------------------------------------------------- */
 
 static bool all_waits_end(void);
@@ -3347,6 +3378,7 @@ static void fz_scope_cb(groupconc_scope *scope, size_t index, const groupconc_re
         rc = fz_code(groupconc_scope_close(scope));
         FZ_CHECK(rc == GROUPCONC_EDEADLK, "scope %d callback: close of its scope: %s, want EDEADLK", c->idx, groupconc_errname(rc));
         break;
+#ifndef GROUPCONC_NO_DUMP
     case CBM_DUMP: { /* "anywhere except the resolver": a small buffer never holds the dump */
         char b[40];
         size_t need = 0;
@@ -3355,6 +3387,7 @@ static void fz_scope_cb(groupconc_scope *scope, size_t index, const groupconc_re
                  "dump from a scope callback into %zu bytes: %s, needed %zu, strlen %zu", sizeof b, groupconc_errname(rc), need, strlen(b));
         break;
     }
+#endif
     case CBM_SHUT_ON_FAIL:
         if (r->status != GROUPCONC_STATUS_FAILED && r->status != GROUPCONC_STATUS_REJECTED) break;
         /* fall through */
@@ -3400,11 +3433,13 @@ static void body_fork_in_fork(frec *f) {
     FZ_CHECK(rc == GROUPCONC_EDEADLK, "fork %s: join_for of its own scope: %s, want EDEADLK", f->id, groupconc_errname(rc));
     rc = fz_code(groupconc_scope_close(s));
     FZ_CHECK(rc == GROUPCONC_EDEADLK, "fork %s: close of its own scope: %s, want EDEADLK", f->id, groupconc_errname(rc));
+#ifndef GROUPCONC_NO_DUMP
     char b[64];
     size_t need = 0;
     rc = fz_code(groupconc_executor_dump(F.ex, b, sizeof b, &need));
     FZ_CHECK(rc == GROUPCONC_ERANGE && need > sizeof b && strlen(b) == sizeof b - 1, "dump from a fork body: %s, needed %zu",
              groupconc_errname(rc), need);
+#endif
 }
 
 /* K_CHILD_SCOPE: open a child scope, fork into it, join it (or not), close it */
@@ -3958,7 +3993,9 @@ static void op_scope_release(reader *r) {
         if (SC.fr[i].kind == K_PARK && !atomic_load(&SC.fr[i].released) && k-- == 0) pick = i;
     park_release(&SC.fr[pick]);
 }
+#endif
 
+#ifndef GROUPCONC_NO_DUMP
 /* ---- the dump: a small JSON parser (values, strings with their escapes decoded) that keeps what the
    checks need: executor.shutdown, and per scope its name, parent, policy, shut_down, joined, forks */
 
@@ -4262,8 +4299,10 @@ static void check_dump(const char *text, size_t len, const char *how) {
         FZ_CHECK(k >= 0 && k < SC.nsr && SC.sr[k].has_name && strcmp(SC.sr[k].name, e->name) == 0, "%s: a scope named \"%s\" that nobody opened",
                  how, e->name);
         const srec *c = &SC.sr[k];
+#ifndef GROUPCONC_NO_SCOPES
         FZ_CHECK(strcmp(e->policy, groupconc_scope_policy_name(c->policy)) == 0, "%s: scope %d policy \"%s\", opened with %s", how, k, e->policy,
                  groupconc_scope_policy_name(c->policy));
+#endif
         FZ_CHECK(e->parent_null == !c->child, "%s: scope %d (%s) parent %s", how, k, c->child ? "child" : "the fuzzer's",
                  e->parent_null ? "null" : "set");
         if (c->child) continue;
@@ -4353,7 +4392,9 @@ static void op_dump_file(reader *r) {
     }
     fclose(f);
 }
+#endif
 
+#ifndef GROUPCONC_NO_SCOPES
 /* the end: every scope the fuzzer has open is shut down (its parks are released), joined and closed,
    from the top; destroy said EBUSY before */
 static void close_all_scopes(void) {
@@ -4367,6 +4408,7 @@ static void close_all_scopes(void) {
         closed_now(c);
     }
 }
+#endif
 
 /* the end, after destroy: every fork record reached exactly one end */
 static void check_forks_final(void) {
@@ -4439,7 +4481,9 @@ static bool blockers(void) {
     return false;
 }
 
+#ifndef GROUPCONC_NO_SCOPES
 static bool all_waits_end(void) { return latches_open() && !blockers(); }
+#endif
 
 static void mark_swept(void) {
     F.shutdown_called = true;
@@ -4951,6 +4995,9 @@ static void fl_final(void) {
 /* right after a live change: one snapshot of every gauge (check_dump_live): what a raise or a resume
    freed went to the waiters at once */
 static void live_dump(const char *why) {
+#ifdef GROUPCONC_NO_DUMP
+    (void)why; /* no dump to look at */
+#else
     size_t need = 0, size = 65536;
     char *buf = malloc(size);
     if (!buf) return;
@@ -4960,6 +5007,7 @@ static void live_dump(const char *why) {
     if (rc == GROUPCONC_OK) check_dump(buf, need - 1, why);
     else FZ_CHECK(rc == GROUPCONC_ENOMEM || (rc == GROUPCONC_ERANGE && need > size), "dump after %s: %s", why, groupconc_errname(rc));
     free(buf);
+#endif
 }
 
 /* the key of a bad call (b % 5): ex NULL, the argument NULL, key NULL, "", too long */
@@ -5327,13 +5375,18 @@ static void fz_step(reader *r) {
     case OP_WAIT_LONG: op_wait_long(r); break;
     case OP_POLICY: op_policy(r); break;
     case OP_SELF_BLOCK: op_submit(r, SUB_SELF_BLOCK); break;
+#ifndef GROUPCONC_NO_GATE
     case OP_GATE_ACQUIRE: op_gate_acquire(r); break;
     case OP_GATE_RELEASE: op_gate_release(r); break;
     case OP_GATE_BAD_RELEASE: op_gate_bad_release(r); break;
     case OP_GATE_STATS: op_gate_stats(r); break;
     case OP_GATE_RESET: op_gate_reset(r); break;
+#else /* the gate is left out: its ops do nothing */
+    case OP_GATE_ACQUIRE: case OP_GATE_RELEASE: case OP_GATE_BAD_RELEASE: case OP_GATE_STATS: case OP_GATE_RESET: break;
+#endif
     case OP_SUBMIT_DEFER: op_submit(r, SUB_DEFER); break;
     case OP_DEFER_COMPLETE: op_defer_complete(r); break;
+#ifndef GROUPCONC_NO_SCOPES
     case OP_SCOPE_OPEN: op_scope_open(r); break;
     case OP_SCOPE_FORK: op_scope_fork(r); break;
     case OP_SCOPE_SHUTDOWN: op_scope_shutdown(r); break;
@@ -5343,8 +5396,16 @@ static void fz_step(reader *r) {
     case OP_SCOPE_QUERY: op_scope_query(r); break;
     case OP_SCOPE_FOREIGN: op_scope_foreign(r); break;
     case OP_SCOPE_RELEASE: op_scope_release(r); break;
+#else /* scopes are left out: their ops do nothing */
+    case OP_SCOPE_OPEN: case OP_SCOPE_FORK: case OP_SCOPE_SHUTDOWN: case OP_SCOPE_JOIN_FOR: case OP_SCOPE_JOIN:
+    case OP_SCOPE_CLOSE: case OP_SCOPE_QUERY: case OP_SCOPE_FOREIGN: case OP_SCOPE_RELEASE: break;
+#endif
+#ifndef GROUPCONC_NO_DUMP
     case OP_DUMP: op_dump(r); break;
     case OP_DUMP_FILE: op_dump_file(r); break;
+#else /* the dump is left out: its ops do nothing */
+    case OP_DUMP: case OP_DUMP_FILE: break;
+#endif
     case OP_GROUP_LIMITS: op_group_limits(r); break;
     case OP_EXEC_LIMITS: op_exec_limits(r); break;
     case OP_GROUP_PAUSE: op_group_pause(r, true); break;
@@ -5488,10 +5549,12 @@ static void fz_setup_policy(reader *r, groupconc_policy *p) {
     FZ_CHECK(fz_code(groupconc_policy_check(p, NULL)) == GROUPCONC_OK, "policy_check(decoded policy, NULL)");
     name_policy(p->rejection);
     if (F.rejection < 3) name_policy((groupconc_rejection_policy)F.rejection);
+#ifndef GROUPCONC_NO_GATE
     for (int v = -1; v <= 3; v++) {
         name_kind((groupconc_release_kind)v);
         name_gate_event((groupconc_gate_event_type)v);
     }
+#endif
     for (int v = -1; v <= 5; v++) name_event((groupconc_event_type)v);
     /* diagnostics that take no input from a call */
     char version[32];
@@ -5509,6 +5572,7 @@ static void fz_setup_policy(reader *r, groupconc_policy *p) {
     }
 }
 
+#ifndef GROUPCONC_NO_GATE
 /* the end: every held permit back (kinds and errors varied), on the fuzzer thread */
 static void release_all_permits(void) {
     for (int i = 0; i < F.npermits; i++) {
@@ -5525,6 +5589,7 @@ static void release_all_permits(void) {
         F.g_rel[p->gate][kind]++;
     }
 }
+#endif
 
 static void fz_finish(unsigned ending) {
     atomic_store(&fz_countdown, 0);
@@ -5537,11 +5602,13 @@ static void fz_finish(unsigned ending) {
     pthread_cond_broadcast(&F.cv);
     pthread_mutex_unlock(&F.mu);
     fl_end(); /* the provider answers everything from here on (destroy waits for the answers) */
+#ifndef GROUPCONC_NO_SCOPES
     for (int i = 0; i < SC.nopen; i++) /* a child scope body may wait for good (scope_blockers): cut it */
         for (int k = 0; k < SC.nfr; k++)
             if (SC.fr[k].sc == SC.stack[i] && SC.fr[k].kind == K_CHILD_SCOPE && !SC.stack[i]->known_shut &&
                 atomic_load(&SC.fr[k].state) == FS_COUNTED && !atomic_load(&SC.fr[k].finished))
                 scope_shut(SC.stack[i], "the end, a child scope body may wait");
+#endif
     int rc;
     if (ending == 1 || ending == 3) { /* stop first: the parked deferred tasks are flagged */
         dfr_job parked[MAX_SLOTS];
@@ -5565,7 +5632,9 @@ static void fz_finish(unsigned ending) {
     F.auto_complete = true;
     pthread_mutex_unlock(&F.mu);
     fin.n = parked_list(-1, fin.job, true);
+#ifndef GROUPCONC_NO_GATE
     release_all_permits();
+#endif
     if (ending == 0) {
         /* every latch is open: everything must finish (bounded, so a lost permit fails instead of
            hanging); the parked deferrals are completed by another thread meanwhile */
@@ -5582,6 +5651,7 @@ static void fz_finish(unsigned ending) {
     } else {
         for (int i = 0; i < fin.n; i++) deliver(fin.job[i].s, fin.job[i].d, fin.job[i].choice);
     }
+#ifndef GROUPCONC_NO_GATE
     /* the executor gate still exists: destroy is refused and does nothing (stats still answer, with
        the shutdown state as it was) */
     rc = fz_code(groupconc_executor_destroy(F.ex));
@@ -5593,6 +5663,8 @@ static void fz_finish(unsigned ending) {
                  groupconc_errname(rc));
         F.gate[w] = NULL;
     }
+#endif
+#ifndef GROUPCONC_NO_SCOPES
     if (SC.nopen > 0) { /* scopes hold their forks' handles: destroy is refused, nothing done */
         rc = fz_code(groupconc_executor_destroy(F.ex));
         FZ_CHECK(rc == GROUPCONC_EBUSY, "executor destroy with %d scopes open: %s, want GROUPCONC_EBUSY", SC.nopen, groupconc_errname(rc));
@@ -5600,6 +5672,7 @@ static void fz_finish(unsigned ending) {
         check_stats(ending == 0);
         close_all_scopes();
     }
+#endif
     mark_cancel_requested(-1); /* destroy shuts down (flags what runs) unless that was done */
     FL.destroying = true;
     rc = fz_code(groupconc_executor_destroy(F.ex));
@@ -5699,7 +5772,9 @@ static void fz_reset(void) {
     memset(H.defer_g, 0, sizeof H.defer_g);
     H.run_total = H.gate_total = H.defer_total = 0;
     pthread_mutex_unlock(&H.mu);
+#ifndef GROUPCONC_NO_GATE
     F.gate[GX] = F.gate[GS] = NULL;
+#endif
     F.npermits = 0;
     memset(F.permits, 0, sizeof F.permits);
     for (int w = 0; w < 2; w++) {
@@ -5772,6 +5847,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (FL.on)
         FZ_CHECK(atomic_load(&FL.attach_main) == 1 && atomic_load(&FL.main_ex) == F.ex, "fleet attach: %d calls, executor %s",
                  atomic_load(&FL.attach_main), atomic_load(&FL.main_ex) == F.ex ? "right" : "wrong");
+#ifndef GROUPCONC_NO_GATE
     for (int w = 0; w < 2; w++) { /* the executor gate, the standalone gate */
         groupconc_gate_config gc;
         memset(&gc, 0, sizeof gc);
@@ -5784,6 +5860,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         rc = fz_code(groupconc_gate_create(&gc, &F.gate[w]));
         FZ_CHECK(rc == GROUPCONC_OK && F.gate[w], "gate_create (%s): %s", w == GX ? "executor" : "standalone", groupconc_errname(rc));
     }
+#endif
     while (r.i < r.n && F.nops < MAX_OPS) {
         F.nops++;
         fz_step(&r);

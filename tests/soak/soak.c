@@ -66,18 +66,35 @@
 
 /* ==== features counted ========================================================================= */
 
+/* (a module left out, GROUPCONC_NO_GATE / _SCOPES / _DUMP: its features are not counted) */
+#ifndef GROUPCONC_NO_GATE
+#define SOAK_FEATURES_GATE(X) X(gate_standalone) X(gate_executor) X(gate_refused) X(gate_double_release)
+#else
+#define SOAK_FEATURES_GATE(X)
+#endif
+#ifndef GROUPCONC_NO_SCOPES
+#define SOAK_FEATURES_SCOPES(X) X(scope) X(scope_nested) X(fork) X(fork_callback)
+#define SOAK_FEATURES_FORK_IN_FORK(X) X(fork_in_fork)
+#else
+#define SOAK_FEATURES_SCOPES(X)
+#define SOAK_FEATURES_FORK_IN_FORK(X)
+#endif
+#ifndef GROUPCONC_NO_DUMP
+#define SOAK_FEATURES_DUMP(X) X(dump) X(dump_in_task) X(dump_file)
+#else
+#define SOAK_FEATURES_DUMP(X)
+#endif
 #define SOAK_FEATURES(X)                                                                            \
     X(submit) X(submit_spec) X(wait) X(wait_for) X(is_done) X(cancel) X(cancel_dequeued) X(release) \
     X(on_complete) X(on_complete_in_callback) X(callback_run) X(execute_all) X(reject_abort)        \
     X(reject_discard) X(caller_runs) X(reject_handler) X(handler_resubmit) X(listener_event)        \
-    X(resolver) X(defer) X(deferred_complete) X(gate_standalone) X(gate_executor) X(gate_refused)   \
-    X(gate_double_release) X(scope) X(scope_nested) X(fork) X(fork_callback) X(deadline_expired)    \
-    X(group_pause) X(executor_pause) X(group_limits) X(executor_limits) X(groups_reclaimed)         \
-    X(cap_check) X(cap_reached) X(global_cap_check) X(fleet_ask) X(fleet_grant) X(fleet_busy)       \
-    X(fleet_async) X(fleet_reject) X(fleet_open) X(fleet_notify) X(group_shutdown) X(group_evict)   \
-    X(shutdown_graceful) X(shutdown_now) X(shutdown_in_task) X(destroy) X(dump) X(dump_in_task)     \
-    X(dump_file) X(stats) X(stats_in_listener) X(followup) X(submit_in_cleanup) X(fork_in_fork)     \
-    X(failed_task) X(cancelled_task)
+    X(resolver) X(defer) X(deferred_complete) SOAK_FEATURES_GATE(X) SOAK_FEATURES_SCOPES(X)         \
+    X(deadline_expired) X(group_pause) X(executor_pause) X(group_limits) X(executor_limits)         \
+    X(groups_reclaimed) X(cap_check) X(cap_reached) X(global_cap_check) X(fleet_ask) X(fleet_grant) \
+    X(fleet_busy) X(fleet_async) X(fleet_reject) X(fleet_open) X(fleet_notify) X(group_shutdown)    \
+    X(group_evict) X(shutdown_graceful) X(shutdown_now) X(shutdown_in_task) X(destroy)              \
+    SOAK_FEATURES_DUMP(X) X(stats) X(stats_in_listener) X(followup) X(submit_in_cleanup)            \
+    SOAK_FEATURES_FORK_IN_FORK(X) X(failed_task) X(cancelled_task)
 
 enum {
 #define SOAK_F_ENUM(name) F_##name,
@@ -255,7 +272,9 @@ typedef struct rec {
     int sleep_us;
     const char *group;
     groupconc_task *h;       /* the handle (written before it is shared) */
+#ifndef GROUPCONC_NO_SCOPES
     groupconc_scope *scope;  /* a fork's scope (M_SUBFORK forks into it from the body) */
+#endif
     atomic_int ev_submitted, ev_completed, ev_started, ev_status, rejected_seen;
     atomic_int cleanups, body_runs, body_active, deferred_active, run_gi;
     atomic_int cb_reg, cb_runs, hrefs, waited_status, exec_status, handler_decided, fork_cbs;
@@ -278,7 +297,9 @@ typedef struct round_state {
     /* the listener's counts */
     atomic_long ev_sub, ev_comp, ev_succ, ev_fail, ev_canc, ev_rej, ev_rejected_events;
     /* gates */
+#ifndef GROUPCONC_NO_GATE
     groupconc_gate *gstd, *gex;
+#endif
     int std_limit;
     atomic_int std_held;
     atomic_long gate_ok, gate_ev_admitted, gate_ev_released, gate_ev_rejected, gate_refused;
@@ -492,8 +513,10 @@ static void deferrer_push(rec *r, groupconc_deferred *d) {
     pthread_mutex_unlock(&R.dmu);
 }
 
+#ifndef GROUPCONC_NO_SCOPES
 static void nested_scope(groupconc_executor *ex, rec *parent);
 static void fork_from_fork(rec *parent);
+#endif
 
 static int soak_body(groupconc_context *ctx, void **out, void *arg) {
     rec *r = arg;
@@ -548,21 +571,26 @@ static int soak_body(groupconc_context *ctx, void **out, void *arg) {
             }
         }
         break;
+#ifndef GROUPCONC_NO_SCOPES
     case M_NEST: nested_scope(groupconc_context_executor(ctx), r); break;
     case M_SUBFORK: fork_from_fork(r); break;
+#endif
     case M_QUICK:
         if (r->id % 512 == 1) { /* the read-only calls from a task body */
             groupconc_executor *ex = groupconc_context_executor(ctx);
+            int drc;
+#ifndef GROUPCONC_NO_DUMP
             size_t need = 0;
-            int drc = groupconc_executor_dump(ex, NULL, 0, &need);
+            drc = groupconc_executor_dump(ex, NULL, 0, &need);
             CHECK((drc == GROUPCONC_ERANGE && need > 1) || drc == GROUPCONC_ENOMEM, "dump from a task: %s",
                   groupconc_errname(drc));
+            FEAT(dump_in_task);
+#endif
             char **keys = NULL;
             size_t nk = 0;
             drc = groupconc_group_keys_get(ex, &keys, &nk);
             CHECK(drc == GROUPCONC_OK || drc == GROUPCONC_ENOMEM, "group_keys_get from a task: %s", groupconc_errname(drc));
             groupconc_group_keys_free(keys);
-            FEAT(dump_in_task);
         }
         break;
     case M_SHUTDOWN: { /* the round ends from inside a task: immediate (never waits) or graceful (EDEADLK) */
@@ -863,6 +891,7 @@ static fprov *fp_new(uint64_t salt) {
     return p;
 }
 
+#ifndef GROUPCONC_NO_SCOPES
 /* ==== scopes ======================================================================================== */
 
 typedef struct scope_ctx {
@@ -1012,6 +1041,7 @@ static void nested_scope(groupconc_executor *ex, rec *parent) {
     rng g = rng_for(((uint64_t)parent->id << 8) | 0x5c);
     run_scope(ex, &g, false, 1 + rnd(&g, 3), -1);
 }
+#endif
 
 /* ==== driver threads ================================================================================ */
 
@@ -1246,6 +1276,7 @@ static void *deferrer_main(void *arg) {
     return NULL;
 }
 
+#ifndef GROUPCONC_NO_GATE
 static void gate_listener(const groupconc_gate_event *e, void *ud) {
     (void)ud;
     switch (e->type) {
@@ -1329,7 +1360,9 @@ static void *gate_main(void *arg) {
     step(d->slot, "stopped");
     return NULL;
 }
+#endif
 
+#ifndef GROUPCONC_NO_SCOPES
 static void *scope_main(void *arg) {
     drv *d = arg;
     groupconc_executor *ex = R.ex;
@@ -1340,6 +1373,16 @@ static void *scope_main(void *arg) {
     step(d->slot, "stopped");
     return NULL;
 }
+#endif
+
+#if defined(GROUPCONC_NO_GATE) || defined(GROUPCONC_NO_SCOPES)
+/* the driver of a module left out: nothing to do */
+static void *idle_main(void *arg) {
+    drv *d = arg;
+    step(d->slot, "stopped");
+    return NULL;
+}
+#endif
 
 /* ---- the controller --------------------------------------------------------------------------------- */
 
@@ -1354,8 +1397,10 @@ static void *controller_main(void *arg) {
     rng *g = &d->g;
     groupconc_executor *ex = R.ex;
     int64_t resume_at[NT] = {0}, ex_resume_at = 0;
+#ifndef GROUPCONC_NO_DUMP
     char *dumpbuf = malloc(1 << 16);
     CHECK(dumpbuf != NULL, "out of memory (the test's own)");
+#endif
     while (!atomic_load(&R.stop)) {
         int64_t t = now_ns();
         for (int i = 0; i < NT; i++)
@@ -1454,6 +1499,7 @@ static void *controller_main(void *arg) {
             CHECK(rc == GROUPCONC_OK, "group_evict: %s", groupconc_errname(rc));
             FEAT(group_evict);
             break;
+#ifndef GROUPCONC_NO_DUMP
         case 8: {
             size_t sizes[3] = {0, 64, 1 << 16}, need = 0, sz = sizes[rnd(g, 3)];
             step(d->slot, "executor_dump");
@@ -1481,6 +1527,7 @@ static void *controller_main(void *arg) {
                 }
             }
             break;
+#endif
         case 9: {
             groupconc_executor_stats es;
             groupconc_group_stats gs;
@@ -1503,7 +1550,9 @@ static void *controller_main(void *arg) {
     for (int i = 0; i < NT; i++)
         if (resume_at[i]) (void)groupconc_group_resume(ex, key_names[i]);
     if (ex_resume_at) (void)groupconc_executor_resume(ex);
+#ifndef GROUPCONC_NO_DUMP
     free(dumpbuf);
+#endif
     step(d->slot, "stopped");
     return NULL;
 }
@@ -1668,6 +1717,7 @@ static void run_round(int round, int64_t slice_ns) {
     step(0, "executor_create");
     int rc = groupconc_executor_create(&p, &R.ex);
     CHECK(rc == GROUPCONC_OK, "executor_create: %s", groupconc_errname(rc));
+#ifndef GROUPCONC_NO_GATE
     groupconc_gate_config gc;
     memset(&gc, 0, sizeof gc);
     R.std_limit = 1 + rnd(&g, 3);
@@ -1677,12 +1727,22 @@ static void run_round(int round, int64_t slice_ns) {
     gc.limit = 0;
     gc.executor = R.ex;
     CHECK(groupconc_gate_create(&gc, &R.gex) == GROUPCONC_OK, "gate_create (executor)");
+#endif
 
     static drv drvs[9];
     static const char *const names[9] = {"main", "submitter1", "submitter2", "canceller", "controller",
                                          "gate1",  "gate2",      "scope1",     "scope2"};
     void *(*mains[9])(void *) = {NULL,        submitter_main, submitter_main, canceller_main, controller_main,
-                                  gate_main, gate_main,      scope_main,     scope_main};
+#ifndef GROUPCONC_NO_GATE
+                                  gate_main, gate_main,
+#else
+                                  idle_main, idle_main,
+#endif
+#ifndef GROUPCONC_NO_SCOPES
+                                  scope_main, scope_main};
+#else
+                                  idle_main, idle_main};
+#endif
     pthread_t th[10];
     for (int i = 0; i < 9; i++) {
         slots[i].name = names[i];
@@ -1755,6 +1815,7 @@ static void run_round(int round, int64_t slice_ns) {
     pthread_join(th[9], NULL);
     oom_set(false);
 
+#ifndef GROUPCONC_NO_GATE
     step(0, "gate_destroy");
     groupconc_gate_stats gs;
     CHECK(groupconc_gate_stats_get(R.gstd, NULL, &gs) == GROUPCONC_OK, "gate_stats_get");
@@ -1770,6 +1831,7 @@ static void run_round(int round, int64_t slice_ns) {
           atomic_load(&R.gate_ev_admitted), atomic_load(&R.gate_ev_released));
     CHECK(groupconc_gate_destroy(R.gstd) == GROUPCONC_OK, "gate_destroy (standalone)");
     CHECK(groupconc_gate_destroy(R.gex) == GROUPCONC_OK, "gate_destroy (executor)");
+#endif
 
     step(0, "stats");
     check_stats(R.ex);
