@@ -81,20 +81,26 @@
                       resolver (policy.resolver: a per-key function), else default_concurrency; its
                       in-flight cap, queue threshold and queue deadline from the table, else the
                       policy's defaults. The executor copies the policy, table and keys included.
-       Four layers    acquired in this order, released in reverse, only the permits actually held:
-                      1 global in-flight   tasks past layer 1 (waiting at 2/3/4, ready or running), all groups
-                      2 group bulkhead     a group's tasks past layer 2 (waiting at 3/4, ready or running)
-                      3 group concurrency  a group's tasks past layer 3 (waiting at 4, ready or running)
-                      4 global running     tasks holding every permit (ready, running, deferred) and
-                                           executor gate permits, all groups; unlimited by default
-                      Each layer is a fair semaphore with a FIFO of waiting task nodes; a released permit
+       Layers         taken in this order, released in reverse, only the permits actually held; each
+                      has one name, used by the stats (waiting_*), the reasons (EREJECTED_*,
+                      EEXPIRED_*) and the dump:
+                      global in-flight   tasks past it (waiting at a later layer, ready or running),
+                                         all groups (global_max_in_flight)
+                      bulkhead           a group's tasks past it (max_in_flight)
+                      concurrency        a group's tasks past it (concurrency); pause shuts it
+                      fleet              with policy.fleet only: a lease from the provider, asked for
+                                         and answered (section [10]); holds no local permit
+                      global running     tasks holding every permit (ready, running, deferred) and
+                                         executor gate permits, all groups (global_max_running);
+                                         unlimited by default; pause shuts it too
+                      Each local layer is a fair semaphore with a FIFO of waiting task nodes; a released permit
                       is handed directly to the oldest waiter (no barging). Waiting tasks own no thread.
        Global caps    which cap for which wish:
-                        "at most N running overall"      global_max_running = N (layer 4): taken
+                        "at most N running overall"      global_max_running = N (global running): taken
                                                          after the group's permit, FIFO across
                                                          groups, so it never idles while any group
                                                          could run (16 overall, 2 per host: 16 run)
-                        "at most N admitted overall"     global_max_in_flight = N (layer 1, the
+                        "at most N admitted overall"     global_max_in_flight = N (global in-flight, the
                                                          seed's): counts tasks still WAITING at their
                                                          group's layers, so with 16 and 2 per host,
                                                          tasks submitted host by host can run 4 at once
@@ -102,14 +108,14 @@
                                                          refused (GROUPCONC_EREJECTED_WAITING)
                         "at most N threads"              max_threads = N: the worker pool
        Fleet layer    policy.fleet: an external provider (extras/groupconc_redis.h: Redis) grants a
-                      lease after the group's permits (layers 1-3), before the global running cap,
+                      lease after the group's permits (global in-flight, bulkhead, concurrency), before the global running cap,
                       and gets it back when the task completes: caps that hold across processes
                       (section [10]).
        Live limits    groupconc_group_limits_set / groupconc_executor_limits_set change caps,
                       thresholds and defaults while tasks run: raising hands permits to waiters at
                       once (oldest first); lowering never preempts (what runs drains to the new cap).
-       Pause          groupconc_group_pause / groupconc_executor_pause: nothing new starts (layers 3
-                      and 4 hand out nothing); waiting tasks keep their places; submits still queue.
+       Pause          groupconc_group_pause / groupconc_executor_pause: nothing new starts (the concurrency
+                      and global running layers hand out nothing); waiting tasks keep their places; submits still queue.
        Deadlines      a queue deadline (max_wait_ns: per submit, per group, policy default) bounds
                       the wait for permits, not the run: on expiry the task leaves its queue and
                       completes REJECTED with GROUPCONC_EEXPIRED_<layer>. One housekeeper thread per
@@ -120,8 +126,8 @@
                       needs room at max_groups (least recently used first; none idle:
                       GROUPCONC_EGROUPS_FULL). Its limits are resolved again on next use.
        Thresholds     a task that cannot get a permit at once waits in that layer's queue if the queue
-                      threshold allows, else it is rejected. Global threshold: tasks waiting at layer 1.
-                      Group threshold: the group's tasks waiting at layers 2 and 3 together. 0 means
+                      threshold allows, else it is rejected. Global threshold: tasks waiting at the global in-flight layer.
+                      Group threshold: the group's tasks waiting at its bulkhead and concurrency layers together. 0 means
                       "run now or be rejected"; GROUPCONC_UNLIMITED means no bound. Layer 4 has no
                       threshold of its own; max_waiting bounds all queues together.
        Special values every field that reads a value other than a plain number, and how (defaults
@@ -359,7 +365,7 @@
          group's BUSY tasks are asked again oldest first, across processes there is no order.
        - Win32 timed waits take whole milliseconds and the system timer's tick (1-16 ms): queue
          deadlines, idle reclaim and timed waits are that much coarser there.
-       - Pause stops hand-outs at layers 3 and 4: a task already holding every permit (ready,
+       - Pause stops hand-outs at the concurrency and global running layers: a task already holding every permit (ready,
          waiting only for a worker thread) still starts.
        - A group of a bounded table is idle only with nothing waiting, ready or running; finished
          handles do not keep it, but its counters go with it when it is reclaimed.
@@ -395,7 +401,7 @@
               execute_all reports true outcomes, groupconc_policy_check, *_name for every enum;
               the admission gate (standalone and executor gates, generation-checked permits),
               deferred completion of executor tasks, structured scopes and the JSON dump;
-              beyond the seeds: the work-conserving global running cap (layer 4), max_waiting,
+              beyond the seeds: the work-conserving global running cap (its own layer), max_waiting,
               live limits, pause / resume, queue deadlines, the bounded group table, counters
               (admitted, expired, rejected_waiting); the fleet layer (policy.fleet, groupconc_fleet_*,
               EVENT_FLEET) with extras/groupconc_redis.h; the Win32 backend; optional modules
@@ -639,7 +645,7 @@ typedef void (*groupconc_complete_fn)(groupconc_task *task, const groupconc_resu
                                       void *user_data);
 
 /* The fleet layer (section [10]): an external admission provider, taken after the group's layers
-   and before the global running cap (layer 4). */
+   and before the global running cap. */
 typedef enum groupconc_fleet_verdict {
     GROUPCONC_FLEET_GRANTED = 0, /* a lease is held: the task runs; `lease` comes back through release */
     GROUPCONC_FLEET_BUSY,        /* no capacity now: the task waits (FIFO in its group, no thread)
@@ -688,11 +694,11 @@ typedef struct groupconc_group_limits {
 
 typedef struct groupconc_policy {
     int default_concurrency;       /* >= 1; default 1 */
-    int default_max_in_flight;     /* per group (layer 2); >= 1 or UNLIMITED; default UNLIMITED */
-    int default_queue_threshold;   /* per group (layers 2+3); >= 0 or UNLIMITED; default UNLIMITED */
-    int global_max_in_flight;      /* layer 1 (counts WAITING tasks too: see CONCEPTS, Global cap);
+    int default_max_in_flight;     /* per group (bulkhead); >= 1 or UNLIMITED; default UNLIMITED */
+    int default_queue_threshold;   /* per group (bulkhead + concurrency); >= 0 or UNLIMITED; default UNLIMITED */
+    int global_max_in_flight;      /* global in-flight (counts WAITING tasks too: see CONCEPTS, Global cap);
                                       >= 1 or UNLIMITED; default UNLIMITED */
-    int global_queue_threshold;    /* tasks waiting at layer 1; >= 0 or UNLIMITED; default UNLIMITED */
+    int global_queue_threshold;    /* tasks waiting at the global in-flight layer; >= 0 or UNLIMITED; default UNLIMITED */
     const groupconc_group_limits *groups; /* explicit per-group limits (copied); default NULL */
     size_t group_count;            /* entries in groups; default 0 */
     groupconc_resolver_fn resolver;  /* per-group concurrency when not in the table; default NULL */
@@ -707,7 +713,7 @@ typedef struct groupconc_policy {
                                       start, so one more may run while it waits); >= 1; default 32 */
     int64_t keep_alive_ns;         /* idle worker retires after this; >= 0; default 10 s */
     /* Beyond the seeds (see CONCEPTS in the top comment). */
-    int global_max_running;        /* layer 4, the work-conserving global cap: tasks holding every
+    int global_max_running;        /* global running, the work-conserving global cap: tasks holding every
                                       permit (ready, on a worker or deferred) plus executor gate
                                       permits, all groups; taken after the group's concurrency
                                       permit, FIFO across groups; >= 1 or UNLIMITED; default UNLIMITED */
@@ -1093,12 +1099,12 @@ typedef struct groupconc_group_stats {
                                    (gate_permits); CALLER_RUNS tasks not counted */
     size_t ready;               /* hold all permits, waiting for a worker thread (also CALLER_RUNS
                                    re-runs waiting for a worker, which hold none) */
-    size_t waiting_global;      /* waiting at layer 1 */
-    size_t waiting_bulkhead;    /* waiting at layer 2 */
-    size_t waiting_concurrency; /* waiting at layer 3 */
-    size_t in_flight;           /* past layer 2 (holding a bulkhead permit; gate permits too) */
+    size_t waiting_global;      /* waiting at the global in-flight layer */
+    size_t waiting_bulkhead;    /* waiting at the bulkhead layer */
+    size_t waiting_concurrency; /* waiting at the concurrency layer */
+    size_t in_flight;           /* past the bulkhead (holding its permit; gate permits too) */
     size_t gate_permits;        /* executor gate permits held in the group (in running too) */
-    size_t waiting_running;     /* waiting at layer 4 (global running cap), holding the group's
+    size_t waiting_running;     /* waiting at the global running layer, holding the group's
                                    concurrency permit */
     bool paused;                /* groupconc_group_pause (the executor's pause is in its stats) */
     int64_t max_wait_ns;        /* the group's queue deadline, or GROUPCONC_FOREVER */
@@ -1145,10 +1151,10 @@ typedef struct groupconc_executor_stats {
     size_t gate_permits;        /* executor gate permits held, all groups (in running too) */
     size_t ready;               /* hold all permits, waiting for a worker thread */
     size_t waiting;             /* waiting at any layer */
-    size_t global_in_flight;    /* tasks past layer 1 (counted even with no global cap) */
+    size_t global_in_flight;    /* tasks past global in-flight (counted even with no cap) */
     int global_max_in_flight;   /* or GROUPCONC_UNLIMITED */
-    size_t waiting_running;     /* waiting at layer 4 (in `waiting` too) */
-    size_t global_running;      /* layer 4 permits held: ready, running and deferred tasks, gate
+    size_t waiting_running;     /* waiting at global running (in `waiting` too) */
+    size_t global_running;      /* global running permits held: ready, running and deferred tasks, gate
                                    permits (counted even with no cap) */
     int global_max_running;     /* or GROUPCONC_UNLIMITED */
     int max_waiting;            /* or GROUPCONC_UNLIMITED */
@@ -1291,7 +1297,7 @@ GROUPCONC_API int groupconc_executor_limits_set(groupconc_executor *ex,
                                                 const groupconc_executor_limits *limits);
 
 /* groupconc_group_pause: the group starts nothing new: no task of it is handed a concurrency
-   permit (layer 3) or a running permit (layer 4), and executor gates refuse it (GROUPCONC_EPAUSED).
+   permit (concurrency) or a global running permit, and executor gates refuse it (GROUPCONC_EPAUSED).
    Its waiting tasks keep their places; submits are still admitted to its queues (thresholds
    apply); running tasks run on. A key with no state yet gets it (created paused). Idempotent.
    Remarks:       a task that already holds every permit (ready, waiting only for a worker thread)
@@ -1329,7 +1335,8 @@ GROUPCONC_API int groupconc_executor_resume(groupconc_executor *ex);
    that completes later on another thread): try-acquire says yes or no at once (no waiting, no
    queue), and an admitted caller releases its permit exactly once, with how the work ended.
    A standalone gate has a limit of its own. An executor gate admits against an executor's groups:
-   its permit holds a permit of all three layers of the group, so async work and the group's tasks
+   its permit holds a permit of every local layer of the group (global in-flight, bulkhead,
+   concurrency, global running; not the fleet), so async work and the group's tasks
    share one budget, and releasing it hands the permits to the oldest waiting tasks.
    Absent with GROUPCONC_NO_GATE. */
 
@@ -1392,8 +1399,8 @@ typedef struct groupconc_gate_stats {
     int limit;              /* standalone: the limit (GROUPCONC_UNLIMITED); executor gate with a
                                group: the group's concurrency; without: GROUPCONC_UNLIMITED */
     int available;          /* permits a try-acquire could take now (GROUPCONC_UNLIMITED: no
-                               bound); for a group: the fewest free at its four layers, 0 while
-                               tasks wait at any of layers 1-3 or the group or executor is paused */
+                               bound); for a group: the fewest free at its local layers, 0 while
+                               tasks wait at the global in-flight, bulkhead or concurrency layer or the group or executor is paused */
     size_t in_flight;       /* this gate's permits held (for a group: in that group) */
     uint64_t admitted, rejected; /* attempts, since creation (the whole gate) */
     uint64_t released_success, released_failure, released_cancelled;
@@ -1426,7 +1433,7 @@ GROUPCONC_API int groupconc_gate_destroy(groupconc_gate *gate);
    Returns:       GROUPCONC_OK (admitted: release *out_permit exactly once); GROUPCONC_EGATE_FULL
                   (standalone: at its limit); GROUPCONC_EREJECTED_GLOBAL / _BULKHEAD /
                   _CONCURRENCY / _RUNNING (executor gate: the first layer with no free permit, or
-                  with tasks waiting: a permit never overtakes a queued task; layer 4 is
+                  with tasks waiting: a permit never overtakes a queued task; global running is
                   global_max_running); GROUPCONC_EPAUSED (the group or the executor is paused);
                   GROUPCONC_EGROUPS_FULL (a new key at max_groups, no idle group); GROUPCONC_ESHUTDOWN
                   (the executor is shut down); GROUPCONC_EINVAL (gate or out_permit NULL; group NULL
@@ -1659,14 +1666,14 @@ GROUPCONC_API int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out
 #endif /* !GROUPCONC_NO_DUMP */
 
 /* ---- [10] fleet layer: caps across processes --------------------------------------------------
-   With policy.fleet set, a task that holds its group's permits (layers 1-3) asks the provider for a
+   With policy.fleet set, a task that holds its group's permits (global in-flight, bulkhead, concurrency) asks the provider for a
    lease (a fleet-wide cap kept elsewhere: extras/groupconc_redis.h keeps it in Redis) before it
-   takes the global running cap (layer 4) and runs, and gives the lease back when it completes,
+   takes the global running cap and runs, and gives the lease back when it completes,
    before its COMPLETED event and before a wait on it returns. So a lease is held while the task
-   runs (or is deferred), and, with global_max_running set, while it waits at layer 4 (which is
+   runs (or is deferred), and, with global_max_running set, while it waits at global running (which is
    work-conserving: it waits only while the executor runs its maximum). A task answered BUSY waits
    in its group's FIFO holding its group's permits, a queue node without a thread and without a
-   layer-4 permit, until the provider calls groupconc_fleet_notify for its group (a notify that
+   global running permit, until the provider calls groupconc_fleet_notify for its group (a notify that
    comes while the group's requests are out is remembered: the next BUSY answer is asked again).
    While a group has tasks answered BUSY it asks for one lease at a time; its later tasks queue
    behind them unasked.
@@ -1790,7 +1797,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      groups              counters (hot inline, rare ones in a cold block), limit resolution, the
                          bounded table's LRU list and reclaim, group creation
      task life cycle     the transition tables; every function that moves a task between stages
-     fair semaphores     the four layers (a table: what shuts each, what bounds its queue):
+     fair semaphores     the four local layers, GROUPCONC__L_* (a table: what shuts each, what bounds its queue):
                          admission, hand-off, refill after a live change, the deadline heap, the pump
      inbox               submitting without the executor lock
      completion and events   cleanups, results, events, callbacks, rejection handling
@@ -2465,15 +2472,15 @@ typedef struct groupconc__group_fleet {
    (groupconc__group_submitted). */
 struct groupconc__group {
     groupconc_executor *exec;
-    groupconc__sem bulkhead;       /* layer 2 */
-    groupconc__sem conc;           /* layer 3 */
+    groupconc__sem bulkhead;       /* GROUPCONC__L_BULKHEAD */
+    groupconc__sem conc;           /* GROUPCONC__L_CONCURRENCY */
     uint64_t succeeded;            /* the common outcome; the others live in `cold` */
     uint64_t admitted;             /* tasks that got every permit */
     groupconc__group_cold *cold;   /* NULL until a task of it ends otherwise than SUCCESS */
     _Atomic uint32_t refs;         /* the table's, plus one per task */
-    int32_t threshold;             /* waiting at layers 2+3; -1 = unlimited */
-    uint32_t waiting_global;       /* this group's tasks waiting at layer 1 */
-    uint32_t waiting_running;      /* this group's tasks waiting at layer 4 */
+    int32_t threshold;             /* waiting at bulkhead + concurrency; -1 = unlimited */
+    uint32_t waiting_global;       /* this group's tasks waiting at global in-flight */
+    uint32_t waiting_running;      /* this group's tasks waiting at global running */
     uint32_t ready;                /* in ex->ready (CALLER_RUNS re-runs included) */
     uint32_t running;              /* in ex->running holding permits (CALLER_RUNS re-runs not) */
     uint8_t flags;                 /* GROUPCONC__GF_* */
@@ -2553,8 +2560,8 @@ struct groupconc_executor {
     groupconc__cond idle_cv;       /* graceful shutdown / destroy wait for ex->unfinished == 0 */
     groupconc__mutex done_lock;    /* guards task watchers lists */
 
-    groupconc__sem global;         /* layer 1 */
-    groupconc__sem run_cap;        /* layer 4: the work-conserving global running cap */
+    groupconc__sem global;         /* GROUPCONC__L_GLOBAL */
+    groupconc__sem run_cap;        /* GROUPCONC__L_RUNNING: the work-conserving global running cap */
     bool paused;                   /* groupconc_executor_pause */
     size_t npaused;                /* groups with GF_PAUSED */
     size_t nlimits_cap;            /* capacity of ex->limits (policy.group_count entries used) */
@@ -2583,7 +2590,7 @@ struct groupconc_executor {
     size_t fleet_outstanding;      /* requests not answered yet (destroy waits for them) */
     uint64_t fleet_open, fleet_renew_failed;
     size_t nrunning;               /* running tasks holding permits */
-    size_t waiting_groups;         /* tasks waiting at layers 2 and 3, all groups */
+    size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, all groups */
     size_t unfinished;             /* accepted tasks not yet completed */
     groupconc__counters counts;    /* all groups, evicted ones included */
     uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD) */
@@ -3232,7 +3239,7 @@ GROUPCONC__FN int groupconc__layer_expired(int layer) {
     }
 }
 
-/* A paused group (or executor) is handed no permit at layers 3 and 4. Under ex->lock. */
+/* A paused group (or executor) is handed no permit at concurrency and global running. Under ex->lock. */
 GROUPCONC__FN bool groupconc__paused(const groupconc_executor *ex, const groupconc__group *g) {
     return ex->paused || (g->flags & GROUPCONC__GF_PAUSED) != 0;
 }
@@ -3393,9 +3400,9 @@ enum {
     GROUPCONC__DONE,    /* left the executor's queues; completion may still be in progress */
     GROUPCONC__DEFERRED, /* its body returned GROUPCONC_TASK_PENDING: off its worker, in ex->deferred,
                            holding its permits until groupconc_deferred_complete */
-    GROUPCONC__FLEET_ASKING, /* holds layers 1-3 (held == 3), in ex->fleet; the provider has (or is
+    GROUPCONC__FLEET_ASKING, /* holds global in-flight, bulkhead, concurrency (held == GROUPCONC__L_RUNNING), in ex->fleet; the provider has (or is
                                 about to get) a request for it */
-    GROUPCONC__FLEET_BUSY    /* holds layers 1-3, in ex->fleet; answered BUSY (or its group paused):
+    GROUPCONC__FLEET_BUSY    /* holds the group's layers, in ex->fleet; answered BUSY (or its group paused):
                                 asked again when groupconc_fleet_notify names its group (not while
                                 paused), or at the resume */
 };
@@ -3620,7 +3627,7 @@ GROUPCONC__FN void groupconc__sweep_group_queues(groupconc_executor *ex, groupco
     }
 }
 
-/* Move g's tasks (every task when g is NULL) from a queue all groups share (layer 1's or layer 4's
+/* Move g's tasks (every task when g is NULL) from a queue all groups share (global in-flight's or global running's
    FIFO, the ready queue) to `victims`. */
 GROUPCONC__FN void groupconc__sweep_shared(groupconc_executor *ex, groupconc__fifo *q,
                                            const groupconc__group *g, groupconc__fifo *victims) {
@@ -3723,23 +3730,26 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
 }
 
 /* ==== fair semaphores: admission and hand-off ==================================================== */
-/* All of this runs under ex->lock. Layer i (0 global in-flight, 1 bulkhead, 2 concurrency, 3 global
-   running) is held by a task when i < t->held. A permit is checked and taken in one locked step (no
-   check-then-act window), and a hand-off moves the permit with `used` unchanged (never counted
-   twice).
-     layer  semaphore       shut while                  queue bounded by
-     0      ex->global      -                           global_queue_threshold, max_waiting
-     1      g->bulkhead     -                           the group's threshold (1+2), max_waiting
-     2      g->conc         the group/executor paused   the group's threshold (1+2), max_waiting
-     3      ex->run_cap     the task's group paused     max_waiting
-   A shut layer hands out nothing: its waiters keep their places. At layer 3 (one FIFO for all
+/* All of this runs under ex->lock. A layer (GROUPCONC__L_*, in order) is held by a task when it
+   comes before t->held. A permit is checked and taken in one locked step (no check-then-act
+   window), and a hand-off moves the permit with `used` unchanged (never counted twice).
+     layer                     semaphore     shut while                 queue bounded by
+     GROUPCONC__L_GLOBAL       ex->global    -                          global_queue_threshold,
+                                                                        max_waiting
+     GROUPCONC__L_BULKHEAD     g->bulkhead   -                          the group's threshold (its
+                                                                        two queues), max_waiting
+     GROUPCONC__L_CONCURRENCY  g->conc       the group/executor paused  the same
+     (the fleet layer)         ex->fleet     the group/executor paused  max_waiting (section "the
+                                             (asks nothing)             fleet layer")
+     GROUPCONC__L_RUNNING      ex->run_cap   the task's group paused    max_waiting
+   A shut layer hands out nothing: its waiters keep their places. At global running (one FIFO for all
    groups) a released permit goes to the oldest waiter whose group is not paused, and a new task may
    take a free permit past paused waiters: invariant, whenever run_cap has a free permit, every
    waiter in its FIFO belongs to a paused group. `used` may exceed `limit` after a live lowering:
    a release then only counts down (no preemption, nothing new starts until it is under). */
 
 /* Tasks waiting at any layer, the fleet layer's too, all groups: what max_waiting bounds. A task
-   moves from the fleet layer to layer 4 without the count growing (else a granted task could pass
+   moves from the fleet layer to global running without the count growing (else a granted task could pass
    the bound there, never checked again). */
 GROUPCONC__FN size_t groupconc__waiting_total(const groupconc_executor *ex) {
     return ex->global.waiters.count + ex->waiting_groups + ex->run_cap.waiters.count + ex->fleet.count;
@@ -3867,10 +3877,10 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
     d->index = GROUPCONC__TIMER_NONE;
 }
 
-/* ---- the fleet layer: an external provider's lease, between layers 3 and 4 ----
-   After the group's permits (layers 1-3) and before the global running cap: a task answered BUSY
-   must not hold a layer-4 permit, or one group whose fleet capacity sits in other processes could
-   stall every group (layer 4 is work-conserving). A task there joins ex->fleet (oldest first) and is asked for (FLEET_ASKING:
+/* ---- the fleet layer: an external provider's lease, between concurrency and global running ----
+   After the group's permits (global in-flight, bulkhead, concurrency) and before the global running
+   cap: a task answered BUSY must not hold a global running permit, or one group whose fleet capacity sits in other processes could
+   stall every group (global running is work-conserving). A task there joins ex->fleet (oldest first) and is asked for (FLEET_ASKING:
    the request is made once the lock is released, from the batch's `asks`), unless its group has
    tasks answered BUSY: then it queues behind them unasked (FLEET_BUSY), so the group's order holds.
    groupconc_fleet_notify asks again for a group's oldest BUSY task (for every BUSY task when it names
@@ -3904,7 +3914,7 @@ GROUPCONC__FN void groupconc__fleet_ask_next_locked(groupconc_executor *ex, grou
     groupconc__fleet_ask_locked(ex, t, b);
 }
 
-/* t holds its group's permits (layers 1-3): into the fleet layer. Under ex->lock. */
+/* t holds its group's permits (up to concurrency): into the fleet layer. Under ex->lock. */
 GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupconc_task *t,
                                                  groupconc__batch *b) {
     groupconc__group_fleet *gf = groupconc__gfleet(t->group);
@@ -6723,8 +6733,8 @@ GROUPCONC__PUBLIC groupconc_executor_limits groupconc_executor_limits_keep(void)
 
 /* After a change: layers 0-3 of g (NULL: the global ones only; all groups: each) hand out what is
    free. Under ex->lock. */
-/* Layer 4 is filled first, before anything handed a permit at layers 1-3 is pumped: admit takes a
-   free layer-4 permit without looking at its FIFO (see "fair semaphores"), so the tasks already
+/* Global running is filled first, before anything handed a permit at the other layers is pumped:
+   admit takes a free global running permit without looking at its FIFO (see "fair semaphores"), so the tasks already
    waiting there must have had theirs by then. */
 GROUPCONC__FN void groupconc__refill_locked(groupconc_executor *ex, groupconc__group *g, groupconc__batch *b) {
     (void)groupconc__fill_layer(ex, g, GROUPCONC__L_RUNNING, b);
@@ -7163,7 +7173,7 @@ GROUPCONC__FN int groupconc__gate_acquire_alone(groupconc_gate *gate, groupconc_
     return rc;
 }
 
-/* An executor gate: a permit at each of the group's three layers, taken at once in one locked step
+/* An executor gate: a permit at each local layer of the group, taken at once in one locked step
    or not at all; the same no-barging rule as a task's admission (a layer with waiters refuses). */
 GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char *group,
                                                 groupconc_permit *out) {
@@ -7957,7 +7967,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
                 task_id = groupconc__task_id(t); /* under the lock: a worker may soon write its bits */
             }
             groupconc__set_stage(t, GROUPCONC__NEW);
-            groupconc__fifo_push(&b.advance, t); /* on to layer 4, then the ready queue */
+            groupconc__fifo_push(&b.advance, t); /* on to global running, then the ready queue */
         }
         groupconc__pump(ex, &b);
         (void)groupconc__kick_locked(ex);

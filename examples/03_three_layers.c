@@ -23,8 +23,8 @@
        report-2   submit: GROUPCONC_OK
        report-3   submit: GROUPCONC_EREJECTED_GLOBAL
        global: in flight 4 of 4, waiting 2
-       api:    running 2, waiting at layer 3: 1, in flight 3 of 3
-       report: running 1, waiting at layer 1: 1
+       api:    running 2, waiting at concurrency: 1, in flight 3 of 3
+       report: running 1, waiting at global in-flight: 1
        api tasks released
        api-1      SUCCESS
        api-2      SUCCESS
@@ -32,8 +32,8 @@
        report-2   REJECTED (reason GROUPCONC_EREJECTED_CONCURRENCY)
        report-1   SUCCESS
        global: in flight 0 of 4, waiting 0
-       api:    submitted 4, completed 4: succeeded 3, rejected at layer 1/2/3: 0/1/0
-       report: submitted 3, completed 3: succeeded 1, rejected at layer 1/2/3: 1/0/1
+       api:    submitted 4, completed 4: succeeded 3, rejected at global/bulkhead/concurrency: 0/1/0
+       report: submitted 3, completed 3: succeeded 1, rejected at global/bulkhead/concurrency: 1/0/1
        all:    submitted 7, completed 7: succeeded 4, failed 0, cancelled 0, rejected 3 + other 0
 */
 #define GROUPCONC_IMPLEMENTATION
@@ -55,8 +55,8 @@ static const char *const EXPECTED[] = {
     "report-2   submit: GROUPCONC_OK",
     "report-3   submit: GROUPCONC_EREJECTED_GLOBAL",
     "global: in flight 4 of 4, waiting 2",
-    "api:    running 2, waiting at layer 3: 1, in flight 3 of 3",
-    "report: running 1, waiting at layer 1: 1",
+    "api:    running 2, waiting at concurrency: 1, in flight 3 of 3",
+    "report: running 1, waiting at global in-flight: 1",
     "api tasks released",
     "api-1      SUCCESS",
     "api-2      SUCCESS",
@@ -64,8 +64,8 @@ static const char *const EXPECTED[] = {
     "report-2   REJECTED (reason GROUPCONC_EREJECTED_CONCURRENCY)",
     "report-1   SUCCESS",
     "global: in flight 0 of 4, waiting 0",
-    "api:    submitted 4, completed 4: succeeded 3, rejected at layer 1/2/3: 0/1/0",
-    "report: submitted 3, completed 3: succeeded 1, rejected at layer 1/2/3: 1/0/1",
+    "api:    submitted 4, completed 4: succeeded 3, rejected at global/bulkhead/concurrency: 0/1/0",
+    "report: submitted 3, completed 3: succeeded 1, rejected at global/bulkhead/concurrency: 1/0/1",
     "all:    submitted 7, completed 7: succeeded 4, failed 0, cancelled 0, rejected 3 + other 0",
 };
 #define NEXPECTED (sizeof EXPECTED / sizeof EXPECTED[0])
@@ -138,7 +138,7 @@ static void report(groupconc_task *t) {
 static void counters(groupconc_executor *ex, const char *label, const char *group) {
     groupconc_group_stats s;
     check(groupconc_group_stats_get(ex, group, &s), "group_stats");
-    say("%-7s submitted %llu, completed %llu: succeeded %llu, rejected at layer 1/2/3: %llu/%llu/%llu",
+    say("%-7s submitted %llu, completed %llu: succeeded %llu, rejected at global/bulkhead/concurrency: %llu/%llu/%llu",
         label, (unsigned long long)s.submitted, (unsigned long long)s.completed,
         (unsigned long long)s.succeeded, (unsigned long long)s.rejected_global,
         (unsigned long long)s.rejected_bulkhead, (unsigned long long)s.rejected_concurrency);
@@ -163,19 +163,19 @@ int main(void) {
     policy.rejection = GROUPCONC_REJECT_ABORT;
     check(groupconc_executor_create(&policy, &ex), "executor_create");
 
-    /* layers 1, 2, 3 all have a free permit: runs */
+    /* global in-flight, bulkhead and concurrency all have a free permit: runs */
     t[0] = submit(ex, "api", "api-1");
     /* runs too (api concurrency 2) */
     t[1] = submit(ex, "api", "api-2");
-    /* layer 3 full: waits there, using the api queue (1 of 1) */
+    /* concurrency full: waits there, using the api queue (1 of 1) */
     t[2] = submit(ex, "api", "api-3");
-    /* layer 2 full (3 in flight) and the api queue is full: refused in submit */
+    /* bulkhead full (3 in flight) and the api queue is full: refused in submit */
     t[3] = submit(ex, "api", "api-4");
     /* the 4th global permit: runs */
     t[4] = submit(ex, "report", "report-1");
-    /* layer 1 full: waits there, using the global queue (1 of 1) */
+    /* global in-flight full: waits there, using the global queue (1 of 1) */
     t[5] = submit(ex, "report", "report-2");
-    /* layer 1 full and the global queue is full: refused in submit */
+    /* global in-flight full and the global queue is full: refused in submit */
     t[6] = submit(ex, "report", "report-3");
     while (atomic_load(&arrived) < 3) nap(); /* api-1, api-2, report-1 are running */
 
@@ -184,11 +184,11 @@ int main(void) {
     check(groupconc_group_stats_get(ex, "report", &rep), "group_stats report");
     say("global: in flight %zu of %d, waiting %zu", es.global_in_flight, es.global_max_in_flight,
         es.waiting);
-    say("api:    running %zu, waiting at layer 3: %zu, in flight %zu of %d", api.running,
+    say("api:    running %zu, waiting at concurrency: %zu, in flight %zu of %d", api.running,
         api.waiting_concurrency, api.in_flight, api.max_in_flight);
-    say("report: running %zu, waiting at layer 1: %zu", rep.running, rep.waiting_global);
+    say("report: running %zu, waiting at global in-flight: %zu", rep.running, rep.waiting_global);
 
-    /* The first api task to finish hands its global permit to report-2, which then needs a layer-3
+    /* The first api task to finish hands its global permit to report-2, which then needs a concurrency
        permit of "report" (held by report-1) with a queue threshold of 0: rejected, asynchronously. */
     atomic_store(&gate_open[0], 1);
     say("api tasks released");

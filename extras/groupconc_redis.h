@@ -55,8 +55,8 @@
        Lease        a task of a capped group runs only while it holds a lease of that group: a member
                     of the group's sorted set in Redis whose score is its expiry (Redis's clock, ms).
                     A group's cap is the most members the set may hold; expired members do not count.
-       Acquire      the executor asks when a task holds its group's permits (layers 1-3; before the
-                    global running cap, layer 4: groupconc.h [10]).
+       Acquire      the executor asks when a task holds its group's permits (global in-flight,
+                    bulkhead, concurrency; before the global running cap: groupconc.h [10]).
                     The provider never blocks there: it queues the ask for its I/O thread, which
                     sends every queued ask, release and renewal in one pipelined round trip - one
                     script call per group and kind, carrying up to GROUPCONC_REDIS_CHUNK leases - and
