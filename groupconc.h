@@ -5473,8 +5473,8 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     stage = 5;
 #ifndef GROUPCONC_NO_SCOPES
     if ((rc = groupconc__mutex_init(&ex->scope_lock)) != GROUPCONC_OK) goto fail;
-#endif
     stage = 6;
+#endif
     if ((rc = groupconc__cond_init(&ex->keeper_cv)) != GROUPCONC_OK) goto fail;
     stage = 7;
     if (ex->policy.fleet.attach &&
@@ -5610,6 +5610,23 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     return GROUPCONC_ETIMEDOUT;
 }
 
+/* An executor gate or an open scope of ex still exists: destroy refuses (gate permits hold its
+   layers; scopes hold fork handles). Under ex->lock. Neither exists without those modules
+   (GROUPCONC_NO_GATE, GROUPCONC_NO_SCOPES). */
+GROUPCONC__FN bool groupconc__gates_or_scopes_locked(groupconc_executor *ex) {
+    bool any = false;
+#ifndef GROUPCONC_NO_GATE
+    if (ex->gates) any = true;
+#endif
+#ifndef GROUPCONC_NO_SCOPES
+    groupconc__mutex_lock(&ex->scope_lock); /* ex->scopes is scope_lock's (order: lock, then it) */
+    if (ex->scopes) any = true;
+    groupconc__mutex_unlock(&ex->scope_lock);
+#endif
+    (void)ex;
+    return any;
+}
+
 GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__worker *list, *w;
     size_t i;
@@ -5617,16 +5634,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
     groupconc__mutex_lock(&ex->lock);
-    i = 0; /* gate permits hold its layers; scopes hold fork handles */
-#ifndef GROUPCONC_NO_GATE
-    if (ex->gates) i = 1;
-#endif
-#ifndef GROUPCONC_NO_SCOPES
-    groupconc__mutex_lock(&ex->scope_lock); /* ex->scopes is scope_lock's (order: lock, then it) */
-    if (ex->scopes) i = 1;
-    groupconc__mutex_unlock(&ex->scope_lock);
-#endif
-    if (i) {
+    if (groupconc__gates_or_scopes_locked(ex)) {
         groupconc__mutex_unlock(&ex->lock);
         return GROUPCONC_EBUSY;
     }

@@ -49,6 +49,9 @@
    answers a request a failed row left held, and checks every GRANTED lease came back and every
    attach had its detach. The thirteen-codes row also checks each new code's text names its subject.
 
+   With a module left out (GROUPCONC_NO_GATE / _SCOPES / _DUMP) its rows are left out, and so are
+   the scope rows' looks into the dump without the dump.
+
    The fixture: executor with a per-group table ("solo": conc 1, threshold 0; "bulk": conc 1,
    in-flight 1, threshold 0), a task `parked` running in "p" on a latch, `queued` waiting behind it,
    and `done`, finished. */

@@ -14,7 +14,11 @@
    join_for / execute_all timeouts, with generous bounds.
 
    Cells that met a defect of issue 23 (items 1-8, 10) assert the fixed behaviour and name the
-   item in a comment. PAIRS_TEST=<substring> runs only matching tests. */
+   item in a comment. PAIRS_TEST=<substring> runs only matching tests.
+
+   With a module left out (GROUPCONC_NO_GATE / _SCOPES / _DUMP, meson -Dno_modules) its pairs are
+   left out, and so, without the dump, are the pairs that wait for a deferring body to return to
+   its worker (dfr_wait sees that in the dump). */
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 

@@ -28,6 +28,8 @@
      then operations, one byte each (b % OP_COUNT) followed by its argument bytes (see fz_step).
      (Adding an OP_* changes OP_COUNT and so what every op byte means: the seeds in corpus/ write each
      op as its index, below every later OP_COUNT, so that they keep meaning what they meant.)
+     With a module left out (GROUPCONC_NO_GATE / _SCOPES / _DUMP) its ops do nothing and its checks
+     are left out; OP_COUNT and every op's number stay.
 
    Custom rejection handler (header [5] % 4 == 3): what it decides for a task comes from its submit's
    first argument byte / 30 (execute_all: the call's first byte >> 4, plus the element's index), one of
