@@ -3468,8 +3468,8 @@ static const uint16_t groupconc__stage_next[] = {
    a bug in this file: a debug build stops at GROUPCONC_ASSERT, naming it. */
 GROUPCONC__FN void groupconc__set_stage(groupconc_task *t, unsigned to) {
 #if GROUPCONC_DEBUG
+    /* an illegal task stage transition: see the life-cycle table */
     GROUPCONC_ASSERT(t->stage < GROUPCONC__STAGES && to < GROUPCONC__STAGES &&
-                     "illegal task stage transition (see the life-cycle table)" &&
                      (groupconc__stage_next[t->stage] & GROUPCONC__TO(to)) != 0);
 #endif
     t->stage = (uint8_t)to;
