@@ -2496,7 +2496,10 @@ static void pair_deferred_bounded(void **state) {
     done_rel(d, GROUPCONC_STATUS_SUCCESS, 0);
     x = sub(ex, "b", "x", tu_noop_fn, NULL);
     done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
-    assert_int_equal(tu_xstats(ex).groups_reclaimed, 1);
+    /* "a" was reclaimed (else "b" found the table full); "b" may be too, idle for 1 ms on a slow
+       machine (CI's Wine run saw 2) */
+    uint64_t reclaimed = tu_xstats(ex).groups_reclaimed;
+    assert_true(reclaimed >= 1 && reclaimed <= 2);
     tu_latch_destroy(&f.deferred);
     OK(groupconc_executor_destroy(ex));
 }
@@ -3331,7 +3334,10 @@ static void pair_pause_bounded(void **state) {
     OK(groupconc_group_resume(ex, "a"));
     x = sub(ex, "b", "x", tu_noop_fn, NULL);
     done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
-    assert_int_equal(tu_xstats(ex).groups_reclaimed, 1);
+    /* "a" was reclaimed (else "b" found the table full); "b" may be too, idle for 1 ms on a slow
+       machine (CI's Wine run saw 2) */
+    uint64_t reclaimed = tu_xstats(ex).groups_reclaimed;
+    assert_true(reclaimed >= 1 && reclaimed <= 2);
     OK(groupconc_executor_destroy(ex));
 }
 
