@@ -1797,7 +1797,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      groups              counters (hot inline, rare ones in a cold block), limit resolution, the
                          bounded table's LRU list and reclaim, group creation
      task life cycle     the transition tables; every function that moves a task between stages
-     fair semaphores     the four local layers, GROUPCONC__L_* (a table: what shuts each, what bounds its queue):
+     fair semaphores     the five layers, GROUPCONC__L_* (a table: what shuts each, what bounds its queue),
                          admission, hand-off, refill after a live change, the deadline heap, the pump
      inbox               submitting without the executor lock
      completion and events   cleanups, results, events, callbacks, rejection handling
@@ -2487,15 +2487,16 @@ struct groupconc__group {
     char key[];
 };
 
-/* The semaphore layers, in the order a task takes them; t->held counts the ones it holds (layers
-   [0, held)). One name per layer, in the code and in the text (the manual's layer table, the stats'
-   waiting_* fields, the reasons GROUPCONC_EREJECTED_* / EEXPIRED_*). The fleet layer is not one of
-   them: it holds no semaphore here (a lease from the provider), and a task with a provider passes it
-   between CONCURRENCY and RUNNING (groupconc__admit; "the fleet layer" below). */
+/* The layers, in the order a task takes them; t->held counts the ones it holds (layers [0, held)).
+   One name per layer, in the code and in the text (the manual's layer table, the stats' waiting_*
+   fields, the reasons GROUPCONC_EREJECTED_* / EEXPIRED_*). Each is a groupconc__sem. The fleet layer
+   is the one asynchronous layer: its permit is not taken but asked for, and the provider's answer
+   hands it on (see "the fleet layer"); without a provider every task passes it at once. */
 typedef enum groupconc__layer_id {
     GROUPCONC__L_GLOBAL = 0,  /* global in-flight: ex->global (global_max_in_flight) */
     GROUPCONC__L_BULKHEAD,    /* group bulkhead: g->bulkhead (max_in_flight) */
     GROUPCONC__L_CONCURRENCY, /* group concurrency: g->conc (concurrency); paused groups take none */
+    GROUPCONC__L_FLEET,       /* the fleet: ex->fleet (no local limit: the provider's answer) */
     GROUPCONC__L_RUNNING,     /* global running: ex->run_cap (global_max_running); work-conserving */
     GROUPCONC__LAYERS
 } groupconc__layer_id;
@@ -2584,9 +2585,10 @@ struct groupconc_executor {
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
-    /* The fleet layer (see "fleet layer"): tasks holding their group's permits, asking the
-       provider or answered BUSY, oldest first. */
-    groupconc__fifo fleet;
+    /* GROUPCONC__L_FLEET (see "the fleet layer"): its waiters hold their group's permits and ask
+       the provider or were answered BUSY, oldest first; no limit (INT32_MAX), `used` = the tasks
+       past it. */
+    groupconc__sem fleet;
     size_t fleet_outstanding;      /* requests not answered yet (destroy waits for them) */
     uint64_t fleet_open, fleet_renew_failed;
     size_t nrunning;               /* running tasks holding permits */
@@ -3215,6 +3217,7 @@ GROUPCONC__FN groupconc__sem *groupconc__layer(groupconc_executor *ex, groupconc
     case GROUPCONC__L_GLOBAL: return &ex->global;
     case GROUPCONC__L_BULKHEAD: return &g->bulkhead;
     case GROUPCONC__L_CONCURRENCY: return &g->conc;
+    case GROUPCONC__L_FLEET: return &ex->fleet;
     default: return &ex->run_cap; /* GROUPCONC__L_RUNNING */
     }
 }
@@ -3225,6 +3228,7 @@ GROUPCONC__FN int groupconc__layer_rejected(int layer) {
     case GROUPCONC__L_GLOBAL: return GROUPCONC_EREJECTED_GLOBAL;
     case GROUPCONC__L_BULKHEAD: return GROUPCONC_EREJECTED_BULKHEAD;
     case GROUPCONC__L_CONCURRENCY: return GROUPCONC_EREJECTED_CONCURRENCY;
+    case GROUPCONC__L_FLEET: return GROUPCONC_EREJECTED_FLEET; /* the provider's REJECT */
     default: return GROUPCONC_EREJECTED_RUNNING; /* GROUPCONC__L_RUNNING */
     }
 }
@@ -3235,6 +3239,7 @@ GROUPCONC__FN int groupconc__layer_expired(int layer) {
     case GROUPCONC__L_GLOBAL: return GROUPCONC_EEXPIRED_GLOBAL;
     case GROUPCONC__L_BULKHEAD: return GROUPCONC_EEXPIRED_BULKHEAD;
     case GROUPCONC__L_CONCURRENCY: return GROUPCONC_EEXPIRED_CONCURRENCY;
+    case GROUPCONC__L_FLEET: return GROUPCONC_EEXPIRED_FLEET;
     default: return GROUPCONC_EEXPIRED_RUNNING; /* GROUPCONC__L_RUNNING */
     }
 }
@@ -3289,7 +3294,7 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
 
 /* ==== task life cycle =========================================================================== */
 /* A task's life is kept in three fields of its node:
-     stage  GROUPCONC__NEW .. FLEET_BUSY: where it is. Plain; changed only under ex->lock (or by the
+     stage  GROUPCONC__NEW .. DEFERRED: where it is. Plain; changed only under ex->lock (or by the
             one thread that owns the task), and only through groupconc__set_stage, which checks
             each change against groupconc__stage_next (the rows below) in a debug build.
      state  GROUPCONC__ST_*: atomic bits, read without a lock by the handle functions (done?
@@ -3301,17 +3306,17 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
    Stage transitions. All under ex->lock; "DONE" means out of every queue, permits handed on,
    counted. Completion (cleanup, COMPLETED event, callbacks, ST_DONE) follows with no lock held.
      from      to        who, and why                                          function
-     NEW       QUEUED    admission: no free permit at layer `held`, and the    admit
-                         layer's queue threshold lets it wait
+     NEW       QUEUED    admission: no free permit at layer `held`, and the    admit,
+                         layer's queue threshold lets it wait; or at the       fleet_enter_locked
+                         fleet layer, with a provider (asked for, or behind
+                         its group's tasks answered BUSY: B_FLEET_BUSY)
      NEW       READY     admission: every layer's permit held                  admit, push_ready
      NEW       REJECTED  admission: the queue threshold is reached             reject_locked
-     NEW       FLEET_ASKING  the group's layers held, a provider set: a        fleet_enter_locked,
-                         request goes out once the lock is released            fleet_ask_locked
-     NEW       FLEET_BUSY  as above, but its group has tasks answered BUSY     fleet_enter_locked
-                         (it queues behind them unasked) or is paused
      QUEUED    NEW       a released permit is handed to it (oldest waiter);    release_permits,
-                         the pump admits it at its next layer                  pump
-     QUEUED    REJECTED  its queue deadline passed (the housekeeper)           expire_locked
+                         the pump admits it at its next layer; at the fleet    pump,
+                         layer: answered GRANTED (a lease, B_LEASED) or OPEN   groupconc_fleet_answer
+     QUEUED    REJECTED  its queue deadline passed (the housekeeper); at the   expire_locked,
+                         fleet layer also answered REJECT (EREJECTED_FLEET)    groupconc_fleet_answer
      QUEUED    DONE      task_cancel, group shutdown / evict, executor         unlink_waiting,
      READY     DONE        shutdown: CANCELLED                                 cancel_locked
      READY     RUNNING   a worker claims it (while tasks are short, up to      start_locked
@@ -3329,19 +3334,11 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
      REJECTED  READY     CALLER_RUNS on a worker: queued again, no permits     settle_rejected
      REJECTED  DONE      task_cancel while its CALLER_RUNS rejection is being  groupconc_task_cancel
                          handled (CANCELLED)
-     FLEET_ASKING  NEW   answered GRANTED (a lease, B_LEASED) or OPEN: on to   groupconc_fleet_answer
-                         the global running layer (B_FLEET_PASSED)
-     FLEET_ASKING  FLEET_BUSY  answered BUSY, or GRANTED while its group is    groupconc_fleet_answer
-                         paused (the lease given back at once)
-     FLEET_ASKING  FLEET_ASKING  answered BUSY after a notify came while the   groupconc_fleet_answer,
-                         request was out (GF_NOTIFIED): asked again at once    fleet_ask_locked
-     FLEET_BUSY  FLEET_ASKING  groupconc_fleet_notify names its group (its     groupconc_fleet_notify,
-                         oldest BUSY task), or the resume of a pause           fleet_resume_locked
-     FLEET_ASKING  REJECTED  answered REJECT (EREJECTED_FLEET)                 groupconc_fleet_answer
-     FLEET_ASKING  DONE  as QUEUED: cancel, shutdown, evict (CANCELLED; the    unlink_waiting,
-     FLEET_BUSY  DONE      answer that comes later finds it gone)              cancel_locked
-     FLEET_BUSY  REJECTED  its queue deadline passed (EEXPIRED_FLEET), also    expire_locked
-                         while asking (FLEET_ASKING REJECTED, the row above)
+   At the fleet layer a QUEUED task changes no stage while it is asked for (ST_FLEET_REF), answered
+   BUSY (B_FLEET_BUSY set, or GRANTED while its group is paused: the lease given back at once),
+   asked again (a notify naming its group, the resume, or a BUSY answer after a notify came while
+   the request was out: GF_NOTIFIED). A task taken there (cancel, shutdown, evict, its deadline)
+   leaves as from any layer; the answer that comes later finds it no longer QUEUED.
    A task rejected under ABORT or DISCARD, or with a rejection handler, is completed from REJECTED
    by the thread handling the rejection, which owns it.
 
@@ -3385,26 +3382,23 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
    task in no list (a CALLER_RUNS run in submit, a rejection handler's decision); NO_PERMITS under
    the lock (settle_rejected) or by the submitting thread for a CALLER_RUNS run in submit.
    HAS_DEADLINE and FLEET are set by task_init (a queue deadline; a provider in the policy: a fleet
-   slot inline); FLEET_PASSED and LEASED under the lock by groupconc_fleet_answer (GRANTED or OPEN;
-   GRANTED), LEASED cleared by the completing thread when it gives the lease back (DONE, in no
-   list: it owns the bits). */
+   slot inline); LEASED under the lock by groupconc_fleet_answer (GRANTED), cleared by the
+   completing thread when it gives the lease back (DONE, in no list: it owns the bits); FLEET_BUSY
+   under the lock while the task waits at the fleet layer unasked (fleet_park_locked), cleared when
+   it is asked again or leaves the layer (waiting_dec). Whether a task passed the fleet layer is
+   t->held > GROUPCONC__L_FLEET. */
 
 /* t->stage (under ex->lock). */
 enum {
     GROUPCONC__NEW = 0, /* inside submit, not yet visible to other threads */
-    GROUPCONC__QUEUED,  /* waiting in the FIFO of layer t->held (0 global, 1 bulkhead, 2 concurrency,
-                           3 global running) */
+    GROUPCONC__QUEUED,  /* waiting in the FIFO of layer t->held (GROUPCONC__L_*; at the fleet layer,
+                           asked for or answered BUSY) */
     GROUPCONC__READY,   /* holds every permit (or none under CALLER_RUNS), in the ready queue */
     GROUPCONC__RUNNING, /* on a thread, linked in ex->running */
     GROUPCONC__REJECTED, /* refused by a layer, permits returned; rejection handling is pending */
     GROUPCONC__DONE,    /* left the executor's queues; completion may still be in progress */
-    GROUPCONC__DEFERRED, /* its body returned GROUPCONC_TASK_PENDING: off its worker, in ex->deferred,
+    GROUPCONC__DEFERRED  /* its body returned GROUPCONC_TASK_PENDING: off its worker, in ex->deferred,
                            holding its permits until groupconc_deferred_complete */
-    GROUPCONC__FLEET_ASKING, /* holds global in-flight, bulkhead, concurrency (held == GROUPCONC__L_RUNNING), in ex->fleet; the provider has (or is
-                                about to get) a request for it */
-    GROUPCONC__FLEET_BUSY    /* holds the group's layers, in ex->fleet; answered BUSY (or its group paused):
-                                asked again when groupconc_fleet_notify names its group (not while
-                                paused), or at the resume */
 };
 
 /* t->state bits (atomic: read without the lock by handle functions). */
@@ -3437,7 +3431,8 @@ enum {
 #define GROUPCONC__B_HAS_DEADLINE 128u /* a groupconc__queue_deadline stored inline first after the struct */
 #define GROUPCONC__B_FLEET 256u       /* a groupconc__fleet_slot inline after the deadline (a provider is set) */
 #define GROUPCONC__B_LEASED 512u      /* holds a fleet lease (in its slot): given back at completion */
-#define GROUPCONC__B_FLEET_PASSED 1024u /* the fleet layer let it through (GRANTED or OPEN) */
+#define GROUPCONC__B_FLEET_BUSY 1024u  /* QUEUED at the fleet layer unasked: answered BUSY or its group
+                                         paused (counted in its group's gfleet->busy) */
 
 /* The stage transitions allowed, as the table "Stage transitions" above lists them: row `from`, bit
    `to`. Every stage change goes through groupconc__set_stage, which checks it against this table
@@ -3447,8 +3442,7 @@ enum {
 #define GROUPCONC__TO(stage) (1u << (stage))
 static const uint16_t groupconc__stage_next[] = {
     [GROUPCONC__NEW] = GROUPCONC__TO(GROUPCONC__QUEUED) | GROUPCONC__TO(GROUPCONC__READY) |
-        GROUPCONC__TO(GROUPCONC__REJECTED) | GROUPCONC__TO(GROUPCONC__FLEET_ASKING) |
-        GROUPCONC__TO(GROUPCONC__FLEET_BUSY),
+        GROUPCONC__TO(GROUPCONC__REJECTED),
     [GROUPCONC__QUEUED] = GROUPCONC__TO(GROUPCONC__NEW) | GROUPCONC__TO(GROUPCONC__REJECTED) |
         GROUPCONC__TO(GROUPCONC__DONE),
     [GROUPCONC__READY] = GROUPCONC__TO(GROUPCONC__RUNNING) | GROUPCONC__TO(GROUPCONC__DONE),
@@ -3457,10 +3451,6 @@ static const uint16_t groupconc__stage_next[] = {
     [GROUPCONC__REJECTED] = GROUPCONC__TO(GROUPCONC__READY) | GROUPCONC__TO(GROUPCONC__DONE),
     [GROUPCONC__DONE] = 0,
     [GROUPCONC__DEFERRED] = GROUPCONC__TO(GROUPCONC__RUNNING),
-    [GROUPCONC__FLEET_ASKING] = GROUPCONC__TO(GROUPCONC__FLEET_ASKING) | GROUPCONC__TO(GROUPCONC__FLEET_BUSY) |
-        GROUPCONC__TO(GROUPCONC__NEW) | GROUPCONC__TO(GROUPCONC__REJECTED) | GROUPCONC__TO(GROUPCONC__DONE),
-    [GROUPCONC__FLEET_BUSY] = GROUPCONC__TO(GROUPCONC__FLEET_ASKING) | GROUPCONC__TO(GROUPCONC__REJECTED) |
-        GROUPCONC__TO(GROUPCONC__DONE),
 };
 #define GROUPCONC__STAGES (sizeof groupconc__stage_next / sizeof groupconc__stage_next[0])
 
@@ -3539,9 +3529,20 @@ GROUPCONC__FN void groupconc__push_ready(groupconc_executor *ex, groupconc_task 
 
 /* One task fewer waiting at `layer` (which counts it: the group, or the executor). */
 GROUPCONC__FN void groupconc__waiting_dec(groupconc_executor *ex, groupconc_task *w, int layer) {
-    if (layer == GROUPCONC__L_GLOBAL) w->group->waiting_global--;
-    else if (layer == GROUPCONC__L_RUNNING) w->group->waiting_running--;
-    else ex->waiting_groups--; /* bulkhead and concurrency */
+    if (layer == GROUPCONC__L_GLOBAL) {
+        w->group->waiting_global--;
+    } else if (layer == GROUPCONC__L_RUNNING) {
+        w->group->waiting_running--;
+    } else if (layer == GROUPCONC__L_FLEET) {
+        groupconc__group_fleet *gf = groupconc__gfleet(w->group);
+        if (--gf->waiting == 0) w->group->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
+        if (w->bits & GROUPCONC__B_FLEET_BUSY) {
+            gf->busy--;
+            w->bits &= (uint16_t)~GROUPCONC__B_FLEET_BUSY;
+        }
+    } else {
+        ex->waiting_groups--; /* bulkhead and concurrency */
+    }
 }
 
 GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_task *t, int reason,
@@ -3563,11 +3564,6 @@ GROUPCONC__FN void groupconc__unlink_waiting(groupconc_executor *ex, groupconc_t
     if (t->stage == GROUPCONC__QUEUED) {
         groupconc__fifo_remove(&groupconc__layer(ex, t->group, t->held)->waiters, t);
         groupconc__waiting_dec(ex, t, t->held);
-    } else if (t->stage == GROUPCONC__FLEET_ASKING || t->stage == GROUPCONC__FLEET_BUSY) {
-        groupconc__fifo_remove(&ex->fleet, t);
-        groupconc__group_fleet *gf = groupconc__gfleet(t->group);
-        if (--gf->waiting == 0) t->group->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
-        if (t->stage == GROUPCONC__FLEET_BUSY) gf->busy--;
     } else {
         GROUPCONC_ASSERT(t->stage == GROUPCONC__READY);
         groupconc__fifo_remove(&ex->ready, t);
@@ -3658,7 +3654,7 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
         groupconc__mutex_unlock(&ex->table_lock);
     }
     if (!g || g->ready > 0) groupconc__sweep_shared(ex, &ex->ready, g, &victims);
-    if (!g || groupconc__fleet_waiting(g) > 0) groupconc__sweep_shared(ex, &ex->fleet, g, &victims);
+    if (!g || groupconc__fleet_waiting(g) > 0) groupconc__sweep_shared(ex, &ex->fleet.waiters, g, &victims);
     while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
     for (t = ex->running.head; t; t = next) { /* after the queues: what it frees goes nowhere */
         next = t->next;
@@ -3739,10 +3735,12 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
      GROUPCONC__L_BULKHEAD     g->bulkhead   -                          the group's threshold (its
                                                                         two queues), max_waiting
      GROUPCONC__L_CONCURRENCY  g->conc       the group/executor paused  the same
-     (the fleet layer)         ex->fleet     the group/executor paused  max_waiting (section "the
+     GROUPCONC__L_FLEET        ex->fleet     the group/executor paused  max_waiting (section "the
                                              (asks nothing)             fleet layer")
      GROUPCONC__L_RUNNING      ex->run_cap   the task's group paused    max_waiting
-   A shut layer hands out nothing: its waiters keep their places. At global running (one FIFO for all
+   A shut layer hands out nothing: its waiters keep their places. The fleet layer is asynchronous:
+   its permit is asked for, not taken, and a release there hands nothing on (next_waiter); only the
+   provider's answer moves its waiters (groupconc_fleet_answer). At global running (one FIFO for all
    groups) a released permit goes to the oldest waiter whose group is not paused, and a new task may
    take a free permit past paused waiters: invariant, whenever run_cap has a free permit, every
    waiter in its FIFO belongs to a paused group. `used` may exceed `limit` after a live lowering:
@@ -3752,7 +3750,8 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
    moves from the fleet layer to global running without the count growing (else a granted task could pass
    the bound there, never checked again). */
 GROUPCONC__FN size_t groupconc__waiting_total(const groupconc_executor *ex) {
-    return ex->global.waiters.count + ex->waiting_groups + ex->run_cap.waiters.count + ex->fleet.count;
+    return ex->global.waiters.count + ex->waiting_groups + ex->run_cap.waiters.count +
+           ex->fleet.waiters.count;
 }
 
 /* The waiter of layer `layer` that a free permit goes to: the oldest one not shut out, or NULL. */
@@ -3760,6 +3759,7 @@ GROUPCONC__FN groupconc_task *groupconc__next_waiter(groupconc_executor *ex, gro
                                                      int layer) {
     groupconc__sem *s = groupconc__layer(ex, g, layer);
     groupconc_task *w = s->waiters.head;
+    if (layer == GROUPCONC__L_FLEET) return NULL; /* asked for: only the provider's answer hands on */
     if (layer == GROUPCONC__L_CONCURRENCY && w && groupconc__paused(ex, g)) return NULL;
     if (layer == GROUPCONC__L_RUNNING) {
         if (ex->paused) return NULL;
@@ -3878,23 +3878,31 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
 }
 
 /* ---- the fleet layer: an external provider's lease, between concurrency and global running ----
-   After the group's permits (global in-flight, bulkhead, concurrency) and before the global running
-   cap: a task answered BUSY must not hold a global running permit, or one group whose fleet capacity sits in other processes could
-   stall every group (global running is work-conserving). A task there joins ex->fleet (oldest first) and is asked for (FLEET_ASKING:
-   the request is made once the lock is released, from the batch's `asks`), unless its group has
-   tasks answered BUSY: then it queues behind them unasked (FLEET_BUSY), so the group's order holds.
-   groupconc_fleet_notify asks again for a group's oldest BUSY task (for every BUSY task when it names
-   no group): a provider notifies once per lease freed, and a freed lease costs one request.
-   The answer GRANTED or OPEN sends a task to the ready queue, REJECT completes it REJECTED
-   (EREJECTED_FLEET), BUSY parks it. A task taken
-   meanwhile (cancel, shutdown, its deadline) is no longer FLEET_ASKING when its answer comes: a
+   GROUPCONC__L_FLEET comes after the group's permits (global in-flight, bulkhead, concurrency) and
+   before the global running cap: a task answered BUSY must not hold a global running permit, or one
+   group whose fleet capacity sits in other processes could stall every group (global running is
+   work-conserving). It is the asynchronous layer: a task there is QUEUED in ex->fleet.waiters
+   (oldest first, held == GROUPCONC__L_FLEET) like a waiter at any other layer, so unlink, sweeps,
+   expiry, stats, the dump and destroy treat it alike; but its permit is asked for: a request goes
+   out once the lock is released (from the batch's `asks`; ST_FLEET_REF while it is out), unless
+   its group has tasks answered BUSY (B_FLEET_BUSY): then it queues behind them unasked, so the
+   group's order holds. groupconc_fleet_notify asks again for a group's oldest BUSY task (for every
+   BUSY task when it names no group): a provider notifies once per lease freed, and a freed lease
+   costs one request. The answer GRANTED or OPEN hands the task the layer's permit (on to global
+   running), REJECT completes it REJECTED (EREJECTED_FLEET), BUSY parks it (B_FLEET_BUSY). A task
+   taken meanwhile (cancel, shutdown, its deadline) is no longer QUEUED when its answer comes: a
    lease granted then is given back at once. ST_FLEET_REF keeps the node alive while a request is
-   out; ex->fleet_outstanding counts them, and destroy waits for it to reach 0. */
+   out; ex->fleet_outstanding counts them, and destroy waits for it to reach 0. Without a provider
+   the layer is passed at once (admit). */
 
-/* Make t's request once the lock is released (the caller flushes b). Under ex->lock. */
+/* Make t's request once the lock is released (the caller flushes b); t waits at the fleet layer,
+   asked for now. Under ex->lock. */
 GROUPCONC__FN void groupconc__fleet_ask_locked(groupconc_executor *ex, groupconc_task *t,
                                                groupconc__batch *b) {
-    groupconc__set_stage(t, GROUPCONC__FLEET_ASKING);
+    if (t->bits & GROUPCONC__B_FLEET_BUSY) {
+        groupconc__gfleet(t->group)->busy--;
+        t->bits &= (uint16_t)~GROUPCONC__B_FLEET_BUSY;
+    }
     atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_FLEET_REF, memory_order_relaxed); /* the lock orders it */
     ex->fleet_outstanding++;
     groupconc__fleet_of(t)->ask_next = NULL;
@@ -3903,18 +3911,26 @@ GROUPCONC__FN void groupconc__fleet_ask_locked(groupconc_executor *ex, groupconc
     b->asks_tail = t;
 }
 
+/* t waits at the fleet layer unasked (answered BUSY, or its group paused) until a notify or the
+   resume asks again. Under ex->lock. */
+GROUPCONC__FN void groupconc__fleet_park_locked(groupconc_task *t) {
+    GROUPCONC_ASSERT(!(t->bits & GROUPCONC__B_FLEET_BUSY));
+    t->bits |= GROUPCONC__B_FLEET_BUSY;
+    groupconc__gfleet(t->group)->busy++;
+}
+
 /* Ask again for the oldest task of g answered BUSY (if any). Under ex->lock. */
 GROUPCONC__FN void groupconc__fleet_ask_next_locked(groupconc_executor *ex, groupconc__group *g,
                                                     groupconc__batch *b) {
     groupconc_task *t;
     if (groupconc__gfleet(g)->busy == 0) return;
-    for (t = ex->fleet.head; t && !(t->group == g && t->stage == GROUPCONC__FLEET_BUSY); t = t->next) {}
+    for (t = ex->fleet.waiters.head; t && !(t->group == g && (t->bits & GROUPCONC__B_FLEET_BUSY)); t = t->next) {}
     GROUPCONC_ASSERT(t != NULL);
-    groupconc__gfleet(g)->busy--;
     groupconc__fleet_ask_locked(ex, t, b);
 }
 
-/* t holds its group's permits (up to concurrency): into the fleet layer. Under ex->lock. */
+/* t holds its group's permits (up to concurrency) and has a provider: it waits at the fleet layer.
+   Under ex->lock. */
 GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupconc_task *t,
                                                  groupconc__batch *b) {
     groupconc__group_fleet *gf = groupconc__gfleet(t->group);
@@ -3929,13 +3945,10 @@ GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupco
     }
     groupconc__timer_add(ex, t); /* its queue deadline covers this wait too */
     gf->waiting++;
-    groupconc__fifo_push(&ex->fleet, t);
-    if (gf->busy > 0 || groupconc__paused(ex, t->group)) { /* paused: the resume asks */
-        groupconc__set_stage(t, GROUPCONC__FLEET_BUSY);
-        gf->busy++;
-    } else {
-        groupconc__fleet_ask_locked(ex, t, b);
-    }
+    groupconc__set_stage(t, GROUPCONC__QUEUED);
+    groupconc__fifo_push(&ex->fleet.waiters, t);
+    if (gf->busy > 0 || groupconc__paused(ex, t->group)) groupconc__fleet_park_locked(t); /* paused: the resume asks */
+    else groupconc__fleet_ask_locked(ex, t, b);
 }
 
 /* A pause lifted (g, or every group when g is NULL): a paused group asked nothing and held no lease
@@ -3945,10 +3958,9 @@ GROUPCONC__FN void groupconc__fleet_resume_locked(groupconc_executor *ex, const 
                                                   groupconc__batch *b) {
     groupconc_task *t;
     if (!ex->policy.fleet.acquire) return;
-    for (t = ex->fleet.head; t; t = t->next) {
-        if (t->stage != GROUPCONC__FLEET_BUSY || (g && t->group != g) || groupconc__paused(ex, t->group))
+    for (t = ex->fleet.waiters.head; t; t = t->next) {
+        if (!(t->bits & GROUPCONC__B_FLEET_BUSY) || (g && t->group != g) || groupconc__paused(ex, t->group))
             continue;
-        groupconc__gfleet(t->group)->busy--;
         groupconc__fleet_ask_locked(ex, t, b);
     }
 }
@@ -3960,10 +3972,14 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
     while (t->held < GROUPCONC__LAYERS) {
         int layer = t->held, reason = 0;
         groupconc__sem *s = groupconc__layer(ex, g, layer);
-        if (layer == GROUPCONC__L_RUNNING &&
-            (t->bits & (GROUPCONC__B_FLEET | GROUPCONC__B_FLEET_PASSED)) == GROUPCONC__B_FLEET) {
-            groupconc__fleet_enter_locked(ex, t, b); /* the group's permits held: the fleet's next */
-            return;
+        if (layer == GROUPCONC__L_FLEET) {
+            if (t->bits & GROUPCONC__B_FLEET) { /* asked for; the answer hands the permit on */
+                groupconc__fleet_enter_locked(ex, t, b);
+                return;
+            }
+            s->used++; /* no provider: passed at once */
+            t->held++;
+            continue;
         }
         bool shut = layer >= GROUPCONC__L_CONCURRENCY && groupconc__paused(ex, g);
         /* global running: a free permit means every waiter there is paused (see the table above) */
@@ -5103,12 +5119,9 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
 GROUPCONC__FN void groupconc__expire_locked(groupconc_executor *ex, uint64_t now, groupconc__batch *b) {
     while (ex->ntimers > 0 && groupconc__timer_at(ex, 0) <= now) {
         groupconc_task *t = ex->timers[0];
-        int reason = t->stage == GROUPCONC__QUEUED ? groupconc__layer_expired(t->held)
-                                                   : GROUPCONC_EEXPIRED_FLEET;
-        GROUPCONC_ASSERT(t->stage == GROUPCONC__QUEUED || t->stage == GROUPCONC__FLEET_ASKING ||
-                         t->stage == GROUPCONC__FLEET_BUSY);
+        GROUPCONC_ASSERT(t->stage == GROUPCONC__QUEUED);
         groupconc__unlink_waiting(ex, t);
-        groupconc__reject_locked(ex, t, reason, b);
+        groupconc__reject_locked(ex, t, groupconc__layer_expired(t->held), b);
         groupconc__pump(ex, b); /* what it handed on moves before the next look at the heap */
     }
 }
@@ -5444,6 +5457,7 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     ex->policy = *policy;
     ex->global.limit = groupconc__cap(policy->global_max_in_flight);
     ex->run_cap.limit = groupconc__cap(policy->global_max_running);
+    ex->fleet.limit = INT32_MAX; /* the provider limits it */
     atomic_init(&ex->any_max_wait, policy->default_max_wait_ns != GROUPCONC_FOREVER);
     ex->keeper_wake = UINT64_MAX;
     atomic_init(&ex->keeper_started, false);
@@ -5536,7 +5550,7 @@ GROUPCONC__FN void groupconc__cancel_held_back_locked(groupconc_executor *ex, gr
     if (!ex->paused && ex->npaused == 0) return;
     shared[0] = &ex->global.waiters; /* the queues all groups share; then each paused group's own */
     shared[1] = &ex->run_cap.waiters;
-    shared[2] = &ex->fleet;
+    shared[2] = &ex->fleet.waiters;
     for (i = 0; i < 3; i++) {
         for (t = shared[i]->head; t; t = next) {
             next = t->next;
@@ -5653,7 +5667,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     while (ex->fleet_outstanding > 0) /* the provider still holds requests: they name this executor */
         groupconc__cond_wait(&ex->idle_cv, &ex->lock);
     GROUPCONC_ASSERT(ex->global.used == 0 && ex->ready.count == 0 && ex->running.count == 0 &&
-                     ex->deferred.count == 0 && ex->fleet.count == 0);
+                     ex->deferred.count == 0 && ex->fleet.waiters.count == 0);
     ex->stopping = true;
     ex->keeper_stop = true;
     groupconc__cond_broadcast(&ex->work_cv);
@@ -6153,8 +6167,7 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
     if (!groupconc__is_done(task)) {
         ex = task->group->exec;
         groupconc__lock(ex, &b); /* it may still be in the inbox */
-        if (task->stage == GROUPCONC__QUEUED || task->stage == GROUPCONC__READY ||
-            task->stage == GROUPCONC__FLEET_ASKING || task->stage == GROUPCONC__FLEET_BUSY) {
+        if (task->stage == GROUPCONC__QUEUED || task->stage == GROUPCONC__READY) {
             groupconc__unlink_waiting(ex, task);
             groupconc__cancel_locked(ex, task, &b);
             groupconc__pump(ex, &b);
@@ -6565,7 +6578,7 @@ GROUPCONC__FN void groupconc__group_stats_locked(groupconc_executor *ex, const g
         if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
     }
     if (groupconc__fleet_waiting(g)) {
-        for (t = ex->fleet.head; t && t->group != g; t = t->next) {}
+        for (t = ex->fleet.waiters.head; t && t->group != g; t = t->next) {}
         if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
     }
     if (oldest) {
@@ -6628,7 +6641,7 @@ GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, grou
     out_stats->running = ex->nrunning + out_stats->gate_permits;
     out_stats->ready = ex->ready.count;
     out_stats->waiting = groupconc__waiting_total(ex); /* the fleet layer's too */
-    out_stats->waiting_fleet = ex->fleet.count;
+    out_stats->waiting_fleet = ex->fleet.waiters.count;
     out_stats->rejected_fleet = ex->counts.outcome[GROUPCONC__C_REJ_FLEET];
     out_stats->fleet_open = ex->fleet_open;
     out_stats->fleet_renew_failed = ex->fleet_renew_failed;
@@ -7207,6 +7220,7 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
     if (rc == GROUPCONC_OK && groupconc__paused(ex, g)) rc = GROUPCONC_EPAUSED;
     for (layer = 0; rc == GROUPCONC_OK && layer < GROUPCONC__LAYERS; layer++) {
         const groupconc__sem *s = groupconc__layer(ex, g, layer);
+        if (layer == GROUPCONC__L_FLEET) continue; /* a gate permit does not pass the fleet layer */
         /* global running: a free permit means its waiters are all paused (see "fair semaphores") */
         if ((s->waiters.count > 0 && layer != GROUPCONC__L_RUNNING) || s->used >= s->limit)
             rc = groupconc__layer_rejected(layer);
@@ -7217,7 +7231,8 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
         if (slot == GROUPCONC__SLOT_NONE) {
             rc = GROUPCONC_ENOMEM;
         } else {
-            for (layer = 0; layer < GROUPCONC__LAYERS; layer++) groupconc__layer(ex, g, layer)->used++;
+            for (layer = 0; layer < GROUPCONC__LAYERS; layer++)
+                if (layer != GROUPCONC__L_FLEET) groupconc__layer(ex, g, layer)->used++;
             atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the locks publish it */
             gate->slots[slot].group = g;
             gate->in_flight++;
@@ -7284,7 +7299,8 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
     groupconc__mutex_unlock(&gate->lock);
     if (ex) { /* hand the permits on, as a task's completion does */
         int layer;
-        for (layer = GROUPCONC__LAYERS - 1; layer >= 0; layer--) groupconc__release_layer(ex, g, layer, &b);
+        for (layer = GROUPCONC__LAYERS - 1; layer >= 0; layer--)
+            if (layer != GROUPCONC__L_FLEET) groupconc__release_layer(ex, g, layer, &b);
         if (g->flags & GROUPCONC__GF_LRU) /* idle time counts from here */
             atomic_store_explicit(&groupconc__lru_of(g)->last_used, groupconc__coarse_now_ns(),
                                   memory_order_relaxed);
@@ -7330,6 +7346,7 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
         for (layer = 0; layer < GROUPCONC__LAYERS; layer++) {
             const groupconc__sem *s = groupconc__layer(ex, g, layer);
             int32_t free_here;
+            if (layer == GROUPCONC__L_FLEET) continue; /* as the gate: a permit here does not pass it */
             if ((s->waiters.count > 0 && layer != GROUPCONC__L_RUNNING) || s->used >= s->limit ||
                 (layer >= GROUPCONC__L_CONCURRENCY && groupconc__paused(ex, g)))
                 free_here = 0;
@@ -7930,15 +7947,16 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
     ex = g->exec;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__mutex_lock(&ex->lock);
-    if (t->stage != GROUPCONC__FLEET_ASKING) { /* taken meanwhile (cancel, shutdown, deadline) */
+    GROUPCONC_ASSERT(t->stage != GROUPCONC__QUEUED ||
+                     (t->held == GROUPCONC__L_FLEET && !(t->bits & GROUPCONC__B_FLEET_BUSY)));
+    if (t->stage != GROUPCONC__QUEUED) { /* taken meanwhile (cancel, shutdown, deadline) */
         late = verdict == GROUPCONC_FLEET_GRANTED;
     } else if (verdict == GROUPCONC_FLEET_GRANTED && groupconc__paused(ex, g)) {
         /* paused meanwhile: a paused group holds no lease (it would keep the capacity from every
            other process for the whole pause). Give it back at once and wait as if answered BUSY:
            the resume asks again (groupconc__fleet_resume_locked). */
         late = true;
-        groupconc__set_stage(t, GROUPCONC__FLEET_BUSY);
-        groupconc__gfleet(g)->busy++;
+        groupconc__fleet_park_locked(t);
         atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_relaxed); /* as BUSY below */
         keep_ref = true;
         /* t may be freed once the lock is dropped (an evict cancels it, its group goes with it):
@@ -7954,18 +7972,15 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
         keep_ref = true;
     } else if (verdict == GROUPCONC_FLEET_BUSY) {
         g->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED; /* paused: the resume asks again */
-        groupconc__set_stage(t, GROUPCONC__FLEET_BUSY);
-        groupconc__gfleet(g)->busy++;
+        groupconc__fleet_park_locked(t);
         /* under the lock, before a notify can ask again; never the last reference (EXEC_REF) */
         atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_relaxed);
         keep_ref = true;
     } else {
-        groupconc__fifo_remove(&ex->fleet, t);
-        if (--groupconc__gfleet(g)->waiting == 0) g->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
         if (verdict == GROUPCONC_FLEET_REJECT) {
-            groupconc__reject_locked(ex, t, GROUPCONC_EREJECTED_FLEET, &b);
+            groupconc__unlink_waiting(ex, t);
+            groupconc__reject_locked(ex, t, groupconc__layer_rejected(GROUPCONC__L_FLEET), &b);
         } else {
-            t->bits |= GROUPCONC__B_FLEET_PASSED;
             if (verdict == GROUPCONC_FLEET_GRANTED) {
                 groupconc__fleet_of(t)->lease = lease;
                 t->bits |= GROUPCONC__B_LEASED;
@@ -7974,8 +7989,8 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
                 open = ex->policy.listener != NULL;
                 task_id = groupconc__task_id(t); /* under the lock: a worker may soon write its bits */
             }
-            groupconc__set_stage(t, GROUPCONC__NEW);
-            groupconc__fifo_push(&b.advance, t); /* on to global running, then the ready queue */
+            ex->fleet.used++;
+            groupconc__hand(ex, t, GROUPCONC__L_FLEET, &b); /* on to global running, then ready */
         }
         groupconc__pump(ex, &b);
         (void)groupconc__kick_locked(ex);
@@ -8027,12 +8042,9 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
     } else if (g && groupconc__gfleet(g)->waiting > 0) {
         g->flags |= GROUPCONC__GF_NOTIFIED; /* its requests are out: the next BUSY asks again */
     } else if (!group) {
-        for (t = ex->fleet.head; t; t = t->next) {
-            if (t->stage == GROUPCONC__FLEET_BUSY && !groupconc__paused(ex, t->group)) {
-                groupconc__gfleet(t->group)->busy--;
+        for (t = ex->fleet.waiters.head; t; t = t->next)
+            if ((t->bits & GROUPCONC__B_FLEET_BUSY) && !groupconc__paused(ex, t->group))
                 groupconc__fleet_ask_locked(ex, t, &b);
-            }
-        }
     }
     groupconc__mutex_unlock(&ex->lock);
     groupconc__fleet_ask(&b);
@@ -8275,7 +8287,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     }
     groupconc__mutex_unlock(&ex->table_lock);
     groupconc__dump_fifo(o, &ex->run_cap.waiters, "waiting_running", now, &first, true);
-    groupconc__dump_fifo(o, &ex->fleet, "waiting_fleet", now, &first, true);
+    groupconc__dump_fifo(o, &ex->fleet.waiters, "waiting_fleet", now, &first, true);
     groupconc__dump_fifo(o, &ex->ready, "ready", now, &first, true);
     groupconc__dump_fifo(o, &ex->running, "running", now, &first, false); /* its times are its worker's */
     groupconc__dump_fifo(o, &ex->deferred, "deferred", now, &first, false);

@@ -56,8 +56,8 @@ static void test_every_pair_against_the_table(void **state) {
                          listed ? "refused" : "let through");
             allowed += listed;
         }
-    assert_int_equal(GROUPCONC__STAGES, 9);
-    assert_int_equal(allowed, 24); /* the rows of the life-cycle table */
+    assert_int_equal(GROUPCONC__STAGES, 7);
+    assert_int_equal(allowed, 14); /* the rows of the life-cycle table */
     /* out of range on either side is refused too */
     assert_true(transition_refused(GROUPCONC__STAGES, GROUPCONC__NEW));
     assert_true(transition_refused(GROUPCONC__NEW, GROUPCONC__STAGES));
@@ -71,19 +71,74 @@ static void test_named_transitions(void **state) {
     assert_false(transition_refused(GROUPCONC__NEW, GROUPCONC__READY));
     assert_false(transition_refused(GROUPCONC__READY, GROUPCONC__RUNNING));
     assert_false(transition_refused(GROUPCONC__RUNNING, GROUPCONC__DONE));
-    /* the fleet layer's */
-    assert_false(transition_refused(GROUPCONC__NEW, GROUPCONC__FLEET_ASKING));
-    assert_false(transition_refused(GROUPCONC__FLEET_ASKING, GROUPCONC__FLEET_BUSY));
-    assert_false(transition_refused(GROUPCONC__FLEET_BUSY, GROUPCONC__FLEET_ASKING));
-    assert_false(transition_refused(GROUPCONC__FLEET_ASKING, GROUPCONC__NEW));
+    /* a waiter refused or expired at its layer (the fleet layer's REJECT too) */
+    assert_false(transition_refused(GROUPCONC__QUEUED, GROUPCONC__REJECTED));
     /* never: nothing leaves DONE; a waiting task does not run without its permits; a deferred task
-       is not queued again; a task answered BUSY does not skip the answer it waits for */
+       is not queued again */
     for (unsigned to = 0; to < GROUPCONC__STAGES; to++) assert_true(transition_refused(GROUPCONC__DONE, to));
     assert_true(transition_refused(GROUPCONC__QUEUED, GROUPCONC__RUNNING));
     assert_true(transition_refused(GROUPCONC__QUEUED, GROUPCONC__READY));
     assert_true(transition_refused(GROUPCONC__DEFERRED, GROUPCONC__READY));
-    assert_true(transition_refused(GROUPCONC__FLEET_BUSY, GROUPCONC__NEW));
     assert_true(transition_refused(GROUPCONC__NEW, GROUPCONC__RUNNING));
+}
+
+/* The fleet layer is a layer like the others: a task asked for waits QUEUED at
+   GROUPCONC__L_FLEET, holding the layers before it; answered BUSY it stays there (B_FLEET_BUSY, no
+   stage of its own); the GRANTED answer hands it the layer's permit and it runs. */
+static groupconc_fleet_request *lc_request;
+static int lc_asks, lc_releases;
+static void lc_acquire(void *user_data, groupconc_fleet_request *request, const char *group) {
+    (void)user_data;
+    (void)group;
+    lc_request = request; /* answered by the test, on its thread */
+    lc_asks++;
+}
+static void lc_release(void *user_data, const char *group, uint64_t lease) {
+    (void)user_data;
+    (void)group;
+    assert_int_equal(lease, 42);
+    lc_releases++;
+}
+
+static void test_fleet_layer_in_the_array(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.fleet.acquire = lc_acquire;
+    p.fleet.release = lc_release;
+    groupconc_executor *ex = tu_executor(&p);
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    groupconc_task *t = tu_submit(ex, "g", "x", tu_count_fn, &ran); /* asked from submit */
+    assert_int_equal(lc_asks, 1);
+    groupconc__mutex_lock(&ex->lock);
+    assert_int_equal(t->stage, GROUPCONC__QUEUED);
+    assert_int_equal(t->held, GROUPCONC__L_FLEET);
+    assert_ptr_equal(ex->fleet.waiters.head, t);
+    assert_false(t->bits & GROUPCONC__B_FLEET_BUSY);
+    groupconc__mutex_unlock(&ex->lock);
+    assert_int_equal(groupconc_fleet_answer(lc_request, GROUPCONC_FLEET_BUSY, 0), GROUPCONC_OK);
+    groupconc__mutex_lock(&ex->lock);
+    assert_int_equal(t->stage, GROUPCONC__QUEUED);
+    assert_int_equal(t->held, GROUPCONC__L_FLEET);
+    assert_true(t->bits & GROUPCONC__B_FLEET_BUSY);
+    groupconc__mutex_unlock(&ex->lock);
+    assert_int_equal(tu_gstats(ex, "g").waiting_fleet, 1);
+    assert_int_equal(groupconc_fleet_notify(ex, "g"), GROUPCONC_OK); /* asked again */
+    assert_int_equal(lc_asks, 2);
+    groupconc__mutex_lock(&ex->lock);
+    assert_false(t->bits & GROUPCONC__B_FLEET_BUSY);
+    groupconc__mutex_unlock(&ex->lock);
+    assert_int_equal(groupconc_fleet_answer(lc_request, GROUPCONC_FLEET_GRANTED, 42), GROUPCONC_OK);
+    groupconc_result r = tu_wait(t);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&ran), 1);
+    assert_int_equal(lc_releases, 1);
+    groupconc__mutex_lock(&ex->lock);
+    assert_int_equal(ex->fleet.used, 0); /* the layer's permit handed back with the others */
+    assert_int_equal(ex->fleet.waiters.count, 0);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc_task_release(t);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
 /* The real thing: no trap, the default failure (abort) in a child process. */
@@ -131,6 +186,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_pair_against_the_table),
         cmocka_unit_test(test_named_transitions),
+        cmocka_unit_test(test_fleet_layer_in_the_array),
         cmocka_unit_test(test_illegal_transition_aborts),
         cmocka_unit_test(test_executor_runs_checked),
     };
