@@ -50,7 +50,7 @@ while [ $# -gt 0 ]; do
         ;;
     --with-dispatch=*) dispatch=${1#--with-dispatch=} ;;
     -h | --help)
-        sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *) bench_args="$bench_args $1" ;;
