@@ -43,7 +43,7 @@ typedef struct bench_job {
     int handles;
 } bench_job;
 
-/* Every workload on every implementation (W8: groupconc only); W1 and W3 also with handles. */
+/* Every workload on every implementation (W8, W1d: groupconc only); W1 and W3 also with handles. */
 static bench_job jobs[4 * BENCH_WORKLOAD_COUNT + 2];
 static int njobs;
 
@@ -53,7 +53,7 @@ static void build_jobs(void) {
         jobs[njobs++] = (bench_job){(bench_workload)w, BENCH_GROUPCONC, w == BENCH_W3};
         if (w == BENCH_W1 || w == BENCH_W3)
             jobs[njobs++] = (bench_job){(bench_workload)w, BENCH_GROUPCONC, w == BENCH_W1};
-        if (w == BENCH_W8) continue;
+        if (w == BENCH_W8 || w == BENCH_W1D) continue;
         for (int i = BENCH_GLIB; i < BENCH_IMPL_COUNT; i++)
             jobs[njobs++] = (bench_job){(bench_workload)w, (bench_impl)i, 0};
     }
@@ -61,7 +61,7 @@ static void build_jobs(void) {
 
 static const char *const workload_names[BENCH_WORKLOAD_COUNT] = {
     "W1", "W2", "W3", "W4a", "W4b", "W5", "W6a", "W6b", "W7a",
-    "W7b", "W8", "W9", "C5a", "C5b", "C5c", "C2a", "C2b", "C2c"};
+    "W7b", "W8", "W9", "W1d", "C5a", "C5b", "C5c", "C2a", "C2b", "C2c"};
 static const char *const impl_names[BENCH_IMPL_COUNT] = {"groupconc", "glib", "uv", "dispatch"};
 static const char *const impl_titles[BENCH_IMPL_COUNT] = {"groupconc", "GThreadPool", "libuv",
                                                           "libdispatch"};
@@ -91,16 +91,16 @@ static int find_job(bench_workload w, bench_impl impl, int handles) {
 /* ---- table rows ------------------------------------------------------------------------------ */
 
 typedef enum fmt_kind { FMT_RATE, FMT_BYTES, FMT_RATIO, FMT_COUNT, FMT_NS, FMT_MB, FMT_US, FMT_PCT } fmt_kind;
+/* The targets (issue 26 item 5; README.md "Targets" lists them): every row whose kind is not T_NONE
+   or T_INFO_VS_W5 is one, and counts as met, missed or n/a in the "targets:" line. */
 typedef enum target_kind {
     T_NONE,
     T_BEST_MIN,     /* median over runs of gc / (best peer of the run: highest) >= t */
     T_BEST_LOW_MAX, /* median over runs of gc / (best peer of the run: lowest) <= t */
     T_DISPATCH_MIN, /* median over runs of gc / libdispatch >= t; n/a without libdispatch */
     T_ABS_MAX,      /* median(gc) <= t */
-    T_ABS_MIN,      /* median(gc) >= t */
-    T_THREADS,      /* max(gc) <= W3's max_threads */
     T_HALF_W1,      /* median(gc) >= median(W1 groupconc fire-and-forget) / t */
-    T_VS_W5,        /* median over runs of gc / (W5 groupconc, same run) >= 1 / t */
+    T_CPUS_PLUS1,   /* max(gc) over the runs <= the CPU count (W1d's BENCH_M_W1D_CPUS) + 1 */
     T_INFO_VS_W5    /* no target: show the median of gc / (W5 groupconc, same run) */
 } target_kind;
 
@@ -125,21 +125,19 @@ static const bench_row rows[] = {
     {"W2 per-key serial, tasks/s", BENCH_W2, 0, BENCH_M_RATE, FMT_RATE, T_BEST_MIN, 1.5,
      ">= 1.5x best peer"},
     {"W2 CPU per task, ns (user+sys, all threads)", BENCH_W2, 0, BENCH_M_CPU, FMT_NS, INFO},
-    {"W3 bytes per waiting task (with handle)", BENCH_W3, 1, BENCH_M_W3_BYTES, FMT_BYTES, T_ABS_MAX,
-     80, "<= 80 B"},
-    {"W3 bytes per waiting task (fire-and-forget)", BENCH_W3, 0, BENCH_M_W3_BYTES, FMT_BYTES, INFO},
-    {"W3 worker threads alive while waiting", BENCH_W3, 1, BENCH_M_W3_THREADS, FMT_COUNT, T_THREADS, 0,
-     "<= max_threads"},
-    {"W3 drain of one key, tasks/s (handles)", BENCH_W3, 1, BENCH_M_W3_DRAIN, FMT_RATE, T_ABS_MIN,
-     5e6, ">= 5M/s"},
+    {"W3 bytes per waiting task (with handle)", BENCH_W3, 1, BENCH_M_W3_BYTES, FMT_BYTES, INFO},
+    {"W3 bytes per waiting task (fire-and-forget)", BENCH_W3, 0, BENCH_M_W3_BYTES, FMT_BYTES,
+     T_ABS_MAX, 80, "<= 80 B"},
+    {"W3 worker threads alive while waiting", BENCH_W3, 1, BENCH_M_W3_THREADS, FMT_COUNT, INFO},
+    {"W3 drain of one key, tasks/s (handles)", BENCH_W3, 1, BENCH_M_W3_DRAIN, FMT_RATE, INFO},
     {"W3 drain of one key, tasks/s (fire-and-forget)", BENCH_W3, 0, BENCH_M_W3_DRAIN, FMT_RATE,
-     T_DISPATCH_MIN, 0.5, ">= 0.5x libdispatch"},
+     T_DISPATCH_MIN, 0.5, ">= 0.5x libdispatch (serial queue)"},
     {"W4a makespan / ideal (many keys)", BENCH_W4A, 0, BENCH_M_W4_RATIO, FMT_RATIO, T_ABS_MAX, 1.05,
-     "<= 1.05"},
+     "<= 1.05, no blocking hint (max_threads = global cap)"},
     {"W4b makespan / ideal (few keys)", BENCH_W4B, 0, BENCH_M_W4_RATIO, FMT_RATIO, T_ABS_MAX, 1.05,
-     "<= 1.05"},
+     "<= 1.05, no blocking hint (max_threads = global cap)"},
     {"W5 many groups, tasks/s", BENCH_W5, 0, BENCH_M_RATE, FMT_RATE, T_DISPATCH_MIN, 1.0,
-     ">= 1.0x libdispatch"},
+     ">= 1.0x libdispatch's best variant"},
     {"W5 many groups, tasks/s (vs groupconc's W1)", BENCH_W5, 0, BENCH_M_RATE, FMT_RATE, T_HALF_W1,
      2.0, ">= 0.5x own W1"},
     {"W5 CPU per task, ns (user+sys, all threads)", BENCH_W5, 0, BENCH_M_CPU, FMT_NS, INFO},
@@ -165,13 +163,13 @@ static const bench_row rows[] = {
     {"W6b submitter behind schedule p99, us", BENCH_W6B, 0, BENCH_M_W6_LATE, FMT_US, INFO},
     {"W6b CPU per task, ns (task itself: spin)", BENCH_W6B, 0, BENCH_M_CPU, FMT_NS, INFO},
     {"W6b tasks running when one starts, mean", BENCH_W6B, 0, BENCH_M_W6_CONC, FMT_RATIO, INFO},
-    {"W7a W1 from %s submitters, tasks/s", BENCH_W7A, 0, BENCH_M_RATE, FMT_RATE, T_BEST_MIN, 1.5,
-     ">= 1.5x best peer"},
+    {"W7a W1 from %s submitters, tasks/s", BENCH_W7A, 0, BENCH_M_RATE, FMT_RATE, T_DISPATCH_MIN,
+     1.0, ">= 1.0x libdispatch"},
     {"W7a CPU per task, ns (user+sys, all threads)", BENCH_W7A, 0, BENCH_M_CPU, FMT_NS, INFO},
-    {"W7b W2 from %s submitters, tasks/s", BENCH_W7B, 0, BENCH_M_RATE, FMT_RATE, T_BEST_MIN, 1.5,
-     ">= 1.5x best peer"},
+    {"W7b W2 from %s submitters, tasks/s", BENCH_W7B, 0, BENCH_M_RATE, FMT_RATE, T_DISPATCH_MIN,
+     1.0, ">= 1.0x libdispatch"},
     {"W7b CPU per task, ns (user+sys, all threads)", BENCH_W7B, 0, BENCH_M_CPU, FMT_NS, INFO},
-    {"W8 bounded table, tasks/s", BENCH_W8, 0, BENCH_M_RATE, FMT_RATE, T_VS_W5, 1.5, ">= W5 / 1.5"},
+    {"W8 bounded table, tasks/s", BENCH_W8, 0, BENCH_M_RATE, FMT_RATE, T_INFO_VS_W5, 0, "(info)"},
     {"W8 CPU per task, ns (user+sys, all threads)", BENCH_W8, 0, BENCH_M_CPU, FMT_NS, T_INFO_VS_W5,
      0, "(info)"},
     {"W8 submitting thread's CPU per task, ns", BENCH_W8, 0, BENCH_M_SUBMIT_CPU, FMT_NS, INFO},
@@ -180,7 +178,7 @@ static const bench_row rows[] = {
     {"W8 peak RSS (VmHWM) after %s keys, MB", BENCH_W8, 0, BENCH_M_W8_RSS2, FMT_MB, INFO},
     {"W8 peak RSS (VmHWM) after %s keys, MB", BENCH_W8, 0, BENCH_M_W8_RSS3, FMT_MB, INFO},
     {"W8 peak RSS after all keys / after the first", BENCH_W8, 0, BENCH_M_W8_GROWTH, FMT_RATIO,
-     T_ABS_MAX, 1.25, "<= 1.25 (flat)"},
+     T_NONE, 0, "(info; flat: close to 1)"},
     {"W8 groups cached at the end", BENCH_W8, 0, BENCH_M_W8_GROUPS, FMT_COUNT, T_NONE, 0,
      "(info; checked <= max_groups)"},
     {"W8 groups reclaimed (LRU at max, or idle)", BENCH_W8, 0, BENCH_M_W8_RECLAIMED, FMT_COUNT,
@@ -188,12 +186,18 @@ static const bench_row rows[] = {
     {"W8 submits refused EGROUPS_FULL (retried)", BENCH_W8, 0, BENCH_M_W8_FULL, FMT_COUNT, T_NONE,
      0, "(info; yield + retry)"},
     {"W9 crawler makespan / ideal", BENCH_W9, 0, BENCH_M_W9_RATIO, FMT_RATIO, T_ABS_MAX, 1.1,
-     "<= 1.1"},
+     "<= 1.1, default pool (>= the running cap), no blocking hint"},
     {"W9 crawler makespan, ms", BENCH_W9, 0, BENCH_M_W9_MS, FMT_COUNT, INFO},
     {"W9 most tasks running at once, all hosts", BENCH_W9, 0, BENCH_M_W9_MAXRUN, FMT_COUNT, T_NONE,
      0, "(info; checked <= global cap)"},
     {"W9 most tasks of one host running at once", BENCH_W9, 0, BENCH_M_W9_MAXHOST, FMT_COUNT, T_NONE,
      0, "(info; checked <= per-host cap)"},
+    {"W1d peak worker threads (%s no-op, default)", BENCH_W1D, 0, BENCH_M_W1D_PEAK, FMT_COUNT,
+     T_CPUS_PLUS1, 0, "<= CPU count + 1"},
+    {"W1d worker threads when all have run", BENCH_W1D, 0, BENCH_M_W1D_END, FMT_COUNT, INFO},
+    {"W1d tasks/s (default policy's pool)", BENCH_W1D, 0, BENCH_M_W1D_RATE, FMT_RATE, INFO},
+    {"W1d CPU per task, ns (user+sys, all threads)", BENCH_W1D, 0, BENCH_M_CPU, FMT_NS, INFO},
+    {"W1d thread-count samples (every ~100 us)", BENCH_W1D, 0, BENCH_M_W1D_SAMPLES, FMT_COUNT, INFO},
 };
 enum { NROWS = sizeof rows / sizeof rows[0] };
 
@@ -230,11 +234,14 @@ static void usage(FILE *f) {
             "usage: groupconc-bench [options]\n"
             "       groupconc-bench hotpath MODE N [THREADS]   (W1 with N tasks, in this process)\n"
             "       groupconc-bench one WORKLOAD MODE [options] (W1..W9, W4a, W4b, W6a, W6b, W7a,\n"
-            "                                                   W7b, C5a..C5c, C2a..C2c; in this\n"
-            "                                                   process; W8: groupconc only)\n"
+            "                                                   W7b, W1d, C5a..C5c, C2a..C2c; in\n"
+            "                                                   this process; W8, W1d: groupconc\n"
+            "                                                   only)\n"
             "       MODE: groupconc, groupconc-handles, glib, uv%s\n"
             "  --runs R          repetitions of every measurement (default 5)\n"
-            "  --only LIST       workloads, e.g. W1,W3,W4 (a prefix: W4 = W4a,W4b; C = the curves)\n"
+            "  --only LIST       workloads, e.g. W1,W3,W4 (a prefix: W4 = W4a,W4b; W1 = W1,W1d; C = the\n"
+            "                    curves). W1d: W1's tasks on the default policy's pool (peak\n"
+            "                    worker threads; --w1-tasks and --scale size it)\n"
             "  --curves          add the cost curves (C5a..C5c, C2a..C2c) to the run (default: on)\n"
             "  --no-curves       leave them out\n"
             "  --curve-runs R    curves run in the first R runs only (default 2)\n"
@@ -473,6 +480,7 @@ static long label_number(const bench_row *row, const bench_params *p) {
     case BENCH_C2C: return p->curve_w2_keys[row->w - BENCH_C2A];
     case BENCH_W7A:
     case BENCH_W7B: return p->w7_submitters;
+    case BENCH_W1D: return p->w1_tasks;
     default: return 0;
     }
 }
@@ -565,8 +573,19 @@ static double w1_gc_median(void) {
     return s.n ? s.med : NAN;
 }
 
+/* The CPU count W1d's children saw (they inherit this process's affinity), or -1. */
+static double w1d_cpus(void) {
+    double v[256];
+    summary s = summarize(v, values(find_job(BENCH_W1D, BENCH_GROUPCONC, 0), BENCH_M_W1D_CPUS, v));
+    return s.n ? s.max : -1;
+}
+
+typedef struct tally {
+    int met, missed, na;
+} tally;
+
 static void print_rows(const bench_row *table, int nrows, const bench_params *p, const int *only,
-                       int *met, int *missed) {
+                       tally *tl) {
     for (int i = 0; i < nrows; i++) {
         const bench_row *row = &table[i];
         if (!only[row->w]) continue;
@@ -616,21 +635,17 @@ static void print_rows(const bench_row *table, int nrows, const bench_params *p,
         case T_ABS_MAX:
             if (sg.n) pass = sg.med <= row->t;
             break;
-        case T_ABS_MIN:
-            if (sg.n) pass = sg.med >= row->t;
+        case T_CPUS_PLUS1: {
+            double cpus = w1d_cpus();
+            if (sg.n && cpus > 0) {
+                pass = sg.max <= cpus + 1;
+                snprintf(detail, sizeof detail, " (peak %.0f, CPU count %.0f)", sg.max, cpus);
+            }
             break;
-        case T_THREADS:
-            if (sg.n) pass = sg.max <= p->w3_threads;
-            snprintf(detail, sizeof detail, " (%d)", p->w3_threads);
-            break;
-        case T_VS_W5:
+        }
         case T_INFO_VS_W5: {
             summary rw = ratio_summary(gc, find_job(BENCH_W5, BENCH_GROUPCONC, 0), row->metric);
-            if (rw.n) {
-                if (row->target == T_VS_W5) pass = rw.med * row->t >= 1.0;
-                snprintf(detail, sizeof detail,
-                         row->target == T_VS_W5 ? " (W8/W5 %.2f)" : "; W8/W5 %.2f", rw.med);
-            }
+            if (rw.n) snprintf(detail, sizeof detail, "; W8/W5 %.2f", rw.med);
             break;
         }
         case T_HALF_W1: {
@@ -651,8 +666,11 @@ static void print_rows(const bench_row *table, int nrows, const bench_params *p,
         else
             snprintf(tgt, sizeof tgt, "%s%s%s: %s", row->target_text, suffix, detail,
                      pass < 0 ? "n/a" : pass ? "MET" : "MISSED");
-        if (pass == 1) (*met)++;
-        if (pass == 0) (*missed)++;
+        if (row->target != T_NONE && row->target != T_INFO_VS_W5) {
+            if (pass == 1) tl->met++;
+            else if (pass == 0) tl->missed++;
+            else tl->na++;
+        }
         printf("%-*s", W_LABEL, label);
         for (int k = 0; k < BENCH_IMPL_COUNT; k++)
             if (impl_on[k]) printf(" | %-*s", W_CELL, cell[k]);
@@ -970,8 +988,8 @@ int main(int argc, char **argv) {
            "better); best peer: per run\n\n",
            nruns);
     print_header();
-    int met = 0, missed = 0;
-    print_rows(rows, NROWS, &p, only, &met, &missed);
+    tally tl = {0, 0, 0};
+    print_rows(rows, NROWS, &p, only, &tl);
     int any_curve = 0;
     for (int w = BENCH_C5A; w <= BENCH_C2C; w++) any_curve |= only[w];
     if (any_curve) {
@@ -980,7 +998,7 @@ int main(int argc, char **argv) {
                "N keys, cap 1; %d workers\n\n",
                curve_runs, nruns, p.w2_tasks, p.w5_threads);
         print_header();
-        print_rows(curve_rows, NCURVE_ROWS, &p, only, &met, &missed);
+        print_rows(curve_rows, NCURVE_ROWS, &p, only, &tl);
     }
     int blank = 1;
     if (only[BENCH_W4A] || only[BENCH_W4B]) {
@@ -1029,10 +1047,33 @@ int main(int argc, char **argv) {
                "if longer); peers: a pool of %d threads + keyed.h at %d per host\n",
                blank ? "\n" : "", i9 / 1e6, p.w9_hosts * p.w9_per_host, p.w9_sleep_us, p.w9_global,
                p.w9_per_host, p.w9_cap, p.w9_global, p.w9_cap);
+        blank = 0;
+    }
+    if (only[BENCH_W1D]) {
+        /* the thread-count target, spelled out (the W1d row above is the same figure) */
+        double v[256];
+        summary st =
+            summarize(v, values(find_job(BENCH_W1D, BENCH_GROUPCONC, 0), BENCH_M_W1D_PEAK, v));
+        double cpus = w1d_cpus();
+        char count[32];
+        if (p.w1_tasks == 1000000)
+            snprintf(count, sizeof count, "1e6");
+        else
+            fmt_count(count, sizeof count, p.w1_tasks);
+        if (st.n && cpus > 0)
+            printf("%speak worker threads (%s no-op, default policy): %.0f (CPU count %.0f) \u2264 "
+                   "%.0f+1: %s\n",
+                   blank ? "\n" : "", count, st.max, cpus, cpus, st.max <= cpus + 1 ? "MET" : "MISSED");
+        else
+            printf("%speak worker threads (%s no-op, default policy): not measured: n/a\n",
+                   blank ? "\n" : "", count);
+        blank = 0;
     }
     double load1 = loadavg();
-    printf("\ntargets: %d met, %d missed; measurements failed: %d; load average after: %.2f\n", met,
-           missed, failures, load1);
+    printf("\ntargets: %d met, %d missed, %d n/a%s; measurements failed: %d; load average after: "
+           "%.2f\n",
+           tl.met, tl.missed, tl.na, tl.na && !impl_on[BENCH_DISPATCH] ? " (no libdispatch)" : "",
+           failures, load1);
     if (load0 > 1.0 || load1 > 2.2)
         printf("WARNING: other processes were using the CPUs (load average %.2f before, %.2f after, "
                "this benchmark adds ~1): timings are unreliable; bytes and callgrind counts are not "

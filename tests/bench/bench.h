@@ -23,7 +23,8 @@ typedef enum bench_impl {
 } bench_impl;
 
 /* Workloads. W4, W6 and W7 run twice (two key counts, two loads, two shapes); W1 and W3 have a
-   handle variant for groupconc; W8 runs on groupconc only (the peers have no bounded table). The
+   handle variant for groupconc; W8 and W1d run on groupconc only (the peers have no bounded table,
+   and W1d counts groupconc's own worker threads). The
    BENCH_C* workloads are the cost curves: W5 and W2 at other key counts (--curves). */
 typedef enum bench_workload {
     BENCH_W1 = 0, /* dispatch overhead */
@@ -38,6 +39,7 @@ typedef enum bench_workload {
     BENCH_W7B,    /* W2 with several submitting threads */
     BENCH_W8,     /* bounded group table: 10M distinct keys, max_groups + group_idle_ns */
     BENCH_W9,     /* crawler: per-host cap 2, global running cap 16, 20 ms tasks */
+    BENCH_W1D,    /* W1's tasks on groupconc_policy_default()'s pool: peak worker threads */
     BENCH_C5A,    /* cost curve: W5 at curve_w5_keys[0] keys (10^4) */
     BENCH_C5B,    /*   ... [1] (10^5) */
     BENCH_C5C,    /*   ... [2] (4 * 10^6); 10^6 is W5 itself */
@@ -82,7 +84,13 @@ enum {
     BENCH_M_W9_RATIO = 0,  /* W9: makespan / ideal */
     BENCH_M_W9_MS = 1,     /* W9: makespan, ms */
     BENCH_M_W9_MAXRUN = 2, /* W9: most task bodies running at once, all hosts */
-    BENCH_M_W9_MAXHOST = 3 /* W9: most task bodies of one host running at once */
+    BENCH_M_W9_MAXHOST = 3,/* W9: most task bodies of one host running at once */
+    /* W1d (BENCH_M_CPU as above) */
+    BENCH_M_W1D_PEAK = 0,  /* W1d: most worker threads alive (side-thread samples + the end read) */
+    BENCH_M_W1D_END = 1,   /* W1d: worker threads alive when every task has run */
+    BENCH_M_W1D_RATE = 2,  /* W1d: tasks/s (first submit -> every task has run) */
+    BENCH_M_W1D_SAMPLES = 3,/* W1d: samples the side thread took */
+    BENCH_M_W1D_CPUS = 6   /* W1d: CPUs this process may run on (sched_getaffinity) */
 };
 
 typedef struct bench_params {
@@ -250,6 +258,8 @@ typedef struct bench_cfg {
     long max_groups;       /* groupconc: policy.max_groups (0: unlimited) */
     int64_t group_idle_ns; /* groupconc: policy.group_idle_ns (0: forever) */
     int submitters;        /* threads calling submit at once (W7); 0 or 1: the calling thread only */
+    int default_pool;      /* groupconc: leave max_threads (and keep_alive_ns) at
+                              groupconc_policy_default()'s (W1d); `threads` is then ignored */
 } bench_cfg;
 
 typedef struct bench_ops {
@@ -271,6 +281,9 @@ typedef struct bench_ops {
 } bench_ops;
 
 extern const bench_ops bench_ops_groupconc;
+/* groupconc's worker threads alive now (groupconc_executor_stats_get's `threads`), -1 if unknown;
+   any thread may call it between bench_ops_groupconc's setup and teardown (W1d's sampler). */
+long bench_groupconc_threads(void);
 extern const bench_ops bench_ops_glib;
 extern const bench_ops bench_ops_uv;
 #ifdef BENCH_HAVE_DISPATCH

@@ -6,7 +6,9 @@
    W4 sets global_max_in_flight = the global cap and max_threads = the same number.
    W8 sets max_groups and group_idle_ns (the bounded table); W9 sets global_max_running (layer 4,
    the work-conserving global running cap) and leaves max_threads at its default (32, above the
-   cap), so that the running cap, not the pool, is what bounds it. */
+   cap), so that the running cap, not the pool, is what bounds it. W1d is W1's shape (one group, no
+   effective cap) with max_threads and keep_alive_ns left at groupconc_policy_default()'s: it
+   counts the worker threads the default pool starts (bench_groupconc_threads, from a side thread). */
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 
@@ -30,7 +32,7 @@ static int task_fn(groupconc_context *ctx, void **out_value, void *arg) {
 static int gc_setup(const bench_cfg *c, bench_out *out) {
     cfg = *c;
     groupconc_policy policy = groupconc_policy_default();
-    policy.max_threads = c->threads;
+    if (!c->default_pool) policy.max_threads = c->threads;
     policy.default_concurrency = c->cap ? c->cap : INT_MAX / 2;
     if (c->global) policy.global_max_in_flight = c->global;
     if (c->run_cap) {
@@ -97,6 +99,12 @@ static long gc_reclaimed(void) {
     groupconc_executor_stats st;
     if (groupconc_executor_stats_get(ex, &st) != GROUPCONC_OK) return -1;
     return (long)st.groups_reclaimed;
+}
+
+long bench_groupconc_threads(void) {
+    groupconc_executor_stats st;
+    if (groupconc_executor_stats_get(ex, &st) != GROUPCONC_OK) return -1;
+    return (long)st.threads;
 }
 
 static void gc_teardown(void) {

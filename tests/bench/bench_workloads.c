@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 static double rate(long n, uint64_t t0, uint64_t t1) {
     return t1 > t0 ? (double)n * 1e9 / (double)(t1 - t0) : 0.0;
@@ -27,7 +28,7 @@ static int must(int rc, bench_out *out, const char *what) {
 
 static void run_w1(const bench_ops *ops, const bench_params *p, int handles, bench_out *out) {
     long n = p->w1_tasks;
-    bench_cfg cfg = {BENCH_W1, p->w1_threads, 0, 0, n, handles, 0, 0, 0, 1};
+    bench_cfg cfg = {BENCH_W1, p->w1_threads, 0, 0, n, handles, 0, 0, 0, 1, 0};
     if (must(ops->setup(&cfg, out), out, "setup")) return;
     int rc = 0;
     uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns(), s0 = bench_thread_cpu_ns();
@@ -47,6 +48,73 @@ static void run_w1(const bench_ops *ops, const bench_params *p, int handles, ben
     bench_verify(p, BENCH_W1, n, out);
 }
 
+/* W1d: W1's tasks (w1_tasks no-op tasks, one group with no effective cap, fire-and-forget) on an
+   executor whose pool is groupconc_policy_default()'s: max_threads and keep_alive_ns are not set.
+   A side thread samples bench_groupconc_threads() (groupconc_executor_stats_get's `threads`) every
+   ~100 us from before the first submit until shutdown has returned; when every task has run, the
+   main thread reads it once more. Workers retire only after keep_alive_ns (10 s by default) idle,
+   so the largest reading is the peak. CPU count: the CPUs this process may run on. */
+typedef struct w1d_sampler {
+    _Atomic int stop;
+    long max;
+    long samples;
+} w1d_sampler;
+
+static void *w1d_sample(void *v) {
+    w1d_sampler *s = v;
+    while (!atomic_load_explicit(&s->stop, memory_order_acquire)) {
+        long t = bench_groupconc_threads();
+        if (t > s->max) s->max = t;
+        s->samples++;
+        bench_sleep_us(100);
+    }
+    return NULL;
+}
+
+static long cpu_count(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
+static void run_w1d(const bench_ops *ops, const bench_params *p, bench_out *out) {
+    long n = p->w1_tasks;
+    if (strcmp(ops->name, "groupconc") != 0) {
+        bench_fail(out, "W1d counts groupconc's worker threads (groupconc only)");
+        return;
+    }
+    bench_cfg cfg = {BENCH_W1D, p->w1_threads, 0, 0, n, 0, 0, 0, 0, 1, 1};
+    if (must(ops->setup(&cfg, out), out, "setup")) return;
+    w1d_sampler s = {0, 0, 0};
+    pthread_t th;
+    if (pthread_create(&th, NULL, w1d_sample, &s) != 0) {
+        bench_fail(out, "pthread_create failed");
+        ops->teardown();
+        return;
+    }
+    int rc = 0;
+    uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns();
+    for (long i = 0; i < n && rc == 0; i++) rc = ops->submit("w1", i);
+    /* every task has run (the workers have not retired: keep_alive_ns), before shutdown */
+    while (rc == 0 && bench_count_total() < (uint64_t)n) bench_sleep_us(100);
+    uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
+    long end = bench_groupconc_threads();
+    if (rc == 0) rc = ops->wait_all(out);
+    atomic_store_explicit(&s.stop, 1, memory_order_release);
+    pthread_join(th, NULL);
+    ops->teardown();
+    if (must(rc, out, "W1d run")) return;
+    out->m[BENCH_M_W1D_PEAK] = (double)(end > s.max ? end : s.max);
+    out->m[BENCH_M_W1D_END] = (double)end;
+    out->m[BENCH_M_W1D_RATE] = rate(n, t0, t1);
+    out->m[BENCH_M_W1D_SAMPLES] = (double)s.samples;
+    out->m[BENCH_M_W1D_CPUS] = (double)cpu_count();
+    out->m[BENCH_M_CPU] = per_task(c0, c1, n);
+    bench_verify(p, BENCH_W1D, n, out);
+}
+
 /* W2, and the W2 cost curve (C2*: other key counts). */
 static void run_w2(const bench_ops *ops, bench_workload w, long k, const bench_params *p,
                    bench_out *out) {
@@ -57,7 +125,7 @@ static void run_w2(const bench_ops *ops, bench_workload w, long k, const bench_p
         bench_fail(out, "out of memory");
         return;
     }
-    bench_cfg cfg = {w, p->w2_threads, 1, 0, n, 0, 0, 0, 0, 1};
+    bench_cfg cfg = {w, p->w2_threads, 1, 0, n, 0, 0, 0, 0, 1, 0};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup") == 0) {
         uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns(), s0 = bench_thread_cpu_ns();
@@ -84,7 +152,7 @@ static void run_w3(const bench_ops *ops, const bench_params *p, int handles, ben
         bench_fail(out, "out of memory");
         return;
     }
-    bench_cfg cfg = {BENCH_W3, p->w3_threads, 1, 0, n + 1, handles, 0, 0, 0, 1};
+    bench_cfg cfg = {BENCH_W3, p->w3_threads, 1, 0, n + 1, handles, 0, 0, 0, 1, 0};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup")) goto done;
     rc = ops->submit("w3", -1); /* the blocker */
@@ -131,7 +199,7 @@ static void run_w4(const bench_ops *ops, bench_workload w, const bench_params *p
         return;
     }
     bench_sleep_task_us = p->w4_sleep_us;
-    bench_cfg cfg = {w, p->w4_global, p->w4_cap, p->w4_global, n, 0, 0, 0, 0, 1};
+    bench_cfg cfg = {w, p->w4_global, p->w4_cap, p->w4_global, n, 0, 0, 0, 0, 1, 0};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup") == 0) {
         uint64_t t0 = bench_now_ns();
@@ -157,7 +225,7 @@ static void run_w5(const bench_ops *ops, bench_workload w, long n, const bench_p
         bench_fail(out, "out of memory");
         return;
     }
-    bench_cfg cfg = {w, p->w5_threads, 1, 0, n, 0, 0, 0, 0, 1};
+    bench_cfg cfg = {w, p->w5_threads, 1, 0, n, 0, 0, 0, 0, 1, 0};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup") == 0) {
         malloc_trim(0);
@@ -247,7 +315,7 @@ static void run_w6(const bench_ops *ops, bench_workload w, const bench_params *p
         sched[i] = (uint64_t)at;
     }
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* this thread's sleeps: 1 us slack, not 50 */
-    bench_cfg cfg = {w, p->w6_threads, 0, 0, n, 0, 0, 0, 0, 1};
+    bench_cfg cfg = {w, p->w6_threads, 0, 0, n, 0, 0, 0, 0, 1, 0};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup")) goto done;
     uint64_t c0 = bench_cpu_ns();
@@ -350,7 +418,7 @@ static void run_w7(const bench_ops *ops, bench_workload w, const bench_params *p
         goto done;
     }
     bench_cfg cfg = {w, shaped2 ? p->w2_threads : p->w1_threads, shaped2 ? 1 : 0, 0, n, 0, 0, 0, 0,
-                     nt};
+                     nt, 0};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup") == 0) {
         for (int t = 0; t < nt; t++) {
@@ -419,7 +487,7 @@ static void run_w8(const bench_ops *ops, const bench_params *p, bench_out *out) 
     key[4 + width] = '\0';
 
     bench_cfg cfg = {BENCH_W8, p->w5_threads, 1, 0, n, 0, 0, p->w8_max_groups,
-                     (int64_t)p->w8_idle_ms * 1000000, 1};
+                     (int64_t)p->w8_idle_ms * 1000000, 1, 0};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup")) return;
     malloc_trim(0);
@@ -483,7 +551,7 @@ static void run_w9(const bench_ops *ops, const bench_params *p, bench_out *out) 
     bench_sleep_task_us = p->w9_sleep_us;
     /* the peers: a pool of w9_global threads + the keyed layer at w9_cap; groupconc:
        default_concurrency = w9_cap, global_max_running = w9_global */
-    bench_cfg cfg = {BENCH_W9, p->w9_global, p->w9_cap, 0, n, 0, p->w9_global, 0, 0, 1};
+    bench_cfg cfg = {BENCH_W9, p->w9_global, p->w9_cap, 0, n, 0, p->w9_global, 0, 0, 1, 0};
     int rc = ops->setup(&cfg, out);
     if (must(rc, out, "setup") == 0) {
         uint64_t t0 = bench_now_ns();
@@ -534,6 +602,7 @@ void bench_run(const bench_ops *ops, bench_workload w, const bench_params *p, in
     case BENCH_C2C: run_w2(ops, w, p->curve_w2_keys[w - BENCH_C2A], p, out); break;
     case BENCH_W8: run_w8(ops, p, out); break;
     case BENCH_W9: run_w9(ops, p, out); break;
+    case BENCH_W1D: run_w1d(ops, p, out); break;
     default: bench_fail(out, "unknown workload"); break;
     }
 }

@@ -11,7 +11,8 @@
 # the groupconc/peer ratios and the cost curves; then the admission gate's cost per try-acquire +
 # release beside a mutex-protected counter and a semaphore (bench_gate.c); then the hot-path figure:
 # instructions per submit->complete of a no-op task, counted by valgrind's callgrind (not
-# time-dependent), with its target (groupconc <= libuv).
+# time-dependent), with its target (groupconc <= libdispatch; n/a without it). The last line counts
+# every target printed: the table's (groupconc-bench's "targets:" line) and the instruction count's.
 #   --with-dispatch PREFIX  also libdispatch, as installed in PREFIX by build_dispatch.sh
 #   --no-callgrind   skip the instruction count
 #   --profile        also print callgrind_annotate's top functions for groupconc's hot path
@@ -49,7 +50,7 @@ while [ $# -gt 0 ]; do
         ;;
     --with-dispatch=*) dispatch=${1#--with-dispatch=} ;;
     -h | --help)
-        sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *) bench_args="$bench_args $1" ;;
@@ -98,7 +99,9 @@ fi
 # ---- build: release, -O2, NDEBUG (no GROUPCONC_DEBUG checks), with symbols for profiles ----
 opts="-Dbuildtype=release -Doptimization=2 -Ddebug=true -Db_ndebug=true -Dbench=true -Ddispatch_prefix=$dispatch"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+table=$(mktemp)
+table_rc=$(mktemp)
+trap 'rm -f "$log" "$table" "$table_rc"' EXIT
 quiet() { # run quietly; show the output only if it fails
     if ! "$@" >"$log" 2>&1; then
         cat "$log" >&2
@@ -122,9 +125,14 @@ bin=$build/tests/bench/groupconc-bench
 # ---- the table ----
 status=0
 set +e
+# (its output also goes to $table, for the "targets:" count at the end)
 # shellcheck disable=SC2086
-"$bin" $bench_args
-status=$?
+{
+    "$bin" $bench_args
+    echo $? >"$table_rc"
+} | tee "$table"
+status=$(cat "$table_rc")
+[ -n "$status" ] || status=1
 # the admission gate against a mutex-protected counter and a semaphore (bench_gate.c)
 "$build/tests/bench/groupconc-gate-bench" || status=1
 if [ "$lockstat" = 1 ]; then
@@ -148,7 +156,7 @@ if [ "$callgrind" = 1 ]; then
     printf '%-20s | %-22s | %s\n' "implementation" "instr/task" "groupconc/this (>1: groupconc runs more)"
     printf '%s\n' "---------------------+------------------------+---------------"
     gc_per=""
-    uv_per=""
+    disp_per=""
     modes="groupconc groupconc-handles glib uv"
     [ -n "$dispatch" ] && modes="$modes dispatch"
     for mode in $modes; do
@@ -172,7 +180,7 @@ if [ "$callgrind" = 1 ]; then
         set -- $stats
         per=$1
         [ "$mode" = groupconc ] && gc_per=$per
-        [ "$mode" = uv ] && uv_per=$per
+        [ "$mode" = dispatch ] && disp_per=$per
         rel=$(awk -v g="$gc_per" -v p="$per" 'BEGIN { if (p > 0) printf "%.2f", g / p; else print "-" }')
         label=$mode
         [ "$mode" = groupconc ] && label="groupconc (f&f)"
@@ -181,10 +189,17 @@ if [ "$callgrind" = 1 ]; then
         [ "$mode" = dispatch ] && label="libdispatch"
         printf '%-20s | %-22s | %s\n' "$label" "$1 [$2..$3]" "$rel"
     done
-    # issue 16: groupconc's no-op submit->complete (fire-and-forget) within libuv's, same session
-    if [ -n "$gc_per" ] && [ -n "$uv_per" ] && [ "$uv_per" -gt 0 ]; then
-        if [ "$gc_per" -le "$uv_per" ]; then verdict=MET; else verdict=MISSED; fi
-        echo "target: groupconc (f&f) <= libuv's instructions per task ($gc_per vs $uv_per): $verdict"
+    # issue 26: groupconc's no-op submit->complete (fire-and-forget) within libdispatch's, same
+    # session; n/a when libdispatch is not built in
+    if [ -z "$dispatch" ]; then
+        ir_verdict="n/a"
+        echo "target: groupconc (f&f) <= libdispatch's instructions per task: n/a (no libdispatch)"
+    elif [ -n "$gc_per" ] && [ -n "$disp_per" ] && [ "$disp_per" -gt 0 ] && [ "$gc_per" -gt 0 ]; then
+        if [ "$gc_per" -le "$disp_per" ]; then ir_verdict=MET; else ir_verdict=MISSED; fi
+        echo "target: groupconc (f&f) <= libdispatch's instructions per task ($gc_per vs $disp_per): $ir_verdict"
+    else
+        ir_verdict="n/a"
+        echo "target: groupconc (f&f) <= libdispatch's instructions per task: n/a (not counted)"
     fi
     echo "(profiles: $build/callgrind.<impl>.$n2.out; callgrind_annotate FILE)"
     if [ "$profile" = 1 ] && have_cmd callgrind_annotate; then
@@ -194,4 +209,21 @@ if [ "$callgrind" = 1 ]; then
             awk '/file:function/ { on = 1 } on && NF { print } on && ++n > 30 { exit }'
     fi
 fi
-exit $status
+
+# ---- every target, counted: the table's and the instruction count's ----
+# shellcheck disable=SC2046
+set -- $(sed -n 's/^targets: \([0-9]*\) met, \([0-9]*\) missed, \([0-9]*\) n\/a.*/\1 \2 \3/p' "$table") 0 0 0
+met=$1
+missed=$2
+na=$3
+case ${ir_verdict:-} in
+MET) met=$((met + 1)) ;;
+MISSED) missed=$((missed + 1)) ;;
+*) na=$((na + 1)) ;;
+esac
+note=""
+[ "$callgrind" = 1 ] || note="; the instruction count not run (--no-callgrind): n/a"
+[ -n "$dispatch" ] || note="$note; no libdispatch: its targets n/a"
+echo
+echo "targets in all (the table's and the instruction count's): $met met, $missed missed, $na n/a$note"
+exit "$status"
