@@ -1788,33 +1788,44 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #if defined(GROUPCONC_IMPLEMENTATION) && !defined(GROUPCONC_IMPLEMENTATION_INCLUDED)
 #define GROUPCONC_IMPLEMENTATION_INCLUDED
 /* ==== reading the implementation =============================================================== */
-/* Sections, in order (grep -n '==== ' groupconc.h):
+/* Sections, in order (grep -n '==== ' groupconc.h), by feature: each public function lives with its
+   mechanism. C wants a name declared before its use, so the containers follow the types they link,
+   and a few forward declarations (at the top of "submit", and before "task life cycle") let a
+   section call one that comes later.
      configuration       the user's macros, checked; the internal tunables, each with its reason
      platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32
-     internal types      task node, fair semaphore, group, worker, executor
+     internal types      task node, fair semaphore, group, worker; the executor, its fields grouped
+                         by owner: table (key table, node pool, LRU), inbox, keeper (housekeeper,
+                         deadline heap), fleet, and the pool's fields
      calling thread      per-thread frames: what user code of this library runs on this thread
-     intrusive FIFO, key table
+     intrusive FIFO, key table   the containers
      groups              counters (hot inline, rare ones in a cold block), limit resolution, the
                          bounded table's LRU list and reclaim, group creation
      task life cycle     the transition tables; every function that moves a task between stages
-     fair semaphores     the five layers, GROUPCONC__L_* (a table: what shuts each, what bounds its queue),
-                         admission, hand-off, refill after a live change, the deadline heap, the pump
-     inbox               submitting without the executor lock
+     layers              admission and hand-off through the five layers, GROUPCONC__L_* (a table:
+                         what shuts each, what bounds its queue), refill after a live change, the
+                         deadline heap, the pump
+     inbox, submit       submitting without the executor lock; the public submit calls, task nodes,
+                         the locked path, execute_all
      completion and events   cleanups, results, events, callbacks, rejection handling
+     handles             wait, cancel, release, results, completion callbacks
      worker pool         the table of worker states; starting, waking, spinning, napping, batches,
                          helping; worker_main, a loop over its parts (worker_step_locked,
                          worker_run_batch, worker_idle_locked, ...)
      housekeeper         one thread per executor: expires deadlines, reclaims idle groups
-     public API          in the order of the declarations; the gate, the scopes and the dump each
-                         behind its GROUPCONC_NO_* switch (the core calls into none of them: the
-                         few places that look at their state are under the same switches)
+     executor API        policy and executor life cycle; group control and stats; live limits,
+                         pause and resume; diagnostics (names of codes and enums)
+     modules             admission gate, structured scopes, each behind its GROUPCONC_NO_* switch (the
+                         core calls into neither: the few places that look at their state are under
+                         the same switches); fleet layer (the asynchronous layer's protocol and its
+                         public calls); the JSON dump (GROUPCONC_NO_DUMP)
    Names: groupconc__* is private. A function named *_locked is called with ex->lock held, *_tlocked
-   with ex->table_lock held; it does not release the lock (spin_locked does for a while, and says
-   so). Lock order: ex->lock, then ex->table_lock or ex->done_lock. The housekeeper sleeps on
-   keeper_cv with ex->lock; the bounded table's LRU list is table_lock's; a group is reclaimed only
-   with both locks held and the inbox drained under table_lock (a push happens under it), so no
+   with ex->table.lock held; it does not release the lock (spin_locked does for a while, and says
+   so). Lock order: ex->lock, then ex->table.lock or ex->done_lock. The housekeeper sleeps on
+   keeper.cv with ex->lock; the bounded table's LRU list is table.lock's; a group is reclaimed only
+   with both locks held and the inbox drained under table.lock (a push happens under it), so no
    task can be on its way into a group being reclaimed. User code never runs with one of
-   them held, except the resolver (under table_lock, so that it runs once per group creation).
+   them held, except the resolver (under table.lock, so that it runs once per group creation).
    Atomics: every atomic operation names its memory order (clang -Watomic-implicit-seq-cst checks
    this in CI). Most are relaxed, because a lock orders them, or acquire/release (a task's state
    word, the node returns). seq_cst appears only in two store-then-load pairings, where each side
@@ -2443,7 +2454,7 @@ typedef struct groupconc__group_cold {
 } groupconc__group_cold;
 
 /* The bounded table's LRU link, allocated in front of each group of such an executor only (see
-   "bounded group table"). Under table_lock, except last_used (atomic: also stored under ex->lock
+   "bounded group table"). Under table.lock, except last_used (atomic: also stored under ex->lock
    when the group goes idle). */
 typedef struct groupconc__lru {
     groupconc__group *prev, *next; /* ex->lru, oldest `placed` first */
@@ -2454,7 +2465,7 @@ typedef struct groupconc__lru {
 /* A group's fleet-layer counts, allocated in front of it (before its LRU link, if any) only when
    the executor has a fleet provider: the common group does not pay for them. Under ex->lock. */
 typedef struct groupconc__group_fleet {
-    uint32_t waiting;              /* at the fleet layer (in ex->fleet): asked or BUSY */
+    uint32_t waiting;              /* at the fleet layer (in ex->fleet.layer): asked or BUSY */
     uint32_t busy;                 /* of those, answered BUSY (new ones queue behind them unasked) */
 } groupconc__group_fleet;
 
@@ -2491,12 +2502,12 @@ struct groupconc__group {
    One name per layer, in the code and in the text (the manual's layer table, the stats' waiting_*
    fields, the reasons GROUPCONC_EREJECTED_* / EEXPIRED_*). Each is a groupconc__sem. The fleet layer
    is the one asynchronous layer: its permit is not taken but asked for, and the provider's answer
-   hands it on (see "the fleet layer"); without a provider every task passes it at once. */
+   hands it on (module "fleet layer"); without a provider every task passes it at once. */
 typedef enum groupconc__layer_id {
     GROUPCONC__L_GLOBAL = 0,  /* global in-flight: ex->global (global_max_in_flight) */
     GROUPCONC__L_BULKHEAD,    /* group bulkhead: g->bulkhead (max_in_flight) */
     GROUPCONC__L_CONCURRENCY, /* group concurrency: g->conc (concurrency); paused groups take none */
-    GROUPCONC__L_FLEET,       /* the fleet: ex->fleet (no local limit: the provider's answer) */
+    GROUPCONC__L_FLEET,       /* the fleet: ex->fleet.layer (no local limit: the provider's answer) */
     GROUPCONC__L_RUNNING,     /* global running: ex->run_cap (global_max_running); work-conserving */
     GROUPCONC__LAYERS
 } groupconc__layer_id;
@@ -2529,6 +2540,52 @@ typedef struct groupconc__limits_entry {
 /* Cache-line padding between fields that different threads write (no false sharing). */
 #define GROUPCONC__LINE 64
 
+/* The executor's parts, by owner. Each is a member of groupconc_executor, named for its section. */
+
+/* The key table and the node pool ("key table", "bounded group table"): under table.lock. */
+typedef struct groupconc__table {
+    groupconc__mutex lock;         /* lock order: ex->lock, then this */
+    groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
+    uint32_t *hashes;              /* hashes[i]: 0 if slots[i] is empty, else its key's hash */
+    size_t nslots, ngroups;
+    groupconc_task *node_pool;     /* recycled task nodes (no task id), linked by `next` */
+    groupconc__group *lru_head, *lru_tail; /* the bounded table's LRU list (bounded executors only) */
+} groupconc__table;
+
+/* The lock-free side of submit ("inbox"), each word on its own cache line. */
+typedef struct groupconc__inbox {
+    /* Submitted tasks not yet admitted, newest first (a lock-free stack: submit pushes, whoever
+       holds ex->lock next takes them all and admits them in submission order). INBOX_CLOSED once
+       the executor shuts down: a push that finds it fails. */
+    _Atomic(groupconc_task *) head;
+    char pad2[GROUPCONC__LINE];
+    _Atomic(groupconc_task *) node_returns; /* nodes the workers freed (lock-free; taken whole) */
+    char pad3[GROUPCONC__LINE];
+} groupconc__inbox;
+
+/* The housekeeper ("housekeeper") and the deadline heap it serves ("queue deadlines"); under
+   ex->lock unless noted. */
+typedef struct groupconc__keeper {
+    groupconc__thread thread;      /* expires deadlines, reclaims idle groups; started on first need */
+    groupconc__cond cv;            /* with ex->lock */
+    _Atomic bool started;          /* read by submit without the lock (is the idle sweep running?) */
+    bool stop;
+    uint64_t wake;                 /* when it will look next (UINT64_MAX: only when signalled) */
+    /* Queue deadlines: a binary min-heap of the waiting tasks that have one, by deadline; each such
+       task keeps its index. Capacity is reserved at submit. */
+    groupconc_task **timers;
+    size_t ntimers, ntimers_reserved, timers_cap;
+} groupconc__keeper;
+
+/* The fleet layer ("module: fleet layer"); under ex->lock. */
+typedef struct groupconc__fleet {
+    /* GROUPCONC__L_FLEET: its waiters hold their group's permits and ask the provider or were
+       answered BUSY, oldest first; no limit (INT32_MAX), `used` = the tasks past it. */
+    groupconc__sem layer;
+    size_t outstanding;            /* requests not answered yet (destroy waits for them) */
+    uint64_t open, renew_failed;   /* answers OPEN; renewals the provider reported failed */
+} groupconc__fleet;
+
 struct groupconc_executor {
     /* Read-mostly: everyone reads these, hardly anyone writes them. */
     groupconc_policy policy;       /* copy; policy.groups points at `limits` */
@@ -2539,21 +2596,10 @@ struct groupconc_executor {
     char pad0[GROUPCONC__LINE];
 
     /* The submitters' side. The key table and the node pool have their own lock, so that looking
-       up or creating a group never holds up the workers. Lock order: lock, then table_lock. */
-    groupconc__mutex table_lock;
-    groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
-    uint32_t *hashes;              /* hashes[i]: 0 if slots[i] is empty, else its key's hash */
-    size_t nslots, ngroups;
-    groupconc_task *node_pool;     /* recycled task nodes (no task id), linked by `next` */
+       up or creating a group never holds up the workers. Lock order: lock, then table.lock. */
+    groupconc__table table;
     char pad1[GROUPCONC__LINE];
-
-    /* Submitted tasks not yet admitted, newest first (a lock-free stack: submit pushes, whoever
-       holds `lock` next takes them all and admits them in submission order). INBOX_CLOSED once the
-       executor shuts down: a push that finds it fails. */
-    _Atomic(groupconc_task *) inbox;
-    char pad2[GROUPCONC__LINE];
-    _Atomic(groupconc_task *) node_returns; /* nodes the workers freed (lock-free; taken whole) */
-    char pad3[GROUPCONC__LINE];
+    groupconc__inbox inbox;
 
     /* The workers' side. */
     groupconc__mutex lock;         /* guards everything below unless noted; lock order: lock, done_lock */
@@ -2568,29 +2614,13 @@ struct groupconc_executor {
     size_t nlimits_cap;            /* capacity of ex->limits (policy.group_count entries used) */
     _Atomic bool any_max_wait;     /* a deadline may apply to a task: submit takes the lock; only
                                       ever set */
-    /* Queue deadlines: a binary min-heap of the waiting tasks that have one, by deadline; each
-       such task keeps its index (see "queue deadlines"). Capacity is reserved at submit. */
-    groupconc_task **timers;
-    size_t ntimers, ntimers_reserved, timers_cap;
-    /* The bounded table (see "bounded group table"), under table_lock. */
-    groupconc__group *lru_head, *lru_tail;
+    groupconc__keeper keeper;
     uint64_t groups_reclaimed;     /* under ex->lock */
     uint64_t counts_unattributed;  /* outcomes whose group's cold counters could not be allocated */
-    /* The housekeeper thread: expires deadlines, reclaims idle groups. Started on first need. */
-    groupconc__thread keeper;
-    groupconc__cond keeper_cv;     /* with ex->lock */
-    _Atomic bool keeper_started;   /* read by submit without the lock (is the idle sweep running?) */
-    bool keeper_stop;
-    uint64_t keeper_wake;          /* when it will look next (UINT64_MAX: only when signalled) */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
-    /* GROUPCONC__L_FLEET (see "the fleet layer"): its waiters hold their group's permits and ask
-       the provider or were answered BUSY, oldest first; no limit (INT32_MAX), `used` = the tasks
-       past it. */
-    groupconc__sem fleet;
-    size_t fleet_outstanding;      /* requests not answered yet (destroy waits for them) */
-    uint64_t fleet_open, fleet_renew_failed;
+    groupconc__fleet fleet;
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, all groups */
     size_t unfinished;             /* accepted tasks not yet completed */
@@ -2825,11 +2855,11 @@ GROUPCONC__FN int groupconc__key_hash(const char *key, size_t *out_len, uint64_t
    groups (a million groups are 150 MB of scattered memory). */
 GROUPCONC__FN groupconc__group *groupconc__table_find(groupconc_executor *ex, const char *key,
                                                        size_t len, uint64_t hash) {
-    size_t mask = ex->nslots - 1, i;
+    size_t mask = ex->table.nslots - 1, i;
     uint32_t h = (uint32_t)hash, c;
-    if (ex->nslots == 0) return NULL;
-    for (i = (size_t)h & mask; (c = ex->hashes[i]) != 0; i = (i + 1) & mask) {
-        groupconc__group *g = ex->slots[i];
+    if (ex->table.nslots == 0) return NULL;
+    for (i = (size_t)h & mask; (c = ex->table.hashes[i]) != 0; i = (i + 1) & mask) {
+        groupconc__group *g = ex->table.slots[i];
         /* strncmp stops at the stored key's end: it may be shorter than len */
         if (c == h && strncmp(g->key, key, len) == 0 && g->key[len] == '\0') return g;
     }
@@ -2847,8 +2877,8 @@ GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, uint32_t *ha
 /* Grows at 3/4 load; no fixed maximum of groups (below 2^32 slots: the hash words hold 32 bits of
    position). One allocation holds both arrays. */
 GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__group *g, uint64_t hash) {
-    if ((ex->ngroups + 1) * 4 > ex->nslots * 3) {
-        size_t n = ex->nslots ? ex->nslots * 2 : 16, i, each = sizeof(groupconc__group *) + sizeof(uint32_t);
+    if ((ex->table.ngroups + 1) * 4 > ex->table.nslots * 3) {
+        size_t n = ex->table.nslots ? ex->table.nslots * 2 : 16, i, each = sizeof(groupconc__group *) + sizeof(uint32_t);
         groupconc__group **slots;
         uint32_t *hashes;
         if (n - 1 > UINT32_MAX || n > SIZE_MAX / each) return GROUPCONC_ENOMEM;
@@ -2856,34 +2886,34 @@ GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__gro
         if (!slots) return GROUPCONC_ENOMEM;
         hashes = (uint32_t *)(void *)(slots + n);
         memset(hashes, 0, n * sizeof *hashes);
-        for (i = 0; i < ex->nslots; i++)
-            if (ex->hashes[i]) groupconc__table_place(slots, hashes, n, ex->slots[i], ex->hashes[i]);
-        if (ex->slots) GROUPCONC_FREE(ex->slots);
-        ex->slots = slots;
-        ex->hashes = hashes;
-        ex->nslots = n;
+        for (i = 0; i < ex->table.nslots; i++)
+            if (ex->table.hashes[i]) groupconc__table_place(slots, hashes, n, ex->table.slots[i], ex->table.hashes[i]);
+        if (ex->table.slots) GROUPCONC_FREE(ex->table.slots);
+        ex->table.slots = slots;
+        ex->table.hashes = hashes;
+        ex->table.nslots = n;
     }
-    groupconc__table_place(ex->slots, ex->hashes, ex->nslots, g, (uint32_t)hash);
-    ex->ngroups++;
+    groupconc__table_place(ex->table.slots, ex->table.hashes, ex->table.nslots, g, (uint32_t)hash);
+    ex->table.ngroups++;
     return GROUPCONC_OK;
 }
 
 /* Backward-shift deletion keeps probe chains intact without tombstones. */
 GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, const groupconc__group *g, uint64_t hash) {
-    size_t mask = ex->nslots - 1, i = (size_t)(uint32_t)hash & mask, j;
-    while (ex->slots[i] != g || !ex->hashes[i]) i = (i + 1) & mask;
-    ex->hashes[i] = 0;
-    for (j = (i + 1) & mask; ex->hashes[j]; j = (j + 1) & mask) {
-        size_t home = (size_t)ex->hashes[j] & mask;
+    size_t mask = ex->table.nslots - 1, i = (size_t)(uint32_t)hash & mask, j;
+    while (ex->table.slots[i] != g || !ex->table.hashes[i]) i = (i + 1) & mask;
+    ex->table.hashes[i] = 0;
+    for (j = (i + 1) & mask; ex->table.hashes[j]; j = (j + 1) & mask) {
+        size_t home = (size_t)ex->table.hashes[j] & mask;
         bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
         if (!stays) {
-            ex->slots[i] = ex->slots[j];
-            ex->hashes[i] = ex->hashes[j];
-            ex->hashes[j] = 0;
+            ex->table.slots[i] = ex->table.slots[j];
+            ex->table.hashes[i] = ex->table.hashes[j];
+            ex->table.hashes[j] = 0;
             i = j;
         }
     }
-    ex->ngroups--;
+    ex->table.ngroups--;
 }
 
 /* ==== groups ==================================================================================== */
@@ -2999,7 +3029,7 @@ GROUPCONC__FN int groupconc__limits_cmp(const void *a, const void *b) {
 
 GROUPCONC__FN int32_t groupconc__cap(int v) { return v == GROUPCONC_UNLIMITED ? INT32_MAX : (int32_t)v; }
 
-/* The per-group table's entry for key, or NULL. Under table_lock (live changes write the table
+/* The per-group table's entry for key, or NULL. Under table.lock (live changes write the table
    under it). */
 GROUPCONC__FN int groupconc__limits_key_cmp(const void *key, const void *entry) {
     return strcmp((const char *)key, ((const groupconc__limits_entry *)entry)->key);
@@ -3012,7 +3042,7 @@ GROUPCONC__FN groupconc__limits_entry *groupconc__limits_find(groupconc_executor
 }
 
 /* Resolve g's concurrency (which == 0), in-flight cap (1) or queue threshold (2): the table entry,
-   else (concurrency) the resolver, else the default. The resolver runs here, under table_lock. */
+   else (concurrency) the resolver, else the default. The resolver runs here, under table.lock. */
 GROUPCONC__FN int groupconc__resolve(groupconc_executor *ex, const groupconc__group *g,
                                      const groupconc__limits_entry *e, int which) {
     const groupconc_policy *p = &ex->policy;
@@ -3037,14 +3067,14 @@ GROUPCONC__FN int groupconc__resolve(groupconc_executor *ex, const groupconc__gr
     return e && e->queue_threshold != GROUPCONC_DEFAULT ? e->queue_threshold : p->default_queue_threshold;
 }
 
-/* ---- bounded group table: the LRU list (under table_lock) ---- */
+/* ---- bounded group table: the LRU list (under table.lock) ---- */
 
 GROUPCONC__FN void groupconc__lru_unlink(groupconc_executor *ex, groupconc__group *g) {
     groupconc__lru *l = groupconc__lru_of(g);
     if (l->prev) groupconc__lru_of(l->prev)->next = l->next;
-    else ex->lru_head = l->next;
+    else ex->table.lru_head = l->next;
     if (l->next) groupconc__lru_of(l->next)->prev = l->prev;
-    else ex->lru_tail = l->prev;
+    else ex->table.lru_tail = l->prev;
     l->prev = l->next = NULL;
 }
 
@@ -3057,9 +3087,9 @@ GROUPCONC__FN void groupconc__lru_unlink(groupconc_executor *ex, groupconc__grou
    never earlier, than its idle time). */
 GROUPCONC__FN void groupconc__lru_place(groupconc_executor *ex, groupconc__group *g, uint64_t placed) {
     groupconc__lru *l = groupconc__lru_of(g);
-    groupconc__group *after = ex->lru_tail;
+    groupconc__group *after = ex->table.lru_tail;
     if (after && groupconc__lru_of(after)->placed > placed) {
-        groupconc__group *before = ex->lru_head;
+        groupconc__group *before = ex->table.lru_head;
         int steps = 0;
         while (before && groupconc__lru_of(before)->placed <= placed && steps++ < GROUPCONC__LRU_WALK)
             before = groupconc__lru_of(before)->next;
@@ -3071,11 +3101,11 @@ GROUPCONC__FN void groupconc__lru_place(groupconc_executor *ex, groupconc__group
     }
     l->placed = placed;
     l->prev = after;
-    l->next = after ? groupconc__lru_of(after)->next : ex->lru_head;
+    l->next = after ? groupconc__lru_of(after)->next : ex->table.lru_head;
     if (l->next) groupconc__lru_of(l->next)->prev = g;
-    else ex->lru_tail = g;
+    else ex->table.lru_tail = g;
     if (after) groupconc__lru_of(after)->next = g;
-    else ex->lru_head = g;
+    else ex->table.lru_head = g;
 }
 
 /* A lookup of g: it goes to the tail, used now. */
@@ -3086,7 +3116,7 @@ GROUPCONC__FN void groupconc__lru_touch(groupconc_executor *ex, groupconc__group
 }
 
 /* Nothing of g is waiting, ready, running (or deferred) or out as a gate permit, and it is not
-   paused. Under ex->lock with the inbox drained under table_lock (a push happens under table_lock,
+   paused. Under ex->lock with the inbox drained under table.lock (a push happens under table.lock,
    so no task of g is on its way in). A CALLER_RUNS re-run on a worker holds no permit (held == 0):
    only the running and deferred lists know it, so under that policy they are looked through (a
    reclaimed group's running task would miss a group shutdown's flag). */
@@ -3104,7 +3134,7 @@ GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, co
 }
 
 /* Drop idle g from the table (as an evict of a group with nothing in it). Its memory lives on while
-   finished tasks' handles point at it. Under ex->lock and table_lock. */
+   finished tasks' handles point at it. Under ex->lock and table.lock. */
 GROUPCONC__FN void groupconc__reclaim_tlocked(groupconc_executor *ex, groupconc__group *g) {
     size_t len = 0;
     uint64_t hash = 0; /* set: the key was valid when the group was made (-O3 cannot tell) */
@@ -3132,16 +3162,16 @@ GROUPCONC__FN size_t groupconc__reclaim_batch(const groupconc_executor *ex) {
 
 /* The table is at max_groups and a new key comes: reclaim the least recently used idle group (and
    up to reclaim_batch - 1 more, the next least recently used, if idle). Busy ones met on the way go
-   to the tail (in use: recently used). Under ex->lock and table_lock. */
+   to the tail (in use: recently used). Under ex->lock and table.lock. */
 GROUPCONC__FN int groupconc__reclaim_lru_tlocked(groupconc_executor *ex, groupconc__batch *b) {
-    size_t n = ex->ngroups, want = groupconc__reclaim_batch(ex), got = 0;
+    size_t n = ex->table.ngroups, want = groupconc__reclaim_batch(ex), got = 0;
     uint64_t now = groupconc__coarse_now_ns();
     groupconc__group *g;
     /* the inbox's tasks keep their groups busy; admitted without helping (a gate's try-acquire
        comes here too: what a busy worker left stays with the workers, see groupconc__lock_quiet) */
     if (groupconc__inbox_pending(ex) && groupconc__admit_inbox_locked(ex, b, false))
         (void)groupconc__kick_locked(ex);
-    while (n-- > 0 && got < want && (g = ex->lru_head) != NULL) {
+    while (n-- > 0 && got < want && (g = ex->table.lru_head) != NULL) {
         if (groupconc__group_idle_locked(ex, g)) {
             groupconc__reclaim_tlocked(ex, g);
             got++;
@@ -3157,7 +3187,7 @@ GROUPCONC__FN int groupconc__reclaim_lru_tlocked(groupconc_executor *ex, groupco
 #define GROUPCONC__NEED_LOCK 2 /* internal: at max_groups, reclaiming needs ex->lock: take the locked path */
 
 /* Find the group, or create it and resolve its limits once ("first resolution fixed"). Called with
-   ex->table_lock held, and ex->lock too when b is not NULL (the locked submit path, gates, pause):
+   ex->table.lock held, and ex->lock too when b is not NULL (the locked submit path, gates, pause):
    the resolver runs there. A bounded table at its maximum reclaims an idle group first, which needs
    ex->lock: without it, GROUPCONC__NEED_LOCK. */
 GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, size_t len,
@@ -3174,7 +3204,7 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
         *out = g;
         return GROUPCONC_OK;
     }
-    full = p->max_groups != GROUPCONC_UNLIMITED && ex->ngroups >= (size_t)p->max_groups;
+    full = p->max_groups != GROUPCONC_UNLIMITED && ex->table.ngroups >= (size_t)p->max_groups;
     if (full && !b) return GROUPCONC__NEED_LOCK;
     block = (char *)GROUPCONC_MALLOC(front + offsetof(groupconc__group, key) + len + 1);
     if (!block) return GROUPCONC_ENOMEM;
@@ -3217,7 +3247,7 @@ GROUPCONC__FN groupconc__sem *groupconc__layer(groupconc_executor *ex, groupconc
     case GROUPCONC__L_GLOBAL: return &ex->global;
     case GROUPCONC__L_BULKHEAD: return &g->bulkhead;
     case GROUPCONC__L_CONCURRENCY: return &g->conc;
-    case GROUPCONC__L_FLEET: return &ex->fleet;
+    case GROUPCONC__L_FLEET: return &ex->fleet.layer;
     default: return &ex->run_cap; /* GROUPCONC__L_RUNNING */
     }
 }
@@ -3283,6 +3313,11 @@ GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__bat
 GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n);
 GROUPCONC__FN int groupconc__worker_main(void *arg);
 GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task *t);
+/* The fleet layer's entry and resume (module "fleet layer"): admission and pause call them. */
+GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupconc_task *t,
+                                                 groupconc__batch *b);
+GROUPCONC__FN void groupconc__fleet_resume_locked(groupconc_executor *ex,
+                                                  const groupconc__group *g, groupconc__batch *b);
 /* Executor gate permits held in group g (NULL: all groups), 0 when the executor has no gate; under
    ex->lock. Without the gate (GROUPCONC_NO_GATE) none is ever out. */
 #ifndef GROUPCONC_NO_GATE
@@ -3468,7 +3503,7 @@ GROUPCONC__FN void groupconc__set_stage(groupconc_task *t, unsigned to) {
 /* A task's queue deadline, inline after the struct when B_HAS_DEADLINE (under ex->lock). */
 typedef struct groupconc__queue_deadline {
     uint64_t at_ns;                /* monotonic; 0 = none after all */
-    uint32_t index;                /* its place in ex->timers, or one of: */
+    uint32_t index;                /* its place in ex->keeper.timers, or one of: */
     uint32_t pad;
 } groupconc__queue_deadline;
 #define GROUPCONC__TIMER_NONE UINT32_MAX          /* not in the heap, no reservation */
@@ -3648,13 +3683,13 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
     if (g) {
         groupconc__sweep_group_queues(ex, g, &victims);
     } else {
-        groupconc__mutex_lock(&ex->table_lock);
-        for (i = 0; i < ex->nslots; i++)
-            if (ex->hashes[i]) groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
-        groupconc__mutex_unlock(&ex->table_lock);
+        groupconc__mutex_lock(&ex->table.lock);
+        for (i = 0; i < ex->table.nslots; i++)
+            if (ex->table.hashes[i]) groupconc__sweep_group_queues(ex, ex->table.slots[i], &victims);
+        groupconc__mutex_unlock(&ex->table.lock);
     }
     if (!g || g->ready > 0) groupconc__sweep_shared(ex, &ex->ready, g, &victims);
-    if (!g || groupconc__fleet_waiting(g) > 0) groupconc__sweep_shared(ex, &ex->fleet.waiters, g, &victims);
+    if (!g || groupconc__fleet_waiting(g) > 0) groupconc__sweep_shared(ex, &ex->fleet.layer.waiters, g, &victims);
     while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
     for (t = ex->running.head; t; t = next) { /* after the queues: what it frees goes nowhere */
         next = t->next;
@@ -3725,7 +3760,7 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
     groupconc__count_locked(ex, t->group, groupconc__outcome_index(t->status, 0), 1);
 }
 
-/* ==== fair semaphores: admission and hand-off ==================================================== */
+/* ==== layers: admission and hand-off =========================================================== */
 /* All of this runs under ex->lock. A layer (GROUPCONC__L_*, in order) is held by a task when it
    comes before t->held. A permit is checked and taken in one locked step (no check-then-act
    window), and a hand-off moves the permit with `used` unchanged (never counted twice).
@@ -3735,8 +3770,8 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
      GROUPCONC__L_BULKHEAD     g->bulkhead   -                          the group's threshold (its
                                                                         two queues), max_waiting
      GROUPCONC__L_CONCURRENCY  g->conc       the group/executor paused  the same
-     GROUPCONC__L_FLEET        ex->fleet     the group/executor paused  max_waiting (section "the
-                                             (asks nothing)             fleet layer")
+     GROUPCONC__L_FLEET        ex->fleet.    the group/executor paused  max_waiting (module "fleet
+                               layer         (asks nothing)             layer")
      GROUPCONC__L_RUNNING      ex->run_cap   the task's group paused    max_waiting
    A shut layer hands out nothing: its waiters keep their places. The fleet layer is asynchronous:
    its permit is asked for, not taken, and a release there hands nothing on (next_waiter); only the
@@ -3751,7 +3786,7 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
    the bound there, never checked again). */
 GROUPCONC__FN size_t groupconc__waiting_total(const groupconc_executor *ex) {
     return ex->global.waiters.count + ex->waiting_groups + ex->run_cap.waiters.count +
-           ex->fleet.waiters.count;
+           ex->fleet.layer.waiters.count;
 }
 
 /* The waiter of layer `layer` that a free permit goes to: the oldest one not shut out, or NULL. */
@@ -3823,27 +3858,27 @@ GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_
    rejected or cancelled, or expires. The housekeeper thread sleeps until the earliest deadline. */
 
 GROUPCONC__FN void groupconc__timer_set(groupconc_executor *ex, size_t i, groupconc_task *t) {
-    ex->timers[i] = t;
+    ex->keeper.timers[i] = t;
     groupconc__deadline_of(t)->index = (uint32_t)i;
 }
 
 GROUPCONC__FN uint64_t groupconc__timer_at(groupconc_executor *ex, size_t i) {
-    return groupconc__deadline_of(ex->timers[i])->at_ns;
+    return groupconc__deadline_of(ex->keeper.timers[i])->at_ns;
 }
 
 GROUPCONC__FN void groupconc__timer_sift(groupconc_executor *ex, size_t i) {
-    groupconc_task *t = ex->timers[i];
+    groupconc_task *t = ex->keeper.timers[i];
     uint64_t at = groupconc__deadline_of(t)->at_ns;
     while (i > 0 && groupconc__timer_at(ex, (i - 1) / 2) > at) { /* up */
-        groupconc__timer_set(ex, i, ex->timers[(i - 1) / 2]);
+        groupconc__timer_set(ex, i, ex->keeper.timers[(i - 1) / 2]);
         i = (i - 1) / 2;
     }
     for (;;) { /* down */
         size_t c = 2 * i + 1;
-        if (c >= ex->ntimers) break;
-        if (c + 1 < ex->ntimers && groupconc__timer_at(ex, c + 1) < groupconc__timer_at(ex, c)) c++;
+        if (c >= ex->keeper.ntimers) break;
+        if (c + 1 < ex->keeper.ntimers && groupconc__timer_at(ex, c + 1) < groupconc__timer_at(ex, c)) c++;
         if (groupconc__timer_at(ex, c) >= at) break;
-        groupconc__timer_set(ex, i, ex->timers[c]);
+        groupconc__timer_set(ex, i, ex->keeper.timers[c]);
         i = c;
     }
     groupconc__timer_set(ex, i, t);
@@ -3853,11 +3888,11 @@ GROUPCONC__FN void groupconc__timer_sift(groupconc_executor *ex, size_t i) {
 GROUPCONC__FN void groupconc__timer_add(groupconc_executor *ex, groupconc_task *t) {
     groupconc__queue_deadline *d = groupconc__deadline_of(t);
     if (!d || d->index != GROUPCONC__TIMER_RESERVED) return;
-    GROUPCONC_ASSERT(ex->ntimers < ex->timers_cap);
-    ex->timers[ex->ntimers] = t;
-    d->index = (uint32_t)ex->ntimers++;
+    GROUPCONC_ASSERT(ex->keeper.ntimers < ex->keeper.timers_cap);
+    ex->keeper.timers[ex->keeper.ntimers] = t;
+    d->index = (uint32_t)ex->keeper.ntimers++;
     groupconc__timer_sift(ex, d->index);
-    if (d->at_ns < ex->keeper_wake) groupconc__cond_signal(&ex->keeper_cv);
+    if (d->at_ns < ex->keeper.wake) groupconc__cond_signal(&ex->keeper.cv);
 }
 
 /* t no longer waits for permits: out of the heap, its reservation returned. */
@@ -3867,102 +3902,14 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
     if (!d || d->index == GROUPCONC__TIMER_NONE) return;
     if (d->index != GROUPCONC__TIMER_RESERVED) {
         i = d->index;
-        ex->ntimers--;
-        if (i < ex->ntimers) {
-            groupconc__timer_set(ex, i, ex->timers[ex->ntimers]);
+        ex->keeper.ntimers--;
+        if (i < ex->keeper.ntimers) {
+            groupconc__timer_set(ex, i, ex->keeper.timers[ex->keeper.ntimers]);
             groupconc__timer_sift(ex, i);
         }
     }
-    ex->ntimers_reserved--;
+    ex->keeper.ntimers_reserved--;
     d->index = GROUPCONC__TIMER_NONE;
-}
-
-/* ---- the fleet layer: an external provider's lease, between concurrency and global running ----
-   GROUPCONC__L_FLEET comes after the group's permits (global in-flight, bulkhead, concurrency) and
-   before the global running cap: a task answered BUSY must not hold a global running permit, or one
-   group whose fleet capacity sits in other processes could stall every group (global running is
-   work-conserving). It is the asynchronous layer: a task there is QUEUED in ex->fleet.waiters
-   (oldest first, held == GROUPCONC__L_FLEET) like a waiter at any other layer, so unlink, sweeps,
-   expiry, stats, the dump and destroy treat it alike; but its permit is asked for: a request goes
-   out once the lock is released (from the batch's `asks`; ST_FLEET_REF while it is out), unless
-   its group has tasks answered BUSY (B_FLEET_BUSY): then it queues behind them unasked, so the
-   group's order holds. groupconc_fleet_notify asks again for a group's oldest BUSY task (for every
-   BUSY task when it names no group): a provider notifies once per lease freed, and a freed lease
-   costs one request. The answer GRANTED or OPEN hands the task the layer's permit (on to global
-   running), REJECT completes it REJECTED (EREJECTED_FLEET), BUSY parks it (B_FLEET_BUSY). A task
-   taken meanwhile (cancel, shutdown, its deadline) is no longer QUEUED when its answer comes: a
-   lease granted then is given back at once. ST_FLEET_REF keeps the node alive while a request is
-   out; ex->fleet_outstanding counts them, and destroy waits for it to reach 0. Without a provider
-   the layer is passed at once (admit). */
-
-/* Make t's request once the lock is released (the caller flushes b); t waits at the fleet layer,
-   asked for now. Under ex->lock. */
-GROUPCONC__FN void groupconc__fleet_ask_locked(groupconc_executor *ex, groupconc_task *t,
-                                               groupconc__batch *b) {
-    if (t->bits & GROUPCONC__B_FLEET_BUSY) {
-        groupconc__gfleet(t->group)->busy--;
-        t->bits &= (uint16_t)~GROUPCONC__B_FLEET_BUSY;
-    }
-    atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_FLEET_REF, memory_order_relaxed); /* the lock orders it */
-    ex->fleet_outstanding++;
-    groupconc__fleet_of(t)->ask_next = NULL;
-    if (b->asks_tail) groupconc__fleet_of(b->asks_tail)->ask_next = t;
-    else b->asks = t;
-    b->asks_tail = t;
-}
-
-/* t waits at the fleet layer unasked (answered BUSY, or its group paused) until a notify or the
-   resume asks again. Under ex->lock. */
-GROUPCONC__FN void groupconc__fleet_park_locked(groupconc_task *t) {
-    GROUPCONC_ASSERT(!(t->bits & GROUPCONC__B_FLEET_BUSY));
-    t->bits |= GROUPCONC__B_FLEET_BUSY;
-    groupconc__gfleet(t->group)->busy++;
-}
-
-/* Ask again for the oldest task of g answered BUSY (if any). Under ex->lock. */
-GROUPCONC__FN void groupconc__fleet_ask_next_locked(groupconc_executor *ex, groupconc__group *g,
-                                                    groupconc__batch *b) {
-    groupconc_task *t;
-    if (groupconc__gfleet(g)->busy == 0) return;
-    for (t = ex->fleet.waiters.head; t && !(t->group == g && (t->bits & GROUPCONC__B_FLEET_BUSY)); t = t->next) {}
-    GROUPCONC_ASSERT(t != NULL);
-    groupconc__fleet_ask_locked(ex, t, b);
-}
-
-/* t holds its group's permits (up to concurrency) and has a provider: it waits at the fleet layer.
-   Under ex->lock. */
-GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupconc_task *t,
-                                                 groupconc__batch *b) {
-    groupconc__group_fleet *gf = groupconc__gfleet(t->group);
-    if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) { /* a new waiter: the memory bound, as at the others */
-        if (ex->policy.max_waiting != GROUPCONC_UNLIMITED &&
-            groupconc__waiting_total(ex) >= (size_t)ex->policy.max_waiting) {
-            groupconc__reject_locked(ex, t, GROUPCONC_EREJECTED_WAITING, b);
-            return;
-        }
-        t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
-        t->start_ns = groupconc__coarse_now_ns();
-    }
-    groupconc__timer_add(ex, t); /* its queue deadline covers this wait too */
-    gf->waiting++;
-    groupconc__set_stage(t, GROUPCONC__QUEUED);
-    groupconc__fifo_push(&ex->fleet.waiters, t);
-    if (gf->busy > 0 || groupconc__paused(ex, t->group)) groupconc__fleet_park_locked(t); /* paused: the resume asks */
-    else groupconc__fleet_ask_locked(ex, t, b);
-}
-
-/* A pause lifted (g, or every group when g is NULL): a paused group asked nothing and held no lease
-   (notifies found nothing to ask, a grant was given back), so ask again for each of its tasks
-   answered BUSY, oldest first, as a notify naming no group does. Under ex->lock. */
-GROUPCONC__FN void groupconc__fleet_resume_locked(groupconc_executor *ex, const groupconc__group *g,
-                                                  groupconc__batch *b) {
-    groupconc_task *t;
-    if (!ex->policy.fleet.acquire) return;
-    for (t = ex->fleet.waiters.head; t; t = t->next) {
-        if (!(t->bits & GROUPCONC__B_FLEET_BUSY) || (g && t->group != g) || groupconc__paused(ex, t->group))
-            continue;
-        groupconc__fleet_ask_locked(ex, t, b);
-    }
 }
 
 /* Move t through the layers from t->held on: take each permit that is free with nobody waiting
@@ -4034,21 +3981,21 @@ GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) 
 
 /* ==== inbox: submitting without the executor lock =============================================== */
 /* When no layer can refuse a task (no queue thresholds: ex->inbox_ok), submit has nothing to decide
-   under the executor lock. It finds the group under table_lock and pushes the task onto ex->inbox;
+   under the executor lock. It finds the group under table.lock and pushes the task onto ex->inbox.head;
    whoever takes ex->lock next admits the whole inbox in submission order: a worker at each locked
    step, and every API call that looks at queues (groupconc__lock). A submit that finds the inbox
    empty makes sure someone will: when no worker is sure to lock again soon, it locks itself. */
 
 GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
     /* P1, the worker's end: its counter change comes before this look */
-    groupconc_task *head = atomic_load_explicit(&ex->inbox, memory_order_seq_cst);
+    groupconc_task *head = atomic_load_explicit(&ex->inbox.head, memory_order_seq_cst);
     return head != NULL && head != GROUPCONC__INBOX_CLOSED(ex);
 }
 
 /* Admit every task in the inbox, oldest first. Under ex->lock; `close` (shutdown) leaves the inbox
    closed, so that a later push fails. The submitter took no group reference: a group cannot leave
-   the table while one of its tasks is in the inbox (evict drains under table_lock, and a push
-   happens under table_lock with the group found in the table). */
+   the table while one of its tasks is in the inbox (evict drains under table.lock, and a push
+   happens under table.lock with the group found in the table). */
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
     if (!close && !groupconc__inbox_pending(ex)) return 0;
     groupconc__help_locked(ex, b, false); /* a permit it needs may sit with a finished task */
@@ -4060,7 +4007,7 @@ GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, group
                                                   bool close) {
     groupconc_task *list, *fifo = NULL, *t;
     size_t n = 0;
-    list = atomic_exchange_explicit(&ex->inbox, close ? GROUPCONC__INBOX_CLOSED(ex) : NULL,
+    list = atomic_exchange_explicit(&ex->inbox.head, close ? GROUPCONC__INBOX_CLOSED(ex) : NULL,
                                     memory_order_acq_rel);
     if (list == GROUPCONC__INBOX_CLOSED(ex)) return 0;
     while ((t = list) != NULL) { /* newest first -> oldest first */
@@ -4132,7 +4079,7 @@ GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batc
    could start the task sooner, a missing one could be started: the submitter locks.) A worker
    raises nidle and nnapping before its last look at the inbox, and lowers nwaking and nstarting
    before its next one; with the push before these loads (sequentially consistent: pairing P1), one of the two
-   sides sees the other. A worker lowers nthreads under table_lock. */
+   sides sees the other. A worker lowers nthreads under table.lock. */
 GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
     size_t idle;
     /* P1, the submitter's end: these loads come after its push (seq_cst CAS) */
@@ -4148,6 +4095,352 @@ GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
                (size_t)ex->policy.max_threads + atomic_load_explicit(&ex->nblocked, memory_order_seq_cst);
     return atomic_load_explicit(&ex->nnapping, memory_order_seq_cst) > 0 &&
            idle < atomic_load_explicit(&ex->nthreads, memory_order_seq_cst);
+}
+
+/* ==== submit: the public entry points, task nodes, the locked path ============================= */
+/* Submit reaches forward: into completion (a task refused or run in submit completes at once), the
+   handles (execute_all waits) and the pool (a worker for a ready task, a recycled node). */
+GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex);
+GROUPCONC__FN void groupconc__emit(groupconc_executor *ex, const groupconc_task *self,
+                                   groupconc_event_type type, const char *group, const char *task_id,
+                                   int reason, const groupconc_result *result);
+GROUPCONC__FN void groupconc__emit_refused(groupconc_executor *ex, const char *group,
+                                           const char *task_id, int reason);
+GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc__batch *b);
+GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex);
+GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_task *t, int reason,
+                                            bool in_submit);
+GROUPCONC__FN void groupconc__fill_result(const groupconc_task *t, groupconc_result *r);
+GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t);
+GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t,
+                                         groupconc__claims *claimed, groupconc__nodes *recycle);
+GROUPCONC__FN void groupconc__retire(groupconc_executor *ex, size_t n);
+GROUPCONC__FN bool groupconc__task_wait_ok(int64_t v);
+
+/* A fresh node for a task of group g. The group reference is taken when it is admitted. */
+GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
+                                        const groupconc_task_spec *spec, size_t idlen, bool handle,
+                                        bool timed, bool deadline_block, uint64_t deadline_at) {
+    char *extra = (char *)(t + 1);
+    memset(t, 0, sizeof *t);
+    if (deadline_block) { /* first: it is the one with alignment needs */
+        groupconc__queue_deadline d;
+        d.at_ns = deadline_at;
+        d.index = deadline_at ? GROUPCONC__TIMER_RESERVED : GROUPCONC__TIMER_NONE;
+        d.pad = 0;
+        memcpy(extra, &d, sizeof d);
+        extra += sizeof d;
+        t->bits = GROUPCONC__B_HAS_DEADLINE;
+    }
+    if (g->exec->policy.fleet.acquire) { /* 8-byte aligned: the struct and the deadline are */
+        memset(extra, 0, sizeof(groupconc__fleet_slot));
+        extra += sizeof(groupconc__fleet_slot);
+        t->bits |= GROUPCONC__B_FLEET;
+    }
+    if (spec->cleanup) { /* inline after the struct, before the task id */
+        memcpy(extra, &spec->cleanup, sizeof spec->cleanup);
+        extra += sizeof spec->cleanup;
+        t->bits |= GROUPCONC__B_HAS_CLEANUP;
+    }
+    if (spec->task_id) {
+        memcpy(extra, spec->task_id, idlen);
+        t->bits |= GROUPCONC__B_HAS_ID;
+    }
+    t->fn = spec->fn;
+    t->arg = spec->arg;
+    t->group = g;
+    t->bits |= GROUPCONC__B_COUNTED;
+    if (timed) t->bits |= GROUPCONC__B_TIMED; /* someone can see its times */
+    atomic_init(&t->state, GROUPCONC__ST_EXEC_REF | (handle ? GROUPCONC__ST_HANDLE_REF : 0u));
+}
+
+/* Find or create the group and take a node, under table.lock. On failure nothing is left held
+   (a node the caller allocated is its own to free). */
+GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, const char *group, size_t klen,
+                                             uint64_t hash, groupconc__batch *b, groupconc__group **g,
+                                             groupconc_task **t) {
+    int rc = groupconc__group_get(ex, group, klen, hash, b, g);
+    if (rc == GROUPCONC_OK && !*t) {
+        *t = groupconc__node_get_tlocked(ex);
+        if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(sizeof **t);
+        if (!*t) rc = GROUPCONC_ENOMEM;
+    }
+    return rc;
+}
+
+#define GROUPCONC__NO_WORKER 1 /* internal: take the locked path */
+
+GROUPCONC__FN bool groupconc__any_max_wait(groupconc_executor *ex) {
+    return atomic_load_explicit(&ex->any_max_wait, memory_order_relaxed);
+}
+
+/* A task's deadline (monotonic ns, 0 = none): its own max wait, else its group's table entry, else
+   the policy default. Under table.lock (the table and the default change under it). */
+GROUPCONC__FN uint64_t groupconc__deadline_at(groupconc_executor *ex, int64_t own, const char *key) {
+    int64_t wait = own;
+    if (wait == 0) {
+        const groupconc__limits_entry *e = groupconc__limits_find(ex, key);
+        wait = e && e->max_wait_ns != 0 ? e->max_wait_ns : ex->policy.default_max_wait_ns;
+    }
+    if (wait <= 0) return 0; /* GROUPCONC_FOREVER */
+    return groupconc__deadline(wait);
+}
+
+/* Reserve a heap slot for a task with a deadline, and make sure the housekeeper runs. Under ex->lock. */
+GROUPCONC__FN int groupconc__timer_reserve_locked(groupconc_executor *ex) {
+    int rc = groupconc__keeper_start_locked(ex);
+    if (rc != GROUPCONC_OK) return rc;
+    if (ex->keeper.ntimers_reserved == ex->keeper.timers_cap) {
+        size_t n = ex->keeper.timers_cap ? ex->keeper.timers_cap * 2 : 64;
+        groupconc_task **grown;
+        if (n > UINT32_MAX - 2 || n > SIZE_MAX / sizeof *grown) return GROUPCONC_ENOMEM;
+        grown = (groupconc_task **)GROUPCONC_MALLOC(n * sizeof *grown);
+        if (!grown) return GROUPCONC_ENOMEM;
+        if (ex->keeper.ntimers) memcpy(grown, ex->keeper.timers, ex->keeper.ntimers * sizeof *grown);
+        if (ex->keeper.timers) GROUPCONC_FREE(ex->keeper.timers);
+        ex->keeper.timers = grown;
+        ex->keeper.timers_cap = n;
+    }
+    ex->keeper.ntimers_reserved++;
+    return GROUPCONC_OK;
+}
+
+/* Submit failed after SUBMITTED was reported (ESHUTDOWN, ENOMEM, ETHREAD): count it, then the
+   REJECTED and COMPLETED events (COMPLETED comes once per SUBMITTED). `locked`: ex->lock is held
+   (it is released before the events). */
+GROUPCONC__FN void groupconc__refused(groupconc_executor *ex, const char *group, const char *task_id,
+                                      int rc, bool locked) {
+    if (!locked) groupconc__mutex_lock(&ex->lock);
+    ex->counts.submitted++;
+    ex->rejected_other++;
+    groupconc__mutex_unlock(&ex->lock);
+    if (ex->policy.listener) {
+        groupconc__emit(ex, NULL, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
+        groupconc__emit_refused(ex, group, task_id, rc);
+    }
+}
+
+/* The inbox path (ex->inbox_ok): look the group up and push, without ex->lock. A worker must be
+   alive at the push (one that retires checks the inbox under the same table.lock). */
+GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                          size_t klen, uint64_t hash, size_t idlen,
+                                          groupconc_task **out_task, groupconc_task *t) {
+    const char *group = spec->group, *task_id = spec->task_id;
+    groupconc__group *g = NULL;
+    groupconc_task *old = NULL; /* set before use; some gcc -O levels cannot tell */
+    int rc;
+    groupconc__mutex_lock(&ex->table.lock);
+    if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0) {
+        groupconc__mutex_unlock(&ex->table.lock);
+        return GROUPCONC__NO_WORKER; /* the locked path starts one, or refuses */
+    }
+    rc = groupconc__prepare_tlocked(ex, group, klen, hash, NULL, &g, &t);
+    if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: reclaiming takes the executor lock */
+        groupconc__mutex_unlock(&ex->table.lock);
+        return GROUPCONC__NO_WORKER;
+    }
+    if (rc == GROUPCONC_OK) {
+        groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || ex->policy.listener,
+                             false, 0);
+        old = atomic_load_explicit(&ex->inbox.head, memory_order_relaxed);
+        do {
+            if (old == GROUPCONC__INBOX_CLOSED(ex)) break;
+            t->next = old;
+        } while (!atomic_compare_exchange_weak_explicit(&ex->inbox.head, &old, t, memory_order_seq_cst, /* P1 */
+                                                        memory_order_relaxed));
+        if (old == GROUPCONC__INBOX_CLOSED(ex)) rc = GROUPCONC_ESHUTDOWN;
+    }
+    groupconc__mutex_unlock(&ex->table.lock); /* from here on t may already be running */
+    if (rc != GROUPCONC_OK) {
+        GROUPCONC_ASSERT(rc != GROUPCONC__NO_WORKER); /* the caller goes on with t after that one */
+        if (t) GROUPCONC_FREE(t);
+        groupconc__refused(ex, group, task_id, rc, false);
+        return rc;
+    }
+    if (out_task) *out_task = t;
+    if (old == NULL && !groupconc__inbox_watched(ex)) {
+        groupconc__batch b = GROUPCONC__BATCH_INIT; /* here only: 11 stores a task otherwise */
+        groupconc__lock(ex, &b);
+        (void)groupconc__kick_locked(ex); /* a failure leaves it ready for the live worker */
+        groupconc__mutex_unlock(&ex->lock);
+        groupconc__flush_and_retire(ex, &b);
+    }
+    return GROUPCONC_OK;
+}
+
+/* The node of a task with extras (a task id, a cleanup, a queue deadline, a fleet slot): its own
+   size, the task id's length in *idlen. NULL when out of memory. A plain task takes a recycled node
+   under table.lock instead. */
+GROUPCONC__FN groupconc_task *groupconc__node_with_extras(const groupconc_executor *ex,
+                                                         const groupconc_task_spec *spec,
+                                                         bool deadline_block, size_t *idlen) {
+    size_t size = sizeof(groupconc_task);
+    *idlen = spec->task_id ? strlen(spec->task_id) + 1 : 0;
+    size += *idlen + (spec->cleanup ? sizeof spec->cleanup : 0) +
+            (deadline_block ? sizeof(groupconc__queue_deadline) : 0) +
+            (ex->policy.fleet.acquire ? sizeof(groupconc__fleet_slot) : 0);
+    return (groupconc_task *)GROUPCONC_MALLOC(size);
+}
+
+/* The locked path, before the task is admitted: a worker to run it (none and none can start:
+   refuse), the housekeeper where groups may idle, the group and a node (under table.lock), and for a
+   task with a queue deadline a slot in the heap. Under ex->lock; *deadline_at is 0 for none. */
+GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
+                                                   const groupconc_task_spec *spec,
+                                                   size_t klen, uint64_t hash, bool deadline_block,
+                                                   groupconc__batch *b, groupconc__group **g,
+                                                   groupconc_task **t, uint64_t *deadline_at) {
+    int rc = GROUPCONC_OK;
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
+    else if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
+        rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
+    if (rc == GROUPCONC_OK && ex->policy.group_idle_ns > 0)
+        (void)groupconc__keeper_start_locked(ex); /* if it cannot start, the next locked submit tries */
+    if (rc == GROUPCONC_OK) {
+        groupconc__mutex_lock(&ex->table.lock);
+        rc = groupconc__prepare_tlocked(ex, spec->group, klen, hash, b, g, t);
+        if (rc == GROUPCONC_OK && deadline_block)
+            *deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, (*g)->key);
+        groupconc__mutex_unlock(&ex->table.lock);
+    }
+    if (rc == GROUPCONC_OK && *deadline_at) /* a slot in the heap and a thread to watch it, or refuse */
+        rc = groupconc__timer_reserve_locked(ex);
+    return rc;
+}
+
+/* Rejected in submit (admission refused it at once); its permits are already back. The REJECTED
+   event, then the handler or the policy: ABORT returns the rejection (the task was never accepted),
+   CALLER_RUNS runs it here, DISCARD completes it REJECTED. */
+GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_task *t,
+                                             groupconc__group *g, const char *task_id,
+                                             groupconc_task **out_task) {
+    const groupconc_policy *p = &ex->policy;
+    int rc = t->reject_reason;
+    if (p->listener) groupconc__emit(ex, t, GROUPCONC_EVENT_REJECTED, g->key, task_id, rc, NULL);
+    if (p->reject_handler) {
+        groupconc__apply_handler(ex, t, rc, true);
+    } else if (p->rejection == GROUPCONC_REJECT_ABORT) {
+        /* not accepted: no cleanup (arg is still the caller's), no handle */
+        if (p->listener) {
+            groupconc_result r;
+            groupconc__fill_result(t, &r);
+            groupconc__emit(ex, t, GROUPCONC_EVENT_COMPLETED, r.group, r.task_id, 0, &r);
+        }
+        groupconc__task_free(t);
+        return rc;
+    } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
+        t->bits |= GROUPCONC__B_NO_PERMITS;
+        t->status = GROUPCONC_STATUS_PENDING;
+        t->error = 0;
+        /* STARTED before the body runs: its handle can leak to another thread only from inside
+           the body (a scope's fork publishes it), and a cancel of a started task only flags it */
+        atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
+        (void)groupconc__run(ex, t); /* on the submitting thread, holding no permits (no defer) */
+        t->bits |= GROUPCONC__B_RAN;  /* in no list: nobody else reads its bits */
+        groupconc__mutex_lock(&ex->lock);
+        groupconc__count_caller_run_locked(ex, g, rc);
+        groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
+        groupconc__mutex_unlock(&ex->lock);
+    }
+    if (out_task) *out_task = t;
+    groupconc__retire(ex, groupconc__complete(ex, t, NULL, NULL));
+    return GROUPCONC_OK;
+}
+
+/* The locked path (no inbox, a queue deadline, or the inbox path found no worker): the submitting
+   thread admits the task under ex->lock itself; a rejection there is handled before returning
+   (groupconc__submit_rejected). */
+GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                           size_t klen, uint64_t hash, size_t idlen, bool deadline_block,
+                                           groupconc_task **out_task, groupconc_task *t) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT; /* here only: the inbox path spares its 11 stores */
+    const groupconc_policy *p = &ex->policy;
+    groupconc__group *g = NULL;
+    uint64_t deadline_at = 0;
+    bool sync_reject;
+    int rc;
+    groupconc__lock(ex, &b);
+    rc = groupconc__submit_prepare_locked(ex, spec, klen, hash, deadline_block, &b, &g, &t, &deadline_at);
+    if (rc != GROUPCONC_OK) {
+        if (t) GROUPCONC_FREE(t);
+        groupconc__refused(ex, spec->group, spec->task_id, rc, true); /* unlocks */
+        groupconc__flush_and_retire(ex, &b);
+        return rc;
+    }
+    groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || p->listener, deadline_block,
+                         deadline_at);
+    atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
+    ex->counts.submitted++;
+    ex->unfinished++;
+    groupconc__admit(ex, t, &b);
+    groupconc__debug_check(ex, g);
+    sync_reject = t->stage == GROUPCONC__REJECTED;
+    if (sync_reject) {
+        groupconc__fifo_remove(&b.rejected, t); /* its rejection is handled here, synchronously */
+        if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
+            ex->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
+            t->bits &= (uint16_t)~GROUPCONC__B_COUNTED;
+        }
+    }
+    groupconc__pump(ex, &b);
+    (void)groupconc__kick_locked(ex); /* a failure here leaves the task ready for the live worker */
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    if (sync_reject) return groupconc__submit_rejected(ex, t, g, spec->task_id, out_task);
+    if (out_task) *out_task = t;
+    return GROUPCONC_OK;
+}
+
+GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                    groupconc_task **out_task) {
+    const groupconc_policy *p;
+    const char *group = spec->group, *task_id = spec->task_id;
+    groupconc_task *t = NULL;
+    size_t klen, idlen = 0;
+    uint64_t hash;
+    int rc;
+    bool deadline_block;
+    if (out_task) *out_task = NULL;
+    if (!ex || !group || !spec->fn) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
+    if ((rc = groupconc__key_hash(group, &klen, &hash)) != GROUPCONC_OK) return rc;
+    if (!groupconc__task_wait_ok(spec->max_wait_ns)) return GROUPCONC_ELIMIT;
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
+    p = &ex->policy;
+    /* any_max_wait is only ever set (under the lock): a stale false only misses a deadline given
+       to the group by a live change this very moment */
+    deadline_block = spec->max_wait_ns > 0 ||
+                     (spec->max_wait_ns == 0 && groupconc__any_max_wait(ex));
+    if (task_id || spec->cleanup || deadline_block || p->fleet.acquire) { /* extras: its own size */
+        t = groupconc__node_with_extras(ex, spec, deadline_block, &idlen);
+        if (!t) return GROUPCONC_ENOMEM;
+    }
+    if (p->listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
+    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && !deadline_block &&
+        (p->group_idle_ns <= 0 || atomic_load_explicit(&ex->keeper.started, memory_order_relaxed))) {
+        rc = groupconc__submit_inbox(ex, spec, klen, hash, idlen, out_task, t);
+        if (rc != GROUPCONC__NO_WORKER) return rc;
+    }
+    return groupconc__submit_direct(ex, spec, klen, hash, idlen, deadline_block, out_task, t);
+}
+
+GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group, const char *task_id,
+                                       groupconc_task_fn fn, void *arg, groupconc_task **out_task) {
+    groupconc_task_spec spec;
+    spec.group = group;
+    spec.task_id = task_id;
+    spec.fn = fn;
+    spec.arg = arg;
+    spec.cleanup = NULL;
+    spec.max_wait_ns = 0;
+    return groupconc__submit(ex, &spec, out_task);
+}
+
+GROUPCONC__PUBLIC int groupconc_submit_spec(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                            groupconc_task **out_task) {
+    if (out_task) *out_task = NULL;
+    if (!spec) return GROUPCONC_EINVAL;
+    return groupconc__submit(ex, spec, out_task);
 }
 
 /* ==== completion and events ===================================================================== */
@@ -4567,1482 +4860,7 @@ GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc
     groupconc__retire(ex, groupconc__flush(ex, b));
 }
 
-/* ==== worker pool =============================================================================== */
-/* Elastic: a worker is started on demand (kick_locked, spawn_locked) up to max_threads, plus one for
-   each worker blocked in a wait inside a task or callback (nblocked), and retires after
-   keep_alive_ns idle. worker_main runs one locked step at a time (worker_step_locked): admit the
-   inbox, finish the tasks it ran (hand their permits on), claim the next ready tasks (FIFO), then
-   run them unlocked (worker_run_batch).
-   An idle worker, in this order: spins (one at a time, and only after short tasks: spin_locked),
-   naps in GROUPCONC__HELP_NS steps (one at a time, while another worker runs short tasks or left
-   tasks unfinished: it takes over should that worker get stuck), or sleeps until kicked or its
-   keep-alive runs out.
-   Batches: while tasks are short a worker claims up to GROUPCONC_BATCH_MAX at once and finishes
-   them together at its next locked step. What it ran is published as it goes (publish), so that a
-   waiter or an idle worker can finish it (help_locked); what it claimed but has not started can be
-   taken over by an idle worker (steal_locked) or is handed back (unclaim_locked).
-
-   Worker states. The loop in worker_main: a locked step, then the batch outside the lock or, with
-   nothing to do, one idle turn under it (worker_idle_locked: spin, nap or sleep). Slow and blocked
-   are conditions of a worker in its loop rather than places in it.
-
-   state     what it does; what the others see of it       moves on when (function)
-   --------  --------------------------------------------  ----------------------------------------
-   starting  spawned, not at the lock yet: counted in      it holds ex->lock and lowers nstarting
-             nthreads and nstarting (kick_locked counts    (P1): step (worker_main)
-             it for one ready task)
-   step      under ex->lock: admits the inbox, finishes    something to run or to settle: batch;
-             its last batch, retires completions, claims   nothing: an idle turn
-             ready tasks (FIFO), or with none helps a      (worker_step_locked)
-             stuck worker and steals from it; busy_since
-             is UINT64_MAX from its batch's end: nobody
-             needs to help it
-   batch     unlocked: settles what the step collected,    every claim run, or a thread waits
-             then runs its claims back to back, publishing (publish true): step; past BATCH_NS:
-             each (self->ret, P2); busy_since is its       slow, then step (worker_settle,
-             current task's start; `want` doubles while    worker_run_batch)
-             tasks are short
-   slow      its last batch ran past BATCH_NS: the next    a batch within BATCH_NS
-             step hands back the claims it did not start   (worker_run_batch clears w->slow)
-             (worker_claim_locked) and takes one; no spin.
-             Meanwhile an idle worker or a waiter finishes
-             what it published (help_locked), an idle one
-             steals what it claimed (steal_locked)
-   blocked   a task or callback it runs waits for a task:  the wait returns: back in its batch
-             its claims are handed back, nwaiters (P2)     (groupconc__wait_until)
-             and nblocked raised: the others finish at
-             once, the pool may start one more thread
-   spinning  the first idle turn since its last batch, not an inbox push, spin_poke (kick_locked,
-             slow, no other worker in short tasks: polls   call_helper_locked) or SPIN_NS: step
-             the inbox unlocked, as the only spinner       (spin_locked; it may decline: step)
-             (nspinning, P1)
-   napping   idle while another worker runs short tasks    work_cv signalled (kick_locked,
-             or left some unfinished, as the only napper:  call_helper_locked) or HELP_NS: step,
-             nidle and nnapping raised (P1), then a last   which may help; keep_alive_ns idle:
-             look at the inbox; waits up to HELP_NS        retiring (worker_sleep_locked)
-   sleeping  idle otherwise: nidle raised (P1), a last     work_cv signalled: step; keep_alive_ns
-             look at the inbox; waits on work_cv until     idle with nothing ready: retiring
-             its keep-alive runs out                       (worker_sleep_locked)
-   retiring  idle keep_alive_ns: under table_lock (where   the inbox empty: gone, nthreads lowered,
-             submit checks for a worker and pushes), it    moved to ex->zombies, joined by the next
-             looks at the inbox once more                  spawn_locked or by destroy; else: step
-                                                           (worker_retire_locked)
-   exiting   an idle turn once destroy set ex->stopping    it returns; destroy joins it
-             (and broadcast on work_cv)                    (worker_idle_locked)
-   A signalled worker (nwaking raised by whoever signalled) lowers nwaking before its next look at
-   the inbox (P1). The keep-alive runs from its first nap or sleep since its last batch. */
-
-/* Start one worker. Called with ex->lock held; the new thread blocks on the lock until we return. */
-GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
-    groupconc__worker *w;
-    int rc;
-    while (ex->zombies) { /* reap retired workers: they no longer touch the executor */
-        w = ex->zombies;
-        ex->zombies = w->next;
-        groupconc__thread_join(w->thread);
-        GROUPCONC_FREE(w);
-    }
-    w = (groupconc__worker *)GROUPCONC_MALLOC(sizeof *w);
-    if (!w) return GROUPCONC_ENOMEM;
-    w->exec = ex;
-    atomic_init(&w->nret, 0);
-    atomic_init(&w->busy_since, 0);
-    w->nfinished = 0;
-    atomic_fetch_add_explicit(&ex->nthreads, 1, memory_order_seq_cst);  /* P1 (read by inbox_watched) */
-    atomic_fetch_add_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1 */
-    rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
-    if (rc != GROUPCONC_OK) {
-        atomic_fetch_sub_explicit(&ex->nthreads, 1, memory_order_seq_cst);
-        atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst);
-        GROUPCONC_FREE(w);
-        return rc;
-    }
-    w->next = ex->workers;
-    ex->workers = w;
-    return GROUPCONC_OK;
-}
-
-/* Give every ready task a thread that will take it: a worker already waking or starting, or the
-   spinning one (poked), else an idle one (woken: ~7 us, so only when needed), else a new one up to
-   max_threads. Busy workers are not woken for: they pick up the next ready task themselves when
-   they finish. */
-GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
-    size_t waking = atomic_load_explicit(&ex->nwaking, memory_order_relaxed);
-    size_t covered = waking + atomic_load_explicit(&ex->nstarting, memory_order_relaxed);
-    int rc = GROUPCONC_OK;
-    if (ex->ready.count > covered && atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
-        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
-        covered++;
-    }
-    while (ex->ready.count > covered &&
-           atomic_load_explicit(&ex->nidle, memory_order_relaxed) > waking) { /* written under the lock */
-        groupconc__cond_signal(&ex->work_cv);
-        atomic_fetch_add_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1 */
-        waking++;
-        covered++;
-    }
-    while (ex->ready.count > covered &&
-           atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < (size_t)ex->policy.max_threads +
-                              atomic_load_explicit(&ex->nblocked, memory_order_relaxed)) {
-        rc = groupconc__spawn_locked(ex);
-        if (rc != GROUPCONC_OK) break; /* tasks stay ready; an existing or later worker takes them */
-        covered++;
-    }
-    return rc;
-}
-
-GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
-    GROUPCONC_ASSERT(ex->unfinished >= n);
-    ex->unfinished -= n;
-    if (n && ex->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
-        groupconc__cond_broadcast(&ex->idle_cv);
-}
-
-/* Poll the inbox (and spin_poke) without the lock for up to GROUPCONC_SPIN_NS, as the only spinner.
-   Called and returns with ex->lock held; true if something arrived. Clearing nspinning comes before
-   the caller's look at the inbox under the lock (see groupconc__inbox_watched); tasks made ready
-   meanwhile are seen there too, whether or not a poke reached the spinner. */
-GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
-    int zero = 0;
-    bool found = false;
-    uint64_t until;
-    unsigned i;
-    if (GROUPCONC_SPIN_NS <= 0 || !atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) ||
-        ex->policy.max_threads < 2 ||
-        !atomic_compare_exchange_strong_explicit(&ex->nspinning, &zero, 1, memory_order_seq_cst,
-                                                 memory_order_relaxed))
-        return false;
-    groupconc__mutex_unlock(&ex->lock);
-    until = groupconc__now_ns() + (uint64_t)GROUPCONC_SPIN_NS;
-    for (i = 1; !found; i++) {
-        unsigned k;
-        found = atomic_load_explicit(&ex->inbox, memory_order_relaxed) != NULL ||
-                atomic_load_explicit(&ex->spin_poke, memory_order_relaxed);
-        if (!found && (i & 3) == 0 && groupconc__now_ns() >= until) break;
-        for (k = 0; k < GROUPCONC__SPIN_PAUSES; k++) GROUPCONC__CPU_RELAX(); /* a poll steals the line from pushes */
-    }
-    atomic_store_explicit(&ex->nspinning, 0, memory_order_seq_cst); /* P1: before the caller's look */
-    groupconc__mutex_lock(&ex->lock);
-    atomic_store_explicit(&ex->spin_poke, 0, memory_order_relaxed);
-    return found;
-}
-
-/* A worker that took a batch makes sure another one will look: the spinner, else an idle one. */
-GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex) {
-    if (atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
-        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed);
-    } else if (atomic_load_explicit(&ex->nidle, memory_order_relaxed) > /* written under the lock */
-               atomic_load_explicit(&ex->nwaking, memory_order_relaxed)) {
-        groupconc__cond_signal(&ex->work_cv);
-        atomic_fetch_add_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1 */
-    }
-}
-
-/* A task returned on worker `self`: publish it in self->ret (index i), where a helper may finish it.
-   True if a thread is blocked waiting (maybe for it): then the worker finishes at once rather than
-   start its next task. Pairs with groupconc__wait_until: each side writes, then reads the other's
-   counter (sequentially consistent: pairing P2), so a waiter either sees the task published or is
-   seen. */
-GROUPCONC__FN bool groupconc__publish(groupconc_executor *ex, groupconc__worker *self,
-                                      groupconc_task *t, unsigned i) {
-    self->ret[i] = t;
-    atomic_store_explicit(&self->nret, i + 1, memory_order_seq_cst);        /* P2, the worker's end */
-    return atomic_load_explicit(&ex->nwaiters, memory_order_seq_cst) > 0; /* after the store */
-}
-
-/* Finish, on this thread, tasks that workers ran but left unfinished in their batches: their
-   permits are handed on now, and their completion runs from b->todo. Under the lock. A waiter
-   takes all (`all`); a new task's admission and an idle worker take only those of a worker that
-   has been in its current task for longer than a batch lasts, so that nothing it ran before waits
-   behind it (a worker that is moving finishes its own, cheaper). */
-GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all) {
-    groupconc__worker *w;
-    uint64_t now = 0;
-    for (w = ex->workers; w; w = w->next) {
-        unsigned n = atomic_load_explicit(&w->nret, memory_order_seq_cst); /* P2 (and acquires ret[]) */
-        if (w->nfinished >= n) continue;
-        if (!all) {
-            if (!now) now = groupconc__now_ns();
-            uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
-            if (since == UINT64_MAX || now - since < GROUPCONC__BATCH_NS) continue;
-        }
-        for (; w->nfinished < n; w->nfinished++) {
-            groupconc_task *t = w->ret[w->nfinished];
-            groupconc__finish_locked(ex, t, b);
-            groupconc__fifo_push(&b->todo, t);
-        }
-    }
-}
-
-/* What an idle worker needs to know about the others, under the lock: whether one is running short
-   tasks (its current one started less than a batch ago, or it is on its way back to the lock), and
-   whether one left tasks it ran unfinished (a batch in progress). Either way one idle worker sleeps
-   in naps of GROUPCONC__HELP_NS (the others sleep), ready to take over should that worker get stuck
-   in a long task: new tasks need not wake anyone meanwhile (groupconc__inbox_watched), and the
-   unfinished ones hold permits that a waiting task may need. Only with no other worker running
-   short tasks does an idle worker spin: one polling core is enough, and on a machine with few cores
-   a second one would take a core from the submitting thread. */
-enum { GROUPCONC__OTHER_ACTIVE = 1, GROUPCONC__OTHER_UNFINISHED = 2 };
-GROUPCONC__FN unsigned groupconc__others(groupconc_executor *ex, const groupconc__worker *self,
-                                         uint64_t now) {
-    const groupconc__worker *w;
-    unsigned seen = 0;
-    for (w = ex->workers; w; w = w->next) {
-        uint64_t since;
-        if (w == self) continue;
-        since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
-        if (since == UINT64_MAX || (since != 0 && now - since < GROUPCONC__BATCH_NS))
-            seen |= GROUPCONC__OTHER_ACTIVE;
-        if (w->nfinished < atomic_load_explicit(&w->nret, memory_order_relaxed))
-            seen |= GROUPCONC__OTHER_UNFINISHED;
-    }
-    return seen;
-}
-
-/* A worker with nothing to do takes over a task another worker took in a batch but has not started:
-   its owner may be stuck in a long task, which may even be waiting for this one. The owner sees
-   ST_TAKEN and lets go (as after a cancel); ST_STARTED makes a later cancel only flag it. */
-GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
-    const uint32_t gone = GROUPCONC__ST_STARTED | GROUPCONC__ST_TAKEN;
-    groupconc_task *t;
-    for (t = ex->running.head; t; t = t->next) {
-        uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
-        while (!(cur & gone))
-            if (atomic_compare_exchange_weak_explicit(&t->state, &cur,
-                                                      cur | gone | GROUPCONC__ST_CLAIM_REF,
-                                                      memory_order_acq_rel, memory_order_acquire))
-                return t;
-    }
-    return NULL;
-}
-
-/* A worker's freed nodes go to the submitters whole, and only once they took the previous lot:
-   what is cached stays bounded (a pool, one lot in transit, one per worker) without a counter
-   that every submit would have to write. */
-GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__nodes *d) {
-    groupconc_task *none = NULL;
-    if (d->head && atomic_load_explicit(&ex->node_returns, memory_order_relaxed) == NULL &&
-        atomic_compare_exchange_strong_explicit(&ex->node_returns, &none, d->head,
-                                                memory_order_release, memory_order_relaxed)) {
-        d->head = NULL;
-        d->count = 0;
-    }
-}
-
-GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
-    while (list) {
-        groupconc_task *t = list;
-        list = t->next;
-        GROUPCONC_FREE(t);
-    }
-}
-
-/* A recycled node, or NULL. Under ex->table_lock. */
-GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex) {
-    groupconc_task *t = ex->node_pool;
-    if (!t && atomic_load_explicit(&ex->node_returns, memory_order_relaxed))
-        t = atomic_exchange_explicit(&ex->node_returns, NULL, memory_order_acquire);
-    if (t) {
-        ex->node_pool = t->next;
-        if (t->next) GROUPCONC__PREFETCH(t->next); /* last written by a worker: fetch it early */
-    }
-    return t;
-}
-
-/* What a worker keeps from one step of its loop to the next: worker_main's state, shared with the
-   parts below (see the table of worker states above). Only its own thread touches it; user code
-   that thread runs reaches `mine` through the base frame (groupconc__give_back, wait_until). */
-typedef struct groupconc__worker_loop {
-    groupconc__worker *self;
-    groupconc_executor *ex;
-    groupconc__claims mine;            /* taken, not started */
-    groupconc_task *stolen;            /* taken over from another worker's batch, started */
-    groupconc__fifo done;              /* finished here, to complete after unlocking */
-    groupconc__nodes dead;             /* nodes this worker freed, for the submitters */
-    size_t to_retire;                  /* tasks completed since the last locked step */
-    uint64_t idle_since;               /* keep-alive runs from here (0: not idle) */
-    unsigned want;                     /* how many to claim at a time (doubles while tasks are short) */
-    unsigned nran;                     /* published in self->ret this round */
-    bool slow;                         /* the last batch ran past GROUPCONC__BATCH_NS */
-    bool spun;                         /* spun since its last step outside the lock */
-} groupconc__worker_loop;
-
-/* The tasks this worker ran in its last batch that no helper finished meanwhile: finish them (their
-   permits are handed on) and keep them in w->done, to complete after unlocking. Returns how many. */
-GROUPCONC__FN unsigned groupconc__worker_finish_locked(groupconc__worker_loop *w, groupconc__batch *b) {
-    groupconc__worker *self = w->self;
-    unsigned i, ndone = 0;
-    for (i = self->nfinished; i < w->nran; i++) { /* what no helper finished meanwhile */
-        groupconc__finish_locked(w->ex, self->ret[i], b);
-        groupconc__fifo_push(&w->done, self->ret[i]);
-        ndone++;
-    }
-    atomic_store_explicit(&self->nret, 0, memory_order_relaxed);
-    self->nfinished = 0;
-    return ndone;
-}
-
-/* Take the next ready tasks (FIFO, so a busy group cannot starve the others): as many as the last
-   batch earned (w->want), but no more than a fair share of the ready queue. A slow worker first
-   hands back what it claimed and did not start. */
-GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
-    groupconc_executor *ex = w->ex;
-    groupconc__claims *mine = &w->mine;
-    size_t share;
-    unsigned n;
-    groupconc_task *t;
-    if (w->slow && mine->count) groupconc__unclaim_locked(ex, mine); /* let others have them */
-    if (mine->count != 0) return;
-    share = ex->ready.count / (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) + 1);
-    n = share < w->want ? (unsigned)share : w->want;
-    mine->head = 0;
-    if (n == 0) n = 1;
-    while (mine->count < n && (t = groupconc__fifo_pop(&ex->ready)) != NULL) {
-        groupconc__start_locked(ex, t);
-        mine->t[mine->count++] = t;
-    }
-    if (mine->count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
-}
-
-/* The locked step: admit the inbox, finish the tasks that returned (hand their permits on: the next
-   waiter of a group becomes ready), retire the previous completions, take the next ready tasks, or,
-   with none and nothing of its own left to finish, help a stuck worker. An inbox drain refuses
-   nothing unless a live change added a threshold meanwhile (ex->inbox_ok cleared): such rejections
-   are settled with the rest of the step. True if there is something to do outside the lock. */
-GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, groupconc__batch *b) {
-    groupconc_executor *ex = w->ex;
-    size_t drained = groupconc__drain_locked(ex, b, false);
-    unsigned ndone = groupconc__worker_finish_locked(w, b);
-    groupconc__retire_locked(ex, w->to_retire);
-    w->to_retire = 0;
-    groupconc__nodes_return(ex, &w->dead);
-    groupconc__worker_claim_locked(w);
-    if (w->mine.count == 0 && w->nran == 0 && ex->running.count > 0) {
-        groupconc__help_locked(ex, b, false); /* idle: what a stuck worker left */
-        w->stolen = groupconc__steal_locked(ex);
-    }
-    w->nran = 0;
-    if (drained || ndone || b->todo.count) (void)groupconc__kick_locked(ex);
-    return w->mine.count != 0 || ndone != 0 || w->stolen || b->todo.count != 0 ||
-           b->rejected.count != 0 || b->asks;
-}
-
-/* Retiring: idle for keep_alive_ns. Under table_lock, where submit checks for a worker and pushes in
-   one step: either it sees this worker gone, or this worker sees its task (and does not retire:
-   false). A retired worker is joined by the next spawn_locked, or by destroy. */
-GROUPCONC__FN bool groupconc__worker_retire_locked(groupconc__worker_loop *w) {
-    groupconc_executor *ex = w->ex;
-    groupconc__worker **pw = &ex->workers;
-    bool retire;
-    groupconc__mutex_lock(&ex->table_lock);
-    retire = !groupconc__inbox_pending(ex);
-    if (retire) atomic_fetch_sub_explicit(&ex->nthreads, 1, memory_order_seq_cst);
-    groupconc__mutex_unlock(&ex->table_lock);
-    if (!retire) return false;
-    while (*pw != w->self) pw = &(*pw)->next;
-    *pw = w->self->next;
-    w->self->next = ex->zombies;
-    ex->zombies = w->self;
-    return true;
-}
-
-/* Napping or sleeping on work_cv, counted idle (and napping), until kicked, the nap's end
-   (GROUPCONC__HELP_NS: come back to help a stuck worker) or the keep-alive's. False if the worker
-   retired. */
-GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uint64_t now, bool nap) {
-    groupconc_executor *ex = w->ex;
-    bool signalled;
-    uint64_t until;
-    /* P1, the worker's end: both before its last look at the inbox */
-    atomic_fetch_add_explicit(&ex->nidle, 1, memory_order_seq_cst);
-    if (nap) atomic_fetch_add_explicit(&ex->nnapping, 1, memory_order_seq_cst);
-    if (groupconc__inbox_pending(ex)) {
-        atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
-        if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
-        return true;
-    }
-    if (!w->idle_since) w->idle_since = now;
-    until = now - w->idle_since < (uint64_t)ex->policy.keep_alive_ns
-                ? groupconc__deadline(ex->policy.keep_alive_ns - (int64_t)(now - w->idle_since))
-                : now;
-    if (nap && until - now > GROUPCONC__HELP_NS)
-        until = now + GROUPCONC__HELP_NS; /* a nap: come back to help a stuck worker */
-    signalled = groupconc__cond_wait_until(&ex->work_cv, &ex->lock, until);
-    atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
-    if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&ex->nwaking, memory_order_relaxed))
-        atomic_fetch_sub_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1: before its next look */
-    if (!signalled && ex->ready.count == 0 && !ex->stopping &&
-        groupconc__now_ns() - w->idle_since >= (uint64_t)ex->policy.keep_alive_ns)
-        return !groupconc__worker_retire_locked(w); /* idle too long */
-    return true;
-}
-
-/* A locked step found nothing to do: spin, nap or sleep, in that order of preference (see the table
-   above). Whatever ends it, the loop takes another locked step before it idles again. False when the
-   worker leaves the loop: the executor is stopping, or it retired. */
-GROUPCONC__FN bool groupconc__worker_idle_locked(groupconc__worker_loop *w) {
-    groupconc_executor *ex = w->ex;
-    uint64_t now;
-    unsigned others;
-    bool nap;
-    if (ex->stopping) return false;
-    atomic_store_explicit(&w->self->busy_since, 0, memory_order_relaxed); /* idle */
-    now = groupconc__now_ns();
-    others = groupconc__others(ex, w->self, now);
-    /* spinning pays only while tasks are short: behind long ones it takes a core from the threads
-       that are about to finish them. Whatever ends the spin (a task, a poke, the time), the loop
-       looks at everything again before sleeping. */
-    if (!w->slow && !w->spun && !(others & GROUPCONC__OTHER_ACTIVE)) {
-        w->spun = true;
-        (void)groupconc__spin_locked(ex);
-        return true;
-    }
-    nap = others != 0 && /* one napper is enough; written under the lock */
-          atomic_load_explicit(&ex->nnapping, memory_order_relaxed) == 0;
-    return groupconc__worker_sleep_locked(w, now, nap);
-}
-
-/* Unlocked, before the batch: complete what the step finished (its own tasks first, then what it
-   finished by helping), handle its rejections, make its fleet requests. */
-GROUPCONC__FN void groupconc__worker_settle(groupconc__worker_loop *w, groupconc__batch *b) {
-    groupconc__fifo_append(&w->done, &b->todo); /* finished by helping: after ours */
-    w->to_retire += groupconc__settle(w->ex, &b->rejected, &w->done, &w->mine, &w->dead);
-    groupconc__fleet_ask(b);
-}
-
-/* Run a batch, unlocked: the stolen task if any, then the claimed ones back to back, each published
-   as it returns (groupconc__publish). It stops early when a thread waits (the worker finishes at
-   once) or when the batch runs past GROUPCONC__BATCH_NS (slow: what it claimed and did not start is
-   handed back at the next step). Returns how many it published; sets w->slow and w->want. */
-GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
-    groupconc_executor *ex = w->ex;
-    groupconc__worker *self = w->self;
-    groupconc__claims *mine = &w->mine;
-    uint64_t t0 = groupconc__now_ns(), t1 = t0;
-    unsigned nran = 0, unread = 0; /* unread: tasks since t1 was read */
-    bool slow = false, waited_for = false;
-    atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
-    if (w->stolen) {
-        groupconc_task *stolen = w->stolen;
-        if (groupconc__run(ex, stolen)) {
-            groupconc__publish(ex, self, stolen, nran++);
-            GROUPCONC_TEST_TASK_PUBLISHED(stolen);
-        }
-        w->stolen = NULL;
-        t1 = groupconc__now_ns();
-        atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
-        slow = t1 - t0 > GROUPCONC__BATCH_NS;
-    }
-    while (mine->count > 0 && !slow && !waited_for) {
-        groupconc_task *t = mine->t[mine->head++];
-        uint32_t st;
-        bool timed, ran;
-        st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
-        mine->count--;
-        if (st & GROUPCONC__ST_TAKEN) { /* a cancel, a shutdown or a thief took it: let go */
-            groupconc__drop_claim_ref(t);
-            continue;
-        }
-        timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* ours now: nobody else writes its bits */
-        ran = groupconc__run(ex, t);
-        if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
-        if (ran) {
-            waited_for = groupconc__publish(ex, self, t, nran++);
-            GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
-        }
-        /* a clock read costs as much as a short task's whole overhead: untimed tasks read it
-           every fourth one (a long task is then noticed up to three short ones late) */
-        if (ran && timed) unread = 0;
-        else if (!ran || ++unread == 4) t1 = groupconc__now_ns(), unread = 0;
-        else continue;
-        atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
-        slow = t1 - t0 > GROUPCONC__BATCH_NS;
-    }
-    if (unread) { /* the last ones were not timed yet: a long one makes the batch slow */
-        t1 = groupconc__now_ns();
-        slow = t1 - t0 > GROUPCONC__BATCH_NS;
-    }
-    if (nran && !slow && (t1 - t0) / nran < GROUPCONC__SHORT_NS)
-        w->want = w->want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : w->want * 2;
-    else
-        w->want = 1;
-    w->slow = slow;
-    return nran;
-}
-
-/* A worker's thread: a locked step, then its batch outside the lock or, with nothing to do, one idle
-   turn (spin, nap or sleep) under it; until the executor stops or the worker retires. */
-GROUPCONC__FN int groupconc__worker_main(void *arg) {
-    groupconc__worker_loop w;
-    groupconc__frame base;             /* this thread is a worker of ex (see "calling thread") */
-    groupconc_executor *ex;
-    memset(&w, 0, sizeof w);
-    w.self = (groupconc__worker *)arg;
-    w.ex = ex = w.self->exec;
-    w.want = 1;
-    groupconc__frame_push(&base, ex, NULL);
-    base.claims = &w.mine;
-    groupconc__mutex_lock(&ex->lock);
-    atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
-    for (;;) { /* if / else if, no continue: gcc then sees the batch as the hot path (it inlines) */
-        groupconc__batch b = GROUPCONC__BATCH_INIT;
-        if (groupconc__worker_step_locked(&w, &b)) {
-            groupconc__mutex_unlock(&ex->lock);
-            w.spun = false;
-            w.idle_since = 0;
-            groupconc__worker_settle(&w, &b);
-            if (w.mine.count || w.stolen) w.nran = groupconc__worker_run_batch(&w);
-            /* on its way to finish them itself: nobody needs to help, however long the lock takes */
-            atomic_store_explicit(&w.self->busy_since, UINT64_MAX, memory_order_relaxed);
-            groupconc__mutex_lock(&ex->lock);
-        } else if (!groupconc__worker_idle_locked(&w)) { /* nothing to do */
-            break;
-        }
-    }
-    GROUPCONC_ASSERT(w.mine.count == 0 && w.nran == 0);
-    groupconc__mutex_unlock(&ex->lock);
-    groupconc__frame_pop(&base);
-    groupconc__nodes_free(w.dead.head);
-    return 0;
-}
-
-/* ==== housekeeper: queue deadlines and idle groups =============================================== */
-/* One thread per executor, started the first time a task has a queue deadline or a group may be
-   reclaimed for idleness. It sleeps on keeper_cv (with ex->lock) until the earliest deadline or the
-   LRU head's idle time; timer_add signals it when a new deadline comes first. Expired tasks leave
-   their queue, hand on what they held, and complete REJECTED (GROUPCONC_EEXPIRED_<layer>) here. */
-
-#define GROUPCONC__COARSE_SLACK_NS 10000000u /* idle times use the coarse clock: look a bit later */
-
-/* Expire every waiting task whose deadline is <= now. Under ex->lock. */
-GROUPCONC__FN void groupconc__expire_locked(groupconc_executor *ex, uint64_t now, groupconc__batch *b) {
-    while (ex->ntimers > 0 && groupconc__timer_at(ex, 0) <= now) {
-        groupconc_task *t = ex->timers[0];
-        GROUPCONC_ASSERT(t->stage == GROUPCONC__QUEUED);
-        groupconc__unlink_waiting(ex, t);
-        groupconc__reject_locked(ex, t, groupconc__layer_expired(t->held), b);
-        groupconc__pump(ex, b); /* what it handed on moves before the next look at the heap */
-    }
-}
-
-/* Reclaim the groups idle for group_idle_ns. Under ex->lock and table_lock, the inbox drained.
-   Returns when to look again (coarse clock), or UINT64_MAX. */
-GROUPCONC__FN uint64_t groupconc__sweep_idle_tlocked(groupconc_executor *ex) {
-    uint64_t idle = (uint64_t)ex->policy.group_idle_ns, now = groupconc__coarse_now_ns();
-    groupconc__group *g;
-    while ((g = ex->lru_head) != NULL && groupconc__lru_of(g)->placed + idle <= now) {
-        uint64_t last = atomic_load_explicit(&groupconc__lru_of(g)->last_used, memory_order_relaxed);
-        if (!groupconc__group_idle_locked(ex, g)) {
-            groupconc__lru_touch(ex, g, now); /* busy: look again an idle time from now */
-        } else if (last + idle <= now) {
-            groupconc__reclaim_tlocked(ex, g);
-        } else { /* its last task ended recently: its place is by that time */
-            groupconc__lru_unlink(ex, g);
-            groupconc__lru_place(ex, g, last);
-        }
-    }
-    return g ? groupconc__lru_of(g)->placed + idle + GROUPCONC__COARSE_SLACK_NS : UINT64_MAX;
-}
-
-GROUPCONC__FN int groupconc__keeper_main(void *arg) {
-    groupconc_executor *ex = (groupconc_executor *)arg;
-    groupconc__frame base; /* the expired tasks' callbacks run here: they must not block (EDEADLK) */
-    groupconc__frame_push(&base, ex, NULL);
-    base.keeper = true;
-    groupconc__mutex_lock(&ex->lock);
-    while (!ex->keeper_stop) {
-        groupconc__batch b = GROUPCONC__BATCH_INIT;
-        uint64_t wake = UINT64_MAX;
-        groupconc__expire_locked(ex, groupconc__now_ns(), &b);
-        if (ex->ntimers > 0) wake = groupconc__timer_at(ex, 0);
-        if (ex->policy.group_idle_ns > 0) {
-            uint64_t w;
-            groupconc__mutex_lock(&ex->table_lock);
-            (void)groupconc__drain_locked(ex, &b, false); /* no task of a group may be on its way in */
-            w = groupconc__sweep_idle_tlocked(ex);
-            groupconc__mutex_unlock(&ex->table_lock);
-            if (w < wake) wake = w;
-            /* a group created from now on is due an idle time from now at the earliest: nobody
-               signals its creation, so look again by then */
-            w = groupconc__coarse_now_ns() + (uint64_t)ex->policy.group_idle_ns + GROUPCONC__COARSE_SLACK_NS;
-            if (w < wake) wake = w;
-        }
-        if (b.todo.count || b.rejected.count || ex->ready.count) (void)groupconc__kick_locked(ex);
-        if (b.todo.count || b.rejected.count || b.asks) { /* asks: fleet requests of tasks it admitted */
-            groupconc__mutex_unlock(&ex->lock);
-            groupconc__flush_and_retire(ex, &b);
-            groupconc__mutex_lock(&ex->lock);
-            continue;
-        }
-        ex->keeper_wake = wake;
-        if (wake == UINT64_MAX) groupconc__cond_wait(&ex->keeper_cv, &ex->lock);
-        else (void)groupconc__cond_wait_until(&ex->keeper_cv, &ex->lock, wake);
-        ex->keeper_wake = 0; /* awake: it looks again before it sleeps, nobody needs to signal */
-    }
-    groupconc__mutex_unlock(&ex->lock);
-    groupconc__frame_pop(&base);
-    return 0;
-}
-
-/* Under ex->lock. */
-GROUPCONC__FN int groupconc__keeper_start_locked(groupconc_executor *ex) {
-    int rc;
-    if (atomic_load_explicit(&ex->keeper_started, memory_order_relaxed)) return GROUPCONC_OK;
-    rc = groupconc__thread_start_(&ex->keeper, groupconc__keeper_main, ex);
-    if (rc == GROUPCONC_OK) atomic_store_explicit(&ex->keeper_started, true, memory_order_relaxed);
-    return rc;
-}
-
-/* ==== public API: policy and executor lifecycle ================================================= */
-
-GROUPCONC__PUBLIC groupconc_policy groupconc_policy_default(void) {
-    groupconc_policy p;
-    memset(&p, 0, sizeof p);
-    p.default_concurrency = 1;
-    p.default_max_in_flight = GROUPCONC_UNLIMITED;
-    p.default_queue_threshold = GROUPCONC_UNLIMITED;
-    p.global_max_in_flight = GROUPCONC_UNLIMITED;
-    p.global_queue_threshold = GROUPCONC_UNLIMITED;
-    p.rejection = GROUPCONC_REJECT_ABORT;
-    p.max_threads = 32;
-    p.keep_alive_ns = 10 * (int64_t)1000000000;
-    p.global_max_running = GROUPCONC_UNLIMITED;
-    p.max_waiting = GROUPCONC_UNLIMITED;
-    p.default_max_wait_ns = GROUPCONC_FOREVER;
-    p.max_groups = GROUPCONC_UNLIMITED;
-    p.group_idle_ns = GROUPCONC_FOREVER;
-    return p;
-}
-
-GROUPCONC__FN bool groupconc__cap_ok(int v) { return v >= 1 || v == GROUPCONC_UNLIMITED; }
-GROUPCONC__FN bool groupconc__threshold_ok(int v) { return v >= 0 || v == GROUPCONC_UNLIMITED; }
-
-/* Fill *pr (if not NULL) with one problem; returns code. */
-GROUPCONC__FN int groupconc__problem(groupconc_policy_problem *pr, int code, const char *field,
-                                     long index, const char *group, long long value,
-                                     const char *rule) {
-    if (!pr) return code;
-    pr->code = code;
-    pr->group = group;
-    pr->value = value;
-    if (index >= 0) (void)snprintf(pr->field, sizeof pr->field, "groups[%ld].%s", index, field);
-    else (void)snprintf(pr->field, sizeof pr->field, "%s", field);
-    if (strncmp(rule, "is NULL", 7) == 0) /* a pointer: no value to show */
-        (void)snprintf(pr->message, sizeof pr->message, "%s%s%.40s%s %s", pr->field,
-                       group ? " (group \"" : "", group ? group : "", group ? "\")" : "", rule);
-    else if (group)
-        (void)snprintf(pr->message, sizeof pr->message, "%s (group \"%.40s\") = %lld: %s", pr->field, group,
-                 value, rule);
-    else
-        (void)snprintf(pr->message, sizeof pr->message, "%s = %lld: %s", pr->field, value, rule);
-    return code;
-}
-
-GROUPCONC__FN int groupconc__strcmp_indirect(const void *a, const void *b) {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-GROUPCONC__FN bool groupconc__max_wait_entry_ok(int64_t v) {
-    return v >= 0 || v == GROUPCONC_FOREVER || v == GROUPCONC_DEFAULT;
-}
-
-/* A task spec's max_wait_ns: 0 (its group's / the default), > 0, or GROUPCONC_FOREVER. */
-GROUPCONC__FN bool groupconc__task_wait_ok(int64_t v) { return v >= 0 || v == GROUPCONC_FOREVER; }
-
-#define GROUPCONC__CAP_RULE "must be >= 1 or GROUPCONC_UNLIMITED"
-#define GROUPCONC__THRESHOLD_RULE "must be >= 0 or GROUPCONC_UNLIMITED"
-
-/* The policy's own limits, in the order of the struct; the first bad one is reported. */
-GROUPCONC__FN int groupconc__policy_check_limits(const groupconc_policy *p,
-                                                 groupconc_policy_problem *pr) {
-    if (p->default_concurrency < 1)
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_concurrency", -1, NULL,
-                                  p->default_concurrency, "must be >= 1");
-    if (!groupconc__cap_ok(p->default_max_in_flight))
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_max_in_flight", -1, NULL,
-                                  p->default_max_in_flight, GROUPCONC__CAP_RULE);
-    if (!groupconc__threshold_ok(p->default_queue_threshold))
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_queue_threshold", -1, NULL,
-                                  p->default_queue_threshold, GROUPCONC__THRESHOLD_RULE);
-    if (!groupconc__cap_ok(p->global_max_in_flight))
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "global_max_in_flight", -1, NULL,
-                                  p->global_max_in_flight, GROUPCONC__CAP_RULE);
-    if (!groupconc__threshold_ok(p->global_queue_threshold))
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "global_queue_threshold", -1, NULL,
-                                  p->global_queue_threshold, GROUPCONC__THRESHOLD_RULE);
-    if (p->max_threads < 1)
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_threads", -1, NULL, p->max_threads,
-                                  "must be >= 1");
-    if (p->keep_alive_ns < 0)
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "keep_alive_ns", -1, NULL, p->keep_alive_ns,
-                                  "must be >= 0");
-    if (!groupconc__cap_ok(p->global_max_running))
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "global_max_running", -1, NULL,
-                                  p->global_max_running, GROUPCONC__CAP_RULE);
-    if (!groupconc__threshold_ok(p->max_waiting))
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_waiting", -1, NULL, p->max_waiting,
-                                  GROUPCONC__THRESHOLD_RULE);
-    if (p->default_max_wait_ns <= 0 && p->default_max_wait_ns != GROUPCONC_FOREVER)
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_max_wait_ns", -1, NULL,
-                                  p->default_max_wait_ns, "must be > 0 or GROUPCONC_FOREVER");
-    if (!groupconc__cap_ok(p->max_groups))
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_groups", -1, NULL, p->max_groups,
-                                  GROUPCONC__CAP_RULE);
-    if (p->group_idle_ns <= 0 && p->group_idle_ns != GROUPCONC_FOREVER)
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "group_idle_ns", -1, NULL, p->group_idle_ns,
-                                  "must be > 0 or GROUPCONC_FOREVER");
-    return GROUPCONC_OK;
-}
-
-/* One entry of the per-group table (groups[at]): its key, then its limits. */
-GROUPCONC__FN int groupconc__policy_check_entry(const groupconc_group_limits *e, long at,
-                                                groupconc_policy_problem *pr) {
-    uint64_t hash;
-    size_t len;
-    int rc;
-    if (!e->group) return groupconc__problem(pr, GROUPCONC_EINVAL, "group", at, NULL, 0, "is NULL");
-    if ((rc = groupconc__key_hash(e->group, &len, &hash)) != GROUPCONC_OK)
-        return groupconc__problem(pr, rc, "group", at, NULL, 0,
-                                  rc == GROUPCONC_EKEYEMPTY ? "is empty"
-                                                            : "is longer than GROUPCONC_MAX_KEY_LEN");
-    if (e->concurrency < 1 && e->concurrency != GROUPCONC_DEFAULT)
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "concurrency", at, e->group, e->concurrency,
-                                  "must be >= 1 or GROUPCONC_DEFAULT");
-    if (!groupconc__cap_ok(e->max_in_flight) && e->max_in_flight != GROUPCONC_DEFAULT)
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_in_flight", at, e->group,
-                                  e->max_in_flight,
-                                  "must be >= 1, GROUPCONC_UNLIMITED or GROUPCONC_DEFAULT");
-    if (!groupconc__threshold_ok(e->queue_threshold) && e->queue_threshold != GROUPCONC_DEFAULT)
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "queue_threshold", at, e->group,
-                                  e->queue_threshold,
-                                  "must be >= 0, GROUPCONC_UNLIMITED or GROUPCONC_DEFAULT");
-    if (!groupconc__max_wait_entry_ok(e->max_wait_ns))
-        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_wait_ns", at, e->group, e->max_wait_ns,
-                                  "must be > 0, GROUPCONC_FOREVER, 0 or GROUPCONC_DEFAULT");
-    return GROUPCONC_OK;
-}
-
-/* The same key twice in the per-group table (group_count >= 2): sort pointers to the keys. The
-   second entry with a repeated key is reported, its value the first one's index. */
-GROUPCONC__FN int groupconc__policy_check_duplicates(const groupconc_policy *p,
-                                                     groupconc_policy_problem *pr) {
-    const char **keys;
-    size_t i;
-    int rc;
-    if (p->group_count > SIZE_MAX / sizeof *keys) return groupconc__problem(pr, GROUPCONC_ENOMEM, "groups", -1, NULL, 0, "too many entries");
-    keys = (const char **)GROUPCONC_MALLOC(p->group_count * sizeof *keys);
-    if (!keys)
-        return groupconc__problem(pr, GROUPCONC_ENOMEM, "groups", -1, NULL, 0,
-                                  "out of memory checking for duplicate keys");
-    for (i = 0; i < p->group_count; i++) keys[i] = p->groups[i].group;
-    qsort(keys, p->group_count, sizeof *keys, groupconc__strcmp_indirect);
-    rc = GROUPCONC_OK;
-    for (i = 1; i < p->group_count && rc == GROUPCONC_OK; i++) {
-        if (strcmp(keys[i - 1], keys[i]) == 0) {
-            size_t j, first = SIZE_MAX;
-            for (j = 0; j < p->group_count; j++) { /* report the second entry with that key */
-                if (strcmp(p->groups[j].group, keys[i]) != 0) continue;
-                if (first == SIZE_MAX) first = j;
-                else break;
-            }
-            rc = groupconc__problem(pr, GROUPCONC_EDUPKEY, "group", (long)j, p->groups[j].group,
-                                    (long long)first, "the same key as groups[value]");
-        }
-    }
-    GROUPCONC_FREE(keys);
-    return rc;
-}
-
-/* The first problem, in this order: the policy itself, its limits, the fleet functions, the rejection
-   policy, the per-group table (its pointer, each entry in order, then duplicate keys). */
-GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p, groupconc_policy_problem *pr) {
-    size_t i;
-    int rc;
-    if (pr) {
-        memset(pr, 0, sizeof *pr);
-        pr->code = GROUPCONC_OK;
-    }
-    if (!p) return groupconc__problem(pr, GROUPCONC_EINVAL, "policy", -1, NULL, 0, "is NULL");
-    if ((rc = groupconc__policy_check_limits(p, pr)) != GROUPCONC_OK) return rc;
-    if (!p->fleet.acquire != !p->fleet.release)
-        return groupconc__problem(pr, GROUPCONC_EINVAL, p->fleet.acquire ? "fleet.release" : "fleet.acquire",
-                                  -1, NULL, 0, "is NULL: set both fleet functions, or neither");
-    if ((int)p->rejection < (int)GROUPCONC_REJECT_ABORT ||
-        (int)p->rejection > (int)GROUPCONC_REJECT_CALLER_RUNS)
-        return groupconc__problem(pr, GROUPCONC_EPOLICY, "rejection", -1, NULL, (long long)(int)p->rejection,
-                                  "is not a groupconc_rejection_policy value");
-    if (p->group_count > 0 && !p->groups)
-        return groupconc__problem(pr, GROUPCONC_EINVAL, "groups", -1, NULL, 0,
-                                  "is NULL while group_count > 0");
-    for (i = 0; i < p->group_count; i++)
-        if ((rc = groupconc__policy_check_entry(&p->groups[i], (long)i, pr)) != GROUPCONC_OK) return rc;
-    if (p->group_count < 2) return GROUPCONC_OK;
-    return groupconc__policy_check_duplicates(p, pr);
-}
-
-GROUPCONC__PUBLIC int groupconc_policy_check(const groupconc_policy *policy,
-                                             groupconc_policy_problem *out_problem) {
-    return groupconc__policy_check(policy, out_problem);
-}
-
-/* The per-group table: sorted entries, each key its own allocation (live changes insert). */
-GROUPCONC__FN void groupconc__limits_free(groupconc_executor *ex) {
-    size_t i;
-    for (i = 0; i < ex->policy.group_count; i++) GROUPCONC_FREE(ex->limits[i].key);
-    if (ex->limits) GROUPCONC_FREE(ex->limits);
-    ex->limits = NULL;
-    ex->policy.group_count = 0;
-}
-
-GROUPCONC__FN int groupconc__copy_limits(groupconc_executor *ex, const groupconc_policy *p) {
-    size_t i, n = p->group_count;
-    ex->policy.groups = NULL; /* the copy lives in ex->limits */
-    ex->policy.group_count = 0;
-    if (n == 0) return GROUPCONC_OK;
-    if (n > SIZE_MAX / sizeof *ex->limits) return GROUPCONC_ENOMEM;
-    ex->limits = (groupconc__limits_entry *)GROUPCONC_MALLOC(n * sizeof *ex->limits);
-    if (!ex->limits) return GROUPCONC_ENOMEM;
-    ex->nlimits_cap = n;
-    for (i = 0; i < n; i++) {
-        const groupconc_group_limits *src = &p->groups[i];
-        size_t len = strlen(src->group) + 1;
-        groupconc__limits_entry *e = &ex->limits[i];
-        e->key = (char *)GROUPCONC_MALLOC(len);
-        if (!e->key) {
-            groupconc__limits_free(ex);
-            return GROUPCONC_ENOMEM;
-        }
-        memcpy(e->key, src->group, len);
-        e->concurrency = src->concurrency;
-        e->max_in_flight = src->max_in_flight;
-        e->queue_threshold = src->queue_threshold;
-        e->max_wait_ns = src->max_wait_ns == GROUPCONC_DEFAULT ? 0 : src->max_wait_ns;
-        if (e->max_wait_ns != 0) atomic_store_explicit(&ex->any_max_wait, true, memory_order_relaxed);
-        ex->policy.group_count = i + 1;
-    }
-    qsort(ex->limits, n, sizeof *ex->limits, groupconc__limits_cmp);
-    return GROUPCONC_OK;
-}
-
-/* True if no layer can refuse a task: no queue threshold anywhere (the global one, the default, or a
-   configured group's) and no bound on all waiting tasks. Then submit never has to decide in the
-   lock (see "inbox"). */
-GROUPCONC__FN bool groupconc__never_refuses(const groupconc_policy *p) {
-    size_t i;
-    /* A fleet provider may answer from inside acquire (REJECT, OPEN: the task completes or moves
-       on there): the admission that asks must run on a thread that may run completions, submit's
-       or a worker's, never a read-only call's (groupconc__lock_quiet admits the inbox) */
-    if (p->fleet.acquire) return false;
-    if (p->global_queue_threshold != GROUPCONC_UNLIMITED) return false;
-    if (p->default_queue_threshold != GROUPCONC_UNLIMITED) return false;
-    if (p->max_waiting != GROUPCONC_UNLIMITED) return false;
-    for (i = 0; i < p->group_count; i++)
-        if (p->groups[i].queue_threshold != GROUPCONC_UNLIMITED &&
-            p->groups[i].queue_threshold != GROUPCONC_DEFAULT)
-            return false;
-    return true;
-}
-
-GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
-                                                groupconc_executor **out_executor) {
-    groupconc_executor *ex;
-    int rc, stage = 0;
-    if (out_executor) *out_executor = NULL;
-    if (!policy || !out_executor) return GROUPCONC_EINVAL;
-    if ((rc = groupconc__policy_check(policy, NULL)) != GROUPCONC_OK) return rc;
-    ex = (groupconc_executor *)GROUPCONC_MALLOC(sizeof *ex);
-    if (!ex) return GROUPCONC_ENOMEM;
-    memset(ex, 0, sizeof *ex);
-    ex->policy = *policy;
-    ex->global.limit = groupconc__cap(policy->global_max_in_flight);
-    ex->run_cap.limit = groupconc__cap(policy->global_max_running);
-    ex->fleet.limit = INT32_MAX; /* the provider limits it */
-    atomic_init(&ex->any_max_wait, policy->default_max_wait_ns != GROUPCONC_FOREVER);
-    ex->keeper_wake = UINT64_MAX;
-    atomic_init(&ex->keeper_started, false);
-    atomic_init(&ex->shutdown, 0);
-    atomic_init(&ex->inbox, NULL);
-    atomic_init(&ex->node_returns, NULL);
-    atomic_init(&ex->nthreads, 0);
-    atomic_init(&ex->nidle, 0);
-    atomic_init(&ex->nspinning, 0);
-    atomic_init(&ex->spin_poke, 0);
-    atomic_init(&ex->nnapping, 0);
-    atomic_init(&ex->nwaiters, 0);
-    atomic_init(&ex->nwaking, 0);
-    atomic_init(&ex->nstarting, 0);
-    atomic_init(&ex->nblocked, 0);
-    atomic_init(&ex->inbox_ok, groupconc__never_refuses(policy));
-    if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
-    if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
-    stage = 1;
-    if ((rc = groupconc__mutex_init(&ex->done_lock)) != GROUPCONC_OK) goto fail;
-    stage = 2;
-    if ((rc = groupconc__cond_init(&ex->work_cv)) != GROUPCONC_OK) goto fail;
-    stage = 3;
-    if ((rc = groupconc__cond_init(&ex->idle_cv)) != GROUPCONC_OK) goto fail;
-    stage = 4;
-    if ((rc = groupconc__mutex_init(&ex->table_lock)) != GROUPCONC_OK) goto fail;
-    stage = 5;
-#ifndef GROUPCONC_NO_SCOPES
-    if ((rc = groupconc__mutex_init(&ex->scope_lock)) != GROUPCONC_OK) goto fail;
-    stage = 6;
-#endif
-    if ((rc = groupconc__cond_init(&ex->keeper_cv)) != GROUPCONC_OK) goto fail;
-    stage = 7;
-    if (ex->policy.fleet.attach &&
-        (rc = ex->policy.fleet.attach(ex->policy.fleet.user_data, ex)) != GROUPCONC_OK) {
-        if (rc > 0) rc = GROUPCONC_EINVAL; /* not a library code: the provider's mistake */
-        goto fail;
-    }
-    *out_executor = ex;
-    return GROUPCONC_OK;
-fail: /* undo in reverse */
-    if (stage >= 7) groupconc__cond_destroy(&ex->keeper_cv);
-#ifndef GROUPCONC_NO_SCOPES
-    if (stage >= 6) groupconc__mutex_destroy(&ex->scope_lock);
-#endif
-    if (stage >= 5) groupconc__mutex_destroy(&ex->table_lock);
-    if (stage >= 4) groupconc__cond_destroy(&ex->idle_cv);
-    if (stage >= 3) groupconc__cond_destroy(&ex->work_cv);
-    if (stage >= 2) groupconc__mutex_destroy(&ex->done_lock);
-    if (stage >= 1) groupconc__mutex_destroy(&ex->lock);
-    groupconc__limits_free(ex);
-    GROUPCONC_FREE(ex);
-    return rc;
-}
-
-GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT;
-    if (!ex) return GROUPCONC_EINVAL;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__mutex_lock(&ex->lock);
-    atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
-    groupconc__drain_locked(ex, &b, true);
-    groupconc__sweep_locked(ex, NULL, &b);
-    (void)groupconc__kick_locked(ex);
-    if (ex->unfinished == 0) groupconc__cond_broadcast(&ex->idle_cv);
-    groupconc__mutex_unlock(&ex->lock);
-    groupconc__flush_and_retire(ex, &b);
-    return GROUPCONC_OK;
-}
-
-#define GROUPCONC__PAUSED_POLL_NS 5000000 /* wait_quiet's look at a paused executor: 5 ms */
-
-/* Is t held back by a pause: waiting (at a layer, or at the fleet layer) with its group or the
-   executor paused? Such a task could start only after a resume. */
-GROUPCONC__FN bool groupconc__held_back(const groupconc_executor *ex, const groupconc_task *t) {
-    return groupconc__paused(ex, t->group) && t->stage != GROUPCONC__READY;
-}
-
-/* A graceful shutdown lets run what can run. A task a pause holds back cannot, and what it holds
-   (a global in-flight permit, its group's bulkhead permit) may be what another group's task waits
-   for: so once a graceful shutdown has begun, the tasks a pause holds back are cancelled at once
-   (when it begins, and when the executor is paused during it; a group cannot be paused after
-   shutdown), and the permits they held go to the next waiters. A ready task (every permit held)
-   still runs. The shutdown then reports ETIMEDOUT (not everything finished). Under ex->lock. */
-GROUPCONC__FN void groupconc__cancel_held_back_locked(groupconc_executor *ex, groupconc__batch *b) {
-    groupconc__fifo victims = {NULL, NULL, 0};
-    groupconc__fifo *shared[3];
-    groupconc_task *t, *next;
-    size_t i;
-    if (!ex->paused && ex->npaused == 0) return;
-    shared[0] = &ex->global.waiters; /* the queues all groups share; then each paused group's own */
-    shared[1] = &ex->run_cap.waiters;
-    shared[2] = &ex->fleet.waiters;
-    for (i = 0; i < 3; i++) {
-        for (t = shared[i]->head; t; t = next) {
-            next = t->next;
-            if (groupconc__held_back(ex, t)) {
-                groupconc__unlink_waiting(ex, t);
-                groupconc__fifo_push(&victims, t);
-            }
-        }
-    }
-    groupconc__mutex_lock(&ex->table_lock);
-    for (i = 0; i < ex->nslots; i++)
-        if (ex->hashes[i] && groupconc__paused(ex, ex->slots[i]))
-            groupconc__sweep_group_queues(ex, ex->slots[i], &victims);
-    groupconc__mutex_unlock(&ex->table_lock);
-    if (victims.count == 0) return;
-    ex->held_back_cut += victims.count;
-    while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
-    groupconc__pump(ex, b); /* what they held goes to the next waiters, which may start now */
-    (void)groupconc__kick_locked(ex);
-}
-
-/* Wait (lock held) until every accepted task completed or the deadline passed. A ready task with no
-   worker alive and none startable would never finish: give up on it (the caller sweeps). */
-GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t deadline) {
-    while (ex->unfinished > 0) {
-        uint64_t until = deadline;
-        if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0 && ex->ready.count > 0 &&
-            groupconc__kick_locked(ex) != GROUPCONC_OK &&
-            atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
-            return false;
-        if (ex->paused || ex->npaused > 0) {
-            /* tasks of a paused group never start: once nothing else is left, give up on them
-               (the caller cancels them). Nobody signals that moment: look every few ms. */
-            if (ex->nrunning == 0 && ex->ready.count == 0 && ex->deferred.count == 0 &&
-                ex->running.count == 0 && !groupconc__inbox_pending(ex) &&
-                GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL) == 0)
-                return false;
-            until = groupconc__deadline(GROUPCONC__PAUSED_POLL_NS);
-            if (until > deadline) until = deadline;
-        }
-        if (until == UINT64_MAX) groupconc__cond_wait(&ex->idle_cv, &ex->lock);
-        else if (!groupconc__cond_wait_until(&ex->idle_cv, &ex->lock, until) && until == deadline)
-            return ex->unfinished == 0;
-    }
-    return true;
-}
-
-GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *ex, int64_t timeout_ns) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT;
-    uint64_t deadline = groupconc__deadline(timeout_ns);
-    uint64_t cut;
-    bool all;
-    if (!ex) return GROUPCONC_EINVAL;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__mutex_lock(&ex->lock);
-    atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
-    ex->graceful = true;
-    cut = ex->held_back_cut;
-    if (groupconc__drain_locked(ex, &b, true)) /* what got in before runs; later pushes fail */
-        (void)groupconc__kick_locked(ex);
-    groupconc__cancel_held_back_locked(ex, &b); /* they could not run: let the others have theirs */
-    groupconc__mutex_unlock(&ex->lock);
-    groupconc__flush_and_retire(ex, &b); /* what the drain finished (helping) completes first */
-    if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* begun; waiting would wait for itself */
-    groupconc__mutex_lock(&ex->lock);
-    all = groupconc__wait_quiet_locked(ex, deadline);
-    if (ex->held_back_cut != cut) all = false; /* cancelled during this call, maybe all at once */
-    groupconc__mutex_unlock(&ex->lock);
-    if (all) return GROUPCONC_OK;
-    groupconc_executor_shutdown(ex);
-    return GROUPCONC_ETIMEDOUT;
-}
-
-/* An executor gate or an open scope of ex still exists: destroy refuses (gate permits hold its
-   layers; scopes hold fork handles). Under ex->lock. Neither exists without those modules
-   (GROUPCONC_NO_GATE, GROUPCONC_NO_SCOPES). */
-GROUPCONC__FN bool groupconc__gates_or_scopes_locked(groupconc_executor *ex) {
-    bool any = false;
-#ifndef GROUPCONC_NO_GATE
-    if (ex->gates) any = true;
-#endif
-#ifndef GROUPCONC_NO_SCOPES
-    groupconc__mutex_lock(&ex->scope_lock); /* ex->scopes is scope_lock's (order: lock, then it) */
-    if (ex->scopes) any = true;
-    groupconc__mutex_unlock(&ex->scope_lock);
-#endif
-    (void)ex;
-    return any;
-}
-
-GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
-    groupconc__worker *list, *w;
-    size_t i;
-    if (!ex) return GROUPCONC_EINVAL;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
-    if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
-    groupconc__mutex_lock(&ex->lock);
-    if (groupconc__gates_or_scopes_locked(ex)) {
-        groupconc__mutex_unlock(&ex->lock);
-        return GROUPCONC_EBUSY;
-    }
-    groupconc__mutex_unlock(&ex->lock);
-    groupconc__mutex_lock(&ex->lock);
-    if (ex->graceful) /* a graceful shutdown began (maybe from a callback): let it finish */
-        (void)groupconc__wait_quiet_locked(ex, UINT64_MAX);
-    groupconc__mutex_unlock(&ex->lock);
-    groupconc_executor_shutdown(ex);
-    groupconc__mutex_lock(&ex->lock);
-    while (!groupconc__wait_quiet_locked(ex, UINT64_MAX)) { /* stranded ready tasks: cancel them */
-        groupconc__mutex_unlock(&ex->lock);
-        groupconc_executor_shutdown(ex);
-        groupconc__mutex_lock(&ex->lock);
-    }
-    while (ex->fleet_outstanding > 0) /* the provider still holds requests: they name this executor */
-        groupconc__cond_wait(&ex->idle_cv, &ex->lock);
-    GROUPCONC_ASSERT(ex->global.used == 0 && ex->ready.count == 0 && ex->running.count == 0 &&
-                     ex->deferred.count == 0 && ex->fleet.waiters.count == 0);
-    ex->stopping = true;
-    ex->keeper_stop = true;
-    groupconc__cond_broadcast(&ex->work_cv);
-    groupconc__cond_signal(&ex->keeper_cv);
-    list = ex->workers;
-    ex->workers = NULL;
-    groupconc__mutex_unlock(&ex->lock);
-    if (atomic_load_explicit(&ex->keeper_started, memory_order_relaxed))
-        groupconc__thread_join(ex->keeper);
-    while (list) { /* after `stopping` no worker retires, so the lists are stable */
-        w = list;
-        list = w->next;
-        groupconc__thread_join(w->thread);
-        GROUPCONC_FREE(w);
-    }
-    while (ex->zombies) {
-        w = ex->zombies;
-        ex->zombies = w->next;
-        groupconc__thread_join(w->thread);
-        GROUPCONC_FREE(w);
-    }
-    /* a waiter that was woken by the last completion may still be leaving done_lock */
-    groupconc__mutex_lock(&ex->done_lock);
-    groupconc__mutex_unlock(&ex->done_lock);
-    if (ex->policy.fleet.detach) /* its threads may still notify until this returns */
-        ex->policy.fleet.detach(ex->policy.fleet.user_data, ex);
-    for (i = 0; i < ex->nslots; i++)
-        if (ex->hashes[i]) groupconc__group_unref(ex->slots[i]);
-    if (ex->slots) GROUPCONC_FREE(ex->slots); /* hashes share its allocation */
-    groupconc__nodes_free(ex->node_pool);
-    groupconc__nodes_free(atomic_load_explicit(&ex->node_returns, memory_order_acquire));
-    groupconc__limits_free(ex);
-    if (ex->timers) GROUPCONC_FREE(ex->timers);
-    groupconc__cond_destroy(&ex->keeper_cv);
-#ifndef GROUPCONC_NO_SCOPES
-    groupconc__mutex_destroy(&ex->scope_lock);
-#endif
-    groupconc__mutex_destroy(&ex->table_lock);
-    groupconc__cond_destroy(&ex->idle_cv);
-    groupconc__cond_destroy(&ex->work_cv);
-    groupconc__mutex_destroy(&ex->done_lock);
-    groupconc__mutex_destroy(&ex->lock);
-    GROUPCONC_FREE(ex);
-    return GROUPCONC_OK;
-}
-
-/* ==== public API: submit ======================================================================== */
-
-/* A fresh node for a task of group g. The group reference is taken when it is admitted. */
-GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
-                                        const groupconc_task_spec *spec, size_t idlen, bool handle,
-                                        bool timed, bool deadline_block, uint64_t deadline_at) {
-    char *extra = (char *)(t + 1);
-    memset(t, 0, sizeof *t);
-    if (deadline_block) { /* first: it is the one with alignment needs */
-        groupconc__queue_deadline d;
-        d.at_ns = deadline_at;
-        d.index = deadline_at ? GROUPCONC__TIMER_RESERVED : GROUPCONC__TIMER_NONE;
-        d.pad = 0;
-        memcpy(extra, &d, sizeof d);
-        extra += sizeof d;
-        t->bits = GROUPCONC__B_HAS_DEADLINE;
-    }
-    if (g->exec->policy.fleet.acquire) { /* 8-byte aligned: the struct and the deadline are */
-        memset(extra, 0, sizeof(groupconc__fleet_slot));
-        extra += sizeof(groupconc__fleet_slot);
-        t->bits |= GROUPCONC__B_FLEET;
-    }
-    if (spec->cleanup) { /* inline after the struct, before the task id */
-        memcpy(extra, &spec->cleanup, sizeof spec->cleanup);
-        extra += sizeof spec->cleanup;
-        t->bits |= GROUPCONC__B_HAS_CLEANUP;
-    }
-    if (spec->task_id) {
-        memcpy(extra, spec->task_id, idlen);
-        t->bits |= GROUPCONC__B_HAS_ID;
-    }
-    t->fn = spec->fn;
-    t->arg = spec->arg;
-    t->group = g;
-    t->bits |= GROUPCONC__B_COUNTED;
-    if (timed) t->bits |= GROUPCONC__B_TIMED; /* someone can see its times */
-    atomic_init(&t->state, GROUPCONC__ST_EXEC_REF | (handle ? GROUPCONC__ST_HANDLE_REF : 0u));
-}
-
-/* Find or create the group and take a node, under table_lock. On failure nothing is left held
-   (a node the caller allocated is its own to free). */
-GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, const char *group, size_t klen,
-                                             uint64_t hash, groupconc__batch *b, groupconc__group **g,
-                                             groupconc_task **t) {
-    int rc = groupconc__group_get(ex, group, klen, hash, b, g);
-    if (rc == GROUPCONC_OK && !*t) {
-        *t = groupconc__node_get_tlocked(ex);
-        if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(sizeof **t);
-        if (!*t) rc = GROUPCONC_ENOMEM;
-    }
-    return rc;
-}
-
-#define GROUPCONC__NO_WORKER 1 /* internal: take the locked path */
-
-GROUPCONC__FN bool groupconc__any_max_wait(groupconc_executor *ex) {
-    return atomic_load_explicit(&ex->any_max_wait, memory_order_relaxed);
-}
-
-/* A task's deadline (monotonic ns, 0 = none): its own max wait, else its group's table entry, else
-   the policy default. Under table_lock (the table and the default change under it). */
-GROUPCONC__FN uint64_t groupconc__deadline_at(groupconc_executor *ex, int64_t own, const char *key) {
-    int64_t wait = own;
-    if (wait == 0) {
-        const groupconc__limits_entry *e = groupconc__limits_find(ex, key);
-        wait = e && e->max_wait_ns != 0 ? e->max_wait_ns : ex->policy.default_max_wait_ns;
-    }
-    if (wait <= 0) return 0; /* GROUPCONC_FOREVER */
-    return groupconc__deadline(wait);
-}
-
-/* Reserve a heap slot for a task with a deadline, and make sure the housekeeper runs. Under ex->lock. */
-GROUPCONC__FN int groupconc__timer_reserve_locked(groupconc_executor *ex) {
-    int rc = groupconc__keeper_start_locked(ex);
-    if (rc != GROUPCONC_OK) return rc;
-    if (ex->ntimers_reserved == ex->timers_cap) {
-        size_t n = ex->timers_cap ? ex->timers_cap * 2 : 64;
-        groupconc_task **grown;
-        if (n > UINT32_MAX - 2 || n > SIZE_MAX / sizeof *grown) return GROUPCONC_ENOMEM;
-        grown = (groupconc_task **)GROUPCONC_MALLOC(n * sizeof *grown);
-        if (!grown) return GROUPCONC_ENOMEM;
-        if (ex->ntimers) memcpy(grown, ex->timers, ex->ntimers * sizeof *grown);
-        if (ex->timers) GROUPCONC_FREE(ex->timers);
-        ex->timers = grown;
-        ex->timers_cap = n;
-    }
-    ex->ntimers_reserved++;
-    return GROUPCONC_OK;
-}
-
-/* Submit failed after SUBMITTED was reported (ESHUTDOWN, ENOMEM, ETHREAD): count it, then the
-   REJECTED and COMPLETED events (COMPLETED comes once per SUBMITTED). `locked`: ex->lock is held
-   (it is released before the events). */
-GROUPCONC__FN void groupconc__refused(groupconc_executor *ex, const char *group, const char *task_id,
-                                      int rc, bool locked) {
-    if (!locked) groupconc__mutex_lock(&ex->lock);
-    ex->counts.submitted++;
-    ex->rejected_other++;
-    groupconc__mutex_unlock(&ex->lock);
-    if (ex->policy.listener) {
-        groupconc__emit(ex, NULL, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
-        groupconc__emit_refused(ex, group, task_id, rc);
-    }
-}
-
-/* The inbox path (ex->inbox_ok): look the group up and push, without ex->lock. A worker must be
-   alive at the push (one that retires checks the inbox under the same table_lock). */
-GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupconc_task_spec *spec,
-                                          size_t klen, uint64_t hash, size_t idlen,
-                                          groupconc_task **out_task, groupconc_task *t) {
-    const char *group = spec->group, *task_id = spec->task_id;
-    groupconc__group *g = NULL;
-    groupconc_task *old = NULL; /* set before use; some gcc -O levels cannot tell */
-    int rc;
-    groupconc__mutex_lock(&ex->table_lock);
-    if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0) {
-        groupconc__mutex_unlock(&ex->table_lock);
-        return GROUPCONC__NO_WORKER; /* the locked path starts one, or refuses */
-    }
-    rc = groupconc__prepare_tlocked(ex, group, klen, hash, NULL, &g, &t);
-    if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: reclaiming takes the executor lock */
-        groupconc__mutex_unlock(&ex->table_lock);
-        return GROUPCONC__NO_WORKER;
-    }
-    if (rc == GROUPCONC_OK) {
-        groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || ex->policy.listener,
-                             false, 0);
-        old = atomic_load_explicit(&ex->inbox, memory_order_relaxed);
-        do {
-            if (old == GROUPCONC__INBOX_CLOSED(ex)) break;
-            t->next = old;
-        } while (!atomic_compare_exchange_weak_explicit(&ex->inbox, &old, t, memory_order_seq_cst, /* P1 */
-                                                        memory_order_relaxed));
-        if (old == GROUPCONC__INBOX_CLOSED(ex)) rc = GROUPCONC_ESHUTDOWN;
-    }
-    groupconc__mutex_unlock(&ex->table_lock); /* from here on t may already be running */
-    if (rc != GROUPCONC_OK) {
-        GROUPCONC_ASSERT(rc != GROUPCONC__NO_WORKER); /* the caller goes on with t after that one */
-        if (t) GROUPCONC_FREE(t);
-        groupconc__refused(ex, group, task_id, rc, false);
-        return rc;
-    }
-    if (out_task) *out_task = t;
-    if (old == NULL && !groupconc__inbox_watched(ex)) {
-        groupconc__batch b = GROUPCONC__BATCH_INIT; /* here only: 11 stores a task otherwise */
-        groupconc__lock(ex, &b);
-        (void)groupconc__kick_locked(ex); /* a failure leaves it ready for the live worker */
-        groupconc__mutex_unlock(&ex->lock);
-        groupconc__flush_and_retire(ex, &b);
-    }
-    return GROUPCONC_OK;
-}
-
-/* The node of a task with extras (a task id, a cleanup, a queue deadline, a fleet slot): its own
-   size, the task id's length in *idlen. NULL when out of memory. A plain task takes a recycled node
-   under table_lock instead. */
-GROUPCONC__FN groupconc_task *groupconc__node_with_extras(const groupconc_executor *ex,
-                                                         const groupconc_task_spec *spec,
-                                                         bool deadline_block, size_t *idlen) {
-    size_t size = sizeof(groupconc_task);
-    *idlen = spec->task_id ? strlen(spec->task_id) + 1 : 0;
-    size += *idlen + (spec->cleanup ? sizeof spec->cleanup : 0) +
-            (deadline_block ? sizeof(groupconc__queue_deadline) : 0) +
-            (ex->policy.fleet.acquire ? sizeof(groupconc__fleet_slot) : 0);
-    return (groupconc_task *)GROUPCONC_MALLOC(size);
-}
-
-/* The locked path, before the task is admitted: a worker to run it (none and none can start:
-   refuse), the housekeeper where groups may idle, the group and a node (under table_lock), and for a
-   task with a queue deadline a slot in the heap. Under ex->lock; *deadline_at is 0 for none. */
-GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
-                                                   const groupconc_task_spec *spec,
-                                                   size_t klen, uint64_t hash, bool deadline_block,
-                                                   groupconc__batch *b, groupconc__group **g,
-                                                   groupconc_task **t, uint64_t *deadline_at) {
-    int rc = GROUPCONC_OK;
-    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
-    else if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
-        rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
-    if (rc == GROUPCONC_OK && ex->policy.group_idle_ns > 0)
-        (void)groupconc__keeper_start_locked(ex); /* if it cannot start, the next locked submit tries */
-    if (rc == GROUPCONC_OK) {
-        groupconc__mutex_lock(&ex->table_lock);
-        rc = groupconc__prepare_tlocked(ex, spec->group, klen, hash, b, g, t);
-        if (rc == GROUPCONC_OK && deadline_block)
-            *deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, (*g)->key);
-        groupconc__mutex_unlock(&ex->table_lock);
-    }
-    if (rc == GROUPCONC_OK && *deadline_at) /* a slot in the heap and a thread to watch it, or refuse */
-        rc = groupconc__timer_reserve_locked(ex);
-    return rc;
-}
-
-/* Rejected in submit (admission refused it at once); its permits are already back. The REJECTED
-   event, then the handler or the policy: ABORT returns the rejection (the task was never accepted),
-   CALLER_RUNS runs it here, DISCARD completes it REJECTED. */
-GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_task *t,
-                                             groupconc__group *g, const char *task_id,
-                                             groupconc_task **out_task) {
-    const groupconc_policy *p = &ex->policy;
-    int rc = t->reject_reason;
-    if (p->listener) groupconc__emit(ex, t, GROUPCONC_EVENT_REJECTED, g->key, task_id, rc, NULL);
-    if (p->reject_handler) {
-        groupconc__apply_handler(ex, t, rc, true);
-    } else if (p->rejection == GROUPCONC_REJECT_ABORT) {
-        /* not accepted: no cleanup (arg is still the caller's), no handle */
-        if (p->listener) {
-            groupconc_result r;
-            groupconc__fill_result(t, &r);
-            groupconc__emit(ex, t, GROUPCONC_EVENT_COMPLETED, r.group, r.task_id, 0, &r);
-        }
-        groupconc__task_free(t);
-        return rc;
-    } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
-        t->bits |= GROUPCONC__B_NO_PERMITS;
-        t->status = GROUPCONC_STATUS_PENDING;
-        t->error = 0;
-        /* STARTED before the body runs: its handle can leak to another thread only from inside
-           the body (a scope's fork publishes it), and a cancel of a started task only flags it */
-        atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
-        (void)groupconc__run(ex, t); /* on the submitting thread, holding no permits (no defer) */
-        t->bits |= GROUPCONC__B_RAN;  /* in no list: nobody else reads its bits */
-        groupconc__mutex_lock(&ex->lock);
-        groupconc__count_caller_run_locked(ex, g, rc);
-        groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
-        groupconc__mutex_unlock(&ex->lock);
-    }
-    if (out_task) *out_task = t;
-    groupconc__retire(ex, groupconc__complete(ex, t, NULL, NULL));
-    return GROUPCONC_OK;
-}
-
-/* The locked path (no inbox, a queue deadline, or the inbox path found no worker): the submitting
-   thread admits the task under ex->lock itself; a rejection there is handled before returning
-   (groupconc__submit_rejected). */
-GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupconc_task_spec *spec,
-                                           size_t klen, uint64_t hash, size_t idlen, bool deadline_block,
-                                           groupconc_task **out_task, groupconc_task *t) {
-    groupconc__batch b = GROUPCONC__BATCH_INIT; /* here only: the inbox path spares its 11 stores */
-    const groupconc_policy *p = &ex->policy;
-    groupconc__group *g = NULL;
-    uint64_t deadline_at = 0;
-    bool sync_reject;
-    int rc;
-    groupconc__lock(ex, &b);
-    rc = groupconc__submit_prepare_locked(ex, spec, klen, hash, deadline_block, &b, &g, &t, &deadline_at);
-    if (rc != GROUPCONC_OK) {
-        if (t) GROUPCONC_FREE(t);
-        groupconc__refused(ex, spec->group, spec->task_id, rc, true); /* unlocks */
-        groupconc__flush_and_retire(ex, &b);
-        return rc;
-    }
-    groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || p->listener, deadline_block,
-                         deadline_at);
-    atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
-    ex->counts.submitted++;
-    ex->unfinished++;
-    groupconc__admit(ex, t, &b);
-    groupconc__debug_check(ex, g);
-    sync_reject = t->stage == GROUPCONC__REJECTED;
-    if (sync_reject) {
-        groupconc__fifo_remove(&b.rejected, t); /* its rejection is handled here, synchronously */
-        if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
-            ex->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
-            t->bits &= (uint16_t)~GROUPCONC__B_COUNTED;
-        }
-    }
-    groupconc__pump(ex, &b);
-    (void)groupconc__kick_locked(ex); /* a failure here leaves the task ready for the live worker */
-    groupconc__mutex_unlock(&ex->lock);
-    groupconc__flush_and_retire(ex, &b);
-    if (sync_reject) return groupconc__submit_rejected(ex, t, g, spec->task_id, out_task);
-    if (out_task) *out_task = t;
-    return GROUPCONC_OK;
-}
-
-GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task_spec *spec,
-                                    groupconc_task **out_task) {
-    const groupconc_policy *p;
-    const char *group = spec->group, *task_id = spec->task_id;
-    groupconc_task *t = NULL;
-    size_t klen, idlen = 0;
-    uint64_t hash;
-    int rc;
-    bool deadline_block;
-    if (out_task) *out_task = NULL;
-    if (!ex || !group || !spec->fn) return GROUPCONC_EINVAL;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
-    if ((rc = groupconc__key_hash(group, &klen, &hash)) != GROUPCONC_OK) return rc;
-    if (!groupconc__task_wait_ok(spec->max_wait_ns)) return GROUPCONC_ELIMIT;
-    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return GROUPCONC_ESHUTDOWN;
-    p = &ex->policy;
-    /* any_max_wait is only ever set (under the lock): a stale false only misses a deadline given
-       to the group by a live change this very moment */
-    deadline_block = spec->max_wait_ns > 0 ||
-                     (spec->max_wait_ns == 0 && groupconc__any_max_wait(ex));
-    if (task_id || spec->cleanup || deadline_block || p->fleet.acquire) { /* extras: its own size */
-        t = groupconc__node_with_extras(ex, spec, deadline_block, &idlen);
-        if (!t) return GROUPCONC_ENOMEM;
-    }
-    if (p->listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
-    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && !deadline_block &&
-        (p->group_idle_ns <= 0 || atomic_load_explicit(&ex->keeper_started, memory_order_relaxed))) {
-        rc = groupconc__submit_inbox(ex, spec, klen, hash, idlen, out_task, t);
-        if (rc != GROUPCONC__NO_WORKER) return rc;
-    }
-    return groupconc__submit_direct(ex, spec, klen, hash, idlen, deadline_block, out_task, t);
-}
-
-GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group, const char *task_id,
-                                       groupconc_task_fn fn, void *arg, groupconc_task **out_task) {
-    groupconc_task_spec spec;
-    spec.group = group;
-    spec.task_id = task_id;
-    spec.fn = fn;
-    spec.arg = arg;
-    spec.cleanup = NULL;
-    spec.max_wait_ns = 0;
-    return groupconc__submit(ex, &spec, out_task);
-}
-
-GROUPCONC__PUBLIC int groupconc_submit_spec(groupconc_executor *ex, const groupconc_task_spec *spec,
-                                            groupconc_task **out_task) {
-    if (out_task) *out_task = NULL;
-    if (!spec) return GROUPCONC_EINVAL;
-    return groupconc__submit(ex, spec, out_task);
-}
-
-/* ==== public API: handles ======================================================================= */
+/* ==== handles: waiting, cancelling, results ==================================================== */
 
 GROUPCONC__FN int groupconc__handle_check(groupconc_task *t) {
     if (!t) return GROUPCONC_EINVAL;
@@ -6434,7 +5252,1154 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
     return result;
 }
 
-/* ==== public API: group control and stats ======================================================= */
+/* ==== worker pool =============================================================================== */
+/* Elastic: a worker is started on demand (kick_locked, spawn_locked) up to max_threads, plus one for
+   each worker blocked in a wait inside a task or callback (nblocked), and retires after
+   keep_alive_ns idle. worker_main runs one locked step at a time (worker_step_locked): admit the
+   inbox, finish the tasks it ran (hand their permits on), claim the next ready tasks (FIFO), then
+   run them unlocked (worker_run_batch).
+   An idle worker, in this order: spins (one at a time, and only after short tasks: spin_locked),
+   naps in GROUPCONC__HELP_NS steps (one at a time, while another worker runs short tasks or left
+   tasks unfinished: it takes over should that worker get stuck), or sleeps until kicked or its
+   keep-alive runs out.
+   Batches: while tasks are short a worker claims up to GROUPCONC_BATCH_MAX at once and finishes
+   them together at its next locked step. What it ran is published as it goes (publish), so that a
+   waiter or an idle worker can finish it (help_locked); what it claimed but has not started can be
+   taken over by an idle worker (steal_locked) or is handed back (unclaim_locked).
+
+   Worker states. The loop in worker_main: a locked step, then the batch outside the lock or, with
+   nothing to do, one idle turn under it (worker_idle_locked: spin, nap or sleep). Slow and blocked
+   are conditions of a worker in its loop rather than places in it.
+
+   state     what it does; what the others see of it       moves on when (function)
+   --------  --------------------------------------------  ----------------------------------------
+   starting  spawned, not at the lock yet: counted in      it holds ex->lock and lowers nstarting
+             nthreads and nstarting (kick_locked counts    (P1): step (worker_main)
+             it for one ready task)
+   step      under ex->lock: admits the inbox, finishes    something to run or to settle: batch;
+             its last batch, retires completions, claims   nothing: an idle turn
+             ready tasks (FIFO), or with none helps a      (worker_step_locked)
+             stuck worker and steals from it; busy_since
+             is UINT64_MAX from its batch's end: nobody
+             needs to help it
+   batch     unlocked: settles what the step collected,    every claim run, or a thread waits
+             then runs its claims back to back, publishing (publish true): step; past BATCH_NS:
+             each (self->ret, P2); busy_since is its       slow, then step (worker_settle,
+             current task's start; `want` doubles while    worker_run_batch)
+             tasks are short
+   slow      its last batch ran past BATCH_NS: the next    a batch within BATCH_NS
+             step hands back the claims it did not start   (worker_run_batch clears w->slow)
+             (worker_claim_locked) and takes one; no spin.
+             Meanwhile an idle worker or a waiter finishes
+             what it published (help_locked), an idle one
+             steals what it claimed (steal_locked)
+   blocked   a task or callback it runs waits for a task:  the wait returns: back in its batch
+             its claims are handed back, nwaiters (P2)     (groupconc__wait_until)
+             and nblocked raised: the others finish at
+             once, the pool may start one more thread
+   spinning  the first idle turn since its last batch, not an inbox push, spin_poke (kick_locked,
+             slow, no other worker in short tasks: polls   call_helper_locked) or SPIN_NS: step
+             the inbox unlocked, as the only spinner       (spin_locked; it may decline: step)
+             (nspinning, P1)
+   napping   idle while another worker runs short tasks    work_cv signalled (kick_locked,
+             or left some unfinished, as the only napper:  call_helper_locked) or HELP_NS: step,
+             nidle and nnapping raised (P1), then a last   which may help; keep_alive_ns idle:
+             look at the inbox; waits up to HELP_NS        retiring (worker_sleep_locked)
+   sleeping  idle otherwise: nidle raised (P1), a last     work_cv signalled: step; keep_alive_ns
+             look at the inbox; waits on work_cv until     idle with nothing ready: retiring
+             its keep-alive runs out                       (worker_sleep_locked)
+   retiring  idle keep_alive_ns: under table.lock (where   the inbox empty: gone, nthreads lowered,
+             submit checks for a worker and pushes), it    moved to ex->zombies, joined by the next
+             looks at the inbox once more                  spawn_locked or by destroy; else: step
+                                                           (worker_retire_locked)
+   exiting   an idle turn once destroy set ex->stopping    it returns; destroy joins it
+             (and broadcast on work_cv)                    (worker_idle_locked)
+   A signalled worker (nwaking raised by whoever signalled) lowers nwaking before its next look at
+   the inbox (P1). The keep-alive runs from its first nap or sleep since its last batch. */
+
+/* Start one worker. Called with ex->lock held; the new thread blocks on the lock until we return. */
+GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
+    groupconc__worker *w;
+    int rc;
+    while (ex->zombies) { /* reap retired workers: they no longer touch the executor */
+        w = ex->zombies;
+        ex->zombies = w->next;
+        groupconc__thread_join(w->thread);
+        GROUPCONC_FREE(w);
+    }
+    w = (groupconc__worker *)GROUPCONC_MALLOC(sizeof *w);
+    if (!w) return GROUPCONC_ENOMEM;
+    w->exec = ex;
+    atomic_init(&w->nret, 0);
+    atomic_init(&w->busy_since, 0);
+    w->nfinished = 0;
+    atomic_fetch_add_explicit(&ex->nthreads, 1, memory_order_seq_cst);  /* P1 (read by inbox_watched) */
+    atomic_fetch_add_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1 */
+    rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
+    if (rc != GROUPCONC_OK) {
+        atomic_fetch_sub_explicit(&ex->nthreads, 1, memory_order_seq_cst);
+        atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst);
+        GROUPCONC_FREE(w);
+        return rc;
+    }
+    w->next = ex->workers;
+    ex->workers = w;
+    return GROUPCONC_OK;
+}
+
+/* Give every ready task a thread that will take it: a worker already waking or starting, or the
+   spinning one (poked), else an idle one (woken: ~7 us, so only when needed), else a new one up to
+   max_threads. Busy workers are not woken for: they pick up the next ready task themselves when
+   they finish. */
+GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
+    size_t waking = atomic_load_explicit(&ex->nwaking, memory_order_relaxed);
+    size_t covered = waking + atomic_load_explicit(&ex->nstarting, memory_order_relaxed);
+    int rc = GROUPCONC_OK;
+    if (ex->ready.count > covered && atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
+        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
+        covered++;
+    }
+    while (ex->ready.count > covered &&
+           atomic_load_explicit(&ex->nidle, memory_order_relaxed) > waking) { /* written under the lock */
+        groupconc__cond_signal(&ex->work_cv);
+        atomic_fetch_add_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1 */
+        waking++;
+        covered++;
+    }
+    while (ex->ready.count > covered &&
+           atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < (size_t)ex->policy.max_threads +
+                              atomic_load_explicit(&ex->nblocked, memory_order_relaxed)) {
+        rc = groupconc__spawn_locked(ex);
+        if (rc != GROUPCONC_OK) break; /* tasks stay ready; an existing or later worker takes them */
+        covered++;
+    }
+    return rc;
+}
+
+GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
+    GROUPCONC_ASSERT(ex->unfinished >= n);
+    ex->unfinished -= n;
+    if (n && ex->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+        groupconc__cond_broadcast(&ex->idle_cv);
+}
+
+/* Poll the inbox (and spin_poke) without the lock for up to GROUPCONC_SPIN_NS, as the only spinner.
+   Called and returns with ex->lock held; true if something arrived. Clearing nspinning comes before
+   the caller's look at the inbox under the lock (see groupconc__inbox_watched); tasks made ready
+   meanwhile are seen there too, whether or not a poke reached the spinner. */
+GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
+    int zero = 0;
+    bool found = false;
+    uint64_t until;
+    unsigned i;
+    if (GROUPCONC_SPIN_NS <= 0 || !atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) ||
+        ex->policy.max_threads < 2 ||
+        !atomic_compare_exchange_strong_explicit(&ex->nspinning, &zero, 1, memory_order_seq_cst,
+                                                 memory_order_relaxed))
+        return false;
+    groupconc__mutex_unlock(&ex->lock);
+    until = groupconc__now_ns() + (uint64_t)GROUPCONC_SPIN_NS;
+    for (i = 1; !found; i++) {
+        unsigned k;
+        found = atomic_load_explicit(&ex->inbox.head, memory_order_relaxed) != NULL ||
+                atomic_load_explicit(&ex->spin_poke, memory_order_relaxed);
+        if (!found && (i & 3) == 0 && groupconc__now_ns() >= until) break;
+        for (k = 0; k < GROUPCONC__SPIN_PAUSES; k++) GROUPCONC__CPU_RELAX(); /* a poll steals the line from pushes */
+    }
+    atomic_store_explicit(&ex->nspinning, 0, memory_order_seq_cst); /* P1: before the caller's look */
+    groupconc__mutex_lock(&ex->lock);
+    atomic_store_explicit(&ex->spin_poke, 0, memory_order_relaxed);
+    return found;
+}
+
+/* A worker that took a batch makes sure another one will look: the spinner, else an idle one. */
+GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex) {
+    if (atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
+        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed);
+    } else if (atomic_load_explicit(&ex->nidle, memory_order_relaxed) > /* written under the lock */
+               atomic_load_explicit(&ex->nwaking, memory_order_relaxed)) {
+        groupconc__cond_signal(&ex->work_cv);
+        atomic_fetch_add_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1 */
+    }
+}
+
+/* A task returned on worker `self`: publish it in self->ret (index i), where a helper may finish it.
+   True if a thread is blocked waiting (maybe for it): then the worker finishes at once rather than
+   start its next task. Pairs with groupconc__wait_until: each side writes, then reads the other's
+   counter (sequentially consistent: pairing P2), so a waiter either sees the task published or is
+   seen. */
+GROUPCONC__FN bool groupconc__publish(groupconc_executor *ex, groupconc__worker *self,
+                                      groupconc_task *t, unsigned i) {
+    self->ret[i] = t;
+    atomic_store_explicit(&self->nret, i + 1, memory_order_seq_cst);        /* P2, the worker's end */
+    return atomic_load_explicit(&ex->nwaiters, memory_order_seq_cst) > 0; /* after the store */
+}
+
+/* Finish, on this thread, tasks that workers ran but left unfinished in their batches: their
+   permits are handed on now, and their completion runs from b->todo. Under the lock. A waiter
+   takes all (`all`); a new task's admission and an idle worker take only those of a worker that
+   has been in its current task for longer than a batch lasts, so that nothing it ran before waits
+   behind it (a worker that is moving finishes its own, cheaper). */
+GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all) {
+    groupconc__worker *w;
+    uint64_t now = 0;
+    for (w = ex->workers; w; w = w->next) {
+        unsigned n = atomic_load_explicit(&w->nret, memory_order_seq_cst); /* P2 (and acquires ret[]) */
+        if (w->nfinished >= n) continue;
+        if (!all) {
+            if (!now) now = groupconc__now_ns();
+            uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+            if (since == UINT64_MAX || now - since < GROUPCONC__BATCH_NS) continue;
+        }
+        for (; w->nfinished < n; w->nfinished++) {
+            groupconc_task *t = w->ret[w->nfinished];
+            groupconc__finish_locked(ex, t, b);
+            groupconc__fifo_push(&b->todo, t);
+        }
+    }
+}
+
+/* What an idle worker needs to know about the others, under the lock: whether one is running short
+   tasks (its current one started less than a batch ago, or it is on its way back to the lock), and
+   whether one left tasks it ran unfinished (a batch in progress). Either way one idle worker sleeps
+   in naps of GROUPCONC__HELP_NS (the others sleep), ready to take over should that worker get stuck
+   in a long task: new tasks need not wake anyone meanwhile (groupconc__inbox_watched), and the
+   unfinished ones hold permits that a waiting task may need. Only with no other worker running
+   short tasks does an idle worker spin: one polling core is enough, and on a machine with few cores
+   a second one would take a core from the submitting thread. */
+enum { GROUPCONC__OTHER_ACTIVE = 1, GROUPCONC__OTHER_UNFINISHED = 2 };
+GROUPCONC__FN unsigned groupconc__others(groupconc_executor *ex, const groupconc__worker *self,
+                                         uint64_t now) {
+    const groupconc__worker *w;
+    unsigned seen = 0;
+    for (w = ex->workers; w; w = w->next) {
+        uint64_t since;
+        if (w == self) continue;
+        since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+        if (since == UINT64_MAX || (since != 0 && now - since < GROUPCONC__BATCH_NS))
+            seen |= GROUPCONC__OTHER_ACTIVE;
+        if (w->nfinished < atomic_load_explicit(&w->nret, memory_order_relaxed))
+            seen |= GROUPCONC__OTHER_UNFINISHED;
+    }
+    return seen;
+}
+
+/* A worker with nothing to do takes over a task another worker took in a batch but has not started:
+   its owner may be stuck in a long task, which may even be waiting for this one. The owner sees
+   ST_TAKEN and lets go (as after a cancel); ST_STARTED makes a later cancel only flag it. */
+GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
+    const uint32_t gone = GROUPCONC__ST_STARTED | GROUPCONC__ST_TAKEN;
+    groupconc_task *t;
+    for (t = ex->running.head; t; t = t->next) {
+        uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
+        while (!(cur & gone))
+            if (atomic_compare_exchange_weak_explicit(&t->state, &cur,
+                                                      cur | gone | GROUPCONC__ST_CLAIM_REF,
+                                                      memory_order_acq_rel, memory_order_acquire))
+                return t;
+    }
+    return NULL;
+}
+
+/* A worker's freed nodes go to the submitters whole, and only once they took the previous lot:
+   what is cached stays bounded (a pool, one lot in transit, one per worker) without a counter
+   that every submit would have to write. */
+GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__nodes *d) {
+    groupconc_task *none = NULL;
+    if (d->head && atomic_load_explicit(&ex->inbox.node_returns, memory_order_relaxed) == NULL &&
+        atomic_compare_exchange_strong_explicit(&ex->inbox.node_returns, &none, d->head,
+                                                memory_order_release, memory_order_relaxed)) {
+        d->head = NULL;
+        d->count = 0;
+    }
+}
+
+GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
+    while (list) {
+        groupconc_task *t = list;
+        list = t->next;
+        GROUPCONC_FREE(t);
+    }
+}
+
+/* A recycled node, or NULL. Under ex->table.lock. */
+GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex) {
+    groupconc_task *t = ex->table.node_pool;
+    if (!t && atomic_load_explicit(&ex->inbox.node_returns, memory_order_relaxed))
+        t = atomic_exchange_explicit(&ex->inbox.node_returns, NULL, memory_order_acquire);
+    if (t) {
+        ex->table.node_pool = t->next;
+        if (t->next) GROUPCONC__PREFETCH(t->next); /* last written by a worker: fetch it early */
+    }
+    return t;
+}
+
+/* What a worker keeps from one step of its loop to the next: worker_main's state, shared with the
+   parts below (see the table of worker states above). Only its own thread touches it; user code
+   that thread runs reaches `mine` through the base frame (groupconc__give_back, wait_until). */
+typedef struct groupconc__worker_loop {
+    groupconc__worker *self;
+    groupconc_executor *ex;
+    groupconc__claims mine;            /* taken, not started */
+    groupconc_task *stolen;            /* taken over from another worker's batch, started */
+    groupconc__fifo done;              /* finished here, to complete after unlocking */
+    groupconc__nodes dead;             /* nodes this worker freed, for the submitters */
+    size_t to_retire;                  /* tasks completed since the last locked step */
+    uint64_t idle_since;               /* keep-alive runs from here (0: not idle) */
+    unsigned want;                     /* how many to claim at a time (doubles while tasks are short) */
+    unsigned nran;                     /* published in self->ret this round */
+    bool slow;                         /* the last batch ran past GROUPCONC__BATCH_NS */
+    bool spun;                         /* spun since its last step outside the lock */
+} groupconc__worker_loop;
+
+/* The tasks this worker ran in its last batch that no helper finished meanwhile: finish them (their
+   permits are handed on) and keep them in w->done, to complete after unlocking. Returns how many. */
+GROUPCONC__FN unsigned groupconc__worker_finish_locked(groupconc__worker_loop *w, groupconc__batch *b) {
+    groupconc__worker *self = w->self;
+    unsigned i, ndone = 0;
+    for (i = self->nfinished; i < w->nran; i++) { /* what no helper finished meanwhile */
+        groupconc__finish_locked(w->ex, self->ret[i], b);
+        groupconc__fifo_push(&w->done, self->ret[i]);
+        ndone++;
+    }
+    atomic_store_explicit(&self->nret, 0, memory_order_relaxed);
+    self->nfinished = 0;
+    return ndone;
+}
+
+/* Take the next ready tasks (FIFO, so a busy group cannot starve the others): as many as the last
+   batch earned (w->want), but no more than a fair share of the ready queue. A slow worker first
+   hands back what it claimed and did not start. */
+GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
+    groupconc_executor *ex = w->ex;
+    groupconc__claims *mine = &w->mine;
+    size_t share;
+    unsigned n;
+    groupconc_task *t;
+    if (w->slow && mine->count) groupconc__unclaim_locked(ex, mine); /* let others have them */
+    if (mine->count != 0) return;
+    share = ex->ready.count / (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) + 1);
+    n = share < w->want ? (unsigned)share : w->want;
+    mine->head = 0;
+    if (n == 0) n = 1;
+    while (mine->count < n && (t = groupconc__fifo_pop(&ex->ready)) != NULL) {
+        groupconc__start_locked(ex, t);
+        mine->t[mine->count++] = t;
+    }
+    if (mine->count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
+}
+
+/* The locked step: admit the inbox, finish the tasks that returned (hand their permits on: the next
+   waiter of a group becomes ready), retire the previous completions, take the next ready tasks, or,
+   with none and nothing of its own left to finish, help a stuck worker. An inbox drain refuses
+   nothing unless a live change added a threshold meanwhile (ex->inbox_ok cleared): such rejections
+   are settled with the rest of the step. True if there is something to do outside the lock. */
+GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, groupconc__batch *b) {
+    groupconc_executor *ex = w->ex;
+    size_t drained = groupconc__drain_locked(ex, b, false);
+    unsigned ndone = groupconc__worker_finish_locked(w, b);
+    groupconc__retire_locked(ex, w->to_retire);
+    w->to_retire = 0;
+    groupconc__nodes_return(ex, &w->dead);
+    groupconc__worker_claim_locked(w);
+    if (w->mine.count == 0 && w->nran == 0 && ex->running.count > 0) {
+        groupconc__help_locked(ex, b, false); /* idle: what a stuck worker left */
+        w->stolen = groupconc__steal_locked(ex);
+    }
+    w->nran = 0;
+    if (drained || ndone || b->todo.count) (void)groupconc__kick_locked(ex);
+    return w->mine.count != 0 || ndone != 0 || w->stolen || b->todo.count != 0 ||
+           b->rejected.count != 0 || b->asks;
+}
+
+/* Retiring: idle for keep_alive_ns. Under table.lock, where submit checks for a worker and pushes in
+   one step: either it sees this worker gone, or this worker sees its task (and does not retire:
+   false). A retired worker is joined by the next spawn_locked, or by destroy. */
+GROUPCONC__FN bool groupconc__worker_retire_locked(groupconc__worker_loop *w) {
+    groupconc_executor *ex = w->ex;
+    groupconc__worker **pw = &ex->workers;
+    bool retire;
+    groupconc__mutex_lock(&ex->table.lock);
+    retire = !groupconc__inbox_pending(ex);
+    if (retire) atomic_fetch_sub_explicit(&ex->nthreads, 1, memory_order_seq_cst);
+    groupconc__mutex_unlock(&ex->table.lock);
+    if (!retire) return false;
+    while (*pw != w->self) pw = &(*pw)->next;
+    *pw = w->self->next;
+    w->self->next = ex->zombies;
+    ex->zombies = w->self;
+    return true;
+}
+
+/* Napping or sleeping on work_cv, counted idle (and napping), until kicked, the nap's end
+   (GROUPCONC__HELP_NS: come back to help a stuck worker) or the keep-alive's. False if the worker
+   retired. */
+GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uint64_t now, bool nap) {
+    groupconc_executor *ex = w->ex;
+    bool signalled;
+    uint64_t until;
+    /* P1, the worker's end: both before its last look at the inbox */
+    atomic_fetch_add_explicit(&ex->nidle, 1, memory_order_seq_cst);
+    if (nap) atomic_fetch_add_explicit(&ex->nnapping, 1, memory_order_seq_cst);
+    if (groupconc__inbox_pending(ex)) {
+        atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
+        if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
+        return true;
+    }
+    if (!w->idle_since) w->idle_since = now;
+    until = now - w->idle_since < (uint64_t)ex->policy.keep_alive_ns
+                ? groupconc__deadline(ex->policy.keep_alive_ns - (int64_t)(now - w->idle_since))
+                : now;
+    if (nap && until - now > GROUPCONC__HELP_NS)
+        until = now + GROUPCONC__HELP_NS; /* a nap: come back to help a stuck worker */
+    signalled = groupconc__cond_wait_until(&ex->work_cv, &ex->lock, until);
+    atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
+    if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&ex->nwaking, memory_order_relaxed))
+        atomic_fetch_sub_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1: before its next look */
+    if (!signalled && ex->ready.count == 0 && !ex->stopping &&
+        groupconc__now_ns() - w->idle_since >= (uint64_t)ex->policy.keep_alive_ns)
+        return !groupconc__worker_retire_locked(w); /* idle too long */
+    return true;
+}
+
+/* A locked step found nothing to do: spin, nap or sleep, in that order of preference (see the table
+   above). Whatever ends it, the loop takes another locked step before it idles again. False when the
+   worker leaves the loop: the executor is stopping, or it retired. */
+GROUPCONC__FN bool groupconc__worker_idle_locked(groupconc__worker_loop *w) {
+    groupconc_executor *ex = w->ex;
+    uint64_t now;
+    unsigned others;
+    bool nap;
+    if (ex->stopping) return false;
+    atomic_store_explicit(&w->self->busy_since, 0, memory_order_relaxed); /* idle */
+    now = groupconc__now_ns();
+    others = groupconc__others(ex, w->self, now);
+    /* spinning pays only while tasks are short: behind long ones it takes a core from the threads
+       that are about to finish them. Whatever ends the spin (a task, a poke, the time), the loop
+       looks at everything again before sleeping. */
+    if (!w->slow && !w->spun && !(others & GROUPCONC__OTHER_ACTIVE)) {
+        w->spun = true;
+        (void)groupconc__spin_locked(ex);
+        return true;
+    }
+    nap = others != 0 && /* one napper is enough; written under the lock */
+          atomic_load_explicit(&ex->nnapping, memory_order_relaxed) == 0;
+    return groupconc__worker_sleep_locked(w, now, nap);
+}
+
+/* Unlocked, before the batch: complete what the step finished (its own tasks first, then what it
+   finished by helping), handle its rejections, make its fleet requests. */
+GROUPCONC__FN void groupconc__worker_settle(groupconc__worker_loop *w, groupconc__batch *b) {
+    groupconc__fifo_append(&w->done, &b->todo); /* finished by helping: after ours */
+    w->to_retire += groupconc__settle(w->ex, &b->rejected, &w->done, &w->mine, &w->dead);
+    groupconc__fleet_ask(b);
+}
+
+/* Run a batch, unlocked: the stolen task if any, then the claimed ones back to back, each published
+   as it returns (groupconc__publish). It stops early when a thread waits (the worker finishes at
+   once) or when the batch runs past GROUPCONC__BATCH_NS (slow: what it claimed and did not start is
+   handed back at the next step). Returns how many it published; sets w->slow and w->want. */
+GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
+    groupconc_executor *ex = w->ex;
+    groupconc__worker *self = w->self;
+    groupconc__claims *mine = &w->mine;
+    uint64_t t0 = groupconc__now_ns(), t1 = t0;
+    unsigned nran = 0, unread = 0; /* unread: tasks since t1 was read */
+    bool slow = false, waited_for = false;
+    atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
+    if (w->stolen) {
+        groupconc_task *stolen = w->stolen;
+        if (groupconc__run(ex, stolen)) {
+            groupconc__publish(ex, self, stolen, nran++);
+            GROUPCONC_TEST_TASK_PUBLISHED(stolen);
+        }
+        w->stolen = NULL;
+        t1 = groupconc__now_ns();
+        atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
+        slow = t1 - t0 > GROUPCONC__BATCH_NS;
+    }
+    while (mine->count > 0 && !slow && !waited_for) {
+        groupconc_task *t = mine->t[mine->head++];
+        uint32_t st;
+        bool timed, ran;
+        st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
+        mine->count--;
+        if (st & GROUPCONC__ST_TAKEN) { /* a cancel, a shutdown or a thief took it: let go */
+            groupconc__drop_claim_ref(t);
+            continue;
+        }
+        timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* ours now: nobody else writes its bits */
+        ran = groupconc__run(ex, t);
+        if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
+        if (ran) {
+            waited_for = groupconc__publish(ex, self, t, nran++);
+            GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
+        }
+        /* a clock read costs as much as a short task's whole overhead: untimed tasks read it
+           every fourth one (a long task is then noticed up to three short ones late) */
+        if (ran && timed) unread = 0;
+        else if (!ran || ++unread == 4) t1 = groupconc__now_ns(), unread = 0;
+        else continue;
+        atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
+        slow = t1 - t0 > GROUPCONC__BATCH_NS;
+    }
+    if (unread) { /* the last ones were not timed yet: a long one makes the batch slow */
+        t1 = groupconc__now_ns();
+        slow = t1 - t0 > GROUPCONC__BATCH_NS;
+    }
+    if (nran && !slow && (t1 - t0) / nran < GROUPCONC__SHORT_NS)
+        w->want = w->want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : w->want * 2;
+    else
+        w->want = 1;
+    w->slow = slow;
+    return nran;
+}
+
+/* A worker's thread: a locked step, then its batch outside the lock or, with nothing to do, one idle
+   turn (spin, nap or sleep) under it; until the executor stops or the worker retires. */
+GROUPCONC__FN int groupconc__worker_main(void *arg) {
+    groupconc__worker_loop w;
+    groupconc__frame base;             /* this thread is a worker of ex (see "calling thread") */
+    groupconc_executor *ex;
+    memset(&w, 0, sizeof w);
+    w.self = (groupconc__worker *)arg;
+    w.ex = ex = w.self->exec;
+    w.want = 1;
+    groupconc__frame_push(&base, ex, NULL);
+    base.claims = &w.mine;
+    groupconc__mutex_lock(&ex->lock);
+    atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
+    for (;;) { /* if / else if, no continue: gcc then sees the batch as the hot path (it inlines) */
+        groupconc__batch b = GROUPCONC__BATCH_INIT;
+        if (groupconc__worker_step_locked(&w, &b)) {
+            groupconc__mutex_unlock(&ex->lock);
+            w.spun = false;
+            w.idle_since = 0;
+            groupconc__worker_settle(&w, &b);
+            if (w.mine.count || w.stolen) w.nran = groupconc__worker_run_batch(&w);
+            /* on its way to finish them itself: nobody needs to help, however long the lock takes */
+            atomic_store_explicit(&w.self->busy_since, UINT64_MAX, memory_order_relaxed);
+            groupconc__mutex_lock(&ex->lock);
+        } else if (!groupconc__worker_idle_locked(&w)) { /* nothing to do */
+            break;
+        }
+    }
+    GROUPCONC_ASSERT(w.mine.count == 0 && w.nran == 0);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__frame_pop(&base);
+    groupconc__nodes_free(w.dead.head);
+    return 0;
+}
+
+/* ==== housekeeper: queue deadlines and idle groups =============================================== */
+/* One thread per executor, started the first time a task has a queue deadline or a group may be
+   reclaimed for idleness. It sleeps on keeper.cv (with ex->lock) until the earliest deadline or the
+   LRU head's idle time; timer_add signals it when a new deadline comes first. Expired tasks leave
+   their queue, hand on what they held, and complete REJECTED (GROUPCONC_EEXPIRED_<layer>) here. */
+
+#define GROUPCONC__COARSE_SLACK_NS 10000000u /* idle times use the coarse clock: look a bit later */
+
+/* Expire every waiting task whose deadline is <= now. Under ex->lock. */
+GROUPCONC__FN void groupconc__expire_locked(groupconc_executor *ex, uint64_t now, groupconc__batch *b) {
+    while (ex->keeper.ntimers > 0 && groupconc__timer_at(ex, 0) <= now) {
+        groupconc_task *t = ex->keeper.timers[0];
+        GROUPCONC_ASSERT(t->stage == GROUPCONC__QUEUED);
+        groupconc__unlink_waiting(ex, t);
+        groupconc__reject_locked(ex, t, groupconc__layer_expired(t->held), b);
+        groupconc__pump(ex, b); /* what it handed on moves before the next look at the heap */
+    }
+}
+
+/* Reclaim the groups idle for group_idle_ns. Under ex->lock and table.lock, the inbox drained.
+   Returns when to look again (coarse clock), or UINT64_MAX. */
+GROUPCONC__FN uint64_t groupconc__sweep_idle_tlocked(groupconc_executor *ex) {
+    uint64_t idle = (uint64_t)ex->policy.group_idle_ns, now = groupconc__coarse_now_ns();
+    groupconc__group *g;
+    while ((g = ex->table.lru_head) != NULL && groupconc__lru_of(g)->placed + idle <= now) {
+        uint64_t last = atomic_load_explicit(&groupconc__lru_of(g)->last_used, memory_order_relaxed);
+        if (!groupconc__group_idle_locked(ex, g)) {
+            groupconc__lru_touch(ex, g, now); /* busy: look again an idle time from now */
+        } else if (last + idle <= now) {
+            groupconc__reclaim_tlocked(ex, g);
+        } else { /* its last task ended recently: its place is by that time */
+            groupconc__lru_unlink(ex, g);
+            groupconc__lru_place(ex, g, last);
+        }
+    }
+    return g ? groupconc__lru_of(g)->placed + idle + GROUPCONC__COARSE_SLACK_NS : UINT64_MAX;
+}
+
+GROUPCONC__FN int groupconc__keeper_main(void *arg) {
+    groupconc_executor *ex = (groupconc_executor *)arg;
+    groupconc__frame base; /* the expired tasks' callbacks run here: they must not block (EDEADLK) */
+    groupconc__frame_push(&base, ex, NULL);
+    base.keeper = true;
+    groupconc__mutex_lock(&ex->lock);
+    while (!ex->keeper.stop) {
+        groupconc__batch b = GROUPCONC__BATCH_INIT;
+        uint64_t wake = UINT64_MAX;
+        groupconc__expire_locked(ex, groupconc__now_ns(), &b);
+        if (ex->keeper.ntimers > 0) wake = groupconc__timer_at(ex, 0);
+        if (ex->policy.group_idle_ns > 0) {
+            uint64_t w;
+            groupconc__mutex_lock(&ex->table.lock);
+            (void)groupconc__drain_locked(ex, &b, false); /* no task of a group may be on its way in */
+            w = groupconc__sweep_idle_tlocked(ex);
+            groupconc__mutex_unlock(&ex->table.lock);
+            if (w < wake) wake = w;
+            /* a group created from now on is due an idle time from now at the earliest: nobody
+               signals its creation, so look again by then */
+            w = groupconc__coarse_now_ns() + (uint64_t)ex->policy.group_idle_ns + GROUPCONC__COARSE_SLACK_NS;
+            if (w < wake) wake = w;
+        }
+        if (b.todo.count || b.rejected.count || ex->ready.count) (void)groupconc__kick_locked(ex);
+        if (b.todo.count || b.rejected.count || b.asks) { /* asks: fleet requests of tasks it admitted */
+            groupconc__mutex_unlock(&ex->lock);
+            groupconc__flush_and_retire(ex, &b);
+            groupconc__mutex_lock(&ex->lock);
+            continue;
+        }
+        ex->keeper.wake = wake;
+        if (wake == UINT64_MAX) groupconc__cond_wait(&ex->keeper.cv, &ex->lock);
+        else (void)groupconc__cond_wait_until(&ex->keeper.cv, &ex->lock, wake);
+        ex->keeper.wake = 0; /* awake: it looks again before it sleeps, nobody needs to signal */
+    }
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__frame_pop(&base);
+    return 0;
+}
+
+/* Under ex->lock. */
+GROUPCONC__FN int groupconc__keeper_start_locked(groupconc_executor *ex) {
+    int rc;
+    if (atomic_load_explicit(&ex->keeper.started, memory_order_relaxed)) return GROUPCONC_OK;
+    rc = groupconc__thread_start_(&ex->keeper.thread, groupconc__keeper_main, ex);
+    if (rc == GROUPCONC_OK) atomic_store_explicit(&ex->keeper.started, true, memory_order_relaxed);
+    return rc;
+}
+
+/* ==== executor API: policy and executor life cycle ============================================= */
+
+GROUPCONC__PUBLIC groupconc_policy groupconc_policy_default(void) {
+    groupconc_policy p;
+    memset(&p, 0, sizeof p);
+    p.default_concurrency = 1;
+    p.default_max_in_flight = GROUPCONC_UNLIMITED;
+    p.default_queue_threshold = GROUPCONC_UNLIMITED;
+    p.global_max_in_flight = GROUPCONC_UNLIMITED;
+    p.global_queue_threshold = GROUPCONC_UNLIMITED;
+    p.rejection = GROUPCONC_REJECT_ABORT;
+    p.max_threads = 32;
+    p.keep_alive_ns = 10 * (int64_t)1000000000;
+    p.global_max_running = GROUPCONC_UNLIMITED;
+    p.max_waiting = GROUPCONC_UNLIMITED;
+    p.default_max_wait_ns = GROUPCONC_FOREVER;
+    p.max_groups = GROUPCONC_UNLIMITED;
+    p.group_idle_ns = GROUPCONC_FOREVER;
+    return p;
+}
+
+GROUPCONC__FN bool groupconc__cap_ok(int v) { return v >= 1 || v == GROUPCONC_UNLIMITED; }
+GROUPCONC__FN bool groupconc__threshold_ok(int v) { return v >= 0 || v == GROUPCONC_UNLIMITED; }
+
+/* Fill *pr (if not NULL) with one problem; returns code. */
+GROUPCONC__FN int groupconc__problem(groupconc_policy_problem *pr, int code, const char *field,
+                                     long index, const char *group, long long value,
+                                     const char *rule) {
+    if (!pr) return code;
+    pr->code = code;
+    pr->group = group;
+    pr->value = value;
+    if (index >= 0) (void)snprintf(pr->field, sizeof pr->field, "groups[%ld].%s", index, field);
+    else (void)snprintf(pr->field, sizeof pr->field, "%s", field);
+    if (strncmp(rule, "is NULL", 7) == 0) /* a pointer: no value to show */
+        (void)snprintf(pr->message, sizeof pr->message, "%s%s%.40s%s %s", pr->field,
+                       group ? " (group \"" : "", group ? group : "", group ? "\")" : "", rule);
+    else if (group)
+        (void)snprintf(pr->message, sizeof pr->message, "%s (group \"%.40s\") = %lld: %s", pr->field, group,
+                 value, rule);
+    else
+        (void)snprintf(pr->message, sizeof pr->message, "%s = %lld: %s", pr->field, value, rule);
+    return code;
+}
+
+GROUPCONC__FN int groupconc__strcmp_indirect(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+GROUPCONC__FN bool groupconc__max_wait_entry_ok(int64_t v) {
+    return v >= 0 || v == GROUPCONC_FOREVER || v == GROUPCONC_DEFAULT;
+}
+
+/* A task spec's max_wait_ns: 0 (its group's / the default), > 0, or GROUPCONC_FOREVER. */
+GROUPCONC__FN bool groupconc__task_wait_ok(int64_t v) { return v >= 0 || v == GROUPCONC_FOREVER; }
+
+#define GROUPCONC__CAP_RULE "must be >= 1 or GROUPCONC_UNLIMITED"
+#define GROUPCONC__THRESHOLD_RULE "must be >= 0 or GROUPCONC_UNLIMITED"
+
+/* The policy's own limits, in the order of the struct; the first bad one is reported. */
+GROUPCONC__FN int groupconc__policy_check_limits(const groupconc_policy *p,
+                                                 groupconc_policy_problem *pr) {
+    if (p->default_concurrency < 1)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_concurrency", -1, NULL,
+                                  p->default_concurrency, "must be >= 1");
+    if (!groupconc__cap_ok(p->default_max_in_flight))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_max_in_flight", -1, NULL,
+                                  p->default_max_in_flight, GROUPCONC__CAP_RULE);
+    if (!groupconc__threshold_ok(p->default_queue_threshold))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_queue_threshold", -1, NULL,
+                                  p->default_queue_threshold, GROUPCONC__THRESHOLD_RULE);
+    if (!groupconc__cap_ok(p->global_max_in_flight))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "global_max_in_flight", -1, NULL,
+                                  p->global_max_in_flight, GROUPCONC__CAP_RULE);
+    if (!groupconc__threshold_ok(p->global_queue_threshold))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "global_queue_threshold", -1, NULL,
+                                  p->global_queue_threshold, GROUPCONC__THRESHOLD_RULE);
+    if (p->max_threads < 1)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_threads", -1, NULL, p->max_threads,
+                                  "must be >= 1");
+    if (p->keep_alive_ns < 0)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "keep_alive_ns", -1, NULL, p->keep_alive_ns,
+                                  "must be >= 0");
+    if (!groupconc__cap_ok(p->global_max_running))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "global_max_running", -1, NULL,
+                                  p->global_max_running, GROUPCONC__CAP_RULE);
+    if (!groupconc__threshold_ok(p->max_waiting))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_waiting", -1, NULL, p->max_waiting,
+                                  GROUPCONC__THRESHOLD_RULE);
+    if (p->default_max_wait_ns <= 0 && p->default_max_wait_ns != GROUPCONC_FOREVER)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "default_max_wait_ns", -1, NULL,
+                                  p->default_max_wait_ns, "must be > 0 or GROUPCONC_FOREVER");
+    if (!groupconc__cap_ok(p->max_groups))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_groups", -1, NULL, p->max_groups,
+                                  GROUPCONC__CAP_RULE);
+    if (p->group_idle_ns <= 0 && p->group_idle_ns != GROUPCONC_FOREVER)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "group_idle_ns", -1, NULL, p->group_idle_ns,
+                                  "must be > 0 or GROUPCONC_FOREVER");
+    return GROUPCONC_OK;
+}
+
+/* One entry of the per-group table (groups[at]): its key, then its limits. */
+GROUPCONC__FN int groupconc__policy_check_entry(const groupconc_group_limits *e, long at,
+                                                groupconc_policy_problem *pr) {
+    uint64_t hash;
+    size_t len;
+    int rc;
+    if (!e->group) return groupconc__problem(pr, GROUPCONC_EINVAL, "group", at, NULL, 0, "is NULL");
+    if ((rc = groupconc__key_hash(e->group, &len, &hash)) != GROUPCONC_OK)
+        return groupconc__problem(pr, rc, "group", at, NULL, 0,
+                                  rc == GROUPCONC_EKEYEMPTY ? "is empty"
+                                                            : "is longer than GROUPCONC_MAX_KEY_LEN");
+    if (e->concurrency < 1 && e->concurrency != GROUPCONC_DEFAULT)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "concurrency", at, e->group, e->concurrency,
+                                  "must be >= 1 or GROUPCONC_DEFAULT");
+    if (!groupconc__cap_ok(e->max_in_flight) && e->max_in_flight != GROUPCONC_DEFAULT)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_in_flight", at, e->group,
+                                  e->max_in_flight,
+                                  "must be >= 1, GROUPCONC_UNLIMITED or GROUPCONC_DEFAULT");
+    if (!groupconc__threshold_ok(e->queue_threshold) && e->queue_threshold != GROUPCONC_DEFAULT)
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "queue_threshold", at, e->group,
+                                  e->queue_threshold,
+                                  "must be >= 0, GROUPCONC_UNLIMITED or GROUPCONC_DEFAULT");
+    if (!groupconc__max_wait_entry_ok(e->max_wait_ns))
+        return groupconc__problem(pr, GROUPCONC_ELIMIT, "max_wait_ns", at, e->group, e->max_wait_ns,
+                                  "must be > 0, GROUPCONC_FOREVER, 0 or GROUPCONC_DEFAULT");
+    return GROUPCONC_OK;
+}
+
+/* The same key twice in the per-group table (group_count >= 2): sort pointers to the keys. The
+   second entry with a repeated key is reported, its value the first one's index. */
+GROUPCONC__FN int groupconc__policy_check_duplicates(const groupconc_policy *p,
+                                                     groupconc_policy_problem *pr) {
+    const char **keys;
+    size_t i;
+    int rc;
+    if (p->group_count > SIZE_MAX / sizeof *keys) return groupconc__problem(pr, GROUPCONC_ENOMEM, "groups", -1, NULL, 0, "too many entries");
+    keys = (const char **)GROUPCONC_MALLOC(p->group_count * sizeof *keys);
+    if (!keys)
+        return groupconc__problem(pr, GROUPCONC_ENOMEM, "groups", -1, NULL, 0,
+                                  "out of memory checking for duplicate keys");
+    for (i = 0; i < p->group_count; i++) keys[i] = p->groups[i].group;
+    qsort(keys, p->group_count, sizeof *keys, groupconc__strcmp_indirect);
+    rc = GROUPCONC_OK;
+    for (i = 1; i < p->group_count && rc == GROUPCONC_OK; i++) {
+        if (strcmp(keys[i - 1], keys[i]) == 0) {
+            size_t j, first = SIZE_MAX;
+            for (j = 0; j < p->group_count; j++) { /* report the second entry with that key */
+                if (strcmp(p->groups[j].group, keys[i]) != 0) continue;
+                if (first == SIZE_MAX) first = j;
+                else break;
+            }
+            rc = groupconc__problem(pr, GROUPCONC_EDUPKEY, "group", (long)j, p->groups[j].group,
+                                    (long long)first, "the same key as groups[value]");
+        }
+    }
+    GROUPCONC_FREE(keys);
+    return rc;
+}
+
+/* The first problem, in this order: the policy itself, its limits, the fleet functions, the rejection
+   policy, the per-group table (its pointer, each entry in order, then duplicate keys). */
+GROUPCONC__FN int groupconc__policy_check(const groupconc_policy *p, groupconc_policy_problem *pr) {
+    size_t i;
+    int rc;
+    if (pr) {
+        memset(pr, 0, sizeof *pr);
+        pr->code = GROUPCONC_OK;
+    }
+    if (!p) return groupconc__problem(pr, GROUPCONC_EINVAL, "policy", -1, NULL, 0, "is NULL");
+    if ((rc = groupconc__policy_check_limits(p, pr)) != GROUPCONC_OK) return rc;
+    if (!p->fleet.acquire != !p->fleet.release)
+        return groupconc__problem(pr, GROUPCONC_EINVAL, p->fleet.acquire ? "fleet.release" : "fleet.acquire",
+                                  -1, NULL, 0, "is NULL: set both fleet functions, or neither");
+    if ((int)p->rejection < (int)GROUPCONC_REJECT_ABORT ||
+        (int)p->rejection > (int)GROUPCONC_REJECT_CALLER_RUNS)
+        return groupconc__problem(pr, GROUPCONC_EPOLICY, "rejection", -1, NULL, (long long)(int)p->rejection,
+                                  "is not a groupconc_rejection_policy value");
+    if (p->group_count > 0 && !p->groups)
+        return groupconc__problem(pr, GROUPCONC_EINVAL, "groups", -1, NULL, 0,
+                                  "is NULL while group_count > 0");
+    for (i = 0; i < p->group_count; i++)
+        if ((rc = groupconc__policy_check_entry(&p->groups[i], (long)i, pr)) != GROUPCONC_OK) return rc;
+    if (p->group_count < 2) return GROUPCONC_OK;
+    return groupconc__policy_check_duplicates(p, pr);
+}
+
+GROUPCONC__PUBLIC int groupconc_policy_check(const groupconc_policy *policy,
+                                             groupconc_policy_problem *out_problem) {
+    return groupconc__policy_check(policy, out_problem);
+}
+
+/* The per-group table: sorted entries, each key its own allocation (live changes insert). */
+GROUPCONC__FN void groupconc__limits_free(groupconc_executor *ex) {
+    size_t i;
+    for (i = 0; i < ex->policy.group_count; i++) GROUPCONC_FREE(ex->limits[i].key);
+    if (ex->limits) GROUPCONC_FREE(ex->limits);
+    ex->limits = NULL;
+    ex->policy.group_count = 0;
+}
+
+GROUPCONC__FN int groupconc__copy_limits(groupconc_executor *ex, const groupconc_policy *p) {
+    size_t i, n = p->group_count;
+    ex->policy.groups = NULL; /* the copy lives in ex->limits */
+    ex->policy.group_count = 0;
+    if (n == 0) return GROUPCONC_OK;
+    if (n > SIZE_MAX / sizeof *ex->limits) return GROUPCONC_ENOMEM;
+    ex->limits = (groupconc__limits_entry *)GROUPCONC_MALLOC(n * sizeof *ex->limits);
+    if (!ex->limits) return GROUPCONC_ENOMEM;
+    ex->nlimits_cap = n;
+    for (i = 0; i < n; i++) {
+        const groupconc_group_limits *src = &p->groups[i];
+        size_t len = strlen(src->group) + 1;
+        groupconc__limits_entry *e = &ex->limits[i];
+        e->key = (char *)GROUPCONC_MALLOC(len);
+        if (!e->key) {
+            groupconc__limits_free(ex);
+            return GROUPCONC_ENOMEM;
+        }
+        memcpy(e->key, src->group, len);
+        e->concurrency = src->concurrency;
+        e->max_in_flight = src->max_in_flight;
+        e->queue_threshold = src->queue_threshold;
+        e->max_wait_ns = src->max_wait_ns == GROUPCONC_DEFAULT ? 0 : src->max_wait_ns;
+        if (e->max_wait_ns != 0) atomic_store_explicit(&ex->any_max_wait, true, memory_order_relaxed);
+        ex->policy.group_count = i + 1;
+    }
+    qsort(ex->limits, n, sizeof *ex->limits, groupconc__limits_cmp);
+    return GROUPCONC_OK;
+}
+
+/* True if no layer can refuse a task: no queue threshold anywhere (the global one, the default, or a
+   configured group's) and no bound on all waiting tasks. Then submit never has to decide in the
+   lock (see "inbox"). */
+GROUPCONC__FN bool groupconc__never_refuses(const groupconc_policy *p) {
+    size_t i;
+    /* A fleet provider may answer from inside acquire (REJECT, OPEN: the task completes or moves
+       on there): the admission that asks must run on a thread that may run completions, submit's
+       or a worker's, never a read-only call's (groupconc__lock_quiet admits the inbox) */
+    if (p->fleet.acquire) return false;
+    if (p->global_queue_threshold != GROUPCONC_UNLIMITED) return false;
+    if (p->default_queue_threshold != GROUPCONC_UNLIMITED) return false;
+    if (p->max_waiting != GROUPCONC_UNLIMITED) return false;
+    for (i = 0; i < p->group_count; i++)
+        if (p->groups[i].queue_threshold != GROUPCONC_UNLIMITED &&
+            p->groups[i].queue_threshold != GROUPCONC_DEFAULT)
+            return false;
+    return true;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
+                                                groupconc_executor **out_executor) {
+    groupconc_executor *ex;
+    int rc, stage = 0;
+    if (out_executor) *out_executor = NULL;
+    if (!policy || !out_executor) return GROUPCONC_EINVAL;
+    if ((rc = groupconc__policy_check(policy, NULL)) != GROUPCONC_OK) return rc;
+    ex = (groupconc_executor *)GROUPCONC_MALLOC(sizeof *ex);
+    if (!ex) return GROUPCONC_ENOMEM;
+    memset(ex, 0, sizeof *ex);
+    ex->policy = *policy;
+    ex->global.limit = groupconc__cap(policy->global_max_in_flight);
+    ex->run_cap.limit = groupconc__cap(policy->global_max_running);
+    ex->fleet.layer.limit = INT32_MAX; /* the provider limits it */
+    atomic_init(&ex->any_max_wait, policy->default_max_wait_ns != GROUPCONC_FOREVER);
+    ex->keeper.wake = UINT64_MAX;
+    atomic_init(&ex->keeper.started, false);
+    atomic_init(&ex->shutdown, 0);
+    atomic_init(&ex->inbox.head, NULL);
+    atomic_init(&ex->inbox.node_returns, NULL);
+    atomic_init(&ex->nthreads, 0);
+    atomic_init(&ex->nidle, 0);
+    atomic_init(&ex->nspinning, 0);
+    atomic_init(&ex->spin_poke, 0);
+    atomic_init(&ex->nnapping, 0);
+    atomic_init(&ex->nwaiters, 0);
+    atomic_init(&ex->nwaking, 0);
+    atomic_init(&ex->nstarting, 0);
+    atomic_init(&ex->nblocked, 0);
+    atomic_init(&ex->inbox_ok, groupconc__never_refuses(policy));
+    if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
+    if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
+    stage = 1;
+    if ((rc = groupconc__mutex_init(&ex->done_lock)) != GROUPCONC_OK) goto fail;
+    stage = 2;
+    if ((rc = groupconc__cond_init(&ex->work_cv)) != GROUPCONC_OK) goto fail;
+    stage = 3;
+    if ((rc = groupconc__cond_init(&ex->idle_cv)) != GROUPCONC_OK) goto fail;
+    stage = 4;
+    if ((rc = groupconc__mutex_init(&ex->table.lock)) != GROUPCONC_OK) goto fail;
+    stage = 5;
+#ifndef GROUPCONC_NO_SCOPES
+    if ((rc = groupconc__mutex_init(&ex->scope_lock)) != GROUPCONC_OK) goto fail;
+    stage = 6;
+#endif
+    if ((rc = groupconc__cond_init(&ex->keeper.cv)) != GROUPCONC_OK) goto fail;
+    stage = 7;
+    if (ex->policy.fleet.attach &&
+        (rc = ex->policy.fleet.attach(ex->policy.fleet.user_data, ex)) != GROUPCONC_OK) {
+        if (rc > 0) rc = GROUPCONC_EINVAL; /* not a library code: the provider's mistake */
+        goto fail;
+    }
+    *out_executor = ex;
+    return GROUPCONC_OK;
+fail: /* undo in reverse */
+    if (stage >= 7) groupconc__cond_destroy(&ex->keeper.cv);
+#ifndef GROUPCONC_NO_SCOPES
+    if (stage >= 6) groupconc__mutex_destroy(&ex->scope_lock);
+#endif
+    if (stage >= 5) groupconc__mutex_destroy(&ex->table.lock);
+    if (stage >= 4) groupconc__cond_destroy(&ex->idle_cv);
+    if (stage >= 3) groupconc__cond_destroy(&ex->work_cv);
+    if (stage >= 2) groupconc__mutex_destroy(&ex->done_lock);
+    if (stage >= 1) groupconc__mutex_destroy(&ex->lock);
+    groupconc__limits_free(ex);
+    GROUPCONC_FREE(ex);
+    return rc;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    if (!ex) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
+    groupconc__mutex_lock(&ex->lock);
+    atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
+    groupconc__drain_locked(ex, &b, true);
+    groupconc__sweep_locked(ex, NULL, &b);
+    (void)groupconc__kick_locked(ex);
+    if (ex->unfinished == 0) groupconc__cond_broadcast(&ex->idle_cv);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b);
+    return GROUPCONC_OK;
+}
+
+#define GROUPCONC__PAUSED_POLL_NS 5000000 /* wait_quiet's look at a paused executor: 5 ms */
+
+/* Is t held back by a pause: waiting (at a layer, or at the fleet layer) with its group or the
+   executor paused? Such a task could start only after a resume. */
+GROUPCONC__FN bool groupconc__held_back(const groupconc_executor *ex, const groupconc_task *t) {
+    return groupconc__paused(ex, t->group) && t->stage != GROUPCONC__READY;
+}
+
+/* A graceful shutdown lets run what can run. A task a pause holds back cannot, and what it holds
+   (a global in-flight permit, its group's bulkhead permit) may be what another group's task waits
+   for: so once a graceful shutdown has begun, the tasks a pause holds back are cancelled at once
+   (when it begins, and when the executor is paused during it; a group cannot be paused after
+   shutdown), and the permits they held go to the next waiters. A ready task (every permit held)
+   still runs. The shutdown then reports ETIMEDOUT (not everything finished). Under ex->lock. */
+GROUPCONC__FN void groupconc__cancel_held_back_locked(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__fifo victims = {NULL, NULL, 0};
+    groupconc__fifo *shared[3];
+    groupconc_task *t, *next;
+    size_t i;
+    if (!ex->paused && ex->npaused == 0) return;
+    shared[0] = &ex->global.waiters; /* the queues all groups share; then each paused group's own */
+    shared[1] = &ex->run_cap.waiters;
+    shared[2] = &ex->fleet.layer.waiters;
+    for (i = 0; i < 3; i++) {
+        for (t = shared[i]->head; t; t = next) {
+            next = t->next;
+            if (groupconc__held_back(ex, t)) {
+                groupconc__unlink_waiting(ex, t);
+                groupconc__fifo_push(&victims, t);
+            }
+        }
+    }
+    groupconc__mutex_lock(&ex->table.lock);
+    for (i = 0; i < ex->table.nslots; i++)
+        if (ex->table.hashes[i] && groupconc__paused(ex, ex->table.slots[i]))
+            groupconc__sweep_group_queues(ex, ex->table.slots[i], &victims);
+    groupconc__mutex_unlock(&ex->table.lock);
+    if (victims.count == 0) return;
+    ex->held_back_cut += victims.count;
+    while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
+    groupconc__pump(ex, b); /* what they held goes to the next waiters, which may start now */
+    (void)groupconc__kick_locked(ex);
+}
+
+/* Wait (lock held) until every accepted task completed or the deadline passed. A ready task with no
+   worker alive and none startable would never finish: give up on it (the caller sweeps). */
+GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t deadline) {
+    while (ex->unfinished > 0) {
+        uint64_t until = deadline;
+        if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0 && ex->ready.count > 0 &&
+            groupconc__kick_locked(ex) != GROUPCONC_OK &&
+            atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
+            return false;
+        if (ex->paused || ex->npaused > 0) {
+            /* tasks of a paused group never start: once nothing else is left, give up on them
+               (the caller cancels them). Nobody signals that moment: look every few ms. */
+            if (ex->nrunning == 0 && ex->ready.count == 0 && ex->deferred.count == 0 &&
+                ex->running.count == 0 && !groupconc__inbox_pending(ex) &&
+                GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL) == 0)
+                return false;
+            until = groupconc__deadline(GROUPCONC__PAUSED_POLL_NS);
+            if (until > deadline) until = deadline;
+        }
+        if (until == UINT64_MAX) groupconc__cond_wait(&ex->idle_cv, &ex->lock);
+        else if (!groupconc__cond_wait_until(&ex->idle_cv, &ex->lock, until) && until == deadline)
+            return ex->unfinished == 0;
+    }
+    return true;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *ex, int64_t timeout_ns) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    uint64_t deadline = groupconc__deadline(timeout_ns);
+    uint64_t cut;
+    bool all;
+    if (!ex) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
+    groupconc__mutex_lock(&ex->lock);
+    atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
+    ex->graceful = true;
+    cut = ex->held_back_cut;
+    if (groupconc__drain_locked(ex, &b, true)) /* what got in before runs; later pushes fail */
+        (void)groupconc__kick_locked(ex);
+    groupconc__cancel_held_back_locked(ex, &b); /* they could not run: let the others have theirs */
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, &b); /* what the drain finished (helping) completes first */
+    if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* begun; waiting would wait for itself */
+    groupconc__mutex_lock(&ex->lock);
+    all = groupconc__wait_quiet_locked(ex, deadline);
+    if (ex->held_back_cut != cut) all = false; /* cancelled during this call, maybe all at once */
+    groupconc__mutex_unlock(&ex->lock);
+    if (all) return GROUPCONC_OK;
+    groupconc_executor_shutdown(ex);
+    return GROUPCONC_ETIMEDOUT;
+}
+
+/* An executor gate or an open scope of ex still exists: destroy refuses (gate permits hold its
+   layers; scopes hold fork handles). Under ex->lock. Neither exists without those modules
+   (GROUPCONC_NO_GATE, GROUPCONC_NO_SCOPES). */
+GROUPCONC__FN bool groupconc__gates_or_scopes_locked(groupconc_executor *ex) {
+    bool any = false;
+#ifndef GROUPCONC_NO_GATE
+    if (ex->gates) any = true;
+#endif
+#ifndef GROUPCONC_NO_SCOPES
+    groupconc__mutex_lock(&ex->scope_lock); /* ex->scopes is scope_lock's (order: lock, then it) */
+    if (ex->scopes) any = true;
+    groupconc__mutex_unlock(&ex->scope_lock);
+#endif
+    (void)ex;
+    return any;
+}
+
+GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
+    groupconc__worker *list, *w;
+    size_t i;
+    if (!ex) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex);
+    if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
+    groupconc__mutex_lock(&ex->lock);
+    if (groupconc__gates_or_scopes_locked(ex)) {
+        groupconc__mutex_unlock(&ex->lock);
+        return GROUPCONC_EBUSY;
+    }
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__mutex_lock(&ex->lock);
+    if (ex->graceful) /* a graceful shutdown began (maybe from a callback): let it finish */
+        (void)groupconc__wait_quiet_locked(ex, UINT64_MAX);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc_executor_shutdown(ex);
+    groupconc__mutex_lock(&ex->lock);
+    while (!groupconc__wait_quiet_locked(ex, UINT64_MAX)) { /* stranded ready tasks: cancel them */
+        groupconc__mutex_unlock(&ex->lock);
+        groupconc_executor_shutdown(ex);
+        groupconc__mutex_lock(&ex->lock);
+    }
+    while (ex->fleet.outstanding > 0) /* the provider still holds requests: they name this executor */
+        groupconc__cond_wait(&ex->idle_cv, &ex->lock);
+    GROUPCONC_ASSERT(ex->global.used == 0 && ex->ready.count == 0 && ex->running.count == 0 &&
+                     ex->deferred.count == 0 && ex->fleet.layer.waiters.count == 0);
+    ex->stopping = true;
+    ex->keeper.stop = true;
+    groupconc__cond_broadcast(&ex->work_cv);
+    groupconc__cond_signal(&ex->keeper.cv);
+    list = ex->workers;
+    ex->workers = NULL;
+    groupconc__mutex_unlock(&ex->lock);
+    if (atomic_load_explicit(&ex->keeper.started, memory_order_relaxed))
+        groupconc__thread_join(ex->keeper.thread);
+    while (list) { /* after `stopping` no worker retires, so the lists are stable */
+        w = list;
+        list = w->next;
+        groupconc__thread_join(w->thread);
+        GROUPCONC_FREE(w);
+    }
+    while (ex->zombies) {
+        w = ex->zombies;
+        ex->zombies = w->next;
+        groupconc__thread_join(w->thread);
+        GROUPCONC_FREE(w);
+    }
+    /* a waiter that was woken by the last completion may still be leaving done_lock */
+    groupconc__mutex_lock(&ex->done_lock);
+    groupconc__mutex_unlock(&ex->done_lock);
+    if (ex->policy.fleet.detach) /* its threads may still notify until this returns */
+        ex->policy.fleet.detach(ex->policy.fleet.user_data, ex);
+    for (i = 0; i < ex->table.nslots; i++)
+        if (ex->table.hashes[i]) groupconc__group_unref(ex->table.slots[i]);
+    if (ex->table.slots) GROUPCONC_FREE(ex->table.slots); /* hashes share its allocation */
+    groupconc__nodes_free(ex->table.node_pool);
+    groupconc__nodes_free(atomic_load_explicit(&ex->inbox.node_returns, memory_order_acquire));
+    groupconc__limits_free(ex);
+    if (ex->keeper.timers) GROUPCONC_FREE(ex->keeper.timers);
+    groupconc__cond_destroy(&ex->keeper.cv);
+#ifndef GROUPCONC_NO_SCOPES
+    groupconc__mutex_destroy(&ex->scope_lock);
+#endif
+    groupconc__mutex_destroy(&ex->table.lock);
+    groupconc__cond_destroy(&ex->idle_cv);
+    groupconc__cond_destroy(&ex->work_cv);
+    groupconc__mutex_destroy(&ex->done_lock);
+    groupconc__mutex_destroy(&ex->lock);
+    GROUPCONC_FREE(ex);
+    return GROUPCONC_OK;
+}
+
+/* ==== executor API: group control and stats ==================================================== */
 
 GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group, bool evict) {
     uint64_t hash;
@@ -6446,7 +6411,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);
-    groupconc__mutex_lock(&ex->table_lock); /* no push between the drain and the removal */
+    groupconc__mutex_lock(&ex->table.lock); /* no push between the drain and the removal */
     if (groupconc__drain_locked(ex, &b, false)) (void)groupconc__kick_locked(ex);
     g = groupconc__table_find(ex, group, len, hash);
     if (g) {
@@ -6462,7 +6427,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
             groupconc__group_unref(g);
         }
     }
-    groupconc__mutex_unlock(&ex->table_lock);
+    groupconc__mutex_unlock(&ex->table.lock);
     groupconc__mutex_unlock(&ex->lock);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
@@ -6527,13 +6492,13 @@ typedef char groupconc__check_executor_stats_size[sizeof(groupconc_executor_stat
 #undef GROUPCONC__STATS_CHECK
 
 /* A task's max wait where its own is 0: the table entry's, else the policy default. Under ex->lock
-   (the table and the default change under ex->lock and table_lock). */
+   (the table and the default change under ex->lock and table.lock). */
 GROUPCONC__FN int64_t groupconc__entry_max_wait(const groupconc_executor *ex, const groupconc__limits_entry *e) {
     return e && e->max_wait_ns != 0 ? e->max_wait_ns : ex->policy.default_max_wait_ns;
 }
 
 /* One group's stats (groupconc_group_stats_get, and each group of the dump). Under ex->lock with the
-   inbox admitted; e: g's limits entry or NULL (found under table_lock; stable under ex->lock). */
+   inbox admitted; e: g's limits entry or NULL (found under table.lock; stable under ex->lock). */
 GROUPCONC__FN void groupconc__group_stats_locked(groupconc_executor *ex, const groupconc__group *g,
                                                  const groupconc__limits_entry *e,
                                                  groupconc_group_stats *out_stats) {
@@ -6578,7 +6543,7 @@ GROUPCONC__FN void groupconc__group_stats_locked(groupconc_executor *ex, const g
         if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
     }
     if (groupconc__fleet_waiting(g)) {
-        for (t = ex->fleet.waiters.head; t && t->group != g; t = t->next) {}
+        for (t = ex->fleet.layer.waiters.head; t && t->group != g; t = t->next) {}
         if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
     }
     if (oldest) {
@@ -6618,10 +6583,10 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__lock_quiet(ex, &b); /* runs no other task's code here ("where callbacks run") */
-    groupconc__mutex_lock(&ex->table_lock);
+    groupconc__mutex_lock(&ex->table.lock);
     g = groupconc__table_find(ex, group, len, hash);
     e = groupconc__limits_find(ex, group);
-    groupconc__mutex_unlock(&ex->table_lock); /* neither changes without ex->lock */
+    groupconc__mutex_unlock(&ex->table.lock); /* neither changes without ex->lock */
     rc = GROUPCONC_OK;
     if (g) groupconc__group_stats_locked(ex, g, e, out_stats);
     else if (e) groupconc__entry_stats_locked(ex, e, out_stats);
@@ -6632,19 +6597,19 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
 }
 
 /* The executor's stats (groupconc_executor_stats_get, and the dump's "executor"). Under ex->lock with
-   the inbox admitted; takes table_lock for a moment (not held by the caller). */
+   the inbox admitted; takes table.lock for a moment (not held by the caller). */
 GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, groupconc_executor_stats *out_stats) {
-    groupconc__mutex_lock(&ex->table_lock);
-    out_stats->groups = ex->ngroups;
-    groupconc__mutex_unlock(&ex->table_lock);
+    groupconc__mutex_lock(&ex->table.lock);
+    out_stats->groups = ex->table.ngroups;
+    groupconc__mutex_unlock(&ex->table.lock);
     out_stats->gate_permits = GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL);
     out_stats->running = ex->nrunning + out_stats->gate_permits;
     out_stats->ready = ex->ready.count;
     out_stats->waiting = groupconc__waiting_total(ex); /* the fleet layer's too */
-    out_stats->waiting_fleet = ex->fleet.waiters.count;
+    out_stats->waiting_fleet = ex->fleet.layer.waiters.count;
     out_stats->rejected_fleet = ex->counts.outcome[GROUPCONC__C_REJ_FLEET];
-    out_stats->fleet_open = ex->fleet_open;
-    out_stats->fleet_renew_failed = ex->fleet_renew_failed;
+    out_stats->fleet_open = ex->fleet.open;
+    out_stats->fleet_renew_failed = ex->fleet.renew_failed;
     out_stats->global_in_flight = (size_t)ex->global.used;
     out_stats->global_max_in_flight = groupconc__limit_out(ex->global.limit);
     out_stats->waiting_running = ex->run_cap.waiters.count;
@@ -6694,26 +6659,26 @@ GROUPCONC__PUBLIC int groupconc_group_keys_get(groupconc_executor *ex, char ***o
     if (out_count) *out_count = 0;
     if (!ex || !out_keys || !out_count) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__mutex_lock(&ex->table_lock);
-    bytes = (ex->ngroups + 1) * sizeof(char *);
-    for (i = 0; i < ex->nslots; i++)
-        if (ex->hashes[i]) bytes += strlen(ex->slots[i]->key) + 1;
+    groupconc__mutex_lock(&ex->table.lock);
+    bytes = (ex->table.ngroups + 1) * sizeof(char *);
+    for (i = 0; i < ex->table.nslots; i++)
+        if (ex->table.hashes[i]) bytes += strlen(ex->table.slots[i]->key) + 1;
     keys = (char **)GROUPCONC_MALLOC(bytes);
     if (!keys) {
-        groupconc__mutex_unlock(&ex->table_lock);
+        groupconc__mutex_unlock(&ex->table.lock);
         return GROUPCONC_ENOMEM;
     }
-    text = (char *)(keys + ex->ngroups + 1);
-    for (i = 0; i < ex->nslots; i++) {
+    text = (char *)(keys + ex->table.ngroups + 1);
+    for (i = 0; i < ex->table.nslots; i++) {
         size_t len;
-        if (!ex->hashes[i]) continue;
-        len = strlen(ex->slots[i]->key) + 1;
-        memcpy(text, ex->slots[i]->key, len);
+        if (!ex->table.hashes[i]) continue;
+        len = strlen(ex->table.slots[i]->key) + 1;
+        memcpy(text, ex->table.slots[i]->key, len);
         keys[n++] = text;
         text += len;
     }
     keys[n] = NULL;
-    groupconc__mutex_unlock(&ex->table_lock);
+    groupconc__mutex_unlock(&ex->table.lock);
     *out_keys = keys;
     *out_count = n;
     return GROUPCONC_OK;
@@ -6723,8 +6688,8 @@ GROUPCONC__PUBLIC void groupconc_group_keys_free(char **keys) {
     if (keys) GROUPCONC_FREE(keys);
 }
 
-/* ==== public API: live limits, pause and resume ================================================= */
-/* Each change is one step under ex->lock (and table_lock for the table): the inbox is admitted
+/* ==== executor API: live limits, pause and resume ============================================== */
+/* Each change is one step under ex->lock (and table.lock for the table): the inbox is admitted
    first, the new values are written, then the layers whose caps rose (or that a resume opened)
    hand their free permits to their waiters, oldest first, and the pump moves those on. Lowering
    writes the cap only: release_layer counts down while used > limit. */
@@ -6755,7 +6720,7 @@ GROUPCONC__PUBLIC groupconc_executor_limits groupconc_executor_limits_keep(void)
 /* After a change: layers 0-3 of g (NULL: the global ones only; all groups: each) hand out what is
    free. Under ex->lock. */
 /* Global running is filled first, before anything handed a permit at the other layers is pumped:
-   admit takes a free global running permit without looking at its FIFO (see "fair semaphores"), so the tasks already
+   admit takes a free global running permit without looking at its FIFO (see "layers"), so the tasks already
    waiting there must have had theirs by then. */
 GROUPCONC__FN void groupconc__refill_locked(groupconc_executor *ex, groupconc__group *g, groupconc__batch *b) {
     (void)groupconc__fill_layer(ex, g, GROUPCONC__L_RUNNING, b);
@@ -6773,16 +6738,16 @@ GROUPCONC__FN void groupconc__refill_all_tlocked(groupconc_executor *ex, groupco
     size_t i;
     (void)groupconc__fill_layer(ex, NULL, GROUPCONC__L_RUNNING, b);
     (void)groupconc__fill_layer(ex, NULL, GROUPCONC__L_GLOBAL, b);
-    for (i = 0; i < ex->nslots; i++) {
-        if (!ex->hashes[i]) continue;
-        (void)groupconc__fill_layer(ex, ex->slots[i], GROUPCONC__L_BULKHEAD, b);
-        (void)groupconc__fill_layer(ex, ex->slots[i], GROUPCONC__L_CONCURRENCY, b);
+    for (i = 0; i < ex->table.nslots; i++) {
+        if (!ex->table.hashes[i]) continue;
+        (void)groupconc__fill_layer(ex, ex->table.slots[i], GROUPCONC__L_BULKHEAD, b);
+        (void)groupconc__fill_layer(ex, ex->table.slots[i], GROUPCONC__L_CONCURRENCY, b);
     }
     groupconc__pump(ex, b);
     (void)groupconc__kick_locked(ex);
 }
 
-/* The table entry for key, inserted (all DEFAULT) if missing. Under ex->lock and table_lock. */
+/* The table entry for key, inserted (all DEFAULT) if missing. Under ex->lock and table.lock. */
 GROUPCONC__FN int groupconc__limits_entry_get(groupconc_executor *ex, const char *key, size_t len,
                                               groupconc__limits_entry **out) {
     size_t n = ex->policy.group_count, at = 0, lo = 0, hi = n;
@@ -6827,7 +6792,7 @@ GROUPCONC__FN int groupconc__limits_entry_get(groupconc_executor *ex, const char
 GROUPCONC__FN bool groupconc__keep_or(int v, bool ok) { return v == GROUPCONC_KEEP || ok; }
 
 /* An entry that sets nothing any more leaves the table (so that many short-lived keys reset to
-   their defaults do not grow it). Under ex->lock and table_lock. */
+   their defaults do not grow it). Under ex->lock and table.lock. */
 GROUPCONC__FN void groupconc__limits_entry_trim(groupconc_executor *ex, groupconc__limits_entry *e) {
     size_t at = (size_t)(e - ex->limits), n = ex->policy.group_count;
     if (e->concurrency != GROUPCONC_DEFAULT || e->max_in_flight != GROUPCONC_DEFAULT ||
@@ -6861,7 +6826,7 @@ GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const g
         groupconc__flush_and_retire(ex, &b);
         return GROUPCONC_ESHUTDOWN;
     }
-    groupconc__mutex_lock(&ex->table_lock);
+    groupconc__mutex_lock(&ex->table.lock);
     rc = groupconc__limits_entry_get(ex, l->group, len, &e);
     if (rc == GROUPCONC_OK) {
         if (l->concurrency != GROUPCONC_KEEP) e->concurrency = l->concurrency;
@@ -6888,7 +6853,7 @@ GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const g
     } else {
         g = NULL;
     }
-    groupconc__mutex_unlock(&ex->table_lock);
+    groupconc__mutex_unlock(&ex->table.lock);
     if (g) groupconc__refill_locked(ex, g, &b);
     groupconc__debug_check(ex, g);
     groupconc__mutex_unlock(&ex->lock);
@@ -6918,7 +6883,7 @@ GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, cons
         return GROUPCONC_ESHUTDOWN;
     }
     p = &ex->policy;
-    groupconc__mutex_lock(&ex->table_lock); /* group creation reads the defaults under it */
+    groupconc__mutex_lock(&ex->table.lock); /* group creation reads the defaults under it */
     if (l->global_max_in_flight != GROUPCONC_KEEP) {
         p->global_max_in_flight = l->global_max_in_flight;
         ex->global.limit = groupconc__cap(l->global_max_in_flight);
@@ -6940,7 +6905,7 @@ GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, cons
     if (p->global_queue_threshold != GROUPCONC_UNLIMITED || p->max_waiting != GROUPCONC_UNLIMITED ||
         p->default_queue_threshold != GROUPCONC_UNLIMITED)
         atomic_store_explicit(&ex->inbox_ok, false, memory_order_relaxed); /* can refuse now */
-    groupconc__mutex_unlock(&ex->table_lock);
+    groupconc__mutex_unlock(&ex->table.lock);
     groupconc__refill_locked(ex, NULL, &b);
     groupconc__debug_check(ex, NULL);
     groupconc__mutex_unlock(&ex->lock);
@@ -6965,14 +6930,14 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
             ex->paused = pause;
             if (pause && ex->graceful) groupconc__cancel_held_back_locked(ex, &b); /* see there */
             if (!pause) {
-                groupconc__mutex_lock(&ex->table_lock);
+                groupconc__mutex_lock(&ex->table.lock);
                 groupconc__refill_all_tlocked(ex, &b);
-                groupconc__mutex_unlock(&ex->table_lock);
+                groupconc__mutex_unlock(&ex->table.lock);
                 groupconc__fleet_resume_locked(ex, NULL, &b);
             }
         }
     } else {
-        groupconc__mutex_lock(&ex->table_lock);
+        groupconc__mutex_lock(&ex->table.lock);
         if (pause) {
             rc = groupconc__group_get(ex, group, len, hash, &b, &g); /* created paused */
         } else {
@@ -6980,7 +6945,7 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
             if (g && (g->flags & GROUPCONC__GF_LRU) && (g->flags & GROUPCONC__GF_PAUSED))
                 groupconc__lru_touch(ex, g, groupconc__coarse_now_ns()); /* idle from its resume */
         }
-        groupconc__mutex_unlock(&ex->table_lock);
+        groupconc__mutex_unlock(&ex->table.lock);
         if (rc == GROUPCONC_OK && g && ((g->flags & GROUPCONC__GF_PAUSED) != 0) != pause) {
             if (pause) {
                 g->flags |= GROUPCONC__GF_PAUSED;
@@ -7017,7 +6982,113 @@ GROUPCONC__PUBLIC int groupconc_executor_resume(groupconc_executor *ex) {
     return groupconc__pause_op(ex, NULL, false);
 }
 
-/* ==== public API: admission gate ================================================================ */
+/* ==== executor API: diagnostics ================================================================ */
+
+GROUPCONC__PUBLIC const char *groupconc_strerror(int code) {
+    switch (code) {
+#define GROUPCONC__ERR_TEXT(name, value, text) \
+    case value: return text;
+        GROUPCONC_ERRNO_MAP(GROUPCONC__ERR_TEXT)
+#undef GROUPCONC__ERR_TEXT
+    default: return "unknown error code";
+    }
+}
+
+GROUPCONC__PUBLIC const char *groupconc_errname(int code) {
+    switch (code) {
+#define GROUPCONC__ERR_NAME(name, value, text) \
+    case value: return "GROUPCONC_" #name;
+        GROUPCONC_ERRNO_MAP(GROUPCONC__ERR_NAME)
+#undef GROUPCONC__ERR_NAME
+    default: return "GROUPCONC_UNKNOWN";
+    }
+}
+
+GROUPCONC__PUBLIC const char *groupconc_version(void) { return GROUPCONC_VERSION_STRING; }
+
+GROUPCONC__PUBLIC const char *groupconc_status_name(groupconc_status status) {
+    switch (status) {
+    case GROUPCONC_STATUS_PENDING: return "PENDING";
+    case GROUPCONC_STATUS_SUCCESS: return "SUCCESS";
+    case GROUPCONC_STATUS_FAILED: return "FAILED";
+    case GROUPCONC_STATUS_CANCELLED: return "CANCELLED";
+    case GROUPCONC_STATUS_REJECTED: return "REJECTED";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_cancel_outcome_name(groupconc_cancel_outcome outcome) {
+    switch (outcome) {
+    case GROUPCONC_CANCEL_DEQUEUED: return "DEQUEUED";
+    case GROUPCONC_CANCEL_FLAGGED: return "FLAGGED";
+    case GROUPCONC_CANCEL_TOO_LATE: return "TOO_LATE";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_event_type_name(groupconc_event_type type) {
+    switch (type) {
+    case GROUPCONC_EVENT_SUBMITTED: return "SUBMITTED";
+    case GROUPCONC_EVENT_STARTED: return "STARTED";
+    case GROUPCONC_EVENT_COMPLETED: return "COMPLETED";
+    case GROUPCONC_EVENT_REJECTED: return "REJECTED";
+    case GROUPCONC_EVENT_FLEET: return "FLEET";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_rejection_policy_name(groupconc_rejection_policy policy) {
+    switch (policy) {
+    case GROUPCONC_REJECT_ABORT: return "ABORT";
+    case GROUPCONC_REJECT_DISCARD: return "DISCARD";
+    case GROUPCONC_REJECT_CALLER_RUNS: return "CALLER_RUNS";
+    }
+    return "UNKNOWN";
+}
+
+#ifndef GROUPCONC_NO_SCOPES
+GROUPCONC__PUBLIC const char *groupconc_scope_policy_name(groupconc_scope_policy policy) {
+    switch (policy) {
+    case GROUPCONC_SCOPE_COLLECT_ALL: return "COLLECT_ALL";
+    case GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE: return "SHUTDOWN_ON_FAILURE";
+    case GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS: return "SHUTDOWN_ON_SUCCESS";
+    case GROUPCONC_SCOPE_CUSTOM: return "CUSTOM";
+    }
+    return "UNKNOWN";
+}
+#endif
+
+#ifndef GROUPCONC_NO_GATE
+GROUPCONC__PUBLIC const char *groupconc_release_kind_name(groupconc_release_kind kind) {
+    switch (kind) {
+    case GROUPCONC_RELEASE_SUCCESS: return "SUCCESS";
+    case GROUPCONC_RELEASE_FAILURE: return "FAILURE";
+    case GROUPCONC_RELEASE_CANCELLED: return "CANCELLED";
+    }
+    return "UNKNOWN";
+}
+
+GROUPCONC__PUBLIC const char *groupconc_gate_event_type_name(groupconc_gate_event_type type) {
+    switch (type) {
+    case GROUPCONC_GATE_ADMITTED: return "ADMITTED";
+    case GROUPCONC_GATE_REJECTED: return "REJECTED";
+    case GROUPCONC_GATE_RELEASED: return "RELEASED";
+    }
+    return "UNKNOWN";
+}
+#endif
+
+GROUPCONC__PUBLIC const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict verdict) {
+    switch (verdict) {
+    case GROUPCONC_FLEET_GRANTED: return "GRANTED";
+    case GROUPCONC_FLEET_BUSY: return "BUSY";
+    case GROUPCONC_FLEET_REJECT: return "REJECT";
+    case GROUPCONC_FLEET_OPEN: return "OPEN";
+    }
+    return "UNKNOWN";
+}
+
+/* ==== module: admission gate =================================================================== */
 #ifndef GROUPCONC_NO_GATE
 /* A gate's permits live in a slot table under the gate's own lock. A slot's generation is odd
    while the slot is held and even while it is free; acquiring and releasing each move it on by
@@ -7213,15 +7284,15 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         rc = GROUPCONC_ESHUTDOWN;
     } else {
-        groupconc__mutex_lock(&ex->table_lock);
+        groupconc__mutex_lock(&ex->table.lock);
         rc = groupconc__group_get(ex, group, len, hash, &b, &g);
-        groupconc__mutex_unlock(&ex->table_lock);
+        groupconc__mutex_unlock(&ex->table.lock);
     }
     if (rc == GROUPCONC_OK && groupconc__paused(ex, g)) rc = GROUPCONC_EPAUSED;
     for (layer = 0; rc == GROUPCONC_OK && layer < GROUPCONC__LAYERS; layer++) {
         const groupconc__sem *s = groupconc__layer(ex, g, layer);
         if (layer == GROUPCONC__L_FLEET) continue; /* a gate permit does not pass the fleet layer */
-        /* global running: a free permit means its waiters are all paused (see "fair semaphores") */
+        /* global running: a free permit means its waiters are all paused (see "layers") */
         if ((s->waiters.count > 0 && layer != GROUPCONC__L_RUNNING) || s->used >= s->limit)
             rc = groupconc__layer_rejected(layer);
     }
@@ -7329,9 +7400,9 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     if (ex) groupconc__mutex_lock(&ex->lock);
     if (group) {
-        groupconc__mutex_lock(&ex->table_lock);
+        groupconc__mutex_lock(&ex->table.lock);
         g = groupconc__table_find(ex, group, len, hash);
-        groupconc__mutex_unlock(&ex->table_lock);
+        groupconc__mutex_unlock(&ex->table.lock);
         if (!g) {
             groupconc__mutex_unlock(&ex->lock);
             return GROUPCONC_ENOTFOUND;
@@ -7385,7 +7456,7 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
 
 #endif /* !GROUPCONC_NO_GATE */
 
-/* ==== public API: structured scopes ============================================================== */
+/* ==== module: structured scopes ================================================================ */
 #ifndef GROUPCONC_NO_SCOPES
 /* A scope keeps one node per fork (its handle, its result once done, and the watcher node that
    reports its completion: no allocation can fail after the submit). Locks: ex->scope_lock guards
@@ -7930,7 +8001,95 @@ GROUPCONC__PUBLIC size_t groupconc_scope_fork_count(groupconc_scope *scope) {
 
 #endif /* !GROUPCONC_NO_SCOPES */
 
-/* ==== public API: fleet layer =================================================================== */
+/* ==== module: fleet layer (the provider's protocol) ============================================ */
+/* ---- the fleet layer: an external provider's lease, between concurrency and global running ----
+   GROUPCONC__L_FLEET comes after the group's permits (global in-flight, bulkhead, concurrency) and
+   before the global running cap: a task answered BUSY must not hold a global running permit, or one
+   group whose fleet capacity sits in other processes could stall every group (global running is
+   work-conserving). It is the asynchronous layer: a task there is QUEUED in ex->fleet.layer.waiters
+   (oldest first, held == GROUPCONC__L_FLEET) like a waiter at any other layer, so unlink, sweeps,
+   expiry, stats, the dump and destroy treat it alike; but its permit is asked for: a request goes
+   out once the lock is released (from the batch's `asks`; ST_FLEET_REF while it is out), unless
+   its group has tasks answered BUSY (B_FLEET_BUSY): then it queues behind them unasked, so the
+   group's order holds. groupconc_fleet_notify asks again for a group's oldest BUSY task (for every
+   BUSY task when it names no group): a provider notifies once per lease freed, and a freed lease
+   costs one request. The answer GRANTED or OPEN hands the task the layer's permit (on to global
+   running), REJECT completes it REJECTED (EREJECTED_FLEET), BUSY parks it (B_FLEET_BUSY). A task
+   taken meanwhile (cancel, shutdown, its deadline) is no longer QUEUED when its answer comes: a
+   lease granted then is given back at once. ST_FLEET_REF keeps the node alive while a request is
+   out; ex->fleet.outstanding counts them, and destroy waits for it to reach 0. Without a provider
+   the layer is passed at once (admit). */
+
+/* Make t's request once the lock is released (the caller flushes b); t waits at the fleet layer,
+   asked for now. Under ex->lock. */
+GROUPCONC__FN void groupconc__fleet_ask_locked(groupconc_executor *ex, groupconc_task *t,
+                                               groupconc__batch *b) {
+    if (t->bits & GROUPCONC__B_FLEET_BUSY) {
+        groupconc__gfleet(t->group)->busy--;
+        t->bits &= (uint16_t)~GROUPCONC__B_FLEET_BUSY;
+    }
+    atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_FLEET_REF, memory_order_relaxed); /* the lock orders it */
+    ex->fleet.outstanding++;
+    groupconc__fleet_of(t)->ask_next = NULL;
+    if (b->asks_tail) groupconc__fleet_of(b->asks_tail)->ask_next = t;
+    else b->asks = t;
+    b->asks_tail = t;
+}
+
+/* t waits at the fleet layer unasked (answered BUSY, or its group paused) until a notify or the
+   resume asks again. Under ex->lock. */
+GROUPCONC__FN void groupconc__fleet_park_locked(groupconc_task *t) {
+    GROUPCONC_ASSERT(!(t->bits & GROUPCONC__B_FLEET_BUSY));
+    t->bits |= GROUPCONC__B_FLEET_BUSY;
+    groupconc__gfleet(t->group)->busy++;
+}
+
+/* Ask again for the oldest task of g answered BUSY (if any). Under ex->lock. */
+GROUPCONC__FN void groupconc__fleet_ask_next_locked(groupconc_executor *ex, groupconc__group *g,
+                                                    groupconc__batch *b) {
+    groupconc_task *t;
+    if (groupconc__gfleet(g)->busy == 0) return;
+    for (t = ex->fleet.layer.waiters.head; t && !(t->group == g && (t->bits & GROUPCONC__B_FLEET_BUSY)); t = t->next) {}
+    GROUPCONC_ASSERT(t != NULL);
+    groupconc__fleet_ask_locked(ex, t, b);
+}
+
+/* t holds its group's permits (up to concurrency) and has a provider: it waits at the fleet layer.
+   Under ex->lock. */
+GROUPCONC__FN void groupconc__fleet_enter_locked(groupconc_executor *ex, groupconc_task *t,
+                                                 groupconc__batch *b) {
+    groupconc__group_fleet *gf = groupconc__gfleet(t->group);
+    if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) { /* a new waiter: the memory bound, as at the others */
+        if (ex->policy.max_waiting != GROUPCONC_UNLIMITED &&
+            groupconc__waiting_total(ex) >= (size_t)ex->policy.max_waiting) {
+            groupconc__reject_locked(ex, t, GROUPCONC_EREJECTED_WAITING, b);
+            return;
+        }
+        t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
+        t->start_ns = groupconc__coarse_now_ns();
+    }
+    groupconc__timer_add(ex, t); /* its queue deadline covers this wait too */
+    gf->waiting++;
+    groupconc__set_stage(t, GROUPCONC__QUEUED);
+    groupconc__fifo_push(&ex->fleet.layer.waiters, t);
+    if (gf->busy > 0 || groupconc__paused(ex, t->group)) groupconc__fleet_park_locked(t); /* paused: the resume asks */
+    else groupconc__fleet_ask_locked(ex, t, b);
+}
+
+/* A pause lifted (g, or every group when g is NULL): a paused group asked nothing and held no lease
+   (notifies found nothing to ask, a grant was given back), so ask again for each of its tasks
+   answered BUSY, oldest first, as a notify naming no group does. Under ex->lock. */
+GROUPCONC__FN void groupconc__fleet_resume_locked(groupconc_executor *ex, const groupconc__group *g,
+                                                  groupconc__batch *b) {
+    groupconc_task *t;
+    if (!ex->policy.fleet.acquire) return;
+    for (t = ex->fleet.layer.waiters.head; t; t = t->next) {
+        if (!(t->bits & GROUPCONC__B_FLEET_BUSY) || (g && t->group != g) || groupconc__paused(ex, t->group))
+            continue;
+        groupconc__fleet_ask_locked(ex, t, b);
+    }
+}
+
 
 GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
                                              groupconc_fleet_verdict verdict, uint64_t lease) {
@@ -7985,11 +8144,11 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
                 groupconc__fleet_of(t)->lease = lease;
                 t->bits |= GROUPCONC__B_LEASED;
             } else {
-                ex->fleet_open++;
+                ex->fleet.open++;
                 open = ex->policy.listener != NULL;
                 task_id = groupconc__task_id(t); /* under the lock: a worker may soon write its bits */
             }
-            ex->fleet.used++;
+            ex->fleet.layer.used++;
             groupconc__hand(ex, t, GROUPCONC__L_FLEET, &b); /* on to global running, then ready */
         }
         groupconc__pump(ex, &b);
@@ -8010,7 +8169,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
     /* Last: destroy waits for the count, and frees ex once it is 0. */
     groupconc__mutex_lock(&ex->lock);
     old = keep_ref ? 0u : atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_acq_rel);
-    if (--ex->fleet_outstanding == 0) groupconc__cond_broadcast(&ex->idle_cv);
+    if (--ex->fleet.outstanding == 0) groupconc__cond_broadcast(&ex->idle_cv);
     groupconc__mutex_unlock(&ex->lock);
     if (!keep_ref && (old & GROUPCONC__ST_REFS) == GROUPCONC__ST_FLEET_REF) groupconc__task_free(t);
     return GROUPCONC_OK;
@@ -8028,9 +8187,9 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);
     if (group) {
-        groupconc__mutex_lock(&ex->table_lock);
+        groupconc__mutex_lock(&ex->table.lock);
         g = groupconc__table_find(ex, group, len, hash);
-        groupconc__mutex_unlock(&ex->table_lock);
+        groupconc__mutex_unlock(&ex->table.lock);
     }
     if (g && groupconc__paused(ex, g)) {
         /* a paused group asks nothing (its resume asks for every task answered BUSY); a request
@@ -8042,7 +8201,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
     } else if (g && groupconc__gfleet(g)->waiting > 0) {
         g->flags |= GROUPCONC__GF_NOTIFIED; /* its requests are out: the next BUSY asks again */
     } else if (!group) {
-        for (t = ex->fleet.waiters.head; t; t = t->next)
+        for (t = ex->fleet.layer.waiters.head; t; t = t->next)
             if ((t->bits & GROUPCONC__B_FLEET_BUSY) && !groupconc__paused(ex, t->group))
                 groupconc__fleet_ask_locked(ex, t, &b);
     }
@@ -8059,16 +8218,16 @@ GROUPCONC__PUBLIC int groupconc_fleet_report(groupconc_executor *ex, const char 
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);
-    ex->fleet_renew_failed++;
+    ex->fleet.renew_failed++;
     groupconc__mutex_unlock(&ex->lock);
     if (ex->policy.listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_FLEET, group, NULL, reason, NULL);
     return GROUPCONC_OK;
 }
 
-/* ==== public API: the JSON dump ================================================================== */
+/* ==== module: the JSON dump ==================================================================== */
 #ifndef GROUPCONC_NO_DUMP
 /* One pass that writes into the caller's buffer while it fits and counts every byte, so that a
-   buffer too small still learns the size it needs. Taken under ex->lock, then table_lock and
+   buffer too small still learns the size it needs. Taken under ex->lock, then table.lock and
    scope_lock (and each scope's lock), so it is one consistent snapshot. */
 
 typedef struct groupconc__out {
@@ -8264,11 +8423,11 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "deferred", ex->deferred.count, true);
     GROUPCONC_EXECUTOR_STATS_FIELDS(GROUPCONC__DUMP_EXECUTOR_FIELD)
     groupconc__puts(o, "},\"groups\":[");
-    groupconc__mutex_lock(&ex->table_lock);
-    for (i = 0; i < ex->nslots; i++) {
+    groupconc__mutex_lock(&ex->table.lock);
+    for (i = 0; i < ex->table.nslots; i++) {
         const groupconc__group *g;
-        if (!ex->hashes[i]) continue;
-        g = ex->slots[i];
+        if (!ex->table.hashes[i]) continue;
+        g = ex->table.slots[i];
         if (!first) groupconc__put(o, ",", 1);
         first = false;
         groupconc__put(o, "{", 1);
@@ -8280,14 +8439,14 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__puts(o, "],\"tasks\":[");
     first = true;
     groupconc__dump_fifo(o, &ex->global.waiters, "waiting_global", now, &first, true);
-    for (i = 0; i < ex->nslots; i++) {
-        if (!ex->hashes[i]) continue;
-        groupconc__dump_fifo(o, &ex->slots[i]->bulkhead.waiters, "waiting_bulkhead", now, &first, true);
-        groupconc__dump_fifo(o, &ex->slots[i]->conc.waiters, "waiting_concurrency", now, &first, true);
+    for (i = 0; i < ex->table.nslots; i++) {
+        if (!ex->table.hashes[i]) continue;
+        groupconc__dump_fifo(o, &ex->table.slots[i]->bulkhead.waiters, "waiting_bulkhead", now, &first, true);
+        groupconc__dump_fifo(o, &ex->table.slots[i]->conc.waiters, "waiting_concurrency", now, &first, true);
     }
-    groupconc__mutex_unlock(&ex->table_lock);
+    groupconc__mutex_unlock(&ex->table.lock);
     groupconc__dump_fifo(o, &ex->run_cap.waiters, "waiting_running", now, &first, true);
-    groupconc__dump_fifo(o, &ex->fleet.waiters, "waiting_fleet", now, &first, true);
+    groupconc__dump_fifo(o, &ex->fleet.layer.waiters, "waiting_fleet", now, &first, true);
     groupconc__dump_fifo(o, &ex->ready, "ready", now, &first, true);
     groupconc__dump_fifo(o, &ex->running, "running", now, &first, false); /* its times are its worker's */
     groupconc__dump_fifo(o, &ex->deferred, "deferred", now, &first, false);
@@ -8380,111 +8539,6 @@ GROUPCONC__PUBLIC int groupconc_executor_dump_file(groupconc_executor *ex, FILE 
 
 #endif /* !GROUPCONC_NO_DUMP */
 
-/* ==== public API: diagnostics =================================================================== */
-
-GROUPCONC__PUBLIC const char *groupconc_strerror(int code) {
-    switch (code) {
-#define GROUPCONC__ERR_TEXT(name, value, text) \
-    case value: return text;
-        GROUPCONC_ERRNO_MAP(GROUPCONC__ERR_TEXT)
-#undef GROUPCONC__ERR_TEXT
-    default: return "unknown error code";
-    }
-}
-
-GROUPCONC__PUBLIC const char *groupconc_errname(int code) {
-    switch (code) {
-#define GROUPCONC__ERR_NAME(name, value, text) \
-    case value: return "GROUPCONC_" #name;
-        GROUPCONC_ERRNO_MAP(GROUPCONC__ERR_NAME)
-#undef GROUPCONC__ERR_NAME
-    default: return "GROUPCONC_UNKNOWN";
-    }
-}
-
-GROUPCONC__PUBLIC const char *groupconc_version(void) { return GROUPCONC_VERSION_STRING; }
-
-GROUPCONC__PUBLIC const char *groupconc_status_name(groupconc_status status) {
-    switch (status) {
-    case GROUPCONC_STATUS_PENDING: return "PENDING";
-    case GROUPCONC_STATUS_SUCCESS: return "SUCCESS";
-    case GROUPCONC_STATUS_FAILED: return "FAILED";
-    case GROUPCONC_STATUS_CANCELLED: return "CANCELLED";
-    case GROUPCONC_STATUS_REJECTED: return "REJECTED";
-    }
-    return "UNKNOWN";
-}
-
-GROUPCONC__PUBLIC const char *groupconc_cancel_outcome_name(groupconc_cancel_outcome outcome) {
-    switch (outcome) {
-    case GROUPCONC_CANCEL_DEQUEUED: return "DEQUEUED";
-    case GROUPCONC_CANCEL_FLAGGED: return "FLAGGED";
-    case GROUPCONC_CANCEL_TOO_LATE: return "TOO_LATE";
-    }
-    return "UNKNOWN";
-}
-
-GROUPCONC__PUBLIC const char *groupconc_event_type_name(groupconc_event_type type) {
-    switch (type) {
-    case GROUPCONC_EVENT_SUBMITTED: return "SUBMITTED";
-    case GROUPCONC_EVENT_STARTED: return "STARTED";
-    case GROUPCONC_EVENT_COMPLETED: return "COMPLETED";
-    case GROUPCONC_EVENT_REJECTED: return "REJECTED";
-    case GROUPCONC_EVENT_FLEET: return "FLEET";
-    }
-    return "UNKNOWN";
-}
-
-GROUPCONC__PUBLIC const char *groupconc_rejection_policy_name(groupconc_rejection_policy policy) {
-    switch (policy) {
-    case GROUPCONC_REJECT_ABORT: return "ABORT";
-    case GROUPCONC_REJECT_DISCARD: return "DISCARD";
-    case GROUPCONC_REJECT_CALLER_RUNS: return "CALLER_RUNS";
-    }
-    return "UNKNOWN";
-}
-
-#ifndef GROUPCONC_NO_SCOPES
-GROUPCONC__PUBLIC const char *groupconc_scope_policy_name(groupconc_scope_policy policy) {
-    switch (policy) {
-    case GROUPCONC_SCOPE_COLLECT_ALL: return "COLLECT_ALL";
-    case GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE: return "SHUTDOWN_ON_FAILURE";
-    case GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS: return "SHUTDOWN_ON_SUCCESS";
-    case GROUPCONC_SCOPE_CUSTOM: return "CUSTOM";
-    }
-    return "UNKNOWN";
-}
-#endif
-
-#ifndef GROUPCONC_NO_GATE
-GROUPCONC__PUBLIC const char *groupconc_release_kind_name(groupconc_release_kind kind) {
-    switch (kind) {
-    case GROUPCONC_RELEASE_SUCCESS: return "SUCCESS";
-    case GROUPCONC_RELEASE_FAILURE: return "FAILURE";
-    case GROUPCONC_RELEASE_CANCELLED: return "CANCELLED";
-    }
-    return "UNKNOWN";
-}
-
-GROUPCONC__PUBLIC const char *groupconc_gate_event_type_name(groupconc_gate_event_type type) {
-    switch (type) {
-    case GROUPCONC_GATE_ADMITTED: return "ADMITTED";
-    case GROUPCONC_GATE_REJECTED: return "REJECTED";
-    case GROUPCONC_GATE_RELEASED: return "RELEASED";
-    }
-    return "UNKNOWN";
-}
-#endif
-
-GROUPCONC__PUBLIC const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict verdict) {
-    switch (verdict) {
-    case GROUPCONC_FLEET_GRANTED: return "GRANTED";
-    case GROUPCONC_FLEET_BUSY: return "BUSY";
-    case GROUPCONC_FLEET_REJECT: return "REJECT";
-    case GROUPCONC_FLEET_OPEN: return "OPEN";
-    }
-    return "UNKNOWN";
-}
 #endif /* !GROUPCONC__CONFIG_BAD */
 #endif /* GROUPCONC_IMPLEMENTATION */
 

@@ -113,7 +113,7 @@ static void test_fleet_layer_in_the_array(void **state) {
     groupconc__mutex_lock(&ex->lock);
     assert_int_equal(t->stage, GROUPCONC__QUEUED);
     assert_int_equal(t->held, GROUPCONC__L_FLEET);
-    assert_ptr_equal(ex->fleet.waiters.head, t);
+    assert_ptr_equal(ex->fleet.layer.waiters.head, t);
     assert_false(t->bits & GROUPCONC__B_FLEET_BUSY);
     groupconc__mutex_unlock(&ex->lock);
     assert_int_equal(groupconc_fleet_answer(lc_request, GROUPCONC_FLEET_BUSY, 0), GROUPCONC_OK);
@@ -134,8 +134,8 @@ static void test_fleet_layer_in_the_array(void **state) {
     assert_int_equal(atomic_load(&ran), 1);
     assert_int_equal(lc_releases, 1);
     groupconc__mutex_lock(&ex->lock);
-    assert_int_equal(ex->fleet.used, 0); /* the layer's permit handed back with the others */
-    assert_int_equal(ex->fleet.waiters.count, 0);
+    assert_int_equal(ex->fleet.layer.used, 0); /* the layer's permit handed back with the others */
+    assert_int_equal(ex->fleet.layer.waiters.count, 0);
     groupconc__mutex_unlock(&ex->lock);
     groupconc_task_release(t);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);

@@ -219,7 +219,7 @@ static inline int ls_setup(const bench_cfg *c, bench_out *out) {
     if (rc == 0) {
         atomic_store(&ls_cpu_lock, (void *)&ex->lock);
         lk_exec = &ex->lock;
-        lk_table = &ex->table_lock;
+        lk_table = &ex->table.lock;
         lk_done = &ex->done_lock;
     }
     return rc;
