@@ -3466,8 +3466,8 @@ enum {
 #define GROUPCONC__B_HAS_DEADLINE 128u /* a groupconc__queue_deadline stored inline first after the struct */
 #define GROUPCONC__B_FLEET 256u       /* a groupconc__fleet_slot inline after the deadline (a provider is set) */
 #define GROUPCONC__B_LEASED 512u      /* holds a fleet lease (in its slot): given back at completion */
-#define GROUPCONC__B_FLEET_BUSY 1024u  /* QUEUED at the fleet layer unasked: answered BUSY or its group
-                                         paused (counted in its group's gfleet->busy) */
+#define GROUPCONC__B_FLEET_BUSY 1024u /* QUEUED at the fleet layer unasked: answered BUSY or the group
+                                         paused (counted in gfleet->busy of the group) */
 
 /* The stage transitions allowed, as the table "Stage transitions" above lists them: row `from`, bit
    `to`. Every stage change goes through groupconc__set_stage, which checks it against this table
