@@ -128,8 +128,8 @@
        Thresholds     a task that cannot get a permit at once waits in that layer's queue if the queue
                       threshold allows, else it is rejected. Global threshold: tasks waiting at the global in-flight layer.
                       Group threshold: the group's tasks waiting at its bulkhead and concurrency layers together. 0 means
-                      "run now or be rejected"; GROUPCONC_UNLIMITED means no bound. Layer 4 has no
-                      threshold of its own; max_waiting bounds all queues together.
+                      "run now or be rejected"; GROUPCONC_UNLIMITED means no bound. Global running has
+                      no threshold of its own; max_waiting bounds all queues together.
        Special values every field that reads a value other than a plain number, and how (defaults
                       come from groupconc_policy_default() only: start from it, a zeroed policy is
                       invalid; a live change starts from groupconc_*_limits_keep()):
@@ -6717,8 +6717,9 @@ GROUPCONC__PUBLIC groupconc_executor_limits groupconc_executor_limits_keep(void)
     return l;
 }
 
-/* After a change: layers 0-3 of g (NULL: the global ones only; all groups: each) hand out what is
-   free. Under ex->lock. */
+/* After a change: the local layers of g (NULL: the global ones only; all groups: each) hand out
+   what is free (the fleet layer hands out nothing: its permits come from the provider). Under
+   ex->lock. */
 /* Global running is filled first, before anything handed a permit at the other layers is pumped:
    admit takes a free global running permit without looking at its FIFO (see "layers"), so the tasks already
    waiting there must have had theirs by then. */
