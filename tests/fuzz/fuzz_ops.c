@@ -1843,6 +1843,9 @@ static void check_stats(bool all_quiet) {
              (unsigned long long)es.submitted);
     FZ_CHECK(es.admitted <= es.submitted, "executor admitted %llu > submitted %llu", (unsigned long long)es.admitted,
              (unsigned long long)es.submitted);
+    /* a task run under CALLER_RUNS is counted when its run begins, and in completed once it ends */
+    FZ_CHECK(es.caller_runs <= es.submitted, "executor caller_runs %llu > submitted %llu",
+             (unsigned long long)es.caller_runs, (unsigned long long)es.submitted);
     FZ_CHECK((uint64_t)starts_total <= es.admitted, "%d bodies started holding permits, %llu tasks admitted", starts_total,
              (unsigned long long)es.admitted);
     FZ_CHECK(es.rejected_other >= (uint64_t)LV.groups_full, "rejected_other %llu, the fuzzer saw %ld EGROUPS_FULL refusals",
@@ -1874,6 +1877,8 @@ static void check_stats(bool all_quiet) {
         FZ_CHECK(parked_hi == 0, "every task finished, but %zu deferred tasks are parked", parked_hi);
         FZ_CHECK(es.submitted == es.completed, "every task finished: submitted %llu, completed %llu", (unsigned long long)es.submitted,
                  (unsigned long long)es.completed);
+        FZ_CHECK(es.caller_runs <= es.completed, "every task finished: caller_runs %llu > completed %llu",
+                 (unsigned long long)es.caller_runs, (unsigned long long)es.completed);
         /* every task is done, every event has run: the totals are the COMPLETED events by final status
            (a rejection handler's decision included) and the SUBMITTED events */
         if (F.listener_on) {
