@@ -981,6 +981,21 @@ GROUPCONC_API const char *groupconc_context_task_id(const groupconc_context *ctx
                   Runs here: nothing. */
 GROUPCONC_API groupconc_executor *groupconc_context_executor(const groupconc_context *ctx);
 
+/* groupconc_context_blocking: from the task's body, before it blocks (sleeps, waits on I/O, a lock
+   or a condition variable of its own): the pool may start one more worker at once for the tasks
+   waiting meanwhile, up to max_threads (see "Worker pool"). Without it the pool notices a task
+   that has run for about 1 ms while others wait; the call only saves that delay. Like Go's
+   runtime around a blocking system call, or Java's ForkJoinPool.managedBlock.
+   Returns:       GROUPCONC_OK (a second call from the same run changes nothing); GROUPCONC_EINVAL
+                  (ctx NULL); GROUPCONC_ESTATE (not on a worker of its executor: a CALLER_RUNS run
+                  inside submit, which blocks its submitter whatever the pool does).
+   Thread safety: from the task's own body only.
+   Callbacks:     the task body only.
+                  Runs here: nothing (it may start a thread: the pool's worker).
+   Remarks:       the extra room lasts until the body returns. Waits of this library (task_wait,
+                  a gate's acquire, a scope's join, ...) make room by themselves: no call needed. */
+GROUPCONC_API int groupconc_context_blocking(groupconc_context *ctx);
+
 /* Deferred completion: how an executor task starts asynchronous work (a request on an event loop,
    I/O completed on another thread) without holding a worker thread. The body calls
    groupconc_context_defer, hands the deferred handle to whatever will finish the work, and returns
@@ -1915,6 +1930,19 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             hands back what it has not started; a worker busy this long counts as
                             possibly stuck (its published tasks may be finished by others).
    GROUPCONC__HELP_NS       nap length of the one idle worker that watches for a stuck busy one.
+   GROUPCONC__BLOCKED_NS    a task that has run this long while ready work waits for a worker counts
+                            as blocked: the housekeeper's watch starts a worker beyond the CPU count
+                            for it (1 ms: far above a batch, a lock hand-off or a context switch,
+                            below the sleeps and I/O waits it is there for; a task that computes
+                            this long gets one too, at most up to max_threads).
+   GROUPCONC__STUCK_NS      while other tasks finish, a task that has run this long gets a worker
+                            started for it (10 ms: a thread preempted on a loaded machine is back
+                            well within it, most of the time; a sleep or a wait this long wastes a
+                            CPU for a while). A call to groupconc_context_blocking needs neither.
+   GROUPCONC__WATCH_NS      the watch's first interval (how often the housekeeper looks while ready
+                            work waits and every worker is busy); it doubles, up to
+                            GROUPCONC__WATCH_MAX_NS, while its looks find tasks finishing and none
+                            stuck (short tasks pay ~100 looks a second), and drops back at a stuck one.
    GROUPCONC__NODE_CACHE_MAX  task nodes a worker keeps for the submitters: a node freed on a worker
                             and allocated on the submitting thread is malloc's costliest case. */
 #define GROUPCONC__SPIN_TRIES 32
@@ -1924,6 +1952,10 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__SHORT_NS 2000
 #define GROUPCONC__BATCH_NS 20000
 #define GROUPCONC__HELP_NS 100000
+#define GROUPCONC__BLOCKED_NS 1000000
+#define GROUPCONC__STUCK_NS 10000000
+#define GROUPCONC__WATCH_NS 250000
+#define GROUPCONC__WATCH_MAX_NS 8000000
 #define GROUPCONC__NODE_CACHE_MAX 1024
 
 #ifndef GROUPCONC_TEST_THREAD_START_FAILS
@@ -1974,6 +2006,13 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #include <pthread.h>
 #else
 #include <threads.h>
+#endif
+#if !defined(_WIN32)
+#include <unistd.h> /* sysconf, for the CPU count */
+#if defined(__linux__)
+#include <fcntl.h>  /* open, for a worker's state in /proc (the pool's watch) */
+#include <sched.h>  /* sched_getaffinity, CPU_COUNT: declared where the TU defines _GNU_SOURCE */
+#endif
 #endif
 
 #if defined(GROUPCONC_STATIC) && (defined(__GNUC__) || defined(__clang__))
@@ -2063,6 +2102,55 @@ GROUPCONC__FN uint64_t groupconc__coarse_now_ns(void) {
     return groupconc__now_ns();
 }
 #endif
+
+/* The process's CPU time (all its threads), for the pool's watch: whether its threads computed
+   while no task finished. 0 where there is no such clock (every stall then counts). */
+GROUPCONC__FN uint64_t groupconc__cpu_time_ns(void) {
+#if defined(GROUPCONC_USE_WIN32)
+    FILETIME c, e, k, u;
+    if (!GetProcessTimes(GetCurrentProcess(), &c, &e, &k, &u)) return 0;
+    return ((((uint64_t)k.dwHighDateTime << 32) | k.dwLowDateTime) +
+            (((uint64_t)u.dwHighDateTime << 32) | u.dwLowDateTime)) * 100u;
+#elif defined(CLOCK_PROCESS_CPUTIME_ID)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#else
+    return 0;
+#endif
+}
+
+/* The CPUs this process may run on, the size the worker pool keeps to while tasks do not block
+   (see "worker pool"): the affinity mask where the TU sees it (Linux with _GNU_SOURCE defined before
+   the first system header: sched_getaffinity and CPU_COUNT), else the online count (sysconf
+   _SC_NPROCESSORS_ONLN); Windows: GetActiveProcessorCount(ALL_PROCESSOR_GROUPS) or GetSystemInfo,
+   winpthreads' own count under GROUPCONC_USE_PTHREADS. 0 if unknown: the pool is then sized by
+   max_threads alone (started on demand, as before). Read once, at create. */
+GROUPCONC__FN size_t groupconc__cpu_count(void) {
+#if defined(GROUPCONC_USE_WIN32)
+#if defined(ALL_PROCESSOR_GROUPS) && defined(_WIN32_WINNT) && _WIN32_WINNT >= 0x0601
+    return (size_t)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+#else
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (size_t)si.dwNumberOfProcessors;
+#endif
+#elif defined(_WIN32) && defined(GROUPCONC_USE_PTHREADS)
+    int n = pthread_num_processors_np();
+    return n > 0 ? (size_t)n : 0;
+#else
+#if defined(__linux__) && defined(CPU_COUNT)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return (size_t)CPU_COUNT(&set);
+#endif
+#if defined(_SC_NPROCESSORS_ONLN)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 0;
+#else
+    return 0;
+#endif
+#endif
+}
 
 #if defined(GROUPCONC_USE_WIN32)
 /* Slim reader/writer locks (exclusive mode) and condition variables: nothing to allocate or free,
@@ -2517,6 +2605,8 @@ typedef struct groupconc__worker {
     _Atomic unsigned nret;
     unsigned nfinished;
     _Atomic uint64_t busy_since;   /* when the task it runs now started (batches only) */
+    uint64_t watched;              /* the busy_since the watch started a worker for (under ex->lock) */
+    _Atomic int tid;               /* Linux: its thread's id in /proc (0: not known yet) */
 } groupconc__worker;
 
 typedef struct groupconc__limits_entry {
@@ -2581,6 +2671,13 @@ struct groupconc_executor {
     _Atomic bool keeper_started;   /* read by submit without the lock (is the idle sweep running?) */
     bool keeper_stop;
     uint64_t keeper_wake;          /* when it will look next (UINT64_MAX: only when signalled) */
+    /* Its watch over the pool (see "worker pool": the pool's size), while `watching`: */
+    uint64_t watch_at;             /* its next look */
+    uint64_t watch_every;          /* its interval: GROUPCONC__WATCH_NS, doubled while tasks move */
+    uint64_t watch_moved_at;       /* the last look that found a task finished since the one before */
+    uint64_t watch_retired;        /* ex->retired at the last look */
+    uint64_t watch_cpu;            /* the process's CPU time at watch_moved_at */
+    unsigned watch_quiet;          /* looks in a row that found nothing waiting (the second ends it) */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
@@ -2592,6 +2689,7 @@ struct groupconc_executor {
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, all groups */
     size_t unfinished;             /* accepted tasks not yet completed */
+    uint64_t retired;              /* tasks completed, ever (the watch: did any finish?) */
     groupconc__counters counts;    /* all groups, evicted ones included */
     uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD) */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
@@ -2621,6 +2719,11 @@ struct groupconc_executor {
     _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
     _Atomic size_t nblocked;       /* workers blocked in a wait inside a task or callback: the pool
                                       may start this many threads beyond max_threads */
+    _Atomic size_t nhinted;        /* running tasks that called groupconc_context_blocking: the
+                                      pool may start this many beyond its size (up to max_threads) */
+    _Atomic size_t pool_size;      /* workers kick_locked starts for ready tasks: min(CPUs,
+                                      max_threads); max_threads if the housekeeper cannot start */
+    _Atomic bool watching;         /* the housekeeper looks for blocked tasks (pairing P1) */
 };
 
 /* The closed inbox's mark: an address no task has, never read (one for every executor: the mark
@@ -2686,6 +2789,8 @@ typedef struct groupconc__frame {
     struct groupconc_deferred *deferral; /* a task body's frame: its groupconc_context_defer */
     bool keeper;                   /* the housekeeper's base frame: a blocking wait there would hold
                                       up every deadline, maybe the one it waits for */
+    bool blocking;                 /* a task body's frame: it called groupconc_context_blocking
+                                      (ex->nhinted raised until the body returns) */
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
@@ -2728,6 +2833,7 @@ GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor
     f->claims = NULL;
     f->deferral = NULL;
     f->keeper = false;
+    f->blocking = false;
     groupconc__frames = f;
 }
 
@@ -4116,7 +4222,11 @@ GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batc
    could start the task sooner, a missing one could be started: the submitter locks.) A worker
    raises nidle and nnapping before its last look at the inbox, and lowers nwaking and nstarting
    before its next one; with the push before these loads (sequentially consistent: pairing P1), one of the two
-   sides sees the other. A worker lowers nthreads under table_lock. */
+   sides sees the other. A worker lowers nthreads under table_lock. With the pool at its size
+   (pool_cap) and every worker busy, a busy worker looks when its task returns, and the
+   housekeeper's watch (`watching`) looks should none return; the housekeeper clears `watching`,
+   then looks at the inbox (P1, its end), so that a push is either seen by it or finds it unwatched. */
+GROUPCONC__FN size_t groupconc__pool_cap(groupconc_executor *ex, size_t blocked);
 GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
     size_t idle;
     /* P1, the submitter's end: these loads come after its push (seq_cst CAS) */
@@ -4127,9 +4237,15 @@ GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
         atomic_load_explicit(&ex->nstarting, memory_order_seq_cst) > 0)
         return true;
     idle = atomic_load_explicit(&ex->nidle, memory_order_seq_cst);
-    if (idle == 0) /* a worker blocked in a wait does not look: it lets one more start instead */
-        return atomic_load_explicit(&ex->nthreads, memory_order_seq_cst) >=
-               (size_t)ex->policy.max_threads + atomic_load_explicit(&ex->nblocked, memory_order_seq_cst);
+    if (idle == 0) { /* a worker blocked in a wait does not look: it lets one more start instead */
+        size_t n = atomic_load_explicit(&ex->nthreads, memory_order_seq_cst);
+        size_t blocked = atomic_load_explicit(&ex->nblocked, memory_order_seq_cst);
+        if (n >= (size_t)ex->policy.max_threads + blocked) return true;
+        if (n < groupconc__pool_cap(ex, blocked)) return false; /* one may start: lock and kick */
+        /* the pool is at its size: a busy worker looks when its task returns, the housekeeper's
+           watch within its interval should none return (it clears `watching`, then looks) */
+        return atomic_load_explicit(&ex->watching, memory_order_seq_cst);
+    }
     return atomic_load_explicit(&ex->nnapping, memory_order_seq_cst) > 0 &&
            idle < atomic_load_explicit(&ex->nthreads, memory_order_seq_cst);
 }
@@ -4342,6 +4458,7 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t) {
     if (timed) t->start_ns = groupconc__now_ns();
     rc = t->fn((groupconc_context *)(void *)t, &value, t->arg);
     groupconc__frame_pop(&f);
+    if (f.blocking) atomic_fetch_sub_explicit(&ex->nhinted, 1, memory_order_relaxed); /* a hint */
     if (f.deferral) {
         struct groupconc_deferred *d = f.deferral;
         if (rc == GROUPCONC_TASK_PENDING) {
@@ -4552,9 +4669,16 @@ GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc
 }
 
 /* ==== worker pool =============================================================================== */
-/* Elastic: a worker is started on demand (kick_locked, spawn_locked) up to max_threads, plus one for
-   each worker blocked in a wait inside a task or callback (nblocked), and retires after
-   keep_alive_ns idle. worker_main runs one locked step at a time (worker_step_locked): admit the
+/* Sized to the CPUs: a worker is started on demand (kick_locked, spawn_locked) up to the pool's size,
+   one per CPU this process may run on (pool_size: min(CPUs, max_threads), groupconc__cpu_count),
+   plus one for each running task that said it blocks (nhinted, groupconc_context_blocking) and one
+   for each worker blocked in a wait inside a task or callback (nblocked); a worker retires after
+   keep_alive_ns idle. More start only when running tasks block: while ready tasks wait and the
+   pool is at its size, the housekeeper watches (watch_locked, like Go's sysmon): every
+   GROUPCONC__WATCH_NS or so it looks at the busy workers, and for each one whose task has run
+   past GROUPCONC__BLOCKED_NS it starts one more (for every waiting task at once when no task
+   finished since GROUPCONC__BLOCKED_NS), up to max_threads + nblocked. The workers it started
+   stay until their keep-alive runs out; kick_locked wakes idle ones before it starts any. worker_main runs one locked step at a time (worker_step_locked): admit the
    inbox, finish the tasks it ran (hand their permits on), claim the next ready tasks (FIFO), then
    run them unlocked (worker_run_batch).
    An idle worker, in this order: spins (one at a time, and only after short tasks: spin_locked),
@@ -4613,6 +4737,9 @@ GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc
                                                            (worker_retire_locked)
    exiting   an idle turn once destroy set ex->stopping    it returns; destroy joins it
              (and broadcast on work_cv)                    (worker_idle_locked)
+   stuck     (a condition) a batch's task has run past      the housekeeper's watch counts it
+             BLOCKED_NS (busy_since) while ready tasks      blocked: one more worker starts
+             wait and the pool is at its size               (watch_locked); the task returns: batch
    A signalled worker (nwaking raised by whoever signalled) lowers nwaking before its next look at
    the inbox (P1). The keep-alive runs from its first nap or sleep since its last batch. */
 
@@ -4631,6 +4758,8 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     w->exec = ex;
     atomic_init(&w->nret, 0);
     atomic_init(&w->busy_since, 0);
+    w->watched = 0;
+    atomic_init(&w->tid, 0);
     w->nfinished = 0;
     atomic_fetch_add_explicit(&ex->nthreads, 1, memory_order_seq_cst);  /* P1 (read by inbox_watched) */
     atomic_fetch_add_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1 */
@@ -4646,13 +4775,46 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     return GROUPCONC_OK;
 }
 
+/* How many workers kick_locked may have: the pool's size, plus the tasks that said they block (up
+   to max_threads), plus the workers blocked in a wait (`blocked`, read by the caller). */
+GROUPCONC__FN size_t groupconc__pool_cap(groupconc_executor *ex, size_t blocked) {
+    size_t max = (size_t)ex->policy.max_threads;
+    /* relaxed: a stale value only makes a submitter lock and kick once more, or leaves a push to
+       a busy worker or the watch (groupconc__inbox_watched) */
+    size_t cap = atomic_load_explicit(&ex->pool_size, memory_order_relaxed) +
+                 atomic_load_explicit(&ex->nhinted, memory_order_relaxed);
+    return (cap < max ? cap : max) + blocked;
+}
+
+/* The pool is at its size, ready tasks wait for a worker: make sure the housekeeper watches
+   (started on first need). False if it cannot start: the pool is then sized by max_threads alone
+   (pool_size), as a pool without a watch must be. */
+GROUPCONC__FN bool groupconc__watch_start_locked(groupconc_executor *ex) {
+    uint64_t now;
+    if (groupconc__keeper_start_locked(ex) != GROUPCONC_OK) {
+        atomic_store_explicit(&ex->pool_size, (size_t)ex->policy.max_threads, memory_order_relaxed);
+        return false;
+    }
+    now = groupconc__now_ns();
+    atomic_store_explicit(&ex->watching, true, memory_order_relaxed); /* under the lock, as its clearing */
+    ex->watch_at = now + ex->watch_every;
+    ex->watch_moved_at = now;
+    ex->watch_retired = ex->retired;
+    ex->watch_cpu = groupconc__cpu_time_ns();
+    ex->watch_quiet = 0;
+    if (ex->keeper_wake != 0 && ex->keeper_wake > ex->watch_at) /* 0: awake, it looks again */
+        groupconc__cond_signal(&ex->keeper_cv);
+    return true;
+}
+
 /* Give every ready task a thread that will take it: a worker already waking or starting, or the
    spinning one (poked), else an idle one (woken: ~7 us, so only when needed), else a new one up to
-   max_threads. Busy workers are not woken for: they pick up the next ready task themselves when
-   they finish. */
+   the pool's cap (pool_cap); beyond it the housekeeper's watch starts more if tasks block. Busy
+   workers are not woken for: they pick up the next ready task themselves when they finish. */
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
     size_t waking = atomic_load_explicit(&ex->nwaking, memory_order_relaxed);
     size_t covered = waking + atomic_load_explicit(&ex->nstarting, memory_order_relaxed);
+    size_t blocked = atomic_load_explicit(&ex->nblocked, memory_order_relaxed);
     int rc = GROUPCONC_OK;
     if (ex->ready.count > covered && atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
         atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
@@ -4665,19 +4827,26 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
         waking++;
         covered++;
     }
-    while (ex->ready.count > covered &&
-           atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < (size_t)ex->policy.max_threads +
-                              atomic_load_explicit(&ex->nblocked, memory_order_relaxed)) {
-        rc = groupconc__spawn_locked(ex);
-        if (rc != GROUPCONC_OK) break; /* tasks stay ready; an existing or later worker takes them */
-        covered++;
+    for (;;) {
+        while (ex->ready.count > covered &&
+               atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < groupconc__pool_cap(ex, blocked)) {
+            rc = groupconc__spawn_locked(ex);
+            if (rc != GROUPCONC_OK) return rc; /* tasks stay ready; an existing or later worker takes them */
+            covered++;
+        }
+        if (ex->ready.count <= covered || atomic_load_explicit(&ex->watching, memory_order_relaxed) ||
+            atomic_load_explicit(&ex->nthreads, memory_order_relaxed) >=
+                (size_t)ex->policy.max_threads + blocked ||
+            groupconc__watch_start_locked(ex))
+            return rc;
+        /* no housekeeper: pool_size is max_threads now, start them on demand */
     }
-    return rc;
 }
 
 GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
     GROUPCONC_ASSERT(ex->unfinished >= n);
     ex->unfinished -= n;
+    ex->retired += n;
     if (n && ex->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
         groupconc__cond_broadcast(&ex->idle_cv);
 }
@@ -5067,6 +5236,18 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     w.want = 1;
     groupconc__frame_push(&base, ex, NULL);
     base.claims = &w.mine;
+#if defined(__linux__)
+    { /* its id in /proc, where the watch looks whether it runs (groupconc__runnable) */
+        char link[64];
+        ssize_t n = readlink("/proc/thread-self", link, sizeof link - 1);
+        const char *id;
+        if (n > 0) {
+            link[n] = '\0';
+            id = strrchr(link, '/');
+            if (id) atomic_store_explicit(&w.self->tid, atoi(id + 1), memory_order_relaxed);
+        }
+    }
+#endif
     groupconc__mutex_lock(&ex->lock);
     atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
     for (;;) { /* if / else if, no continue: gcc then sees the batch as the hot path (it inlines) */
@@ -5132,6 +5313,115 @@ GROUPCONC__FN uint64_t groupconc__sweep_idle_tlocked(groupconc_executor *ex) {
     return g ? groupconc__lru_of(g)->placed + idle + GROUPCONC__COARSE_SLACK_NS : UINT64_MAX;
 }
 
+/* Whether worker w's thread runs or waits for a CPU (Linux: state R in /proc/self/task/<id>/stat):
+   then it is not blocked, however long its task has run (a loaded machine preempts it). False where
+   this cannot be known. The watch reads it only for a worker that looks blocked. */
+GROUPCONC__FN bool groupconc__runnable(const groupconc__worker *w) {
+#if defined(__linux__)
+    char path[64], buf[512];
+    const char *p;
+    ssize_t n;
+    int fd, tid = atomic_load_explicit(&w->tid, memory_order_relaxed);
+    if (tid <= 0) return false;
+    (void)snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    fd = open(path, O_RDONLY);
+    if (fd < 0) return false;
+    n = read(fd, buf, sizeof buf - 1);
+    (void)close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    p = strrchr(buf, ')'); /* after the command name, which may hold anything */
+    return p && p[1] == ' ' && p[2] == 'R';
+#else
+    (void)w;
+    return false;
+#endif
+}
+
+/* The tasks that wait for a worker: ready ones no worker on its way covers, and, with `stuck`
+   workers, the tasks those claimed in a batch and have not started (an idle worker would steal
+   them, a new one will). Under ex->lock. */
+GROUPCONC__FN size_t groupconc__unserved_locked(groupconc_executor *ex, size_t stuck) {
+    const uint32_t gone = GROUPCONC__ST_STARTED | GROUPCONC__ST_TAKEN;
+    size_t covered = atomic_load_explicit(&ex->nwaking, memory_order_relaxed) +
+                     atomic_load_explicit(&ex->nstarting, memory_order_relaxed) +
+                     (size_t)atomic_load_explicit(&ex->nspinning, memory_order_relaxed);
+    size_t n = ex->ready.count > covered ? ex->ready.count - covered : 0;
+    groupconc_task *t;
+    if (!stuck || atomic_load_explicit(&ex->nidle, memory_order_relaxed)) return n;
+    for (t = ex->running.head; t && n < (size_t)ex->policy.max_threads; t = t->next)
+        if (!(atomic_load_explicit(&t->state, memory_order_acquire) & gone)) n++;
+    return n;
+}
+
+/* The housekeeper's watch over the pool (see "worker pool"): while tasks wait for a worker and the
+   pool is at its size, look at the busy workers every watch_every. Two signs of blocked tasks:
+     - a stall: no task finished for GROUPCONC__BLOCKED_NS, a worker's task has run that long, and
+       the process used less than half a CPU meanwhile (its threads wait, they are not computing
+       nor queued for a CPU: a loaded machine that preempts the workers is no reason to add
+       threads): one more worker for each waiting task;
+     - a long task: a worker's task has run past GROUPCONC__STUCK_NS while others finish: one
+       more worker for it (once per task: w->watched).
+   Up to max_threads + nblocked. The watch ends once two looks in a row find nothing waiting.
+   Under ex->lock; b collects what admitting the inbox finished. Returns when to look next
+   (UINT64_MAX: ended). */
+GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc__batch *b) {
+    uint64_t now = groupconc__now_ns(), cpu;
+    size_t blocked = 0, stuck = 0, need, hard, start = 0;
+    groupconc__worker *w;
+    if (now < ex->watch_at) return ex->watch_at;
+    if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex); /* waits unwatched */
+    cpu = groupconc__cpu_time_ns();
+    if (ex->retired != ex->watch_retired) { /* tasks move: the stall's window starts again */
+        ex->watch_retired = ex->retired;
+        ex->watch_moved_at = now;
+        ex->watch_cpu = cpu;
+    }
+    for (w = ex->workers; w; w = w->next) {
+        uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+        bool long_task;
+        /* since > now: it started a task after this look read the clock */
+        if (since == 0 || since >= now || now - since < GROUPCONC__BLOCKED_NS) continue;
+        long_task = since != w->watched && now - since >= GROUPCONC__STUCK_NS;
+        if ((!long_task && blocked) || groupconc__runnable(w)) continue; /* a stall needs one */
+        blocked++;
+        if (long_task) stuck++;
+    }
+    need = groupconc__unserved_locked(ex, blocked);
+    if (need == 0) {
+        if (ex->watch_quiet++ == 0) {
+            ex->watch_at = now + ex->watch_every;
+            return ex->watch_at;
+        }
+        /* P1, the housekeeper's end: a push from now on finds it unwatched, one before is seen */
+        atomic_store_explicit(&ex->watching, false, memory_order_seq_cst);
+        if (!groupconc__inbox_pending(ex)) return UINT64_MAX;
+        atomic_store_explicit(&ex->watching, true, memory_order_relaxed);
+    }
+    ex->watch_quiet = 0;
+    if (blocked && now - ex->watch_moved_at >= GROUPCONC__BLOCKED_NS &&
+        cpu - ex->watch_cpu < (now - ex->watch_moved_at) / 2)
+        start = need; /* a stall */
+    else if (stuck)
+        start = stuck < need ? stuck : need;
+    hard = (size_t)ex->policy.max_threads + atomic_load_explicit(&ex->nblocked, memory_order_relaxed);
+    if (start && atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < hard) {
+        for (w = ex->workers; w; w = w->next) {
+            uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+            if (since != 0 && since < now && now - since >= GROUPCONC__BLOCKED_NS) w->watched = since;
+        }
+        while (start-- && atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < hard &&
+               groupconc__spawn_locked(ex) == GROUPCONC_OK) {}
+        ex->watch_every = GROUPCONC__WATCH_NS;
+        ex->watch_moved_at = now; /* the stall's window starts again: the new ones need time */
+        ex->watch_cpu = cpu;
+    } else if (ex->watch_moved_at == now && !blocked && ex->watch_every < GROUPCONC__WATCH_MAX_NS) {
+        ex->watch_every *= 2; /* short tasks: look less often */
+    }
+    ex->watch_at = now + ex->watch_every;
+    return ex->watch_at;
+}
+
 GROUPCONC__FN int groupconc__keeper_main(void *arg) {
     groupconc_executor *ex = (groupconc_executor *)arg;
     groupconc__frame base; /* the expired tasks' callbacks run here: they must not block (EDEADLK) */
@@ -5153,6 +5443,10 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
             /* a group created from now on is due an idle time from now at the earliest: nobody
                signals its creation, so look again by then */
             w = groupconc__coarse_now_ns() + (uint64_t)ex->policy.group_idle_ns + GROUPCONC__COARSE_SLACK_NS;
+            if (w < wake) wake = w;
+        }
+        if (atomic_load_explicit(&ex->watching, memory_order_relaxed)) {
+            uint64_t w = groupconc__watch_locked(ex, &b);
             if (w < wake) wake = w;
         }
         if (b.todo.count || b.rejected.count || ex->ready.count) (void)groupconc__kick_locked(ex);
@@ -5459,6 +5753,13 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->nwaking, 0);
     atomic_init(&ex->nstarting, 0);
     atomic_init(&ex->nblocked, 0);
+    atomic_init(&ex->nhinted, 0);
+    {
+        size_t ncpu = groupconc__cpu_count(), max = (size_t)policy->max_threads;
+        atomic_init(&ex->pool_size, ncpu && ncpu < max ? ncpu : max);
+    }
+    atomic_init(&ex->watching, false);
+    ex->watch_every = GROUPCONC__WATCH_NS;
     atomic_init(&ex->inbox_ok, groupconc__never_refuses(policy));
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
     if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
@@ -6281,6 +6582,28 @@ GROUPCONC__PUBLIC const char *groupconc_context_task_id(const groupconc_context 
 }
 GROUPCONC__PUBLIC groupconc_executor *groupconc_context_executor(const groupconc_context *ctx) {
     return ctx ? GROUPCONC__CTASK(ctx)->group->exec : NULL;
+}
+
+GROUPCONC__PUBLIC int groupconc_context_blocking(groupconc_context *ctx) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc_executor *ex;
+    groupconc_task *t;
+    groupconc__frame *f, *base;
+    if (!ctx) return GROUPCONC_EINVAL;
+    t = GROUPCONC__TASK(ctx);
+    ex = t->group->exec;
+    GROUPCONC__NOT_IN_RESOLVER(ex); /* running: its group is alive */
+    for (f = groupconc__frames; f && f->self != t; f = f->prev) {} /* its body's frame (run) */
+    if (!f || t->stage != GROUPCONC__RUNNING) return GROUPCONC_ESTATE;
+    for (base = f->prev; base && !(base->claims && base->ex == ex); base = base->prev) {} /* a worker's */
+    if (!base) return GROUPCONC_ESTATE;
+    if (f->blocking) return GROUPCONC_OK;
+    f->blocking = true;
+    groupconc__lock_quiet(ex, &b); /* admits the inbox: what waits now gets its worker */
+    atomic_fetch_add_explicit(&ex->nhinted, 1, memory_order_relaxed); /* read under the lock, or a hint */
+    (void)groupconc__kick_locked(ex); /* a failure leaves the tasks to the live workers and the watch */
+    groupconc__mutex_unlock(&ex->lock);
+    return GROUPCONC_OK;
 }
 
 GROUPCONC__PUBLIC int groupconc_context_defer(groupconc_context *ctx, groupconc_deferred **out_deferred) {
