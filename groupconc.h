@@ -106,7 +106,8 @@
                                                          tasks submitted host by host can run 4 at once
                         "at most N waiting (memory)"     max_waiting = N: a new waiter beyond it is
                                                          refused (GROUPCONC_EREJECTED_WAITING)
-                        "at most N threads"              max_threads = N: the worker pool
+                        "at most N threads"              max_threads = N: the worker pool (it keeps
+                                                         to one per CPU until tasks block)
        Fleet layer    policy.fleet: an external provider (extras/groupconc_redis.h: Redis) grants a
                       lease after the group's permits (global in-flight, bulkhead, concurrency), before the global running cap,
                       and gets it back when the task completes: caps that hold across processes
@@ -167,9 +168,18 @@
                         reject_handler       decides the outcome (SUCCESS with a value, FAILED,
                                              CANCELLED, or REJECTED); submit returns OK
                       A queue deadline's expiry is a rejection no policy or handler changes.
-       Worker pool    elastic: threads start on demand up to max_threads and retire after keep_alive_ns
-                      idle (a worker blocked in a wait inside a task or callback lets one more start).
-                      Tasks holding all permits wait for a thread in a FIFO ready queue. A worker that
+       Worker pool    sized to the CPUs: workers start on demand up to one per CPU this process may
+                      run on (its affinity mask on Linux where the including file defines _GNU_SOURCE,
+                      else the online count; Windows: the active processors), never more than
+                      max_threads, and retire after keep_alive_ns idle. More start, up to max_threads,
+                      only when running tasks block: the housekeeper thread watches while ready tasks
+                      wait and every worker is busy, and starts one for each waiting task when none
+                      finished for about 1 ms while a worker sleeps in its task (sleeps, I/O), or one
+                      for a task running past 10 ms while others finish. A task that knows it will
+                      block says so first, groupconc_context_blocking(ctx): a worker starts at once (as
+                      Go's runtime does around a blocking call, or Java's ManagedBlocker). A worker
+                      blocked in a wait of this library inside a task or callback lets one more start,
+                      beyond max_threads. Tasks holding all permits wait for a thread in a FIFO ready queue. A worker that
                       finishes a task runs the next ready one without sleeping; while tasks are short
                       it takes up to GROUPCONC_BATCH_MAX at a time (see "worker pool" below).
        Submission     with no queue threshold anywhere in the policy (the default), nothing in
@@ -247,7 +257,8 @@
        A task that waits keeps its permits meanwhile: waiting on a task that needs one of them (a
        child queued behind it in its own group of concurrency 1, or behind a full global cap) waits
        forever, as with any semaphore; give such children a group of their own.
-       With a queue deadline or group_idle_ns in use, each executor has one housekeeper thread:
+       With a queue deadline or group_idle_ns in use, or once every worker the pool's size allows
+       is busy with tasks waiting, each executor has one housekeeper thread:
        expired tasks complete (events, cleanups, callbacks) there. It must not block: a wait on a
        task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
        waits for); groupconc_task_wait_for with timeout 0 (a poll) works.
@@ -405,7 +416,8 @@
               live limits, pause / resume, queue deadlines, the bounded group table, counters
               (admitted, expired, rejected_waiting); the fleet layer (policy.fleet, groupconc_fleet_*,
               EVENT_FLEET) with extras/groupconc_redis.h; the Win32 backend; optional modules
-              (GROUPCONC_NO_GATE, _NO_SCOPES, _NO_DUMP).
+              (GROUPCONC_NO_GATE, _NO_SCOPES, _NO_DUMP); a worker pool sized to the CPUs that grows
+              when tasks block (groupconc_context_blocking to say so first).
        0.1.0  first release: executor, three layers, thresholds, rejection policies, listener,
               group control, stats.
 */
@@ -710,7 +722,9 @@ typedef struct groupconc_policy {
     void *listener_user_data;
     int max_threads;               /* worker threads at most (the cap on running tasks; a worker
                                       blocked in a wait inside a task or callback lets one more
-                                      start, so one more may run while it waits); >= 1; default 32 */
+                                      start, so one more may run while it waits); the pool keeps to
+                                      one per CPU below it until tasks block (see "Worker pool");
+                                      >= 1; default 32 */
     int64_t keep_alive_ns;         /* idle worker retires after this; >= 0; default 10 s */
     /* Beyond the seeds (see CONCEPTS in the top comment). */
     int global_max_running;        /* global running, the work-conserving global cap: tasks holding every
@@ -1819,7 +1833,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      worker pool         the table of worker states; starting, waking, spinning, napping, batches,
                          helping; worker_main, a loop over its parts (worker_step_locked,
                          worker_run_batch, worker_idle_locked, ...)
-     housekeeper         one thread per executor: expires deadlines, reclaims idle groups
+     housekeeper         one thread per executor: expires deadlines, reclaims idle groups, watches
+                         the pool for blocked tasks (watch_locked)
      public API          in the order of the declarations; the gate, the scopes and the dump each
                          behind its GROUPCONC_NO_* switch (the core calls into none of them: the
                          few places that look at their state are under the same switches)
@@ -1838,7 +1853,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      P1 "inbox"    a submitter pushes onto the inbox (CAS), then reads the worker counters
                    (groupconc__inbox_watched) to decide whether it must lock and kick; a worker
                    raises nidle / nnapping, or lowers nwaking / nstarting / nspinning, then looks
-                   at the inbox (groupconc__inbox_pending). So no push is left unwatched.
+                   at the inbox (groupconc__inbox_pending); the housekeeper clears `watching` (the
+                   pool's watch), then looks at the inbox likewise. So no push is left unwatched.
      P2 "waiters"  a worker publishes a task it ran (nret), then reads nwaiters (groupconc__publish)
                    to decide whether to finish at once; a waiter raises nwaiters, then finishes
                    what was published (groupconc__wait_until, help_locked). So no waiter waits for a
@@ -2012,6 +2028,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #if defined(__linux__)
 #include <fcntl.h>  /* open, for a worker's state in /proc (the pool's watch) */
 #include <sched.h>  /* sched_getaffinity, CPU_COUNT: declared where the TU defines _GNU_SOURCE */
+#if defined(_POSIX_C_SOURCE) && (_POSIX_C_SOURCE + 0) >= 200112L
+#define GROUPCONC__PROC 1 /* readlink is declared: a worker's state can be read in /proc */
+#endif
 #endif
 #endif
 
@@ -2665,7 +2684,8 @@ struct groupconc_executor {
     groupconc__group *lru_head, *lru_tail;
     uint64_t groups_reclaimed;     /* under ex->lock */
     uint64_t counts_unattributed;  /* outcomes whose group's cold counters could not be allocated */
-    /* The housekeeper thread: expires deadlines, reclaims idle groups. Started on first need. */
+    /* The housekeeper thread: expires deadlines, reclaims idle groups, watches the pool. Started on
+       first need. */
     groupconc__thread keeper;
     groupconc__cond keeper_cv;     /* with ex->lock */
     _Atomic bool keeper_started;   /* read by submit without the lock (is the idle sweep running?) */
@@ -4791,6 +4811,7 @@ GROUPCONC__FN size_t groupconc__pool_cap(groupconc_executor *ex, size_t blocked)
    (pool_size), as a pool without a watch must be. */
 GROUPCONC__FN bool groupconc__watch_start_locked(groupconc_executor *ex) {
     uint64_t now;
+    if (ex->keeper_stop) return true; /* destroy: nothing is ready any more */
     if (groupconc__keeper_start_locked(ex) != GROUPCONC_OK) {
         atomic_store_explicit(&ex->pool_size, (size_t)ex->policy.max_threads, memory_order_relaxed);
         return false;
@@ -5236,7 +5257,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     w.want = 1;
     groupconc__frame_push(&base, ex, NULL);
     base.claims = &w.mine;
-#if defined(__linux__)
+#if defined(GROUPCONC__PROC)
     { /* its id in /proc, where the watch looks whether it runs (groupconc__runnable) */
         char link[64];
         ssize_t n = readlink("/proc/thread-self", link, sizeof link - 1);
@@ -5272,9 +5293,10 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     return 0;
 }
 
-/* ==== housekeeper: queue deadlines and idle groups =============================================== */
-/* One thread per executor, started the first time a task has a queue deadline or a group may be
-   reclaimed for idleness. It sleeps on keeper_cv (with ex->lock) until the earliest deadline or the
+/* ==== housekeeper: queue deadlines, idle groups, the pool's watch ================================= */
+/* One thread per executor, started the first time a task has a queue deadline, a group may be
+   reclaimed for idleness, or the pool is at its size with tasks waiting (the watch: see "worker
+   pool"). It sleeps on keeper_cv (with ex->lock) until the earliest deadline or the
    LRU head's idle time; timer_add signals it when a new deadline comes first. Expired tasks leave
    their queue, hand on what they held, and complete REJECTED (GROUPCONC_EEXPIRED_<layer>) here. */
 
@@ -5317,7 +5339,7 @@ GROUPCONC__FN uint64_t groupconc__sweep_idle_tlocked(groupconc_executor *ex) {
    then it is not blocked, however long its task has run (a loaded machine preempts it). False where
    this cannot be known. The watch reads it only for a worker that looks blocked. */
 GROUPCONC__FN bool groupconc__runnable(const groupconc__worker *w) {
-#if defined(__linux__)
+#if defined(GROUPCONC__PROC)
     char path[64], buf[512];
     const char *p;
     ssize_t n;
@@ -5456,6 +5478,8 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
             groupconc__mutex_lock(&ex->lock);
             continue;
         }
+        if (atomic_load_explicit(&ex->watching, memory_order_relaxed) && ex->watch_at < wake)
+            wake = ex->watch_at; /* its kick above may have started the watch */
         ex->keeper_wake = wake;
         if (wake == UINT64_MAX) groupconc__cond_wait(&ex->keeper_cv, &ex->lock);
         else (void)groupconc__cond_wait_until(&ex->keeper_cv, &ex->lock, wake);
