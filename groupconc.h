@@ -268,7 +268,7 @@
        its executor or one of that executor's gates, scopes, task handles (of unfinished tasks),
        deferred tasks, permits or fleet requests returns GROUPCONC_EDEADLK at once and does nothing
        (it would wait for the locks held around it); the functions that return no code and take no
-       lock work (groupconc_context_*, groupconc_deferred_is_cancelled, groupconc_scope_fork_count),
+       lock work (groupconc_context_is_cancelled / _group / _task_id / _executor, groupconc_deferred_is_cancelled, groupconc_scope_fork_count),
        and so do pure functions (strerror, errname, version, *_name, policy default / check,
        *_limits_keep, group_keys_free), a finished task's handle (it belongs to no executor any
        more), standalone gates, and every call on another executor.
