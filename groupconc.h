@@ -4848,9 +4848,10 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
         waking++;
         covered++;
     }
+    if (ex->ready.count <= covered) return rc; /* the common case: every ready task has a thread */
     for (;;) {
-        while (ex->ready.count > covered &&
-               atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < groupconc__pool_cap(ex, blocked)) {
+        size_t cap = groupconc__pool_cap(ex, blocked);
+        while (ex->ready.count > covered && atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < cap) {
             rc = groupconc__spawn_locked(ex);
             if (rc != GROUPCONC_OK) return rc; /* tasks stay ready; an existing or later worker takes them */
             covered++;
@@ -5392,7 +5393,12 @@ GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc
     size_t blocked = 0, stuck = 0, need, hard, start = 0;
     groupconc__worker *w;
     if (now < ex->watch_at) return ex->watch_at;
-    if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex); /* waits unwatched */
+    /* tasks pushed while it watched: admitted as lock_quiet does, without helping (what a stuck
+       worker finished completes on a worker, not here, where a callback could not wait) */
+    if (groupconc__inbox_pending(ex) &&
+        (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) ? groupconc__admit_inbox_locked(ex, b, false)
+                                                                     : groupconc__drain_locked(ex, b, false)))
+        (void)groupconc__kick_locked(ex);
     cpu = groupconc__cpu_time_ns();
     if (ex->retired != ex->watch_retired) { /* tasks move: the stall's window starts again */
         ex->watch_retired = ex->retired;
