@@ -179,9 +179,10 @@
                       block says so first, groupconc_context_blocking(ctx): a worker starts at once (as
                       Go's runtime does around a blocking call, or Java's ManagedBlocker). A worker
                       blocked in a wait of this library inside a task or callback lets one more start,
-                      beyond max_threads. Tasks holding all permits wait for a thread in a FIFO ready queue. A worker that
-                      finishes a task runs the next ready one without sleeping; while tasks are short
-                      it takes up to GROUPCONC_BATCH_MAX at a time (see "worker pool" below).
+                      beyond max_threads. Tasks holding all permits wait for a thread in a FIFO
+                      ready queue. A worker that finishes a task runs the next ready one without
+                      sleeping; while tasks are short it takes up to GROUPCONC_BATCH_MAX at a time
+                      (see "worker pool" below).
        Submission     with no queue threshold anywhere in the policy (the default), nothing in
                       submit can refuse a task, so submit does not take the executor lock: it pushes
                       the task onto a lock-free inbox, admitted in submission order at the next locked
@@ -268,10 +269,11 @@
        its executor or one of that executor's gates, scopes, task handles (of unfinished tasks),
        deferred tasks, permits or fleet requests returns GROUPCONC_EDEADLK at once and does nothing
        (it would wait for the locks held around it); the functions that return no code and take no
-       lock work (groupconc_context_is_cancelled / _group / _task_id / _executor, groupconc_deferred_is_cancelled, groupconc_scope_fork_count),
-       and so do pure functions (strerror, errname, version, *_name, policy default / check,
-       *_limits_keep, group_keys_free), a finished task's handle (it belongs to no executor any
-       more), standalone gates, and every call on another executor.
+       lock work (groupconc_context_is_cancelled / _group / _task_id / _executor,
+       groupconc_deferred_is_cancelled, groupconc_scope_fork_count), and so do pure functions
+       (strerror, errname, version, *_name, policy default / check, *_limits_keep,
+       group_keys_free), a finished task's handle (it belongs to no executor any more), standalone
+       gates, and every call on another executor.
 
    6. WHERE CALLBACKS RUN (the user code a call may run on the calling thread before it returns; each
    function's "Callbacks:" line says the same on "Runs here:", where "anywhere" means anywhere but
@@ -4689,16 +4691,18 @@ GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc
 }
 
 /* ==== worker pool =============================================================================== */
-/* Sized to the CPUs: a worker is started on demand (kick_locked, spawn_locked) up to the pool's size,
-   one per CPU this process may run on (pool_size: min(CPUs, max_threads), groupconc__cpu_count),
-   plus one for each running task that said it blocks (nhinted, groupconc_context_blocking) and one
-   for each worker blocked in a wait inside a task or callback (nblocked); a worker retires after
-   keep_alive_ns idle. More start only when running tasks block: while ready tasks wait and the
-   pool is at its size, the housekeeper watches (watch_locked, like Go's sysmon): every
-   GROUPCONC__WATCH_NS or so it looks at the busy workers, and for each one whose task has run
-   past GROUPCONC__BLOCKED_NS it starts one more (for every waiting task at once when no task
-   finished since GROUPCONC__BLOCKED_NS), up to max_threads + nblocked. The workers it started
-   stay until their keep-alive runs out; kick_locked wakes idle ones before it starts any. worker_main runs one locked step at a time (worker_step_locked): admit the
+/* Sized to the CPUs: a worker is started on demand (kick_locked, spawn_locked) up to the pool's
+   size, one per CPU this process may run on (pool_size: min(CPUs, max_threads), from
+   groupconc__cpu_count), plus one for each running task that said it blocks (nhinted,
+   groupconc_context_blocking) and one for each worker blocked in a wait inside a task or callback
+   (nblocked); a worker retires after keep_alive_ns idle. More start only when running tasks block:
+   while ready tasks wait and the pool is at its size, the housekeeper watches (watch_locked, like
+   Go's sysmon): it starts one for each waiting task when none finished for GROUPCONC__BLOCKED_NS
+   while a worker sleeps in its task (a stall), or one for a task running past GROUPCONC__STUCK_NS
+   while others finish; up to max_threads + nblocked. A worker that runs or waits for a CPU (Linux:
+   /proc, groupconc__runnable) is never taken for blocked. The workers it started stay until their
+   keep-alive runs out; kick_locked wakes idle ones before it starts any.
+   worker_main runs one locked step at a time (worker_step_locked): admit the
    inbox, finish the tasks it ran (hand their permits on), claim the next ready tasks (FIFO), then
    run them unlocked (worker_run_batch).
    An idle worker, in this order: spins (one at a time, and only after short tasks: spin_locked),
@@ -5395,9 +5399,9 @@ GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc
     if (now < ex->watch_at) return ex->watch_at;
     /* tasks pushed while it watched: admitted as lock_quiet does, without helping (what a stuck
        worker finished completes on a worker, not here, where a callback could not wait) */
-    if (groupconc__inbox_pending(ex) &&
-        (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) ? groupconc__admit_inbox_locked(ex, b, false)
-                                                                     : groupconc__drain_locked(ex, b, false)))
+    if (groupconc__inbox_pending(ex) && (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed)
+                                             ? groupconc__admit_inbox_locked(ex, b, false)
+                                             : groupconc__drain_locked(ex, b, false)))
         (void)groupconc__kick_locked(ex);
     cpu = groupconc__cpu_time_ns();
     if (ex->retired != ex->watch_retired) { /* tasks move: the stall's window starts again */

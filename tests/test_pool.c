@@ -86,7 +86,8 @@ static void test_noop_tasks_stay_within_cpus(void **state) {
     assert_true(atomic_load(&s.samples) > 0);
     print_message("ncpu %zu, peak threads %ld (%ld samples)\n", ncpu, atomic_load(&s.peak),
                   atomic_load(&s.samples));
-    if (ncpu && ncpu + 1 < 32) assert_true(atomic_load(&s.peak) <= (long)ncpu + 1);
+    /* valgrind runs one thread at a time: a worker waiting for its turn looks blocked there */
+    if (ncpu && ncpu + 1 < 32 && !tu_under_valgrind()) assert_true(atomic_load(&s.peak) <= (long)ncpu + 1);
     assert_true(atomic_load(&s.peak) <= 32);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
