@@ -173,16 +173,18 @@
                       else the online count; Windows: the active processors), never more than
                       max_threads, and retire after keep_alive_ns idle. More start, up to max_threads,
                       only when running tasks block: the housekeeper thread watches while ready tasks
-                      wait and every worker is busy, and starts one for each waiting task when none
-                      finished for about 1 ms while a worker sleeps in its task (sleeps, I/O), or one
-                      for a task running past 10 ms while others finish. A task that knows it will
-                      block says so first, groupconc_context_blocking(ctx): a worker starts at once (as
-                      Go's runtime does around a blocking call, or Java's ManagedBlocker). A worker
-                      blocked in a wait of this library inside a task or callback lets one more start,
-                      beyond max_threads. Tasks holding all permits wait for a thread in a FIFO
-                      ready queue. A worker that finishes a task runs the next ready one without
-                      sleeping; while tasks are short it takes up to GROUPCONC_BATCH_MAX at a time
-                      (see "worker pool" below).
+                      wait and every worker is busy. It starts one for each waiting task when none
+                      finished for about 1 ms while a worker sleeps in its task (sleeps, I/O) and the
+                      process used under half a CPU meanwhile, and one for a task running past 10 ms
+                      while others finish. On Linux a worker that computes or waits for a CPU never
+                      counts as blocked (its state in /proc); elsewhere a long computation counts.
+                      A task that knows it will block says so first, groupconc_context_blocking(ctx):
+                      a worker starts at once (as Go's runtime does around a blocking call, or Java's
+                      ManagedBlocker). A worker blocked in a wait of this library inside a task or
+                      callback lets one more start, beyond max_threads. Tasks holding all permits
+                      wait for a thread in a FIFO ready queue. A worker that finishes a task runs the
+                      next ready one without sleeping; while tasks are short it takes up to
+                      GROUPCONC_BATCH_MAX at a time (see "worker pool" below).
        Submission     with no queue threshold anywhere in the policy (the default), nothing in
                       submit can refuse a task, so submit does not take the executor lock: it pushes
                       the task onto a lock-free inbox, admitted in submission order at the next locked
@@ -402,6 +404,10 @@
          keep its group from being reclaimed.
        - When at least one worker exists, a failed start of another is not reported: the task queues
          for the existing workers (ETHREAD only when no worker exists and none can start).
+       - The pool's size is the CPU count read at create (a later change of affinity is not seen).
+         Blocked tasks are noticed after about 1 ms (a stall) or 10 ms (one long task among moving
+         ones), unless the task says so (groupconc_context_blocking); a completion callback that
+         blocks is not seen at all (its worker is between tasks).
        - Gate permits are not tasks: a graceful shutdown does not wait for them.
        - Cancelling a fork through its handle flags that fork only; shutting its scope down also
          reaches the scopes opened inside it.
@@ -1948,11 +1954,11 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             hands back what it has not started; a worker busy this long counts as
                             possibly stuck (its published tasks may be finished by others).
    GROUPCONC__HELP_NS       nap length of the one idle worker that watches for a stuck busy one.
-   GROUPCONC__BLOCKED_NS    a task that has run this long while ready work waits for a worker counts
-                            as blocked: the housekeeper's watch starts a worker beyond the CPU count
-                            for it (1 ms: far above a batch, a lock hand-off or a context switch,
-                            below the sleeps and I/O waits it is there for; a task that computes
-                            this long gets one too, at most up to max_threads).
+   GROUPCONC__BLOCKED_NS    no task finished for this long while ready work waits for a worker, and
+                            a worker sleeps in a task this old: a stall, the housekeeper's watch
+                            starts a worker for each waiting task (1 ms: far above a batch, a lock
+                            hand-off or a context switch, below the sleeps and I/O waits it is there
+                            for).
    GROUPCONC__STUCK_NS      while other tasks finish, a task that has run this long gets a worker
                             started for it (10 ms: a thread preempted on a loaded machine is back
                             well within it, most of the time; a sleep or a wait this long wastes a
