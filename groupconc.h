@@ -4858,7 +4858,11 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
         waking++;
         covered++;
     }
-    if (ex->ready.count <= covered) return rc; /* the common case: every ready task has a thread */
+    /* the common cases: every ready task has a thread, or no more can start (busy workers take
+       the next ready task themselves) */
+    if (ex->ready.count <= covered ||
+        atomic_load_explicit(&ex->nthreads, memory_order_relaxed) >= (size_t)ex->policy.max_threads + blocked)
+        return rc;
     for (;;) {
         size_t cap = groupconc__pool_cap(ex, blocked);
         while (ex->ready.count > covered && atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < cap) {
