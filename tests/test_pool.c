@@ -7,8 +7,9 @@
        them blocked and starts workers past the CPU count);
      - groupconc_context_blocking lets the pool start a worker at once: with every worker in a task
        that said it blocks, a new task gets a new worker inside its submit.
-   The CPU count is computed here as the library computes it on Linux (_GNU_SOURCE: the affinity
-   mask), elsewhere the online count. Known states are built with latches, not sleeps. */
+   The CPU count is computed here as the library computes it: on Linux the affinity mask
+   (_GNU_SOURCE), on Windows the active processors (winpthreads' count under its backend),
+   elsewhere the online count. Known states are built with latches, not sleeps. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT: the library's CPU count sees them too */
 #endif
@@ -25,6 +26,18 @@
 #endif
 
 static size_t test_ncpu(void) {
+#if defined(GROUPCONC_USE_WIN32) /* the header's backend on Windows: windows.h is in */
+#if defined(ALL_PROCESSOR_GROUPS) && defined(_WIN32_WINNT) && _WIN32_WINNT >= 0x0601
+    return (size_t)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+#else
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (size_t)si.dwNumberOfProcessors;
+#endif
+#elif defined(_WIN32) && defined(GROUPCONC_USE_PTHREADS)
+    int n = pthread_num_processors_np();
+    return n > 0 ? (size_t)n : 0;
+#endif
 #if defined(__linux__) && defined(CPU_COUNT)
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return (size_t)CPU_COUNT(&set);
@@ -84,7 +97,7 @@ static void test_noop_tasks_stay_within_cpus(void **state) {
     tu_thread_join(th);
     assert_int_equal(atomic_load(&ran), (int)n);
     assert_true(atomic_load(&s.samples) > 0);
-    print_message("ncpu %zu, peak threads %ld (%ld samples)\n", ncpu, atomic_load(&s.peak),
+    print_message("ncpu %lu, peak threads %ld (%ld samples)\n", (unsigned long)ncpu, atomic_load(&s.peak),
                   atomic_load(&s.samples));
     /* valgrind runs one thread at a time: a worker waiting for its turn looks blocked there */
     if (ncpu && ncpu + 1 < 32 && !tu_under_valgrind()) assert_true(atomic_load(&s.peak) <= (long)ncpu + 1);
