@@ -5403,7 +5403,7 @@ GROUPCONC__FN size_t groupconc__unserved_locked(groupconc_executor *ex, size_t s
    Under ex->lock; b collects what admitting the inbox finished. Returns when to look next
    (UINT64_MAX: ended). */
 GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc__batch *b) {
-    uint64_t now = groupconc__now_ns(), cpu;
+    uint64_t now = groupconc__now_ns(), cpu, age = GROUPCONC__BLOCKED_NS;
     size_t blocked = 0, stuck = 0, need, hard, start = 0;
     groupconc__worker *w;
     if (now < ex->watch_at) return ex->watch_at;
@@ -5442,15 +5442,17 @@ GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc
     }
     ex->watch_quiet = 0;
     if (blocked && now - ex->watch_moved_at >= GROUPCONC__BLOCKED_NS &&
-        cpu - ex->watch_cpu < (now - ex->watch_moved_at) / 2)
-        start = need; /* a stall */
-    else if (stuck)
+        cpu - ex->watch_cpu < (now - ex->watch_moved_at) / 2) {
+        start = need; /* a stall: every task this old is served */
+    } else if (stuck) {
         start = stuck < need ? stuck : need;
+        age = GROUPCONC__STUCK_NS; /* the long ones */
+    }
     hard = (size_t)ex->policy.max_threads + atomic_load_explicit(&ex->nblocked, memory_order_relaxed);
     if (start && atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < hard) {
-        for (w = ex->workers; w; w = w->next) {
+        for (w = ex->workers; w; w = w->next) { /* each of their tasks counts once */
             uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
-            if (since != 0 && since < now && now - since >= GROUPCONC__BLOCKED_NS) w->watched = since;
+            if (since != 0 && since < now && now - since >= age) w->watched = since;
         }
         while (start-- && atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < hard &&
                groupconc__spawn_locked(ex) == GROUPCONC_OK) {}
@@ -5798,8 +5800,10 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->nstarting, 0);
     atomic_init(&ex->nblocked, 0);
     atomic_init(&ex->nhinted, 0);
-    {
+    { /* the pool's size: min(CPUs, max_threads); max_threads where the count is unknown (0) */
         size_t ncpu = groupconc__cpu_count(), max = (size_t)policy->max_threads;
+        /* cppcheck (no system headers: no CPU count compiled in) sees ncpu as always 0 */
+        /* cppcheck-suppress knownConditionTrueFalse */
         atomic_init(&ex->pool_size, ncpu && ncpu < max ? ncpu : max);
     }
     atomic_init(&ex->watching, false);
