@@ -5,6 +5,8 @@
      - tasks that block still all run at once: 16 tasks, max_threads 16, each waiting on a latch
        that opens only when all 16 are inside, finish, with no hint (the housekeeper's watch sees
        them blocked and starts workers past the CPU count);
+     - one task blocked past 10 ms while the others compute (no stall: the process is busy) gets a
+       worker started for a task that waits;
      - groupconc_context_blocking lets the pool start a worker at once: with every worker in a task
        that said it blocks, a new task gets a new worker inside its submit.
    The CPU count is computed here as the library computes it: on Linux the affinity mask
@@ -163,6 +165,86 @@ static void test_blocked_tasks_grow_the_pool_hinted(void **state) {
     run_rendezvous(true);
 }
 
+/* ---- a long blocked task among busy ones -------------------------------------------------------- */
+/* One task sleeps (on a latch) while the others compute: tasks still finish nowhere, but the process
+   is busy, so this is no stall; the blocked task's age (past GROUPCONC__STUCK_NS) gets a worker
+   started for the task that waits. The computing ones spin until that task has run. */
+
+typedef struct mixed {
+    tu_latch in;           /* every worker the pool's size allows is in a task */
+    tu_latch release;      /* opened by the test: the sleeper returns */
+    atomic_bool waiter_ran;
+    atomic_int spin_timeouts;
+} mixed;
+
+static int sleeper_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    mixed *m = arg;
+    (void)ctx;
+    (void)out_value;
+    tu_latch_count_down(&m->in);
+    (void)tu_latch_wait(&m->release);
+    return 0;
+}
+
+static int spinner_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    mixed *m = arg;
+    (void)ctx;
+    (void)out_value;
+    tu_latch_count_down(&m->in);
+    int64_t until = tu_now_ns() + TU_TIMEOUT_NS;
+    while (!atomic_load(&m->waiter_ran))
+        if (tu_now_ns() > until) {
+            atomic_fetch_add(&m->spin_timeouts, 1);
+            break;
+        }
+    return 0;
+}
+
+static int waiter_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    mixed *m = arg;
+    (void)ctx;
+    (void)out_value;
+    atomic_store(&m->waiter_ran, true);
+    return 0;
+}
+
+static void test_long_blocked_task_among_busy_ones(void **state) {
+    (void)state;
+    size_t ncpu = test_ncpu();
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 64;
+    if (ncpu == 0 || ncpu + 2 > (size_t)p.max_threads || tu_under_valgrind()) skip();
+    groupconc_executor *ex = tu_executor(&p);
+    mixed m;
+    tu_latch_init(&m.in, (long)ncpu);
+    tu_latch_init(&m.release, 1);
+    atomic_init(&m.waiter_ran, false);
+    atomic_init(&m.spin_timeouts, 0);
+    groupconc_task **t = calloc(ncpu, sizeof *t);
+    assert_non_null(t);
+    t[0] = tu_submit(ex, "sleeper", NULL, sleeper_fn, &m);
+    for (size_t i = 1; i < ncpu; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "spin%lu", (unsigned long)i);
+        t[i] = tu_submit(ex, key, NULL, spinner_fn, &m);
+    }
+    assert_true(tu_latch_wait(&m.in));
+    groupconc_task *w = tu_submit(ex, "waiter", NULL, waiter_fn, &m);
+    tu_wait_status(w, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(w);
+    tu_latch_open(&m.release);
+    for (size_t i = 0; i < ncpu; i++) {
+        tu_wait_status(t[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(t[i]);
+    }
+    assert_int_equal(atomic_load(&m.spin_timeouts), 0); /* the waiter ran while they computed */
+    assert_true(tu_xstats(ex).threads > ncpu);
+    free(t);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&m.in);
+    tu_latch_destroy(&m.release);
+}
+
 /* ---- the hint starts a worker at once --------------------------------------------------------- */
 
 typedef struct hinted {
@@ -226,6 +308,7 @@ int main(void) {
         cmocka_unit_test(test_noop_tasks_stay_within_cpus),
         cmocka_unit_test(test_blocked_tasks_grow_the_pool),
         cmocka_unit_test(test_blocked_tasks_grow_the_pool_hinted),
+        cmocka_unit_test(test_long_blocked_task_among_busy_ones),
         cmocka_unit_test(test_hint_starts_a_worker_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
