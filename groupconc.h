@@ -2698,6 +2698,9 @@ struct groupconc_executor {
     groupconc__cond keeper_cv;     /* with ex->lock */
     _Atomic bool keeper_started;   /* read by submit without the lock (is the idle sweep running?) */
     bool keeper_stop;
+    _Atomic bool watching;         /* it watches the pool for blocked tasks (see "worker pool"):
+                                      written under the lock, read by submit (pairing P1) */
+    unsigned watch_quiet;          /* looks in a row that found nothing waiting (the second ends it) */
     uint64_t keeper_wake;          /* when it will look next (UINT64_MAX: only when signalled) */
     /* Its watch over the pool (see "worker pool": the pool's size), while `watching`: */
     uint64_t watch_at;             /* its next look */
@@ -2705,7 +2708,6 @@ struct groupconc_executor {
     uint64_t watch_moved_at;       /* the last look that found a task finished since the one before */
     uint64_t watch_retired;        /* ex->retired at the last look */
     uint64_t watch_cpu;            /* the process's CPU time at watch_moved_at */
-    unsigned watch_quiet;          /* looks in a row that found nothing waiting (the second ends it) */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
@@ -2751,7 +2753,6 @@ struct groupconc_executor {
                                       pool may start this many beyond its size (up to max_threads) */
     _Atomic size_t pool_size;      /* workers kick_locked starts for ready tasks: min(CPUs,
                                       max_threads); max_threads if the housekeeper cannot start */
-    _Atomic bool watching;         /* the housekeeper looks for blocked tasks (pairing P1) */
 };
 
 /* The closed inbox's mark: an address no task has, never read (one for every executor: the mark
@@ -5275,13 +5276,15 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
 #if defined(GROUPCONC__PROC)
     { /* its id in /proc, where the watch looks whether it runs (groupconc__runnable) */
         char link[64];
-        ssize_t n = readlink("/proc/thread-self", link, sizeof link - 1);
+        ssize_t n = readlink("/proc/thread-self", link, sizeof link - 1); /* "<pid>/task/<id>" */
         const char *id;
+        long tid = 0;
         if (n > 0) {
             link[n] = '\0';
             id = strrchr(link, '/');
-            if (id) atomic_store_explicit(&w.self->tid, atoi(id + 1), memory_order_relaxed);
+            if (id) tid = strtol(id + 1, NULL, 10);
         }
+        if (tid > 0 && tid <= INT_MAX) atomic_store_explicit(&w.self->tid, (int)tid, memory_order_relaxed);
     }
 #endif
     groupconc__mutex_lock(&ex->lock);
