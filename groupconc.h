@@ -407,7 +407,8 @@
        - The pool's size is the CPU count read at create (a later change of affinity is not seen).
          Blocked tasks are noticed after about 1 ms (a stall) or 10 ms (one long task among moving
          ones), unless the task says so (groupconc_context_blocking); a completion callback that
-         blocks is not seen at all (its worker is between tasks).
+         blocks is not seen at all (its worker is between tasks), nor on Linux a task that waits by
+         spinning (it runs): such a task must say so first.
        - Gate permits are not tasks: a graceful shutdown does not wait for them.
        - Cancelling a fork through its handle flags that fork only; shutting its scope down also
          reaches the scopes opened inside it.
