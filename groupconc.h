@@ -106,7 +106,8 @@
                                                          tasks submitted host by host can run 4 at once
                         "at most N waiting (memory)"     max_waiting = N: a new waiter beyond it is
                                                          refused (GROUPCONC_EREJECTED_WAITING)
-                        "at most N threads"              max_threads = N: the worker pool
+                        "at most N threads"              max_threads = N: the worker pool (it keeps
+                                                         to one per CPU until tasks block)
        Fleet layer    policy.fleet: an external provider (extras/groupconc_redis.h: Redis) grants a
                       lease after the group's permits (global in-flight, bulkhead, concurrency), before the global running cap,
                       and gets it back when the task completes: caps that hold across processes
@@ -167,11 +168,23 @@
                         reject_handler       decides the outcome (SUCCESS with a value, FAILED,
                                              CANCELLED, or REJECTED); submit returns OK
                       A queue deadline's expiry is a rejection no policy or handler changes.
-       Worker pool    elastic: threads start on demand up to max_threads and retire after keep_alive_ns
-                      idle (a worker blocked in a wait inside a task or callback lets one more start).
-                      Tasks holding all permits wait for a thread in a FIFO ready queue. A worker that
-                      finishes a task runs the next ready one without sleeping; while tasks are short
-                      it takes up to GROUPCONC_BATCH_MAX at a time (see "worker pool" below).
+       Worker pool    sized to the CPUs: workers start on demand up to one per CPU this process may
+                      run on (its affinity mask on Linux where the including file defines _GNU_SOURCE,
+                      else the online count; Windows: the active processors), never more than
+                      max_threads, and retire after keep_alive_ns idle. More start, up to max_threads,
+                      only when running tasks block: the housekeeper thread watches while ready tasks
+                      wait and every worker is busy. It starts one for each waiting task when none
+                      finished for about 1 ms while a worker sleeps in its task (sleeps, I/O) and the
+                      process used under half a CPU meanwhile, and one for a task running past 10 ms
+                      while others finish. On Linux a worker that computes or waits for a CPU never
+                      counts as blocked (its state in /proc); elsewhere a long computation counts.
+                      A task that knows it will block says so first, groupconc_context_blocking(ctx):
+                      a worker starts at once (as Go's runtime does around a blocking call, or Java's
+                      ManagedBlocker). A worker blocked in a wait of this library inside a task or
+                      callback lets one more start, beyond max_threads. Tasks holding all permits
+                      wait for a thread in a FIFO ready queue. A worker that finishes a task runs the
+                      next ready one without sleeping; while tasks are short it takes up to
+                      GROUPCONC_BATCH_MAX at a time (see "worker pool" below).
        Submission     with no queue threshold anywhere in the policy (the default), nothing in
                       submit can refuse a task, so submit does not take the executor lock: it pushes
                       the task onto a lock-free inbox, admitted in submission order at the next locked
@@ -247,7 +260,8 @@
        A task that waits keeps its permits meanwhile: waiting on a task that needs one of them (a
        child queued behind it in its own group of concurrency 1, or behind a full global cap) waits
        forever, as with any semaphore; give such children a group of their own.
-       With a queue deadline or group_idle_ns in use, each executor has one housekeeper thread:
+       With a queue deadline or group_idle_ns in use, or once every worker the pool's size allows
+       is busy with tasks waiting, each executor has one housekeeper thread:
        expired tasks complete (events, cleanups, callbacks) there. It must not block: a wait on a
        task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
        waits for); groupconc_task_wait_for with timeout 0 (a poll) works.
@@ -257,10 +271,11 @@
        its executor or one of that executor's gates, scopes, task handles (of unfinished tasks),
        deferred tasks, permits or fleet requests returns GROUPCONC_EDEADLK at once and does nothing
        (it would wait for the locks held around it); the functions that return no code and take no
-       lock work (groupconc_context_*, groupconc_deferred_is_cancelled, groupconc_scope_fork_count),
-       and so do pure functions (strerror, errname, version, *_name, policy default / check,
-       *_limits_keep, group_keys_free), a finished task's handle (it belongs to no executor any
-       more), standalone gates, and every call on another executor.
+       lock work (groupconc_context_is_cancelled / _group / _task_id / _executor,
+       groupconc_deferred_is_cancelled, groupconc_scope_fork_count), and so do pure functions
+       (strerror, errname, version, *_name, policy default / check, *_limits_keep,
+       group_keys_free), a finished task's handle (it belongs to no executor any more), standalone
+       gates, and every call on another executor.
 
    6. WHERE CALLBACKS RUN (the user code a call may run on the calling thread before it returns; each
    function's "Callbacks:" line says the same on "Runs here:", where "anywhere" means anywhere but
@@ -389,6 +404,11 @@
          keep its group from being reclaimed.
        - When at least one worker exists, a failed start of another is not reported: the task queues
          for the existing workers (ETHREAD only when no worker exists and none can start).
+       - The pool's size is the CPU count read at create (a later change of affinity is not seen).
+         Blocked tasks are noticed after about 1 ms (a stall) or 10 ms (one long task among moving
+         ones), unless the task says so (groupconc_context_blocking); a completion callback that
+         blocks is not seen at all (its worker is between tasks), nor on Linux a task that waits by
+         spinning (it runs): such a task must say so first.
        - Gate permits are not tasks: a graceful shutdown does not wait for them.
        - Cancelling a fork through its handle flags that fork only; shutting its scope down also
          reaches the scopes opened inside it.
@@ -405,7 +425,8 @@
               live limits, pause / resume, queue deadlines, the bounded group table, counters
               (admitted, expired, rejected_waiting); the fleet layer (policy.fleet, groupconc_fleet_*,
               EVENT_FLEET) with extras/groupconc_redis.h; the Win32 backend; optional modules
-              (GROUPCONC_NO_GATE, _NO_SCOPES, _NO_DUMP).
+              (GROUPCONC_NO_GATE, _NO_SCOPES, _NO_DUMP); a worker pool sized to the CPUs that grows
+              when tasks block (groupconc_context_blocking to say so first).
        0.1.0  first release: executor, three layers, thresholds, rejection policies, listener,
               group control, stats.
 */
@@ -710,7 +731,9 @@ typedef struct groupconc_policy {
     void *listener_user_data;
     int max_threads;               /* worker threads at most (the cap on running tasks; a worker
                                       blocked in a wait inside a task or callback lets one more
-                                      start, so one more may run while it waits); >= 1; default 32 */
+                                      start, so one more may run while it waits); the pool keeps to
+                                      one per CPU below it until tasks block (see "Worker pool");
+                                      >= 1; default 32 */
     int64_t keep_alive_ns;         /* idle worker retires after this; >= 0; default 10 s */
     /* Beyond the seeds (see CONCEPTS in the top comment). */
     int global_max_running;        /* global running, the work-conserving global cap: tasks holding every
@@ -980,6 +1003,21 @@ GROUPCONC_API const char *groupconc_context_task_id(const groupconc_context *ctx
    Callbacks:     the task body only.
                   Runs here: nothing. */
 GROUPCONC_API groupconc_executor *groupconc_context_executor(const groupconc_context *ctx);
+
+/* groupconc_context_blocking: from the task's body, before it blocks (sleeps, waits on I/O, a lock
+   or a condition variable of its own): the pool may start one more worker at once for the tasks
+   waiting meanwhile, up to max_threads (see "Worker pool"). Without it the pool notices a task
+   that has run for about 1 ms while others wait; the call only saves that delay. Like Go's
+   runtime around a blocking system call, or Java's ForkJoinPool.managedBlock.
+   Returns:       GROUPCONC_OK (a second call from the same run changes nothing); GROUPCONC_EINVAL
+                  (ctx NULL); GROUPCONC_ESTATE (not on a worker of its executor: a CALLER_RUNS run
+                  inside submit, which blocks its submitter whatever the pool does).
+   Thread safety: from the task's own body only.
+   Callbacks:     the task body only.
+                  Runs here: nothing (it may start a thread: the pool's worker).
+   Remarks:       the extra room lasts until the body returns. Waits of this library (task_wait,
+                  a gate's acquire, a scope's join, ...) make room by themselves: no call needed. */
+GROUPCONC_API int groupconc_context_blocking(groupconc_context *ctx);
 
 /* Deferred completion: how an executor task starts asynchronous work (a request on an event loop,
    I/O completed on another thread) without holding a worker thread. The body calls
@@ -1796,7 +1834,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32
      internal types      task node, fair semaphore, group, worker; the executor, its fields grouped
                          by owner: table (key table, node pool, LRU), inbox, keeper (housekeeper,
-                         deadline heap), fleet, and the pool's fields
+                         deadline heap), pool, fleet
      calling thread      per-thread frames: what user code of this library runs on this thread
      intrusive FIFO, key table   the containers
      groups              counters (hot inline, rare ones in a cold block), limit resolution, the
@@ -1812,7 +1850,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      worker pool         the table of worker states; starting, waking, spinning, napping, batches,
                          helping; worker_main, a loop over its parts (worker_step_locked,
                          worker_run_batch, worker_idle_locked, ...)
-     housekeeper         one thread per executor: expires deadlines, reclaims idle groups
+     housekeeper         one thread per executor: expires deadlines, reclaims idle groups, watches
+                         the pool for blocked tasks (watch_locked)
      executor API        policy and executor life cycle; group control and stats; live limits,
                          pause and resume; diagnostics (names of codes and enums)
      modules             admission gate, structured scopes, each behind its GROUPCONC_NO_* switch (the
@@ -1834,7 +1873,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      P1 "inbox"    a submitter pushes onto the inbox (CAS), then reads the worker counters
                    (groupconc__inbox_watched) to decide whether it must lock and kick; a worker
                    raises nidle / nnapping, or lowers nwaking / nstarting / nspinning, then looks
-                   at the inbox (groupconc__inbox_pending). So no push is left unwatched.
+                   at the inbox (groupconc__inbox_pending); the housekeeper clears keeper.watching (the
+                   pool's watch), then looks at the inbox likewise. So no push is left unwatched.
      P2 "waiters"  a worker publishes a task it ran (nret), then reads nwaiters (groupconc__publish)
                    to decide whether to finish at once; a waiter raises nwaiters, then finishes
                    what was published (groupconc__wait_until, help_locked). So no waiter waits for a
@@ -1926,6 +1966,19 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             hands back what it has not started; a worker busy this long counts as
                             possibly stuck (its published tasks may be finished by others).
    GROUPCONC__HELP_NS       nap length of the one idle worker that watches for a stuck busy one.
+   GROUPCONC__BLOCKED_NS    no task finished for this long while ready work waits for a worker, and
+                            a worker sleeps in a task this old: a stall, the housekeeper's watch
+                            starts a worker for each waiting task (1 ms: far above a batch, a lock
+                            hand-off or a context switch, below the sleeps and I/O waits it is there
+                            for).
+   GROUPCONC__STUCK_NS      while other tasks finish, a task that has run this long gets a worker
+                            started for it (10 ms: a thread preempted on a loaded machine is back
+                            well within it, most of the time; a sleep or a wait this long wastes a
+                            CPU for a while). A call to groupconc_context_blocking needs neither.
+   GROUPCONC__WATCH_NS      the watch's first interval (how often the housekeeper looks while ready
+                            work waits and every worker is busy); it doubles, up to
+                            GROUPCONC__WATCH_MAX_NS, while its looks find tasks finishing and none
+                            stuck (short tasks pay ~100 looks a second), and drops back at a stuck one.
    GROUPCONC__NODE_CACHE_MAX  task nodes a worker keeps for the submitters: a node freed on a worker
                             and allocated on the submitting thread is malloc's costliest case. */
 #define GROUPCONC__SPIN_TRIES 32
@@ -1935,6 +1988,10 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__SHORT_NS 2000
 #define GROUPCONC__BATCH_NS 20000
 #define GROUPCONC__HELP_NS 100000
+#define GROUPCONC__BLOCKED_NS 1000000
+#define GROUPCONC__STUCK_NS 10000000
+#define GROUPCONC__WATCH_NS 250000
+#define GROUPCONC__WATCH_MAX_NS 8000000
 #define GROUPCONC__NODE_CACHE_MAX 1024
 
 #ifndef GROUPCONC_TEST_THREAD_START_FAILS
@@ -1985,6 +2042,16 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #include <pthread.h>
 #else
 #include <threads.h>
+#endif
+#if !defined(_WIN32)
+#include <unistd.h> /* sysconf, for the CPU count */
+#if defined(__linux__)
+#include <fcntl.h>  /* open, for a worker's state in /proc (the pool's watch) */
+#include <sched.h>  /* sched_getaffinity, CPU_COUNT: declared where the TU defines _GNU_SOURCE */
+#if defined(_POSIX_C_SOURCE) && (_POSIX_C_SOURCE + 0) >= 200112L
+#define GROUPCONC__PROC 1 /* readlink is declared: a worker's state can be read in /proc */
+#endif
+#endif
 #endif
 
 #if defined(GROUPCONC_STATIC) && (defined(__GNUC__) || defined(__clang__))
@@ -2074,6 +2141,55 @@ GROUPCONC__FN uint64_t groupconc__coarse_now_ns(void) {
     return groupconc__now_ns();
 }
 #endif
+
+/* The process's CPU time (all its threads), for the pool's watch: whether its threads computed
+   while no task finished. 0 where there is no such clock (every stall then counts). */
+GROUPCONC__FN uint64_t groupconc__cpu_time_ns(void) {
+#if defined(GROUPCONC_USE_WIN32)
+    FILETIME c, e, k, u;
+    if (!GetProcessTimes(GetCurrentProcess(), &c, &e, &k, &u)) return 0;
+    return ((((uint64_t)k.dwHighDateTime << 32) | k.dwLowDateTime) +
+            (((uint64_t)u.dwHighDateTime << 32) | u.dwLowDateTime)) * 100u;
+#elif defined(CLOCK_PROCESS_CPUTIME_ID)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#else
+    return 0;
+#endif
+}
+
+/* The CPUs this process may run on, the size the worker pool keeps to while tasks do not block
+   (see "worker pool"): the affinity mask where the TU sees it (Linux with _GNU_SOURCE defined before
+   the first system header: sched_getaffinity and CPU_COUNT), else the online count (sysconf
+   _SC_NPROCESSORS_ONLN); Windows: GetActiveProcessorCount(ALL_PROCESSOR_GROUPS) or GetSystemInfo,
+   winpthreads' own count under GROUPCONC_USE_PTHREADS. 0 if unknown: the pool is then sized by
+   max_threads alone (started on demand, as before). Read once, at create. */
+GROUPCONC__FN size_t groupconc__cpu_count(void) {
+#if defined(GROUPCONC_USE_WIN32)
+#if defined(ALL_PROCESSOR_GROUPS) && defined(_WIN32_WINNT) && _WIN32_WINNT >= 0x0601
+    return (size_t)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+#else
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (size_t)si.dwNumberOfProcessors;
+#endif
+#elif defined(_WIN32) && defined(GROUPCONC_USE_PTHREADS)
+    int n = pthread_num_processors_np();
+    return n > 0 ? (size_t)n : 0;
+#else
+#if defined(__linux__) && defined(CPU_COUNT)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return (size_t)CPU_COUNT(&set);
+#endif
+#if defined(_SC_NPROCESSORS_ONLN)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 0;
+#else
+    return 0;
+#endif
+#endif
+}
 
 #if defined(GROUPCONC_USE_WIN32)
 /* Slim reader/writer locks (exclusive mode) and condition variables: nothing to allocate or free,
@@ -2529,6 +2645,8 @@ typedef struct groupconc__worker {
     _Atomic unsigned nret;
     unsigned nfinished;
     _Atomic uint64_t busy_since;   /* when the task it runs now started (batches only) */
+    uint64_t watched;              /* the busy_since the watch started a worker for (under ex->lock) */
+    _Atomic int tid;               /* Linux: its thread's id in /proc (0: not known yet) */
 } groupconc__worker;
 
 typedef struct groupconc__limits_entry {
@@ -2566,16 +2684,50 @@ typedef struct groupconc__inbox {
 /* The housekeeper ("housekeeper") and the deadline heap it serves ("queue deadlines"); under
    ex->lock unless noted. */
 typedef struct groupconc__keeper {
-    groupconc__thread thread;      /* expires deadlines, reclaims idle groups; started on first need */
+    groupconc__thread thread;      /* expires deadlines, reclaims idle groups, watches the pool;
+                                      started on first need */
     groupconc__cond cv;            /* with ex->lock */
     _Atomic bool started;          /* read by submit without the lock (is the idle sweep running?) */
     bool stop;
+    _Atomic bool watching;         /* it watches the pool for blocked tasks (see "worker pool"):
+                                      written under the lock, read by submit (pairing P1) */
+    unsigned watch_quiet;          /* looks in a row that found nothing waiting (the second ends it) */
     uint64_t wake;                 /* when it will look next (UINT64_MAX: only when signalled) */
+    /* Its watch over the pool (see "worker pool": the pool's size), while `watching`: */
+    uint64_t watch_at;             /* its next look */
+    uint64_t watch_every;          /* its interval: GROUPCONC__WATCH_NS, doubled while tasks move */
+    uint64_t watch_moved_at;       /* the last look that found a task finished since the one before */
+    uint64_t watch_retired;        /* ex->retired at the last look */
+    uint64_t watch_cpu;            /* the process's CPU time at watch_moved_at */
     /* Queue deadlines: a binary min-heap of the waiting tasks that have one, by deadline; each such
        task keeps its index. Capacity is reserved at submit. */
     groupconc_task **timers;
     size_t ntimers, ntimers_reserved, timers_cap;
 } groupconc__keeper;
+
+/* The worker pool ("worker pool"): under ex->lock unless noted; its counters are written under the
+   lock and read by submit without it. */
+typedef struct groupconc__pool {
+    groupconc__cond work_cv;       /* idle workers sleep here (with ex->lock) */
+    groupconc__worker *workers;    /* live workers */
+    groupconc__worker *zombies;    /* retired workers, to be joined */
+    char pad4[GROUPCONC__LINE];
+    /* Written under the lock when workers come and go or idle, read by submit without it. */
+    _Atomic size_t nthreads, nidle;
+    _Atomic size_t nwaking;        /* idle workers signalled that have not taken the lock yet */
+    _Atomic size_t nstarting;      /* workers spawned that have not taken the lock yet */
+    _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
+    _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
+    _Atomic size_t nnapping;       /* idle workers in naps: each looks again within HELP_NS */
+    char pad5[GROUPCONC__LINE];
+    _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
+    _Atomic size_t nblocked;       /* workers blocked in a wait inside a task or callback: the pool
+                                      may start this many threads beyond max_threads */
+    _Atomic size_t nhinted;        /* running tasks that called groupconc_context_blocking: the
+                                      pool may start this many beyond its size (up to max_threads) */
+    _Atomic size_t size;           /* workers kick_locked starts for ready tasks: min(CPUs,
+                                      max_threads); max_threads if the housekeeper cannot start */
+} groupconc__pool;
 
 /* The fleet layer ("module: fleet layer"); under ex->lock. */
 typedef struct groupconc__fleet {
@@ -2603,7 +2755,6 @@ struct groupconc_executor {
 
     /* The workers' side. */
     groupconc__mutex lock;         /* guards everything below unless noted; lock order: lock, done_lock */
-    groupconc__cond work_cv;       /* idle workers sleep here */
     groupconc__cond idle_cv;       /* graceful shutdown / destroy wait for ex->unfinished == 0 */
     groupconc__mutex done_lock;    /* guards task watchers lists */
 
@@ -2624,6 +2775,7 @@ struct groupconc_executor {
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, all groups */
     size_t unfinished;             /* accepted tasks not yet completed */
+    uint64_t retired;              /* tasks completed, ever (the watch: did any finish?) */
     groupconc__counters counts;    /* all groups, evicted ones included */
     uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD) */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
@@ -2638,21 +2790,7 @@ struct groupconc_executor {
     groupconc__mutex scope_lock;   /* guards `scopes` and the scope tree (see structured scopes) */
     struct groupconc_scope *scopes; /* open scopes */
 #endif
-    groupconc__worker *workers;    /* live workers */
-    groupconc__worker *zombies;    /* retired workers, to be joined */
-    char pad4[GROUPCONC__LINE];
-
-    /* Written under the lock when workers come and go or idle, read by submit without it. */
-    _Atomic size_t nthreads, nidle;
-    _Atomic size_t nwaking;        /* idle workers signalled that have not taken the lock yet */
-    _Atomic size_t nstarting;      /* workers spawned that have not taken the lock yet */
-    _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
-    _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
-    _Atomic size_t nnapping;       /* idle workers in naps: each looks again within HELP_NS */
-    char pad5[GROUPCONC__LINE];
-    _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
-    _Atomic size_t nblocked;       /* workers blocked in a wait inside a task or callback: the pool
-                                      may start this many threads beyond max_threads */
+    groupconc__pool pool;
 };
 
 /* The closed inbox's mark: an address no task has, never read (one for every executor: the mark
@@ -2697,7 +2835,7 @@ typedef struct groupconc__nodes {
      - a wait on a task in a frame's owed lists settles the list up to that task first, on this
        thread (its completion would otherwise come only after the wait returned);
      - a wait in a worker's base frame gives back the tasks the worker claimed and lets the pool start
-       one more thread (ex->nblocked), so that what it waits for can run.
+       one more thread (ex->pool.nblocked), so that what it waits for can run.
    Frames live on the C stack; only their own thread reads them. */
 #if defined(_MSC_VER) && !defined(__clang__)
 #define GROUPCONC__TLS __declspec(thread)
@@ -2718,6 +2856,8 @@ typedef struct groupconc__frame {
     struct groupconc_deferred *deferral; /* a task body's frame: its groupconc_context_defer */
     bool keeper;                   /* the housekeeper's base frame: a blocking wait there would hold
                                       up every deadline, maybe the one it waits for */
+    bool blocking;                 /* a task body's frame: it called groupconc_context_blocking
+                                      (ex->pool.nhinted raised until the body returns) */
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
@@ -2760,6 +2900,7 @@ GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor
     f->claims = NULL;
     f->deferral = NULL;
     f->keeper = false;
+    f->blocking = false;
     groupconc__frames = f;
 }
 
@@ -4041,7 +4182,7 @@ GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex);
 GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
     groupconc__worker *w;
     uint64_t now = 0;
-    for (w = ex->workers; w; w = w->next) {
+    for (w = ex->pool.workers; w; w = w->next) {
         uint64_t since;
         /* acquire, not an end of P2: a hint under the lock (help_locked does the real reading) */
         if (w->nfinished >= atomic_load_explicit(&w->nret, memory_order_acquire)) continue;
@@ -4079,22 +4220,33 @@ GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batc
    could start the task sooner, a missing one could be started: the submitter locks.) A worker
    raises nidle and nnapping before its last look at the inbox, and lowers nwaking and nstarting
    before its next one; with the push before these loads (sequentially consistent: pairing P1), one of the two
-   sides sees the other. A worker lowers nthreads under table.lock. */
+   sides sees the other. A worker lowers nthreads under table.lock. With the pool at its size
+   (pool_cap) and every worker busy, a busy worker looks when its task returns, and the
+   housekeeper's watch (keeper.watching) looks should none return; the housekeeper clears
+   keeper.watching, then looks at the inbox (P1, its end), so that a push is either seen by it or
+   finds it unwatched. */
+GROUPCONC__FN size_t groupconc__pool_cap(groupconc_executor *ex, size_t blocked);
 GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
     size_t idle;
     /* P1, the submitter's end: these loads come after its push (seq_cst CAS) */
-    if (atomic_load_explicit(&ex->nspinning, memory_order_seq_cst) > 0) return true;
+    if (atomic_load_explicit(&ex->pool.nspinning, memory_order_seq_cst) > 0) return true;
     /* Without this, every push during a wake-up (tens of us) found the inbox empty again - the
        previous one's kick drained it - and locked to kick once more. */
-    if (atomic_load_explicit(&ex->nwaking, memory_order_seq_cst) > 0 ||
-        atomic_load_explicit(&ex->nstarting, memory_order_seq_cst) > 0)
+    if (atomic_load_explicit(&ex->pool.nwaking, memory_order_seq_cst) > 0 ||
+        atomic_load_explicit(&ex->pool.nstarting, memory_order_seq_cst) > 0)
         return true;
-    idle = atomic_load_explicit(&ex->nidle, memory_order_seq_cst);
-    if (idle == 0) /* a worker blocked in a wait does not look: it lets one more start instead */
-        return atomic_load_explicit(&ex->nthreads, memory_order_seq_cst) >=
-               (size_t)ex->policy.max_threads + atomic_load_explicit(&ex->nblocked, memory_order_seq_cst);
-    return atomic_load_explicit(&ex->nnapping, memory_order_seq_cst) > 0 &&
-           idle < atomic_load_explicit(&ex->nthreads, memory_order_seq_cst);
+    idle = atomic_load_explicit(&ex->pool.nidle, memory_order_seq_cst);
+    if (idle == 0) { /* a worker blocked in a wait does not look: it lets one more start instead */
+        size_t n = atomic_load_explicit(&ex->pool.nthreads, memory_order_seq_cst);
+        size_t blocked = atomic_load_explicit(&ex->pool.nblocked, memory_order_seq_cst);
+        if (n >= (size_t)ex->policy.max_threads + blocked) return true;
+        if (n < groupconc__pool_cap(ex, blocked)) return false; /* one may start: lock and kick */
+        /* the pool is at its size: a busy worker looks when its task returns, the housekeeper's
+           watch within its interval should none return (it clears keeper.watching, then looks) */
+        return atomic_load_explicit(&ex->keeper.watching, memory_order_seq_cst);
+    }
+    return atomic_load_explicit(&ex->pool.nnapping, memory_order_seq_cst) > 0 &&
+           idle < atomic_load_explicit(&ex->pool.nthreads, memory_order_seq_cst);
 }
 
 /* ==== submit: the public entry points, task nodes, the locked path ============================= */
@@ -4230,7 +4382,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     groupconc_task *old = NULL; /* set before use; some gcc -O levels cannot tell */
     int rc;
     groupconc__mutex_lock(&ex->table.lock);
-    if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0) {
+    if (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) == 0) {
         groupconc__mutex_unlock(&ex->table.lock);
         return GROUPCONC__NO_WORKER; /* the locked path starts one, or refuses */
     }
@@ -4292,7 +4444,7 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
                                                    groupconc_task **t, uint64_t *deadline_at) {
     int rc = GROUPCONC_OK;
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
-    else if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
+    else if (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) == 0)
         rc = groupconc__spawn_locked(ex); /* no worker and none can start: refuse */
     if (rc == GROUPCONC_OK && ex->policy.group_idle_ns > 0)
         (void)groupconc__keeper_start_locked(ex); /* if it cannot start, the next locked submit tries */
@@ -4651,6 +4803,7 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t) {
     if (timed) t->start_ns = groupconc__now_ns();
     rc = t->fn((groupconc_context *)(void *)t, &value, t->arg);
     groupconc__frame_pop(&f);
+    if (f.blocking) atomic_fetch_sub_explicit(&ex->pool.nhinted, 1, memory_order_relaxed); /* a hint */
     if (f.deferral) {
         struct groupconc_deferred *d = f.deferral;
         if (rc == GROUPCONC_TASK_PENDING) {
@@ -4908,8 +5061,8 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
        nwaiters is up, workers finish at once; what was published before, finish here. A worker
        blocking here hands back what it took and lets the pool grow by one (nblocked, read by
        kick_locked and, with the push before it, by groupconc__inbox_watched: both seq_cst). */
-    atomic_fetch_add_explicit(&ex->nwaiters, 1, memory_order_seq_cst); /* P2, the waiter's end */
-    if (claims) atomic_fetch_add_explicit(&ex->nblocked, 1, memory_order_seq_cst);
+    atomic_fetch_add_explicit(&ex->pool.nwaiters, 1, memory_order_seq_cst); /* P2, the waiter's end */
+    if (claims) atomic_fetch_add_explicit(&ex->pool.nblocked, 1, memory_order_seq_cst);
     {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
         groupconc__lock(ex, &b);
@@ -4942,8 +5095,8 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
             }
     }
     groupconc__mutex_unlock(&ex->done_lock);
-    if (claims) atomic_fetch_sub_explicit(&ex->nblocked, 1, memory_order_seq_cst);
-    atomic_fetch_sub_explicit(&ex->nwaiters, 1, memory_order_seq_cst); /* t done (the executor lives)
+    if (claims) atomic_fetch_sub_explicit(&ex->pool.nblocked, 1, memory_order_seq_cst);
+    atomic_fetch_sub_explicit(&ex->pool.nwaiters, 1, memory_order_seq_cst); /* t done (the executor lives)
                                                                        or timed out (it must) */
     groupconc__cond_destroy(&cv);
     return timed_out ? GROUPCONC_ETIMEDOUT : GROUPCONC_OK;
@@ -5253,9 +5406,18 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
 }
 
 /* ==== worker pool =============================================================================== */
-/* Elastic: a worker is started on demand (kick_locked, spawn_locked) up to max_threads, plus one for
-   each worker blocked in a wait inside a task or callback (nblocked), and retires after
-   keep_alive_ns idle. worker_main runs one locked step at a time (worker_step_locked): admit the
+/* Sized to the CPUs: a worker is started on demand (kick_locked, spawn_locked) up to the pool's
+   size, one per CPU this process may run on (pool.size: min(CPUs, max_threads), from
+   groupconc__cpu_count), plus one for each running task that said it blocks (nhinted,
+   groupconc_context_blocking) and one for each worker blocked in a wait inside a task or callback
+   (nblocked); a worker retires after keep_alive_ns idle. More start only when running tasks block:
+   while ready tasks wait and the pool is at its size, the housekeeper watches (watch_locked, like
+   Go's sysmon): it starts one for each waiting task when none finished for GROUPCONC__BLOCKED_NS
+   while a worker sleeps in its task (a stall), or one for a task running past GROUPCONC__STUCK_NS
+   while others finish; up to max_threads + nblocked. A worker that runs or waits for a CPU (Linux:
+   /proc, groupconc__runnable) is never taken for blocked. The workers it started stay until their
+   keep-alive runs out; kick_locked wakes idle ones before it starts any.
+   worker_main runs one locked step at a time (worker_step_locked): admit the
    inbox, finish the tasks it ran (hand their permits on), claim the next ready tasks (FIFO), then
    run them unlocked (worker_run_batch).
    An idle worker, in this order: spins (one at a time, and only after short tasks: spin_locked),
@@ -5309,11 +5471,14 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
              look at the inbox; waits on work_cv until     idle with nothing ready: retiring
              its keep-alive runs out                       (worker_sleep_locked)
    retiring  idle keep_alive_ns: under table.lock (where   the inbox empty: gone, nthreads lowered,
-             submit checks for a worker and pushes), it    moved to ex->zombies, joined by the next
+             submit checks for a worker and pushes), it    moved to ex->pool.zombies, joined by the next
              looks at the inbox once more                  spawn_locked or by destroy; else: step
                                                            (worker_retire_locked)
    exiting   an idle turn once destroy set ex->stopping    it returns; destroy joins it
              (and broadcast on work_cv)                    (worker_idle_locked)
+   stuck     (a condition) a batch's task has run past      the housekeeper's watch counts it
+             BLOCKED_NS (busy_since) while ready tasks      blocked: one more worker starts
+             wait and the pool is at its size               (watch_locked); the task returns: batch
    A signalled worker (nwaking raised by whoever signalled) lowers nwaking before its next look at
    the inbox (P1). The keep-alive runs from its first nap or sleep since its last batch. */
 
@@ -5321,9 +5486,9 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
 GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     groupconc__worker *w;
     int rc;
-    while (ex->zombies) { /* reap retired workers: they no longer touch the executor */
-        w = ex->zombies;
-        ex->zombies = w->next;
+    while (ex->pool.zombies) { /* reap retired workers: they no longer touch the executor */
+        w = ex->pool.zombies;
+        ex->pool.zombies = w->next;
         groupconc__thread_join(w->thread);
         GROUPCONC_FREE(w);
     }
@@ -5332,53 +5497,101 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     w->exec = ex;
     atomic_init(&w->nret, 0);
     atomic_init(&w->busy_since, 0);
+    w->watched = 0;
+    atomic_init(&w->tid, 0);
     w->nfinished = 0;
-    atomic_fetch_add_explicit(&ex->nthreads, 1, memory_order_seq_cst);  /* P1 (read by inbox_watched) */
-    atomic_fetch_add_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1 */
+    atomic_fetch_add_explicit(&ex->pool.nthreads, 1, memory_order_seq_cst);  /* P1 (read by inbox_watched) */
+    atomic_fetch_add_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1 */
     rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
     if (rc != GROUPCONC_OK) {
-        atomic_fetch_sub_explicit(&ex->nthreads, 1, memory_order_seq_cst);
-        atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst);
+        atomic_fetch_sub_explicit(&ex->pool.nthreads, 1, memory_order_seq_cst);
+        atomic_fetch_sub_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst);
         GROUPCONC_FREE(w);
         return rc;
     }
-    w->next = ex->workers;
-    ex->workers = w;
+    w->next = ex->pool.workers;
+    ex->pool.workers = w;
     return GROUPCONC_OK;
+}
+
+/* How many workers kick_locked may have: the pool's size, plus the tasks that said they block (up
+   to max_threads), plus the workers blocked in a wait (`blocked`, read by the caller). */
+GROUPCONC__FN size_t groupconc__pool_cap(groupconc_executor *ex, size_t blocked) {
+    size_t max = (size_t)ex->policy.max_threads;
+    /* relaxed: a stale value only makes a submitter lock and kick once more, or leaves a push to
+       a busy worker or the watch (groupconc__inbox_watched) */
+    size_t cap = atomic_load_explicit(&ex->pool.size, memory_order_relaxed) +
+                 atomic_load_explicit(&ex->pool.nhinted, memory_order_relaxed);
+    return (cap < max ? cap : max) + blocked;
+}
+
+/* The pool is at its size, ready tasks wait for a worker: make sure the housekeeper watches
+   (started on first need). False if it cannot start: the pool is then sized by max_threads alone
+   (pool.size), as a pool without a watch must be. */
+GROUPCONC__FN bool groupconc__watch_start_locked(groupconc_executor *ex) {
+    uint64_t now;
+    if (ex->keeper.stop) return true; /* destroy: nothing is ready any more */
+    if (groupconc__keeper_start_locked(ex) != GROUPCONC_OK) {
+        atomic_store_explicit(&ex->pool.size, (size_t)ex->policy.max_threads, memory_order_relaxed);
+        return false;
+    }
+    now = groupconc__now_ns();
+    atomic_store_explicit(&ex->keeper.watching, true, memory_order_relaxed); /* under the lock, as its clearing */
+    ex->keeper.watch_at = now + ex->keeper.watch_every;
+    ex->keeper.watch_moved_at = now;
+    ex->keeper.watch_retired = ex->retired;
+    ex->keeper.watch_cpu = groupconc__cpu_time_ns();
+    ex->keeper.watch_quiet = 0;
+    if (ex->keeper.wake != 0 && ex->keeper.wake > ex->keeper.watch_at) /* 0: awake, it looks again */
+        groupconc__cond_signal(&ex->keeper.cv);
+    return true;
 }
 
 /* Give every ready task a thread that will take it: a worker already waking or starting, or the
    spinning one (poked), else an idle one (woken: ~7 us, so only when needed), else a new one up to
-   max_threads. Busy workers are not woken for: they pick up the next ready task themselves when
-   they finish. */
+   the pool's cap (pool_cap); beyond it the housekeeper's watch starts more if tasks block. Busy
+   workers are not woken for: they pick up the next ready task themselves when they finish. */
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
-    size_t waking = atomic_load_explicit(&ex->nwaking, memory_order_relaxed);
-    size_t covered = waking + atomic_load_explicit(&ex->nstarting, memory_order_relaxed);
+    size_t waking = atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed);
+    size_t covered = waking + atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed);
+    size_t blocked = atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed);
     int rc = GROUPCONC_OK;
-    if (ex->ready.count > covered && atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
-        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
+    if (ex->ready.count > covered && atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed)) {
+        atomic_store_explicit(&ex->pool.spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
         covered++;
     }
     while (ex->ready.count > covered &&
-           atomic_load_explicit(&ex->nidle, memory_order_relaxed) > waking) { /* written under the lock */
-        groupconc__cond_signal(&ex->work_cv);
-        atomic_fetch_add_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1 */
+           atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) > waking) { /* written under the lock */
+        groupconc__cond_signal(&ex->pool.work_cv);
+        atomic_fetch_add_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1 */
         waking++;
         covered++;
     }
-    while (ex->ready.count > covered &&
-           atomic_load_explicit(&ex->nthreads, memory_order_relaxed) < (size_t)ex->policy.max_threads +
-                              atomic_load_explicit(&ex->nblocked, memory_order_relaxed)) {
-        rc = groupconc__spawn_locked(ex);
-        if (rc != GROUPCONC_OK) break; /* tasks stay ready; an existing or later worker takes them */
-        covered++;
+    /* the common cases: every ready task has a thread, or no more can start (busy workers take
+       the next ready task themselves) */
+    if (ex->ready.count <= covered ||
+        atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) >= (size_t)ex->policy.max_threads + blocked)
+        return rc;
+    for (;;) {
+        size_t cap = groupconc__pool_cap(ex, blocked);
+        while (ex->ready.count > covered && atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) < cap) {
+            rc = groupconc__spawn_locked(ex);
+            if (rc != GROUPCONC_OK) return rc; /* tasks stay ready; an existing or later worker takes them */
+            covered++;
+        }
+        if (ex->ready.count <= covered || atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed) ||
+            atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) >=
+                (size_t)ex->policy.max_threads + blocked ||
+            groupconc__watch_start_locked(ex))
+            return rc;
+        /* no housekeeper: pool.size is max_threads now, start them on demand */
     }
-    return rc;
 }
 
 GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
     GROUPCONC_ASSERT(ex->unfinished >= n);
     ex->unfinished -= n;
+    ex->retired += n;
     if (n && ex->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
         groupconc__cond_broadcast(&ex->idle_cv);
 }
@@ -5394,7 +5607,7 @@ GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
     unsigned i;
     if (GROUPCONC_SPIN_NS <= 0 || !atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) ||
         ex->policy.max_threads < 2 ||
-        !atomic_compare_exchange_strong_explicit(&ex->nspinning, &zero, 1, memory_order_seq_cst,
+        !atomic_compare_exchange_strong_explicit(&ex->pool.nspinning, &zero, 1, memory_order_seq_cst,
                                                  memory_order_relaxed))
         return false;
     groupconc__mutex_unlock(&ex->lock);
@@ -5402,24 +5615,24 @@ GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
     for (i = 1; !found; i++) {
         unsigned k;
         found = atomic_load_explicit(&ex->inbox.head, memory_order_relaxed) != NULL ||
-                atomic_load_explicit(&ex->spin_poke, memory_order_relaxed);
+                atomic_load_explicit(&ex->pool.spin_poke, memory_order_relaxed);
         if (!found && (i & 3) == 0 && groupconc__now_ns() >= until) break;
         for (k = 0; k < GROUPCONC__SPIN_PAUSES; k++) GROUPCONC__CPU_RELAX(); /* a poll steals the line from pushes */
     }
-    atomic_store_explicit(&ex->nspinning, 0, memory_order_seq_cst); /* P1: before the caller's look */
+    atomic_store_explicit(&ex->pool.nspinning, 0, memory_order_seq_cst); /* P1: before the caller's look */
     groupconc__mutex_lock(&ex->lock);
-    atomic_store_explicit(&ex->spin_poke, 0, memory_order_relaxed);
+    atomic_store_explicit(&ex->pool.spin_poke, 0, memory_order_relaxed);
     return found;
 }
 
 /* A worker that took a batch makes sure another one will look: the spinner, else an idle one. */
 GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex) {
-    if (atomic_load_explicit(&ex->nspinning, memory_order_relaxed)) {
-        atomic_store_explicit(&ex->spin_poke, 1, memory_order_relaxed);
-    } else if (atomic_load_explicit(&ex->nidle, memory_order_relaxed) > /* written under the lock */
-               atomic_load_explicit(&ex->nwaking, memory_order_relaxed)) {
-        groupconc__cond_signal(&ex->work_cv);
-        atomic_fetch_add_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1 */
+    if (atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed)) {
+        atomic_store_explicit(&ex->pool.spin_poke, 1, memory_order_relaxed);
+    } else if (atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) > /* written under the lock */
+               atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed)) {
+        groupconc__cond_signal(&ex->pool.work_cv);
+        atomic_fetch_add_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1 */
     }
 }
 
@@ -5432,7 +5645,7 @@ GROUPCONC__FN bool groupconc__publish(groupconc_executor *ex, groupconc__worker 
                                       groupconc_task *t, unsigned i) {
     self->ret[i] = t;
     atomic_store_explicit(&self->nret, i + 1, memory_order_seq_cst);        /* P2, the worker's end */
-    return atomic_load_explicit(&ex->nwaiters, memory_order_seq_cst) > 0; /* after the store */
+    return atomic_load_explicit(&ex->pool.nwaiters, memory_order_seq_cst) > 0; /* after the store */
 }
 
 /* Finish, on this thread, tasks that workers ran but left unfinished in their batches: their
@@ -5443,7 +5656,7 @@ GROUPCONC__FN bool groupconc__publish(groupconc_executor *ex, groupconc__worker 
 GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__batch *b, bool all) {
     groupconc__worker *w;
     uint64_t now = 0;
-    for (w = ex->workers; w; w = w->next) {
+    for (w = ex->pool.workers; w; w = w->next) {
         unsigned n = atomic_load_explicit(&w->nret, memory_order_seq_cst); /* P2 (and acquires ret[]) */
         if (w->nfinished >= n) continue;
         if (!all) {
@@ -5472,7 +5685,7 @@ GROUPCONC__FN unsigned groupconc__others(groupconc_executor *ex, const groupconc
                                          uint64_t now) {
     const groupconc__worker *w;
     unsigned seen = 0;
-    for (w = ex->workers; w; w = w->next) {
+    for (w = ex->pool.workers; w; w = w->next) {
         uint64_t since;
         if (w == self) continue;
         since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
@@ -5578,7 +5791,7 @@ GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
     groupconc_task *t;
     if (w->slow && mine->count) groupconc__unclaim_locked(ex, mine); /* let others have them */
     if (mine->count != 0) return;
-    share = ex->ready.count / (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) + 1);
+    share = ex->ready.count / (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) + 1);
     n = share < w->want ? (unsigned)share : w->want;
     mine->head = 0;
     if (n == 0) n = 1;
@@ -5617,17 +5830,17 @@ GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, grou
    false). A retired worker is joined by the next spawn_locked, or by destroy. */
 GROUPCONC__FN bool groupconc__worker_retire_locked(groupconc__worker_loop *w) {
     groupconc_executor *ex = w->ex;
-    groupconc__worker **pw = &ex->workers;
+    groupconc__worker **pw = &ex->pool.workers;
     bool retire;
     groupconc__mutex_lock(&ex->table.lock);
     retire = !groupconc__inbox_pending(ex);
-    if (retire) atomic_fetch_sub_explicit(&ex->nthreads, 1, memory_order_seq_cst);
+    if (retire) atomic_fetch_sub_explicit(&ex->pool.nthreads, 1, memory_order_seq_cst);
     groupconc__mutex_unlock(&ex->table.lock);
     if (!retire) return false;
     while (*pw != w->self) pw = &(*pw)->next;
     *pw = w->self->next;
-    w->self->next = ex->zombies;
-    ex->zombies = w->self;
+    w->self->next = ex->pool.zombies;
+    ex->pool.zombies = w->self;
     return true;
 }
 
@@ -5639,11 +5852,11 @@ GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uin
     bool signalled;
     uint64_t until;
     /* P1, the worker's end: both before its last look at the inbox */
-    atomic_fetch_add_explicit(&ex->nidle, 1, memory_order_seq_cst);
-    if (nap) atomic_fetch_add_explicit(&ex->nnapping, 1, memory_order_seq_cst);
+    atomic_fetch_add_explicit(&ex->pool.nidle, 1, memory_order_seq_cst);
+    if (nap) atomic_fetch_add_explicit(&ex->pool.nnapping, 1, memory_order_seq_cst);
     if (groupconc__inbox_pending(ex)) {
-        atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
-        if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
+        atomic_fetch_sub_explicit(&ex->pool.nidle, 1, memory_order_seq_cst);
+        if (nap) atomic_fetch_sub_explicit(&ex->pool.nnapping, 1, memory_order_seq_cst);
         return true;
     }
     if (!w->idle_since) w->idle_since = now;
@@ -5652,11 +5865,11 @@ GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uin
                 : now;
     if (nap && until - now > GROUPCONC__HELP_NS)
         until = now + GROUPCONC__HELP_NS; /* a nap: come back to help a stuck worker */
-    signalled = groupconc__cond_wait_until(&ex->work_cv, &ex->lock, until);
-    atomic_fetch_sub_explicit(&ex->nidle, 1, memory_order_seq_cst);
-    if (nap) atomic_fetch_sub_explicit(&ex->nnapping, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&ex->nwaking, memory_order_relaxed))
-        atomic_fetch_sub_explicit(&ex->nwaking, 1, memory_order_seq_cst); /* P1: before its next look */
+    signalled = groupconc__cond_wait_until(&ex->pool.work_cv, &ex->lock, until);
+    atomic_fetch_sub_explicit(&ex->pool.nidle, 1, memory_order_seq_cst);
+    if (nap) atomic_fetch_sub_explicit(&ex->pool.nnapping, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed))
+        atomic_fetch_sub_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1: before its next look */
     if (!signalled && ex->ready.count == 0 && !ex->stopping &&
         groupconc__now_ns() - w->idle_since >= (uint64_t)ex->policy.keep_alive_ns)
         return !groupconc__worker_retire_locked(w); /* idle too long */
@@ -5684,7 +5897,7 @@ GROUPCONC__FN bool groupconc__worker_idle_locked(groupconc__worker_loop *w) {
         return true;
     }
     nap = others != 0 && /* one napper is enough; written under the lock */
-          atomic_load_explicit(&ex->nnapping, memory_order_relaxed) == 0;
+          atomic_load_explicit(&ex->pool.nnapping, memory_order_relaxed) == 0;
     return groupconc__worker_sleep_locked(w, now, nap);
 }
 
@@ -5768,8 +5981,22 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     w.want = 1;
     groupconc__frame_push(&base, ex, NULL);
     base.claims = &w.mine;
+#if defined(GROUPCONC__PROC)
+    { /* its id in /proc, where the watch looks whether it runs (groupconc__runnable) */
+        char link[64];
+        ssize_t n = readlink("/proc/thread-self", link, sizeof link - 1); /* "<pid>/task/<id>" */
+        const char *id;
+        long tid = 0;
+        if (n > 0) {
+            link[n] = '\0';
+            id = strrchr(link, '/');
+            if (id) tid = strtol(id + 1, NULL, 10);
+        }
+        if (tid > 0 && tid <= INT_MAX) atomic_store_explicit(&w.self->tid, (int)tid, memory_order_relaxed);
+    }
+#endif
     groupconc__mutex_lock(&ex->lock);
-    atomic_fetch_sub_explicit(&ex->nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
+    atomic_fetch_sub_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
     for (;;) { /* if / else if, no continue: gcc then sees the batch as the hot path (it inlines) */
         groupconc__batch b = GROUPCONC__BATCH_INIT;
         if (groupconc__worker_step_locked(&w, &b)) {
@@ -5792,9 +6019,33 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     return 0;
 }
 
-/* ==== housekeeper: queue deadlines and idle groups =============================================== */
-/* One thread per executor, started the first time a task has a queue deadline or a group may be
-   reclaimed for idleness. It sleeps on keeper.cv (with ex->lock) until the earliest deadline or the
+/* A task that says it will block: room for one more worker until its body returns (nhinted). */
+GROUPCONC__PUBLIC int groupconc_context_blocking(groupconc_context *ctx) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc_executor *ex;
+    groupconc_task *t;
+    groupconc__frame *f, *base;
+    if (!ctx) return GROUPCONC_EINVAL;
+    t = GROUPCONC__TASK(ctx);
+    ex = t->group->exec;
+    GROUPCONC__NOT_IN_RESOLVER(ex); /* running: its group is alive */
+    for (f = groupconc__frames; f && f->self != t; f = f->prev) {} /* its body's frame (run) */
+    if (!f || t->stage != GROUPCONC__RUNNING) return GROUPCONC_ESTATE;
+    for (base = f->prev; base && !(base->claims && base->ex == ex); base = base->prev) {} /* a worker's */
+    if (!base) return GROUPCONC_ESTATE;
+    if (f->blocking) return GROUPCONC_OK;
+    f->blocking = true;
+    groupconc__lock_quiet(ex, &b); /* admits the inbox: what waits now gets its worker */
+    atomic_fetch_add_explicit(&ex->pool.nhinted, 1, memory_order_relaxed); /* read under the lock, or a hint */
+    (void)groupconc__kick_locked(ex); /* a failure leaves the tasks to the live workers and the watch */
+    groupconc__mutex_unlock(&ex->lock);
+    return GROUPCONC_OK;
+}
+
+/* ==== housekeeper: queue deadlines, idle groups, the pool's watch ============================== */
+/* One thread per executor, started the first time a task has a queue deadline, a group may be
+   reclaimed for idleness, or the pool is at its size with tasks waiting (the watch: see "worker
+   pool"). It sleeps on keeper.cv (with ex->lock) until the earliest deadline or the
    LRU head's idle time; timer_add signals it when a new deadline comes first. Expired tasks leave
    their queue, hand on what they held, and complete REJECTED (GROUPCONC_EEXPIRED_<layer>) here. */
 
@@ -5830,6 +6081,144 @@ GROUPCONC__FN uint64_t groupconc__sweep_idle_tlocked(groupconc_executor *ex) {
     return g ? groupconc__lru_of(g)->placed + idle + GROUPCONC__COARSE_SLACK_NS : UINT64_MAX;
 }
 
+/* Whether worker w's thread runs or waits for a CPU (Linux: state R in /proc/self/task/<id>/stat):
+   then it is not blocked, however long its task has run (a loaded machine preempts it). False where
+   this cannot be known. The watch reads it only for a worker that looks blocked. */
+GROUPCONC__FN bool groupconc__runnable(const groupconc__worker *w) {
+#if defined(GROUPCONC__PROC)
+    char path[64], buf[512];
+    const char *p;
+    ssize_t n;
+    int fd, tid = atomic_load_explicit(&w->tid, memory_order_relaxed);
+    if (tid <= 0) return false;
+    (void)snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    fd = open(path, O_RDONLY);
+    if (fd < 0) return false;
+    n = read(fd, buf, sizeof buf - 1);
+    (void)close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    p = strrchr(buf, ')'); /* after the command name, which may hold anything */
+    return p && p[1] == ' ' && p[2] == 'R';
+#else
+    (void)w;
+    return false;
+#endif
+}
+
+/* The tasks that wait for a worker: ready ones no worker on its way covers, and, with `stuck`
+   workers, the tasks those claimed in a batch and have not started (an idle worker would steal
+   them, a new one will). Under ex->lock. */
+GROUPCONC__FN size_t groupconc__unserved_locked(groupconc_executor *ex, size_t stuck) {
+    const uint32_t gone = GROUPCONC__ST_STARTED | GROUPCONC__ST_TAKEN;
+    size_t covered = atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed) +
+                     atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed) +
+                     (size_t)atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed);
+    size_t n = ex->ready.count > covered ? ex->ready.count - covered : 0;
+    groupconc_task *t;
+    if (!stuck || atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed)) return n;
+    for (t = ex->running.head; t && n < (size_t)ex->policy.max_threads; t = t->next)
+        if (!(atomic_load_explicit(&t->state, memory_order_acquire) & gone)) n++;
+    return n;
+}
+
+/* The housekeeper's watch over the pool (see "worker pool"): while tasks wait for a worker and the
+   pool is at its size, look at the busy workers every watch_every. Two signs of blocked tasks:
+     - a stall: no task finished for GROUPCONC__BLOCKED_NS, a worker's task has run that long, and
+       the process used less than half a CPU meanwhile (its threads wait, they are not computing
+       nor queued for a CPU: a loaded machine that preempts the workers is no reason to add
+       threads): one more worker for each waiting task;
+     - a long task: a worker's task has run past GROUPCONC__STUCK_NS while others finish: one
+       more worker for it (once per task: w->watched).
+   Up to max_threads + nblocked. The watch ends once two looks in a row find nothing waiting.
+   Under ex->lock; b collects what admitting the inbox finished. Returns when to look next
+   (UINT64_MAX: ended). */
+/* The watch's count of the workers whose task has run past GROUPCONC__BLOCKED_NS asleep (not
+   runnable): *blocked (a stall needs one), *stuck (past GROUPCONC__STUCK_NS and not started for yet). */
+GROUPCONC__FN void groupconc__watch_count_locked(groupconc_executor *ex, uint64_t now, size_t *blocked,
+                                                 size_t *stuck) {
+    groupconc__worker *w;
+    for (w = ex->pool.workers; w; w = w->next) {
+        uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+        bool long_task;
+        /* since > now: it started a task after this look read the clock */
+        if (since == 0 || since >= now || now - since < GROUPCONC__BLOCKED_NS) continue;
+        long_task = since != w->watched && now - since >= GROUPCONC__STUCK_NS;
+        if ((!long_task && *blocked) || groupconc__runnable(w)) continue; /* a stall needs one */
+        (*blocked)++;
+        if (long_task) (*stuck)++;
+    }
+}
+
+/* Start up to `start` workers (within max_threads + nblocked), the tasks older than `age` counted
+   as served. Returns whether any start was tried. */
+GROUPCONC__FN bool groupconc__watch_grow_locked(groupconc_executor *ex, uint64_t now, size_t start,
+                                                uint64_t age) {
+    size_t hard = (size_t)ex->policy.max_threads + atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed);
+    groupconc__worker *w;
+    if (!start || atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) >= hard) return false;
+    for (w = ex->pool.workers; w; w = w->next) { /* each of their tasks counts once */
+        uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+        if (since != 0 && since < now && now - since >= age) w->watched = since;
+    }
+    while (start-- && atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) < hard &&
+           groupconc__spawn_locked(ex) == GROUPCONC_OK) {}
+    return true;
+}
+
+/* Nothing is waiting for a worker: the first such look keeps watching, the second ends the watch
+   (unless a push came meanwhile). Returns when to look next, or 0 to go on looking now. */
+GROUPCONC__FN uint64_t groupconc__watch_quiet_locked(groupconc_executor *ex, uint64_t now) {
+    if (ex->keeper.watch_quiet++ == 0) {
+        ex->keeper.watch_at = now + ex->keeper.watch_every;
+        return ex->keeper.watch_at;
+    }
+    /* P1, the housekeeper's end: a push from now on finds it unwatched, one before is seen */
+    atomic_store_explicit(&ex->keeper.watching, false, memory_order_seq_cst);
+    if (!groupconc__inbox_pending(ex)) return UINT64_MAX;
+    atomic_store_explicit(&ex->keeper.watching, true, memory_order_relaxed);
+    return 0;
+}
+
+GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc__batch *b) {
+    uint64_t now = groupconc__now_ns(), cpu, age = GROUPCONC__BLOCKED_NS, next;
+    size_t blocked = 0, stuck = 0, need, start = 0;
+    if (now < ex->keeper.watch_at) return ex->keeper.watch_at;
+    /* tasks pushed while it watched: admitted as lock_quiet does, without helping (what a stuck
+       worker finished completes on a worker, not here, where a callback could not wait) */
+    if (groupconc__inbox_pending(ex) && (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed)
+                                             ? groupconc__admit_inbox_locked(ex, b, false)
+                                             : groupconc__drain_locked(ex, b, false)))
+        (void)groupconc__kick_locked(ex);
+    cpu = groupconc__cpu_time_ns();
+    if (ex->retired != ex->keeper.watch_retired) { /* tasks move: the stall's window starts again */
+        ex->keeper.watch_retired = ex->retired;
+        ex->keeper.watch_moved_at = now;
+        ex->keeper.watch_cpu = cpu;
+    }
+    groupconc__watch_count_locked(ex, now, &blocked, &stuck);
+    need = groupconc__unserved_locked(ex, blocked);
+    if (need == 0 && (next = groupconc__watch_quiet_locked(ex, now)) != 0) return next;
+    ex->keeper.watch_quiet = 0;
+    if (blocked && now - ex->keeper.watch_moved_at >= GROUPCONC__BLOCKED_NS &&
+        cpu - ex->keeper.watch_cpu < (now - ex->keeper.watch_moved_at) / 2) {
+        start = need; /* a stall: every task this old is served */
+    } else if (stuck) {
+        start = stuck < need ? stuck : need;
+        age = GROUPCONC__STUCK_NS; /* the long ones */
+    }
+    if (groupconc__watch_grow_locked(ex, now, start, age)) {
+        ex->keeper.watch_every = GROUPCONC__WATCH_NS;
+        ex->keeper.watch_moved_at = now; /* the stall's window starts again: the new ones need time */
+        ex->keeper.watch_cpu = cpu;
+    } else if (ex->keeper.watch_moved_at == now && !blocked &&
+               ex->keeper.watch_every < GROUPCONC__WATCH_MAX_NS) {
+        ex->keeper.watch_every *= 2; /* short tasks: look less often */
+    }
+    ex->keeper.watch_at = now + ex->keeper.watch_every;
+    return ex->keeper.watch_at;
+}
+
 GROUPCONC__FN int groupconc__keeper_main(void *arg) {
     groupconc_executor *ex = (groupconc_executor *)arg;
     groupconc__frame base; /* the expired tasks' callbacks run here: they must not block (EDEADLK) */
@@ -5853,6 +6242,10 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
             w = groupconc__coarse_now_ns() + (uint64_t)ex->policy.group_idle_ns + GROUPCONC__COARSE_SLACK_NS;
             if (w < wake) wake = w;
         }
+        if (atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed)) {
+            uint64_t w = groupconc__watch_locked(ex, &b);
+            if (w < wake) wake = w;
+        }
         if (b.todo.count || b.rejected.count || ex->ready.count) (void)groupconc__kick_locked(ex);
         if (b.todo.count || b.rejected.count || b.asks) { /* asks: fleet requests of tasks it admitted */
             groupconc__mutex_unlock(&ex->lock);
@@ -5860,6 +6253,8 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
             groupconc__mutex_lock(&ex->lock);
             continue;
         }
+        if (atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed) && ex->keeper.watch_at < wake)
+            wake = ex->keeper.watch_at; /* its kick above may have started the watch */
         ex->keeper.wake = wake;
         if (wake == UINT64_MAX) groupconc__cond_wait(&ex->keeper.cv, &ex->lock);
         else (void)groupconc__cond_wait_until(&ex->keeper.cv, &ex->lock, wake);
@@ -6149,22 +6544,31 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->shutdown, 0);
     atomic_init(&ex->inbox.head, NULL);
     atomic_init(&ex->inbox.node_returns, NULL);
-    atomic_init(&ex->nthreads, 0);
-    atomic_init(&ex->nidle, 0);
-    atomic_init(&ex->nspinning, 0);
-    atomic_init(&ex->spin_poke, 0);
-    atomic_init(&ex->nnapping, 0);
-    atomic_init(&ex->nwaiters, 0);
-    atomic_init(&ex->nwaking, 0);
-    atomic_init(&ex->nstarting, 0);
-    atomic_init(&ex->nblocked, 0);
+    atomic_init(&ex->pool.nthreads, 0);
+    atomic_init(&ex->pool.nidle, 0);
+    atomic_init(&ex->pool.nspinning, 0);
+    atomic_init(&ex->pool.spin_poke, 0);
+    atomic_init(&ex->pool.nnapping, 0);
+    atomic_init(&ex->pool.nwaiters, 0);
+    atomic_init(&ex->pool.nwaking, 0);
+    atomic_init(&ex->pool.nstarting, 0);
+    atomic_init(&ex->pool.nblocked, 0);
+    atomic_init(&ex->pool.nhinted, 0);
+    { /* the pool's size: min(CPUs, max_threads); max_threads where the count is unknown (0) */
+        size_t ncpu = groupconc__cpu_count(), max = (size_t)policy->max_threads;
+        /* cppcheck (no system headers: no CPU count compiled in) sees ncpu as always 0 */
+        /* cppcheck-suppress knownConditionTrueFalse */
+        atomic_init(&ex->pool.size, ncpu && ncpu < max ? ncpu : max);
+    }
+    atomic_init(&ex->keeper.watching, false);
+    ex->keeper.watch_every = GROUPCONC__WATCH_NS;
     atomic_init(&ex->inbox_ok, groupconc__never_refuses(policy));
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
     if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
     stage = 1;
     if ((rc = groupconc__mutex_init(&ex->done_lock)) != GROUPCONC_OK) goto fail;
     stage = 2;
-    if ((rc = groupconc__cond_init(&ex->work_cv)) != GROUPCONC_OK) goto fail;
+    if ((rc = groupconc__cond_init(&ex->pool.work_cv)) != GROUPCONC_OK) goto fail;
     stage = 3;
     if ((rc = groupconc__cond_init(&ex->idle_cv)) != GROUPCONC_OK) goto fail;
     stage = 4;
@@ -6190,7 +6594,7 @@ fail: /* undo in reverse */
 #endif
     if (stage >= 5) groupconc__mutex_destroy(&ex->table.lock);
     if (stage >= 4) groupconc__cond_destroy(&ex->idle_cv);
-    if (stage >= 3) groupconc__cond_destroy(&ex->work_cv);
+    if (stage >= 3) groupconc__cond_destroy(&ex->pool.work_cv);
     if (stage >= 2) groupconc__mutex_destroy(&ex->done_lock);
     if (stage >= 1) groupconc__mutex_destroy(&ex->lock);
     groupconc__limits_free(ex);
@@ -6262,9 +6666,9 @@ GROUPCONC__FN void groupconc__cancel_held_back_locked(groupconc_executor *ex, gr
 GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t deadline) {
     while (ex->unfinished > 0) {
         uint64_t until = deadline;
-        if (atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0 && ex->ready.count > 0 &&
+        if (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) == 0 && ex->ready.count > 0 &&
             groupconc__kick_locked(ex) != GROUPCONC_OK &&
-            atomic_load_explicit(&ex->nthreads, memory_order_relaxed) == 0)
+            atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) == 0)
             return false;
         if (ex->paused || ex->npaused > 0) {
             /* tasks of a paused group never start: once nothing else is left, give up on them
@@ -6355,10 +6759,10 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
                      ex->deferred.count == 0 && ex->fleet.layer.waiters.count == 0);
     ex->stopping = true;
     ex->keeper.stop = true;
-    groupconc__cond_broadcast(&ex->work_cv);
+    groupconc__cond_broadcast(&ex->pool.work_cv);
     groupconc__cond_signal(&ex->keeper.cv);
-    list = ex->workers;
-    ex->workers = NULL;
+    list = ex->pool.workers;
+    ex->pool.workers = NULL;
     groupconc__mutex_unlock(&ex->lock);
     if (atomic_load_explicit(&ex->keeper.started, memory_order_relaxed))
         groupconc__thread_join(ex->keeper.thread);
@@ -6368,9 +6772,9 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
         groupconc__thread_join(w->thread);
         GROUPCONC_FREE(w);
     }
-    while (ex->zombies) {
-        w = ex->zombies;
-        ex->zombies = w->next;
+    while (ex->pool.zombies) {
+        w = ex->pool.zombies;
+        ex->pool.zombies = w->next;
         groupconc__thread_join(w->thread);
         GROUPCONC_FREE(w);
     }
@@ -6392,7 +6796,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
 #endif
     groupconc__mutex_destroy(&ex->table.lock);
     groupconc__cond_destroy(&ex->idle_cv);
-    groupconc__cond_destroy(&ex->work_cv);
+    groupconc__cond_destroy(&ex->pool.work_cv);
     groupconc__mutex_destroy(&ex->done_lock);
     groupconc__mutex_destroy(&ex->lock);
     GROUPCONC_FREE(ex);
@@ -6625,8 +7029,8 @@ GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, grou
     out_stats->groups_reclaimed = ex->groups_reclaimed;
     out_stats->caller_runs = ex->counts.caller_runs;
     out_stats->counts_unattributed = ex->counts_unattributed;
-    out_stats->threads = atomic_load_explicit(&ex->nthreads, memory_order_relaxed); /* the lock */
-    out_stats->idle_threads = atomic_load_explicit(&ex->nidle, memory_order_relaxed);
+    out_stats->threads = atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed); /* the lock */
+    out_stats->idle_threads = atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed);
     out_stats->shutdown = atomic_load_explicit(&ex->shutdown, memory_order_relaxed) != 0;
     out_stats->submitted = ex->counts.submitted;
     out_stats->succeeded = ex->counts.outcome[GROUPCONC__C_SUCCEEDED];

@@ -286,6 +286,7 @@ static int r_defer(cs_fx *f) {
     groupconc_deferred *d = NULL;
     return groupconc_context_defer(f->parked_ctx, &d);
 }
+static int r_blocking(cs_fx *f) { return groupconc_context_blocking(f->parked_ctx); }
 static int r_deferred_complete(cs_fx *f) { return groupconc_deferred_complete(f->deferred, 0, NULL); }
 static int r_group_shutdown(cs_fx *f) { return groupconc_group_shutdown(f->ex, "p"); }
 static int r_group_evict(cs_fx *f) { return groupconc_group_evict(f->ex, "p"); }
@@ -552,6 +553,7 @@ static const cs_row cs_rows[] = {
     {"task_on_complete (a running task)", r_on_complete, GROUPCONC_EDEADLK},
     {"task_release (a running task)", r_release, GROUPCONC_EDEADLK},
     {"context_defer", r_defer, GROUPCONC_EDEADLK},
+    {"context_blocking", r_blocking, GROUPCONC_EDEADLK},
     {"deferred_complete", r_deferred_complete, GROUPCONC_EDEADLK},
     {"group_shutdown", r_group_shutdown, GROUPCONC_EDEADLK},
     {"group_evict", r_group_evict, GROUPCONC_EDEADLK},

@@ -1983,7 +1983,7 @@ typedef struct defer_probe {
     groupconc_deferred *d, *d2;
 } defer_probe;
 
-enum { D_NULL_OUT, D_TWICE, D_PENDING_RC, D_PENDING_IN_BODY, D_PLAIN };
+enum { D_NULL_OUT, D_TWICE, D_PENDING_RC, D_PENDING_IN_BODY, D_PLAIN, D_BLOCKING_TWICE, D_BLOCKING_PLAIN };
 
 static int defer_body(groupconc_context *ctx, void **out_value, void *arg) {
     fixture *f = arg;
@@ -2010,6 +2010,11 @@ static int defer_body(groupconc_context *ctx, void **out_value, void *arg) {
             ret = GROUPCONC_TASK_PENDING;
         }
         break;
+    case D_BLOCKING_TWICE: /* groupconc_context_blocking: the second call changes nothing */
+        x->rc1 = groupconc_context_blocking(ctx);
+        x->rc2 = groupconc_context_blocking(ctx);
+        break;
+    case D_BLOCKING_PLAIN: x->rc1 = groupconc_context_blocking(ctx); break; /* CALLER_RUNS: ESTATE */
     case D_PLAIN: /* a CALLER_RUNS run in submit: ESTATE; if it were deferred, returning 0 voids it */
         x->d = (groupconc_deferred *)(uintptr_t)1;
         x->rc1 = groupconc_context_defer(ctx, &x->d);
@@ -2021,7 +2026,7 @@ static int defer_body(groupconc_context *ctx, void **out_value, void *arg) {
 }
 
 enum { DF_NULL_CTX, DF_NULL_OUT, DF_TWICE, DF_CALLER_RUNS, DC_NULL, DC_NULL_PENDING, DC_PENDING, DC_PENDING_IN_BODY,
-       DI_NULL };
+       DI_NULL, DB_NULL, DB_TWICE, DB_CALLER_RUNS };
 
 static groupconc_task *submit_deferring(fixture *f, groupconc_executor *ex, int mode) {
     static defer_probe probe; /* rows run one at a time */
@@ -2073,6 +2078,15 @@ static int call_deferred(fixture *f, const row *r) {
         assert_ptr_equal(res.value, f);
         return x->rc2;
     }
+    case DB_NULL: return groupconc_context_blocking(NULL);
+    case DB_TWICE: { /* both calls succeed, the task runs to its end */
+        groupconc_task *t = submit_deferring(f, f->ex, D_BLOCKING_TWICE);
+        groupconc_result res = wait_done(t);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(f->probe->rc1, GROUPCONC_OK);
+        return f->probe->rc2;
+    }
+    case DB_CALLER_RUNS: /* as DF_CALLER_RUNS, the body calling groupconc_context_blocking */
     case DF_CALLER_RUNS: { /* refused at layer 1 under CALLER_RUNS: runs in submit, on this thread */
         groupconc_policy p = groupconc_policy_default();
         p.global_max_in_flight = 1;
@@ -2083,10 +2097,11 @@ static int call_deferred(fixture *f, const row *r) {
         assert_int_equal(groupconc_submit(f->tmp_ex, "x", NULL, task_park, &f->gate, &b), GROUPCONC_OK);
         add_extra(f, b);
         assert_true(counter_wait(&f->gate, 2)); /* it holds the only global permit */
-        groupconc_task *t = submit_deferring(f, f->tmp_ex, D_PLAIN);
+        groupconc_task *t =
+            submit_deferring(f, f->tmp_ex, r->field == DB_CALLER_RUNS ? D_BLOCKING_PLAIN : D_PLAIN);
         assert_int_equal(counter_get(&f->arrived), 1); /* ran inside submit */
         int rc = f->probe->rc1;
-        if (rc != GROUPCONC_OK) assert_null(f->probe->d);
+        if (rc != GROUPCONC_OK && r->field == DF_CALLER_RUNS) assert_null(f->probe->d);
         groupconc_result res = wait_done(t);
         assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
         latch_open(&f->gate);
@@ -4913,6 +4928,9 @@ static const row rows[] = {
     {"context_defer: out_deferred NULL (the body's return stands)", call_deferred, EINVAL_, DF_NULL_OUT, 0, 0},
     {"context_defer: twice in one body", call_deferred, GROUPCONC_ESTATE, DF_TWICE, 0, 0},
     {"context_defer: a CALLER_RUNS run inside submit", call_deferred, GROUPCONC_ESTATE, DF_CALLER_RUNS, 0, 0},
+    {"context_blocking: ctx NULL", call_deferred, EINVAL_, DB_NULL, 0, 0},
+    {"context_blocking: twice in one body (the second changes nothing)", call_deferred, OK_, DB_TWICE, 0, 0},
+    {"context_blocking: a CALLER_RUNS run inside submit", call_deferred, GROUPCONC_ESTATE, DB_CALLER_RUNS, 0, 0},
     {"deferred_complete: NULL", call_deferred, EINVAL_, DC_NULL, 0, 0},
     {"deferred_complete: NULL, rc PENDING", call_deferred, EINVAL_, DC_NULL_PENDING, 0, 0},
     {"deferred_complete: rc PENDING (the handle still usable)", call_deferred, EINVAL_, DC_PENDING, 0, 0},

@@ -1,0 +1,315 @@
+/* test_pool.c - the worker pool's size (issue 26, "right-sized pool").
+     - short tasks under groupconc_policy_default() (max_threads 32) never take the pool past the
+       CPUs this process may run on + 1 (sampled by a thread of the test while 200,000
+       fire-and-forget no-op tasks run);
+     - tasks that block still all run at once: 16 tasks, max_threads 16, each waiting on a latch
+       that opens only when all 16 are inside, finish, with no hint (the housekeeper's watch sees
+       them blocked and starts workers past the CPU count);
+     - one task blocked past 10 ms while the others compute (no stall: the process is busy) gets a
+       worker started for a task that waits;
+     - groupconc_context_blocking lets the pool start a worker at once: with every worker in a task
+       that said it blocks, a new task gets a new worker inside its submit.
+   The CPU count is computed here as the library computes it: on Linux the affinity mask
+   (_GNU_SOURCE), on Windows the active processors (winpthreads' count under its backend),
+   elsewhere the online count. Known states are built with latches, not sleeps. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT: the library's CPU count sees them too */
+#endif
+#define GROUPCONC_IMPLEMENTATION
+#include "groupconc.h"
+
+#include "testutil.h"
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+#if !defined(_WIN32)
+#include <unistd.h>
+#endif
+
+static size_t test_ncpu(void) {
+#if defined(GROUPCONC_USE_WIN32) /* the header's backend on Windows: windows.h is in */
+#if defined(ALL_PROCESSOR_GROUPS) && defined(_WIN32_WINNT) && _WIN32_WINNT >= 0x0601
+    return (size_t)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+#else
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (size_t)si.dwNumberOfProcessors;
+#endif
+#elif defined(_WIN32) && defined(GROUPCONC_USE_PTHREADS)
+    int n = pthread_num_processors_np();
+    return n > 0 ? (size_t)n : 0;
+#endif
+#if defined(__linux__) && defined(CPU_COUNT)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return (size_t)CPU_COUNT(&set);
+#endif
+#if defined(_SC_NPROCESSORS_ONLN)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > 0) return (size_t)n;
+#endif
+    return 0; /* unknown: the pool is sized by max_threads */
+}
+
+/* ---- short tasks: at most CPUs + 1 workers ---------------------------------------------------- */
+
+typedef struct sampler {
+    groupconc_executor *ex;
+    atomic_bool stop;
+    atomic_long peak;
+    atomic_long samples;
+} sampler;
+
+static void sample_main(void *arg) {
+    sampler *s = arg;
+    while (!atomic_load(&s->stop)) {
+        groupconc_executor_stats st;
+        if (groupconc_executor_stats_get(s->ex, &st) == GROUPCONC_OK) {
+            tu_atomic_max(&s->peak, (long)st.threads);
+            atomic_fetch_add(&s->samples, 1);
+        }
+        tu_sleep_ns(50000);
+    }
+}
+
+static void test_noop_tasks_stay_within_cpus(void **state) {
+    (void)state;
+    size_t ncpu = test_ncpu();
+    long n = (long)(200000 * tu_stress_scale());
+    if (tu_under_valgrind()) n = 5000;
+    groupconc_policy p = groupconc_policy_default();
+    assert_int_equal(p.max_threads, 32);
+    p.default_concurrency = 64; /* the group layer never holds them back */
+    groupconc_executor *ex = tu_executor(&p);
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    sampler s = {.ex = ex};
+    atomic_init(&s.stop, false);
+    atomic_init(&s.peak, 0);
+    atomic_init(&s.samples, 0);
+    tu_thread th;
+    assert_true(tu_thread_start(&th, sample_main, &s));
+    for (long i = 0; i < n; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "g%ld", i % 8);
+        assert_int_equal(groupconc_submit(ex, key, NULL, tu_count_fn, &ran, NULL), GROUPCONC_OK);
+    }
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, TU_TIMEOUT_NS), GROUPCONC_OK);
+    atomic_store(&s.stop, true);
+    tu_thread_join(th);
+    assert_int_equal(atomic_load(&ran), (int)n);
+    assert_true(atomic_load(&s.samples) > 0);
+    print_message("ncpu %lu, peak threads %ld (%ld samples)\n", (unsigned long)ncpu, atomic_load(&s.peak),
+                  atomic_load(&s.samples));
+    /* valgrind runs one thread at a time: a worker waiting for its turn looks blocked there */
+    if (ncpu && ncpu + 1 < 32 && !tu_under_valgrind()) assert_true(atomic_load(&s.peak) <= (long)ncpu + 1);
+    assert_true(atomic_load(&s.peak) <= 32);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+/* ---- tasks that block: the pool grows without a hint ------------------------------------------ */
+
+typedef struct rendezvous {
+    tu_latch inside;       /* counted down by each task once it runs */
+    atomic_int met;        /* tasks that saw all the others inside */
+    bool hint;             /* call groupconc_context_blocking first */
+    atomic_int hint_rc;    /* the first non-OK code it returned, or 0 */
+} rendezvous;
+
+static int rendezvous_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    rendezvous *r = arg;
+    (void)out_value;
+    if (r->hint) {
+        int rc = groupconc_context_blocking(ctx);
+        if (rc != GROUPCONC_OK) atomic_store(&r->hint_rc, rc);
+    }
+    tu_latch_count_down(&r->inside);
+    if (tu_latch_wait(&r->inside)) atomic_fetch_add(&r->met, 1); /* blocks until all are in */
+    return 0;
+}
+
+static void run_rendezvous(bool hint) {
+    enum { N = 16 };
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = N;
+    groupconc_executor *ex = tu_executor(&p);
+    rendezvous r;
+    tu_latch_init(&r.inside, N);
+    atomic_init(&r.met, 0);
+    atomic_init(&r.hint_rc, 0);
+    r.hint = hint;
+    groupconc_task *t[N];
+    for (int i = 0; i < N; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "k%d", i);
+        t[i] = tu_submit(ex, key, NULL, rendezvous_fn, &r);
+    }
+    for (int i = 0; i < N; i++) {
+        tu_wait_status(t[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(t[i]);
+    }
+    assert_int_equal(atomic_load(&r.met), N); /* none gave up: all were running at once */
+    assert_int_equal(atomic_load(&r.hint_rc), 0);
+    assert_true(tu_xstats(ex).threads >= N);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&r.inside);
+}
+
+static void test_blocked_tasks_grow_the_pool(void **state) {
+    (void)state;
+    run_rendezvous(false);
+}
+
+static void test_blocked_tasks_grow_the_pool_hinted(void **state) {
+    (void)state;
+    run_rendezvous(true);
+}
+
+/* ---- a long blocked task among busy ones -------------------------------------------------------- */
+/* One task sleeps (on a latch) while the others compute: tasks still finish nowhere, but the process
+   is busy, so this is no stall; the blocked task's age (past GROUPCONC__STUCK_NS) gets a worker
+   started for the task that waits. The computing ones spin until that task has run. */
+
+typedef struct mixed {
+    tu_latch in;           /* every worker the pool's size allows is in a task */
+    tu_latch release;      /* opened by the test: the sleeper returns */
+    atomic_bool waiter_ran;
+    atomic_int spin_timeouts;
+} mixed;
+
+static int sleeper_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    mixed *m = arg;
+    (void)ctx;
+    (void)out_value;
+    tu_latch_count_down(&m->in);
+    (void)tu_latch_wait(&m->release);
+    return 0;
+}
+
+static int spinner_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    mixed *m = arg;
+    (void)ctx;
+    (void)out_value;
+    tu_latch_count_down(&m->in);
+    int64_t until = tu_now_ns() + TU_TIMEOUT_NS;
+    while (!atomic_load(&m->waiter_ran))
+        if (tu_now_ns() > until) {
+            atomic_fetch_add(&m->spin_timeouts, 1);
+            break;
+        }
+    return 0;
+}
+
+static int waiter_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    mixed *m = arg;
+    (void)ctx;
+    (void)out_value;
+    atomic_store(&m->waiter_ran, true);
+    return 0;
+}
+
+static void test_long_blocked_task_among_busy_ones(void **state) {
+    (void)state;
+    size_t ncpu = test_ncpu();
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 64;
+    if (ncpu == 0 || ncpu + 2 > (size_t)p.max_threads || tu_under_valgrind()) skip();
+    groupconc_executor *ex = tu_executor(&p);
+    mixed m;
+    tu_latch_init(&m.in, (long)ncpu);
+    tu_latch_init(&m.release, 1);
+    atomic_init(&m.waiter_ran, false);
+    atomic_init(&m.spin_timeouts, 0);
+    groupconc_task **t = calloc(ncpu, sizeof *t);
+    assert_non_null(t);
+    t[0] = tu_submit(ex, "sleeper", NULL, sleeper_fn, &m);
+    for (size_t i = 1; i < ncpu; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "spin%lu", (unsigned long)i);
+        t[i] = tu_submit(ex, key, NULL, spinner_fn, &m);
+    }
+    assert_true(tu_latch_wait(&m.in));
+    groupconc_task *w = tu_submit(ex, "waiter", NULL, waiter_fn, &m);
+    tu_wait_status(w, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(w);
+    tu_latch_open(&m.release);
+    for (size_t i = 0; i < ncpu; i++) {
+        tu_wait_status(t[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(t[i]);
+    }
+    assert_int_equal(atomic_load(&m.spin_timeouts), 0); /* the waiter ran while they computed */
+    assert_true(tu_xstats(ex).threads > ncpu);
+    free(t);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&m.in);
+    tu_latch_destroy(&m.release);
+}
+
+/* ---- the hint starts a worker at once --------------------------------------------------------- */
+
+typedef struct hinted {
+    tu_latch hinted;       /* counted down after groupconc_context_blocking returned */
+    tu_latch go;           /* opened by the test */
+    atomic_int rc;
+} hinted;
+
+static int hinted_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    hinted *h = arg;
+    (void)out_value;
+    int rc = groupconc_context_blocking(ctx);
+    if (rc != GROUPCONC_OK) atomic_store(&h->rc, rc);
+    tu_latch_count_down(&h->hinted);
+    (void)tu_latch_wait(&h->go);
+    return 0;
+}
+
+static void test_hint_starts_a_worker_at_once(void **state) {
+    (void)state;
+    size_t ncpu = test_ncpu();
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 64;
+    if (ncpu == 0 || ncpu + 2 > (size_t)p.max_threads) skip(); /* the pool is not CPU-sized here */
+    groupconc_executor *ex = tu_executor(&p);
+    hinted h;
+    long k = (long)ncpu;
+    tu_latch_init(&h.hinted, k);
+    tu_latch_init(&h.go, 1);
+    atomic_init(&h.rc, 0);
+    groupconc_task **t = calloc((size_t)k, sizeof *t);
+    assert_non_null(t);
+    for (long i = 0; i < k; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "h%ld", i);
+        t[i] = tu_submit(ex, key, NULL, hinted_fn, &h);
+    }
+    assert_true(tu_latch_wait(&h.hinted)); /* every worker the pool's size allows is in a hinted task */
+    assert_int_equal(atomic_load(&h.rc), 0);
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    groupconc_task *extra = tu_submit(ex, "extra", NULL, tu_count_fn, &ran);
+    /* the submit started its worker (the watch would need a blocked task's millisecond) */
+    assert_true(tu_xstats(ex).threads >= (size_t)k + 1);
+    tu_wait_status(extra, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&ran), 1);
+    groupconc_task_release(extra);
+    tu_latch_open(&h.go);
+    for (long i = 0; i < k; i++) {
+        tu_wait_status(t[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(t[i]);
+    }
+    free(t);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&h.hinted);
+    tu_latch_destroy(&h.go);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_noop_tasks_stay_within_cpus),
+        cmocka_unit_test(test_blocked_tasks_grow_the_pool),
+        cmocka_unit_test(test_blocked_tasks_grow_the_pool_hinted),
+        cmocka_unit_test(test_long_blocked_task_among_busy_ones),
+        cmocka_unit_test(test_hint_starts_a_worker_at_once),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
