@@ -173,10 +173,10 @@
                       else the online count; Windows: the active processors), never more than
                       max_threads, and retire after keep_alive_ns idle. More start, up to max_threads,
                       only when running tasks block: the housekeeper thread watches while ready tasks
-                      wait and every worker is busy. It starts one for each waiting task when none
-                      finished for about 1 ms while a worker sleeps in its task (sleeps, I/O) and the
-                      process used under half a CPU meanwhile, and one for a task running past 10 ms
-                      while others finish. On Linux a worker that computes or waits for a CPU never
+                      wait and every worker is busy. It starts one for each waiting task when a
+                      worker sleeps in its task (sleeps, I/O) and the process used under half a CPU
+                      since its last look (every 0.25-8 ms) or, none finishing, for about 1 ms; and
+                      one for a task running past 10 ms while others finish. On Linux a worker that computes or waits for a CPU never
                       counts as blocked (its state in /proc); elsewhere a long computation counts.
                       A task that knows it will block says so first, groupconc_context_blocking(ctx):
                       a worker starts at once (as Go's runtime does around a blocking call, or Java's
@@ -2699,6 +2699,7 @@ typedef struct groupconc__keeper {
     uint64_t watch_moved_at;       /* the last look that found a task finished since the one before */
     uint64_t watch_retired;        /* ex->retired at the last look */
     uint64_t watch_cpu;            /* the process's CPU time at watch_moved_at */
+    uint64_t watch_look_at, watch_look_cpu; /* the time and CPU time of its last look */
     /* Queue deadlines: a binary min-heap of the waiting tasks that have one, by deadline; each such
        task keeps its index. Capacity is reserved at submit. */
     groupconc_task **timers;
@@ -5541,6 +5542,8 @@ GROUPCONC__FN bool groupconc__watch_start_locked(groupconc_executor *ex) {
     ex->keeper.watch_moved_at = now;
     ex->keeper.watch_retired = ex->retired;
     ex->keeper.watch_cpu = groupconc__cpu_time_ns();
+    ex->keeper.watch_look_at = now;
+    ex->keeper.watch_look_cpu = ex->keeper.watch_cpu;
     ex->keeper.watch_quiet = 0;
     if (ex->keeper.wake != 0 && ex->keeper.wake > ex->keeper.watch_at) /* 0: awake, it looks again */
         groupconc__cond_signal(&ex->keeper.cv);
@@ -6128,6 +6131,9 @@ GROUPCONC__FN size_t groupconc__unserved_locked(groupconc_executor *ex, size_t s
        the process used less than half a CPU meanwhile (its threads wait, they are not computing
        nor queued for a CPU: a loaded machine that preempts the workers is no reason to add
        threads): one more worker for each waiting task;
+     - idle CPUs: since its last look the process used less than half a CPU while tasks waited
+       and a worker sleeps in its task: tasks finish, but their workers mostly wait (I/O or sleeps
+       shorter than a stall): one more worker for each waiting task;
      - a long task: a worker's task has run past GROUPCONC__STUCK_NS while others finish: one
        more worker for it (once per task: w->watched).
    Up to max_threads + nblocked. The watch ends once two looks in a row find nothing waiting.
@@ -6148,6 +6154,16 @@ GROUPCONC__FN void groupconc__watch_count_locked(groupconc_executor *ex, uint64_
         (*blocked)++;
         if (long_task) (*stuck)++;
     }
+}
+
+/* Is some worker asleep in its task (not running nor waiting for a CPU)? For the idle-CPU sign. */
+GROUPCONC__FN bool groupconc__watch_any_asleep_locked(groupconc_executor *ex, uint64_t now) {
+    groupconc__worker *w;
+    for (w = ex->pool.workers; w; w = w->next) {
+        uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+        if (since != 0 && since < now && !groupconc__runnable(w)) return true;
+    }
+    return false;
 }
 
 /* Start up to `start` workers (within max_threads + nblocked), the tasks older than `age` counted
@@ -6203,6 +6219,10 @@ GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc
     if (blocked && now - ex->keeper.watch_moved_at >= GROUPCONC__BLOCKED_NS &&
         cpu - ex->keeper.watch_cpu < (now - ex->keeper.watch_moved_at) / 2) {
         start = need; /* a stall: every task this old is served */
+    } else if (need && now - ex->keeper.watch_look_at >= GROUPCONC__WATCH_NS / 2 &&
+               cpu - ex->keeper.watch_look_cpu < (now - ex->keeper.watch_look_at) / 2 &&
+               groupconc__watch_any_asleep_locked(ex, now)) {
+        start = need; /* idle CPUs: tasks finish, but their workers mostly sleep (short I/O waits) */
     } else if (stuck) {
         start = stuck < need ? stuck : need;
         age = GROUPCONC__STUCK_NS; /* the long ones */
@@ -6215,6 +6235,8 @@ GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc
                ex->keeper.watch_every < GROUPCONC__WATCH_MAX_NS) {
         ex->keeper.watch_every *= 2; /* short tasks: look less often */
     }
+    ex->keeper.watch_look_at = now;
+    ex->keeper.watch_look_cpu = cpu;
     ex->keeper.watch_at = now + ex->keeper.watch_every;
     return ex->keeper.watch_at;
 }

@@ -5,6 +5,8 @@
      - tasks that block still all run at once: 16 tasks, max_threads 16, each waiting on a latch
        that opens only when all 16 are inside, finish, with no hint (the housekeeper's watch sees
        them blocked and starts workers past the CPU count);
+     - short sleeps that finish often (no stall: a task ends every fraction of a millisecond) still
+       grow the pool: the CPUs idle while tasks wait (the watch's idle-CPU sign);
      - one task blocked past 10 ms while the others compute (no stall: the process is busy) gets a
        worker started for a task that waits;
      - groupconc_context_blocking lets the pool start a worker at once: with every worker in a task
@@ -208,6 +210,43 @@ static int waiter_fn(groupconc_context *ctx, void **out_value, void *arg) {
     return 0;
 }
 
+/* ---- short sleeps: tasks finish all the time, but the CPUs idle ------------------------------- */
+
+static atomic_int short_inside, short_peak;
+
+static int short_sleep_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    int now = atomic_fetch_add(&short_inside, 1) + 1;
+    int peak = atomic_load(&short_peak);
+    while (now > peak && !atomic_compare_exchange_weak(&short_peak, &peak, now)) {}
+    tu_sleep_ns(300 * 1000); /* a short I/O wait: 300 us, below a stall's 1 ms */
+    atomic_fetch_sub(&short_inside, 1);
+    return 0;
+}
+
+static void test_short_sleeps_grow_the_pool(void **state) {
+    (void)state;
+    enum { N = 2000, THREADS = 16 };
+    size_t ncpu = test_ncpu();
+    if (ncpu == 0 || ncpu + 1 >= THREADS) skip(); /* the pool is max_threads from the start */
+    atomic_init(&short_inside, 0);
+    atomic_init(&short_peak, 0);
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = THREADS;
+    p.default_concurrency = THREADS;
+    groupconc_executor *ex = tu_executor(&p);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(groupconc_submit(ex, "io", NULL, short_sleep_fn, NULL, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, GROUPCONC_FOREVER), GROUPCONC_OK);
+    /* at ncpu workers 2000 x 300 us take 300 / ncpu ms; grown, the peak passes the CPU count */
+    print_message("short sleeps: peak %d tasks at once (CPUs %zu, max_threads %d)\n", atomic_load(&short_peak),
+                  ncpu, THREADS);
+    assert_true((size_t)atomic_load(&short_peak) > ncpu + 1);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 static void test_long_blocked_task_among_busy_ones(void **state) {
     (void)state;
     size_t ncpu = test_ncpu();
@@ -308,6 +347,7 @@ int main(void) {
         cmocka_unit_test(test_noop_tasks_stay_within_cpus),
         cmocka_unit_test(test_blocked_tasks_grow_the_pool),
         cmocka_unit_test(test_blocked_tasks_grow_the_pool_hinted),
+        cmocka_unit_test(test_short_sleeps_grow_the_pool),
         cmocka_unit_test(test_long_blocked_task_among_busy_ones),
         cmocka_unit_test(test_hint_starts_a_worker_at_once),
     };
