@@ -3994,11 +3994,12 @@ GROUPCONC__FN size_t groupconc__fill_layer(groupconc_executor *ex, groupconc__gr
    took a permit (its answer's hand-off), and a release there hands nothing on (next_waiter). */
 GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_task *t,
                                               groupconc__batch *b) {
-    while (t->held > 0) {
-        int layer = --t->held;
-        if (layer != GROUPCONC__L_FLEET) groupconc__release_layer(ex, t->group, layer, b);
-        else if (t->bits & GROUPCONC__B_FLEET) ex->fleet.layer.used--;
+    if (t->held > GROUPCONC__L_FLEET) {
+        while (t->held > GROUPCONC__L_FLEET + 1) groupconc__release_layer(ex, t->group, --t->held, b);
+        t->held = GROUPCONC__L_FLEET;
+        if (t->bits & GROUPCONC__B_FLEET) ex->fleet.layer.used--;
     }
+    while (t->held > 0) groupconc__release_layer(ex, t->group, --t->held, b);
 }
 
 /* ---- queue deadlines: a binary min-heap of waiting tasks, by deadline ----
@@ -4061,29 +4062,44 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
     d->index = GROUPCONC__TIMER_NONE;
 }
 
+/* t holds its group's permits (held == GROUPCONC__L_FLEET): with a provider it waits at the fleet
+   layer (true: admission stops here, the answer hands the permit on); without one it passes at
+   once, taking nothing (release_permits skips it likewise). Checked where held reaches the layer,
+   not on every turn of admit's loop: the common task has no provider. */
+GROUPCONC__FN bool groupconc__fleet_pass_locked(groupconc_executor *ex, groupconc_task *t,
+                                               groupconc__batch *b) {
+    if (t->bits & GROUPCONC__B_FLEET) {
+        groupconc__fleet_enter_locked(ex, t, b);
+        return true;
+    }
+    t->held++;
+    return false;
+}
+
 /* Move t through the layers from t->held on: take each permit that is free with nobody waiting
    (and the layer not shut), else wait in that layer's FIFO if its queue bounds allow, else reject. */
 GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
     groupconc__group *g = t->group;
-    while (t->held < GROUPCONC__LAYERS) {
-        int layer = t->held, reason = 0;
-        groupconc__sem *s;
-        if (layer == GROUPCONC__L_FLEET) {
-            if (t->bits & GROUPCONC__B_FLEET) { /* asked for; the answer hands the permit on */
-                groupconc__fleet_enter_locked(ex, t, b);
-                return;
-            }
-            t->held++; /* no provider: passed at once, nothing taken (release_permits) */
-            continue;
-        }
-        s = groupconc__layer(ex, g, layer);
+    unsigned held = t->held; /* in a register: t->held is a byte, which every store may alias */
+    if (held == GROUPCONC__L_FLEET) { /* handed its concurrency permit (pump): the fleet is next */
+        if (groupconc__fleet_pass_locked(ex, t, b)) return;
+        held = t->held;
+    }
+    while (held < GROUPCONC__LAYERS) {
+        int layer = (int)held, reason = 0;
+        groupconc__sem *s = groupconc__layer(ex, g, layer);
         bool shut = layer >= GROUPCONC__L_CONCURRENCY && groupconc__paused(ex, g);
         /* global running: a free permit means every waiter there is paused (see the table above) */
         if (!shut && s->used < s->limit && (s->waiters.count == 0 || layer == GROUPCONC__L_RUNNING)) {
             s->used++;
-            t->held++;
+            if (++held == GROUPCONC__L_FLEET) {
+                t->held = (uint8_t)held;
+                if (groupconc__fleet_pass_locked(ex, t, b)) return;
+                held = t->held;
+            }
             continue;
         }
+        t->held = (uint8_t)held; /* what follows reads it: reject_locked, the layer's FIFO */
         if (layer == GROUPCONC__L_GLOBAL) {
             int thr = ex->policy.global_queue_threshold;
             if (thr != GROUPCONC_UNLIMITED && s->waiters.count >= (size_t)thr) reason = GROUPCONC_EREJECTED_GLOBAL;
@@ -4112,6 +4128,7 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
         groupconc__fifo_push(&s->waiters, t);
         return;
     }
+    t->held = (uint8_t)held;
     g->admitted++;
     ex->counts.admitted++;
     groupconc__timer_drop(ex, t);
