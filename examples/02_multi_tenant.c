@@ -101,12 +101,13 @@ static int vip_resolver(const char *group, int *out_concurrency, void *user_data
     return -1;
 }
 
-/* The work: sleep for the task's number of milliseconds. */
+/* The work: sleep for the task's number of milliseconds. It says so first: the pool (one worker
+   per CPU while tasks compute) then starts a worker for the next task at once. */
 static int sleepy_task(groupconc_context *ctx, void **out_value, void *arg) {
     const demo_task *t = arg;
     struct timespec ts = {0, (long)t->ms * 1000000L};
-    (void)ctx;
     (void)out_value;
+    (void)groupconc_context_blocking(ctx);
     while (nanosleep(&ts, &ts) != 0) {
         /* interrupted by a signal: sleep for the rest */
     }
