@@ -6190,6 +6190,24 @@ GROUPCONC__FN bool groupconc__watch_any_asleep_locked(groupconc_executor *ex, ui
     return false;
 }
 
+/* A stall: no task finished for GROUPCONC__BLOCKED_NS while a worker sleeps in a task that old
+   (`blocked`), and the process used under half a CPU meanwhile. */
+GROUPCONC__FN bool groupconc__watch_stalled(const groupconc_executor *ex, uint64_t now, uint64_t cpu,
+                                            size_t blocked) {
+    uint64_t quiet = now - ex->keeper.watch_moved_at;
+    return blocked && quiet >= GROUPCONC__BLOCKED_NS && cpu - ex->keeper.watch_cpu < quiet / 2;
+}
+
+/* Idle CPUs: tasks wait, and since the last look (long enough to tell) the process used under half
+   a CPU while a worker sleeps in its task: tasks finish, but their workers mostly wait (I/O or
+   sleeps shorter than a stall). */
+GROUPCONC__FN bool groupconc__watch_idle_cpus_locked(groupconc_executor *ex, uint64_t now, uint64_t cpu,
+                                                    size_t need) {
+    uint64_t span = now - ex->keeper.watch_look_at;
+    return need && span >= GROUPCONC__WATCH_NS / 2 && cpu - ex->keeper.watch_look_cpu < span / 2 &&
+           groupconc__watch_any_asleep_locked(ex, now);
+}
+
 /* Start up to `start` workers (within max_threads + nblocked), the tasks older than `age` counted
    as served. Returns whether any start was tried. */
 GROUPCONC__FN bool groupconc__watch_grow_locked(groupconc_executor *ex, uint64_t now, size_t start,
@@ -6240,13 +6258,9 @@ GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc
     need = groupconc__unserved_locked(ex, blocked);
     if (need == 0 && (next = groupconc__watch_quiet_locked(ex, now)) != 0) return next;
     ex->keeper.watch_quiet = 0;
-    if (blocked && now - ex->keeper.watch_moved_at >= GROUPCONC__BLOCKED_NS &&
-        cpu - ex->keeper.watch_cpu < (now - ex->keeper.watch_moved_at) / 2) {
-        start = need; /* a stall: every task this old is served */
-    } else if (need && now - ex->keeper.watch_look_at >= GROUPCONC__WATCH_NS / 2 &&
-               cpu - ex->keeper.watch_look_cpu < (now - ex->keeper.watch_look_at) / 2 &&
-               groupconc__watch_any_asleep_locked(ex, now)) {
-        start = need; /* idle CPUs: tasks finish, but their workers mostly sleep (short I/O waits) */
+    if (groupconc__watch_stalled(ex, now, cpu, blocked) ||
+        groupconc__watch_idle_cpus_locked(ex, now, cpu, need)) {
+        start = need; /* every waiting task is served */
     } else if (stuck) {
         start = stuck < need ? stuck : need;
         age = GROUPCONC__STUCK_NS; /* the long ones */
