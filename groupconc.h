@@ -175,8 +175,8 @@
                       only when running tasks block: the housekeeper thread watches while ready tasks
                       wait and every worker is busy. It starts one for each waiting task when a
                       worker sleeps in its task (sleeps, I/O) and the process used under half a CPU
-                      since its last look (every 0.25-8 ms) or, none finishing, for about 1 ms; and
-                      one for a task running past 10 ms while others finish. On Linux a worker that computes or waits for a CPU never
+                      for about 1 ms with no task finishing, or (Linux) since its last look (every
+                      0.25-8 ms); and one for a task running past 10 ms while others finish. On Linux a worker that computes or waits for a CPU never
                       counts as blocked (its state in /proc); elsewhere a long computation counts.
                       A task that knows it will block says so first, groupconc_context_blocking(ctx):
                       a worker starts at once (as Go's runtime does around a blocking call, or Java's
@@ -6180,6 +6180,7 @@ GROUPCONC__FN void groupconc__watch_count_locked(groupconc_executor *ex, uint64_
     }
 }
 
+#if defined(GROUPCONC__PROC)
 /* Is some worker asleep in its task (not running nor waiting for a CPU)? For the idle-CPU sign. */
 GROUPCONC__FN bool groupconc__watch_any_asleep_locked(groupconc_executor *ex, uint64_t now) {
     groupconc__worker *w;
@@ -6189,6 +6190,7 @@ GROUPCONC__FN bool groupconc__watch_any_asleep_locked(groupconc_executor *ex, ui
     }
     return false;
 }
+#endif
 
 /* A stall: no task finished for GROUPCONC__BLOCKED_NS while a worker sleeps in a task that old
    (`blocked`), and the process used under half a CPU meanwhile. */
@@ -6200,12 +6202,21 @@ GROUPCONC__FN bool groupconc__watch_stalled(const groupconc_executor *ex, uint64
 
 /* Idle CPUs: tasks wait, and since the last look (long enough to tell) the process used under half
    a CPU while a worker sleeps in its task: tasks finish, but their workers mostly wait (I/O or
-   sleeps shorter than a stall). */
+   sleeps shorter than a stall). Linux only: elsewhere nothing tells a sleeping worker from one
+   that computes or waits for a CPU (and Wine's process times are coarse), so it would misfire. */
 GROUPCONC__FN bool groupconc__watch_idle_cpus_locked(groupconc_executor *ex, uint64_t now, uint64_t cpu,
                                                     size_t need) {
+#if defined(GROUPCONC__PROC)
     uint64_t span = now - ex->keeper.watch_look_at;
     return need && span >= GROUPCONC__WATCH_NS / 2 && cpu - ex->keeper.watch_look_cpu < span / 2 &&
            groupconc__watch_any_asleep_locked(ex, now);
+#else
+    (void)ex;
+    (void)now;
+    (void)cpu;
+    (void)need;
+    return false;
+#endif
 }
 
 /* Start up to `start` workers (within max_threads + nblocked), the tasks older than `age` counted

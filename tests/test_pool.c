@@ -103,8 +103,12 @@ static void test_noop_tasks_stay_within_cpus(void **state) {
     assert_true(atomic_load(&s.samples) > 0);
     print_message("ncpu %lu, peak threads %ld (%ld samples)\n", (unsigned long)ncpu, atomic_load(&s.peak),
                   atomic_load(&s.samples));
-    /* valgrind runs one thread at a time: a worker waiting for its turn looks blocked there */
+    /* valgrind runs one thread at a time: a worker waiting for its turn looks blocked there. Only on
+       Linux can the pool tell a preempted worker from a blocked one (/proc): elsewhere a worker
+       preempted for 10 ms counts as blocked (manual, LIMITATIONS), which a loaded machine does */
+#if defined(__linux__)
     if (ncpu && ncpu + 1 < 32 && !tu_under_valgrind()) assert_true(atomic_load(&s.peak) <= (long)ncpu + 1);
+#endif
     assert_true(atomic_load(&s.peak) <= 32);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
@@ -231,6 +235,9 @@ static void test_short_sleeps_grow_the_pool(void **state) {
     enum { N = 2000, THREADS = 16 };
     size_t ncpu = test_ncpu();
     if (ncpu == 0 || ncpu + 1 >= THREADS) skip(); /* the pool is max_threads from the start */
+#if !defined(__linux__)
+    skip(); /* the idle-CPU sign needs a worker's state (Linux: /proc); elsewhere only a stall counts */
+#endif
     atomic_init(&short_inside, 0);
     atomic_init(&short_peak, 0);
     groupconc_policy p = groupconc_policy_default();
