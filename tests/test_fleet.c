@@ -558,6 +558,9 @@ static int work_fn(groupconc_context *ctx, void **out_value, void *arg) {
     const char *group = groupconc_context_group(ctx);
     mk_enter(mk_of(ctx), group);
     uintptr_t us = (uintptr_t)arg;
+    /* a task that sleeps says so: the pool starts a worker for the next one at once (without the
+       hint, 2 ms sleeps may finish too often for the pool's watch to count them blocked) */
+    if (us) (void)groupconc_context_blocking(ctx);
     if (us) tu_sleep_ns((int64_t)us * 1000);
     else tu_spin(2000);
     mk_leave(mk_of(ctx), group);
