@@ -1356,6 +1356,7 @@ static int fetch_fn(groupconc_context *ctx, void **out_value, void *arg) {
     (void)out_value;
     tu_peak_enter(&f->c->overall);
     tu_peak_enter(&f->c->host[f->host]);
+    (void)groupconc_context_blocking(ctx); /* it sleeps: the pool may start a worker at once */
     tu_sleep_ns(2 * TU_MS);
     tu_peak_leave(&f->c->host[f->host]);
     tu_peak_leave(&f->c->overall);
