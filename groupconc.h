@@ -4202,6 +4202,20 @@ GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) 
 
 GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex);
 
+/* A worker's busy_since holds a start time or one of two sentinels that are no time at all: 0, idle
+   (between batches: its published tasks all finished, nret 0), and GROUPCONC__NOT_BUSY (UINT64_MAX),
+   on its way back to the lock after a batch (it finishes what it ran itself). `now - since` on a
+   sentinel is no duration: now - UINT64_MAX wraps to now + 1 (a task that seems to have just
+   started), now - 0 is the clock's whole reading (one that seems to have run for days); and a start
+   stored after the caller read `now` would wrap to nearly 2^64. So every age is taken here: 0 for
+   both sentinels and for a start after `now` (that task has only just begun). Callers that give a
+   sentinel a meaning of its own (groupconc__others: NOT_BUSY counts as active) test it first. */
+#define GROUPCONC__NOT_BUSY UINT64_MAX
+GROUPCONC__FN uint64_t groupconc__busy_ns(uint64_t since, uint64_t now) {
+    if (since == 0 || since == GROUPCONC__NOT_BUSY || since >= now) return 0;
+    return now - since;
+}
+
 /* Whether a worker has been in its current task longer than a batch lasts with tasks it ran left
    unfinished: what groupconc__help_locked(ex, b, false) would finish. Under the lock. */
 GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
@@ -4213,7 +4227,8 @@ GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
         if (w->nfinished >= atomic_load_explicit(&w->nret, memory_order_acquire)) continue;
         if (!now) now = groupconc__now_ns();
         since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
-        if (since != UINT64_MAX && now - since >= GROUPCONC__BATCH_NS) return true;
+        /* NOT_BUSY: it finishes them itself (groupconc__busy_ns gives 0 for it) */
+        if (groupconc__busy_ns(since, now) >= GROUPCONC__BATCH_NS) return true;
     }
     return false;
 }
@@ -5467,8 +5482,8 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
              its last batch, retires completions, claims   nothing: an idle turn
              ready tasks (FIFO), or with none helps a      (worker_step_locked)
              stuck worker and steals from it; busy_since
-             is UINT64_MAX from its batch's end: nobody
-             needs to help it
+             is NOT_BUSY (UINT64_MAX) from its batch's
+             end: nobody needs to help it (busy_ns)
    batch     unlocked: settles what the step collected,    every claim run, or a thread waits
              then runs its claims back to back, publishing (publish true): step; past BATCH_NS:
              each (self->ret, P2); busy_since is its       slow, then step (worker_settle,
@@ -5689,7 +5704,8 @@ GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__bat
         if (!all) {
             if (!now) now = groupconc__now_ns();
             uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
-            if (since == UINT64_MAX || now - since < GROUPCONC__BATCH_NS) continue;
+            /* NOT_BUSY (0 from busy_ns): on its way to finish them itself */
+            if (groupconc__busy_ns(since, now) < GROUPCONC__BATCH_NS) continue;
         }
         for (; w->nfinished < n; w->nfinished++) {
             groupconc_task *t = w->ret[w->nfinished];
@@ -5716,7 +5732,8 @@ GROUPCONC__FN unsigned groupconc__others(groupconc_executor *ex, const groupconc
         uint64_t since;
         if (w == self) continue;
         since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
-        if (since == UINT64_MAX || (since != 0 && now - since < GROUPCONC__BATCH_NS))
+        /* NOT_BUSY: on its way back from a batch (active, tested before any age); 0: idle */
+        if (since == GROUPCONC__NOT_BUSY || (since != 0 && groupconc__busy_ns(since, now) < GROUPCONC__BATCH_NS))
             seen |= GROUPCONC__OTHER_ACTIVE;
         if (w->nfinished < atomic_load_explicit(&w->nret, memory_order_relaxed))
             seen |= GROUPCONC__OTHER_UNFINISHED;
@@ -6033,7 +6050,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             groupconc__worker_settle(&w, &b);
             if (w.mine.count || w.stolen) w.nran = groupconc__worker_run_batch(&w);
             /* on its way to finish them itself: nobody needs to help, however long the lock takes */
-            atomic_store_explicit(&w.self->busy_since, UINT64_MAX, memory_order_relaxed);
+            atomic_store_explicit(&w.self->busy_since, GROUPCONC__NOT_BUSY, memory_order_relaxed);
             groupconc__mutex_lock(&ex->lock);
         } else if (!groupconc__worker_idle_locked(&w)) { /* nothing to do */
             break;
@@ -6171,9 +6188,9 @@ GROUPCONC__FN void groupconc__watch_count_locked(groupconc_executor *ex, uint64_
     for (w = ex->pool.workers; w; w = w->next) {
         uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
         bool long_task;
-        /* since > now: it started a task after this look read the clock */
-        if (since == 0 || since >= now || now - since < GROUPCONC__BLOCKED_NS) continue;
-        long_task = since != w->watched && now - since >= GROUPCONC__STUCK_NS;
+        /* idle, NOT_BUSY, or a task started after this look read the clock: age 0 (busy_ns) */
+        if (groupconc__busy_ns(since, now) < GROUPCONC__BLOCKED_NS) continue;
+        long_task = since != w->watched && groupconc__busy_ns(since, now) >= GROUPCONC__STUCK_NS;
         if ((!long_task && *blocked) || groupconc__runnable(w)) continue; /* a stall needs one */
         (*blocked)++;
         if (long_task) (*stuck)++;
@@ -6186,7 +6203,8 @@ GROUPCONC__FN bool groupconc__watch_any_asleep_locked(groupconc_executor *ex, ui
     groupconc__worker *w;
     for (w = ex->pool.workers; w; w = w->next) {
         uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
-        if (since != 0 && since < now && !groupconc__runnable(w)) return true;
+        /* in a task (not idle, not NOT_BUSY, started before `now`) */
+        if (groupconc__busy_ns(since, now) > 0 && !groupconc__runnable(w)) return true;
     }
     return false;
 }
@@ -6228,7 +6246,8 @@ GROUPCONC__FN bool groupconc__watch_grow_locked(groupconc_executor *ex, uint64_t
     if (!start || atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) >= hard) return false;
     for (w = ex->pool.workers; w; w = w->next) { /* each of their tasks counts once */
         uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
-        if (since != 0 && since < now && now - since >= age) w->watched = since;
+        uint64_t busy = groupconc__busy_ns(since, now); /* 0 for a sentinel: never marked watched */
+        if (busy > 0 && busy >= age) w->watched = since;
     }
     while (start-- && atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) < hard &&
            groupconc__spawn_locked(ex) == GROUPCONC_OK) {}
