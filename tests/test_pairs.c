@@ -4,7 +4,7 @@
    (status, reason, counters, which callbacks ran once, cleanups counted: no leak).
 
    The features, in matrix order: tasks, execall, reject, listener, resolver, deferred, gate, scope,
-   deadline, pause, live, bounded, runcap, fleet, groupshut, shutdown, dump.
+   deadline, pause, live, bounded, runcap, fleet, groupshut, shutdown, dump, blocking.
 
    Every test starts from px_reset(): the shared counters (cleanups, listener events by type,
    completion callbacks, rejection handler and resolver calls, the in-process fleet provider) are
@@ -3944,6 +3944,636 @@ static void pair_shutdown_dump(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 #endif
+/* ==== ... × blocking ============================================================================ */
+/* groupconc_context_blocking: a task body says it is about to block; the pool may start one more
+   worker at once, up to max_threads, until the body returns (ex->pool.nhinted). The executors here
+   are sized as on one CPU (hx_executor: pool.size 1, as the library reads it at create, white-box,
+   before the first submit), so that a second worker exists only through a hint (or a wait of the
+   library, which counts in ex->pool.nblocked): the thread counts asserted below are exact. No task
+   waits ready for a worker while a count is read, so the housekeeper's watch starts nothing. */
+
+static groupconc_executor *hx_executor(const groupconc_policy *p) {
+    groupconc_executor *ex = tu_executor(p);
+    atomic_store_explicit(&ex->pool.size, (size_t)1, memory_order_relaxed);
+    return ex;
+}
+static inline size_t hx_hinted(groupconc_executor *ex) {
+    return atomic_load_explicit(&ex->pool.nhinted, memory_order_relaxed);
+}
+static inline size_t hx_blocked(groupconc_executor *ex) {
+    return atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed);
+}
+static inline size_t hx_threads(groupconc_executor *ex) { return tu_xstats(ex).threads; }
+
+/* A parked task that says it blocks, twice (the second call changes nothing), before it parks:
+   both codes are visible once it started. */
+typedef struct hk {
+    pk k;
+    atomic_int rc, rc2; /* 1 until the body set them */
+} hk;
+static inline int hint_park_fn(groupconc_context *ctx, void **out, void *arg) {
+    hk *h = (hk *)arg;
+    atomic_store(&h->rc, groupconc_context_blocking(ctx));
+    atomic_store(&h->rc2, groupconc_context_blocking(ctx));
+    return tu_park_fn(ctx, out, &h->k.p);
+}
+static groupconc_task *hk_sub(hk *h, groupconc_executor *ex, const char *group, const char *id) {
+    pk_init(&h->k);
+    atomic_init(&h->rc, 1);
+    atomic_init(&h->rc2, 1);
+    return sub(ex, group, id, hint_park_fn, h);
+}
+static inline void hk_started(hk *h) {
+    pk_started(&h->k);
+    assert_int_equal(atomic_load(&h->rc), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&h->rc2), GROUPCONC_OK);
+}
+static inline void hk_finish(hk *h, groupconc_task *t) { pk_finish(&h->k, t); }
+
+/* A body that says it blocks and records the code in *(atomic_int *)arg; its value is arg. */
+static inline int hint_rec_fn(groupconc_context *ctx, void **out, void *arg) {
+    atomic_store((atomic_int *)arg, groupconc_context_blocking(ctx));
+    *out = arg;
+    return 0;
+}
+
+/* A hinted task that waits for a child of its own (task_wait inside a task: nblocked too). */
+typedef struct hwait {
+    groupconc_executor *ex;
+    atomic_int hint_rc, wait_rc, child_status;
+    atomic_long child_threads; /* worker threads the child saw (white-box: pool.nthreads) */
+} hwait;
+static inline int hwait_child_fn(groupconc_context *ctx, void **out, void *arg) {
+    hwait *w = (hwait *)arg;
+    (void)ctx;
+    (void)out;
+    atomic_store(&w->child_threads, (long)atomic_load(&w->ex->pool.nthreads));
+    return 0;
+}
+static inline int hwait_fn(groupconc_context *ctx, void **out, void *arg) {
+    hwait *w = (hwait *)arg;
+    (void)out;
+    atomic_store(&w->hint_rc, groupconc_context_blocking(ctx));
+    groupconc_task *c = NULL;
+    if (groupconc_submit(groupconc_context_executor(ctx), "c", "child", hwait_child_fn, w, &c) != GROUPCONC_OK)
+        return -1;
+    groupconc_result r;
+    atomic_store(&w->wait_rc, groupconc_task_wait(c, &r));
+    atomic_store(&w->child_status, (int)r.status);
+    (void)groupconc_task_release(c);
+    return 0;
+}
+
+/* A hinted task meets its handle: both calls OK, one unit of room (nhinted 1), a task of another
+   group gets the hint's worker at once (threads 2); a cancel flags it (FLAGGED), it returns
+   CANCELLED, its callback and cleanup run once, nhinted is back to 0 when the wait returns. Then a
+   hinted task that waits for a child of its own (task_wait inside a task): the hint and the wait
+   count once each (nhinted 1, nblocked 1), the threads stay within max_threads + 1, and both
+   counts are 0 once it returned. */
+static void pair_tasks_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_threads = 2;
+    groupconc_executor *ex = hx_executor(&p);
+    hk a;
+    groupconc_task *ta = hk_sub(&a, ex, "a", "a");
+    a.k.p.cooperative = true;
+    hk_started(&a);
+    assert_int_equal(hx_hinted(ex), 1);
+    assert_int_equal(hx_threads(ex), 1);
+    groupconc_task *x = sub(ex, "b", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(hx_threads(ex), 2); /* started for x while "a" runs: the hint's room */
+    OK(groupconc_task_on_complete(ta, oc_fn, NULL));
+    groupconc_cancel_outcome o;
+    OK(groupconc_task_cancel(ta, &o));
+    assert_int_equal(o, GROUPCONC_CANCEL_FLAGGED);
+    done_rel(ta, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    assert_true(atomic_load(&a.k.p.saw_cancel));
+    pk_free(&a.k);
+    assert_int_equal(hx_hinted(ex), 0);
+    assert_int_equal(atomic_load(&g_oc), 1);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+
+    hwait w;
+    w.ex = ex;
+    atomic_init(&w.hint_rc, 1);
+    atomic_init(&w.wait_rc, 1);
+    atomic_init(&w.child_status, -1);
+    atomic_init(&w.child_threads, 0);
+    groupconc_task *tw = sub(ex, "w", "waiter", hwait_fn, &w);
+    done_rel(tw, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&w.hint_rc), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&w.wait_rc), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&w.child_status), GROUPCONC_STATUS_SUCCESS);
+    long seen = atomic_load(&w.child_threads);
+    assert_true(seen >= 2 && seen <= p.max_threads + 1); /* max_threads + nblocked, never more */
+    assert_int_equal(hx_hinted(ex), 0);
+    assert_int_equal(hx_blocked(ex), 0);
+    assert_true(hx_threads(ex) <= (size_t)p.max_threads + 1);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.succeeded, 3);
+    assert_int_equal(xs.cancelled, 1);
+    assert_int_equal(xs.running, 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* execute_all's elements say they block: each call OK, their group's concurrency (1) still holds
+   (peak 1) though each hint makes room for a worker; every value and cleanup exact, nhinted 0. */
+static inline int hint_peak_fn(groupconc_context *ctx, void **out, void *arg) {
+    tu_peak_enter(&g_peak);
+    atomic_store((atomic_int *)arg, groupconc_context_blocking(ctx));
+    *out = arg;
+    tu_peak_leave(&g_peak);
+    return 0;
+}
+static void pair_execall_blocking(void **state) {
+    (void)state;
+    px_reset();
+    tu_peak_init(&g_peak);
+    groupconc_policy p = pol();
+    groupconc_executor *ex = hx_executor(&p);
+    atomic_int rc[3];
+    groupconc_task_spec s[3];
+    char id[3][8];
+    for (int i = 0; i < 3; i++) {
+        atomic_init(&rc[i], 1);
+        snprintf(id[i], sizeof id[i], "e%d", i);
+        s[i] = spec("g", id[i], hint_peak_fn, &rc[i], 0);
+    }
+    groupconc_result r[3];
+    OK(groupconc_execute_all(ex, s, 3, GROUPCONC_FOREVER, r));
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(r[i].status, GROUPCONC_STATUS_SUCCESS);
+        assert_ptr_equal(r[i].value, (void *)&rc[i]);
+        assert_int_equal(atomic_load(&rc[i]), GROUPCONC_OK);
+    }
+    assert_int_equal(tu_peak_max(&g_peak), 1);
+    assert_int_equal(atomic_load(&g_cleanups), 3);
+    assert_int_equal(hx_hinted(ex), 0);
+    assert_int_equal(tu_gstats(ex, "g").succeeded, 3);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* CALLER_RUNS: a task refused in submit runs inside that submit, holding no permits, in no list of
+   the executor: its call returns ESTATE and raises nothing (nhinted stays the held task's 1),
+   whether the submit came from the test's thread or from a task body on a worker (its submitter
+   blocks whatever the pool does). A rejection handler decides without running the body, so it
+   never meets the call. */
+typedef struct hnest {
+    atomic_int inner_rc, submit_rc;
+} hnest;
+static inline int hnest_fn(groupconc_context *ctx, void **out, void *arg) {
+    hnest *n = (hnest *)arg;
+    (void)out;
+    atomic_store(&n->submit_rc,
+                 groupconc_submit(groupconc_context_executor(ctx), "g", "inner", hint_rec_fn, &n->inner_rc, NULL));
+    return 0;
+}
+static void pair_reject_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 0;
+    p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+    groupconc_executor *ex = hx_executor(&p);
+    hk a;
+    groupconc_task *ta = hk_sub(&a, ex, "g", "held");
+    hk_started(&a);
+    atomic_int rc;
+    atomic_init(&rc, 1);
+    groupconc_task *x = sub(ex, "g", "x", hint_rec_fn, &rc);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&rc), GROUPCONC_ESTATE);
+    assert_int_equal(hx_hinted(ex), 1); /* "held"'s only */
+    hnest n;
+    atomic_init(&n.inner_rc, 1);
+    atomic_init(&n.submit_rc, 1);
+    groupconc_task *o = sub(ex, "o", "outer", hnest_fn, &n);
+    done_rel(o, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&n.submit_rc), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&n.inner_rc), GROUPCONC_ESTATE);
+    assert_int_equal(hx_hinted(ex), 1);
+    hk_finish(&a, ta);
+    assert_int_equal(hx_hinted(ex), 0);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.caller_runs, 2);
+    assert_int_equal(gs.succeeded, 3);
+    assert_int_equal(atomic_load(&g_handler), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A hinted task's events: SUBMITTED, STARTED, COMPLETED once each (the call emits none); its
+   completion callback once. */
+static void pair_listener_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = hx_executor(&p);
+    hk a;
+    groupconc_task *ta = hk_sub(&a, ex, "g", "a");
+    OK(groupconc_task_on_complete(ta, oc_fn, NULL));
+    hk_started(&a);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_SUBMITTED]), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 0);
+    hk_finish(&a, ta);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_SUBMITTED]), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_STARTED]), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_COMPLETED]), 1);
+    assert_int_equal(atomic_load(&g_ev[GROUPCONC_EVENT_REJECTED]), 0);
+    assert_int_equal(atomic_load(&g_oc), 1);
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    assert_int_equal(hx_hinted(ex), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The resolver's concurrency (3) holds for hinted tasks: 3 run, each with its unit of room
+   (nhinted 3), the 4th waits at layer 3; the resolver ran once. */
+static void pair_resolver_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.resolver = resolver;
+    groupconc_executor *ex = hx_executor(&p);
+    hk h[4];
+    groupconc_task *t[4];
+    for (int i = 0; i < 4; i++) t[i] = hk_sub(&h[i], ex, "r1", NULL);
+    for (int i = 0; i < 3; i++) hk_started(&h[i]);
+    groupconc_group_stats gs = tu_gstats(ex, "r1");
+    assert_int_equal(gs.concurrency, 3);
+    assert_int_equal(gs.running, 3);
+    assert_int_equal(gs.waiting_concurrency, 1);
+    assert_int_equal(hx_hinted(ex), 3);
+    assert_false(pk_has_started(&h[3].k));
+    for (int i = 0; i < 3; i++) hk_finish(&h[i], t[i]);
+    hk_started(&h[3]);
+    hk_finish(&h[3], t[3]);
+    assert_int_equal(hx_hinted(ex), 0);
+    assert_int_equal(atomic_load(&g_resolver), 1);
+    assert_int_equal(tu_gstats(ex, "r1").succeeded, 4);
+    OK(groupconc_executor_destroy(ex));
+}
+
+#ifndef GROUPCONC_NO_DUMP
+/* A body that says it blocks, then defers: the room lasts until the body returns (nhinted 0 while
+   the task is still running, deferred); the deferred completion then decides the result. */
+typedef struct hdfr {
+    dfr f;
+    atomic_int rc;
+} hdfr;
+static inline int hint_defer_fn(groupconc_context *ctx, void **out, void *arg) {
+    hdfr *h = (hdfr *)arg;
+    atomic_store(&h->rc, groupconc_context_blocking(ctx));
+    return defer_fn(ctx, out, &h->f);
+}
+static void pair_deferred_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = hx_executor(&p);
+    hdfr h;
+    dfr_init(&h.f);
+    atomic_init(&h.rc, 1);
+    groupconc_task *t = sub(ex, "g", "d", hint_defer_fn, &h);
+    dfr_wait(&h.f);
+    assert_int_equal(atomic_load(&h.rc), GROUPCONC_OK);
+    assert_int_equal(hx_hinted(ex), 0);
+    assert_int_equal(tu_gstats(ex, "g").running, 1);
+    OK(groupconc_deferred_complete(h.f.d, 0, (void *)&h));
+    groupconc_result r = tu_wait(t);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r.value, (void *)&h);
+    OK(groupconc_task_release(t));
+    assert_int_equal(atomic_load(&g_cleanups), 1);
+    tu_latch_destroy(&h.f.deferred);
+    OK(groupconc_executor_destroy(ex));
+}
+#endif
+
+#ifndef GROUPCONC_NO_GATE
+/* An executor gate and a hinted task share the group's budget: the hint makes room for a worker,
+   not for a permit (try_acquire is refused at layer 3 while the task runs); a permit of another
+   group counts as running beside it; once the task returned the permit is admitted. A permit
+   holder is no task body: it has no context to say it blocks. */
+static void pair_gate_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = hx_executor(&p);
+    groupconc_gate_config gc = {0, ex, NULL, NULL};
+    groupconc_gate *g;
+    OK(groupconc_gate_create(&gc, &g));
+    hk a;
+    groupconc_task *ta = hk_sub(&a, ex, "g", "a");
+    hk_started(&a);
+    groupconc_permit pm, ph;
+    assert_int_equal(groupconc_gate_try_acquire(g, "g", &pm), GROUPCONC_EREJECTED_CONCURRENCY);
+    OK(groupconc_gate_try_acquire(g, "h", &ph));
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.running, 2);
+    assert_int_equal(xs.gate_permits, 1);
+    assert_int_equal(xs.threads, 1);
+    assert_int_equal(hx_hinted(ex), 1);
+    hk_finish(&a, ta);
+    assert_int_equal(hx_hinted(ex), 0);
+    OK(groupconc_gate_try_acquire(g, "g", &pm));
+    OK(groupconc_permit_release(&pm, GROUPCONC_RELEASE_SUCCESS, 0));
+    OK(groupconc_permit_release(&ph, GROUPCONC_RELEASE_SUCCESS, 0));
+    groupconc_gate_stats st;
+    OK(groupconc_gate_stats_get(g, "g", &st));
+    assert_int_equal(st.in_flight, 0);
+    assert_int_equal(st.released_success, 2); /* the gate's totals: "g" and "h" */
+    OK(groupconc_gate_destroy(g));
+    OK(groupconc_executor_destroy(ex));
+}
+#endif
+
+#ifndef GROUPCONC_NO_SCOPES
+/* A hinted task opens a scope, forks two children that say they block, and joins (a wait inside a
+   task: nblocked beside its nhinted): every code OK, the forks' results exact, and nhinted and
+   nblocked back to 0 once it returned, the threads within max_threads + 1. */
+typedef struct hscope {
+    atomic_int hint_rc, join_rc, child_rc[2], results_ok;
+} hscope;
+static inline int hscope_fn(groupconc_context *ctx, void **out, void *arg) {
+    hscope *h = (hscope *)arg;
+    (void)out;
+    atomic_store(&h->hint_rc, groupconc_context_blocking(ctx));
+    groupconc_scope *sc;
+    if (groupconc_scope_open(groupconc_context_executor(ctx), NULL, &sc) != GROUPCONC_OK) return -1;
+    for (int i = 0; i < 2; i++) {
+        groupconc_task_spec s = spec(i ? "s1" : "s0", NULL, hint_rec_fn, &h->child_rc[i], 0);
+        if (groupconc_scope_fork(sc, &s, NULL) != GROUPCONC_OK) return -2;
+    }
+    atomic_store(&h->join_rc, groupconc_scope_join(sc));
+    int ok = 0;
+    for (size_t i = 0; i < 2; i++) {
+        groupconc_result r;
+        if (groupconc_scope_result(sc, i, &r) == GROUPCONC_OK && r.status == GROUPCONC_STATUS_SUCCESS &&
+            r.value == (void *)&h->child_rc[i])
+            ok++;
+    }
+    atomic_store(&h->results_ok, ok);
+    return groupconc_scope_close(sc) == GROUPCONC_OK ? 0 : -3;
+}
+static void pair_scope_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_threads = 3;
+    groupconc_executor *ex = hx_executor(&p);
+    hscope h;
+    atomic_init(&h.hint_rc, 1);
+    atomic_init(&h.join_rc, 1);
+    atomic_init(&h.child_rc[0], 1);
+    atomic_init(&h.child_rc[1], 1);
+    atomic_init(&h.results_ok, 0);
+    groupconc_task *t = sub(ex, "o", "outer", hscope_fn, &h);
+    done_rel(t, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(atomic_load(&h.hint_rc), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&h.join_rc), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&h.child_rc[0]), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&h.child_rc[1]), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&h.results_ok), 2);
+    assert_int_equal(atomic_load(&g_cleanups), 3);
+    assert_int_equal(hx_hinted(ex), 0);
+    assert_int_equal(hx_blocked(ex), 0);
+    assert_true(hx_threads(ex) <= (size_t)p.max_threads + 1);
+    assert_int_equal(tu_xstats(ex).succeeded, 3);
+    OK(groupconc_executor_destroy(ex));
+}
+#endif
+
+/* A queue deadline still expires behind a hinted task of its group: the hint makes room for a
+   worker, not for a permit, and starts none for a task that waits for a permit (threads 1). */
+static void pair_deadline_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = hx_executor(&p);
+    hk a;
+    groupconc_task *ta = hk_sub(&a, ex, "g", "held");
+    hk_started(&a);
+    groupconc_task *x = sub_w(ex, "g", "x", tu_noop_fn, NULL, 20 * TU_MS);
+    done_rel(x, GROUPCONC_STATUS_REJECTED, GROUPCONC_EEXPIRED_CONCURRENCY);
+    assert_int_equal(hx_threads(ex), 1);
+    assert_int_equal(hx_hinted(ex), 1);
+    hk_finish(&a, ta);
+    assert_int_equal(hx_hinted(ex), 0);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.expired, 1);
+    assert_int_equal(gs.succeeded, 1);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A paused group's task waits though a hint made room (no worker starts for it: threads 1); on
+   resume it runs on the worker the hint allows while the hinted task still runs (threads 2). */
+static void pair_pause_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = hx_executor(&p);
+    hk a;
+    groupconc_task *ta = hk_sub(&a, ex, "a", "a");
+    hk_started(&a);
+    OK(groupconc_group_pause(ex, "b"));
+    groupconc_task *x = sub(ex, "b", "x", tu_noop_fn, NULL);
+    groupconc_group_stats gs = tu_gstats(ex, "b");
+    assert_true(gs.paused);
+    assert_int_equal(gs.waiting_concurrency, 1);
+    assert_int_equal(hx_threads(ex), 1);
+    OK(groupconc_group_resume(ex, "b"));
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(hx_threads(ex), 2);
+    assert_int_equal(hx_hinted(ex), 1);
+    hk_finish(&a, ta);
+    assert_int_equal(hx_hinted(ex), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* Live limits over hinted tasks: raising the group's concurrency to 2 starts its waiting hinted
+   task at once on the hint's worker (running 2, nhinted 2, threads 2); lowering it back to 1 lets
+   both run on, and a third task waits until the running count is under the new cap. */
+static void pair_live_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = hx_executor(&p);
+    hk a, b;
+    groupconc_task *ta = hk_sub(&a, ex, "g", "a");
+    hk_started(&a);
+    groupconc_task *tb = hk_sub(&b, ex, "g", "b");
+    assert_int_equal(tu_gstats(ex, "g").waiting_concurrency, 1);
+    groupconc_group_limits l = groupconc_group_limits_keep("g");
+    l.concurrency = 2;
+    OK(groupconc_group_limits_set(ex, &l));
+    hk_started(&b);
+    assert_int_equal(tu_gstats(ex, "g").running, 2);
+    assert_int_equal(hx_hinted(ex), 2);
+    assert_int_equal(hx_threads(ex), 2);
+    l.concurrency = 1;
+    OK(groupconc_group_limits_set(ex, &l));
+    hk c;
+    groupconc_task *tc = hk_sub(&c, ex, "g", "c");
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.running, 2);
+    assert_int_equal(gs.waiting_concurrency, 1);
+    hk_finish(&a, ta);
+    gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.running, 1);
+    assert_int_equal(gs.waiting_concurrency, 1);
+    assert_false(pk_has_started(&c.k));
+    hk_finish(&b, tb);
+    hk_started(&c);
+    assert_int_equal(tu_gstats(ex, "g").running, 1);
+    hk_finish(&c, tc);
+    assert_int_equal(hx_hinted(ex), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* max_groups 1: a group whose task said it blocks is busy, not reclaimed (a new key is refused in
+   submit, EGROUPS_FULL); once the task returned, the new key reclaims it. */
+static void pair_bounded_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.max_groups = 1;
+    groupconc_executor *ex = hx_executor(&p);
+    hk a;
+    groupconc_task *ta = hk_sub(&a, ex, "a", "a");
+    hk_started(&a);
+    groupconc_task *y = NULL;
+    assert_int_equal(groupconc_submit(ex, "b", "y", tu_noop_fn, NULL, &y), GROUPCONC_EGROUPS_FULL);
+    assert_null(y);
+    assert_int_equal(tu_xstats(ex).groups_reclaimed, 0);
+    hk_finish(&a, ta);
+    assert_int_equal(hx_hinted(ex), 0);
+    y = sub(ex, "b", "y", tu_noop_fn, NULL);
+    done_rel(y, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_int_equal(tu_xstats(ex).groups_reclaimed, 1);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* The global running cap (1) holds beside a hinted task: a task of another group waits at layer 4
+   and no worker starts for it (threads 1); it runs once the hinted one returned. */
+static void pair_runcap_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.global_max_running = 1;
+    groupconc_executor *ex = hx_executor(&p);
+    hk a;
+    groupconc_task *ta = hk_sub(&a, ex, "a", "a");
+    hk_started(&a);
+    groupconc_task *x = sub(ex, "b", "x", tu_noop_fn, NULL);
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.waiting_running, 1);
+    assert_int_equal(xs.global_running, 1);
+    assert_int_equal(xs.threads, 1);
+    hk_finish(&a, ta);
+    done_rel(x, GROUPCONC_STATUS_SUCCESS, 0);
+    xs = tu_xstats(ex);
+    assert_int_equal(xs.global_running, 0);
+    assert_int_equal(xs.succeeded, 2);
+    assert_int_equal(hx_hinted(ex), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A hinted task holds its fleet lease while it blocks; it is given back once, when it completes. */
+static void pair_fleet_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = fpol(FP_GRANT);
+    groupconc_executor *ex = hx_executor(&p);
+    hk a;
+    groupconc_task *ta = hk_sub(&a, ex, "g", "a");
+    hk_started(&a);
+    assert_int_equal(fp_get(&g_fp.grants), 1);
+    assert_int_equal(fp_get(&g_fp.out), 1);
+    assert_int_equal(hx_hinted(ex), 1);
+    hk_finish(&a, ta);
+    assert_int_equal(fp_get(&g_fp.releases), 1);
+    assert_int_equal(fp_get(&g_fp.out), 0);
+    assert_int_equal(hx_hinted(ex), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* group_shutdown: the waiting task completes CANCELLED at once, the hinted running one is flagged and
+   returns CANCELLED; nhinted is back to 0. */
+static void pair_groupshut_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = hx_executor(&p);
+    hk a;
+    groupconc_task *ta = hk_sub(&a, ex, "g", "a");
+    a.k.p.cooperative = true;
+    hk_started(&a);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    OK(groupconc_group_shutdown(ex, "g"));
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    done_rel(ta, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    assert_true(atomic_load(&a.k.p.saw_cancel));
+    pk_free(&a.k);
+    assert_int_equal(hx_hinted(ex), 0);
+    assert_int_equal(tu_gstats(ex, "g").cancelled, 2);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+/* A graceful shutdown runs out while a hinted task runs: ETIMEDOUT, the queued task CANCELLED, the
+   hinted one flagged and still holding its room (nhinted 1); once it returns nhinted is 0 and
+   destroy succeeds. */
+static void pair_shutdown_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = hx_executor(&p);
+    hk a;
+    groupconc_task *ta = hk_sub(&a, ex, "g", "a");
+    hk_started(&a);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, 20 * TU_MS), GROUPCONC_ETIMEDOUT);
+    done_rel(x, GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+    assert_int_equal(hx_hinted(ex), 1);
+    pk_go(&a.k);
+    done_rel(ta, GROUPCONC_STATUS_SUCCESS, 0);
+    assert_true(atomic_load(&a.k.p.saw_cancel));
+    pk_free(&a.k);
+    assert_int_equal(hx_hinted(ex), 0);
+    assert_int_equal(atomic_load(&g_cleanups), 2);
+    OK(groupconc_executor_destroy(ex));
+}
+
+#ifndef GROUPCONC_NO_DUMP
+/* The dump lists a hinted task as running, and its "threads" shows the worker the hint allowed:
+   1 with the hinted task alone, 2 once a task of another group runs beside it. */
+static void pair_dump_blocking(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    groupconc_executor *ex = hx_executor(&p);
+    hk a, b;
+    groupconc_task *ta = hk_sub(&a, ex, "a", "ha");
+    hk_started(&a);
+    assert_true(dump_has(ex, "\"id\":\"ha\",\"state\":\"running\""));
+    assert_int_equal(dump_int(ex, NULL, "threads"), 1);
+    groupconc_task *tb = hk_sub(&b, ex, "b", "hb");
+    hk_started(&b);
+    assert_true(dump_has(ex, "\"id\":\"hb\",\"state\":\"running\""));
+    assert_int_equal(dump_int(ex, NULL, "threads"), 2);
+    assert_int_equal(dump_int(ex, NULL, "running"), 2);
+    hk_finish(&a, ta);
+    hk_finish(&b, tb);
+    assert_int_equal(hx_hinted(ex), 0);
+    assert_int_equal(dump_int(ex, NULL, "running"), 0);
+    OK(groupconc_executor_destroy(ex));
+}
+#endif
 /* ==== main ===================================================================================== */
 
 int main(void) {
@@ -4149,6 +4779,31 @@ int main(void) {
 #ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_groupshut_dump),
         cmocka_unit_test(pair_shutdown_dump),
+#endif
+        cmocka_unit_test(pair_tasks_blocking),
+        cmocka_unit_test(pair_execall_blocking),
+        cmocka_unit_test(pair_reject_blocking),
+        cmocka_unit_test(pair_listener_blocking),
+        cmocka_unit_test(pair_resolver_blocking),
+#ifndef GROUPCONC_NO_DUMP
+        cmocka_unit_test(pair_deferred_blocking),
+#endif
+#ifndef GROUPCONC_NO_GATE
+        cmocka_unit_test(pair_gate_blocking),
+#endif
+#ifndef GROUPCONC_NO_SCOPES
+        cmocka_unit_test(pair_scope_blocking),
+#endif
+        cmocka_unit_test(pair_deadline_blocking),
+        cmocka_unit_test(pair_pause_blocking),
+        cmocka_unit_test(pair_live_blocking),
+        cmocka_unit_test(pair_bounded_blocking),
+        cmocka_unit_test(pair_runcap_blocking),
+        cmocka_unit_test(pair_fleet_blocking),
+        cmocka_unit_test(pair_groupshut_blocking),
+        cmocka_unit_test(pair_shutdown_blocking),
+#ifndef GROUPCONC_NO_DUMP
+        cmocka_unit_test(pair_dump_blocking),
 #endif
     };
     const char *only = getenv("PAIRS_TEST");
