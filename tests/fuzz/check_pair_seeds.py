@@ -3,7 +3,7 @@
 
 Usage: check_pair_seeds.py <fuzz_ops_replay> <corpus-dir>
 
-For each pair of the 17 features (make_pair_seeds.py's list) the corpus must hold pair-<a>-<b>;
+For each pair of the 18 features (make_pair_seeds.py's list) the corpus must hold pair-<a>-<b>;
 the replay runs it with FUZZ_FEATURES=1 (it prints the features the input touched) and must pass
 its invariants and report both a and b. Exit 1 on any missing seed, failed replay or missing
 feature, with the list.

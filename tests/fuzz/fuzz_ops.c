@@ -177,6 +177,13 @@
    detach once from the final destroy after the last answer and lease; at the end every request is
    answered (GRANTED below the cap, else OPEN), then notify(NULL); after destroy grants == releases.
 
+   The pool's hint (OP_SUBMIT_HINT, appended: 53; the pair matrix's feature "blocking"): a submit as
+   OP_SUBMIT* (same two bytes) whose body first says it blocks, groupconc_context_blocking, twice: on
+   a worker both calls say OK and the pool counts the body (pool.nhinted >= 1 while it runs); run
+   inside the fuzzer's submit (CALLER_RUNS) both say ESTATE. A failed thread start on its behalf
+   (OP_THREAD_FAIL) changes neither code. After the final graceful shutdown with every latch open
+   (ending 0) pool.nhinted is 0: every hint ended with its body.
+
    Tasks record, in atomics, how many run per group (per group-state generation: an evicted group's
    old tasks may overlap the new state's, as documented) and in total, and check the caps: group
    concurrency and in-flight, global in-flight, max_threads. A task run with no permits (CALLER_RUNS)
@@ -415,6 +422,7 @@ typedef struct slot {
     atomic_int taken;             /* the handler took the argument (arg_taken): the fuzzer released it */
     atomic_int rj_reason;         /* the reason the handler was given */
     bool self_block;              /* OP_SELF_BLOCK: its own code waits on itself and destroys (EDEADLK) */
+    bool hint;                    /* OP_SUBMIT_HINT: its body calls groupconc_context_blocking first */
     int self_timeout;             /* index into self_timeouts */
     atomic_int release_started;   /* groupconc_task_release was called (a callback may then see ERELEASED) */
     int defer_mode;               /* DM_*: OP_SUBMIT_DEFER's variant */
@@ -815,7 +823,7 @@ enum { A_SELF_BODY, A_SELF_EVENT, A_SELF_HANDLER, A_SELF_CLEANUP, A_SELF_CALLBAC
        A_LV_PAUSED_CHECKED, A_LV_GATE_PAUSED, A_LV_GATE_RUNNING, A_LV_DUMP_LIVE,
        A_FL_ASK_PENDING, A_FL_ASK_SYNC, A_FL_GRANTED, A_FL_BUSY, A_FL_REJECT, A_FL_OPEN, A_FL_CAPPED, A_FL_RELEASED,
        A_FL_LATE, A_FL_NOTIFY, A_FL_REPORT, A_FL_BAD, A_FL_REJECTED, A_FL_EXPIRED, A_FL_OPEN_EVENT, A_FL_WAIT_EXACT,
-       A_FL_WAIT_RETRY, A_FL_END_ANSWERED, A_FL_ATTACH_OTHER, A_FL_HELD_CHECKED, A_COUNT };
+       A_FL_WAIT_RETRY, A_FL_END_ANSWERED, A_FL_ATTACH_OTHER, A_FL_HELD_CHECKED, A_HINT_OK, A_HINT_ESTATE, A_COUNT };
 static const char *const acounter_names[A_COUNT] = {
     "self-block: in the task body", "self-block: in a listener event", "self-block: in the rejection handler",
     "self-block: in the cleanup", "self-block: in a completion callback", "  of which ran at once (no destroy)",
@@ -853,7 +861,8 @@ static const char *const acounter_names[A_COUNT] = {
     "fleet: EREJECTED_FLEET results", "fleet: EEXPIRED_FLEET results", "fleet: FLEET OPEN events",
     "fleet: waiting_fleet >= held requests (> 0)", "fleet: waiting_fleet caught up after a wait",
     "fleet: requests answered at the end", "fleet: attach / detach (OP_POLICY executors)",
-    "fleet: bodies checked against the leases"};
+    "fleet: bodies checked against the leases", "hint: OK on a worker (counted in nhinted)",
+    "hint: ESTATE (CALLER_RUNS in submit)"};
 static atomic_long acounters[A_COUNT];
 
 static bool caller_runs(void) { return F.rejection == GROUPCONC_REJECT_CALLER_RUNS; }
@@ -1125,6 +1134,39 @@ static int defer_tail(groupconc_context *ctx, slot *s, int rc, bool no_permits, 
     return GROUPCONC_TASK_PENDING;
 }
 
+/* ==== features touched (FUZZ_FEATURES) ==========================================================
+   Which of the pair matrix's 18 features (CONTRIBUTING.md, "The pair matrix") an input put in play:
+   set where the feature acts (a rejection reached the policy or handler, the resolver ran, the fleet
+   provider was asked, an op of the feature ran, a policy field of it is set), printed at the end of
+   each input when FUZZ_FEATURES is set in the environment ("fuzz_ops: features tasks execall ...");
+   tests/fuzz/check_pair_seeds.py checks that each corpus seed pair-<a>-<b> touches both. */
+enum {
+    FT_TASKS, FT_EXECALL, FT_REJECT, FT_LISTENER, FT_RESOLVER, FT_DEFERRED, FT_GATE, FT_SCOPE, FT_DEADLINE,
+    FT_PAUSE, FT_LIVE, FT_BOUNDED, FT_RUNCAP, FT_FLEET, FT_GROUPSHUT, FT_SHUTDOWN, FT_DUMP, FT_BLOCKING, FT_COUNT
+};
+static const char *const ft_names[FT_COUNT] = {"tasks", "execall", "reject", "listener", "resolver", "deferred",
+                                               "gate", "scope", "deadline", "pause", "live", "bounded", "runcap",
+                                               "fleet", "groupshut", "shutdown", "dump", "blocking"};
+static atomic_uint fz_feat;
+static void ft_mark(int f) { atomic_fetch_or_explicit(&fz_feat, 1u << f, memory_order_relaxed); }
+
+/* OP_SUBMIT_HINT: the body says it blocks, twice (the second call changes nothing): OK on a worker,
+   and the pool counts this body until it returns; ESTATE inside the fuzzer's submit (CALLER_RUNS:
+   not on a worker of the executor). The executor's lock is not held here: nhinted is read as the
+   hint the pool reads it (relaxed); this body's own unit keeps it at 1 or more. */
+static void hint_check(slot *s, groupconc_context *ctx) {
+    int want = tl_fuzzer_thread ? GROUPCONC_ESTATE : GROUPCONC_OK;
+    int rc1 = fz_code(groupconc_context_blocking(ctx));
+    int rc2 = fz_code(groupconc_context_blocking(ctx));
+    FZ_CHECK(rc1 == want && rc2 == want, "task %s: groupconc_context_blocking said %s, then %s; want %s", s->id,
+             groupconc_errname(rc1), groupconc_errname(rc2), groupconc_errname(want));
+    if (want == GROUPCONC_OK)
+        FZ_CHECK(atomic_load_explicit(&F.ex->pool.nhinted, memory_order_relaxed) >= 1,
+                 "task %s: hinted, but the pool counts no hinted task", s->id);
+    ft_mark(FT_BLOCKING);
+    atomic_fetch_add(&acounters[want == GROUPCONC_OK ? A_HINT_OK : A_HINT_ESTATE], 1);
+}
+
 static int fz_task(groupconc_context *ctx, void **out_value, void *arg) {
     slot *s = arg;
     FZ_CHECK(atomic_fetch_add(&s->runs, 1) == 0, "task %s ran twice", s->id);
@@ -1151,6 +1193,7 @@ static int fz_task(groupconc_context *ctx, void **out_value, void *arg) {
         FZ_CHECK(groupconc_context_executor(ctx) == F.ex, "task %s: context executor", s->id);
         self_block(s, atomic_load(&s->hx), "body", A_SELF_BODY);
     }
+    if (s->hint) hint_check(s, ctx);
     int rc = 0;
     switch (s->beh) {
     case B_NOOP: break;
@@ -1204,21 +1247,6 @@ static void fl_event(const groupconc_event *ev) {
     atomic_fetch_add(&acounters[A_FL_OPEN_EVENT], 1);
 }
 
-/* ==== features touched (FUZZ_FEATURES) ==========================================================
-   Which of the pair matrix's 17 features (CONTRIBUTING.md, "The pair matrix") an input put in play:
-   set where the feature acts (a rejection reached the policy or handler, the resolver ran, the fleet
-   provider was asked, an op of the feature ran, a policy field of it is set), printed at the end of
-   each input when FUZZ_FEATURES is set in the environment ("fuzz_ops: features tasks execall ...");
-   tests/fuzz/check_pair_seeds.py checks that each corpus seed pair-<a>-<b> touches both. */
-enum {
-    FT_TASKS, FT_EXECALL, FT_REJECT, FT_LISTENER, FT_RESOLVER, FT_DEFERRED, FT_GATE, FT_SCOPE, FT_DEADLINE,
-    FT_PAUSE, FT_LIVE, FT_BOUNDED, FT_RUNCAP, FT_FLEET, FT_GROUPSHUT, FT_SHUTDOWN, FT_DUMP, FT_COUNT
-};
-static const char *const ft_names[FT_COUNT] = {"tasks", "execall", "reject", "listener", "resolver", "deferred",
-                                               "gate", "scope", "deadline", "pause", "live", "bounded", "runcap",
-                                               "fleet", "groupshut", "shutdown", "dump"};
-static atomic_uint fz_feat;
-static void ft_mark(int f) { atomic_fetch_or_explicit(&fz_feat, 1u << f, memory_order_relaxed); }
 /* the reason of a REJECTED event or result: a layer or bound refused (the rejection policies apply),
    or a queue deadline passed */
 static void ft_reason(int reason) {
@@ -1998,6 +2026,8 @@ enum {
     OP_GROUP_LIMITS, OP_EXEC_LIMITS, OP_GROUP_PAUSE, OP_GROUP_RESUME, OP_EXEC_PAUSE, OP_EXEC_RESUME, OP_SUBMIT_DEADLINE,
     /* the fleet layer (appended: 50, 51, 52) */
     OP_FLEET_ANSWER, OP_FLEET_NOTIFY, OP_FLEET_REPORT,
+    /* the pool's hint, groupconc_context_blocking (appended: 53) */
+    OP_SUBMIT_HINT,
     OP_COUNT
 };
 
@@ -2031,7 +2061,7 @@ static slot *pick_handle(unsigned b) {
    OP_SELF_BLOCK: b3 % 4 picks self_timeouts; OP_SUBMIT_DEFER: b3 % 8 the body variant (0-4 DM_PARK,
    5 DM_INLINE, 6 DM_VOID, 7 DM_NODEFER), bit 3 a second groupconc_context_defer, (b3 >> 4) % 6 what
    DM_INLINE delivers (deliver()) */
-enum { SUB_PLAIN, SUB_SELF_BLOCK, SUB_DEFER, SUB_DEADLINE };
+enum { SUB_PLAIN, SUB_SELF_BLOCK, SUB_DEFER, SUB_DEADLINE, SUB_HINT }; /* SUB_HINT: no b3 */
 /* OP_SUBMIT_DEADLINE: b3 % 8 picks spec.max_wait_ns: short (1-20 ms: some expire while they wait),
    0 (the group's, else the policy's), GROUPCONC_FOREVER (none), or -5 (ELIMIT, nothing done) */
 static const int64_t deadline_waits[8] = {1000000, 2000000, 5000000, 10000000, 20000000, 0, GROUPCONC_FOREVER, -5};
@@ -2050,7 +2080,7 @@ static void op_submit(reader *r, int mode) {
     bool named = (b2 & 0x38u) != 0x38u;
     bool cb = (b2 & 0x40u) != 0;
     bool with_cleanup = (b2 & 0x80u) != 0;
-    unsigned b3 = mode != SUB_PLAIN ? rd(r) : 0u;
+    unsigned b3 = mode != SUB_PLAIN && mode != SUB_HINT ? rd(r) : 0u;
     slot *s = new_slot(group, beh, (int)(b2 & 1u), named);
     if (!s) return;
     if (mode == SUB_DEFER) {
@@ -2066,6 +2096,7 @@ static void op_submit(reader *r, int mode) {
         atomic_fetch_add(&acounters[A_LV_DEADLINE_SUBMIT], 1);
     }
     s->self_block = self_block;
+    s->hint = mode == SUB_HINT;
     s->self_timeout = self_block ? (int)(b3 % 4u) : 0;
     long inj = atomic_load(&fz_injected);
     groupconc_task *h = NULL;
@@ -5304,7 +5335,7 @@ static const char *const op_names[OP_COUNT] = {
     "THREAD_FAIL", "WAIT_LONG", "POLICY", "SELF_BLOCK", "GATE_ACQUIRE", "GATE_RELEASE", "GATE_BAD_RELEASE", "GATE_STATS",
     "GATE_RESET", "SUBMIT_DEFER", "DEFER_COMPLETE", "SCOPE_OPEN", "SCOPE_FORK", "SCOPE_SHUTDOWN", "SCOPE_JOIN_FOR", "SCOPE_JOIN",
     "SCOPE_CLOSE", "SCOPE_QUERY", "SCOPE_FOREIGN", "SCOPE_RELEASE", "DUMP", "DUMP_FILE", "GROUP_LIMITS", "EXEC_LIMITS",
-    "GROUP_PAUSE", "GROUP_RESUME", "EXEC_PAUSE", "EXEC_RESUME", "SUBMIT_DEADLINE", "FLEET_ANSWER", "FLEET_NOTIFY", "FLEET_REPORT"};
+    "GROUP_PAUSE", "GROUP_RESUME", "EXEC_PAUSE", "EXEC_RESUME", "SUBMIT_DEADLINE", "FLEET_ANSWER", "FLEET_NOTIFY", "FLEET_REPORT", "SUBMIT_HINT"};
 static int fz_trace = -1;
 
 /* the feature an op puts in play (FUZZ_FEATURES) */
@@ -5423,6 +5454,7 @@ static void fz_step(reader *r) {
     case OP_FLEET_ANSWER: op_fleet_answer(r); break;
     case OP_FLEET_NOTIFY: op_fleet_notify(r); break;
     case OP_FLEET_REPORT: op_fleet_report(r); break;
+    case OP_SUBMIT_HINT: op_submit(r, SUB_HINT); break;
     default: fz_fail("op %u", op);
     }
     (void)inj;
@@ -5653,6 +5685,10 @@ static void fz_finish(unsigned ending) {
         if (threaded) pthread_join(th, NULL);
         FZ_CHECK(rc == GROUPCONC_OK, "final shutdown_graceful with every latch open did not finish in 10 s: %s",
                  groupconc_errname(rc));
+        /* every body returned: each hint's unit went with it (under the lock the graceful wait took) */
+        FZ_CHECK(atomic_load_explicit(&F.ex->pool.nhinted, memory_order_relaxed) == 0,
+                 "every task finished, but the pool still counts %zu hinted tasks",
+                 atomic_load_explicit(&F.ex->pool.nhinted, memory_order_relaxed));
         mark_swept();
         check_stats(true);
     } else {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make_pair_seeds.py - writes the pair matrix's fuzz seeds, tests/fuzz/corpus/pair-<a>-<b>.
 
-Each of the 17 features (CONTRIBUTING.md, "The pair matrix") is described below as what it needs in
+Each of the 18 features (CONTRIBUTING.md, "The pair matrix") is described below as what it needs in
 the 8 policy header bytes of fuzz_ops.c (fields, composed bit by bit) and a few ops on group g2 (the
 key the resolver answers 3 for). A pair's seed is the header of both features and the ops of the
 first then the second, then a tail that opens both latches (so parked tasks finish); the shutdown
@@ -16,7 +16,7 @@ import os
 import sys
 
 FEATURES = ["tasks", "execall", "reject", "listener", "resolver", "deferred", "gate", "scope", "deadline",
-            "pause", "live", "bounded", "runcap", "fleet", "groupshut", "shutdown", "dump"]
+            "pause", "live", "bounded", "runcap", "fleet", "groupshut", "shutdown", "dump", "blocking"]
 
 # op indexes (fuzz_ops.c's OP_* enum; seeds write each op as its index)
 OP = {name: i for i, name in enumerate(
@@ -26,7 +26,7 @@ OP = {name: i for i, name in enumerate(
     "SUBMIT_DEFER DEFER_COMPLETE SCOPE_OPEN SCOPE_FORK SCOPE_SHUTDOWN SCOPE_JOIN_FOR SCOPE_JOIN "
     "SCOPE_CLOSE SCOPE_QUERY SCOPE_FOREIGN SCOPE_RELEASE DUMP DUMP_FILE GROUP_LIMITS EXEC_LIMITS "
     "GROUP_PAUSE GROUP_RESUME EXEC_PAUSE EXEC_RESUME SUBMIT_DEADLINE FLEET_ANSWER FLEET_NOTIFY "
-    "FLEET_REPORT".split())}
+    "FLEET_REPORT SUBMIT_HINT".split())}
 
 NG = 6          # groups g0..g5
 G = 2           # the group every feature works on
@@ -95,6 +95,10 @@ SPEC = {
                        ("SHUTDOWN_GROUP", [G]), ("EVICT", [G])]),
     "shutdown": ({}, []),   # OP_SHUTDOWN after the tail (see pair())
     "dump": ({}, [("SUBMIT0", [task(COOP), CLEANUP]), ("DUMP", [6]), ("DUMP", [4])]),
+    # bodies that say they block (groupconc_context_blocking): a no-op on g3 (a group of its own,
+    # so that a full g2 does not refuse it), then a parked one on g2 and a no-op behind it
+    "blocking": ({}, [("SUBMIT_HINT", [task(NOOP, 3), CLEANUP]), ("SUBMIT_HINT", [task(COOP), CLEANUP | CALLBACK]),
+                      ("SUBMIT_HINT", [task(NOOP), CLEANUP])]),
 }
 
 TAIL = [("LATCH_OPEN", [0]), ("LATCH_OPEN", [1]), ("WAIT_LONG", [0])]
