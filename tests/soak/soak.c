@@ -13,7 +13,8 @@
    in-process provider in two rounds of three), soaks it for a slice with
      - 2 submitters: submit / submit_spec (fire-and-forget or with a handle: wait, wait_for,
        is_done, cancel, on_complete, handing the handle to the canceller, release), execute_all,
-       tasks that fail, sleep cooperatively, defer their completion, submit follow-up tasks, and
+       tasks that fail, sleep cooperatively (half of them say so first, groupconc_context_blocking,
+       as do half the bodies that join a nested scope), defer their completion, submit follow-up tasks, and
        keys that come and go (the bounded table); completion callbacks that register another,
        cleanups that submit, a listener that reads the stats;
      - a canceller: cancels handles it is handed;
@@ -94,7 +95,7 @@
     X(fleet_busy) X(fleet_async) X(fleet_reject) X(fleet_open) X(fleet_notify) X(group_shutdown)    \
     X(group_evict) X(shutdown_graceful) X(shutdown_now) X(shutdown_in_task) X(destroy)              \
     SOAK_FEATURES_DUMP(X) X(stats) X(stats_in_listener) X(followup) X(submit_in_cleanup)            \
-    SOAK_FEATURES_FORK_IN_FORK(X) X(failed_task) X(cancelled_task)
+    SOAK_FEATURES_FORK_IN_FORK(X) X(failed_task) X(cancelled_task) X(blocking_hint)
 
 enum {
 #define SOAK_F_ENUM(name) F_##name,
@@ -518,6 +519,22 @@ static void nested_scope(groupconc_executor *ex, rec *parent);
 static void fork_from_fork(rec *parent);
 #endif
 
+/* Half the bodies that sleep or wait say so first (groupconc_context_blocking): OK on a worker, and
+   the pool then counts this body (pool.nhinted >= 1 until it returns); ESTATE only for a CALLER_RUNS
+   run inside its submit (no permits: the REJECTED event came first). A thread start that fails on
+   its behalf (--oom) changes nothing here. */
+static void hint_blocking(groupconc_context *ctx, rec *r, bool permits) {
+    if (r->id % 2u) return;
+    int hrc = groupconc_context_blocking(ctx);
+    CHECK(hrc == GROUPCONC_OK || (hrc == GROUPCONC_ESTATE && !permits), "task %u: groupconc_context_blocking: %s",
+          r->id, groupconc_errname(hrc));
+    if (hrc == GROUPCONC_OK)
+        CHECK(atomic_load_explicit(&groupconc_context_executor(ctx)->pool.nhinted, memory_order_relaxed) >= 1,
+              "task %u: hinted, but the pool counts no hinted task", r->id);
+    CHECK(groupconc_context_blocking(ctx) == hrc, "task %u: a second groupconc_context_blocking said otherwise", r->id);
+    FEAT(blocking_hint);
+}
+
 static int soak_body(groupconc_context *ctx, void **out, void *arg) {
     rec *r = arg;
     CHECK(atomic_fetch_add(&r->body_runs, 1) == 0, "task %u: body ran twice", r->id);
@@ -533,6 +550,7 @@ static int soak_body(groupconc_context *ctx, void **out, void *arg) {
     int rc = 0;
     switch (r->mode) {
     case M_SLEEP:
+        hint_blocking(ctx, r, permits);
         for (int t = 0; t < r->sleep_us; t += 200) {
             if (groupconc_context_is_cancelled(ctx)) {
                 rc = GROUPCONC_TASK_CANCELLED;
@@ -572,7 +590,10 @@ static int soak_body(groupconc_context *ctx, void **out, void *arg) {
         }
         break;
 #ifndef GROUPCONC_NO_SCOPES
-    case M_NEST: nested_scope(groupconc_context_executor(ctx), r); break;
+    case M_NEST:
+        hint_blocking(ctx, r, permits);
+        nested_scope(groupconc_context_executor(ctx), r);
+        break;
     case M_SUBFORK: fork_from_fork(r); break;
 #endif
     case M_QUICK:
@@ -1835,6 +1856,9 @@ static void run_round(int round, int64_t slice_ns) {
 
     step(0, "stats");
     check_stats(R.ex);
+    /* quiet: every body returned, and each hint's unit went with it */
+    CHECK(atomic_load_explicit(&R.ex->pool.nhinted, memory_order_relaxed) == 0, "%zu hinted tasks left after the round",
+          atomic_load_explicit(&R.ex->pool.nhinted, memory_order_relaxed));
     step(0, "executor_destroy");
     rc = groupconc_executor_destroy(R.ex);
     CHECK(rc == GROUPCONC_OK, "executor_destroy: %s", groupconc_errname(rc));
