@@ -16,6 +16,10 @@
    nothing, holds nothing, fires no listener event, and the gate and the executor then destroy with
    OK. The gate and deferral calls whose contracts have no ENOMEM are run with no memory left.
 
+   The pool's hint, groupconc_context_blocking (armed from inside the task body, on its worker): the
+   worker it starts for a ready task cannot be allocated; the call still says OK (a failed start is
+   not reported), the ready task runs all the same, nhinted goes back to 0, nothing leaks.
+
    Structured scopes and the dump: scope_open (with and without a name, and inside a fork's body,
    armed on its worker), scope_fork (20 forks in one armed window, and aimed at the fork array's
    growth at 0, 8 and 16 forks), executor_dump_file (the file gets nothing or one whole dump); an
@@ -1251,6 +1255,94 @@ static void test_context_defer(void **state) {
     defer_loop(false, false);
     defer_loop(false, true);
     defer_loop(true, false);
+}
+
+/* ==== the pool's hint: groupconc_context_blocking ============================================== */
+/* The hint allocates only when it starts a worker (the worker's block) for a ready task. The body
+   submits a follow-up task first (ready, no worker: the pool is sized as on one CPU, pool.size 1,
+   white-box, before the first submit), then arms the allocator on its own worker, says it blocks,
+   disarms. A start that fails is not reported (the manual: the task queues for the existing
+   workers): the call returns OK, counts the body (nhinted 1) and a second call says OK too; the
+   follow-up still runs (on a worker the housekeeper's watch starts: its allocations are not counted)
+   while the hinted body parks; once the body returned nhinted is 0, and destroy leaves no block. */
+
+typedef struct hint_oom {
+    long n;
+    bool sticky;
+    int rc, rc2, submit_rc;
+    long injected;
+    size_t hinted;          /* pool.nhinted right after the calls */
+    groupconc_task *follow; /* the follow-up's handle */
+    counter *arrived, *gate, *follow_done;
+} hint_oom;
+
+static int hint_oom_body(groupconc_context *ctx, void **out_value, void *arg) {
+    hint_oom *x = arg;
+    groupconc_executor *ex = groupconc_context_executor(ctx);
+    *out_value = x;
+    x->submit_rc = groupconc_submit(ex, "b", "follow", task_count, x->follow_done, &x->follow);
+    oom_arm(x->n, x->sticky, false);
+    x->rc = groupconc_context_blocking(ctx);
+    x->injected = oom_disarm();
+    x->rc2 = groupconc_context_blocking(ctx);
+    x->hinted = atomic_load_explicit(&ex->pool.nhinted, memory_order_relaxed);
+    counter_add(x->arrived);
+    latch_wait_open(x->gate);
+    return 0;
+}
+
+static void hint_loop(bool sticky) {
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        world *w = scratch(sizeof *w);
+        world_init(w, GROUPCONC_REJECT_ABORT, false);
+        atomic_store_explicit(&w->ex->pool.size, (size_t)1, memory_order_relaxed);
+        hint_oom *x = scratch(sizeof *x); /* the body may outlive a failed iteration */
+        counter *arrived = scratch(sizeof *arrived);
+        counter_init(arrived);
+        x->n = n;
+        x->sticky = sticky;
+        x->arrived = arrived;
+        x->gate = &w->gate;
+        x->follow_done = &w->op_done;
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(w->ex, "a", "hinting", hint_oom_body, x, &t), GROUPCONC_OK);
+        w->accepted++;
+        int i = add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
+        assert_int_equal(groupconc_task_on_complete(t, count_cb, &w->cb_calls[i]), GROUPCONC_OK);
+        w->want_cb[i] = true;
+        assert_true(counter_wait(arrived, 1));
+        long injected = x->injected;
+        assert_int_equal(x->submit_rc, GROUPCONC_OK);
+        w->accepted++;
+        add_handle(w, x->follow, GROUPCONC_STATUS_SUCCESS, 0);
+        if (x->rc != GROUPCONC_OK)
+            fail_msg("context_blocking, allocation %ld %s: returned %s, want GROUPCONC_OK", n,
+                     injected ? "failed" : "not failed", groupconc_errname(x->rc));
+        assert_int_equal(x->rc2, GROUPCONC_OK);
+        assert_int_equal(x->hinted, 1);
+        groupconc_result r = {0}; /* the follow-up runs while the hinted body still parks */
+        assert_int_equal(groupconc_task_wait_for(x->follow, BOUND_NS, &r), GROUPCONC_OK);
+        assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(counter_get(&w->op_done), 1);
+        latch_open(&w->gate);
+        assert_int_equal(groupconc_task_wait_for(t, BOUND_NS, &r), GROUPCONC_OK);
+        assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(atomic_load_explicit(&w->ex->pool.nhinted, memory_order_relaxed), 0);
+        world_finish(w);
+        world_free(w);
+        counter_destroy(arrived);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 1); /* the worker's block was asked for: the follow-up waited for one */
+    print_message("context_blocking%s: %ld allocations\n", sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_context_blocking(void **state) {
+    (void)state;
+    hint_loop(false);
+    hint_loop(true);
 }
 
 #ifndef GROUPCONC_NO_GATE
@@ -3663,6 +3755,7 @@ int main(void) {
         cmocka_unit_test_setup(test_gate_try_acquire, reset_counts),
 #endif
         cmocka_unit_test_setup(test_context_defer, reset_counts),
+        cmocka_unit_test_setup(test_context_blocking, reset_counts),
 #ifndef GROUPCONC_NO_GATE
         cmocka_unit_test_setup(test_gate_calls_without_memory, reset_counts),
 #endif

@@ -7,6 +7,9 @@
      such elements REJECTED with GROUPCONC_ETHREAD;
    - a worker exists and further starts fail: tasks queue (ready) and run later on the existing
      worker; nothing is lost, nothing hangs (every wait is bounded), shutdown / destroy complete.
+   - a task says it blocks (groupconc_context_blocking) while a ready task waits and no thread can
+     start: the call says OK (twice), the pool counts it (nhinted 1), the ready task waits and runs
+     on the hinted task's worker once that returns; nhinted is 0 after.
    A counting allocator checks that nothing leaks. */
 #define GROUPCONC_IMPLEMENTATION
 #define GROUPCONC_TEST_THREAD_START_FAILS() tf_thread_start_fails()
@@ -541,6 +544,74 @@ static void test_async_caller_runs_without_new_workers(void **state) {
     counter_destroy(&gate_q);
 }
 
+/* ==== the pool's hint when no thread can start ================================================== */
+
+typedef struct hint_tf {
+    counter go, gate;           /* go: opened by main once starts fail; gate: the body parks on it */
+    rec follow;                 /* the follow-up's record */
+    groupconc_task *fh;         /* its handle */
+    int submit_rc, rc, rc2;
+    size_t hinted;
+    int starts_before, starts_after; /* start attempts seen by the hook around the call */
+    pthread_t thread;
+} hint_tf;
+
+static int hint_tf_body(groupconc_context *ctx, void **out_value, void *arg) {
+    hint_tf *x = arg;
+    groupconc_executor *ex = groupconc_context_executor(ctx);
+    *out_value = x;
+    x->thread = pthread_self();
+    latch_wait_open(&x->go);
+    x->submit_rc = groupconc_submit(ex, "f", "follow", task_fn, &x->follow, &x->fh);
+    x->starts_before = atomic_load(&g_start_calls);
+    x->rc = groupconc_context_blocking(ctx);
+    x->rc2 = groupconc_context_blocking(ctx);
+    x->starts_after = atomic_load(&g_start_calls);
+    x->hinted = atomic_load_explicit(&ex->pool.nhinted, memory_order_relaxed);
+    counter_add(&E.arrived);
+    latch_wait_open(&x->gate);
+    return 0;
+}
+
+/* Pool sized as on one CPU (pool.size 1, white-box, before the first submit): the hinted task's
+   worker is the only one; every start fails from the moment its body submits a follow-up, so the
+   hint's start fails (and the watch's, if it looks). */
+static void test_hint_without_new_workers(void **state) {
+    (void)state;
+    groupconc_policy p = base_policy();
+    create(&p);
+    atomic_store_explicit(&E.ex->pool.size, (size_t)1, memory_order_relaxed);
+    static hint_tf x; /* static: never reused if a failed test leaves workers parked */
+    memset(&x, 0, sizeof x);
+    counter_init(&x.go);
+    counter_init(&x.gate);
+    groupconc_task *h[2];
+    assert_int_equal(groupconc_submit(E.ex, "a", "hinting", hint_tf_body, &x, &h[0]), GROUPCONC_OK);
+    set_start_mode(START_FAILS);
+    latch_open(&x.go);
+    assert_true(counter_wait(&E.arrived, 1));
+    assert_int_equal(x.submit_rc, GROUPCONC_OK);
+    h[1] = x.fh;
+    assert_int_equal(x.rc, GROUPCONC_OK);
+    assert_int_equal(x.rc2, GROUPCONC_OK);
+    assert_int_equal(x.hinted, 1);
+    assert_true(x.starts_after > x.starts_before); /* it tried */
+    groupconc_executor_stats s = stats();
+    assert_int_equal(s.threads, 1);
+    assert_int_equal(s.ready, 1); /* no thread for it: it waits */
+    assert_int_equal(atomic_load(&x.follow.runs), 0);
+    latch_open(&x.gate);
+    assert_int_equal(wait_done(h[0]).status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(wait_done(h[1]).status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&x.follow.runs), 1);
+    assert_true(pthread_equal(x.follow.thread, x.thread)); /* on the hinted task's worker */
+    assert_int_equal(atomic_load_explicit(&E.ex->pool.nhinted, memory_order_relaxed), 0);
+    destroy_and_check_leaks();
+    release_all(h, 2);
+    counter_destroy(&x.go);
+    counter_destroy(&x.gate);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_no_worker_submit_fails, setup, teardown),
@@ -553,6 +624,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_graceful_runs_ready_tasks_on_existing_worker, setup, teardown),
         cmocka_unit_test_setup_teardown(test_destroy_with_ready_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_async_caller_runs_without_new_workers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hint_without_new_workers, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
