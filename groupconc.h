@@ -176,11 +176,15 @@
                       wait and every worker is busy. It starts one for each waiting task when a
                       worker sleeps in its task (sleeps, I/O) and the process used under half a CPU
                       for about 1 ms with no task finishing, or (Linux) since its last look (every
-                      0.25-8 ms); and one for a task running past 10 ms while others finish. On Linux a worker that computes or waits for a CPU never
-                      counts as blocked (its state in /proc); elsewhere a long computation counts.
+                      0.25-8 ms); and one for a task running past 10 ms while others finish. On
+                      Linux a worker that computes or waits for a CPU never counts as blocked (its
+                      state in /proc); elsewhere a long computation counts.
                       A task that knows it will block says so first, groupconc_context_blocking(ctx):
                       a worker starts at once (as Go's runtime does around a blocking call, or Java's
-                      ManagedBlocker). A worker blocked in a wait of this library inside a task or
+                      ManagedBlocker). On Windows there is no idle-CPU sign (only Linux reads /proc):
+                      tasks that sleep briefly (a few ms, while others finish: no stall, none past
+                      10 ms) get few workers by themselves, so they should call
+                      groupconc_context_blocking to get more workers quickly. A worker blocked in a wait of this library inside a task or
                       callback lets one more start, beyond max_threads. Tasks holding all permits
                       wait for a thread in a FIFO ready queue. A worker that finishes a task runs the
                       next ready one without sleeping; while tasks are short it takes up to
@@ -1006,9 +1010,10 @@ GROUPCONC_API groupconc_executor *groupconc_context_executor(const groupconc_con
 
 /* groupconc_context_blocking: from the task's body, before it blocks (sleeps, waits on I/O, a lock
    or a condition variable of its own): the pool may start one more worker at once for the tasks
-   waiting meanwhile, up to max_threads (see "Worker pool"). Without it the pool notices a task
-   that has run for about 1 ms while others wait; the call only saves that delay. Like Go's
-   runtime around a blocking system call, or Java's ForkJoinPool.managedBlock.
+   waiting meanwhile, up to max_threads (see "Worker pool"). Without it the pool notices blocked
+   tasks later (a stall after about 1 ms, a long task after 10 ms) or, for short sleeps on Windows,
+   hardly at all (the same entry). Like Go's runtime around a blocking system call, or Java's
+   ForkJoinPool.managedBlock.
    Returns:       GROUPCONC_OK (a second call from the same run changes nothing); GROUPCONC_EINVAL
                   (ctx NULL); GROUPCONC_ESTATE (not on a worker of its executor: a CALLER_RUNS run
                   inside submit, which blocks its submitter whatever the pool does).
