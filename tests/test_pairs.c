@@ -3114,7 +3114,7 @@ static void pair_scope_dump(void **state) {
 
 /* ==== deadline × ... ============================================================================= */
 
-/* A paused group's waiter expires with the deadline reason naming its layer (3); the group stays
+/* A paused group's waiter expires with the deadline reason naming its layer (concurrency); the group stays
    paused; a group deadline set live applies to tasks submitted afterwards. */
 static void pair_deadline_pause(void **state) {
     (void)state;
