@@ -9,7 +9,7 @@
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
 
-/* The layers a submit can wait or be refused at, in the order a task meets them. */
+/* The three admission layers the tests below step through, in the order a task meets them. */
 enum { AT_GLOBAL = 1, AT_BULKHEAD, AT_CONCURRENCY };
 static const char *const at_name[] = {"", "global in-flight", "bulkhead", "concurrency"};
 
