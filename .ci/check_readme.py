@@ -19,6 +19,11 @@ against the sources they quote (issue 27: one manual):
 - nothing is stated twice: no sentence of 12 words or more appears in two of README.md,
   docs/guide.md and the manual (the top comment of groupconc.h). Sentences are compared after
   markdown and comment markup is dropped, case and punctuation ignored; code blocks do not count.
+- the layers are named, never numbered (issue 25, item 1: global in-flight, bulkhead, concurrency,
+  fleet, global running): no "layer 1", "layers 2 and 3", "layer-4" (case ignored, also broken
+  across a line) in groupconc.h, extras/*.h, README.md, CONTRIBUTING.md, CHANGELOG.md, docs/*.md
+  and the tests' sources and notes (tests/**/*.c, *.h, *.md); ALLOWED_LAYER_NUMBERS lists what
+  must stay, with its reason.
 
 Lines of code in the quick start: the lines after the opening comment that hold more than a
 comment, a preprocessor directive or a lone brace."""
@@ -171,6 +176,24 @@ for i, a in enumerate(names):
     for b in names[i + 1:]:
         for s in sorted(docs[a] & docs[b]):
             problems.append('stated twice, in %s and in %s: "%s"' % (a, b, s))
+
+# ---- named layers, no numbers (issue 25, item 1) ------------------------------------------------
+
+# (path, the line's text that may keep a layer number, why). Empty: nothing needs one today.
+ALLOWED_LAYER_NUMBERS = []
+LAYER_NUMBER = re.compile(r"\blayers?(?:\s+|-)[0-4]\b", re.I)
+LAYER_FILES = (["groupconc.h", README, "CONTRIBUTING.md", "CHANGELOG.md"] + glob.glob("extras/*.h") +
+               glob.glob("docs/*.md") +
+               [f for ext in ("c", "h", "md") for f in glob.glob("tests/**/*." + ext, recursive=True)])
+for path in sorted(set(LAYER_FILES)):
+    text = read(path)
+    lines = text.splitlines()
+    for m in LAYER_NUMBER.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        if any(path == a and a_text in lines[line - 1] for a, a_text, _ in ALLOWED_LAYER_NUMBERS):
+            continue
+        problems.append('%s:%d: a layer by number ("%s"): name it (global in-flight, bulkhead, concurrency, '
+                        'fleet, global running)' % (path, line, re.sub(r"\s+", " ", m.group(0))))
 
 for p in problems:
     print(p)

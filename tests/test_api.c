@@ -291,7 +291,7 @@ static void test_blocking_calls_in_completion_callback(void **state) {
 }
 
 /* The calling thread is in the custom rejection handler of the task (an asynchronous rejection:
-   the task waited at layer 1 and its group refused it). */
+   the task waited for a global permit and its group refused it). */
 static probe *g_handler_probe;
 static void probe_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *ud) {
     (void)rj;
@@ -323,7 +323,7 @@ static void test_blocking_calls_in_rejection_handler(void **state) {
         groupconc_task *bh = tu_submit(ex, "H", "bh", gated_fn, &gh);
         assert_true(tu_latch_wait(&gg.started));
         assert_true(tu_latch_wait(&gh.started));
-        groupconc_task *x = tu_submit(ex, "G", "x", tu_noop_fn, NULL); /* waits at layer 1 */
+        groupconc_task *x = tu_submit(ex, "G", "x", tu_noop_fn, NULL); /* waits for a global permit */
         atomic_store(&p.self, x);
         tu_latch_open(&p.handle_set);
         tu_latch_open(&gh.go); /* H ends: x gets the global permit, G refuses it (threshold 0) */
@@ -429,8 +429,8 @@ static void test_blocking_calls_in_cleanup(void **state) {
       yet, so the wait on itself cannot arise). A graceful shutdown begun there refuses the very
       submit that reported it (ESHUTDOWN);
    1  REJECTED in submit (the group's queue threshold 0, ABORT: no handle either);
-   2  REJECTED later: x waited at layer 1 and its group refused it when a worker handed it the global
-      permit (as in test_blocking_calls_in_rejection_handler, with a listener instead). */
+   2  REJECTED later: x waited for a global permit and its group refused it when a worker handed it
+      the permit (as in test_blocking_calls_in_rejection_handler, with a listener instead). */
 static void test_blocking_calls_in_submitted_and_rejected_events(void **state) {
     (void)state;
     static const int actions[] = {P_WAIT_SELF, P_GRACEFUL, P_DESTROY, P_EXECUTE_ALL, P_WAIT_OTHER};
@@ -472,7 +472,7 @@ static void test_blocking_calls_in_submitted_and_rejected_events(void **state) {
             } else if (c == 1) {
                 assert_int_equal(rc, GROUPCONC_EREJECTED_CONCURRENCY);
                 assert_null(x);
-            } else { /* x waits at layer 1; bh ends, x gets the permit, G refuses it (threshold 0) */
+            } else { /* x waits for a global permit; bh ends, x gets it, G refuses it (threshold 0) */
                 assert_int_equal(rc, GROUPCONC_OK);
                 atomic_store(&p.self, x);
                 tu_latch_open(&p.handle_set);
@@ -744,10 +744,10 @@ static void test_rejection_handler_decides_outcome(void **state) {
     gated_destroy(&g);
 }
 
-/* The same decision for a LATER (asynchronous) rejection: x first waits at layer 1, and its group
-   refuses it (queue threshold 0) when a worker hands it the global permit. The handler picks
-   SUCCESS with a value (round 0) or CANCELLED (round 1): the handle, the counters and the handler's
-   view say so. */
+/* The same decision for a LATER (asynchronous) rejection: x first waits for a global permit, and
+   its group refuses it (queue threshold 0) when a worker hands it the global permit. The handler
+   picks SUCCESS with a value (round 0) or CANCELLED (round 1): the handle, the counters and the
+   handler's view say so. */
 typedef struct later_rec {
     atomic_int calls, in_submit, reason;
 } later_rec;
@@ -1162,14 +1162,16 @@ static void test_events_and_counters_agree(void **state) {
 
 /* Each layer's rejections in its own counter, in the group's stats and the executor's, and in the
    listener's REJECTED events and COMPLETED results: B (bulkhead cap 1, threshold 1) refuses 2 at
-   layer 2, C (concurrency 1, threshold 1) refuses 3 at layer 3; with the global cap full and one
-   task waiting at layer 1 (threshold 1), 4 submits to E and 1 to B are refused at layer 1. */
+   its bulkhead, C (concurrency 1, threshold 1) refuses 3 at its concurrency layer; with the global
+   cap full and one task waiting for it (threshold 1), 4 submits to E and 1 to B are refused at the
+   global in-flight cap. */
 enum { LG_B, LG_C, LG_E, LG_N };
 typedef struct layer_tally {
     atomic_int events[LG_N][3];  /* REJECTED events, by group and layer (event.reason) */
     atomic_int results[LG_N][3]; /* COMPLETED with status REJECTED, by group and layer (result.reason) */
     atomic_int unexpected;
 } layer_tally;
+static const char *const layer_name[3] = {"global in-flight", "bulkhead", "concurrency"};
 static int layer_of(int reason) {
     return reason == GROUPCONC_EREJECTED_GLOBAL ? 0 : reason == GROUPCONC_EREJECTED_BULKHEAD ? 1
            : reason == GROUPCONC_EREJECTED_CONCURRENCY ? 2 : -1;
@@ -1211,23 +1213,23 @@ static void test_rejected_counters_per_layer(void **state) {
     groupconc_task *h[6];
     h[0] = tu_submit(ex, "B", NULL, gated_fn, &gb); /* global permit 1 */
     assert_true(tu_latch_wait(&gb.started));
-    h[1] = tu_submit(ex, "B", NULL, tu_noop_fn, NULL); /* permit 2; waits at layer 2: B's threshold */
+    h[1] = tu_submit(ex, "B", NULL, tu_noop_fn, NULL); /* permit 2; waits at the bulkhead: B's threshold */
     assert_int_equal(tu_gstats(ex, "B").waiting_bulkhead, 1);
     for (int i = 0; i < 2; i++)
         assert_int_equal(groupconc_submit(ex, "B", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_EREJECTED_BULKHEAD);
     h[2] = tu_submit(ex, "C", NULL, gated_fn, &gc); /* permit 3 */
     assert_true(tu_latch_wait(&gc.started));
-    h[3] = tu_submit(ex, "C", NULL, tu_noop_fn, NULL); /* permit 4; waits at layer 3: C's threshold */
+    h[3] = tu_submit(ex, "C", NULL, tu_noop_fn, NULL); /* permit 4; waits at concurrency: C's threshold */
     assert_int_equal(tu_gstats(ex, "C").waiting_concurrency, 1);
     for (int i = 0; i < 3; i++)
         assert_int_equal(groupconc_submit(ex, "C", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_EREJECTED_CONCURRENCY);
     h[4] = tu_submit(ex, "D", NULL, gated_fn, &gd); /* permit 5: the global cap is full */
     assert_true(tu_latch_wait(&gd.started));
-    h[5] = tu_submit(ex, "E", NULL, tu_noop_fn, NULL); /* waits at layer 1: the global threshold */
+    h[5] = tu_submit(ex, "E", NULL, tu_noop_fn, NULL); /* waits for a global permit: the global threshold */
     assert_int_equal(tu_gstats(ex, "E").waiting_global, 1);
     for (int i = 0; i < 4; i++)
         assert_int_equal(groupconc_submit(ex, "E", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_EREJECTED_GLOBAL);
-    /* layer 1 refuses first, although B's own threshold is full too */
+    /* the global cap refuses first, although B's own threshold is full too */
     assert_int_equal(groupconc_submit(ex, "B", NULL, tu_noop_fn, NULL, NULL), GROUPCONC_EREJECTED_GLOBAL);
 
     for (int g = 0; g < LG_N; g++) {
@@ -1236,8 +1238,8 @@ static void test_rejected_counters_per_layer(void **state) {
         for (int l = 0; l < 3; l++) {
             if (got[l] != (uint64_t)want[g][l] || atomic_load(&t.events[g][l]) != want[g][l] ||
                 atomic_load(&t.results[g][l]) != want[g][l])
-                fail_msg("group %s, layer %d: counter %llu, REJECTED events %d, REJECTED results %d, want %d",
-                         keys[g], l + 1, (unsigned long long)got[l], atomic_load(&t.events[g][l]),
+                fail_msg("group %s, %s: counter %llu, REJECTED events %d, REJECTED results %d, want %d",
+                         keys[g], layer_name[l], (unsigned long long)got[l], atomic_load(&t.events[g][l]),
                          atomic_load(&t.results[g][l]), want[g][l]);
         }
     }

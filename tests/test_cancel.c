@@ -112,7 +112,7 @@ static void test_cancel_waiting_task(void **state) {
     tu_latch_destroy(&b.started);
 }
 
-/* Waiting at layer 1 (global) and at layer 2 (bulkhead): dequeued, the layers' counts drop. */
+/* Waiting for a global permit and at the bulkhead: dequeued, the layers' counts drop. */
 static void test_cancel_waiting_at_each_layer(void **state) {
     (void)state;
     groupconc_group_limits table[] = {{"bh", 4, 1, GROUPCONC_DEFAULT, 0}};
@@ -126,27 +126,27 @@ static void test_cancel_waiting_at_each_layer(void **state) {
     blocker_start(&b1, ex, "bh", NULL);  /* holds the bulkhead permit of "bh" and a global one */
     atomic_int ran;
     atomic_init(&ran, 0);
-    groupconc_task *l2 = tu_submit(ex, "bh", "l2", tu_count_fn, &ran); /* waits at layer 2 */
+    groupconc_task *at_bh = tu_submit(ex, "bh", "at_bh", tu_count_fn, &ran); /* waits at the bulkhead */
     groupconc_group_stats s = tu_gstats(ex, "bh");
     assert_int_equal(s.waiting_bulkhead, 1);
     assert_int_equal(s.in_flight, 1);
     blocker_start(&b2, ex, "other", NULL); /* the global cap (3) is now full */
-    groupconc_task *l1 = tu_submit(ex, "third", "l1", tu_count_fn, &ran); /* waits at layer 1 */
+    groupconc_task *at_gl = tu_submit(ex, "third", "at_gl", tu_count_fn, &ran); /* waits at the global cap */
     assert_int_equal(tu_gstats(ex, "third").waiting_global, 1);
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.waiting, 2);
-    assert_int_equal(xs.global_in_flight, 3); /* b1, l2 (past layer 1), b2 */
+    assert_int_equal(xs.global_in_flight, 3); /* b1, at_bh (past the global cap), b2 */
 
     groupconc_cancel_outcome oc;
-    assert_int_equal(groupconc_task_cancel(l1, &oc), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_cancel(at_gl, &oc), GROUPCONC_OK);
     assert_int_equal(oc, GROUPCONC_CANCEL_DEQUEUED);
-    tu_wait_status(l1, GROUPCONC_STATUS_CANCELLED);
+    tu_wait_status(at_gl, GROUPCONC_STATUS_CANCELLED);
     assert_int_equal(tu_gstats(ex, "third").waiting_global, 0);
     assert_int_equal(tu_xstats(ex).global_in_flight, 3); /* it held no global permit */
 
-    assert_int_equal(groupconc_task_cancel(l2, &oc), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_cancel(at_bh, &oc), GROUPCONC_OK);
     assert_int_equal(oc, GROUPCONC_CANCEL_DEQUEUED);
-    tu_wait_status(l2, GROUPCONC_STATUS_CANCELLED);
+    tu_wait_status(at_bh, GROUPCONC_STATUS_CANCELLED);
     s = tu_gstats(ex, "bh");
     assert_int_equal(s.waiting_bulkhead, 0);
     assert_int_equal(s.in_flight, 1);
@@ -160,11 +160,11 @@ static void test_cancel_waiting_at_each_layer(void **state) {
     assert_int_equal(xs.global_in_flight, 0);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     assert_int_equal(atomic_load(&ran), 0);
-    groupconc_task_release(l1);
-    groupconc_task_release(l2);
+    groupconc_task_release(at_gl);
+    groupconc_task_release(at_bh);
 }
 
-/* Cancelling a task waiting at layer 3 hands its bulkhead permit to the layer-2 waiter. */
+/* Cancelling a task waiting at concurrency hands its bulkhead permit to the bulkhead's waiter. */
 static void test_cancel_hands_permit_on(void **state) {
     (void)state;
     groupconc_group_limits table[] = {{"x", 1, 2, GROUPCONC_DEFAULT, 0}};
@@ -177,8 +177,8 @@ static void test_cancel_hands_permit_on(void **state) {
     atomic_int ran_v, ran_w;
     atomic_init(&ran_v, 0);
     atomic_init(&ran_w, 0);
-    groupconc_task *v = tu_submit(ex, "x", "v", tu_count_fn, &ran_v); /* layer 3 */
-    groupconc_task *w = tu_submit(ex, "x", "w", tu_count_fn, &ran_w); /* layer 2 */
+    groupconc_task *v = tu_submit(ex, "x", "v", tu_count_fn, &ran_v); /* concurrency */
+    groupconc_task *w = tu_submit(ex, "x", "w", tu_count_fn, &ran_w); /* bulkhead */
     groupconc_group_stats s = tu_gstats(ex, "x");
     assert_int_equal(s.waiting_concurrency, 1);
     assert_int_equal(s.waiting_bulkhead, 1);

@@ -251,9 +251,9 @@ static void check_exec_sums(groupconc_executor_stats s) {
 
 /* ---- 1. expiry at each layer ------------------------------------------------------------------- */
 
-/* Layer 1: X waits for a global permit (global_max_in_flight full), Y behind it. X holds nothing:
+/* Global in-flight: X waits for a global permit (global_max_in_flight full), Y behind it. X holds nothing:
    its expiry leaves Y first in line, and Y proceeds once the blocker ends. */
-static void test_expire_layer1_global(void **state) {
+static void test_expire_global_in_flight(void **state) {
     (void)state;
     recorder *rec = rec_new();
     groupconc_policy p = rec_policy(rec);
@@ -311,9 +311,9 @@ static void test_expire_layer1_global(void **state) {
     rec_free(rec);
 }
 
-/* Layer 2: X holds a global permit and waits at its group's bulkhead; Y (another group) waits for a
+/* Bulkhead: X holds a global permit and waits at its group's bulkhead; Y (another group) waits for a
    global permit. X's expiry hands its global permit to Y, which runs. */
-static void test_expire_layer2_bulkhead(void **state) {
+static void test_expire_bulkhead(void **state) {
     (void)state;
     recorder *rec = rec_new();
     groupconc_group_limits table[] = {{"g", 4, 1, GROUPCONC_DEFAULT, 0}};
@@ -373,10 +373,10 @@ static void test_expire_layer2_bulkhead(void **state) {
     rec_free(rec);
 }
 
-/* Layer 3: X holds a global and a bulkhead permit and waits for its group's concurrency; Y (same
+/* Concurrency: X holds a global and a bulkhead permit and waits for its group's concurrency; Y (same
    group) waits at the bulkhead, Z (another group) for a global permit. X's expiry hands its bulkhead
-   permit to Y (which moves on to wait at layer 3) and its global permit to Z (which runs). */
-static void test_expire_layer3_concurrency(void **state) {
+   permit to Y (which moves on to wait for concurrency) and its global permit to Z (which runs). */
+static void test_expire_concurrency(void **state) {
     (void)state;
     recorder *rec = rec_new();
     groupconc_group_limits table[] = {{"g", 1, 2, GROUPCONC_DEFAULT, 0}};
@@ -443,10 +443,11 @@ static void test_expire_layer3_concurrency(void **state) {
     rec_free(rec);
 }
 
-/* Layer 4: X holds its group's three permits and waits for the global running cap; Y (same group)
+/* Global running: X holds its group's three permits and waits for the global running cap; Y (same group)
    waits for the concurrency permit, Z (another group) for a global one. X's expiry hands its
-   concurrency permit to Y and its global permit to Z: both move on to wait at layer 4, Y first. */
-static void test_expire_layer4_running(void **state) {
+   concurrency permit to Y and its global permit to Z: both move on to wait for the running cap, Y
+   first. */
+static void test_expire_global_running(void **state) {
     (void)state;
     recorder *rec = rec_new();
     groupconc_group_limits table[] = {{"g", 1, GROUPCONC_UNLIMITED, GROUPCONC_DEFAULT, 0}};
@@ -494,7 +495,7 @@ static void test_expire_layer4_running(void **state) {
     assert_int_equal(xs.global_running, 1);   /* B */
     assert_int_equal(xs.expired, 1);
 
-    /* B ends: the running permit goes to Y (first at layer 4), then to Z */
+    /* B ends: the running permit goes to Y (first in the running cap's queue), then to Z */
     tu_latch_add(&started, 1);
     job_finish(&b);
     assert_true(tu_latch_wait(&started));
@@ -657,7 +658,7 @@ static void test_precedence(void **state) {
     p.groups = table;
     p.group_count = 4;
     p.default_max_wait_ns = DEF;
-    p.global_max_in_flight = 1; /* everyone below waits at layer 1 */
+    p.global_max_in_flight = 1; /* everyone below waits for a global in-flight permit */
     groupconc_executor *ex = tu_executor(&p);
     tu_latch started;
     tu_latch_init(&started, 1);
@@ -873,10 +874,10 @@ static void test_live_deadline_from_nothing(void **state) {
     rec_free(rec);
 }
 
-/* The deadline counts from submit, across layers: x waits at layer 1, is handed a global permit
-   (after at least 200 ms) and waits on at layer 3; it still expires 400 ms after its submit,
-   before s2 (500 ms, submitted after it), which then takes x's global permit and expires at
-   layer 3 in its turn. */
+/* The deadline counts from submit, across layers: x waits for a global in-flight permit, is handed
+   one (after at least 200 ms) and waits on at the concurrency layer; it still expires 400 ms after
+   its submit, before s2 (500 ms, submitted after it), which then takes x's global permit and
+   expires at the concurrency layer in its turn. */
 static void test_deadline_counts_from_submit(void **state) {
     (void)state;
     recorder *rec = rec_new();
@@ -898,7 +899,7 @@ static void test_deadline_counts_from_submit(void **state) {
     job_init(&s2, NULL, NULL);
     job_submit(ex, &s2, "g", "s2", W_MS(500), W_MS(500));
     check_expired(rec, &s1, GROUPCONC_EEXPIRED_GLOBAL);
-    job_finish(&b2); /* its global permit goes to x, which moves on to wait at g's layer 3 */
+    job_finish(&b2); /* its global permit goes to x, which moves on to wait for g's concurrency */
     groupconc_group_stats s = tu_gstats(ex, "g");
     if (tu_now_ns() < x.before + x.wait) {
         assert_int_equal(s.waiting_concurrency, 1);
@@ -972,9 +973,10 @@ static void test_execute_all_reports_expiry(void **state) {
 /* ---- 4. order ------------------------------------------------------------------------------------- */
 
 /* Waiting tasks with shuffled deadlines expire in deadline order, not in FIFO order: NQ wait at
-   group q's layer 3 (holding global permits), NR at layer 1. An expiring q task (or an r task that
-   had reached layer 3) hands its global permit to the first r task at layer 1, which moves on to
-   wait at r's layer 3: its reason follows, exactly (simulated from the observed order). */
+   group q's concurrency (holding global permits), NR for a global in-flight permit. An expiring q
+   task (or an r task that had reached its concurrency layer) hands its global permit to the first
+   r task still waiting for one, which moves on to wait for r's concurrency: its reason follows,
+   exactly (simulated from the observed order). */
 static void test_expiry_order(void **state) {
     (void)state;
     enum { NQ = 12, NR = 12, N = NQ + NR };
@@ -1032,21 +1034,21 @@ static void test_expiry_order(void **state) {
             by_time[k - 1] = t;
         }
     int expect_reason[N];
-    bool at_layer3[N];
-    int next_r = NQ; /* the first r task still at layer 1 (FIFO = submit order) */
+    bool at_conc[N];
+    int next_r = NQ; /* the first r task still waiting for a global permit (FIFO = submit order) */
     bool gone[N];
     for (int i = 0; i < N; i++) {
-        at_layer3[i] = i < NQ;
+        at_conc[i] = i < NQ;
         gone[i] = false;
     }
     for (int s = 0; s < N; s++) {
         int t = by_time[s];
         assert_true(idx[t] >= 0);
-        expect_reason[t] = at_layer3[t] ? GROUPCONC_EEXPIRED_CONCURRENCY : GROUPCONC_EEXPIRED_GLOBAL;
+        expect_reason[t] = at_conc[t] ? GROUPCONC_EEXPIRED_CONCURRENCY : GROUPCONC_EEXPIRED_GLOBAL;
         gone[t] = true;
-        if (at_layer3[t]) { /* it held a global permit: the first r at layer 1 gets it */
+        if (at_conc[t]) { /* it held a global permit: the first r still waiting for one gets it */
             while (next_r < N && gone[next_r]) next_r++;
-            if (next_r < N) at_layer3[next_r++] = true;
+            if (next_r < N) at_conc[next_r++] = true;
         }
     }
     for (int i = 0; i < N; i++) check_expired(rec, &jobs[i], expect_reason[i]);
@@ -1592,7 +1594,8 @@ static void test_destroy_with_waiting_deadlines(void **state) {
         groupconc_policy p = rec_policy(rec);
         p.groups = table;
         p.group_count = 1;
-        p.global_max_in_flight = 5; /* b1, b2, w0 (layer 2), w1 (layer 3), w2 (layer 4); the rest at 1 */
+        p.global_max_in_flight = 5; /* b1, b2, w0 (bulkhead), w1 (concurrency), w2 (running); the
+                                       rest wait for a global in-flight permit */
         p.global_max_running = 2;
         groupconc_executor *ex = tu_executor(&p);
         tu_latch started;
@@ -2063,10 +2066,10 @@ static void test_keeper_callbacks_cannot_block(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_expire_layer1_global),
-        cmocka_unit_test(test_expire_layer2_bulkhead),
-        cmocka_unit_test(test_expire_layer3_concurrency),
-        cmocka_unit_test(test_expire_layer4_running),
+        cmocka_unit_test(test_expire_global_in_flight),
+        cmocka_unit_test(test_expire_bulkhead),
+        cmocka_unit_test(test_expire_concurrency),
+        cmocka_unit_test(test_expire_global_running),
         cmocka_unit_test(test_started_never_expires),
         cmocka_unit_test(test_precedence),
         cmocka_unit_test(test_policy_default_and_live_default),

@@ -1702,7 +1702,7 @@ static int call_gate_acquire(fixture *f, const row *r) {
         group = NULL;
         break;
     }
-    case GA_CONCURRENCY: group = "p"; break; /* "parked" runs, "queued" waits at layer 3 */
+    case GA_CONCURRENCY: group = "p"; break; /* "parked" runs, "queued" waits at concurrency */
     case GA_BULKHEAD: {                      /* "bulk": in-flight 1, held by a parked task */
         groupconc_task *t = NULL;
         assert_int_equal(groupconc_submit(f->ex, "bulk", NULL, task_park, &f->gate, &t), GROUPCONC_OK);
@@ -2087,7 +2087,7 @@ static int call_deferred(fixture *f, const row *r) {
         return f->probe->rc2;
     }
     case DB_CALLER_RUNS: /* as DF_CALLER_RUNS, the body calling groupconc_context_blocking */
-    case DF_CALLER_RUNS: { /* refused at layer 1 under CALLER_RUNS: runs in submit, on this thread */
+    case DF_CALLER_RUNS: { /* refused at the global cap under CALLER_RUNS: runs in submit, on this thread */
         groupconc_policy p = groupconc_policy_default();
         p.global_max_in_flight = 1;
         p.global_queue_threshold = 0;
@@ -3399,7 +3399,7 @@ static int call_dump_file(fixture *f, const row *r) {
 
 /* ==== live limits, pause and resume ============================================================== */
 /* The fixture's group "p" (concurrency 1, nothing in the table: in-flight and threshold UNLIMITED,
-   no deadline) has `parked` running and `queued` waiting at layer 3. A refused call changes nothing:
+   no deadline) has `parked` running and `queued` waiting at concurrency. A refused call changes nothing:
    "p" reads back as it was and `queued` still waits; a valid field next to the bad one is not
    applied either, and a key the call named gets no state and no table entry (the state a later
    submit creates has the defaults). An accepted call is read back: from "p"'s stats (raising its
@@ -3426,7 +3426,7 @@ static bool has_state(groupconc_executor *ex, const char *group) {
     return has;
 }
 
-/* "p" as the fixture made it, `queued` still waiting at layer 3 behind `parked` (never run). Its
+/* "p" as the fixture made it, `queued` still waiting at concurrency behind `parked` (never run). Its
    queue deadline is the policy default's (`want_wait`): a live default_max_wait_ns applies to every
    task submitted afterwards, existing groups' included. */
 static void assert_p_untouched_wait(fixture *f, int64_t want_wait) {
@@ -4580,9 +4580,9 @@ static const row rows[] = {
     {"submit_spec: out_task NULL", call_submit, OK_, S_NULL_OUT, 1, 0},
     {"submit_spec: after shutdown", call_submit, GROUPCONC_ESHUTDOWN, S_AFTER_SHUTDOWN, 1, 0},
     {"submit_spec: after shutdown_graceful", call_submit, GROUPCONC_ESHUTDOWN, S_AFTER_GRACEFUL, 1, 0},
-    {"submit: ABORT at layer 1 (global)", call_reject_global, GROUPCONC_EREJECTED_GLOBAL, 0, 0, 0},
-    {"submit: ABORT at layer 2 (bulkhead)", call_reject_bulkhead, GROUPCONC_EREJECTED_BULKHEAD, 0, 0, 0},
-    {"submit: ABORT at layer 3 (concurrency)", call_reject_concurrency, GROUPCONC_EREJECTED_CONCURRENCY, 0, 0, 0},
+    {"submit: ABORT at the global in-flight cap", call_reject_global, GROUPCONC_EREJECTED_GLOBAL, 0, 0, 0},
+    {"submit: ABORT at the bulkhead", call_reject_bulkhead, GROUPCONC_EREJECTED_BULKHEAD, 0, 0, 0},
+    {"submit: ABORT at concurrency", call_reject_concurrency, GROUPCONC_EREJECTED_CONCURRENCY, 0, 0, 0},
     {"submit_spec: max_wait_ns -5", call_submit_wait, ELIMIT_, SW_PLAIN, -5, 0},
     {"submit_spec: max_wait_ns DEFAULT (not a task's value)", call_submit_wait, ELIMIT_, SW_PLAIN, DEF, 0},
     {"submit_spec: max_wait_ns KEEP (not a task's value)", call_submit_wait, ELIMIT_, SW_PLAIN, KEEP_, 0},
@@ -4871,8 +4871,8 @@ static const row rows[] = {
     {"gate_try_acquire: group empty after shutdown", call_gate_acquire, GROUPCONC_EKEYEMPTY, GA_EMPTY_AFTER_SHUTDOWN, 0, 0},
     {"gate_try_acquire: out_permit NULL after shutdown", call_gate_acquire, EINVAL_, GA_NULL_OUT_AFTER_SHUTDOWN, 0, 0},
     {"gate_try_acquire: standalone at its limit", call_gate_acquire, GROUPCONC_EGATE_FULL, GA_FULL, 0, 0},
-    {"gate_try_acquire: a task waits at layer 3", call_gate_acquire, GROUPCONC_EREJECTED_CONCURRENCY, GA_CONCURRENCY, 0, 0},
-    {"gate_try_acquire: layer 2 full", call_gate_acquire, GROUPCONC_EREJECTED_BULKHEAD, GA_BULKHEAD, 0, 0},
+    {"gate_try_acquire: a task waits at concurrency", call_gate_acquire, GROUPCONC_EREJECTED_CONCURRENCY, GA_CONCURRENCY, 0, 0},
+    {"gate_try_acquire: the bulkhead full", call_gate_acquire, GROUPCONC_EREJECTED_BULKHEAD, GA_BULKHEAD, 0, 0},
 #endif
     /* admission gate: permit_release */
 #ifndef GROUPCONC_NO_GATE
@@ -4976,9 +4976,9 @@ static const row rows[] = {
     {"scope_fork: after an expired join_for", call_scope_fork, GROUPCONC_ESCOPE_SHUTDOWN, SF_AFTER_EXPIRED_JOIN, 0, 0},
     {"scope_fork: into a child scope after its parent's shutdown", call_scope_fork, GROUPCONC_ESCOPE_SHUTDOWN,
      SF_AFTER_PARENT_SHUTDOWN, 0, 0},
-    {"scope_fork: refused at layer 3 (ABORT): a REJECTED fork, a failure", call_scope_fork,
+    {"scope_fork: refused at concurrency (ABORT): a REJECTED fork, a failure", call_scope_fork,
      GROUPCONC_EREJECTED_CONCURRENCY, SF_REJECTED_CONC, 0, 0},
-    {"scope_fork: refused at layer 2 (ABORT): a REJECTED fork", call_scope_fork, GROUPCONC_EREJECTED_BULKHEAD,
+    {"scope_fork: refused at the bulkhead (ABORT): a REJECTED fork", call_scope_fork, GROUPCONC_EREJECTED_BULKHEAD,
      SF_REJECTED_BULK, 0, 0},
     {"scope_fork: executor shut down: a REJECTED fork", call_scope_fork, GROUPCONC_ESHUTDOWN, SF_EXEC_SHUTDOWN, 0, 0},
     {"scope_fork: from one of its own forks", call_scope_fork, OK_, SF_FROM_OWN_FORK, 0, 0},

@@ -14,8 +14,8 @@
        back at once, its local permits were freed at the cancel) and of a task answered BUSY; every
        verdict arriving after a cancel;
      - queue deadlines at the fleet layer (GROUPCONC_EEXPIRED_FLEET), asked or BUSY, also after a
-       wait at layer 3; a group at the fleet layer is not idle (bounded table);
-     - layer 4 stays work-conserving: BUSY tasks of one group do not hold the global running cap
+       wait at the concurrency layer; a group at the fleet layer is not idle (bounded table);
+     - the global running cap stays work-conserving: BUSY tasks of one group do not hold it
        against another group's task that could run;
      - REJECT through the rejection policy (ABORT, DISCARD, CALLER_RUNS, a handler), counted in
        rejected_fleet, REJECTED events with GROUPCONC_EREJECTED_FLEET; OPEN: runs, no lease,
@@ -1065,7 +1065,7 @@ static void test_fifo_new_task_behind_busy(void **state) {
 
 /* ==== cancellation ===================================================================================== */
 
-/* Local concurrency 1: A is asked (the request held), B waits at layer 3. Cancel A: DEQUEUED,
+/* Local concurrency 1: A is asked (the request held), B waits at concurrency. Cancel A: DEQUEUED,
    CANCELLED, its cleanup ran, its local permits go to B (B is asked). The late GRANTED answer for A
    returns OK and its lease goes back through release before the answer returns. */
 static void test_cancel_while_asked(void **state) {
@@ -1195,7 +1195,7 @@ static void test_answers_after_cancel(void **state) {
     rec_free(rec);
 }
 
-/* Fleet cap 1, local concurrency 2: A runs, B is BUSY, C waits at layer 3. Cancel B: DEQUEUED,
+/* Fleet cap 1, local concurrency 2: A runs, B is BUSY, C waits at concurrency. Cancel B: DEQUEUED,
    CANCELLED, its local permits go to C (C is asked, answered BUSY). */
 static void run_cancel_busy(mk_deliver deliver) {
     mock *m = mk_new(MK_CAP, deliver, 1);
@@ -1514,7 +1514,7 @@ static void run_open(mk_deliver deliver) {
         tu_park_init(&pk[i], &started, NULL);
         h[i] = fp_submit(ex, "open", ids[i], &pk[i], true, 0);
     }
-    /* local concurrency 2 still holds: two run, the third waits at layer 3 */
+    /* local concurrency 2 still holds: two run, the third waits at the concurrency layer */
     assert_true(tu_latch_wait(&started));
     assert_false(started_yet(&pk[2]));
     assert_int_equal(tu_gstats(ex, "open").running, 2);
@@ -1610,9 +1610,9 @@ static void test_report(void **state) {
 
 /* ==== the gauges ============================================================================================= */
 
-/* HOLD, local concurrency 2: t1 and t2 asked, t3 at layer 3: waiting_fleet 2 (group and executor),
-   waiting 3; t1 BUSY: still 2; t2 GRANTED: 1, running 1; t2 done: t3 joins the fleet layer behind
-   t1, unasked (2); a notify asks t1 again (a new request), the next one t3. */
+/* HOLD, local concurrency 2: t1 and t2 asked, t3 at concurrency: waiting_fleet 2 (group and
+   executor), waiting 3; t1 BUSY: still 2; t2 GRANTED: 1, running 1; t2 done: t3 joins the fleet
+   layer behind t1, unasked (2); a notify asks t1 again (a new request), the next one t3. */
 static void test_stats_waiting_fleet(void **state) {
     (void)state;
     mock *m = mk_new(MK_HOLD, MK_SYNC, 1);
@@ -2020,10 +2020,10 @@ static void test_destroy_waits_for_answers(void **state) {
     tu_latch_destroy(&la.destroy_began);
 }
 
-/* A task with a deadline first waits at layer 3, then moves to the fleet layer with the deadline it
-   had (it counts from submit) and expires there (EEXPIRED_FLEET); its sibling that is granted in time
-   runs to the end although its deadline passes while it runs. */
-static void test_deadline_from_layer3_to_fleet(void **state) {
+/* A task with a deadline first waits at concurrency, then moves to the fleet layer with the
+   deadline it had (it counts from submit) and expires there (EEXPIRED_FLEET); its sibling that is
+   granted in time runs to the end although its deadline passes while it runs. */
+static void test_deadline_from_concurrency_to_fleet(void **state) {
     (void)state;
     mock *m = mk_new(MK_HOLD, MK_SYNC, 1);
     groupconc_policy p = fleet_policy(m, NULL);
@@ -2038,7 +2038,7 @@ static void test_deadline_from_layer3_to_fleet(void **state) {
     groupconc_task *ha = fp_submit(ex, "d3", "A", &a, true, 0);
     assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
     int64_t t0 = tu_now_ns();
-    groupconc_task *hb = fp_submit(ex, "d3", "B", &b, true, 60 * TU_MS); /* waits at layer 3 */
+    groupconc_task *hb = fp_submit(ex, "d3", "B", &b, true, 60 * TU_MS); /* waits at concurrency */
     assert_int_equal(tu_gstats(ex, "d3").waiting_concurrency, 1);
     assert_int_equal(mk_answer(m, GROUPCONC_FLEET_GRANTED), GROUPCONC_OK); /* A runs */
     assert_true(tu_latch_wait(&started));
@@ -2109,9 +2109,9 @@ static void test_fleet_group_not_idle(void **state) {
     tu_latch_destroy(&started);
 }
 
-/* Layer 4 (global_max_running) is work-conserving: "it never idles while any group could run".
-   Two tasks of "hot" wait BUSY at the fleet layer (its fleet capacity is elsewhere); a task of
-   "cold", whose lease is free, must still run under a running cap of 2. */
+/* The global running cap (global_max_running) is work-conserving: "it never idles while any group
+   could run". Two tasks of "hot" wait BUSY at the fleet layer (its fleet capacity is elsewhere); a
+   task of "cold", whose lease is free, must still run under a running cap of 2. */
 static void test_runcap_not_held_by_busy_tasks(void **state) {
     (void)state;
     mock *m = mk_new(MK_CAP, MK_SYNC, 1);
@@ -2574,9 +2574,9 @@ static void test_keeper_admissions_ask(void **state) {
 /* ==== pause (issue 24) ============================================================================== */
 
 /* A paused group asks for no lease and holds none: a GRANTED answer that comes after the pause is
-   given back at once (the task waits as BUSY, not at layer 4 holding the lease); notifies, for the
-   group or for all, ask nothing while it is paused; the resume asks again. The same for an executor
-   pause, with a task answered BUSY before it. */
+   given back at once (the task waits as BUSY, not at the running cap holding the lease); notifies,
+   for the group or for all, ask nothing while it is paused; the resume asks again. The same for an
+   executor pause, with a task answered BUSY before it. */
 static void test_pause_holds_no_lease(void **state) {
     (void)state;
     mock *m = mk_new(MK_HOLD, MK_SYNC, 1);
@@ -2657,7 +2657,7 @@ int main(void) {
         cmocka_unit_test(test_cancel_busy_async),
         cmocka_unit_test(test_deadline_while_busy),
         cmocka_unit_test(test_deadline_while_asked),
-        cmocka_unit_test(test_deadline_from_layer3_to_fleet),
+        cmocka_unit_test(test_deadline_from_concurrency_to_fleet),
         cmocka_unit_test(test_fleet_group_not_idle),
         cmocka_unit_test(test_runcap_not_held_by_busy_tasks),
         cmocka_unit_test(test_reject_discard_sync),

@@ -373,7 +373,7 @@ static void test_one_budget_with_tasks(void **state) {
     assert_int_equal(gs.running, 2); /* task 0 and the gate permit */
     assert_int_equal(gs.gate_permits, 1);
     assert_int_equal(gs.waiting_concurrency, 2);
-    assert_int_equal(gs.in_flight, 4); /* the permit and the three tasks are past layer 2 */
+    assert_int_equal(gs.in_flight, 4); /* the permit and the three tasks are past the bulkhead */
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.gate_permits, 1);
     assert_int_equal(xs.running, 2);
@@ -566,7 +566,7 @@ static void test_release_after_evict(void **state) {
     groupconc_gate *g = for_executor(ex, NULL);
     groupconc_permit a;
     assert_int_equal(groupconc_gate_try_acquire(g, "e", &a), GROUPCONC_OK);
-    groupconc_task *h = tu_submit(ex, "other", NULL, tu_noop_fn, NULL); /* waits at layer 1 */
+    groupconc_task *h = tu_submit(ex, "other", NULL, tu_noop_fn, NULL); /* waits for a global permit */
     assert_int_equal(groupconc_group_evict(ex, "e"), GROUPCONC_OK);
     assert_int_equal(groupconc_permit_release(&a, GROUPCONC_RELEASE_SUCCESS, 0), GROUPCONC_OK);
     tu_wait_status(h, GROUPCONC_STATUS_SUCCESS); /* the global permit went to the waiter */
@@ -897,7 +897,7 @@ static void test_deferral_misuse(void **state) {
     deferring y;
     deferring_init(&y);
     y.body_return = 0;
-    h = submit_deferring(ex, "m", &y); /* refused at layer 1: runs here, on this thread */
+    h = submit_deferring(ex, "m", &y); /* refused at the global cap: runs here, on this thread */
     assert_int_equal(y.defer_rc, GROUPCONC_ESTATE);
     tu_wait_status(h, GROUPCONC_STATUS_SUCCESS);
     groupconc_task_release(h);

@@ -292,7 +292,7 @@ static void test_stats_submitted_everywhere(void **state) {
     h[1] = tu_submit(ex, "a", NULL, tu_noop_fn, NULL); /* waits at a's concurrency layer */
     h[2] = tu_submit(ex, "a", NULL, tu_noop_fn, NULL); /* waits at a's bulkhead (2 in flight) */
     h[3] = tu_submit(ex, "b", NULL, tu_noop_fn, NULL); /* all permits, no thread: ready */
-    h[4] = tu_submit(ex, "a", NULL, tu_noop_fn, NULL); /* global cap 4 reached: waits at layer 1 */
+    h[4] = tu_submit(ex, "a", NULL, tu_noop_fn, NULL); /* global cap 4 reached: waits for a permit */
     groupconc_group_stats a = tu_gstats(ex, "a"), b = tu_gstats(ex, "b");
     assert_int_equal(a.running, 1);
     assert_int_equal(a.waiting_concurrency, 1);

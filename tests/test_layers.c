@@ -1,5 +1,5 @@
-/* test_layers.c - the three admission layers: global in-flight cap (1), group bulkhead (2),
-   group concurrency (3); queue thresholds; rejection policies (ABORT, DISCARD, CALLER_RUNS, custom
+/* test_layers.c - the three admission layers: global in-flight cap, group bulkhead, group
+   concurrency; queue thresholds; rejection policies (ABORT, DISCARD, CALLER_RUNS, custom
    handler); permits released before rejection handling; FIFO hand-off at each layer; no permit
    leaked after many rounds. */
 #define GROUPCONC_IMPLEMENTATION
@@ -8,6 +8,10 @@
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
+
+/* The three admission layers the tests below step through, in the order a task meets them. */
+enum { AT_GLOBAL = 1, AT_BULKHEAD, AT_CONCURRENCY };
+static const char *const at_name[] = {"", "global in-flight", "bulkhead", "concurrency"};
 
 /* Parked tasks: tu_parkset (testutil.h). */
 
@@ -38,7 +42,7 @@ static int probe_fn(groupconc_context *ctx, void **out_value, void *user_data) {
     return 0;
 }
 
-/* ---- layer 1: global cap ------------------------------------------------------------------------ */
+/* ---- global in-flight cap ----------------------------------------------------------------------- */
 
 static void test_global_cap_never_exceeded(void **state) {
     (void)state;
@@ -48,7 +52,7 @@ static void test_global_cap_never_exceeded(void **state) {
     p.max_threads = 16;
     groupconc_executor *ex = tu_executor(&p);
 
-    /* latched: 4 tasks in 4 groups, only 3 pass layer 1 */
+    /* latched: 4 tasks in 4 groups, only 3 pass the global cap */
     tu_parkset ps;
     tu_ps_init(&ps, 3);
     const char *keys[4] = {"g0", "g1", "g2", "g3"};
@@ -93,13 +97,13 @@ static void test_global_cap_never_exceeded(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
-/* ---- layer 2: bulkhead -------------------------------------------------------------------------- */
+/* ---- bulkhead ----------------------------------------------------------------------------------- */
 
 static void test_bulkhead_caps_in_flight(void **state) {
     (void)state;
     groupconc_group_limits table[] = {
         {"wide", 4, 2, GROUPCONC_DEFAULT, 0},   /* bulkhead below concurrency: caps running at 2 */
-        {"narrow", 1, 3, GROUPCONC_DEFAULT, 0}, /* 1 running + 2 waiting at layer 3, rest at layer 2 */
+        {"narrow", 1, 3, GROUPCONC_DEFAULT, 0}, /* 1 running + 2 waiting at concurrency, rest at the bulkhead */
     };
     groupconc_policy p = policy_with(table, 2);
     groupconc_executor *ex = tu_executor(&p);
@@ -124,7 +128,7 @@ static void test_bulkhead_caps_in_flight(void **state) {
     assert_int_equal(s.waiting_concurrency, 2);
     assert_int_equal(s.waiting_bulkhead, 3);
     assert_int_equal(s.in_flight, 3);
-    /* drain one at a time: in-flight stays at the cap while anyone waits at layer 2 */
+    /* drain one at a time: in-flight stays at the cap while anyone waits at the bulkhead */
     for (int i = 0; i < 5; i++) {
         tu_ps_expect(&ps, 1);
         tu_ps_finish(&ps, i);
@@ -191,8 +195,8 @@ static void test_group_threshold_exact(void **state) {
 static void test_bulkhead_threshold_exact(void **state) {
     (void)state;
     groupconc_group_limits table[] = {
-        {"bq", 1, 1, 2, 0}, /* all waiting happens at layer 2 */
-        {"sq", 1, 2, 2, 0}, /* one waits at layer 3, one at layer 2: they share the threshold */
+        {"bq", 1, 1, 2, 0}, /* all waiting happens at the bulkhead */
+        {"sq", 1, 2, 2, 0}, /* one waits at concurrency, one at the bulkhead: they share the threshold */
     };
     groupconc_policy p = policy_with(table, 2);
     groupconc_executor *ex = tu_executor(&p);
@@ -218,8 +222,8 @@ static void test_bulkhead_threshold_exact(void **state) {
     tu_ps_init(&ps, 1);
     tu_ps_submit(&ps, ex, "sq");
     assert_true(tu_latch_wait(&ps.started));
-    tu_ps_submit(&ps, ex, "sq"); /* layer 3 */
-    tu_ps_submit(&ps, ex, "sq"); /* layer 2 */
+    tu_ps_submit(&ps, ex, "sq"); /* concurrency */
+    tu_ps_submit(&ps, ex, "sq"); /* bulkhead */
     s = tu_gstats(ex, "sq");
     assert_int_equal(s.waiting_concurrency, 1);
     assert_int_equal(s.waiting_bulkhead, 1);
@@ -245,7 +249,7 @@ static void test_global_threshold_exact(void **state) {
     tu_ps_submit(&ps, ex, "a");
     tu_ps_submit(&ps, ex, "b");
     assert_true(tu_latch_wait(&ps.started));
-    tu_ps_submit(&ps, ex, "c"); /* waits at layer 1 */
+    tu_ps_submit(&ps, ex, "c"); /* waits for a global permit */
     assert_int_equal(groupconc_submit(ex, "d", NULL, tu_count_fn, &ran, &t), GROUPCONC_EREJECTED_GLOBAL);
     assert_null(t);
     assert_int_equal(tu_gstats(ex, "c").waiting_global, 1);
@@ -253,7 +257,7 @@ static void test_global_threshold_exact(void **state) {
     assert_int_equal(xs.global_in_flight, 2);
     assert_int_equal(xs.waiting, 1);
 
-    /* "a" ends: its global permit goes to "c", the layer-1 queue is empty again */
+    /* "a" ends: its global permit goes to "c", the global queue is empty again */
     tu_ps_expect(&ps, 1);
     tu_ps_finish(&ps, 0);
     assert_true(tu_latch_wait(&ps.started));
@@ -316,37 +320,38 @@ static void test_threshold_zero(void **state) {
 /* ---- rejection policies ------------------------------------------------------------------------- */
 
 /* Builds, in a fresh executor with policy `rej`, a state where the next submit to the returned
-   group is refused at `layer` (1, 2 or 3). Blockers are parked in `ps`. */
+   group is refused at `layer` (AT_GLOBAL, AT_BULKHEAD or AT_CONCURRENCY). Blockers are parked in
+   `ps`. */
 static groupconc_executor *refusing_executor(int layer, groupconc_rejection_policy rej,
                                              groupconc_reject_fn handler, void *handler_data,
                                              tu_parkset *ps, const char **out_group) {
     static groupconc_group_limits table[] = {
-        {"L2", 4, 1, 0, 0}, /* bulkhead 1, threshold 0 */
-        {"L3", 1, GROUPCONC_UNLIMITED, 0, 0},
+        {"bh", 4, 1, 0, 0}, /* bulkhead 1, threshold 0 */
+        {"cc", 1, GROUPCONC_UNLIMITED, 0, 0},
     };
     groupconc_policy p = policy_with(table, 2);
     p.rejection = rej;
     p.reject_handler = handler;
     p.reject_user_data = handler_data;
-    if (layer == 1) {
+    if (layer == AT_GLOBAL) {
         p.global_max_in_flight = 1;
         p.global_queue_threshold = 0;
     }
     groupconc_executor *ex = tu_executor(&p);
     tu_ps_init(ps, 1);
-    const char *g = layer == 1 ? "L1" : layer == 2 ? "L2" : "L3";
-    tu_ps_submit(ps, ex, layer == 1 ? "L1-blocker" : g);
+    const char *g = layer == AT_GLOBAL ? "gl" : layer == AT_BULKHEAD ? "bh" : "cc";
+    tu_ps_submit(ps, ex, layer == AT_GLOBAL ? "gl-blocker" : g);
     assert_true(tu_latch_wait(&ps->started));
     *out_group = g;
     return ex;
 }
 
-static const int layer_code[4] = {0, GROUPCONC_EREJECTED_GLOBAL, GROUPCONC_EREJECTED_BULKHEAD,
+static const int layer_code[] = {0, GROUPCONC_EREJECTED_GLOBAL, GROUPCONC_EREJECTED_BULKHEAD,
                                   GROUPCONC_EREJECTED_CONCURRENCY};
 
 static void test_reject_abort(void **state) {
     (void)state;
-    for (int layer = 1; layer <= 3; layer++) {
+    for (int layer = AT_GLOBAL; layer <= AT_CONCURRENCY; layer++) {
         tu_parkset ps;
         const char *g;
         groupconc_executor *ex = refusing_executor(layer, GROUPCONC_REJECT_ABORT, NULL, NULL, &ps, &g);
@@ -368,7 +373,7 @@ static void test_reject_abort(void **state) {
 
 static void test_reject_discard(void **state) {
     (void)state;
-    for (int layer = 1; layer <= 3; layer++) {
+    for (int layer = AT_GLOBAL; layer <= AT_CONCURRENCY; layer++) {
         tu_parkset ps;
         const char *g;
         groupconc_executor *ex = refusing_executor(layer, GROUPCONC_REJECT_DISCARD, NULL, NULL, &ps, &g);
@@ -424,7 +429,7 @@ static int caller_fn(groupconc_context *ctx, void **out_value, void *user_data) 
 
 static void test_reject_caller_runs_in_submit(void **state) {
     (void)state;
-    for (int layer = 1; layer <= 3; layer++) {
+    for (int layer = AT_GLOBAL; layer <= AT_CONCURRENCY; layer++) {
         tu_parkset ps;
         const char *g;
         groupconc_executor *ex =
@@ -444,7 +449,7 @@ static void test_reject_caller_runs_in_submit(void **state) {
         assert_int_equal(c.stats_rc, GROUPCONC_OK);
         assert_int_equal(c.global_in_flight, 1); /* the blocker only */
         assert_int_equal(c.exec_running, 1);
-        assert_int_equal(c.group_running, layer == 1 ? 0 : 1);
+        assert_int_equal(c.group_running, layer == AT_GLOBAL ? 0 : 1);
         /* it counts where its final status puts it: succeeded, not rejected */
         assert_int_equal(tu_rejected(tu_gstats(ex, g)), 0);
         assert_int_equal(tu_gstats(ex, g).succeeded, 1);
@@ -502,7 +507,7 @@ static void handler_init(handler_rec *h) {
 
 static void test_custom_handler_wins(void **state) {
     (void)state;
-    for (int layer = 1; layer <= 3; layer++) {
+    for (int layer = AT_GLOBAL; layer <= AT_CONCURRENCY; layer++) {
         handler_rec hr;
         handler_init(&hr);
         tu_parkset ps;
@@ -555,7 +560,7 @@ static void test_permits_released_before_handler_sync(void **state) {
 
     atomic_int ran;
     atomic_init(&ran, 0);
-    /* takes the 2nd global permit, is refused at layer 3, gives the permit back, then the handler
+    /* takes the 2nd global permit, is refused at concurrency, gives the permit back, then the handler
        runs and resubmits into "H": with threshold 0 that only works if the permit is back */
     groupconc_task *t = tu_submit(ex, "G", "again", tu_count_fn, &ran);
     assert_int_equal(atomic_load(&hr.calls), 1);
@@ -576,8 +581,9 @@ static void test_permits_released_before_handler_sync(void **state) {
     assert_int_equal(atomic_load(&ran), 0);
 }
 
-/* Queued at layer 1, refused later at layer 3 (asynchronously): the global permit it was handed is
-   released before the handler runs, so the handler's resubmit runs while G is still busy. */
+/* Queued for a global permit, refused later at concurrency (asynchronously): the global permit it
+   was handed is released before the handler runs, so the handler's resubmit runs while G is still
+   busy. */
 static void test_permits_released_before_handler_async(void **state) {
     (void)state;
     groupconc_group_limits table[] = {{"G", 1, GROUPCONC_DEFAULT, 0, 0}};
@@ -599,7 +605,7 @@ static void test_permits_released_before_handler_async(void **state) {
     assert_true(tu_latch_wait(&ps.started)); /* both global permits used */
     atomic_int ran;
     atomic_init(&ran, 0);
-    groupconc_task *t = tu_submit(ex, "G", "again", tu_count_fn, &ran); /* waits at layer 1 */
+    groupconc_task *t = tu_submit(ex, "G", "again", tu_count_fn, &ran); /* waits for a global permit */
     assert_int_equal(tu_gstats(ex, "G").waiting_global, 1);
     assert_int_equal(atomic_load(&hr.calls), 0);
 
@@ -688,11 +694,11 @@ static int seq_fn(groupconc_context *ctx, void **out_value, void *user_data) {
 
 static void fifo_check(int layer) {
     groupconc_group_limits table[] = {
-        {"L2", 8, 1, GROUPCONC_DEFAULT, 0}, /* bulkhead 1: every waiter waits at layer 2 */
-        {"L3", 1, GROUPCONC_UNLIMITED, GROUPCONC_DEFAULT, 0},
+        {"bh", 8, 1, GROUPCONC_DEFAULT, 0}, /* bulkhead 1: every waiter waits at the bulkhead */
+        {"cc", 1, GROUPCONC_UNLIMITED, GROUPCONC_DEFAULT, 0},
     };
     groupconc_policy p = policy_with(table, 2);
-    if (layer == 1) {
+    if (layer == AT_GLOBAL) {
         p.global_max_in_flight = 1;
         p.default_concurrency = 8;
     }
@@ -701,48 +707,48 @@ static void fifo_check(int layer) {
     atomic_init(&counter, 1);
     tu_parkset ps;
     tu_ps_init(&ps, 1);
-    tu_ps_submit(&ps, ex, layer == 1 ? "blk" : layer == 2 ? "L2" : "L3");
+    tu_ps_submit(&ps, ex, layer == AT_GLOBAL ? "blk" : layer == AT_BULKHEAD ? "bh" : "cc");
     assert_true(tu_latch_wait(&ps.started));
     enum { N = 40 };
     seq_slot slots[N];
     groupconc_task *h[N];
     for (int i = 0; i < N; i++) {
         char key[16];
-        /* layer 1: every task in its own group, so only layer 1 orders them */
-        if (layer == 1)
+        /* global: every task in its own group, so only the global cap orders them */
+        if (layer == AT_GLOBAL)
             snprintf(key, sizeof key, "f%d", i);
         else
-            snprintf(key, sizeof key, "%s", layer == 2 ? "L2" : "L3");
+            snprintf(key, sizeof key, "%s", layer == AT_BULKHEAD ? "bh" : "cc");
         slots[i].counter = &counter;
         atomic_init(&slots[i].seq, -1);
         h[i] = tu_submit(ex, key, NULL, seq_fn, &slots[i]);
     }
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.waiting, N);
-    if (layer == 2) assert_int_equal(tu_gstats(ex, "L2").waiting_bulkhead, N);
-    if (layer == 3) assert_int_equal(tu_gstats(ex, "L3").waiting_concurrency, N);
+    if (layer == AT_BULKHEAD) assert_int_equal(tu_gstats(ex, "bh").waiting_bulkhead, N);
+    if (layer == AT_CONCURRENCY) assert_int_equal(tu_gstats(ex, "cc").waiting_concurrency, N);
     tu_ps_finish_all(&ps);
     for (int i = 0; i < N; i++) tu_wait_status(h[i], GROUPCONC_STATUS_SUCCESS);
     for (int i = 0; i < N; i++) {
         if (atomic_load(&slots[i].seq) != i + 1)
-            print_error("layer %d: task %d started as #%d\n", layer, i, atomic_load(&slots[i].seq));
+            print_error("%s: task %d started as #%d\n", at_name[layer], i, atomic_load(&slots[i].seq));
         assert_int_equal(atomic_load(&slots[i].seq), i + 1);
         groupconc_task_release(h[i]);
     }
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
-static void test_fifo_layer1(void **state) {
+static void test_fifo_global_in_flight(void **state) {
     (void)state;
-    fifo_check(1);
+    fifo_check(AT_GLOBAL);
 }
-static void test_fifo_layer2(void **state) {
+static void test_fifo_bulkhead(void **state) {
     (void)state;
-    fifo_check(2);
+    fifo_check(AT_BULKHEAD);
 }
-static void test_fifo_layer3(void **state) {
+static void test_fifo_concurrency(void **state) {
     (void)state;
-    fifo_check(3);
+    fifo_check(AT_CONCURRENCY);
 }
 
 /* ---- no permit leaks ---------------------------------------------------------------------------- */
@@ -821,9 +827,9 @@ int main(void) {
         cmocka_unit_test(test_permits_released_before_handler_sync),
         cmocka_unit_test(test_permits_released_before_handler_async),
         cmocka_unit_test(test_async_rejection_policies),
-        cmocka_unit_test(test_fifo_layer1),
-        cmocka_unit_test(test_fifo_layer2),
-        cmocka_unit_test(test_fifo_layer3),
+        cmocka_unit_test(test_fifo_global_in_flight),
+        cmocka_unit_test(test_fifo_bulkhead),
+        cmocka_unit_test(test_fifo_concurrency),
         cmocka_unit_test(test_global_permits_returned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

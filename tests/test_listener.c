@@ -140,7 +140,7 @@ static void test_event_order(void **state) {
         groupconc_task_release(h[i]);
     }
 
-    /* refused in submit (DISCARD): REJECTED naming layer 3 */
+    /* refused in submit (DISCARD): REJECTED naming the concurrency layer */
     tu_latch started;
     tu_latch_init(&started, 1);
     tu_park blocker;
@@ -169,7 +169,7 @@ static void test_event_order(void **state) {
 }
 
 /* Under ABORT: no handle, but the listener hears REJECTED with the layer; an asynchronous refusal
-   (queued at layer 1, refused at layer 2) completes REJECTED after the REJECTED event. */
+   (queued for a global permit, refused at the bulkhead) completes REJECTED after the REJECTED event. */
 static void test_rejected_events_abort(void **state) {
     (void)state;
     ev_log *l = (ev_log *)malloc(sizeof *l);
@@ -193,7 +193,7 @@ static void test_rejected_events_abort(void **state) {
     groupconc_task *hb = tu_submit(ex, "B", "t0", tu_park_fn, &pb);
     groupconc_task *hx = tu_submit(ex, "X", "t1", tu_park_fn, &px);
     assert_true(tu_latch_wait(&started)); /* global 2/2 */
-    groupconc_task *late = tu_submit(ex, "B", "t2", tu_noop_fn, NULL); /* waits at layer 1 */
+    groupconc_task *late = tu_submit(ex, "B", "t2", tu_noop_fn, NULL); /* waits for a global permit */
     groupconc_task *t = NULL;
     assert_int_equal(groupconc_submit(ex, "Y", "t3", tu_noop_fn, NULL, &t), GROUPCONC_EREJECTED_GLOBAL);
     assert_null(t);

@@ -5,8 +5,8 @@
    What is checked, one state at a time, built with latches (never with sleeps):
      - raising a cap hands the freed permits at once, oldest waiters first, and nothing else;
      - lowering a cap never preempts and starts nothing until the count is under the new cap, then
-       holds it exactly (layer 3 concurrency, layer 2 max_in_flight, layer 1 global in-flight,
-       layer 4 global running cap);
+       holds it exactly (concurrency, the bulkhead's max_in_flight, the global in-flight cap, the
+       global running cap);
      - lowered queue thresholds refuse new arrivals with the layer's code and keep the waiters, also
        on an executor created without thresholds (its submits used the lock-free inbox);
      - a group's limits change in one step (a scenario where the two orders of applying two
@@ -15,10 +15,11 @@
        state yet and after an evict, executor defaults for later groups only;
      - bad input and shut-down executors;
      - pause / resume of a group and of the executor: nothing new starts, places are kept, queues
-       still admit (thresholds apply), FIFO on resume (also across layers 3 and 4 with a running
-       cap), shutdown and evict of a paused group, executor gates refused, the layer-4 queue passes
-       over a paused group's waiters;
-     - FIFO at layer 4 when one call raises the global in-flight and running caps together.
+       still admit (thresholds apply), FIFO on resume (also across the concurrency and global
+       running layers with a running cap), shutdown and evict of a paused group, executor gates
+       refused, the global running queue passes over a paused group's waiters;
+     - FIFO at the global running layer when one call raises the global in-flight and running caps
+       together.
    A test whose verdict is a library-order check cleans up (releases its parked tasks, destroys the
    executor) before it fails, so that a failure leaves no thread or leak behind.
    Assertions run on the main thread; tasks record what they saw in atomics. */
@@ -272,7 +273,7 @@ static void test_lower_concurrency_drains_then_holds(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
-/* ---- 3. layer 2 (max_in_flight), layers 1 and 4 (global caps), thresholds ------------------------ */
+/* ---- 3. bulkhead (max_in_flight), global in-flight and global running caps, thresholds ---------- */
 
 static void test_live_max_in_flight(void **state) {
     (void)state;
@@ -305,7 +306,7 @@ static void test_live_max_in_flight(void **state) {
     assert_int_equal(s.running, 4);
     assert_int_equal(s.waiting_bulkhead, 6);
 
-    /* lower 4 -> 1: no preemption; nothing passes layer 2 until in_flight < 1 */
+    /* lower 4 -> 1: no preemption; nothing passes the bulkhead until in_flight < 1 */
     assert_int_equal(group_set(ex, "bh", GROUPCONC_KEEP, 1, GROUPCONC_KEEP), GROUPCONC_OK);
     for (int i = 0; i < 3; i++) {
         ps_finish(&ps, i);
@@ -349,7 +350,7 @@ static void test_live_global_in_flight(void **state) {
     assert_int_equal(xs.global_in_flight, 2);
     assert_int_equal(xs.waiting, 8);
 
-    /* raise 2 -> 4: g2 and g3, the oldest waiters at layer 1 */
+    /* raise 2 -> 4: g2 and g3, the oldest waiters for a global in-flight permit */
     groupconc_executor_limits l = groupconc_executor_limits_keep();
     l.global_max_in_flight = 4;
     ps_expect(&ps, 2);
@@ -402,7 +403,7 @@ static void test_live_global_in_flight(void **state) {
 static void test_live_global_running(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
-    p.default_concurrency = 4; /* the groups never hold anyone back here: layer 4 does */
+    p.default_concurrency = 4; /* the groups never hold anyone back here: the running cap does */
     groupconc_executor *ex = tu_executor(&p);
 
     /* started with no running cap: 4 run; a cap of 2 set now preempts nothing */
@@ -418,8 +419,8 @@ static void test_live_global_running(void **state) {
     assert_int_equal(xs.global_running, 4);
     assert_int_equal(xs.running, 4);
 
-    /* three newcomers, two groups: they take their group's concurrency permit and queue at layer 4
-       in submission order */
+    /* three newcomers, two groups: they take their group's concurrency permit and queue for the
+       global running cap in submission order */
     ps_submit(&ps, ex, "rb"); /* 4 */
     ps_submit(&ps, ex, "rc"); /* 5 */
     ps_submit(&ps, ex, "rb"); /* 6 */
@@ -436,7 +437,7 @@ static void test_live_global_running(void **state) {
         assert_int_equal(xs.waiting_running, 3);
     }
     ps_assert_started_range(&ps, 0, 4);
-    /* the next one frees a permit under the cap: the oldest layer-4 waiter gets it */
+    /* the next one frees a permit under the cap: the oldest waiter for a running permit gets it */
     ps_expect(&ps, 1);
     ps_finish(&ps, 2);
     ps_wait_started(&ps);
@@ -495,7 +496,7 @@ static void test_live_thresholds_from_inbox(void **state) {
     atomic_init(&ran, 0);
     groupconc_task *t = NULL;
 
-    /* group threshold, waiting at layer 3: EREJECTED_CONCURRENCY */
+    /* group threshold, waiting at the concurrency layer: EREJECTED_CONCURRENCY */
     parkset ps;
     ps_init(&ps, 1);
     for (int i = 0; i < 5; i++) ps_submit(&ps, ex, "tq"); /* 1 running, 4 waiting */
@@ -527,7 +528,7 @@ static void test_live_thresholds_from_inbox(void **state) {
     assert_int_equal(s.rejected_concurrency, 4);
     ps_finish_all(&ps); /* every waiter that was kept ran */
 
-    /* bulkhead: max_in_flight 1, so tasks wait at layer 2: EREJECTED_BULKHEAD */
+    /* bulkhead: max_in_flight 1, so tasks wait at the bulkhead: EREJECTED_BULKHEAD */
     assert_int_equal(group_set(ex, "tb", GROUPCONC_KEEP, 1, GROUPCONC_KEEP), GROUPCONC_OK);
     ps_init(&ps, 1);
     for (int i = 0; i < 3; i++) ps_submit(&ps, ex, "tb");
@@ -552,8 +553,8 @@ static void test_live_thresholds_from_inbox(void **state) {
     assert_int_equal(groupconc_executor_limits_set(ex, &l), GROUPCONC_OK);
     ps_init(&ps, 1);
     ps_submit(&ps, ex, "x0");
-    ps_submit(&ps, ex, "x1"); /* waits at layer 1 */
-    ps_submit(&ps, ex, "x2"); /* waits at layer 1 */
+    ps_submit(&ps, ex, "x1"); /* waits for a global in-flight permit */
+    ps_submit(&ps, ex, "x2"); /* waits for a global in-flight permit */
     ps_wait_started(&ps);
     l = groupconc_executor_limits_keep();
     l.global_queue_threshold = 1;
@@ -592,10 +593,11 @@ static void test_live_thresholds_from_inbox(void **state) {
 
 /* Changing concurrency and max_in_flight in one call must act as one step. The state is chosen so
    that the two possible orders of two separate calls give different results:
-     concurrency 4, max_in_flight 1: 1 task running, 7 waiting at layer 2.
+     concurrency 4, max_in_flight 1: 1 task running, 7 waiting at the bulkhead.
      target: concurrency 1, max_in_flight 4.
-   One step: layer 2 opens 3 slots, the 3 oldest move on to layer 3, where the cap is already 1 and
-   taken: they wait there. Running stays 1, and the group never runs 2 at once afterwards.
+   One step: the bulkhead opens 3 slots, the 3 oldest move on to the concurrency layer, where the
+   cap is already 1 and taken: they wait there. Running stays 1, and the group never runs 2 at once
+   afterwards.
    max_in_flight first, then concurrency (what a non-atomic change could do): with the old
    concurrency 4 the 3 start at once, and lowering concurrency afterwards preempts nothing: 4 run.
    The control group "sep" does exactly that with two calls and shows the 4. Then an observer
@@ -1325,8 +1327,8 @@ static void test_executor_resume_keeps_group_pause(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
-/* Layer 4 is one FIFO for all groups. A paused group's tasks waiting there keep their places but
-   do not hold back the tasks of other groups behind them. */
+/* The global running cap is one FIFO for all groups. A paused group's tasks waiting there keep
+   their places but do not hold back the tasks of other groups behind them. */
 static void test_run_cap_passes_over_paused(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
@@ -1338,7 +1340,7 @@ static void test_run_cap_passes_over_paused(void **state) {
     ps_submit(&ps, ex, "x"); /* 0 */
     ps_submit(&ps, ex, "x"); /* 1 */
     ps_wait_started(&ps);
-    ps_submit(&ps, ex, "pz"); /* 2: holds pz's concurrency permit, waits at layer 4 */
+    ps_submit(&ps, ex, "pz"); /* 2: holds pz's concurrency permit, waits for a running permit */
     ps_submit(&ps, ex, "pz"); /* 3 */
     ps_submit(&ps, ex, "o");  /* 4: behind them */
     assert_int_equal(tu_xstats(ex).waiting_running, 3);
@@ -1396,12 +1398,12 @@ static void test_run_cap_passes_over_paused(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
-/* FIFO at layer 4 when a resume opens a group whose tasks wait at two layers. Group "pf"
-   (concurrency 2) with a running cap of 1: task 1 holds pf's concurrency permit and waits at layer
-   4 from before the pause; task 2, submitted while paused, waits at layer 3. Then the running
-   permit comes free while pf is paused (it stays free: its only waiter is paused). On resume the
-   oldest waiter, task 1, must get the free running permit; task 2 gets the concurrency permit and
-   queues at layer 4 behind it. */
+/* FIFO at the global running layer when a resume opens a group whose tasks wait at two layers.
+   Group "pf" (concurrency 2) with a running cap of 1: task 1 holds pf's concurrency permit and
+   waits for a running permit from before the pause; task 2, submitted while paused, waits at the
+   concurrency layer. Then the running permit comes free while pf is paused (it stays free: its
+   only waiter is paused). On resume the oldest waiter, task 1, must get the free running permit;
+   task 2 gets the concurrency permit and queues for a running permit behind it. */
 static void test_group_resume_fifo_with_run_cap(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
@@ -1412,9 +1414,9 @@ static void test_group_resume_fifo_with_run_cap(void **state) {
     ps_init(&ps, 1);
     ps_submit(&ps, ex, "hold"); /* 0: holds the running permit */
     ps_wait_started(&ps);
-    ps_submit(&ps, ex, "pf"); /* 1: layer 4 */
+    ps_submit(&ps, ex, "pf"); /* 1: global running */
     assert_int_equal(groupconc_group_pause(ex, "pf"), GROUPCONC_OK);
-    ps_submit(&ps, ex, "pf"); /* 2: layer 3 (paused) */
+    ps_submit(&ps, ex, "pf"); /* 2: concurrency (paused) */
     groupconc_group_stats s = tu_gstats(ex, "pf");
     assert_int_equal(s.waiting_running, 1);
     assert_int_equal(s.waiting_concurrency, 1);
@@ -1430,13 +1432,14 @@ static void test_group_resume_fifo_with_run_cap(void **state) {
     int ran1 = ps_ran(&ps, 1), ran2 = ps_ran(&ps, 2);
     ps_finish_all(&ps); /* clean up first: the verdict below must not leave parked tasks behind */
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
-    if (ran2) fail_msg("resume: task 2 (waiting at layer 3) started before task 1, the older waiter at "
-                       "layer 4 (ran: 1=%d 2=%d)", ran1, ran2);
+    if (ran2) fail_msg("resume: task 2 (waiting at the concurrency layer) started before task 1, the "
+                       "older waiter for a running permit (ran: 1=%d 2=%d)", ran1, ran2);
     assert_int_equal(ran1, 1);
 }
 
-/* The same for the executor's resume: "a" waits at layer 4 from before the pause; "b", submitted
-   during the pause, waits at its layer 3; the running permit comes free during the pause. */
+/* The same for the executor's resume: "a" waits for a running permit from before the pause; "b",
+   submitted during the pause, waits at its group's concurrency layer; the running permit comes
+   free during the pause. */
 static void test_executor_resume_fifo_with_run_cap(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
@@ -1446,9 +1449,9 @@ static void test_executor_resume_fifo_with_run_cap(void **state) {
     ps_init(&ps, 1);
     ps_submit(&ps, ex, "hold"); /* 0 */
     ps_wait_started(&ps);
-    ps_submit(&ps, ex, "a"); /* 1: layer 4 */
+    ps_submit(&ps, ex, "a"); /* 1: global running */
     assert_int_equal(groupconc_executor_pause(ex), GROUPCONC_OK);
-    ps_submit(&ps, ex, "b"); /* 2: layer 3 (paused) */
+    ps_submit(&ps, ex, "b"); /* 2: concurrency (paused) */
     ps_finish(&ps, 0);
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.global_running, 0);
@@ -1464,13 +1467,14 @@ static void test_executor_resume_fifo_with_run_cap(void **state) {
     int ran_a = ps_ran(&ps, 1), ran_b = ps_ran(&ps, 2);
     ps_finish_all(&ps);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
-    if (ran_b) fail_msg("executor resume: \"b\" (layer 3) started before \"a\", the older waiter at "
-                        "layer 4 (ran: a=%d b=%d)", ran_a, ran_b);
+    if (ran_b) fail_msg("executor resume: \"b\" (concurrency) started before \"a\", the older waiter "
+                        "for a running permit (ran: a=%d b=%d)", ran_a, ran_b);
     assert_int_equal(ran_a, 1);
 }
 
-/* Raising the global in-flight cap and the running cap in one call: the task that waited at layer
-   4 is older than the one let past layer 1 by the raise, so it gets the new running permit. */
+/* Raising the global in-flight cap and the running cap in one call: the task that waited for a
+   running permit is older than the one let past the global in-flight cap by the raise, so it gets
+   the new running permit. */
 static void test_raise_global_caps_together_fifo(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
@@ -1481,8 +1485,8 @@ static void test_raise_global_caps_together_fifo(void **state) {
     ps_init(&ps, 1);
     ps_submit(&ps, ex, "k0"); /* 0: runs */
     ps_wait_started(&ps);
-    ps_submit(&ps, ex, "k1"); /* 1: past layer 1, waits at layer 4 */
-    ps_submit(&ps, ex, "k2"); /* 2: waits at layer 1 */
+    ps_submit(&ps, ex, "k1"); /* 1: past global in-flight, waits for a running permit */
+    ps_submit(&ps, ex, "k2"); /* 2: waits for a global in-flight permit */
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.waiting_running, 1);
     assert_int_equal(tu_gstats(ex, "k2").waiting_global, 1);
@@ -1499,8 +1503,8 @@ static void test_raise_global_caps_together_fifo(void **state) {
     int ran1 = ps_ran(&ps, 1), ran2 = ps_ran(&ps, 2);
     ps_finish_all(&ps);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
-    if (ran2) fail_msg("k2 (just past layer 1) took the raised running permit ahead of k1, the older "
-                       "layer-4 waiter (ran: k1=%d k2=%d)", ran1, ran2);
+    if (ran2) fail_msg("k2 (just past global in-flight) took the raised running permit ahead of k1, "
+                       "the older waiter for one (ran: k1=%d k2=%d)", ran1, ran2);
     assert_int_equal(ran1, 1);
 }
 

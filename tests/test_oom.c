@@ -84,8 +84,8 @@ static void *scratch(size_t size) {
 }
 
 /* ==== the world every iteration runs in ======================================================== */
-/* Parked state (when `parked`): P0 runs in "a" (conc 1), P1 waits behind it at layer 3, P2 runs in
-   "vip" (conc 2, fire-and-forget), P3 runs in "b", P4 runs in "solo" (conc 1, in-flight 1,
+/* Parked state (when `parked`): P0 runs in "a" (conc 1), P1 waits behind it at concurrency, P2 runs
+   in "vip" (conc 2, fire-and-forget), P3 runs in "b", P4 runs in "solo" (conc 1, in-flight 1,
    threshold 0). All wait on `gate`. P0, P1, P3, P4 have on_complete callbacks. */
 
 #define MAX_HANDLES 16
@@ -201,7 +201,7 @@ static void world_init_with(world *w, groupconc_rejection_policy rejection, bool
     if (!parked) return;
     submit_parked(w, "a", true, true);     /* P0 */
     assert_true(counter_wait(&w->gate, 1)); /* P0 holds "a"'s only run permit */
-    submit_parked(w, "a", true, true);     /* P1: waits at layer 3 */
+    submit_parked(w, "a", true, true);     /* P1: waits at concurrency */
     submit_parked(w, "vip", false, false); /* P2 */
     submit_parked(w, "b", true, true);     /* P3 */
     submit_parked(w, "solo", true, true);  /* P4 */
@@ -478,7 +478,7 @@ static const submit_case submit_cases[] = {
      true, false},
     {"existing group, runs at once", GROUPCONC_REJECT_ABORT, true, "vip", "t", true, true, GROUPCONC_STATUS_SUCCESS, 0,
      true, false},
-    {"existing group, waits at layer 3", GROUPCONC_REJECT_ABORT, true, "a", "t", true, true, GROUPCONC_STATUS_SUCCESS,
+    {"existing group, waits at concurrency", GROUPCONC_REJECT_ABORT, true, "a", "t", true, true, GROUPCONC_STATUS_SUCCESS,
      0, true, false},
     {"existing group, waits, fire-and-forget", GROUPCONC_REJECT_ABORT, true, "a", NULL, false, false,
      GROUPCONC_STATUS_SUCCESS, 0, true, false},
@@ -721,7 +721,7 @@ static void shutdown_loop(int variant) {
         world_init(w, GROUPCONC_REJECT_ABORT, true);
         oom_arm(n, true, false);
         groupconc_cancel_outcome co;
-        int rc = groupconc_task_cancel(w->h[1], &co); /* P1 waits at layer 3 */
+        int rc = groupconc_task_cancel(w->h[1], &co); /* P1 waits at concurrency */
         if (rc != GROUPCONC_OK) fail_msg("cancel under OOM (%ld): %s", n, groupconc_errname(rc));
         assert_int_equal(co, GROUPCONC_CANCEL_DEQUEUED);
         w->want[1] = GROUPCONC_STATUS_CANCELLED;
@@ -1368,7 +1368,7 @@ static void gate_no_memory_loop(void) {
         groupconc_permit sp[NS], ep[3];
         for (int i = 0; i < NS; i++) assert_int_equal(groupconc_gate_try_acquire(sg, NULL, &sp[i]), GROUPCONC_OK);
         for (int i = 0; i < 3; i++) assert_int_equal(groupconc_gate_try_acquire(eg, "tbl", &ep[i]), GROUPCONC_OK);
-        groupconc_task *waiter = NULL; /* "tbl" (conc 3) is full of gate permits: it waits at layer 3 */
+        groupconc_task *waiter = NULL; /* "tbl" (conc 3) is full of gate permits: it waits at concurrency */
         assert_int_equal(groupconc_submit(w->ex, "tbl", "waiter", task_count, &w->op_done, &waiter), GROUPCONC_OK);
         w->accepted++;
         add_handle(w, waiter, GROUPCONC_STATUS_SUCCESS, 0);
@@ -2080,7 +2080,8 @@ static void test_group_limits_set(void **state) {
 /* ---- group_pause of a new key --------------------------------------------------------------------- */
 /* grow: 8 more groups first (12 in 16 slots): the 13th makes the key table grow (a second
    allocation). After ENOMEM: no state, nothing paused, the group count unchanged; with memory back
-   it is created paused, a task submitted into it waits (layer 3 is shut) and runs on resume. */
+   it is created paused, a task submitted into it waits (its concurrency layer is shut) and runs on
+   resume. */
 
 static void pause_new_loop(bool grow, bool sticky) {
     const char *what = grow ? "group_pause (new key, the key table grows)" : "group_pause (new key)";
@@ -2116,7 +2117,7 @@ static void pause_new_loop(bool grow, bool sticky) {
         groupconc_group_stats gs;
         assert_int_equal(groupconc_group_stats_get(w->ex, "new", &gs), GROUPCONC_OK);
         assert_true(gs.paused);
-        groupconc_task *t = NULL; /* paused: it waits at layer 3 */
+        groupconc_task *t = NULL; /* paused: it waits at concurrency */
         assert_int_equal(groupconc_submit(w->ex, "new", "held", task_count, &w->op_done, &t), GROUPCONC_OK);
         w->accepted++;
         add_handle(w, t, GROUPCONC_STATUS_SUCCESS, 0);
@@ -2393,11 +2394,12 @@ static void cold_cancel_loop(bool sticky) {
                   sticky ? " (sticky)" : "", n - 1, unattributed);
 }
 
-/* A submit into "solo" (in-flight 1, held by P4; threshold 0) is refused at layer 2 in submit: under
-   DISCARD it completes REJECTED there (the group's first rare outcome), under CALLER_RUNS it runs on
-   this thread and counts as succeeded (the rejection it first counted is taken back: from the group's
-   cold block, or from counts_unattributed). Whatever the N-th allocation hit, the executor's totals
-   are exact, and the group's REJECTED count plus counts_unattributed is the executor's. */
+/* A submit into "solo" (in-flight 1, held by P4; threshold 0) is refused at the bulkhead in submit:
+   under DISCARD it completes REJECTED there (the group's first rare outcome), under CALLER_RUNS it
+   runs on this thread and counts as succeeded (the rejection it first counted is taken back: from
+   the group's cold block, or from counts_unattributed). Whatever the N-th allocation hit, the
+   executor's totals are exact, and the group's REJECTED count plus counts_unattributed is the
+   executor's. */
 static void cold_reject_loop(groupconc_rejection_policy rejection, bool sticky) {
     bool caller_runs = rejection == GROUPCONC_REJECT_CALLER_RUNS;
     const char *what = caller_runs ? "CALLER_RUNS" : "DISCARD";
@@ -2706,7 +2708,7 @@ static void test_live_calls_without_memory(void **state) {
      - executor_create: attach exactly once (naming the executor create returns) on success, never on
        failure; detach exactly once, from destroy;
      - submit (first submit, new group, table group, existing group with room, existing group waiting
-       at layer 3, fire-and-forget, submit_spec with a cleanup), answered GRANTED inside acquire or
+       at concurrency, fire-and-forget, submit_spec with a cleanup), answered GRANTED inside acquire or
        kept and answered by the loop after the submit (in the armed window, so the answer's own path
        - the worker it starts - fails too): a failed submit asked nothing; an accepted task is asked
        once it holds its group's permits, sits at the fleet layer until answered (waiting_fleet),
@@ -3069,7 +3071,7 @@ typedef struct fleet_submit_case {
     bool on_complete; /* also register a completion callback (outside the armed window) */
     bool cleanup;     /* through groupconc_submit_spec, with a cleanup */
     bool async;       /* FM_HOLD: the loop answers the request after the submit, still armed */
-    bool asks;        /* the task reaches the fleet layer in the submit (else it waits at layer 3) */
+    bool asks;        /* the task reaches the fleet layer in the submit (else it waits at concurrency) */
 } fleet_submit_case;
 
 static const fleet_submit_case fleet_submit_cases[] = {
@@ -3081,7 +3083,7 @@ static const fleet_submit_case fleet_submit_cases[] = {
     {"new group, fire-and-forget, answered after submit", true, "new", NULL, false, false, false, true, true},
     {"existing group with room, answered in acquire", true, "vip", "t", true, true, false, false, true},
     {"existing group with room, answered after submit", true, "vip", "t", true, true, false, true, true},
-    {"existing group, waits at layer 3 (asked later)", true, "a", "t", true, true, false, true, false},
+    {"existing group, waits at concurrency (asked later)", true, "a", "t", true, true, false, true, false},
     {"submit_spec + cleanup, new group, answered in acquire", true, "new", "t", true, true, true, false, true},
     {"submit_spec + cleanup, new group, answered after submit", true, "new", NULL, false, false, true, true, true},
 };
@@ -3447,7 +3449,7 @@ static void test_fleet_report(void **state) {
 
 /* ---- shutdown and destroy with requests outstanding ----------------------------------------------------- */
 /* The parked world with the mock holding requests: X1 ("new"), X2 ("vip"), X3 ("x1") asked and held,
-   X4 waiting at layer 3 behind X1. Armed sticky from allocation N on this thread (and once with
+   X4 waiting at concurrency behind X1. Armed sticky from allocation N on this thread (and once with
    every allocation on every thread failing), then:
      0: executor_shutdown: X1-X4 and P1 complete CANCELLED at once, the requests still out
         (waiting_fleet 0); the provider answers them from its thread (GRANTED, REJECT, OPEN: all
@@ -3519,8 +3521,8 @@ static long fleet_shutdown_once(int variant, long n, bool any_thread) {
         w->accepted++;
         add_handle(w, t, variant == 2 ? GROUPCONC_STATUS_SUCCESS : GROUPCONC_STATUS_CANCELLED, 0);
     }
-    assert_int_equal(fm_nheld(m), 3); /* X4 waits at layer 3 behind X1 */
-    if (variant != 2) w->want[1] = GROUPCONC_STATUS_CANCELLED; /* P1, still waiting at layer 3 */
+    assert_int_equal(fm_nheld(m), 3); /* X4 waits at concurrency behind X1 */
+    if (variant != 2) w->want[1] = GROUPCONC_STATUS_CANCELLED; /* P1, still waiting at concurrency */
     groupconc_executor_stats es;
     assert_int_equal(groupconc_executor_stats_get(w->ex, &es), GROUPCONC_OK);
     assert_int_equal(es.waiting_fleet, 3);

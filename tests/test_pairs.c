@@ -417,7 +417,7 @@ static void pair_tasks_execall(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* DISCARD: the refused task still gets a handle; it is done (REJECTED, layer 3), its completion
+/* DISCARD: the refused task still gets a handle; it is done (REJECTED, concurrency), its completion
    callback runs at once on registration, a cancel is TOO_LATE, its cleanup ran once. */
 static void pair_tasks_reject(void **state) {
     (void)state;
@@ -491,8 +491,8 @@ static void pair_tasks_listener(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* The resolver's concurrency (3) is what the handles see: 3 run, the 4th waits at layer 3 and a
-   cancel dequeues it; the resolver ran once for the group. */
+/* The resolver's concurrency (3) is what the handles see: 3 run, the 4th waits at the concurrency
+   layer and a cancel dequeues it; the resolver ran once for the group. */
 static void pair_tasks_resolver(void **state) {
     (void)state;
     px_reset();
@@ -617,8 +617,8 @@ static void pair_tasks_scope(void **state) {
 }
 #endif
 
-/* A handle whose queue deadline passes: REJECTED with the layer-3 expiry, its completion callback
-   once, its cleanup once; a later cancel is TOO_LATE. */
+/* A handle whose queue deadline passes: REJECTED with the concurrency expiry, its completion
+   callback once, its cleanup once; a later cancel is TOO_LATE. */
 static void pair_tasks_deadline(void **state) {
     (void)state;
     px_reset();
@@ -716,7 +716,7 @@ static void pair_tasks_bounded(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* A task waiting at layer 4 (global running cap) is dequeued by cancel: its group's concurrency
+/* A task waiting at the global running cap is dequeued by cancel: its group's concurrency
    permit goes back with it. */
 static void pair_tasks_runcap(void **state) {
     (void)state;
@@ -864,7 +864,7 @@ static void pair_tasks_dump(void **state) {
 
 /* ==== execall × ... ============================================================================== */
 
-/* DISCARD: elements refused later (a held permit, threshold 0) are REJECTED at layer 3, each
+/* DISCARD: elements refused later (a held permit, threshold 0) are REJECTED at concurrency, each
    cleanup once. ABORT: an element refused in submit gets its cleanup too (item 2). */
 static void pair_execall_reject(void **state) {
     (void)state;
@@ -1030,7 +1030,7 @@ static void pair_execall_scope(void **state) {
 }
 #endif
 
-/* An element whose queue deadline passes is REJECTED with the layer-3 expiry; execute_all's own
+/* An element whose queue deadline passes is REJECTED with the concurrency expiry; execute_all's own
    deadline did not cut anything: OK. */
 static void pair_execall_deadline(void **state) {
     (void)state;
@@ -1266,8 +1266,8 @@ static void handler(const groupconc_rejection *rej, groupconc_reject_result *out
     out->value = (void *)&g_h_seen;
 }
 
-/* CALLER_RUNS refused in submit: REJECTED event (layer 3), then the task runs on the caller with no
-   STARTED event, COMPLETED SUCCESS, counted as succeeded. */
+/* CALLER_RUNS refused in submit: REJECTED event (concurrency), then the task runs on the caller
+   with no STARTED event, COMPLETED SUCCESS, counted as succeeded. */
 static void pair_reject_listener(void **state) {
     (void)state;
     px_reset();
@@ -1323,7 +1323,7 @@ static void pair_reject_resolver(void **state) {
 
 #ifndef GROUPCONC_NO_DUMP
 /* A deferred task holds the group's permit: the handler is called in submit for the next one
-   (reason layer 3) and decides SUCCESS; after the deferred completes, a submit runs normally. */
+   (reason: concurrency) and decides SUCCESS; after the deferred completes, a submit runs normally. */
 static void pair_reject_deferred(void **state) {
     (void)state;
     px_reset();
@@ -1357,7 +1357,7 @@ static void pair_reject_deferred(void **state) {
 #endif
 
 #ifndef GROUPCONC_NO_GATE
-/* An executor gate permit fills the group (threshold 0, DISCARD): a task is REJECTED at layer 3;
+/* An executor gate permit fills the group (threshold 0, DISCARD): a task is REJECTED at concurrency;
    the permit's release lets the next one run. */
 static void pair_reject_gate(void **state) {
     (void)state;
@@ -1467,7 +1467,7 @@ static void pair_reject_deadline(void **state) {
 }
 
 /* Thresholds still apply to a paused group: one waits (threshold 1), the next is REJECTED (DISCARD)
-   at layer 3; after resume the waiting one runs. */
+   at the concurrency layer; after resume the waiting one runs. */
 static void pair_reject_pause(void **state) {
     (void)state;
     px_reset();
@@ -1540,8 +1540,8 @@ static void pair_reject_bounded(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* max_waiting 0 with the running cap full: a task that would wait at layer 4 is refused in submit
-   (EREJECTED_WAITING) and, under CALLER_RUNS, runs on the caller, beside the running one. */
+/* max_waiting 0 with the running cap full: a task that would wait for a running permit is refused
+   in submit (EREJECTED_WAITING) and, under CALLER_RUNS, runs on the caller, beside the running one. */
 static void pair_reject_runcap(void **state) {
     (void)state;
     px_reset();
@@ -1731,7 +1731,7 @@ static void pair_listener_deferred(void **state) {
 
 #ifndef GROUPCONC_NO_GATE
 /* An executor gate's permit makes no executor events; the task it held back gets its STARTED only
-   after the release; the gate listener saw ADMITTED, REJECTED (layer 3) and RELEASED once each. */
+   after the release; the gate listener saw ADMITTED, REJECTED (concurrency) and RELEASED once each. */
 static atomic_int g_gev[3];
 static atomic_int g_gev_reason;
 static void gate_listener(const groupconc_gate_event *e, void *ud) {
@@ -1816,8 +1816,8 @@ static void pair_listener_scope(void **state) {
 }
 #endif
 
-/* An expired task: REJECTED event with the layer-3 expiry, COMPLETED REJECTED, no STARTED, off the
-   test's thread (the housekeeper). */
+/* An expired task: REJECTED event with the concurrency expiry, COMPLETED REJECTED, no STARTED, off
+   the test's thread (the housekeeper). */
 static void pair_listener_deadline(void **state) {
     (void)state;
     px_reset();
@@ -2084,7 +2084,7 @@ static void pair_resolver_deferred(void **state) {
 
 #ifndef GROUPCONC_NO_GATE
 /* An executor gate's try-acquire creates the group: the resolver runs once and its value (3) is
-   the gate's limit for it; the 4th acquire is refused at layer 3. */
+   the gate's limit for it; the 4th acquire is refused at concurrency. */
 static void pair_resolver_gate(void **state) {
     (void)state;
     px_reset();
@@ -2132,7 +2132,8 @@ static void pair_resolver_scope(void **state) {
 }
 #endif
 
-/* The resolver's 1 (default 4) makes the second task wait at layer 3, where its deadline expires. */
+/* The resolver's 1 (default 4) makes the second task wait at concurrency, where its deadline
+   expires. */
 static void pair_resolver_deadline(void **state) {
     (void)state;
     px_reset();
@@ -2212,8 +2213,8 @@ static void pair_resolver_bounded(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* The resolver allows 3, the global running cap 1: one runs, two wait at layer 4 holding their
-   group's permits. */
+/* The resolver allows 3, the global running cap 1: one runs, two wait for a running permit holding
+   their group's permits. */
 static void pair_resolver_runcap(void **state) {
     (void)state;
     px_reset();
@@ -2334,7 +2335,8 @@ static void pair_resolver_dump(void **state) {
 /* ==== deferred × ... ============================================================================= */
 
 #if !defined(GROUPCONC_NO_DUMP) && !defined(GROUPCONC_NO_GATE)
-/* A deferred task holds its group's permit: the executor gate refuses at layer 3 until it completes. */
+/* A deferred task holds its group's permit: the executor gate refuses at concurrency until it
+   completes. */
 static void pair_deferred_gate(void **state) {
     (void)state;
     px_reset();
@@ -2399,7 +2401,7 @@ static void pair_deferred_scope(void **state) {
 
 #ifndef GROUPCONC_NO_DUMP
 /* A deferred task is past its queue deadline (it holds every permit): it completes SUCCESS later,
-   while a task waiting behind it expires at layer 3. */
+   while a task waiting behind it expires at the concurrency layer. */
 static void pair_deferred_deadline(void **state) {
     (void)state;
     px_reset();
@@ -2504,7 +2506,7 @@ static void pair_deferred_bounded(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* A deferred task holds a layer-4 permit: another group's task waits at the running cap until it
+/* A deferred task holds a running permit: another group's task waits at the running cap until it
    completes. */
 static void pair_deferred_runcap(void **state) {
     (void)state;
@@ -2653,7 +2655,7 @@ static void pair_gate_scope(void **state) {
 #endif
 
 #ifndef GROUPCONC_NO_GATE
-/* A task waiting behind a held permit expires at layer 3. */
+/* A task waiting behind a held permit expires at the concurrency layer. */
 static void pair_gate_deadline(void **state) {
     (void)state;
     px_reset();
@@ -2747,8 +2749,8 @@ static void pair_gate_bounded(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* A gate permit holds a layer-4 permit: with a running cap of 1 another group's try-acquire is
-   refused at layer 4 and a task waits there until the release. */
+/* A gate permit holds a running permit: with a running cap of 1 another group's try-acquire is
+   refused at the running cap and a task waits there until the release. */
 static void pair_gate_runcap(void **state) {
     (void)state;
     px_reset();
@@ -2981,10 +2983,10 @@ static void pair_scope_bounded(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* A fork waiting at layer 4 (behind a plain task holding the running cap of 1) holds its group's
-   concurrency permit; scope_shutdown dequeues it (CANCELLED) and gives that permit back. (A fork's
-   success cannot cancel a fork waiting at layer 4 for its permit: the permit is handed on before the
-   success is seen.) */
+/* A fork waiting at the running cap (behind a plain task holding the running cap of 1) holds its
+   group's concurrency permit; scope_shutdown dequeues it (CANCELLED) and gives that permit back. (A
+   fork's success cannot cancel a fork waiting for its running permit: the permit is handed on
+   before the success is seen.) */
 static void pair_scope_runcap(void **state) {
     (void)state;
     px_reset();
@@ -3112,7 +3114,7 @@ static void pair_scope_dump(void **state) {
 
 /* ==== deadline × ... ============================================================================= */
 
-/* A paused group's waiter expires with the deadline reason naming its layer (3); the group stays
+/* A paused group's waiter expires with the deadline reason naming its layer (concurrency); the group stays
    paused; a group deadline set live applies to tasks submitted afterwards. */
 static void pair_deadline_pause(void **state) {
     (void)state;
@@ -3341,8 +3343,8 @@ static void pair_pause_bounded(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* A paused group's waiters take no layer-4 permit: another group runs under a running cap of 1;
-   under the executor pause nothing passes layer 3 at all. */
+/* A paused group's waiters take no running permit: another group runs under a running cap of 1;
+   under the executor pause nothing passes the concurrency layer at all. */
 static void pair_pause_runcap(void **state) {
     (void)state;
     px_reset();
@@ -3362,7 +3364,7 @@ static void pair_pause_runcap(void **state) {
     groupconc_task *c = sub(ex, "c", "c", tu_noop_fn, NULL);
     xs = tu_xstats(ex);
     assert_int_equal(xs.global_running, 0);
-    assert_int_equal(xs.waiting_running, 0); /* the executor pause holds them at layer 3 */
+    assert_int_equal(xs.waiting_running, 0); /* the executor pause holds them at concurrency */
     assert_int_equal(xs.waiting, 2);
     OK(groupconc_executor_resume(ex));
     done_rel(a, GROUPCONC_STATUS_SUCCESS, 0);
@@ -3520,7 +3522,8 @@ static void pair_live_runcap(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* Raising the concurrency lets the waiter past layer 3: it is asked at the fleet layer then. */
+/* Raising the concurrency lets the waiter past the concurrency layer: it is asked at the fleet
+   layer then. */
 static void pair_live_fleet(void **state) {
     (void)state;
     px_reset();
@@ -3608,7 +3611,7 @@ static void pair_live_dump(void **state) {
 
 /* ==== bounded × ... ============================================================================== */
 
-/* A group whose task waits at layer 4 is not idle: max_groups 2 full. */
+/* A group whose task waits for a running permit is not idle: max_groups 2 full. */
 static void pair_bounded_runcap(void **state) {
     (void)state;
     px_reset();
@@ -3720,7 +3723,7 @@ static void pair_bounded_dump(void **state) {
 
 /* ==== runcap × ... =============================================================================== */
 
-/* Tasks at the fleet layer hold no layer-4 permit; a granted task waits at layer 4 holding its lease
+/* Tasks at the fleet layer hold no running permit; a granted task waits for one holding its lease
    while the cap is full, and runs when it frees. */
 static void pair_runcap_fleet(void **state) {
     (void)state;
@@ -3749,7 +3752,7 @@ static void pair_runcap_fleet(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* group_shutdown cancels a task waiting at layer 4. */
+/* group_shutdown cancels a task waiting for a running permit. */
 static void pair_runcap_groupshut(void **state) {
     (void)state;
     px_reset();
@@ -3770,7 +3773,7 @@ static void pair_runcap_groupshut(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* Executor shutdown cancels the layer-4 waiter; the runner keeps its permit until it returns. */
+/* Executor shutdown cancels the running cap's waiter; the runner keeps its permit until it returns. */
 static void pair_runcap_shutdown(void **state) {
     (void)state;
     px_reset();
@@ -3794,7 +3797,7 @@ static void pair_runcap_shutdown(void **state) {
 }
 
 #ifndef GROUPCONC_NO_DUMP
-/* The dump shows the layer-4 waiter and the cap's use. */
+/* The dump shows the running cap's waiter and the cap's use. */
 static void pair_runcap_dump(void **state) {
     (void)state;
     px_reset();

@@ -56,7 +56,7 @@ static void release_all(tu_park *parks, groupconc_task **h, int n) {
 }
 
 /* Checks that exactly `cap` tasks of `group` can run at once: parks cap+1 tasks, waits for cap to
-   start, checks the last one is waiting at layer 3, then lets them all finish. */
+   start, checks the last one is waiting at concurrency, then lets them all finish. */
 static void assert_runs_exactly(groupconc_executor *ex, const char *group, int cap) {
     tu_park parks[16];
     groupconc_task *h[16];

@@ -1,11 +1,12 @@
-/* test_runcap.c - layer 4, the work-conserving global running cap (policy.global_max_running), and
+/* test_runcap.c - the work-conserving global running cap (policy.global_max_running), and
    policy.max_waiting, the bound on all waiting tasks together.
      - the crawler case: 50 hosts of concurrency 2 submitted host by host under a running cap of 16
        keep exactly 16 running and finish within 1.1x the ideal makespan (the measured work / 16);
        the seed's global in-flight cap of 16 with the same order admits only 2 hosts (4 running) at
        first and takes about twice as long;
-     - layer 4 is one FIFO across groups; its gauges in the group and executor stats are exact;
-     - executor gate permits count at layer 4 (EREJECTED_RUNNING when it is full);
+     - the running cap is one FIFO across groups; its gauges in the group and executor stats are
+       exact;
+     - executor gate permits count against the running cap (EREJECTED_RUNNING when it is full);
      - max_waiting refuses the waiter beyond it (ABORT: the code, DISCARD: a REJECTED handle, both
        counted in rejected_waiting) but never a task moving from one layer's queue to another;
      - the counters of a scripted scenario, exactly; CALLER_RUNS runs are not "admitted";
@@ -238,7 +239,7 @@ static crawl_run crawl_submit_all(groupconc_executor *ex, crawl *c, int hosts) {
     return r;
 }
 
-/* Layer 4: 50 hosts x 8 tasks of 50 ms, concurrency 2 per host, at most 16 running overall.
+/* The running cap: 50 hosts x 8 tasks of 50 ms, concurrency 2 per host, at most 16 running overall.
    The bound: the work W is what the tasks measured themselves (a late wake-up from a sleep on a
    loaded machine is work, not scheduling), and W/16 is the best any scheduler can do. A
    work-conserving cap keeps 16 running while 16 tasks hold their host's permit, which is true until
@@ -247,7 +248,7 @@ static crawl_run crawl_submit_all(groupconc_executor *ex, crawl *c, int hosts) {
    simulation of this exact schedule with +-20% task jitter gives 1.6%. What is left of the 10% (60+ ms
    over 25 rounds) is for the hand-offs: a worker finishing a task takes the next ready one without
    sleeping (measured under valgrind: 0.01-0.03 ms on average, ratio 1.002-1.018 over 5 runs). The
-   pool is warmed first (warm_pool): thread start-up is not what layer 4 is about.
+   pool is warmed first (warm_pool): thread start-up is not what the running cap is about.
    One allowance, measured too: the last round can end late by as much as its longest task (the
    tail of a list schedule), and the 10% covers a 50 ms task. A task that a loaded machine stalls
    (its sleep ends 100+ ms late, it is preempted) can end the whole run late by its excess, and no
@@ -288,11 +289,11 @@ static void test_crawler_running_cap_work_conserving(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
-/* The seed's cap, global_max_in_flight = 16, same order: layer 1 counts the tasks waiting at their
-   host's concurrency, so the first 2 hosts take all 16 permits and only 4 tasks run until one
-   returns. Later the permits spread over more hosts, but the 16 are mostly held by waiting tasks:
-   the same work takes about twice the work-conserving makespan (a simulation of this schedule: 2.25x;
-   the bound asserted is 1.5x). 16 hosts keep the test short. */
+/* The seed's cap, global_max_in_flight = 16, same order: the global in-flight cap counts the tasks
+   waiting at their host's concurrency, so the first 2 hosts take all 16 permits and only 4 tasks
+   run until one returns. Later the permits spread over more hosts, but the 16 are mostly held by
+   waiting tasks: the same work takes about twice the work-conserving makespan (a simulation of
+   this schedule: 2.25x; the bound asserted is 1.5x). 16 hosts keep the test short. */
 static void test_crawler_in_flight_contrast_timed(void **state) {
     (void)state;
     enum { HOSTS = 16 };
@@ -358,8 +359,8 @@ static void test_crawler_running_cap_latched_state(void **state) {
     groupconc_task **h = submit_hosts(ex, &hd, HOSTS);
     assert_true(tu_latch_wait(&hd.started));
 
-    /* hosts 0-7 run 2 each; hosts 8-49 hold their 2 concurrency permits and wait at layer 4, in
-       submission order; every host's other 6 wait at layer 3 */
+    /* hosts 0-7 run 2 each; hosts 8-49 hold their 2 concurrency permits and wait for a running
+       permit, in submission order; every host's other 6 wait at the concurrency layer */
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.running, 16);
     assert_int_equal(xs.ready, 0);
@@ -367,7 +368,7 @@ static void test_crawler_running_cap_latched_state(void **state) {
     assert_int_equal(xs.global_max_running, 16);
     assert_int_equal(xs.waiting_running, (HOSTS - 8) * 2);
     assert_int_equal(xs.waiting, (HOSTS - 8) * 2 + HOSTS * 6);
-    assert_int_equal(xs.global_in_flight, N); /* no in-flight cap: all past layer 1 */
+    assert_int_equal(xs.global_in_flight, N); /* no in-flight cap: all past global in-flight */
     assert_int_equal(xs.global_max_in_flight, GROUPCONC_UNLIMITED);
     assert_int_equal(xs.submitted, N);
     assert_int_equal(xs.admitted, 16);
@@ -407,7 +408,8 @@ static void test_crawler_in_flight_contrast_latched(void **state) {
     assert_true(tu_latch_wait(&hd.started));
 
     /* hosts 0 and 1 took all 16 in-flight permits (8 each): 2 running each, 6 each waiting at
-       layer 3 while holding a layer-1 permit; everything else waits at layer 1 */
+       the concurrency layer while holding a global in-flight permit; everything else waits for
+       one */
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.running, 4);
     assert_int_equal(xs.ready, 0);
@@ -429,9 +431,9 @@ static void test_crawler_in_flight_contrast_latched(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
-/* ---- FIFO across groups at layer 4, and its gauges ------------------------------------------------ */
+/* ---- FIFO across groups at the running cap, and its gauges ---------------------------------------- */
 
-static void test_layer4_fifo_across_groups(void **state) {
+static void test_running_fifo_across_groups(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
     p.default_concurrency = 2;
@@ -442,8 +444,8 @@ static void test_layer4_fifo_across_groups(void **state) {
     int64_t before_queue = tu_now_ns();
     int a0 = tu_ps_submit(&ps, ex, "A");
     assert_true(tu_latch_wait(&ps.started));
-    /* each takes its group's concurrency permit (2 per group) and waits at layer 4, in this order;
-       A's third waits at layer 3 */
+    /* each takes its group's concurrency permit (2 per group) and waits for a running permit, in
+       this order; A's third waits at the concurrency layer */
     int b0 = tu_ps_submit(&ps, ex, "B");
     int a1 = tu_ps_submit(&ps, ex, "A");
     int c0 = tu_ps_submit(&ps, ex, "C");
@@ -469,15 +471,15 @@ static void test_layer4_fifo_across_groups(void **state) {
     assert_int_equal(sc.waiting_running, 2);
     assert_int_equal(sc.running + sc.ready, 0);
 
-    /* oldest_wait_ns: > 0 while B waits at layer 4 (its coarse clock is a few ms) */
+    /* oldest_wait_ns: > 0 while B waits for a running permit (its coarse clock is a few ms) */
     coarse_advance(20 * TU_MS);
     sb = tu_gstats(ex, "B");
     assert_true(sb.oldest_wait_ns >= (uint64_t)(20 * TU_MS));
     assert_true(sb.oldest_wait_ns <= (uint64_t)(tu_now_ns() - before_queue + 50 * TU_MS));
-    assert_true(tu_gstats(ex, "A").oldest_wait_ns > 0); /* a1 at layer 4, a2 at layer 3 */
+    assert_true(tu_gstats(ex, "A").oldest_wait_ns > 0); /* a1 at global running, a2 at concurrency */
 
-    /* a0 returns: its running permit goes to b0 (oldest at layer 4), its concurrency permit to a2,
-       which joins layer 4 behind c1 */
+    /* a0 returns: its running permit goes to b0 (the oldest waiter for one), its concurrency permit
+       to a2, which queues for a running permit behind c1 */
     for (int i = 1; i < 7; i++) assert_false(started_yet(&ps.p[i]));
     ps_finish_then(&ps, a0, 1);
     assert_true(started_yet(&ps.p[b0]));
@@ -499,7 +501,7 @@ static void test_layer4_fifo_across_groups(void **state) {
         assert_int_equal(xs.waiting_running, (size_t)(4 - k));
         assert_int_equal(xs.waiting, (size_t)(4 - k));
     }
-    /* start order = submission order across groups, a2 last (it queued at layer 4 last) */
+    /* start order = submission order across groups, a2 last (it queued for a running permit last) */
     assert_int_equal(atomic_load(&ps.p[a0].start_seq), 0);
     for (int k = 0; k < 6; k++) assert_int_equal(atomic_load(&ps.p[order[k]].start_seq), k + 1);
     tu_ps_finish_all(&ps);
@@ -511,7 +513,7 @@ static void test_layer4_fifo_across_groups(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
-/* ---- executor gate permits at layer 4 ------------------------------------------------------------- */
+/* ---- executor gate permits under the running cap ------------------------------------------------- */
 #ifndef GROUPCONC_NO_GATE
 
 typedef struct gate_log {
@@ -527,7 +529,7 @@ static void gate_log_fn(const groupconc_gate_event *ev, void *user_data) {
     }
 }
 
-static void test_gate_permits_count_at_layer4(void **state) {
+static void test_gate_permits_count_at_running_cap(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
     p.default_concurrency = 4;
@@ -551,14 +553,15 @@ static void test_gate_permits_count_at_layer4(void **state) {
     assert_int_equal(xs.global_running, 2);
     assert_int_equal(xs.gate_permits, 2);
     assert_int_equal(xs.running, 2);
-    /* layer 4 full: refused there, in another group and in a group holding a permit */
+    /* the running cap full: refused there, in another group and in a group holding a permit */
     assert_int_equal(groupconc_gate_try_acquire(gate, "gc", &px), GROUPCONC_EREJECTED_RUNNING);
     assert_null(px.gate);
     assert_int_equal(groupconc_gate_try_acquire(gate, "ga", &px), GROUPCONC_EREJECTED_RUNNING);
     assert_int_equal(atomic_load(&log.rejected), 2);
     assert_int_equal(atomic_load(&log.last_reason), GROUPCONC_EREJECTED_RUNNING);
 
-    /* a task waits at layer 4 behind the two permits, holding its group's concurrency permit */
+    /* a task waits for a running permit behind the two permits, holding its group's concurrency
+       permit */
     hold hd;
     hold_init(&hd, 1, 2);
     groupconc_task *t = tu_submit(ex, "tq", NULL, hold_fn, &hd);
@@ -626,10 +629,10 @@ static void test_max_waiting_abort_and_moves(void **state) {
     tu_ps_init(&ps, 1);
     int a0 = tu_ps_submit(&ps, ex, "A");
     assert_true(tu_latch_wait(&ps.started));
-    int a1 = tu_ps_submit(&ps, ex, "A"); /* layer 3 */
-    int a2 = tu_ps_submit(&ps, ex, "A"); /* layer 3 */
-    int b0 = tu_ps_submit(&ps, ex, "B"); /* layer 4 */
-    int c0 = tu_ps_submit(&ps, ex, "C"); /* layer 4: 4 waiting, the bound */
+    int a1 = tu_ps_submit(&ps, ex, "A"); /* concurrency */
+    int a2 = tu_ps_submit(&ps, ex, "A"); /* concurrency */
+    int b0 = tu_ps_submit(&ps, ex, "B"); /* global running */
+    int c0 = tu_ps_submit(&ps, ex, "C"); /* global running: 4 waiting, the bound */
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.waiting, 4);
     assert_int_equal(xs.max_waiting, 4);
@@ -650,8 +653,9 @@ static void test_max_waiting_abort_and_moves(void **state) {
     assert_int_equal(sd.in_flight + sd.waiting_running + sd.waiting_concurrency, 0);
     assert_int_equal(tu_gstats(ex, "A").rejected_waiting, 1);
 
-    /* lowered live to 1 with 4 waiting: when a0 returns, b0 starts and a1 moves from layer 3 to
-       layer 4 with 2 others waiting - a move is never refused by the bound */
+    /* lowered live to 1 with 4 waiting: when a0 returns, b0 starts and a1 moves from the
+       concurrency layer to the running cap's queue with 2 others waiting - a move is never refused
+       by the bound */
     groupconc_executor_limits lim = groupconc_executor_limits_keep();
     lim.max_waiting = 1;
     assert_int_equal(groupconc_executor_limits_set(ex, &lim), GROUPCONC_OK);
@@ -835,9 +839,9 @@ static void test_counters_scripted(void **state) {
     groupconc_task *r0 = tu_submit(ex, "thr", "r0", tu_park_fn, &pr0); /* runs */
     assert_true(tu_latch_wait(&started));
     groupconc_task *t0 = tu_submit(ex, "thr", "t0", tu_count_fn, &ran); /* threshold 0: refused */
-    groupconc_task *s0 = tu_submit(ex, "ok", "s0", tu_park_fn, &ps0);    /* layer 4 */
-    groupconc_task *f0 = tu_submit(ex, "bad", "f0", fail7_fn, NULL);     /* layer 4 */
-    groupconc_task *c0 = tu_submit(ex, "can", "c0", tu_park_fn, &pc0);   /* layer 4: 3 waiting */
+    groupconc_task *s0 = tu_submit(ex, "ok", "s0", tu_park_fn, &ps0);    /* global running */
+    groupconc_task *f0 = tu_submit(ex, "bad", "f0", fail7_fn, NULL);     /* global running */
+    groupconc_task *c0 = tu_submit(ex, "can", "c0", tu_park_fn, &pc0);   /* global running: 3 waiting */
     groupconc_task *w1 = tu_submit(ex, "full", "w1", tu_count_fn, &ran); /* refused: max_waiting */
     groupconc_result r = tu_wait(t0);
     assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
@@ -851,14 +855,14 @@ static void test_counters_scripted(void **state) {
     r = tu_wait(c0);
     assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
     assert_int_equal(r.reason, GROUPCONC_ECANCELLED);
-    /* a queue deadline of 1 ms at layer 4: expires (the housekeeper), holding nothing after */
+    /* a queue deadline of 1 ms at the running cap: expires (the housekeeper), holding nothing after */
     groupconc_task *x0 = submit_spec(ex, "exp", tu_count_fn, &ran, TU_MS);
     r = tu_wait(x0);
     assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
     assert_int_equal(r.reason, GROUPCONC_EEXPIRED_RUNNING);
-    groupconc_task *w0 = tu_submit(ex, "ok", "w0", tu_park_fn, &pw0); /* layer 3, behind s0 */
+    groupconc_task *w0 = tu_submit(ex, "ok", "w0", tu_park_fn, &pw0); /* concurrency, behind s0 */
 
-    /* latched: r0 running; s0, f0 at layer 4; w0 at layer 3; 4 completed */
+    /* latched: r0 running; s0, f0 at global running; w0 at concurrency; 4 completed */
     coarse_advance(20 * TU_MS);
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.submitted, 8);
@@ -1104,9 +1108,9 @@ int main(void) {
         cmocka_unit_test(test_policy_rejects_bad_values),
         cmocka_unit_test(test_crawler_running_cap_latched_state),
         cmocka_unit_test(test_crawler_in_flight_contrast_latched),
-        cmocka_unit_test(test_layer4_fifo_across_groups),
+        cmocka_unit_test(test_running_fifo_across_groups),
 #ifndef GROUPCONC_NO_GATE
-        cmocka_unit_test(test_gate_permits_count_at_layer4),
+        cmocka_unit_test(test_gate_permits_count_at_running_cap),
 #endif
         cmocka_unit_test(test_max_waiting_abort_and_moves),
         cmocka_unit_test(test_max_waiting_discard),

@@ -127,7 +127,7 @@ static void on_event(const groupconc_event *ev, void *user_data) {
 }
 
 /* "tight": concurrency 1, queue threshold 0, held by a parked plain task: a fork into it is refused
-   in submit at layer 3, and the handler runs on the forking thread. */
+   in submit at concurrency, and the handler runs on the forking thread. */
 static void handler_case(bool take) {
     payload pl;
     payload_init(&pl);

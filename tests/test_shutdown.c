@@ -83,7 +83,7 @@ static void test_shutdown_immediate(void **state) {
     atomic_int ran;
     atomic_init(&ran, 0);
     groupconc_task *ready = tu_submit(ex, "C", NULL, tu_count_fn, &ran);  /* no thread free */
-    groupconc_task *queued = tu_submit(ex, "A", NULL, tu_count_fn, &ran); /* at layer 3 */
+    groupconc_task *queued = tu_submit(ex, "A", NULL, tu_count_fn, &ran); /* waits at concurrency */
     groupconc_executor_stats xs = tu_xstats(ex);
     assert_int_equal(xs.running, 2);
     assert_int_equal(xs.ready, 1);

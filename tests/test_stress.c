@@ -13,10 +13,11 @@
         group in-flight, running + ready) taken while everything runs, and the final "exactly the cap
         is reachable" check.
      2. Double-counting a permit when layers are chained: a permit released twice (e.g. by a cancel
-        racing with a hand-off, or by a refusal at layer 3 releasing layer 1 again, or a hand-off
-        that also returns the permit to the pool). The counts drift, so capacity grows past a cap or
-        leaks away. Caught by the same cap checks, by "every counter is zero at the end", and by the
-        final check that exactly global_max tasks, no more and no fewer, can be running.
+        racing with a hand-off, or by a refusal at concurrency releasing the global permit again, or
+        a hand-off that also returns the permit to the pool). The counts drift, so capacity grows
+        past a cap or leaks away. Caught by the same cap checks, by "every counter is zero at the
+        end", and by the final check that exactly global_max tasks, no more and no fewer, can be
+        running.
 
    After groupconc_group_evict, old and new tasks of one key may overlap (documented), so per-group
    caps are checked only for groups that are never evicted (the evicted ones are a fixed tenth of the

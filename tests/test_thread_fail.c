@@ -292,7 +292,7 @@ static void test_handoff_runs_on_existing_worker(void **state) {
     h[0] = submit_ok("a", &parked);
     assert_true(counter_wait(&E.arrived, 1));
     set_start_mode(START_FAILS);
-    for (int i = 0; i < 3; i++) h[i + 1] = submit_ok("a", &q[i]); /* wait at layer 3 behind `parked` */
+    for (int i = 0; i < 3; i++) h[i + 1] = submit_ok("a", &q[i]); /* wait at concurrency behind `parked` */
     groupconc_group_stats gs;
     assert_int_equal(groupconc_group_stats_get(E.ex, "a", &gs), GROUPCONC_OK);
     assert_int_equal(gs.waiting_concurrency, 3);
@@ -416,7 +416,7 @@ static void test_shutdown_cancels_ready_tasks(void **state) {
     h[1] = submit_ok("b", &r[0]);
     h[2] = submit_ok("c", &r[1]);
     h[3] = submit_ok("b", &r[2]);
-    assert_int_equal(stats().ready, 2); /* r[2] waits at "b"'s layer 3 */
+    assert_int_equal(stats().ready, 2); /* r[2] waits at "b"'s concurrency */
     assert_int_equal(groupconc_executor_shutdown(E.ex), GROUPCONC_OK);
     groupconc_executor_stats after = stats();
     assert_int_equal(after.global_in_flight, 1); /* the cancelled ones gave their permits back */
@@ -497,8 +497,8 @@ static void test_destroy_with_ready_queue(void **state) {
 }
 
 /* An asynchronous CALLER_RUNS rejection goes back to the ready queue: with no new worker it must run
-   on an existing one. Global cap 2 held by P ("a") and Q ("b": in-flight 1, threshold 0); B waits at
-   layer 1; P finishes, hands B the global permit, "b" refuses B (bulkhead) -> B runs with no permits. */
+   on an existing one. Global cap 2 held by P ("a") and Q ("b": in-flight 1, threshold 0); B waits
+   for a global permit; P finishes, hands B one, "b" refuses B (bulkhead) -> B runs with no permits. */
 static void test_async_caller_runs_without_new_workers(void **state) {
     (void)state;
     static const groupconc_group_limits tbl[] = {{"b", 1, 1, 0, 0}};

@@ -4,8 +4,8 @@
    Per-key limits are the executor's own groups (default_concurrency = the cap); W1 has one group
    whose concurrency is far above anything that can run (no effective cap), so max_threads bounds it.
    W4 sets global_max_in_flight = the global cap and max_threads = the same number.
-   W8 sets max_groups and group_idle_ns (the bounded table); W9 sets global_max_running (layer 4,
-   the work-conserving global running cap) and leaves max_threads at its default (32, above the
+   W8 sets max_groups and group_idle_ns (the bounded table); W9 sets global_max_running (the
+   work-conserving global running cap) and leaves max_threads at its default (32, above the
    cap), so that the running cap, not the pool, is what bounds it. W1d is W1's shape (one group, no
    effective cap) with max_threads and keep_alive_ns left at groupconc_policy_default()'s: it
    counts the worker threads the default pool starts (bench_groupconc_threads, from a side thread). */

@@ -139,8 +139,9 @@
    cap in force only once a snapshot showed the count at or under it - so a count never grows past
    max(old, new) and drains to the new one (task bodies read the marks with their counts under one
    lock). A dump right after each live change (and every parsed dump) is one snapshot of every gauge:
-   no layer has a free permit while a task that could take it waits (a paused group's layers 3 and 4
-   excepted; at layer 4 a free permit means every waiter is of a paused group), the groups' waiting
+   no layer has a free permit while a task that could take it waits (a paused group's concurrency
+   and global running layers excepted; at the global running cap a free permit means every waiter is
+   of a paused group), the groups' waiting
    counts add up to the executor's, the executor's limits and pauses are the ones set. Pause: while a
    group (or the executor) is paused its admitted count (tasks handed their last permit) does not
    move; a task submitted after a pause returned that starts holding permits before a resume (or an
@@ -152,8 +153,9 @@
    task that expires ends REJECTED with GROUPCONC_EEXPIRED_<layer> (its REJECTED event says so), only
    if a deadline could apply (its own max_wait_ns, or a group / default deadline set before its
    submit), never ran, never reached a rejection handler or CALLER_RUNS, was accepted (cleanup once,
-   COMPLETED once), expired no sooner than its own max_wait_ns after its submit, and at layer 1 / 4
-   only if a global in-flight / running cap (or a pause) ever made it wait there. Bounded table:
+   COMPLETED once), expired no sooner than its own max_wait_ns after its submit, and at the global
+   in-flight / running layer only if a global in-flight / running cap (or a pause) ever made it wait
+   there. Bounded table:
    EGROUPS_FULL (submit, fork, execute_all element, gate, pause) only with max_groups, and then with
    the table full; never more groups than max_groups; groups_reclaimed only with a bounded table; the
    refusals are counted in rejected_other (SUBMITTED, REJECTED and COMPLETED events say
@@ -552,7 +554,7 @@ static struct lv_model {
 /* the high-water marks (under H.mu: the task bodies read them with their counts) */
 static struct {
     int conc[NG][MAX_GEN], infl[NG][MAX_GEN]; /* per group-state generation */
-    int thr[NG];                              /* the current state's waiting at layers 2+3 */
+    int thr[NG];                              /* the current state's waiting at bulkhead + concurrency */
     int gin, grun, gthr, mwait;
     atomic_int starts[NG][MAX_GEN];           /* bodies started holding permits (top-level tasks, forks) */
     atomic_int starts_total;
@@ -690,7 +692,7 @@ static void lv_gdrain(const groupconc_executor_stats *es) {
     pthread_mutex_lock(&H.mu);
     if (es->global_in_flight <= (size_t)capv(LV.gin)) HI.gin = capv(LV.gin);
     if (es->global_running <= (size_t)capv(LV.grun)) HI.grun = capv(LV.grun);
-    if (es->waiting <= (size_t)capv(LV.gthr)) HI.gthr = capv(LV.gthr); /* layer 1's waiters are among them */
+    if (es->waiting <= (size_t)capv(LV.gthr)) HI.gthr = capv(LV.gthr); /* the global cap's waiters are among them */
     if (es->waiting <= (size_t)capv(LV.mwait)) HI.mwait = capv(LV.mwait);
     pthread_mutex_unlock(&H.mu);
 }
@@ -819,7 +821,7 @@ enum { A_SELF_BODY, A_SELF_EVENT, A_SELF_HANDLER, A_SELF_CLEANUP, A_SELF_CALLBAC
        A_SC_JOIN_TIMEOUT, A_SC_CLOSE_OK, A_SC_CLOSE_NOTJOINED, A_SC_CLOSE_EORDER, A_SC_FOREIGN, A_SC_PARK_RELEASED,
        A_SC_PARK_CANCELLED, A_SC_DESTROY_BUSY, A_SC_HANDLER, A_DUMP_OK, A_DUMP_ERANGE, A_DUMP_FILE_OK, A_DUMP_FILE_EIO,
        A_LV_LIMITS_OK, A_LV_LIMITS_BAD, A_LV_XLIMITS_OK, A_LV_XLIMITS_BAD, A_LV_PAUSE, A_LV_RESUME, A_LV_XPAUSE, A_LV_XRESUME,
-       A_LV_DEADLINE_SUBMIT, A_LV_EXPIRED, A_LV_EXPIRED_L1, A_LV_EXPIRED_L2, A_LV_EXPIRED_L3, A_LV_EXPIRED_L4, A_LV_GROUPS_FULL, A_LV_REJ_WAITING, A_LV_OVER_CAP, A_LV_DRAINED, A_LV_RECLAIMED,
+       A_LV_DEADLINE_SUBMIT, A_LV_EXPIRED, A_LV_EXPIRED_GLOBAL, A_LV_EXPIRED_BULKHEAD, A_LV_EXPIRED_CONC, A_LV_EXPIRED_RUNNING, A_LV_GROUPS_FULL, A_LV_REJ_WAITING, A_LV_OVER_CAP, A_LV_DRAINED, A_LV_RECLAIMED,
        A_LV_PAUSED_CHECKED, A_LV_GATE_PAUSED, A_LV_GATE_RUNNING, A_LV_DUMP_LIVE,
        A_FL_ASK_PENDING, A_FL_ASK_SYNC, A_FL_GRANTED, A_FL_BUSY, A_FL_REJECT, A_FL_OPEN, A_FL_CAPPED, A_FL_RELEASED,
        A_FL_LATE, A_FL_NOTIFY, A_FL_REPORT, A_FL_BAD, A_FL_REJECTED, A_FL_EXPIRED, A_FL_OPEN_EVENT, A_FL_WAIT_EXACT,
@@ -849,8 +851,8 @@ static const char *const acounter_names[A_COUNT] = {
     "dump: OK (parsed)", "dump: ERANGE", "dump_file: OK (parsed)", "dump_file: EIO",
     "live: group limits set", "live: group limits refused (bad arguments)", "live: executor limits set",
     "live: executor limits refused (bad arguments)", "live: group paused", "live: group resumed", "live: executor paused",
-    "live: executor resumed", "deadline: submits with max_wait_ns", "deadline: expired results checked", "deadline:   at layer 1 (global in-flight)",
-    "deadline:   at layer 2 (bulkhead)", "deadline:   at layer 3 (concurrency)", "deadline:   at layer 4 (running cap)",
+    "live: executor resumed", "deadline: submits with max_wait_ns", "deadline: expired results checked", "deadline:   at the global in-flight cap",
+    "deadline:   at the bulkhead", "deadline:   at concurrency", "deadline:   at the global running cap",
     "bounded: EGROUPS_FULL (submit, fork, gate, pause)", "max_waiting: EREJECTED_WAITING results",
     "live: a count over the cap in force (lowered)", "live: high-water mark drained to a lower cap",
     "bounded: groups reclaimed (stats)", "pause: admitted counts held still", "gate: EPAUSED",
@@ -1549,13 +1551,13 @@ static void check_expired(slot *s, const groupconc_result *r) {
         FZ_CHECK(r->end_ns >= s->t0 + (uint64_t)s->max_wait, "task %s: expired %.3f ms after its submit, its max_wait is %.3f ms",
                  s->id, (double)(r->end_ns - s->t0) / 1e6, (double)s->max_wait / 1e6);
     if (r->reason == GROUPCONC_EEXPIRED_GLOBAL)
-        FZ_CHECK(LV.ever_gin, "task %s: expired waiting at layer 1, but no global in-flight cap was ever set", s->id);
+        FZ_CHECK(LV.ever_gin, "task %s: expired waiting at the global in-flight cap, but none was ever set", s->id);
     if (r->reason == GROUPCONC_EEXPIRED_RUNNING)
-        FZ_CHECK(LV.ever_grun || LV.ever_paused, "task %s: expired waiting at layer 4, but no global running cap "
+        FZ_CHECK(LV.ever_grun || LV.ever_paused, "task %s: expired waiting at the global running cap, but none "
                  "was ever set and nothing was paused", s->id);
     atomic_fetch_add(&acounters[A_LV_EXPIRED], 1);
     if (r->reason == GROUPCONC_EEXPIRED_FLEET) atomic_fetch_add(&acounters[A_FL_EXPIRED], 1);
-    else atomic_fetch_add(&acounters[A_LV_EXPIRED_L1 + (GROUPCONC_EEXPIRED_GLOBAL - r->reason)], 1);
+    else atomic_fetch_add(&acounters[A_LV_EXPIRED_GLOBAL + (GROUPCONC_EEXPIRED_GLOBAL - r->reason)], 1);
     if (s->named && F.listener_on)
         FZ_CHECK(atomic_load(&s->ev_rejected) == 1 && atomic_load(&s->ev_rej_reason) == r->reason,
                  "task %s: expired (%s): %d REJECTED events (reason %s)", s->id, groupconc_errname(r->reason),
@@ -1772,13 +1774,13 @@ static void check_group_live(int g, const groupconc_group_stats *gs) {
     pthread_mutex_unlock(&H.mu);
     /* lowering never preempts: the counts may be over the cap now in force, never over the highest
        cap in force since they last drained */
-    FZ_CHECK(used3 <= (size_t)hc && gs->running <= (size_t)hc, "group %s: %zu tasks past layer 3 (%zu running), over every "
+    FZ_CHECK(used3 <= (size_t)hc && gs->running <= (size_t)hc, "group %s: %zu tasks past concurrency (%zu running), over every "
              "concurrency cap in force since they last drained (%d; now %d)", group_names[g], used3, gs->running, hc, gs->concurrency);
     FZ_CHECK(gs->in_flight <= (size_t)hin, "group %s: in-flight %zu, over every cap in force since it last drained (%d; now %d)",
              group_names[g], gs->in_flight, hin, gs->max_in_flight);
-    FZ_CHECK(wait23 <= (size_t)ht, "group %s: %zu waiting at layers 2+3, over every threshold in force since (%d; now %d)",
+    FZ_CHECK(wait23 <= (size_t)ht, "group %s: %zu waiting at bulkhead + concurrency, over every threshold in force since (%d; now %d)",
              group_names[g], wait23, ht, gs->queue_threshold);
-    FZ_CHECK(gs->waiting_global <= (size_t)hgthr, "group %s: %zu waiting at layer 1, over every global threshold since (%d; now %d)",
+    FZ_CHECK(gs->waiting_global <= (size_t)hgthr, "group %s: %zu waiting at the global cap, over every global threshold since (%d; now %d)",
              group_names[g], gs->waiting_global, hgthr, LV.gthr);
     if (!caller_runs())
         FZ_CHECK(gs->running + gs->ready <= (size_t)hc, "group %s: running %zu + ready %zu > concurrency %d (highest since drained)",
@@ -1848,17 +1850,17 @@ static void check_stats(bool all_quiet) {
              es.global_in_flight, hgin, LV.gin);
     FZ_CHECK(es.global_running <= (size_t)hgrun, "global running %zu, over every running cap in force since it last drained (%d; now %d)",
              es.global_running, hgrun, LV.grun);
-    /* max_waiting counts the tasks at the fleet layer too (a granted one moves on to layer 4
+    /* max_waiting counts the tasks at the fleet layer too (a granted one moves on to the running cap
        without being checked again: the count must not grow there) */
     FZ_CHECK(es.waiting_fleet <= es.waiting, "waiting_fleet %zu > waiting %zu", es.waiting_fleet, es.waiting);
     FZ_CHECK(es.waiting <= (size_t)hmwait, "%zu tasks waiting (%zu of them at the fleet layer), over every "
              "max_waiting in force since they last drained (%d; now %d)", es.waiting, es.waiting_fleet, hmwait, LV.mwait);
-    FZ_CHECK(es.waiting_running <= es.waiting, "waiting at layer 4 %zu > waiting %zu", es.waiting_running, es.waiting);
+    FZ_CHECK(es.waiting_running <= es.waiting, "waiting at the running cap %zu > waiting %zu", es.waiting_running, es.waiting);
     FZ_CHECK(es.running <= es.global_in_flight, "running %zu > global in-flight %zu", es.running, es.global_in_flight);
     if (!caller_runs()) {
         FZ_CHECK(es.running + es.ready <= es.global_in_flight, "running %zu + ready %zu > global in-flight %zu", es.running,
                  es.ready, es.global_in_flight);
-        /* layer 4 is held by exactly what holds every permit: ready, running (deferred too), gate permits */
+        /* the running cap is held by exactly what holds every permit: ready, running (deferred too), gate permits */
         FZ_CHECK(es.global_running == es.running + es.ready, "global running %zu, running %zu + ready %zu", es.global_running,
                  es.running, es.ready);
     }
@@ -1959,7 +1961,7 @@ static void check_stats(bool all_quiet) {
         FZ_CHECK(gs.running <= gs.in_flight, "group %s: running %zu > in-flight %zu", group_names[g], gs.running, gs.in_flight);
         if (!caller_runs())
             FZ_CHECK(gs.in_flight == gs.waiting_concurrency + gs.waiting_fleet + gs.waiting_running + gs.ready + gs.running,
-                     "group %s: in-flight %zu != waiting at layer 3 %zu + at the fleet layer %zu + waiting at layer 4 %zu + ready %zu + "
+                     "group %s: in-flight %zu != waiting at concurrency %zu + at the fleet layer %zu + at the running cap %zu + ready %zu + "
                      "running %zu", group_names[g], gs.in_flight, gs.waiting_concurrency, gs.waiting_fleet, gs.waiting_running,
                      gs.ready, gs.running);
         if (!FL.on) FZ_CHECK(gs.waiting_fleet == 0 && gs.rejected_fleet == 0, "group %s: waiting_fleet %zu, rejected_fleet %llu "
@@ -2740,24 +2742,25 @@ static void gate_exact(int g, int rc, int brc, const groupconc_gate_stats *befor
     size_t wait_global = 0;
     for (int k = 0; k < NG; k++)
         if (found[k]) wait_global += gs[k].waiting_global;
-    /* layer 4 (the global running cap) takes a free permit past waiters: they are all of paused groups */
+    /* the global running cap takes a free permit past waiters: they are all of paused groups */
     size_t used[4] = {e3.global_in_flight, x->in_flight, x->in_flight - x->waiting_concurrency, e3.global_running};
     size_t waiters[4] = {wait_global, x->waiting_bulkhead, x->waiting_concurrency, 0};
     int limit[4] = {e3.global_max_in_flight, x->max_in_flight, x->concurrency, e3.global_max_running};
+    static const char *const layer_name[4] = {"global in-flight", "the bulkhead", "concurrency", "global running"};
     bool full[4];
     for (int l = 0; l < 4; l++) full[l] = waiters[l] > 0 || (limit[l] != UNL && used[l] >= (size_t)limit[l]);
     if (rc == GROUPCONC_OK) {
         for (int l = 0; l < 4; l++)
             FZ_CHECK(waiters[l] == 0 && (limit[l] == UNL || used[l] <= (size_t)limit[l]),
-                     "group %s: gate permit admitted, layer %d now has %zu used (limit %d) and %zu tasks waiting", group_names[g],
-                     l + 1, used[l], limit[l], waiters[l]);
+                     "group %s: gate permit admitted, %s now has %zu used (limit %d) and %zu tasks waiting", group_names[g],
+                     layer_name[l], used[l], limit[l], waiters[l]);
         return;
     }
     int L = rc == GROUPCONC_EREJECTED_GLOBAL ? 0 : rc == GROUPCONC_EREJECTED_BULKHEAD ? 1 : rc == GROUPCONC_EREJECTED_CONCURRENCY ? 2 : 3;
     for (int l = 0; l <= L; l++)
         FZ_CHECK(full[l] == (l == L),
-                 "group %s: try_acquire refused with %s, but layer %d has %zu used (limit %d) and %zu waiting (nothing completed)",
-                 group_names[g], groupconc_errname(rc), l + 1, used[l], limit[l], waiters[l]);
+                 "group %s: try_acquire refused with %s, but %s has %zu used (limit %d) and %zu waiting (nothing completed)",
+                 group_names[g], groupconc_errname(rc), layer_name[l], used[l], limit[l], waiters[l]);
 }
 
 /* b: the standalone gate if b % 4 == 3, else the executor gate for group (b >> 2) % NG */
@@ -4253,8 +4256,8 @@ static long long jlim(int v) { return v == UNL ? -1 : v; }
 /* One locked snapshot of every gauge (beyond the seeds): the limits in force, the pauses, the sums,
    and no permit idle while a task that could take it waits (a raise or a resume hands free permits
    out at once, a release hands its permit to the oldest waiter): a layer with waiters is at or over
-   its cap - unless shut by a pause (layers 3 and 4); at layer 4 (one FIFO for all groups) a free
-   permit means every waiter there is of a paused group. */
+   its cap - unless shut by a pause (concurrency and global running); at the global running cap (one
+   FIFO for all groups) a free permit means every waiter there is of a paused group. */
 static void check_dump_live(const jparse *j, const char *how) {
     for (int k = 0; k < JX_COUNT; k++)
         FZ_CHECK(j->ex[k] != J_ABSENT, "%s: executor.%s missing", how, jx_names[k]);
@@ -4279,11 +4282,11 @@ static void check_dump_live(const jparse *j, const char *how) {
         bool shut = LV.xpaused || LV.gpaused[g];
         long long used3 = x->v[JG_INFLIGHT] - x->v[JG_WC];
         FZ_CHECK(x->v[JG_WB] == 0 || (x->v[JG_INFL] >= 0 && x->v[JG_INFLIGHT] >= x->v[JG_INFL]),
-                 "%s: group %s: %lld waiting at layer 2 (bulkhead), %lld in flight, cap %lld: a permit idles", how, x->key, x->v[JG_WB],
+                 "%s: group %s: %lld waiting at the bulkhead, %lld in flight, cap %lld: a permit idles", how, x->key, x->v[JG_WB],
                  x->v[JG_INFLIGHT], x->v[JG_INFL]);
-        FZ_CHECK(shut || x->v[JG_WC] == 0 || used3 >= x->v[JG_CONC], "%s: group %s (not paused): %lld waiting at layer 3, %lld past "
+        FZ_CHECK(shut || x->v[JG_WC] == 0 || used3 >= x->v[JG_CONC], "%s: group %s (not paused): %lld waiting at concurrency, %lld past "
                  "it, concurrency %lld: a permit idles", how, x->key, x->v[JG_WC], used3, x->v[JG_CONC]);
-        FZ_CHECK(shut || !free4 || x->v[JG_WR] == 0, "%s: group %s (not paused): %lld waiting at layer 4, global running %lld of %lld: "
+        FZ_CHECK(shut || !free4 || x->v[JG_WR] == 0, "%s: group %s (not paused): %lld waiting at the running cap, global running %lld of %lld: "
                  "a permit idles", how, x->key, x->v[JG_WR], j->ex[JX_GRUN], j->ex[JX_GMAXRUN]);
         wg += x->v[JG_WG];
         wr += x->v[JG_WR];
@@ -4293,9 +4296,9 @@ static void check_dump_live(const jparse *j, const char *how) {
     }
     FZ_CHECK(wf == j->ex[JX_WFLEET], "%s: the groups' waiting_fleet (%lld) is not the executor's (%lld)", how, wf, j->ex[JX_WFLEET]);
     FZ_CHECK(j->ex[JX_RENEW] == FL.renews, "%s: fleet_renew_failed %lld, the fuzzer reported %ld", how, j->ex[JX_RENEW], FL.renews);
-    FZ_CHECK(wg == 0 || (j->ex[JX_GMAXIN] >= 0 && j->ex[JX_GIN] >= j->ex[JX_GMAXIN]), "%s: %lld waiting at layer 1, global in-flight "
+    FZ_CHECK(wg == 0 || (j->ex[JX_GMAXIN] >= 0 && j->ex[JX_GIN] >= j->ex[JX_GMAXIN]), "%s: %lld waiting at the global cap, global in-flight "
              "%lld of %lld: a permit idles", how, wg, j->ex[JX_GIN], j->ex[JX_GMAXIN]);
-    FZ_CHECK(wr == j->ex[JX_WRUN] && waiting == j->ex[JX_WAITING], "%s: the groups' waiting (%lld, at layer 4 %lld) is not the "
+    FZ_CHECK(wr == j->ex[JX_WRUN] && waiting == j->ex[JX_WAITING], "%s: the groups' waiting (%lld, at the running cap %lld) is not the "
              "executor's (%lld, %lld)", how, waiting, wr, j->ex[JX_WAITING], j->ex[JX_WRUN]);
     atomic_fetch_add(&acounters[A_LV_DUMP_LIVE], 1);
 }
