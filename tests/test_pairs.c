@@ -4193,7 +4193,7 @@ static void pair_listener_blocking(void **state) {
 }
 
 /* The resolver's concurrency (3) holds for hinted tasks: 3 run, each with its unit of room
-   (nhinted 3), the 4th waits at layer 3; the resolver ran once. */
+   (nhinted 3), the 4th waits at the concurrency layer; the resolver ran once. */
 static void pair_resolver_blocking(void **state) {
     (void)state;
     px_reset();
@@ -4257,9 +4257,9 @@ static void pair_deferred_blocking(void **state) {
 
 #ifndef GROUPCONC_NO_GATE
 /* An executor gate and a hinted task share the group's budget: the hint makes room for a worker,
-   not for a permit (try_acquire is refused at layer 3 while the task runs); a permit of another
-   group counts as running beside it; once the task returned the permit is admitted. A permit
-   holder is no task body: it has no context to say it blocks. */
+   not for a permit (try_acquire is refused at the concurrency layer while the task runs); a
+   permit of another group counts as running beside it; once the task returned the permit is
+   admitted. A permit holder is no task body: it has no context to say it blocks. */
 static void pair_gate_blocking(void **state) {
     (void)state;
     px_reset();
@@ -4461,8 +4461,9 @@ static void pair_bounded_blocking(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
-/* The global running cap (1) holds beside a hinted task: a task of another group waits at layer 4
-   and no worker starts for it (threads 1); it runs once the hinted one returned. */
+/* The global running cap (1) holds beside a hinted task: a task of another group waits at the
+   global running cap and no worker starts for it (threads 1); it runs once the hinted one
+   returned. */
 static void pair_runcap_blocking(void **state) {
     (void)state;
     px_reset();
