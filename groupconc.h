@@ -3547,7 +3547,9 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
      DONE        mark_done, after the COMPLETED event    never                     result final,
                  and the completion callbacks: a CAS                               callbacks ran
                  while unwatched, else under done_lock
-                 (acq_rel: publishes the result)
+                 (acq_rel: publishes the result); not
+                 at all for a task the executor alone
+                 holds (complete frees it at once)
      ARG_DONE    release_arg; apply_handler (arg_taken)  never                     cleanup ran or is
                  (fetch_or: exactly one runs it)                                   waived
    The race between starting and taking is decided on this one word: the worker's
@@ -4775,8 +4777,14 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
         groupconc__fill_result(t, &r);
         groupconc__emit(ex, t, GROUPCONC_EVENT_COMPLETED, r.group, r.task_id, 0, &r);
     }
-    groupconc__mark_done(ex, t, claimed);
-    old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
+    old = atomic_load_explicit(&t->state, memory_order_acquire);
+    /* held by the executor alone (no handle, never watched: a fire-and-forget task, out of every
+       list now): nobody can reach it any more, so nobody would read its ST_DONE, nor can a
+       reference appear; freed at once, with no atomic write. Else: ST_DONE, then let go. */
+    if ((old & (GROUPCONC__ST_REFS | GROUPCONC__ST_WATCHED)) != GROUPCONC__ST_EXEC_REF) {
+        groupconc__mark_done(ex, t, claimed);
+        old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
+    }
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
         if (recycle && !(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE |
                                     GROUPCONC__B_FLEET)) &&
@@ -6122,9 +6130,14 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             groupconc__mutex_unlock(&ex->lock);
             w.spun = false;
             w.idle_since = 0;
-            groupconc__worker_settle(&w, &b);
-            /* a completion that runs user code gives the claims back first (groupconc__complete) */
-            if (!serial || w.mine.count != 1) w.last_end = 0;
+            if (serial) { /* one task to complete, nothing else: no owed lists needed */
+                w.to_retire += groupconc__complete(ex, groupconc__fifo_pop(&w.done), &w.mine, &w.dead);
+                /* a completion that runs user code gives the claims back first */
+                if (w.mine.count != 1) w.last_end = 0;
+            } else {
+                groupconc__worker_settle(&w, &b);
+                w.last_end = 0;
+            }
             if (w.mine.count || w.stolen) w.nran = groupconc__worker_run_batch(&w);
             /* on its way to finish them itself: nobody needs to help, however long the lock takes */
             atomic_store_explicit(&w.self->busy_since, UINT64_MAX, memory_order_relaxed);
