@@ -5856,17 +5856,17 @@ GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
 }
 
 /* A serial run: the one task this worker ran since its last step, t, holds every permit of its own
-   layers, and its group's next waiter w at concurrency needs nothing but t's permits (the other
-   layers have no waiters, w no fleet slot, the group is not paused, no live lowering is draining),
+   layers, and its group's next waiter n at concurrency needs nothing but t's permits (the other
+   layers have no waiters, n no fleet slot, the group is not paused, no live lowering is draining),
    while nothing else is ready or in the inbox. Then the hand-off the full step would make (finish
    t, release_permits, hand, pump, admit, claim the one ready task) comes down to moving t's
-   concurrency and global-running permits to w, which becomes RUNNING in this worker's claims (it
+   concurrency and global-running permits to n, which becomes RUNNING in this worker's claims (it
    passes QUEUED, NEW, READY as admit would), and counting the rest down. Everything stays under
    the lock as before, so stats, the dump, pause, live limits, cancel and deadlines see one running
-   task and the rest waiting at every moment; w starts only at the worker's fetch_or(STARTED), and
+   task and the rest waiting at every moment; n starts only at the worker's fetch_or(STARTED), and
    a cancel can still take it until then. Bounded by GROUPCONC__SERIAL_MAX and by a slow task;
    anything else (other ready work, a waiter elsewhere, a listener) leaves it to the full step.
-   True if it claimed w (t is in w->done, to complete). */
+   True if it claimed n (t is in w->done, to complete). */
 GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     groupconc_executor *ex = w->ex;
     groupconc_task *t, *n;
@@ -5894,7 +5894,7 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     groupconc__set_stage(t, GROUPCONC__DONE);
     groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
     groupconc__fifo_push(&w->done, t);
-    /* w: handed t's concurrency permit, passes the fleet layer, takes t's global-running permit */
+    /* n: handed t's concurrency permit, passes the fleet layer, takes t's global-running permit */
     (void)groupconc__fifo_pop(&g->conc.waiters);
     groupconc__waiting_dec(ex, n, GROUPCONC__L_CONCURRENCY);
     groupconc__set_stage(n, GROUPCONC__NEW);
