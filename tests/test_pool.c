@@ -16,8 +16,9 @@
        stats show one task running and the rest waiting, from inside the tasks and from a thread
        sampling them; a waiting task cancelled mid-drain never runs; a pause from inside a task
        stops the run before the next task starts; the tasks run in order, one at a time, with
-       their times in order; and another group's task submitted during the drain runs next, not
-       after it.
+       their times in order; another group's task submitted during the drain runs next, not
+       after it; and queue deadlines still expire the waiters a drain of short tasks does not
+       reach in time (an expired task never runs).
    The CPU count is computed here as the library computes it: on Linux the affinity mask
    (_GNU_SOURCE), on Windows the active processors (winpthreads' count under its backend),
    elsewhere the online count. Known states are built with latches, not sleeps. */
@@ -533,6 +534,66 @@ static void test_serial_run_lets_other_groups_in(void **state) {
     tu_latch_destroy(&other_done);
 }
 
+/* A drain of short tasks with a queue deadline: those it reaches in time run, the others expire
+   while waiting and never run. */
+enum { EXPIRE_N = 20000 };
+static atomic_char expire_ran[EXPIRE_N];
+
+static int expire_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    atomic_store(&expire_ran[(long)(intptr_t)arg], 1);
+    int64_t until = tu_now_ns() + 10000; /* 10 us: short, the run goes on */
+    while (tu_now_ns() < until) tu_spin(16);
+    return 0;
+}
+
+static void test_serial_run_keeps_deadlines(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 1;
+    p.default_max_wait_ns = 100 * TU_MS;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task **h = calloc(EXPIRE_N, sizeof *h);
+    assert_non_null(h);
+    for (long i = 0; i < EXPIRE_N; i++) atomic_init(&expire_ran[i], 0);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *b = tu_submit(ex, "d", NULL, tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    for (long i = 0; i < EXPIRE_N; i++) h[i] = tu_submit(ex, "d", NULL, expire_fn, (void *)(intptr_t)i);
+    tu_park_release(&blocker);
+    tu_wait_status(b, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(b);
+    long ran = 0, expired = 0;
+    for (long i = 0; i < EXPIRE_N; i++) {
+        groupconc_result r = tu_wait(h[i]);
+        groupconc_task_release(h[i]);
+        if (r.status == GROUPCONC_STATUS_SUCCESS) {
+            assert_int_equal(atomic_load(&expire_ran[i]), 1);
+            ran++;
+        } else {
+            assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+            assert_int_equal(r.reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+            assert_int_equal(atomic_load(&expire_ran[i]), 0); /* expired while waiting: never ran */
+            expired++;
+        }
+    }
+    groupconc_group_stats st = tu_gstats(ex, "d");
+    assert_int_equal(st.succeeded, (uint64_t)ran + 1);
+    assert_int_equal(st.expired, (uint64_t)expired);
+    assert_int_equal(st.completed, EXPIRE_N + 1);
+    assert_true(ran > 0);
+    print_message("deadline drain: %ld ran, %ld expired\n", ran, expired);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    free(h);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_noop_tasks_stay_within_cpus),
@@ -543,6 +604,7 @@ int main(void) {
         cmocka_unit_test(test_hint_starts_a_worker_at_once),
         cmocka_unit_test(test_serial_run_keeps_observers_exact),
         cmocka_unit_test(test_serial_run_lets_other_groups_in),
+        cmocka_unit_test(test_serial_run_keeps_deadlines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
