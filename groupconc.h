@@ -5811,6 +5811,9 @@ typedef struct groupconc__worker_loop {
     uint64_t last_end;                 /* the clock at the end of its last task when nothing ran since
                                           (its completion ran no user code): the next one's start in
                                           a serial run (0: none, read the clock) */
+    uint64_t last_read;                /* its last clock read, `unread` short untimed tasks ago: a
+                                          serial run's next round starts from it */
+    unsigned unread;                   /* those tasks, carried from round to round (< 4) */
     unsigned want;                     /* how many to claim at a time (doubles while tasks are short) */
     unsigned nran;                     /* published in self->ret this round */
     unsigned serial;                   /* serial steps since its last full step */
@@ -6034,15 +6037,17 @@ GROUPCONC__FN void groupconc__worker_settle(groupconc__worker_loop *w, groupconc
    handed back at the next step). Returns how many it published; sets w->slow, w->want and
    w->last_end. One clock read per task at most: a task starts at the last read when nothing ran
    since (the batch's start, the previous task's end), and in a serial run at the previous one's
-   end (w->last_end). */
+   end (w->last_end); a serial run of short untimed tasks reads it every fourth one, as a batch
+   does (w->unread). */
 GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
     groupconc_executor *ex = w->ex;
     groupconc__worker *self = w->self;
     groupconc__claims *mine = &w->mine;
-    uint64_t t0 = w->last_end ? w->last_end : groupconc__now_ns(), t1 = t0;
-    uint64_t fresh = t0; /* the clock now, when nothing ran since it was read; else 0 */
-    unsigned nran = 0, unread = 0; /* unread: tasks since t1 was read */
+    unsigned nran = 0, unread = w->unread, carried = w->unread; /* unread: tasks since t1 was read */
+    uint64_t t0 = w->last_end ? w->last_end : carried ? w->last_read : groupconc__now_ns(), t1 = t0;
+    uint64_t fresh = carried ? 0 : t0; /* the clock now, when nothing ran since it was read; else 0 */
     bool slow = false, waited_for = false;
+    w->unread = 0;
     atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
     if (w->stolen) {
         groupconc_task *stolen = w->stolen;
@@ -6082,12 +6087,15 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
         slow = t1 - t0 > GROUPCONC__BATCH_NS;
     }
-    if (unread) { /* the last ones were not timed yet: a long one makes the batch slow */
+    if (unread && nran == 1 && w->want > 1 && !waited_for) { /* a serial run's round, short tasks */
+        w->unread = unread; /* the next round reads it (or the next step, which starts afresh) */
+        w->last_read = t1;
+    } else if (unread) { /* the last ones were not timed yet: a long one makes the batch slow */
         fresh = t1 = groupconc__now_ns();
         slow = t1 - t0 > GROUPCONC__BATCH_NS;
     }
     w->last_end = fresh;
-    if (nran && !slow && (t1 - t0) / nran < GROUPCONC__SHORT_NS)
+    if (nran && !slow && (t1 - t0) / (nran + carried) < GROUPCONC__SHORT_NS)
         w->want = w->want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : w->want * 2;
     else
         w->want = 1;
@@ -6133,10 +6141,11 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             if (serial) { /* one task to complete, nothing else: no owed lists needed */
                 w.to_retire += groupconc__complete(ex, groupconc__fifo_pop(&w.done), &w.mine, &w.dead);
                 /* a completion that runs user code gives the claims back first */
-                if (w.mine.count != 1) w.last_end = 0;
+                if (w.mine.count != 1) w.last_end = 0, w.unread = 0;
             } else {
                 groupconc__worker_settle(&w, &b);
                 w.last_end = 0;
+                w.unread = 0;
             }
             if (w.mine.count || w.stolen) w.nran = groupconc__worker_run_batch(&w);
             /* on its way to finish them itself: nobody needs to help, however long the lock takes */
