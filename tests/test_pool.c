@@ -586,7 +586,7 @@ static void test_serial_run_keeps_deadlines(void **state) {
     assert_int_equal(st.succeeded, (uint64_t)ran + 1);
     assert_int_equal(st.expired, (uint64_t)expired);
     assert_int_equal(st.completed, EXPIRE_N + 1);
-    assert_true(ran > 0);
+    if (!tu_under_valgrind()) assert_true(ran > 0); /* there, the submits alone may outlast it */
     print_message("deadline drain: %ld ran, %ld expired\n", ran, expired);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     free(h);
