@@ -596,9 +596,11 @@ typedef struct groupconc_result {
                                 queue deadline passed at that layer, _FLEET included), or
                                 ESHUTDOWN / ENOMEM / ETHREAD / EGROUPS_FULL (submit failed);
                                 CANCELLED: GROUPCONC_ECANCELLED; else 0 */
-    uint64_t start_ns;       /* monotonic; taken after all permits are held. A task that never ran
-                                (rejected, or cancelled before it started): the moment that
-                                happened, and end_ns == start_ns (zero duration) */
+    uint64_t start_ns;       /* monotonic; taken after all permits are held, or, for a task its
+                                worker runs right after another, that one's end_ns (one clock read
+                                per task; the hand-off between them is not timed). A task that
+                                never ran (rejected, or cancelled before it started): the moment
+                                that happened, and end_ns == start_ns (zero duration) */
     uint64_t end_ns;         /* monotonic; end - start is the run time, waiting excluded */
 } groupconc_result;
 
@@ -1985,7 +1987,11 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             GROUPCONC__WATCH_MAX_NS, while its looks find tasks finishing and none
                             stuck (short tasks pay ~100 looks a second), and drops back at a stuck one.
    GROUPCONC__NODE_CACHE_MAX  task nodes a worker keeps for the submitters: a node freed on a worker
-                            and allocated on the submitting thread is malloc's costliest case. */
+                            and allocated on the submitting thread is malloc's costliest case.
+   GROUPCONC__SERIAL_MAX    tasks of one group a worker runs in a serial run (worker_serial_locked)
+                            before it takes a full locked step again: each serial step already
+                            checks that no other work is ready or in the inbox, so this only bounds
+                            what the full step does besides (helping, stealing, waking). */
 #define GROUPCONC__SPIN_TRIES 32
 #ifndef GROUPCONC__SPIN_PAUSES
 #define GROUPCONC__SPIN_PAUSES 64
@@ -1998,6 +2004,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__WATCH_NS 250000
 #define GROUPCONC__WATCH_MAX_NS 8000000
 #define GROUPCONC__NODE_CACHE_MAX 1024
+#define GROUPCONC__SERIAL_MAX 64
 
 #ifndef GROUPCONC_TEST_THREAD_START_FAILS
 #define GROUPCONC_TEST_THREAD_START_FAILS() 0
@@ -3545,7 +3552,9 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
      DONE        mark_done, after the COMPLETED event    never                     result final,
                  and the completion callbacks: a CAS                               callbacks ran
                  while unwatched, else under done_lock
-                 (acq_rel: publishes the result)
+                 (acq_rel: publishes the result); not
+                 at all for a task the executor alone
+                 holds (complete frees it at once)
      ARG_DONE    release_arg; apply_handler (arg_taken)  never                     cleanup ran or is
                  (fetch_or: exactly one runs it)                                   waived
    The race between starting and taking is decided on this one word: the worker's
@@ -4308,7 +4317,7 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex);
 GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_task *t, int reason,
                                             bool in_submit);
 GROUPCONC__FN void groupconc__fill_result(const groupconc_task *t, groupconc_result *r);
-GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t);
+GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uint64_t start);
 GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t,
                                          groupconc__claims *claimed, groupconc__nodes *recycle);
 GROUPCONC__FN void groupconc__retire(groupconc_executor *ex, size_t n);
@@ -4532,7 +4541,7 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
         /* STARTED before the body runs: its handle can leak to another thread only from inside
            the body (a scope's fork publishes it), and a cancel of a started task only flags it */
         atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
-        (void)groupconc__run(ex, t); /* on the submitting thread, holding no permits (no defer) */
+        (void)groupconc__run(ex, t, 0); /* on the submitting thread, holding no permits (no defer) */
         t->bits |= GROUPCONC__B_RAN;  /* in no list: nobody else reads its bits */
         groupconc__mutex_lock(&ex->lock);
         groupconc__count_caller_run_locked(ex, g, rc);
@@ -4788,8 +4797,14 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
         groupconc__fill_result(t, &r);
         groupconc__emit(ex, t, GROUPCONC_EVENT_COMPLETED, r.group, r.task_id, 0, &r);
     }
-    groupconc__mark_done(ex, t, claimed);
-    old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
+    old = atomic_load_explicit(&t->state, memory_order_acquire);
+    /* held by the executor alone (no handle, never watched: a fire-and-forget task, out of every
+       list now): nobody can reach it any more, so nobody would read its ST_DONE, nor can a
+       reference appear; freed at once, with no atomic write. Else: ST_DONE, then let go. */
+    if ((old & (GROUPCONC__ST_REFS | GROUPCONC__ST_WATCHED)) != GROUPCONC__ST_EXEC_REF) {
+        groupconc__mark_done(ex, t, claimed);
+        old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
+    }
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
         if (recycle && !(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE |
                                     GROUPCONC__B_FLEET)) &&
@@ -4835,9 +4850,11 @@ GROUPCONC__FN void groupconc__set_result(groupconc_executor *ex, groupconc_task 
     }
 }
 
-/* Run t's body on this thread (its owner now), then store its result. Returns false if the body
-   deferred its completion and the task is parked in ex->deferred (the worker is done with it). */
-GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t) {
+/* Run t's body on this thread (its owner now), then store its result. `start`: the clock, read with
+   nothing run since (the end of the worker's previous task), taken as t's start time; 0: read it.
+   Returns false if the body deferred its completion and the task is parked in ex->deferred (the
+   worker is done with it). */
+GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uint64_t start) {
     bool timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* nobody sees a fire-and-forget's times */
     void *value = NULL;
     groupconc__frame f;
@@ -4845,7 +4862,7 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t) {
     groupconc__frame_push(&f, ex, t); /* a wait on t from its own body would wait for itself */
     if (ex->policy.listener)
         groupconc__emit(ex, t, GROUPCONC_EVENT_STARTED, t->group->key, groupconc__task_id(t), 0, NULL);
-    if (timed) t->start_ns = groupconc__now_ns();
+    if (timed) t->start_ns = start && !ex->policy.listener ? start : groupconc__now_ns(); /* after the event */
     rc = t->fn((groupconc_context *)(void *)t, &value, t->arg);
     groupconc__frame_pop(&f);
     if (f.blocking) atomic_fetch_sub_explicit(&ex->pool.nhinted, 1, memory_order_relaxed); /* a hint */
@@ -5464,7 +5481,9 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
    keep-alive runs out; kick_locked wakes idle ones before it starts any.
    worker_main runs one locked step at a time (worker_step_locked): admit the
    inbox, finish the tasks it ran (hand their permits on), claim the next ready tasks (FIFO), then
-   run them unlocked (worker_run_batch).
+   run them unlocked (worker_run_batch). In a serial run (one key's queue drained by one worker,
+   nothing else ready) the step is a short one instead (worker_serial_locked): finish the task, move
+   its permits straight to its group's next waiter, claim that one.
    An idle worker, in this order: spins (one at a time, and only after short tasks: spin_locked),
    naps in GROUPCONC__HELP_NS steps (one at a time, while another worker runs short tasks or left
    tasks unfinished: it takes over should that worker get stuck), or sleeps until kicked or its
@@ -5488,7 +5507,11 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
              ready tasks (FIFO), or with none helps a      (worker_step_locked)
              stuck worker and steals from it; busy_since
              is NOT_BUSY (UINT64_MAX) from its batch's
-             end: nobody needs to help it (busy_ns)
+             end: nobody needs to help it (busy_ns). Or,
+             in a serial run, the short step: its one
+             task finished, its permits moved to its
+             group's next waiter, claimed
+             (worker_serial_locked)
    batch     unlocked: settles what the step collected,    every claim run, or a thread waits
              then runs its claims back to back, publishing (publish true): step; past BATCH_NS:
              each (self->ret, P2); busy_since is its       slow, then step (worker_settle,
@@ -5808,8 +5831,15 @@ typedef struct groupconc__worker_loop {
     groupconc__nodes dead;             /* nodes this worker freed, for the submitters */
     size_t to_retire;                  /* tasks completed since the last locked step */
     uint64_t idle_since;               /* keep-alive runs from here (0: not idle) */
+    uint64_t last_end;                 /* the clock at the end of its last task when nothing ran since
+                                          (its completion ran no user code): the next one's start in
+                                          a serial run (0: none, read the clock) */
+    uint64_t last_read;                /* its last clock read, `unread` short untimed tasks ago: a
+                                          serial run's next round starts from it */
+    unsigned unread;                   /* those tasks, carried from round to round (< 4) */
     unsigned want;                     /* how many to claim at a time (doubles while tasks are short) */
     unsigned nran;                     /* published in self->ret this round */
+    unsigned serial;                   /* serial steps since its last full step */
     bool slow;                         /* the last batch ran past GROUPCONC__BATCH_NS */
     bool spun;                         /* spun since its last step outside the lock */
 } groupconc__worker_loop;
@@ -5851,6 +5881,71 @@ GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
     if (mine->count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
 }
 
+/* A serial run: the one task this worker ran since its last step, t, holds every permit of its own
+   layers, and its group's next waiter n at concurrency needs nothing but t's permits (the other
+   layers have no waiters, n no fleet slot, the group is not paused, no live lowering is draining),
+   while nothing else is ready or in the inbox. Then the hand-off the full step would make (finish
+   t, release_permits, hand, pump, admit, claim the one ready task) comes down to moving t's
+   concurrency and global-running permits to n, which becomes RUNNING in this worker's claims (it
+   passes QUEUED, NEW, READY as admit would), and counting the rest down. Everything stays under
+   the lock as before, so stats, the dump, pause, live limits, cancel and deadlines see one running
+   task and the rest waiting at every moment; n starts only at the worker's fetch_or(STARTED), and
+   a cancel can still take it until then. Bounded by GROUPCONC__SERIAL_MAX and by a slow task;
+   anything else (other ready work, a waiter elsewhere, a listener) leaves it to the full step.
+   True if it claimed n (t is in w->done, to complete). */
+GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
+    groupconc_executor *ex = w->ex;
+    groupconc_task *t, *n;
+    groupconc__group *g;
+    if (w->nran != 1 || w->self->nfinished != 0 || w->slow || w->serial >= GROUPCONC__SERIAL_MAX ||
+        ex->ready.count != 0 || ex->paused || ex->policy.listener || ex->global.waiters.count != 0 ||
+        ex->run_cap.waiters.count != 0 || ex->run_cap.used > ex->run_cap.limit)
+        return false;
+    t = w->self->ret[0]; /* unfinished: no helper took it, it is still ours */
+    g = t->group;
+    n = g->conc.waiters.head;
+    if (!n || (g->flags & GROUPCONC__GF_PAUSED) || g->conc.used > g->conc.limit ||
+        g->bulkhead.waiters.count != 0 || t->held != GROUPCONC__LAYERS ||
+        ((t->bits | n->bits) & (GROUPCONC__B_NO_PERMITS | GROUPCONC__B_FLEET)) ||
+        groupconc__inbox_pending(ex))
+        return false;
+    /* t returned (finish_locked): its global and bulkhead permits counted down (nobody waits there) */
+    t->bits |= GROUPCONC__B_RAN;
+    groupconc__fifo_remove(&ex->running, t);
+    ex->nrunning--;
+    g->running--;
+    ex->global.used--;
+    g->bulkhead.used--;
+    t->held = 0;
+    groupconc__set_stage(t, GROUPCONC__DONE);
+    groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
+    groupconc__fifo_push(&w->done, t);
+    /* n: handed t's concurrency permit, passes the fleet layer, takes t's global-running permit */
+    (void)groupconc__fifo_pop(&g->conc.waiters);
+    groupconc__waiting_dec(ex, n, GROUPCONC__L_CONCURRENCY);
+    groupconc__set_stage(n, GROUPCONC__NEW);
+    n->held = GROUPCONC__LAYERS;
+    g->admitted++;
+    ex->counts.admitted++;
+    groupconc__timer_drop(ex, n);
+    groupconc__set_stage(n, GROUPCONC__READY);
+    groupconc__set_stage(n, GROUPCONC__RUNNING); /* start_locked */
+    groupconc__fifo_push(&ex->running, n);
+    ex->nrunning++;
+    g->running++;
+    groupconc__debug_check(ex, g);
+    w->mine.head = 0;
+    w->mine.t[0] = n;
+    w->mine.count = 1;
+    atomic_store_explicit(&w->self->nret, 0, memory_order_relaxed);
+    w->nran = 0;
+    w->serial++;
+    groupconc__retire_locked(ex, w->to_retire);
+    w->to_retire = 0;
+    groupconc__nodes_return(ex, &w->dead);
+    return true;
+}
+
 /* The locked step: admit the inbox, finish the tasks that returned (hand their permits on: the next
    waiter of a group becomes ready), retire the previous completions, take the next ready tasks, or,
    with none and nothing of its own left to finish, help a stuck worker. An inbox drain refuses
@@ -5863,6 +5958,7 @@ GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, grou
     groupconc__retire_locked(ex, w->to_retire);
     w->to_retire = 0;
     groupconc__nodes_return(ex, &w->dead);
+    w->serial = 0;
     groupconc__worker_claim_locked(w);
     if (w->mine.count == 0 && w->nran == 0 && ex->running.count > 0) {
         groupconc__help_locked(ex, b, false); /* idle: what a stuck worker left */
@@ -5961,23 +6057,29 @@ GROUPCONC__FN void groupconc__worker_settle(groupconc__worker_loop *w, groupconc
 /* Run a batch, unlocked: the stolen task if any, then the claimed ones back to back, each published
    as it returns (groupconc__publish). It stops early when a thread waits (the worker finishes at
    once) or when the batch runs past GROUPCONC__BATCH_NS (slow: what it claimed and did not start is
-   handed back at the next step). Returns how many it published; sets w->slow and w->want. */
+   handed back at the next step). Returns how many it published; sets w->slow, w->want and
+   w->last_end. One clock read per task at most: a task starts at the last read when nothing ran
+   since (the batch's start, the previous task's end), and in a serial run at the previous one's
+   end (w->last_end); a serial run of short untimed tasks reads it every fourth one, as a batch
+   does (w->unread). */
 GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
     groupconc_executor *ex = w->ex;
     groupconc__worker *self = w->self;
     groupconc__claims *mine = &w->mine;
-    uint64_t t0 = groupconc__now_ns(), t1 = t0;
-    unsigned nran = 0, unread = 0; /* unread: tasks since t1 was read */
+    unsigned nran = 0, unread = w->unread, carried = w->unread; /* unread: tasks since t1 was read */
+    uint64_t t0 = w->last_end ? w->last_end : carried ? w->last_read : groupconc__now_ns(), t1 = t0;
+    uint64_t fresh = carried ? 0 : t0; /* the clock now, when nothing ran since it was read; else 0 */
     bool slow = false, waited_for = false;
+    w->unread = 0;
     atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
     if (w->stolen) {
         groupconc_task *stolen = w->stolen;
-        if (groupconc__run(ex, stolen)) {
+        if (groupconc__run(ex, stolen, fresh)) {
             groupconc__publish(ex, self, stolen, nran++);
             GROUPCONC_TEST_TASK_PUBLISHED(stolen);
         }
         w->stolen = NULL;
-        t1 = groupconc__now_ns();
+        fresh = t1 = groupconc__now_ns();
         atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
         slow = t1 - t0 > GROUPCONC__BATCH_NS;
     }
@@ -5992,8 +6094,10 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
             continue;
         }
         timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* ours now: nobody else writes its bits */
-        ran = groupconc__run(ex, t);
+        ran = groupconc__run(ex, t, fresh);
         if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
+        /* its cleanup ran after its end was read */
+        fresh = ran && timed && !(t->bits & GROUPCONC__B_HAS_CLEANUP) ? t1 : 0;
         if (ran) {
             waited_for = groupconc__publish(ex, self, t, nran++);
             GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
@@ -6001,16 +6105,20 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         /* a clock read costs as much as a short task's whole overhead: untimed tasks read it
            every fourth one (a long task is then noticed up to three short ones late) */
         if (ran && timed) unread = 0;
-        else if (!ran || ++unread == 4) t1 = groupconc__now_ns(), unread = 0;
+        else if (!ran || ++unread == 4) fresh = t1 = groupconc__now_ns(), unread = 0;
         else continue;
         atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
         slow = t1 - t0 > GROUPCONC__BATCH_NS;
     }
-    if (unread) { /* the last ones were not timed yet: a long one makes the batch slow */
-        t1 = groupconc__now_ns();
+    if (unread && nran == 1 && w->want > 1 && !waited_for) { /* a serial run's round, short tasks */
+        w->unread = unread; /* the next round reads it (or the next step, which starts afresh) */
+        w->last_read = t1;
+    } else if (unread) { /* the last ones were not timed yet: a long one makes the batch slow */
+        fresh = t1 = groupconc__now_ns();
         slow = t1 - t0 > GROUPCONC__BATCH_NS;
     }
-    if (nran && !slow && (t1 - t0) / nran < GROUPCONC__SHORT_NS)
+    w->last_end = fresh;
+    if (nran && !slow && (t1 - t0) / (nran + carried) < GROUPCONC__SHORT_NS)
         w->want = w->want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : w->want * 2;
     else
         w->want = 1;
@@ -6048,11 +6156,20 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     atomic_fetch_sub_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
     for (;;) { /* if / else if, no continue: gcc then sees the batch as the hot path (it inlines) */
         groupconc__batch b = GROUPCONC__BATCH_INIT;
-        if (groupconc__worker_step_locked(&w, &b)) {
+        bool serial = groupconc__worker_serial_locked(&w);
+        if (serial || groupconc__worker_step_locked(&w, &b)) {
             groupconc__mutex_unlock(&ex->lock);
             w.spun = false;
             w.idle_since = 0;
-            groupconc__worker_settle(&w, &b);
+            if (serial) { /* one task to complete, nothing else: no owed lists needed */
+                w.to_retire += groupconc__complete(ex, groupconc__fifo_pop(&w.done), &w.mine, &w.dead);
+                /* a completion that runs user code gives the claims back first */
+                if (w.mine.count != 1) w.last_end = 0, w.unread = 0;
+            } else {
+                groupconc__worker_settle(&w, &b);
+                w.last_end = 0;
+                w.unread = 0;
+            }
             if (w.mine.count || w.stolen) w.nran = groupconc__worker_run_batch(&w);
             /* on its way to finish them itself: nobody needs to help, however long the lock takes */
             atomic_store_explicit(&w.self->busy_since, GROUPCONC__NOT_BUSY, memory_order_relaxed);

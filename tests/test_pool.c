@@ -10,7 +10,15 @@
      - one task blocked past 10 ms while the others compute (no stall: the process is busy) gets a
        worker started for a task that waits;
      - groupconc_context_blocking lets the pool start a worker at once: with every worker in a task
-       that said it blocks, a new task gets a new worker inside its submit.
+       that said it blocks, a new task gets a new worker inside its submit;
+     - a serial run (issue 26: a worker hands a cap-1 group's permit to its next waiter in a short
+       locked step) keeps every observer exact: while one key drains a long queue, the group's
+       stats show one task running and the rest waiting, from inside the tasks and from a thread
+       sampling them; a waiting task cancelled mid-drain never runs; a pause from inside a task
+       stops the run before the next task starts; the tasks run in order, one at a time, with
+       their times in order; another group's task submitted during the drain runs next, not
+       after it; and queue deadlines still expire the waiters a drain of short tasks does not
+       reach in time (an expired task never runs).
    The CPU count is computed here as the library computes it: on Linux the affinity mask
    (_GNU_SOURCE), on Windows the active processors (winpthreads' count under its backend),
    elsewhere the online count. Known states are built with latches, not sleeps. */
@@ -349,6 +357,243 @@ static void test_hint_starts_a_worker_at_once(void **state) {
     tu_latch_destroy(&h.go);
 }
 
+/* ---- serial runs: one key drains a long queue (issue 26) ---------------------------------------- */
+
+enum { SERIAL_N = 3000, SERIAL_CANCEL = SERIAL_N / 2, SERIAL_CANCELLER = SERIAL_N / 2 - 10,
+       SERIAL_PAUSER = 3 * SERIAL_N / 4 };
+
+typedef struct serial_run {
+    groupconc_executor *ex;
+    groupconc_task *h[SERIAL_N];
+    atomic_int seq[SERIAL_N];       /* the order it started in, from 1 (0: never ran) */
+    atomic_int next_seq;
+    atomic_int ran;
+    atomic_int bad_stats;           /* a task saw its group other than "me running, the rest waiting" */
+    atomic_int cancel_rc;
+    tu_peak peak;
+    tu_latch paused;
+} serial_run;
+
+static serial_run *serial;
+
+static int serial_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    long i = (long)(intptr_t)arg;
+    groupconc_group_stats st;
+    (void)ctx;
+    (void)out_value;
+    tu_peak_enter(&serial->peak);
+    atomic_store(&serial->seq[i], atomic_fetch_add(&serial->next_seq, 1) + 1);
+    if (groupconc_group_stats_get(serial->ex, "s", &st) != GROUPCONC_OK || st.running != 1 || st.ready != 0 ||
+        st.completed + st.running + st.waiting_concurrency != SERIAL_N + 1)
+        atomic_fetch_add(&serial->bad_stats, 1);
+    if (i == SERIAL_CANCELLER) atomic_store(&serial->cancel_rc, groupconc_task_cancel(serial->h[SERIAL_CANCEL], NULL));
+    if (i == SERIAL_PAUSER) {
+        if (groupconc_group_pause(serial->ex, "s") != GROUPCONC_OK) atomic_fetch_add(&serial->bad_stats, 1);
+        tu_latch_count_down(&serial->paused);
+    }
+    atomic_fetch_add(&serial->ran, 1);
+    tu_peak_leave(&serial->peak);
+    return 0;
+}
+
+static void test_serial_run_keeps_observers_exact(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 1;
+    serial = calloc(1, sizeof *serial);
+    assert_non_null(serial);
+    groupconc_executor *ex = serial->ex = tu_executor(&p);
+    tu_peak_init(&serial->peak);
+    tu_latch_init(&serial->paused, 1);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *b = tu_submit(ex, "s", NULL, tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    for (long i = 0; i < SERIAL_N; i++) serial->h[i] = tu_submit(ex, "s", NULL, serial_fn, (void *)(intptr_t)i);
+    groupconc_group_stats st = tu_gstats(ex, "s");
+    assert_int_equal(st.running, 1);
+    assert_int_equal(st.waiting_concurrency, SERIAL_N);
+    tu_park_release(&blocker);
+    /* meanwhile, from this thread: never two at once, nothing lost between the gauges */
+    long samples = 0;
+    while (!tu_latch_wait_for(&serial->paused, 0)) {
+        st = tu_gstats(ex, "s");
+        assert_true(st.running + st.ready <= 1);
+        assert_int_equal(st.completed + st.running + st.ready + st.waiting_concurrency, SERIAL_N + 1);
+        samples++;
+    }
+    assert_true(tu_latch_wait(&serial->paused));
+    /* the pause came from inside task PAUSER: the run stops there, the rest keep waiting */
+    int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+    while ((st = tu_gstats(ex, "s")).running != 0 && tu_now_ns() < deadline) tu_sleep_ns(TU_MS);
+    assert_int_equal(st.running, 0);
+    int ran = atomic_load(&serial->ran);
+    assert_int_equal(ran, SERIAL_PAUSER); /* tasks 0..PAUSER but the cancelled one */
+    tu_sleep_ns(20 * TU_MS);
+    assert_int_equal(atomic_load(&serial->ran), ran);
+    st = tu_gstats(ex, "s");
+    assert_int_equal(st.running + st.ready, 0);
+    assert_int_equal(st.waiting_concurrency, SERIAL_N - 1 - SERIAL_PAUSER);
+    assert_int_equal(st.completed, (uint64_t)SERIAL_PAUSER + 2); /* + the blocker, + the cancelled one */
+    assert_int_equal(st.cancelled, 1);
+    assert_int_equal(groupconc_group_resume(ex, "s"), GROUPCONC_OK);
+    tu_wait_status(b, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(b);
+    groupconc_result prev;
+    memset(&prev, 0, sizeof prev);
+    int last_seq = 0;
+    for (long i = 0; i < SERIAL_N; i++) {
+        groupconc_result r = tu_wait(serial->h[i]);
+        groupconc_task_release(serial->h[i]);
+        if (i == SERIAL_CANCEL) {
+            assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+            assert_int_equal(atomic_load(&serial->seq[i]), 0); /* never ran */
+            continue;
+        }
+        assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+        assert_true(atomic_load(&serial->seq[i]) > last_seq); /* FIFO, one at a time */
+        last_seq = atomic_load(&serial->seq[i]);
+        assert_true(r.start_ns <= r.end_ns);
+        if (prev.status == GROUPCONC_STATUS_SUCCESS) assert_true(prev.end_ns <= r.start_ns);
+        prev = r;
+    }
+    assert_int_equal(atomic_load(&serial->cancel_rc), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&serial->ran), SERIAL_N - 1);
+    assert_int_equal(atomic_load(&serial->bad_stats), 0);
+    assert_int_equal(tu_peak_max(&serial->peak), 1);
+    st = tu_gstats(ex, "s");
+    assert_int_equal(st.succeeded, SERIAL_N);
+    assert_int_equal(st.completed, SERIAL_N + 1);
+    (void)samples;
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+    tu_latch_destroy(&serial->paused);
+    free(serial);
+    serial = NULL;
+}
+
+/* One worker drains key "s"; task 100 of it submits a task of key "o", which must run next. */
+enum { OTHER_N = 2000, OTHER_AT = 100 };
+static groupconc_executor *other_ex;
+static atomic_int other_s_ran, other_saw, other_rc;
+static tu_latch other_done; /* the last task of "s" and the one of "o" */
+
+static int other_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    atomic_store(&other_saw, atomic_load(&other_s_ran));
+    tu_latch_count_down(&other_done);
+    return 0;
+}
+
+static int other_s_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    if ((long)(intptr_t)arg == OTHER_AT)
+        atomic_store(&other_rc, groupconc_submit(other_ex, "o", NULL, other_fn, NULL, NULL));
+    if (atomic_fetch_add(&other_s_ran, 1) + 1 == OTHER_N) tu_latch_count_down(&other_done);
+    return 0;
+}
+
+static void test_serial_run_lets_other_groups_in(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 1; /* the draining worker itself must let the other group in */
+    p.default_concurrency = 1;
+    groupconc_executor *ex = other_ex = tu_executor(&p);
+    atomic_init(&other_s_ran, 0);
+    atomic_init(&other_saw, -1);
+    atomic_init(&other_rc, -1);
+    tu_latch_init(&other_done, 2);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *b = tu_submit(ex, "s", NULL, tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    for (long i = 0; i < OTHER_N; i++)
+        assert_int_equal(groupconc_submit(ex, "s", NULL, other_s_fn, (void *)(intptr_t)i, NULL), GROUPCONC_OK);
+    tu_park_release(&blocker);
+    tu_wait_status(b, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(b);
+    assert_true(tu_latch_wait(&other_done)); /* then no task submits any more */
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, TU_TIMEOUT_NS), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&other_rc), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&other_s_ran), OTHER_N);
+    /* it ran right after the task that submitted it (one more at most), not after the drain */
+    assert_true(atomic_load(&other_saw) >= OTHER_AT + 1);
+    assert_true(atomic_load(&other_saw) <= OTHER_AT + 2);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+    tu_latch_destroy(&other_done);
+}
+
+/* A drain of short tasks with a queue deadline: those it reaches in time run, the others expire
+   while waiting and never run. */
+enum { EXPIRE_N = 20000 };
+static atomic_char expire_ran[EXPIRE_N];
+
+static int expire_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    atomic_store(&expire_ran[(long)(intptr_t)arg], 1);
+    int64_t until = tu_now_ns() + 10000; /* 10 us: short, the run goes on */
+    while (tu_now_ns() < until) tu_spin(16);
+    return 0;
+}
+
+static void test_serial_run_keeps_deadlines(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 1;
+    p.default_max_wait_ns = 100 * TU_MS;
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task **h = calloc(EXPIRE_N, sizeof *h);
+    assert_non_null(h);
+    for (long i = 0; i < EXPIRE_N; i++) atomic_init(&expire_ran[i], 0);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *b = tu_submit(ex, "d", NULL, tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    for (long i = 0; i < EXPIRE_N; i++) h[i] = tu_submit(ex, "d", NULL, expire_fn, (void *)(intptr_t)i);
+    tu_park_release(&blocker);
+    tu_wait_status(b, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(b);
+    long ran = 0, expired = 0;
+    for (long i = 0; i < EXPIRE_N; i++) {
+        groupconc_result r = tu_wait(h[i]);
+        groupconc_task_release(h[i]);
+        if (r.status == GROUPCONC_STATUS_SUCCESS) {
+            assert_int_equal(atomic_load(&expire_ran[i]), 1);
+            ran++;
+        } else {
+            assert_int_equal(r.status, GROUPCONC_STATUS_REJECTED);
+            assert_int_equal(r.reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+            assert_int_equal(atomic_load(&expire_ran[i]), 0); /* expired while waiting: never ran */
+            expired++;
+        }
+    }
+    groupconc_group_stats st = tu_gstats(ex, "d");
+    assert_int_equal(st.succeeded, (uint64_t)ran + 1);
+    assert_int_equal(st.expired, (uint64_t)expired);
+    assert_int_equal(st.completed, EXPIRE_N + 1);
+    if (!tu_under_valgrind()) assert_true(ran > 0); /* there, the submits alone may outlast it */
+    print_message("deadline drain: %ld ran, %ld expired\n", ran, expired);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    free(h);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_noop_tasks_stay_within_cpus),
@@ -357,6 +602,9 @@ int main(void) {
         cmocka_unit_test(test_short_sleeps_grow_the_pool),
         cmocka_unit_test(test_long_blocked_task_among_busy_ones),
         cmocka_unit_test(test_hint_starts_a_worker_at_once),
+        cmocka_unit_test(test_serial_run_keeps_observers_exact),
+        cmocka_unit_test(test_serial_run_lets_other_groups_in),
+        cmocka_unit_test(test_serial_run_keeps_deadlines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
