@@ -4324,9 +4324,13 @@ GROUPCONC__FN void groupconc__retire(groupconc_executor *ex, size_t n);
 GROUPCONC__FN bool groupconc__task_wait_ok(int64_t v);
 
 /* A fresh node for a task of group g. The group reference is taken when it is admitted. */
+/* `fleet_slot`: the executor has a fleet provider (ex->policy.fleet.acquire), passed in so that
+   submit touches no line of the group that workers write (its first line holds the bulkhead's count):
+   the group is only stored here, never read. */
 GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
                                         const groupconc_task_spec *spec, size_t idlen, bool handle,
-                                        bool timed, bool deadline_block, uint64_t deadline_at) {
+                                        bool timed, bool deadline_block, uint64_t deadline_at,
+                                        bool fleet_slot) {
     char *extra = (char *)(t + 1);
     memset(t, 0, sizeof *t);
     if (deadline_block) { /* first: it is the one with alignment needs */
@@ -4338,7 +4342,7 @@ GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
         extra += sizeof d;
         t->bits = GROUPCONC__B_HAS_DEADLINE;
     }
-    if (g->exec->policy.fleet.acquire) { /* 8-byte aligned: the struct and the deadline are */
+    if (fleet_slot) { /* 8-byte aligned: the struct and the deadline are */
         memset(extra, 0, sizeof(groupconc__fleet_slot));
         extra += sizeof(groupconc__fleet_slot);
         t->bits |= GROUPCONC__B_FLEET;
@@ -4447,7 +4451,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     }
     if (rc == GROUPCONC_OK) {
         groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || ex->policy.listener,
-                             false, 0);
+                             false, 0, ex->policy.fleet.acquire != NULL);
         old = atomic_load_explicit(&ex->inbox.head, memory_order_relaxed);
         do {
             if (old == GROUPCONC__INBOX_CLOSED(ex)) break;
@@ -4574,7 +4578,7 @@ GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupco
         return rc;
     }
     groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || p->listener, deadline_block,
-                         deadline_at);
+                         deadline_at, p->fleet.acquire != NULL);
     atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
     ex->counts.submitted++;
     ex->unfinished++;
