@@ -82,6 +82,14 @@ static void sample_main(void *arg) {
     }
 }
 
+#if defined(__SANITIZE_THREAD__)
+#define POOL_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define POOL_UNDER_TSAN 1
+#endif
+#endif
+
 static void test_noop_tasks_stay_within_cpus(void **state) {
     (void)state;
     size_t ncpu = test_ncpu();
@@ -113,8 +121,11 @@ static void test_noop_tasks_stay_within_cpus(void **state) {
                   atomic_load(&s.samples));
     /* valgrind runs one thread at a time: a worker waiting for its turn looks blocked there. Only on
        Linux can the pool tell a preempted worker from a blocked one (/proc): elsewhere a worker
-       preempted for 10 ms counts as blocked (manual, LIMITATIONS), which a loaded machine does */
-#if defined(__linux__)
+       preempted for 10 ms counts as blocked (manual, LIMITATIONS), which a loaded machine does.
+       Under TSan a no-op task's worker sleeps in the sanitizer's own locks (state S in /proc, in
+       its task), which the watch rightly reads as a task asleep: on a loaded machine the pool then
+       grew to max_threads in about 1 run of 8, with the code before and after issue 26 item 2 */
+#if defined(__linux__) && !defined(POOL_UNDER_TSAN)
     if (ncpu && ncpu + 1 < 32 && !tu_under_valgrind()) assert_true(atomic_load(&s.peak) <= (long)ncpu + 1);
 #endif
     assert_true(atomic_load(&s.peak) <= 32);
