@@ -111,6 +111,11 @@ def compose(a, b):
         assert fields.get(k, v) == v, f"{a} and {b} disagree on {k}"
         fields[k] = v
     ops = SPEC[a][1] + SPEC[b][1] + TAIL
+    if b == "blocking":
+        # the hinted tasks first, on a fresh executor: after the other feature's ops they could be
+        # refused (bounded: its one group slot held by a parked task) or cancelled, and the hint
+        # never called (pair-bounded-blocking missed it under load in CI)
+        ops = SPEC[b][1] + SPEC[a][1] + TAIL
     if "shutdown" in (a, b):
         ops = ops + [("SUBMIT0", [task(NOOP), CLEANUP]), ("SHUTDOWN", [])]
     out = bytearray(header(fields))
