@@ -2017,7 +2017,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__WATCH_MAX_NS 8000000
 #define GROUPCONC__NODE_CACHE_MAX 1024
 #define GROUPCONC__SERIAL_MAX 64
+#ifndef GROUPCONC__STRIPES /* a build may choose another power of two (the tests' experiments) */
 #define GROUPCONC__STRIPES 16
+#endif
 
 #ifndef GROUPCONC_TEST_THREAD_START_FAILS
 #define GROUPCONC_TEST_THREAD_START_FAILS() 0
@@ -2714,6 +2716,7 @@ typedef struct groupconc__inbox {
     _Atomic(groupconc_task *) head;
     char pad2[GROUPCONC__LINE];
     _Atomic(groupconc_task *) node_returns; /* nodes the workers freed (lock-free; taken whole) */
+    _Atomic(groupconc__stripe *) node_taker; /* the stripe that took the last lot whole (a hint) */
     char pad3[GROUPCONC__LINE];
 } groupconc__inbox;
 
@@ -5970,12 +5973,31 @@ GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
     }
 }
 
-/* A recycled node, or NULL: the stripe's pool, refilled with every node the workers returned when
-   empty. Under the stripe's lock. */
+/* The nodes the workers returned, for stripe st's empty pool. A stripe that took from them the
+   time before takes the lot whole (one submitter, one key: as a single pool did). Another takes one
+   node and gives the rest back, so that a submitter going from stripe to stripe (a new key each
+   time) does not strand the nodes in the pool of a stripe it left while it allocates in the next
+   (measured: W5 allocated and freed ~13 % more). Should the workers return a lot meanwhile, the
+   rest stays with st. Under st's lock; node_taker is a hint (relaxed). */
+GROUPCONC__FN groupconc_task *groupconc__node_returns_take(groupconc_executor *ex, groupconc__stripe *st) {
+    groupconc_task *t = atomic_exchange_explicit(&ex->inbox.node_returns, NULL, memory_order_acquire);
+    groupconc_task *none = NULL;
+    if (!t || !t->next) return t;
+    if (atomic_load_explicit(&ex->inbox.node_taker, memory_order_relaxed) == st) return t;
+    atomic_store_explicit(&ex->inbox.node_taker, st, memory_order_relaxed);
+    /* release: the next taker acquires what the workers wrote into these nodes */
+    if (atomic_compare_exchange_strong_explicit(&ex->inbox.node_returns, &none, t->next,
+                                                memory_order_release, memory_order_relaxed))
+        t->next = NULL;
+    return t;
+}
+
+/* A recycled node, or NULL: the stripe's pool, else what the workers returned. Under the stripe's
+   lock. */
 GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex, groupconc__stripe *st) {
     groupconc_task *t = st->node_pool;
     if (!t && atomic_load_explicit(&ex->inbox.node_returns, memory_order_relaxed))
-        t = atomic_exchange_explicit(&ex->inbox.node_returns, NULL, memory_order_acquire);
+        t = groupconc__node_returns_take(ex, st);
     if (t) {
         st->node_pool = t->next;
         if (t->next) GROUPCONC__PREFETCH(t->next); /* last written by a worker: fetch it early */
@@ -6924,6 +6946,7 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->shutdown, 0);
     atomic_init(&ex->inbox.head, NULL);
     atomic_init(&ex->inbox.node_returns, NULL);
+    atomic_init(&ex->inbox.node_taker, NULL);
     atomic_init(&ex->pool.nthreads, 0);
     atomic_init(&ex->pool.nidle, 0);
     atomic_init(&ex->pool.nspinning, 0);
