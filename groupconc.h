@@ -269,8 +269,9 @@
        expired tasks complete (events, cleanups, callbacks) there. It must not block: a wait on a
        task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
        waits for); groupconc_task_wait_for with timeout 0 (a poll) works.
-       The resolver runs under the key table's lock (with queue thresholds in the policy, or from an
-       executor gate's try-acquire or a pause, under the executor lock too), so that it is called
+       The resolver runs under a lock of the key table, its key's stripe's (with queue thresholds in
+       the policy, or from an executor gate's try-acquire or a pause, under the executor lock too;
+       at max_groups, or from groupconc_group_limits_set, every stripe's), so that it is called
        exactly once per group creation: it must be quick. From a resolver, every call that takes
        its executor or one of that executor's gates, scopes, task handles (of unfinished tasks),
        deferred tasks, permits or fleet requests returns GROUPCONC_EDEADLK at once and does nothing
@@ -399,8 +400,10 @@
          call admits them; oldest_wait_ns counts from admission, so it can under-report that wait.
        - Admission, hand-off and completion share one executor lock (submits without thresholds do
          not take it; workers take it once per batch); with many cores and many busy workers it
-         becomes the bottleneck (docs/lock-measurements.md). Submitting threads share the key
-         table's lock, and a slow resolver, run under it, stalls every submit meanwhile.
+         becomes the bottleneck (docs/lock-measurements.md). The key table is 16 stripes, each
+         with its own lock: submitting threads share one only when their keys share a stripe (one
+         key always does), and a slow resolver, run under one, stalls the submits of that stripe's
+         keys meanwhile (of every key, where it runs under all of them: see the resolver).
        - The per-group table of live limits (groupconc_group_limits_set) is a sorted array: a new key
          costs O(keys in it), about 30 us at 100,000 keys, and stays until its fields are back to
          GROUPCONC_DEFAULT. Set live limits for tenants, not for every client address.
@@ -614,9 +617,10 @@ typedef int (*groupconc_task_fn)(groupconc_context *ctx, void **out_value, void 
 typedef void (*groupconc_cleanup_fn)(void *arg);
 
 /* Per-group concurrency resolver: store a value in *out_concurrency and return 0; a non-zero return
-   means "failed", and the policy default is used. Results < 1 become 1. Runs under the key table's
-   lock (and the executor lock when the policy has queue thresholds, or when an executor gate's
-   try-acquire creates the group), once per creation of a group's state (and again when
+   means "failed", and the policy default is used. Results < 1 become 1. Runs under a lock of the
+   key table (its key's stripe's; every stripe's at max_groups or from groupconc_group_limits_set)
+   and the executor lock when the policy has queue thresholds, or when an executor gate's
+   try-acquire creates the group; once per creation of a group's state (and again when
    groupconc_group_limits_set puts its concurrency back to GROUPCONC_DEFAULT): be quick, do not call into
    groupconc. */
 typedef int (*groupconc_resolver_fn)(const char *group, int *out_concurrency, void *user_data);
@@ -1840,8 +1844,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      configuration       the user's macros, checked; the internal tunables, each with its reason
      platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32
      internal types      task node, fair semaphore, group, worker; the executor, its fields grouped
-                         by owner: table (key table, node pool, LRU), inbox, keeper (housekeeper,
-                         deadline heap), pool, fleet
+                         by owner: table (key table stripes, node pools, LRU), inbox, keeper
+                         (housekeeper, deadline heap), pool, fleet
      calling thread      per-thread frames: what user code of this library runs on this thread
      intrusive FIFO, key table   the containers
      groups              counters (hot inline, rare ones in a cold block), limit resolution, the
@@ -3356,9 +3360,9 @@ GROUPCONC__FN void groupconc__lru_touch(groupconc_executor *ex, groupconc__group
 
 /* Nothing of g is waiting, ready, running (or deferred) or out as a gate permit, and it is not
    paused. Under ex->lock with the inbox drained under g's stripe lock (a push happens under the
-   group's stripe lock, so no task of g is on its way in). A CALLER_RUNS re-run on a worker holds no permit (held == 0):
-   only the running and deferred lists know it, so under that policy they are looked through (a
-   reclaimed group's running task would miss a group shutdown's flag). */
+   group's stripe lock, so no task of g is on its way in). A CALLER_RUNS re-run on a worker holds no
+   permit (held == 0): only the running and deferred lists know it, so under that policy they are
+   looked through (a reclaimed group's running task would miss a group shutdown's flag). */
 GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, const groupconc__group *g) {
     const groupconc_task *t;
     if ((g->flags & GROUPCONC__GF_PAUSED) || g->waiting_global != 0 || g->bulkhead.used != 0 ||
