@@ -6139,6 +6139,7 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     w->serial++;
     groupconc__retire_locked(ex, w->to_retire);
     w->to_retire = 0;
+    groupconc__nodes_return(ex, &w->dead);
     return true;
 }
 
@@ -6153,6 +6154,7 @@ GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, grou
     unsigned ndone = groupconc__worker_finish_locked(w, b);
     groupconc__retire_locked(ex, w->to_retire);
     w->to_retire = 0;
+    groupconc__nodes_return(ex, &w->dead);
     w->serial = 0;
     groupconc__worker_claim_locked(w);
     if (w->mine.count == 0 && w->nran == 0 && ex->running.count > 0) {
@@ -6356,7 +6358,6 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         bool serial = groupconc__worker_serial_locked(&w);
         if (serial || groupconc__worker_step_locked(&w, &b)) {
             groupconc__mutex_unlock(&ex->lock);
-            groupconc__nodes_return(ex, &w.dead); /* lock-free: up to a CAS per stripe, not under the lock */
             w.spun = false;
             w.idle_since = 0;
             if (serial) { /* one task to complete, nothing else: no owed lists needed */
@@ -6372,8 +6373,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             /* on its way to finish them itself: nobody needs to help, however long the lock takes */
             atomic_store_explicit(&w.self->busy_since, GROUPCONC__NOT_BUSY, memory_order_relaxed);
             groupconc__mutex_lock(&ex->lock);
-        } else if (groupconc__nodes_return(ex, &w.dead), !groupconc__worker_idle_locked(&w)) {
-            /* nothing to do (its freed nodes handed back first: it may sleep a while) */
+        } else if (!groupconc__worker_idle_locked(&w)) { /* nothing to do */
             break;
         }
     }
