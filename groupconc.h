@@ -1872,8 +1872,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    Names: groupconc__* is private. A function named *_locked is called with ex->lock held, *_tlocked
    with a stripe lock of the key table held (its comment says which: the key's, or all); it does not
    release the lock (spin_locked does for a while, and says so). The key table is GROUPCONC__STRIPES
-   stripes, each its own lock, slots and node pool (refilled from its own lock-free return slot,
-   where the workers hand back the stripe's nodes); a key's stripe is its hash's top bits. Lock
+   stripes, each its own lock, slots and node pool; a key's stripe is its hash's top bits. Lock
    order: ex->lock, then the stripe locks in index order, then table.lru_lock (the bounded table's
    LRU list, taken only by executors with max_groups or group_idle_ns); ex->lock, then done_lock.
    A submit takes its key's stripe alone: it finds or creates the group, takes a node and pushes
@@ -1999,9 +1998,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             work waits and every worker is busy); it doubles, up to
                             GROUPCONC__WATCH_MAX_NS, while its looks find tasks finishing and none
                             stuck (short tasks pay ~100 looks a second), and drops back at a stuck one.
-   GROUPCONC__NODE_CACHE_MAX  task nodes a worker keeps for the submitters (all stripes together):
-                            a node freed on a worker and allocated on the submitting thread is
-                            malloc's costliest case.
+   GROUPCONC__NODE_CACHE_MAX  task nodes a worker keeps for the submitters: a node freed on a worker
+                            and allocated on the submitting thread is malloc's costliest case.
    GROUPCONC__SERIAL_MAX    tasks of one group a worker runs in a serial run (worker_serial_locked)
                             before it takes a full locked step again: each serial step already
                             checks that no other work is ready or in the inbox, so this only bounds
@@ -2025,9 +2023,6 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__SERIAL_MAX 64
 #ifndef GROUPCONC__STRIPES /* a build may choose another power of two (the tests' experiments) */
 #define GROUPCONC__STRIPES 16
-#endif
-#if GROUPCONC__STRIPES > 256 /* a task node keeps its stripe's index in a byte */
-#error "GROUPCONC__STRIPES: at most 256"
 #endif
 
 #ifndef GROUPCONC_TEST_THREAD_START_FAILS
@@ -2555,8 +2550,6 @@ struct groupconc_task {
     uint8_t stage;                 /* GROUPCONC__NEW .. DONE, under the executor lock */
     uint8_t held;                  /* permits held: layers [0, held) */
     uint8_t status;                /* groupconc_status once decided */
-    uint8_t stripe;                /* its key's stripe (set once, by task_init): where a worker
-                                      returns the node (in the padding before `bits`) */
     uint16_t bits;                 /* GROUPCONC__B_* */
     int16_t reject_reason;         /* GROUPCONC_EREJECTED_* once refused; never changed after, so the
                                       thread handling the rejection reads it without the lock; it is
@@ -2699,20 +2692,14 @@ typedef struct groupconc__limits_entry {
 /* The executor's parts, by owner. Each is a member of groupconc_executor, named for its section. */
 
 /* One stripe of the key table ("key table"): the groups whose hash's top bits name it, and a pool
-   of task nodes for the submitters that lock it; under its lock, but for node_returns. A node
-   circulates within its stripe: taken from its pool for a task of one of its keys, freed on a worker
-   and returned to the same stripe (groupconc__nodes_return). */
+   of task nodes for the submitters that lock it; under its lock. */
 typedef struct groupconc__stripe {
     groupconc__mutex lock;         /* lock order: ex->lock, then the stripes in index order */
     groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
     uint32_t *hashes;              /* hashes[i]: 0 if slots[i] is empty, else its key's hash */
     size_t nslots, ngroups;
     groupconc_task *node_pool;     /* recycled task nodes (no task id), linked by `next` */
-    char pad0[GROUPCONC__LINE];    /* the workers' CAS below does not take the lock's line */
-    /* Nodes of this stripe the workers freed, one worker's lot (lock-free: a worker stores a lot
-       only into an empty slot; the stripe's submitter takes it whole when its pool is empty) */
-    _Atomic(groupconc_task *) node_returns;
-    char pad1[GROUPCONC__LINE];    /* two stripes' fields never share a cache line */
+    char pad[GROUPCONC__LINE];     /* two stripes' fields never share a cache line */
 } groupconc__stripe;
 
 /* The key table ("key table", "bounded group table"): GROUPCONC__STRIPES stripes, so that
@@ -2725,13 +2712,16 @@ typedef struct groupconc__table {
     groupconc__group *lru_head, *lru_tail; /* the bounded table's LRU list, under lru_lock */
 } groupconc__table;
 
-/* The lock-free side of submit ("inbox"), on its own cache line. */
+/* The lock-free side of submit ("inbox"), each word on its own cache line. */
 typedef struct groupconc__inbox {
     /* Submitted tasks not yet admitted, newest first (a lock-free stack: submit pushes, whoever
        holds ex->lock next takes them all and admits them in submission order). INBOX_CLOSED once
        the executor shuts down: a push that finds it fails. */
     _Atomic(groupconc_task *) head;
     char pad2[GROUPCONC__LINE];
+    _Atomic(groupconc_task *) node_returns; /* nodes the workers freed (lock-free; taken whole) */
+    _Atomic(groupconc__stripe *) node_taker; /* the stripe that took the last lot whole (a hint) */
+    char pad3[GROUPCONC__LINE];
 } groupconc__inbox;
 
 /* The housekeeper ("housekeeper") and the deadline heap it serves ("queue deadlines"); under
@@ -2875,12 +2865,10 @@ typedef struct groupconc__claims {
     unsigned head, count;
 } groupconc__claims;
 
-/* Task nodes a worker freed, held until it can hand them to the submitters, one list per stripe
-   (t->stripe: the stripe whose pool the node goes back to), each handed over in one piece. */
+/* Task nodes a worker freed, held until it can hand them to the submitters in one piece. */
 typedef struct groupconc__nodes {
-    groupconc_task *head[GROUPCONC__STRIPES];
-    uint16_t count[GROUPCONC__STRIPES]; /* each at most the total */
-    size_t total;                  /* all lists: at most GROUPCONC__NODE_CACHE_MAX */
+    groupconc_task *head;
+    size_t count;
 } groupconc__nodes;
 
 /* ==== calling thread: what it is inside of ====================================================== */
@@ -3050,12 +3038,8 @@ GROUPCONC__FN int groupconc__key_hash(const char *key, size_t *out_len, uint64_t
 }
 
 /* The key's stripe: the hash's top bits (a slot comes from its low 32 bits, so both spread). */
-GROUPCONC__FN size_t groupconc__stripe_index(uint64_t hash) {
-    return (size_t)(hash >> 32) & (GROUPCONC__STRIPES - 1);
-}
-
 GROUPCONC__FN groupconc__stripe *groupconc__stripe_of(groupconc_executor *ex, uint64_t hash) {
-    return &ex->table.stripes[groupconc__stripe_index(hash)];
+    return &ex->table.stripes[(size_t)(hash >> 32) & (GROUPCONC__STRIPES - 1)];
 }
 
 /* Every stripe, in index order (the lock order), and back. Whoever holds them all sees the whole
@@ -3080,7 +3064,6 @@ GROUPCONC__FN int groupconc__table_init(groupconc_executor *ex) {
     if (rc != GROUPCONC_OK) return rc;
     atomic_init(&ex->table.ngroups, 0);
     for (n = 0; n < GROUPCONC__STRIPES; n++) {
-        atomic_init(&ex->table.stripes[n].node_returns, NULL);
         if ((rc = groupconc__mutex_init(&ex->table.stripes[n].lock)) != GROUPCONC_OK) {
             groupconc__table_locks_destroy(ex, n);
             return rc;
@@ -4475,7 +4458,7 @@ GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
 /* ==== submit: the public entry points, task nodes, the locked path ============================= */
 /* Submit reaches forward: into completion (a task refused or run in submit completes at once), the
    handles (execute_all waits) and the pool (a worker for a ready task, a recycled node). */
-GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc__stripe *st);
+GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex, groupconc__stripe *st);
 GROUPCONC__FN void groupconc__emit(groupconc_executor *ex, const groupconc_task *self,
                                    groupconc_event_type type, const char *group, const char *task_id,
                                    int reason, const groupconc_result *result);
@@ -4495,11 +4478,11 @@ GROUPCONC__FN bool groupconc__task_wait_ok(int64_t v);
 /* A fresh node for a task of group g. The group reference is taken when it is admitted. */
 /* `fleet_slot`: the executor has a fleet provider (ex->policy.fleet.acquire), passed in so that
    submit touches no line of the group that workers write (its first line holds the bulkhead's count):
-   the group is only stored here, never read. `hash`: its key's, for the node's stripe. */
+   the group is only stored here, never read. */
 GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
                                         const groupconc_task_spec *spec, size_t idlen, bool handle,
                                         bool timed, bool deadline_block, uint64_t deadline_at,
-                                        bool fleet_slot, uint64_t hash) {
+                                        bool fleet_slot) {
     char *extra = (char *)(t + 1);
     memset(t, 0, sizeof *t);
     if (deadline_block) { /* first: it is the one with alignment needs */
@@ -4528,7 +4511,6 @@ GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
     t->fn = spec->fn;
     t->arg = spec->arg;
     t->group = g;
-    t->stripe = (uint8_t)groupconc__stripe_index(hash);
     t->bits |= GROUPCONC__B_COUNTED;
     if (timed) t->bits |= GROUPCONC__B_TIMED; /* someone can see its times */
     atomic_init(&t->state, GROUPCONC__ST_EXEC_REF | (handle ? GROUPCONC__ST_HANDLE_REF : 0u));
@@ -4543,7 +4525,7 @@ GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, groupconc__
                                              groupconc_task **t) {
     int rc = groupconc__group_get(ex, st, group, klen, hash, b, all, g);
     if (rc == GROUPCONC_OK && !*t) {
-        *t = groupconc__node_get_tlocked(st);
+        *t = groupconc__node_get_tlocked(ex, st);
         if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(sizeof **t);
         if (!*t) rc = GROUPCONC_ENOMEM;
     }
@@ -4625,7 +4607,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     }
     if (rc == GROUPCONC_OK) {
         groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || ex->policy.listener,
-                             false, 0, ex->policy.fleet.acquire != NULL, hash);
+                             false, 0, ex->policy.fleet.acquire != NULL);
         old = atomic_load_explicit(&ex->inbox.head, memory_order_relaxed);
         do {
             if (old == GROUPCONC__INBOX_CLOSED(ex)) break;
@@ -4762,7 +4744,7 @@ GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupco
         return rc;
     }
     groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || p->listener, deadline_block,
-                         deadline_at, p->fleet.acquire != NULL, hash);
+                         deadline_at, p->fleet.acquire != NULL);
     atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
     ex->counts.submitted++;
     ex->unfinished++;
@@ -4996,12 +4978,11 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
         if (recycle && !(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE |
                                     GROUPCONC__B_FLEET)) &&
-            recycle->total < GROUPCONC__NODE_CACHE_MAX) {
-            groupconc__group_unref(t->group); /* the worker hands it back to its stripe's submitters */
-            t->next = recycle->head[t->stripe];
-            recycle->head[t->stripe] = t;
-            recycle->count[t->stripe]++;
-            recycle->total++;
+            recycle->count < GROUPCONC__NODE_CACHE_MAX) {
+            groupconc__group_unref(t->group); /* the worker hands it back to the submitters */
+            t->next = recycle->head;
+            recycle->head = t;
+            recycle->count++;
         } else {
             groupconc__task_free(t);
         }
@@ -5975,23 +5956,16 @@ GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
     return NULL;
 }
 
-/* A worker's freed nodes go back to their stripes, each stripe's list whole and only once its
-   submitters took the previous lot: what is cached stays bounded (per stripe a pool and one lot in
-   transit, per worker its lists) without a counter that every submit would have to write. */
+/* A worker's freed nodes go to the submitters whole, and only once they took the previous lot:
+   what is cached stays bounded (a pool, one lot in transit, one per worker) without a counter
+   that every submit would have to write. */
 GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__nodes *d) {
-    size_t s;
-    if (d->total == 0) return;
-    for (s = 0; s < GROUPCONC__STRIPES; s++) {
-        _Atomic(groupconc_task *) *slot = &ex->table.stripes[s].node_returns;
-        groupconc_task *none = NULL;
-        /* release: the taker acquires what this worker wrote into the nodes */
-        if (d->head[s] && atomic_load_explicit(slot, memory_order_relaxed) == NULL &&
-            atomic_compare_exchange_strong_explicit(slot, &none, d->head[s], memory_order_release,
-                                                    memory_order_relaxed)) {
-            d->head[s] = NULL;
-            d->total -= d->count[s];
-            d->count[s] = 0;
-        }
+    groupconc_task *none = NULL;
+    if (d->head && atomic_load_explicit(&ex->inbox.node_returns, memory_order_relaxed) == NULL &&
+        atomic_compare_exchange_strong_explicit(&ex->inbox.node_returns, &none, d->head,
+                                                memory_order_release, memory_order_relaxed)) {
+        d->head = NULL;
+        d->count = 0;
     }
 }
 
@@ -6003,12 +5977,31 @@ GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
     }
 }
 
-/* A recycled node, or NULL: the stripe's pool, refilled when empty with the lot the workers
-   returned to it, taken whole (one exchange per lot). Under the stripe's lock. */
-GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc__stripe *st) {
+/* The nodes the workers returned, for stripe st's empty pool. A stripe that took from them the
+   time before takes the lot whole (one submitter, one key: as a single pool did). Another takes one
+   node and gives the rest back, so that a submitter going from stripe to stripe (a new key each
+   time) does not strand the nodes in the pool of a stripe it left while it allocates in the next
+   (measured: W5 allocated and freed ~13 % more). Should the workers return a lot meanwhile, the
+   rest stays with st. Under st's lock; node_taker is a hint (relaxed). */
+GROUPCONC__FN groupconc_task *groupconc__node_returns_take(groupconc_executor *ex, groupconc__stripe *st) {
+    groupconc_task *t = atomic_exchange_explicit(&ex->inbox.node_returns, NULL, memory_order_acquire);
+    groupconc_task *none = NULL;
+    if (!t || !t->next) return t;
+    if (atomic_load_explicit(&ex->inbox.node_taker, memory_order_relaxed) == st) return t;
+    atomic_store_explicit(&ex->inbox.node_taker, st, memory_order_relaxed);
+    /* release: the next taker acquires what the workers wrote into these nodes */
+    if (atomic_compare_exchange_strong_explicit(&ex->inbox.node_returns, &none, t->next,
+                                                memory_order_release, memory_order_relaxed))
+        t->next = NULL;
+    return t;
+}
+
+/* A recycled node, or NULL: the stripe's pool, else what the workers returned. Under the stripe's
+   lock. */
+GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex, groupconc__stripe *st) {
     groupconc_task *t = st->node_pool;
-    if (!t && atomic_load_explicit(&st->node_returns, memory_order_relaxed))
-        t = atomic_exchange_explicit(&st->node_returns, NULL, memory_order_acquire);
+    if (!t && atomic_load_explicit(&ex->inbox.node_returns, memory_order_relaxed))
+        t = groupconc__node_returns_take(ex, st);
     if (t) {
         st->node_pool = t->next;
         if (t->next) GROUPCONC__PREFETCH(t->next); /* last written by a worker: fetch it early */
@@ -6330,7 +6323,6 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     groupconc__worker_loop w;
     groupconc__frame base;             /* this thread is a worker of ex (see "calling thread") */
     groupconc_executor *ex;
-    size_t s;
     memset(&w, 0, sizeof w);
     w.self = (groupconc__worker *)arg;
     w.ex = ex = w.self->exec;
@@ -6380,7 +6372,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     GROUPCONC_ASSERT(w.mine.count == 0 && w.nran == 0);
     groupconc__mutex_unlock(&ex->lock);
     groupconc__frame_pop(&base);
-    for (s = 0; s < GROUPCONC__STRIPES; s++) groupconc__nodes_free(w.dead.head[s]);
+    groupconc__nodes_free(w.dead.head);
     return 0;
 }
 
@@ -6957,6 +6949,8 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->keeper.started, false);
     atomic_init(&ex->shutdown, 0);
     atomic_init(&ex->inbox.head, NULL);
+    atomic_init(&ex->inbox.node_returns, NULL);
+    atomic_init(&ex->inbox.node_taker, NULL);
     atomic_init(&ex->pool.nthreads, 0);
     atomic_init(&ex->pool.nidle, 0);
     atomic_init(&ex->pool.nspinning, 0);
@@ -7201,8 +7195,8 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     for (s = 0; s < GROUPCONC__STRIPES; s++) {
         if (ex->table.stripes[s].slots) GROUPCONC_FREE(ex->table.stripes[s].slots); /* and hashes */
         groupconc__nodes_free(ex->table.stripes[s].node_pool);
-        groupconc__nodes_free(atomic_load_explicit(&ex->table.stripes[s].node_returns, memory_order_acquire));
     }
+    groupconc__nodes_free(atomic_load_explicit(&ex->inbox.node_returns, memory_order_acquire));
     groupconc__limits_free(ex);
     if (ex->keeper.timers) GROUPCONC_FREE(ex->keeper.timers);
     groupconc__cond_destroy(&ex->keeper.cv);
