@@ -2021,6 +2021,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__WATCH_MAX_NS 8000000
 #define GROUPCONC__NODE_CACHE_MAX 1024
 #define GROUPCONC__SERIAL_MAX 64
+#define GROUPCONC__STRIPE_NODES 32
 #ifndef GROUPCONC__STRIPES /* a build may choose another power of two (the tests' experiments) */
 #define GROUPCONC__STRIPES 16
 #endif
@@ -5985,14 +5986,16 @@ GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
    rest stays with st. Under st's lock; node_taker is a hint (relaxed). */
 GROUPCONC__FN groupconc_task *groupconc__node_returns_take(groupconc_executor *ex, groupconc__stripe *st) {
     groupconc_task *t = atomic_exchange_explicit(&ex->inbox.node_returns, NULL, memory_order_acquire);
-    groupconc_task *none = NULL;
+    groupconc_task *none = NULL, *last = t;
+    size_t n = 1;
     if (!t || !t->next) return t;
     if (atomic_load_explicit(&ex->inbox.node_taker, memory_order_relaxed) == st) return t;
     atomic_store_explicit(&ex->inbox.node_taker, st, memory_order_relaxed);
+    while (n < GROUPCONC__STRIPE_NODES && last->next) last = last->next, n++;
     /* release: the next taker acquires what the workers wrote into these nodes */
-    if (atomic_compare_exchange_strong_explicit(&ex->inbox.node_returns, &none, t->next,
-                                                memory_order_release, memory_order_relaxed))
-        t->next = NULL;
+    if (last->next && atomic_compare_exchange_strong_explicit(&ex->inbox.node_returns, &none, last->next,
+                                                              memory_order_release, memory_order_relaxed))
+        last->next = NULL;
     return t;
 }
 
