@@ -1844,7 +1844,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      configuration       the user's macros, checked; the internal tunables, each with its reason
      platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32
      internal types      task node, fair semaphore, group, worker; the executor, its fields grouped
-                         by owner: table (key table stripes, node pools, LRU), inbox, keeper
+                         by owner: table (key table stripes, LRU, node caches), inbox, keeper
                          (housekeeper, deadline heap), pool, fleet
      calling thread      per-thread frames: what user code of this library runs on this thread
      intrusive FIFO, key table   the containers
@@ -1872,9 +1872,10 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    Names: groupconc__* is private. A function named *_locked is called with ex->lock held, *_tlocked
    with a stripe lock of the key table held (its comment says which: the key's, or all); it does not
    release the lock (spin_locked does for a while, and says so). The key table is GROUPCONC__STRIPES
-   stripes, each its own lock, slots and node pool; a key's stripe is its hash's top bits. Lock
-   order: ex->lock, then the stripe locks in index order, then table.lru_lock (the bounded table's
-   LRU list, taken only by executors with max_groups or group_idle_ns); ex->lock, then done_lock.
+   stripes, each its own lock and slots; a key's stripe is its hash's top bits. Lock order:
+   ex->lock, then the stripe locks in index order, then table.lru_lock (the bounded table's LRU
+   list, taken only by executors with max_groups or group_idle_ns); ex->lock, then done_lock;
+   table.caches_lock (the list of the threads' node caches) is taken alone or inside a stripe lock.
    A submit takes its key's stripe alone: it finds or creates the group, takes a node and pushes
    onto the inbox under it. Whatever must see the whole table takes every stripe
    (groupconc__table_lock_all): a group is reclaimed only with ex->lock and every stripe held and the
@@ -2000,6 +2001,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             stuck (short tasks pay ~100 looks a second), and drops back at a stuck one.
    GROUPCONC__NODE_CACHE_MAX  task nodes a worker keeps for the submitters: a node freed on a worker
                             and allocated on the submitting thread is malloc's costliest case.
+   GROUPCONC__NODE_CACHES   submitting threads with a node cache of their own, per executor: each
+                            keeps at most one lot of recycled nodes; more threads allocate theirs.
    GROUPCONC__SERIAL_MAX    tasks of one group a worker runs in a serial run (worker_serial_locked)
                             before it takes a full locked step again: each serial step already
                             checks that no other work is ready or in the inbox, so this only bounds
@@ -2021,7 +2024,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__WATCH_MAX_NS 8000000
 #define GROUPCONC__NODE_CACHE_MAX 1024
 #define GROUPCONC__SERIAL_MAX 64
-#define GROUPCONC__STRIPE_NODES 32
+#define GROUPCONC__NODE_CACHES 64
 #ifndef GROUPCONC__STRIPES /* a build may choose another power of two (the tests' experiments) */
 #define GROUPCONC__STRIPES 16
 #endif
@@ -2692,14 +2695,21 @@ typedef struct groupconc__limits_entry {
 
 /* The executor's parts, by owner. Each is a member of groupconc_executor, named for its section. */
 
-/* One stripe of the key table ("key table"): the groups whose hash's top bits name it, and a pool
-   of task nodes for the submitters that lock it; under its lock. */
+/* A submitting thread's recycled task nodes for one executor ("task nodes"). Only its thread touches
+   `head`; the executor's list of them is under table.caches_lock, and destroy frees them. */
+typedef struct groupconc__node_cache {
+    struct groupconc__node_cache *next; /* ex->table.caches */
+    const void *owner;             /* its thread's token: the address of its groupconc__my_nodes */
+    groupconc_task *head;          /* linked by `next` (no task id) */
+} groupconc__node_cache;
+
+/* One stripe of the key table ("key table"): the groups whose hash's top bits name it; under its
+   lock. */
 typedef struct groupconc__stripe {
     groupconc__mutex lock;         /* lock order: ex->lock, then the stripes in index order */
     groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
     uint32_t *hashes;              /* hashes[i]: 0 if slots[i] is empty, else its key's hash */
     size_t nslots, ngroups;
-    groupconc_task *node_pool;     /* recycled task nodes (no task id), linked by `next` */
     char pad[GROUPCONC__LINE];     /* two stripes' fields never share a cache line */
 } groupconc__stripe;
 
@@ -2711,6 +2721,9 @@ typedef struct groupconc__table {
                                       table reserves its place first: see groupconc__group_get) */
     groupconc__mutex lru_lock;     /* the LRU list (bounded executors only): taken after stripes */
     groupconc__group *lru_head, *lru_tail; /* the bounded table's LRU list, under lru_lock */
+    groupconc__mutex caches_lock;  /* the submitting threads' node caches (see "task nodes") */
+    groupconc__node_cache *caches; /* under caches_lock; freed by destroy */
+    size_t ncaches;                /* at most GROUPCONC__NODE_CACHES */
 } groupconc__table;
 
 /* The lock-free side of submit ("inbox"), each word on its own cache line. */
@@ -2721,7 +2734,6 @@ typedef struct groupconc__inbox {
     _Atomic(groupconc_task *) head;
     char pad2[GROUPCONC__LINE];
     _Atomic(groupconc_task *) node_returns; /* nodes the workers freed (lock-free; taken whole) */
-    _Atomic(groupconc__stripe *) node_taker; /* the stripe that took the last lot whole (a hint) */
     char pad3[GROUPCONC__LINE];
 } groupconc__inbox;
 
@@ -2794,10 +2806,12 @@ struct groupconc_executor {
     _Atomic bool any_max_wait;     /* a deadline may apply to a task: submit takes the lock; only
                                       ever set. Here, read by every submit: not beside a field the
                                       workers write for each task (false sharing cost W1 ~20 %) */
+    uint64_t node_gen;             /* this executor's number, unique in the process: a thread's
+                                      memo of its node cache names it ("task nodes") */
     char pad0[GROUPCONC__LINE];
 
-    /* The submitters' side. The key table's stripes and their node pools have their own locks, so
-       that looking up or creating a group never holds up the workers. Lock order: lock, then the
+    /* The submitters' side. The key table's stripes have their own locks, so that looking up or
+       creating a group never holds up the workers. Lock order: lock, then the
        stripes (in index order), then table.lru_lock. */
     groupconc__table table;
     char pad1[GROUPCONC__LINE];
@@ -2909,6 +2923,14 @@ typedef struct groupconc__frame {
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
+
+/* A thread's memo of its node cache for the executor it last submitted to (see "task nodes"). */
+typedef struct groupconc__node_memo {
+    uint64_t gen;                  /* the executor's node_gen (0: none yet) */
+    groupconc__node_cache *cache;  /* NULL: the executor had no room for one */
+} groupconc__node_memo;
+static GROUPCONC__TLS groupconc__node_memo groupconc__my_nodes;
+static _Atomic uint64_t groupconc__node_gens; /* the last node_gen given out */
 
 /* Calls from a resolver: the one rule, enforced here. A resolver runs under its executor's table
    lock (and maybe its lock too), so any call that would take a lock of that executor would wait
@@ -3058,12 +3080,19 @@ GROUPCONC__FN void groupconc__table_unlock_all(groupconc_executor *ex) {
 GROUPCONC__FN void groupconc__table_locks_destroy(groupconc_executor *ex, size_t n) {
     while (n-- > 0) groupconc__mutex_destroy(&ex->table.stripes[n].lock);
     groupconc__mutex_destroy(&ex->table.lru_lock);
+    groupconc__mutex_destroy(&ex->table.caches_lock);
 }
 GROUPCONC__FN int groupconc__table_init(groupconc_executor *ex) {
     size_t n;
-    int rc = groupconc__mutex_init(&ex->table.lru_lock);
+    int rc = groupconc__mutex_init(&ex->table.caches_lock);
     if (rc != GROUPCONC_OK) return rc;
+    if ((rc = groupconc__mutex_init(&ex->table.lru_lock)) != GROUPCONC_OK) {
+        groupconc__mutex_destroy(&ex->table.caches_lock);
+        return rc;
+    }
     atomic_init(&ex->table.ngroups, 0);
+    /* its number in the threads' node memos: never 0, never given out twice */
+    ex->node_gen = atomic_fetch_add_explicit(&groupconc__node_gens, 1, memory_order_relaxed) + 1;
     for (n = 0; n < GROUPCONC__STRIPES; n++) {
         if ((rc = groupconc__mutex_init(&ex->table.stripes[n].lock)) != GROUPCONC_OK) {
             groupconc__table_locks_destroy(ex, n);
@@ -4459,7 +4488,7 @@ GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
 /* ==== submit: the public entry points, task nodes, the locked path ============================= */
 /* Submit reaches forward: into completion (a task refused or run in submit completes at once), the
    handles (execute_all waits) and the pool (a worker for a ready task, a recycled node). */
-GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex, groupconc__stripe *st);
+GROUPCONC__FN groupconc_task *groupconc__node_get(groupconc_executor *ex);
 GROUPCONC__FN void groupconc__emit(groupconc_executor *ex, const groupconc_task *self,
                                    groupconc_event_type type, const char *group, const char *task_id,
                                    int reason, const groupconc_result *result);
@@ -4526,7 +4555,7 @@ GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, groupconc__
                                              groupconc_task **t) {
     int rc = groupconc__group_get(ex, st, group, klen, hash, b, all, g);
     if (rc == GROUPCONC_OK && !*t) {
-        *t = groupconc__node_get_tlocked(ex, st);
+        *t = groupconc__node_get(ex);
         if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(sizeof **t);
         if (!*t) rc = GROUPCONC_ENOMEM;
     }
@@ -5957,9 +5986,10 @@ GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
     return NULL;
 }
 
-/* A worker's freed nodes go to the submitters whole, and only once they took the previous lot:
-   what is cached stays bounded (a pool, one lot in transit, one per worker) without a counter
-   that every submit would have to write. */
+/* A worker's freed nodes go to the submitters whole, and only once one of them took the previous
+   lot: what is cached stays bounded (a lot per thread's cache, at most GROUPCONC__NODE_CACHES of
+   them; one lot in transit; one per worker) without a counter that every submit would have to
+   write. */
 GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__nodes *d) {
     groupconc_task *none = NULL;
     if (d->head && atomic_load_explicit(&ex->inbox.node_returns, memory_order_relaxed) == NULL &&
@@ -5978,38 +6008,63 @@ GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
     }
 }
 
-/* The nodes the workers returned, for stripe st's empty pool. A stripe that took from them the
-   time before takes the lot whole (one submitter, one key: as a single pool did). Another takes one
-   node and gives the rest back, so that a submitter going from stripe to stripe (a new key each
-   time) does not strand the nodes in the pool of a stripe it left while it allocates in the next
-   (measured: W5 allocated and freed ~13 % more). Should the workers return a lot meanwhile, the
-   rest stays with st. Under st's lock; node_taker is a hint (relaxed). */
-GROUPCONC__FN groupconc_task *groupconc__node_returns_take(groupconc_executor *ex, groupconc__stripe *st) {
-    groupconc_task *t = atomic_exchange_explicit(&ex->inbox.node_returns, NULL, memory_order_acquire);
-    groupconc_task *none = NULL, *last = t;
-    size_t n = 1;
-    if (!t || !t->next) return t;
-    if (atomic_load_explicit(&ex->inbox.node_taker, memory_order_relaxed) == st) return t;
-    atomic_store_explicit(&ex->inbox.node_taker, st, memory_order_relaxed);
-    while (n < GROUPCONC__STRIPE_NODES && last->next) last = last->next, n++;
-    /* release: the next taker acquires what the workers wrote into these nodes */
-    if (last->next && atomic_compare_exchange_strong_explicit(&ex->inbox.node_returns, &none, last->next,
-                                                              memory_order_release, memory_order_relaxed))
-        last->next = NULL;
-    return t;
+/* ---- task nodes: a cache per submitting thread ----
+   A submitting thread takes the nodes the workers returned (the lot in inbox.node_returns, taken
+   whole) into a cache of its own for this executor, so that taking a node needs no lock and no
+   atomic write. Not a pool per key-table stripe: there a node went back to the pool of its key's
+   stripe and waited 16 times longer to be used again, and W2 lost all that recycling gains (issue
+   26, docs/performance.md). A thread finds its cache through a memo in its own storage, named by
+   the executor's node_gen (unique in the process: an executor made where a destroyed one was is
+   another number), else looks it up or adds it under table.caches_lock; a thread that starts at
+   the address of one that ended takes over its cache. Past GROUPCONC__NODE_CACHES threads, a
+   thread has none and allocates (memory stays bounded: a lot per cache). Destroy frees them. */
+
+GROUPCONC__FN groupconc__node_cache *groupconc__node_cache_find(groupconc_executor *ex) {
+    groupconc__node_cache *c;
+    const void *me = &groupconc__my_nodes;
+    groupconc__mutex_lock(&ex->table.caches_lock);
+    for (c = ex->table.caches; c && c->owner != me; c = c->next) {}
+    if (!c && ex->table.ncaches < GROUPCONC__NODE_CACHES &&
+        (c = (groupconc__node_cache *)GROUPCONC_MALLOC(sizeof *c)) != NULL) {
+        c->owner = me;
+        c->head = NULL;
+        c->next = ex->table.caches;
+        ex->table.caches = c;
+        ex->table.ncaches++;
+    }
+    groupconc__mutex_unlock(&ex->table.caches_lock);
+    if (c || ex->table.ncaches >= GROUPCONC__NODE_CACHES) { /* not after a failed allocation: again */
+        groupconc__my_nodes.gen = ex->node_gen;
+        groupconc__my_nodes.cache = c;
+    }
+    return c;
 }
 
-/* A recycled node, or NULL: the stripe's pool, else what the workers returned. Under the stripe's
-   lock. */
-GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex, groupconc__stripe *st) {
-    groupconc_task *t = st->node_pool;
+/* A recycled node, or NULL: this thread's cache, refilled when empty with the workers' lot. */
+GROUPCONC__FN groupconc_task *groupconc__node_get(groupconc_executor *ex) {
+    groupconc__node_cache *c = groupconc__my_nodes.gen == ex->node_gen ? groupconc__my_nodes.cache
+                                                                       : groupconc__node_cache_find(ex);
+    groupconc_task *t;
+    if (!c) return NULL;
+    t = c->head;
     if (!t && atomic_load_explicit(&ex->inbox.node_returns, memory_order_relaxed))
-        t = groupconc__node_returns_take(ex, st);
+        t = atomic_exchange_explicit(&ex->inbox.node_returns, NULL, memory_order_acquire);
     if (t) {
-        st->node_pool = t->next;
+        c->head = t->next;
         if (t->next) GROUPCONC__PREFETCH(t->next); /* last written by a worker: fetch it early */
     }
     return t;
+}
+
+/* Every thread's cache of ex, at destroy (no submit can run). */
+GROUPCONC__FN void groupconc__node_caches_free(groupconc_executor *ex) {
+    while (ex->table.caches) {
+        groupconc__node_cache *c = ex->table.caches;
+        ex->table.caches = c->next;
+        groupconc__nodes_free(c->head);
+        GROUPCONC_FREE(c);
+    }
+    ex->table.ncaches = 0;
 }
 
 /* What a worker keeps from one step of its loop to the next: worker_main's state, shared with the
@@ -6953,7 +7008,6 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->shutdown, 0);
     atomic_init(&ex->inbox.head, NULL);
     atomic_init(&ex->inbox.node_returns, NULL);
-    atomic_init(&ex->inbox.node_taker, NULL);
     atomic_init(&ex->pool.nthreads, 0);
     atomic_init(&ex->pool.nidle, 0);
     atomic_init(&ex->pool.nspinning, 0);
@@ -7197,8 +7251,8 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     while ((g = groupconc__table_next(ex, &s, &i)) != NULL) groupconc__group_unref(g);
     for (s = 0; s < GROUPCONC__STRIPES; s++) {
         if (ex->table.stripes[s].slots) GROUPCONC_FREE(ex->table.stripes[s].slots); /* and hashes */
-        groupconc__nodes_free(ex->table.stripes[s].node_pool);
     }
+    groupconc__node_caches_free(ex);
     groupconc__nodes_free(atomic_load_explicit(&ex->inbox.node_returns, memory_order_acquire));
     groupconc__limits_free(ex);
     if (ex->keeper.timers) GROUPCONC_FREE(ex->keeper.timers);
