@@ -619,8 +619,9 @@ typedef void (*groupconc_cleanup_fn)(void *arg);
 /* Per-group concurrency resolver: store a value in *out_concurrency and return 0; a non-zero return
    means "failed", and the policy default is used. Results < 1 become 1. Runs under a lock of the
    key table (its key's stripe's; every stripe's at max_groups or from groupconc_group_limits_set)
-   and the executor lock when the policy has queue thresholds, or when an executor gate's
-   try-acquire creates the group; once per creation of a group's state (and again when
+   and the executor lock when the policy has queue thresholds, at max_groups, from a pause, from
+   groupconc_group_limits_set, or when an executor gate's try-acquire creates the group; once per
+   creation of a group's state (and again when
    groupconc_group_limits_set puts its concurrency back to GROUPCONC_DEFAULT): be quick, do not call into
    groupconc. */
 typedef int (*groupconc_resolver_fn)(const char *group, int *out_concurrency, void *user_data);
@@ -1195,7 +1196,8 @@ typedef struct groupconc_group_stats {
     X(uint64_t, caller_runs, U) X(uint64_t, oldest_wait_ns, U)
 
 typedef struct groupconc_executor_stats {
-    size_t groups;              /* groups with cached state */
+    size_t groups;              /* groups with cached state (with one another thread is creating
+                                   at that moment; the dump's count is exact) */
     size_t running;             /* on a worker, or a gate permit (see groupconc_group_stats.running) */
     size_t gate_permits;        /* executor gate permits held, all groups (in running too) */
     size_t ready;               /* hold all permits, waiting for a worker thread */
@@ -2027,6 +2029,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__NODE_CACHES 64
 #ifndef GROUPCONC__STRIPES /* a build may choose another power of two (the tests' experiments) */
 #define GROUPCONC__STRIPES 16
+#endif
+#if GROUPCONC__STRIPES < 1 || (GROUPCONC__STRIPES & (GROUPCONC__STRIPES - 1)) != 0
+#error "GROUPCONC__STRIPES must be a power of two (a key's stripe is its hash's top bits, masked)"
 #endif
 
 #ifndef GROUPCONC_TEST_THREAD_START_FAILS
