@@ -6027,6 +6027,7 @@ GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
 GROUPCONC__FN groupconc__node_cache *groupconc__node_cache_find(groupconc_executor *ex) {
     groupconc__node_cache *c;
     const void *me = &groupconc__my_nodes;
+    bool full;
     groupconc__mutex_lock(&ex->table.caches_lock);
     for (c = ex->table.caches; c && c->owner != me; c = c->next) {}
     if (!c && ex->table.ncaches < GROUPCONC__NODE_CACHES &&
@@ -6037,8 +6038,9 @@ GROUPCONC__FN groupconc__node_cache *groupconc__node_cache_find(groupconc_execut
         ex->table.caches = c;
         ex->table.ncaches++;
     }
+    full = ex->table.ncaches >= GROUPCONC__NODE_CACHES;
     groupconc__mutex_unlock(&ex->table.caches_lock);
-    if (c || ex->table.ncaches >= GROUPCONC__NODE_CACHES) { /* not after a failed allocation: again */
+    if (c || full) { /* not after a failed allocation: the next submit tries again */
         groupconc__my_nodes.gen = ex->node_gen;
         groupconc__my_nodes.cache = c;
     }
