@@ -13,8 +13,9 @@ Prints "LABEL: P passed, F failed, S skipped" with the three slowest tests and, 
 test, the tail of its output.
 With --total FILE, appends "LABEL P F S" to FILE; with --failures FILE, appends a short digest of
 each failed test (its cmocka failure lines and the last lines of its output), which .ci/run prints
-again in its summary: a log cut to its tail still says which case failed and where. Exits 1 if the log is missing or counts nothing,
-2 on bad usage; 0 otherwise (failures are reported in the counts, the caller decides).
+again in its summary: a log cut to its tail still says which case failed and where.
+Exits 1 if the log is missing or counts nothing, 2 on bad usage; 0 otherwise (failures are reported
+in the counts, the caller decides).
 """
 import json
 import re
