@@ -269,8 +269,9 @@
        expired tasks complete (events, cleanups, callbacks) there. It must not block: a wait on a
        task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
        waits for); groupconc_task_wait_for with timeout 0 (a poll) works.
-       The resolver runs under the key table's lock (with queue thresholds in the policy, or from an
-       executor gate's try-acquire or a pause, under the executor lock too), so that it is called
+       The resolver runs under a lock of the key table, its key's stripe's (with queue thresholds in
+       the policy, or from an executor gate's try-acquire or a pause, under the executor lock too;
+       at max_groups, or from groupconc_group_limits_set, every stripe's), so that it is called
        exactly once per group creation: it must be quick. From a resolver, every call that takes
        its executor or one of that executor's gates, scopes, task handles (of unfinished tasks),
        deferred tasks, permits or fleet requests returns GROUPCONC_EDEADLK at once and does nothing
@@ -399,8 +400,10 @@
          call admits them; oldest_wait_ns counts from admission, so it can under-report that wait.
        - Admission, hand-off and completion share one executor lock (submits without thresholds do
          not take it; workers take it once per batch); with many cores and many busy workers it
-         becomes the bottleneck (docs/lock-measurements.md). Submitting threads share the key
-         table's lock, and a slow resolver, run under it, stalls every submit meanwhile.
+         becomes the bottleneck (docs/lock-measurements.md). The key table is 16 stripes, each
+         with its own lock: submitting threads share one only when their keys share a stripe (one
+         key always does), and a slow resolver, run under one, stalls the submits of that stripe's
+         keys meanwhile (of every key, where it runs under all of them: see the resolver).
        - The per-group table of live limits (groupconc_group_limits_set) is a sorted array: a new key
          costs O(keys in it), about 30 us at 100,000 keys, and stays until its fields are back to
          GROUPCONC_DEFAULT. Set live limits for tenants, not for every client address.
@@ -614,9 +617,11 @@ typedef int (*groupconc_task_fn)(groupconc_context *ctx, void **out_value, void 
 typedef void (*groupconc_cleanup_fn)(void *arg);
 
 /* Per-group concurrency resolver: store a value in *out_concurrency and return 0; a non-zero return
-   means "failed", and the policy default is used. Results < 1 become 1. Runs under the key table's
-   lock (and the executor lock when the policy has queue thresholds, or when an executor gate's
-   try-acquire creates the group), once per creation of a group's state (and again when
+   means "failed", and the policy default is used. Results < 1 become 1. Runs under a lock of the
+   key table (its key's stripe's; every stripe's at max_groups or from groupconc_group_limits_set)
+   and the executor lock when the policy has queue thresholds, at max_groups, from a pause, from
+   groupconc_group_limits_set, or when an executor gate's try-acquire creates the group; once per
+   creation of a group's state (and again when
    groupconc_group_limits_set puts its concurrency back to GROUPCONC_DEFAULT): be quick, do not call into
    groupconc. */
 typedef int (*groupconc_resolver_fn)(const char *group, int *out_concurrency, void *user_data);
@@ -1191,7 +1196,8 @@ typedef struct groupconc_group_stats {
     X(uint64_t, caller_runs, U) X(uint64_t, oldest_wait_ns, U)
 
 typedef struct groupconc_executor_stats {
-    size_t groups;              /* groups with cached state */
+    size_t groups;              /* groups with cached state (with one another thread is creating
+                                   at that moment; the dump's count is exact) */
     size_t running;             /* on a worker, or a gate permit (see groupconc_group_stats.running) */
     size_t gate_permits;        /* executor gate permits held, all groups (in running too) */
     size_t ready;               /* hold all permits, waiting for a worker thread */
@@ -1840,8 +1846,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      configuration       the user's macros, checked; the internal tunables, each with its reason
      platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32
      internal types      task node, fair semaphore, group, worker; the executor, its fields grouped
-                         by owner: table (key table, node pool, LRU), inbox, keeper (housekeeper,
-                         deadline heap), pool, fleet
+                         by owner: table (key table stripes, LRU, node caches), inbox, keeper
+                         (housekeeper, deadline heap), pool, fleet
      calling thread      per-thread frames: what user code of this library runs on this thread
      intrusive FIFO, key table   the containers
      groups              counters (hot inline, rare ones in a cold block), limit resolution, the
@@ -1866,12 +1872,21 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                          the same switches); fleet layer (the asynchronous layer's protocol and its
                          public calls); the JSON dump (GROUPCONC_NO_DUMP)
    Names: groupconc__* is private. A function named *_locked is called with ex->lock held, *_tlocked
-   with ex->table.lock held; it does not release the lock (spin_locked does for a while, and says
-   so). Lock order: ex->lock, then ex->table.lock or ex->done_lock. The housekeeper sleeps on
-   keeper.cv with ex->lock; the bounded table's LRU list is table.lock's; a group is reclaimed only
-   with both locks held and the inbox drained under table.lock (a push happens under it), so no
-   task can be on its way into a group being reclaimed. User code never runs with one of
-   them held, except the resolver (under table.lock, so that it runs once per group creation).
+   with a stripe lock of the key table held (its comment says which: the key's, or all); it does not
+   release the lock (spin_locked does for a while, and says so). The key table is GROUPCONC__STRIPES
+   stripes, each its own lock and slots; a key's stripe is its hash's top bits. Lock order:
+   ex->lock, then the stripe locks in index order, then table.lru_lock (the bounded table's LRU
+   list, taken only by executors with max_groups or group_idle_ns); ex->lock, then done_lock;
+   table.caches_lock (the list of the threads' node caches) is taken alone or inside a stripe lock.
+   A submit takes its key's stripe alone: it finds or creates the group, takes a node and pushes
+   onto the inbox under it. Whatever must see the whole table takes every stripe
+   (groupconc__table_lock_all): a group is reclaimed only with ex->lock and every stripe held and the
+   inbox drained under them; evict takes ex->lock and the group's stripe, drains, removes. Since a
+   push happens under the group's stripe lock, no task can be on its way into a group being
+   reclaimed or evicted. The count of groups (table.ngroups, atomic) is reserved under the key's
+   stripe before a group is made, so that max_groups holds across stripes. User code never runs
+   with one of these locks held, except the resolver (under its key's stripe lock, so that it runs
+   once per group creation).
    Atomics: every atomic operation names its memory order (clang -Watomic-implicit-seq-cst checks
    this in CI). Most are relaxed, because a lock orders them, or acquire/release (a task's state
    word, the node returns). seq_cst appears only in two store-then-load pairings, where each side
@@ -1988,10 +2003,16 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             stuck (short tasks pay ~100 looks a second), and drops back at a stuck one.
    GROUPCONC__NODE_CACHE_MAX  task nodes a worker keeps for the submitters: a node freed on a worker
                             and allocated on the submitting thread is malloc's costliest case.
+   GROUPCONC__NODE_CACHES   submitting threads with a node cache of their own, per executor: each
+                            keeps at most one lot of recycled nodes; more threads allocate theirs.
    GROUPCONC__SERIAL_MAX    tasks of one group a worker runs in a serial run (worker_serial_locked)
                             before it takes a full locked step again: each serial step already
                             checks that no other work is ready or in the inbox, so this only bounds
-                            what the full step does besides (helping, stealing, waking). */
+                            what the full step does besides (helping, stealing, waking).
+   GROUPCONC__STRIPES       the key table's stripes, each with its own lock (a power of two): four
+                            submitters of different keys meet on one stripe 1 time in 16 for each
+                            pair, and the calls that take every stripe (a bounded table's reclaim,
+                            live changes, stats of all groups) take 16 uncontended locks. */
 #define GROUPCONC__SPIN_TRIES 32
 #ifndef GROUPCONC__SPIN_PAUSES
 #define GROUPCONC__SPIN_PAUSES 64
@@ -2005,6 +2026,13 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__WATCH_MAX_NS 8000000
 #define GROUPCONC__NODE_CACHE_MAX 1024
 #define GROUPCONC__SERIAL_MAX 64
+#define GROUPCONC__NODE_CACHES 64
+#ifndef GROUPCONC__STRIPES /* a build may choose another power of two (the tests' experiments) */
+#define GROUPCONC__STRIPES 16
+#endif
+#if GROUPCONC__STRIPES < 1 || (GROUPCONC__STRIPES & (GROUPCONC__STRIPES - 1)) != 0
+#error "GROUPCONC__STRIPES must be a power of two (a key's stripe is its hash's top bits, masked)"
+#endif
 
 #ifndef GROUPCONC_TEST_THREAD_START_FAILS
 #define GROUPCONC_TEST_THREAD_START_FAILS() 0
@@ -2582,7 +2610,7 @@ typedef struct groupconc__group_cold {
 } groupconc__group_cold;
 
 /* The bounded table's LRU link, allocated in front of each group of such an executor only (see
-   "bounded group table"). Under table.lock, except last_used (atomic: also stored under ex->lock
+   "bounded group table"). Under table.lru_lock, except last_used (atomic: also stored under ex->lock
    when the group goes idle). */
 typedef struct groupconc__lru {
     groupconc__group *prev, *next; /* ex->lru, oldest `placed` first */
@@ -2672,14 +2700,35 @@ typedef struct groupconc__limits_entry {
 
 /* The executor's parts, by owner. Each is a member of groupconc_executor, named for its section. */
 
-/* The key table and the node pool ("key table", "bounded group table"): under table.lock. */
-typedef struct groupconc__table {
-    groupconc__mutex lock;         /* lock order: ex->lock, then this */
+/* A submitting thread's recycled task nodes for one executor ("task nodes"). Only its thread touches
+   `head`; the executor's list of them is under table.caches_lock, and destroy frees them. */
+typedef struct groupconc__node_cache {
+    struct groupconc__node_cache *next; /* ex->table.caches */
+    const void *owner;             /* its thread's token: the address of its groupconc__my_nodes */
+    groupconc_task *head;          /* linked by `next` (no task id) */
+} groupconc__node_cache;
+
+/* One stripe of the key table ("key table"): the groups whose hash's top bits name it; under its
+   lock. */
+typedef struct groupconc__stripe {
+    groupconc__mutex lock;         /* lock order: ex->lock, then the stripes in index order */
     groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
     uint32_t *hashes;              /* hashes[i]: 0 if slots[i] is empty, else its key's hash */
     size_t nslots, ngroups;
-    groupconc_task *node_pool;     /* recycled task nodes (no task id), linked by `next` */
-    groupconc__group *lru_head, *lru_tail; /* the bounded table's LRU list (bounded executors only) */
+    char pad[GROUPCONC__LINE];     /* two stripes' fields never share a cache line */
+} groupconc__stripe;
+
+/* The key table ("key table", "bounded group table"): GROUPCONC__STRIPES stripes, so that
+   submitters of different keys do not take one lock. */
+typedef struct groupconc__table {
+    groupconc__stripe stripes[GROUPCONC__STRIPES];
+    _Atomic size_t ngroups;        /* all stripes; changed under the group's stripe lock (a bounded
+                                      table reserves its place first: see groupconc__group_get) */
+    groupconc__mutex lru_lock;     /* the LRU list (bounded executors only): taken after stripes */
+    groupconc__group *lru_head, *lru_tail; /* the bounded table's LRU list, under lru_lock */
+    groupconc__mutex caches_lock;  /* the submitting threads' node caches (see "task nodes") */
+    groupconc__node_cache *caches; /* under caches_lock; freed by destroy */
+    size_t ncaches;                /* at most GROUPCONC__NODE_CACHES */
 } groupconc__table;
 
 /* The lock-free side of submit ("inbox"), each word on its own cache line. */
@@ -2762,10 +2811,13 @@ struct groupconc_executor {
     _Atomic bool any_max_wait;     /* a deadline may apply to a task: submit takes the lock; only
                                       ever set. Here, read by every submit: not beside a field the
                                       workers write for each task (false sharing cost W1 ~20 %) */
+    uint64_t node_gen;             /* this executor's number, unique in the process: a thread's
+                                      memo of its node cache names it ("task nodes") */
     char pad0[GROUPCONC__LINE];
 
-    /* The submitters' side. The key table and the node pool have their own lock, so that looking
-       up or creating a group never holds up the workers. Lock order: lock, then table.lock. */
+    /* The submitters' side. The key table's stripes have their own locks, so that looking up or
+       creating a group never holds up the workers. Lock order: lock, then the
+       stripes (in index order), then table.lru_lock. */
     groupconc__table table;
     char pad1[GROUPCONC__LINE];
     groupconc__inbox inbox;
@@ -2876,6 +2928,14 @@ typedef struct groupconc__frame {
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
+
+/* A thread's memo of its node cache for the executor it last submitted to (see "task nodes"). */
+typedef struct groupconc__node_memo {
+    uint64_t gen;                  /* the executor's node_gen (0: none yet) */
+    groupconc__node_cache *cache;  /* NULL: the executor had no room for one */
+} groupconc__node_memo;
+static GROUPCONC__TLS groupconc__node_memo groupconc__my_nodes;
+static _Atomic uint64_t groupconc__node_gens; /* the last node_gen given out */
 
 /* Calls from a resolver: the one rule, enforced here. A resolver runs under its executor's table
    lock (and maybe its lock too), so any call that would take a lock of that executor would wait
@@ -3005,17 +3065,72 @@ GROUPCONC__FN int groupconc__key_hash(const char *key, size_t *out_len, uint64_t
     return GROUPCONC_OK;
 }
 
+/* The key's stripe: the hash's top bits (a slot comes from its low 32 bits, so both spread). */
+GROUPCONC__FN groupconc__stripe *groupconc__stripe_of(groupconc_executor *ex, uint64_t hash) {
+    return &ex->table.stripes[(size_t)(hash >> 32) & (GROUPCONC__STRIPES - 1)];
+}
+
+/* Every stripe, in index order (the lock order), and back. Whoever holds them all sees the whole
+   table still, as one lock gave it: no group is created, found for a push, or removed meanwhile. */
+GROUPCONC__FN void groupconc__table_lock_all(groupconc_executor *ex) {
+    size_t i;
+    for (i = 0; i < GROUPCONC__STRIPES; i++) groupconc__mutex_lock(&ex->table.stripes[i].lock);
+}
+GROUPCONC__FN void groupconc__table_unlock_all(groupconc_executor *ex) {
+    size_t i = GROUPCONC__STRIPES;
+    while (i-- > 0) groupconc__mutex_unlock(&ex->table.stripes[i].lock);
+}
+
+/* The table's locks: the stripes' first n (all: GROUPCONC__STRIPES) and lru_lock. */
+GROUPCONC__FN void groupconc__table_locks_destroy(groupconc_executor *ex, size_t n) {
+    while (n-- > 0) groupconc__mutex_destroy(&ex->table.stripes[n].lock);
+    groupconc__mutex_destroy(&ex->table.lru_lock);
+    groupconc__mutex_destroy(&ex->table.caches_lock);
+}
+GROUPCONC__FN int groupconc__table_init(groupconc_executor *ex) {
+    size_t n;
+    int rc = groupconc__mutex_init(&ex->table.caches_lock);
+    if (rc != GROUPCONC_OK) return rc;
+    if ((rc = groupconc__mutex_init(&ex->table.lru_lock)) != GROUPCONC_OK) {
+        groupconc__mutex_destroy(&ex->table.caches_lock);
+        return rc;
+    }
+    atomic_init(&ex->table.ngroups, 0);
+    /* its number in the threads' node memos: never 0, never given out twice */
+    ex->node_gen = atomic_fetch_add_explicit(&groupconc__node_gens, 1, memory_order_relaxed) + 1;
+    for (n = 0; n < GROUPCONC__STRIPES; n++) {
+        if ((rc = groupconc__mutex_init(&ex->table.stripes[n].lock)) != GROUPCONC_OK) {
+            groupconc__table_locks_destroy(ex, n);
+            return rc;
+        }
+    }
+    return GROUPCONC_OK;
+}
+
+/* The group after the cursor (*s, *i), stripe by stripe; start at 0, 0. With every stripe held
+   (or no other thread left: destroy). */
+GROUPCONC__FN groupconc__group *groupconc__table_next(groupconc_executor *ex, size_t *s, size_t *i) {
+    for (; *s < GROUPCONC__STRIPES; (*s)++, *i = 0) {
+        const groupconc__stripe *st = &ex->table.stripes[*s];
+        while (*i < st->nslots) {
+            size_t k = (*i)++;
+            if (st->hashes[k]) return st->slots[k];
+        }
+    }
+    return NULL;
+}
+
 /* Beside each slot, the low 32 bits of its key's hash (0 = empty; groupconc__key_hash never gives
    0): a probe compares those and reads a group only on a match, so a new key costs no load beyond
    the hash words; and growing re-places every group from its hash word alone, without touching the
-   groups (a million groups are 150 MB of scattered memory). */
-GROUPCONC__FN groupconc__group *groupconc__table_find(groupconc_executor *ex, const char *key,
+   groups (a million groups are 150 MB of scattered memory). Under the stripe's lock. */
+GROUPCONC__FN groupconc__group *groupconc__table_find(const groupconc__stripe *st, const char *key,
                                                        size_t len, uint64_t hash) {
-    size_t mask = ex->table.nslots - 1, i;
+    size_t mask = st->nslots - 1, i;
     uint32_t h = (uint32_t)hash, c;
-    if (ex->table.nslots == 0) return NULL;
-    for (i = (size_t)h & mask; (c = ex->table.hashes[i]) != 0; i = (i + 1) & mask) {
-        groupconc__group *g = ex->table.slots[i];
+    if (st->nslots == 0) return NULL;
+    for (i = (size_t)h & mask; (c = st->hashes[i]) != 0; i = (i + 1) & mask) {
+        groupconc__group *g = st->slots[i];
         /* strncmp stops at the stored key's end: it may be shorter than len */
         if (c == h && strncmp(g->key, key, len) == 0 && g->key[len] == '\0') return g;
     }
@@ -3030,46 +3145,52 @@ GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, uint32_t *ha
     slots[i] = g;
 }
 
-/* Grows at 3/4 load; no fixed maximum of groups (below 2^32 slots: the hash words hold 32 bits of
-   position). One allocation holds both arrays. */
-GROUPCONC__FN int groupconc__table_insert(groupconc_executor *ex, groupconc__group *g, uint64_t hash) {
-    if ((ex->table.ngroups + 1) * 4 > ex->table.nslots * 3) {
-        size_t n = ex->table.nslots ? ex->table.nslots * 2 : 16, i, each = sizeof(groupconc__group *) + sizeof(uint32_t);
-        groupconc__group **slots;
-        uint32_t *hashes;
-        if (n - 1 > UINT32_MAX || n > SIZE_MAX / each) return GROUPCONC_ENOMEM;
-        slots = (groupconc__group **)GROUPCONC_MALLOC(n * each);
-        if (!slots) return GROUPCONC_ENOMEM;
-        hashes = (uint32_t *)(void *)(slots + n);
-        memset(hashes, 0, n * sizeof *hashes);
-        for (i = 0; i < ex->table.nslots; i++)
-            if (ex->table.hashes[i]) groupconc__table_place(slots, hashes, n, ex->table.slots[i], ex->table.hashes[i]);
-        if (ex->table.slots) GROUPCONC_FREE(ex->table.slots);
-        ex->table.slots = slots;
-        ex->table.hashes = hashes;
-        ex->table.nslots = n;
-    }
-    groupconc__table_place(ex->table.slots, ex->table.hashes, ex->table.nslots, g, (uint32_t)hash);
-    ex->table.ngroups++;
+/* Room for one more group in the stripe: grows at 3/4 load; no fixed maximum of groups (below 2^32
+   slots: the hash words hold 32 bits of position). One allocation holds both arrays. Apart from
+   the insertion, so that a creation that reclaims first cannot fail after the reclaim. */
+GROUPCONC__FN int groupconc__table_reserve(groupconc__stripe *st) {
+    size_t n, i, each = sizeof(groupconc__group *) + sizeof(uint32_t);
+    groupconc__group **slots;
+    uint32_t *hashes;
+    if ((st->ngroups + 1) * 4 <= st->nslots * 3) return GROUPCONC_OK;
+    n = st->nslots ? st->nslots * 2 : 16;
+    if (n - 1 > UINT32_MAX || n > SIZE_MAX / each) return GROUPCONC_ENOMEM;
+    slots = (groupconc__group **)GROUPCONC_MALLOC(n * each);
+    if (!slots) return GROUPCONC_ENOMEM;
+    hashes = (uint32_t *)(void *)(slots + n);
+    memset(hashes, 0, n * sizeof *hashes);
+    for (i = 0; i < st->nslots; i++)
+        if (st->hashes[i]) groupconc__table_place(slots, hashes, n, st->slots[i], st->hashes[i]);
+    if (st->slots) GROUPCONC_FREE(st->slots);
+    st->slots = slots;
+    st->hashes = hashes;
+    st->nslots = n;
     return GROUPCONC_OK;
 }
 
-/* Backward-shift deletion keeps probe chains intact without tombstones. */
-GROUPCONC__FN void groupconc__table_remove(groupconc_executor *ex, const groupconc__group *g, uint64_t hash) {
-    size_t mask = ex->table.nslots - 1, i = (size_t)(uint32_t)hash & mask, j;
-    while (ex->table.slots[i] != g || !ex->table.hashes[i]) i = (i + 1) & mask;
-    ex->table.hashes[i] = 0;
-    for (j = (i + 1) & mask; ex->table.hashes[j]; j = (j + 1) & mask) {
-        size_t home = (size_t)ex->table.hashes[j] & mask;
+/* After groupconc__table_reserve: cannot fail. */
+GROUPCONC__FN void groupconc__table_insert(groupconc__stripe *st, groupconc__group *g, uint64_t hash) {
+    groupconc__table_place(st->slots, st->hashes, st->nslots, g, (uint32_t)hash);
+    st->ngroups++;
+}
+
+/* Backward-shift deletion keeps probe chains intact without tombstones. The caller counts the
+   group out of table.ngroups. */
+GROUPCONC__FN void groupconc__table_remove(groupconc__stripe *st, const groupconc__group *g, uint64_t hash) {
+    size_t mask = st->nslots - 1, i = (size_t)(uint32_t)hash & mask, j;
+    while (st->slots[i] != g || !st->hashes[i]) i = (i + 1) & mask;
+    st->hashes[i] = 0;
+    for (j = (i + 1) & mask; st->hashes[j]; j = (j + 1) & mask) {
+        size_t home = (size_t)st->hashes[j] & mask;
         bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
         if (!stays) {
-            ex->table.slots[i] = ex->table.slots[j];
-            ex->table.hashes[i] = ex->table.hashes[j];
-            ex->table.hashes[j] = 0;
+            st->slots[i] = st->slots[j];
+            st->hashes[i] = st->hashes[j];
+            st->hashes[j] = 0;
             i = j;
         }
     }
-    ex->table.ngroups--;
+    st->ngroups--;
 }
 
 /* ==== groups ==================================================================================== */
@@ -3185,8 +3306,8 @@ GROUPCONC__FN int groupconc__limits_cmp(const void *a, const void *b) {
 
 GROUPCONC__FN int32_t groupconc__cap(int v) { return v == GROUPCONC_UNLIMITED ? INT32_MAX : (int32_t)v; }
 
-/* The per-group table's entry for key, or NULL. Under table.lock (live changes write the table
-   under it). */
+/* The per-group table's entry for key, or NULL. Under ex->lock or a stripe's lock (live changes
+   write the table under ex->lock and every stripe). */
 GROUPCONC__FN int groupconc__limits_key_cmp(const void *key, const void *entry) {
     return strcmp((const char *)key, ((const groupconc__limits_entry *)entry)->key);
 }
@@ -3198,7 +3319,8 @@ GROUPCONC__FN groupconc__limits_entry *groupconc__limits_find(groupconc_executor
 }
 
 /* Resolve g's concurrency (which == 0), in-flight cap (1) or queue threshold (2): the table entry,
-   else (concurrency) the resolver, else the default. The resolver runs here, under table.lock. */
+   else (concurrency) the resolver, else the default. The resolver runs here, under the key's stripe
+   lock (group creation) or ex->lock and every stripe (a live change). */
 GROUPCONC__FN int groupconc__resolve(groupconc_executor *ex, const groupconc__group *g,
                                      const groupconc__limits_entry *e, int which) {
     const groupconc_policy *p = &ex->policy;
@@ -3223,7 +3345,7 @@ GROUPCONC__FN int groupconc__resolve(groupconc_executor *ex, const groupconc__gr
     return e && e->queue_threshold != GROUPCONC_DEFAULT ? e->queue_threshold : p->default_queue_threshold;
 }
 
-/* ---- bounded group table: the LRU list (under table.lock) ---- */
+/* ---- bounded group table: the LRU list (under table.lru_lock, taken after any stripe) ---- */
 
 GROUPCONC__FN void groupconc__lru_unlink(groupconc_executor *ex, groupconc__group *g) {
     groupconc__lru *l = groupconc__lru_of(g);
@@ -3272,10 +3394,10 @@ GROUPCONC__FN void groupconc__lru_touch(groupconc_executor *ex, groupconc__group
 }
 
 /* Nothing of g is waiting, ready, running (or deferred) or out as a gate permit, and it is not
-   paused. Under ex->lock with the inbox drained under table.lock (a push happens under table.lock,
-   so no task of g is on its way in). A CALLER_RUNS re-run on a worker holds no permit (held == 0):
-   only the running and deferred lists know it, so under that policy they are looked through (a
-   reclaimed group's running task would miss a group shutdown's flag). */
+   paused. Under ex->lock with the inbox drained under g's stripe lock (a push happens under the
+   group's stripe lock, so no task of g is on its way in). A CALLER_RUNS re-run on a worker holds no
+   permit (held == 0): only the running and deferred lists know it, so under that policy they are
+   looked through (a reclaimed group's running task would miss a group shutdown's flag). */
 GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, const groupconc__group *g) {
     const groupconc_task *t;
     if ((g->flags & GROUPCONC__GF_PAUSED) || g->waiting_global != 0 || g->bulkhead.used != 0 ||
@@ -3290,12 +3412,13 @@ GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, co
 }
 
 /* Drop idle g from the table (as an evict of a group with nothing in it). Its memory lives on while
-   finished tasks' handles point at it. Under ex->lock and table.lock. */
+   finished tasks' handles point at it. Under ex->lock, every stripe and lru_lock. */
 GROUPCONC__FN void groupconc__reclaim_tlocked(groupconc_executor *ex, groupconc__group *g) {
     size_t len = 0;
     uint64_t hash = 0; /* set: the key was valid when the group was made (-O3 cannot tell) */
     (void)groupconc__key_hash(g->key, &len, &hash);
-    groupconc__table_remove(ex, g, hash);
+    groupconc__table_remove(groupconc__stripe_of(ex, hash), g, hash);
+    atomic_fetch_sub_explicit(&ex->table.ngroups, 1, memory_order_relaxed);
     groupconc__lru_unlink(ex, g);
     ex->groups_reclaimed++;
     groupconc__group_unref(g);
@@ -3318,15 +3441,17 @@ GROUPCONC__FN size_t groupconc__reclaim_batch(const groupconc_executor *ex) {
 
 /* The table is at max_groups and a new key comes: reclaim the least recently used idle group (and
    up to reclaim_batch - 1 more, the next least recently used, if idle). Busy ones met on the way go
-   to the tail (in use: recently used). Under ex->lock and table.lock. */
+   to the tail (in use: recently used). Under ex->lock and every stripe; takes lru_lock. */
 GROUPCONC__FN int groupconc__reclaim_lru_tlocked(groupconc_executor *ex, groupconc__batch *b) {
-    size_t n = ex->table.ngroups, want = groupconc__reclaim_batch(ex), got = 0;
+    size_t n = atomic_load_explicit(&ex->table.ngroups, memory_order_relaxed);
+    size_t want = groupconc__reclaim_batch(ex), got = 0;
     uint64_t now = groupconc__coarse_now_ns();
     groupconc__group *g;
     /* the inbox's tasks keep their groups busy; admitted without helping (a gate's try-acquire
        comes here too: what a busy worker left stays with the workers, see groupconc__lock_quiet) */
     if (groupconc__inbox_pending(ex) && groupconc__admit_inbox_locked(ex, b, false))
         (void)groupconc__kick_locked(ex);
+    groupconc__mutex_lock(&ex->table.lru_lock);
     while (n-- > 0 && got < want && (g = ex->table.lru_head) != NULL) {
         if (groupconc__group_idle_locked(ex, g)) {
             groupconc__reclaim_tlocked(ex, g);
@@ -3337,38 +3462,70 @@ GROUPCONC__FN int groupconc__reclaim_lru_tlocked(groupconc_executor *ex, groupco
             groupconc__lru_touch(ex, g, now);
         }
     }
+    groupconc__mutex_unlock(&ex->table.lru_lock);
     return got > 0 ? GROUPCONC_OK : GROUPCONC_EGROUPS_FULL;
 }
 
-#define GROUPCONC__NEED_LOCK 2 /* internal: at max_groups, reclaiming needs ex->lock: take the locked path */
+#define GROUPCONC__NEED_LOCK 2 /* internal: at max_groups, reclaiming needs ex->lock and every stripe */
+
+/* Count a new group into table.ngroups before it is made: false (nothing counted) at max_groups.
+   Under the key's stripe lock: two stripes' creations cannot both take the last place. */
+GROUPCONC__FN bool groupconc__group_count_in(groupconc_executor *ex) {
+    size_t n = atomic_load_explicit(&ex->table.ngroups, memory_order_relaxed);
+    do {
+        if (ex->policy.max_groups != GROUPCONC_UNLIMITED && n >= (size_t)ex->policy.max_groups) return false;
+    } while (!atomic_compare_exchange_weak_explicit(&ex->table.ngroups, &n, n + 1, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    return true;
+}
+
+/* Make the group of key in stripe st: its block, its place in the stripe, and (full: the table is at
+   max_groups; ex->lock and every stripe are held) the reclaim of an idle group, in that order, so
+   that a failed call reclaims nothing. Counted in table.ngroups on success. */
+GROUPCONC__FN int groupconc__group_make(groupconc_executor *ex, groupconc__stripe *st, size_t len,
+                                        size_t front, bool full, groupconc__batch *b, char **block) {
+    int rc = GROUPCONC_OK;
+    *block = (char *)GROUPCONC_MALLOC(front + offsetof(groupconc__group, key) + len + 1);
+    if (!*block) rc = GROUPCONC_ENOMEM;
+    else rc = groupconc__table_reserve(st);
+    if (rc == GROUPCONC_OK && full) {
+        rc = groupconc__reclaim_lru_tlocked(ex, b);
+        if (rc == GROUPCONC_OK && !groupconc__group_count_in(ex)) rc = GROUPCONC_EGROUPS_FULL;
+    }
+    if (rc != GROUPCONC_OK) {
+        if (*block) GROUPCONC_FREE(*block);
+        if (!full) atomic_fetch_sub_explicit(&ex->table.ngroups, 1, memory_order_relaxed);
+    }
+    return rc;
+}
 
 /* Find the group, or create it and resolve its limits once ("first resolution fixed"). Called with
-   ex->table.lock held, and ex->lock too when b is not NULL (the locked submit path, gates, pause):
-   the resolver runs there. A bounded table at its maximum reclaims an idle group first, which needs
-   ex->lock: without it, GROUPCONC__NEED_LOCK. */
-GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, size_t len,
-                                       uint64_t hash, groupconc__batch *b, groupconc__group **out) {
+   the key's stripe st locked, and ex->lock too when b is not NULL (the locked submit path, gates,
+   pause); `all`: every stripe is held (with ex->lock). The resolver runs there. A bounded table at
+   its maximum reclaims an idle group first, which needs ex->lock and every stripe: without them,
+   GROUPCONC__NEED_LOCK. */
+GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, groupconc__stripe *st, const char *key,
+                                       size_t len, uint64_t hash, groupconc__batch *b, bool all,
+                                       groupconc__group **out) {
     const groupconc_policy *p = &ex->policy;
     groupconc__limits_entry *e;
-    groupconc__group *g = groupconc__table_find(ex, key, len, hash);
+    groupconc__group *g = groupconc__table_find(st, key, len, hash);
     bool bounded = p->max_groups != GROUPCONC_UNLIMITED || p->group_idle_ns > 0, full;
     size_t front = (bounded ? sizeof(groupconc__lru) : 0) + (p->fleet.acquire ? sizeof(groupconc__group_fleet) : 0);
     char *block;
     int rc;
     if (g) {
-        if (bounded) groupconc__lru_touch(ex, g, groupconc__coarse_now_ns());
+        if (bounded) {
+            groupconc__mutex_lock(&ex->table.lru_lock);
+            groupconc__lru_touch(ex, g, groupconc__coarse_now_ns());
+            groupconc__mutex_unlock(&ex->table.lru_lock);
+        }
         *out = g;
         return GROUPCONC_OK;
     }
-    full = p->max_groups != GROUPCONC_UNLIMITED && ex->table.ngroups >= (size_t)p->max_groups;
-    if (full && !b) return GROUPCONC__NEED_LOCK;
-    block = (char *)GROUPCONC_MALLOC(front + offsetof(groupconc__group, key) + len + 1);
-    if (!block) return GROUPCONC_ENOMEM;
-    /* after the allocation, so that a failed call reclaims nothing; the table keeps its size */
-    if (full && (rc = groupconc__reclaim_lru_tlocked(ex, b)) != GROUPCONC_OK) {
-        GROUPCONC_FREE(block);
-        return rc;
-    }
+    full = !groupconc__group_count_in(ex);
+    if (full && !(b && all)) return GROUPCONC__NEED_LOCK;
+    if ((rc = groupconc__group_make(ex, st, len, front, full, b, &block)) != GROUPCONC_OK) return rc;
     g = (groupconc__group *)(void *)(block + front);
     memset(block, 0, front + offsetof(groupconc__group, key));
     memcpy(g->key, key, len);
@@ -3380,14 +3537,13 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
     g->conc.limit = groupconc__resolve(ex, g, e, 0);
     g->bulkhead.limit = groupconc__cap(groupconc__resolve(ex, g, e, 1));
     g->threshold = groupconc__resolve(ex, g, e, 2);
-    if (groupconc__table_insert(ex, g, hash) != GROUPCONC_OK) {
-        GROUPCONC_FREE(block);
-        return GROUPCONC_ENOMEM;
-    }
+    groupconc__table_insert(st, g, hash);
     if (bounded) {
         uint64_t now = groupconc__coarse_now_ns();
         atomic_init(&groupconc__lru_of(g)->last_used, now);
+        groupconc__mutex_lock(&ex->table.lru_lock);
         groupconc__lru_place(ex, g, now);
+        groupconc__mutex_unlock(&ex->table.lru_lock);
         /* a gate or a pause may create groups before any submit: the idle sweep must run (if it
            cannot start now, the next creation or locked submit tries again) */
         if (b && p->group_idle_ns > 0) (void)groupconc__keeper_start_locked(ex);
@@ -3396,6 +3552,35 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, const char *key, 
     /* the table holds it; `block` is what is in front of it (freed by groupconc__group_free) */
     /* cppcheck-suppress memleak */
     return GROUPCONC_OK;
+}
+
+/* groupconc__group_get under ex->lock (gates, pause): the key's stripe, or every stripe where a
+   bounded table at its maximum must reclaim first. Leaves no stripe held. */
+GROUPCONC__FN int groupconc__group_get_locked(groupconc_executor *ex, const char *key, size_t len,
+                                              uint64_t hash, groupconc__batch *b, groupconc__group **out) {
+    groupconc__stripe *st = groupconc__stripe_of(ex, hash);
+    int rc;
+    groupconc__mutex_lock(&st->lock);
+    rc = groupconc__group_get(ex, st, key, len, hash, b, false, out);
+    groupconc__mutex_unlock(&st->lock);
+    if (rc == GROUPCONC__NEED_LOCK) {
+        groupconc__table_lock_all(ex);
+        rc = groupconc__group_get(ex, st, key, len, hash, b, true, out);
+        groupconc__table_unlock_all(ex);
+    }
+    return rc;
+}
+
+/* The group of key, or NULL: under ex->lock (no reclaim or evict meanwhile), its stripe's lock
+   taken for the lookup. */
+GROUPCONC__FN groupconc__group *groupconc__find_locked(groupconc_executor *ex, const char *key,
+                                                       size_t len, uint64_t hash) {
+    groupconc__stripe *st = groupconc__stripe_of(ex, hash);
+    groupconc__group *g;
+    groupconc__mutex_lock(&st->lock);
+    g = groupconc__table_find(st, key, len, hash);
+    groupconc__mutex_unlock(&st->lock);
+    return g;
 }
 
 /* The semaphore of `layer`. Compares, not a switch: five cases make a jump table, an indirect
@@ -3835,16 +4020,17 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
                                            groupconc__batch *b) {
     groupconc__fifo victims = {NULL, NULL, 0};
     groupconc_task *t, *next;
-    size_t i;
+    groupconc__group *each;
+    size_t s = 0, i = 0;
     if (!g || g->waiting_global > 0) groupconc__sweep_shared(ex, &ex->global.waiters, g, &victims);
     if (!g || g->waiting_running > 0) groupconc__sweep_shared(ex, &ex->run_cap.waiters, g, &victims);
     if (g) {
         groupconc__sweep_group_queues(ex, g, &victims);
     } else {
-        groupconc__mutex_lock(&ex->table.lock);
-        for (i = 0; i < ex->table.nslots; i++)
-            if (ex->table.hashes[i]) groupconc__sweep_group_queues(ex, ex->table.slots[i], &victims);
-        groupconc__mutex_unlock(&ex->table.lock);
+        groupconc__table_lock_all(ex);
+        while ((each = groupconc__table_next(ex, &s, &i)) != NULL)
+            groupconc__sweep_group_queues(ex, each, &victims);
+        groupconc__table_unlock_all(ex);
     }
     if (!g || g->ready > 0) groupconc__sweep_shared(ex, &ex->ready, g, &victims);
     if (!g || groupconc__fleet_waiting(g) > 0) groupconc__sweep_shared(ex, &ex->fleet.layer.waiters, g, &victims);
@@ -4161,7 +4347,8 @@ GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) 
 
 /* ==== inbox: submitting without the executor lock =============================================== */
 /* When no layer can refuse a task (no queue thresholds: ex->inbox_ok), submit has nothing to decide
-   under the executor lock. It finds the group under table.lock and pushes the task onto ex->inbox.head;
+   under the executor lock. It finds the group under its stripe's lock and pushes the task onto
+   ex->inbox.head;
    whoever takes ex->lock next admits the whole inbox in submission order: a worker at each locked
    step, and every API call that looks at queues (groupconc__lock). A submit that finds the inbox
    empty makes sure someone will: when no worker is sure to lock again soon, it locks itself. */
@@ -4174,8 +4361,8 @@ GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
 
 /* Admit every task in the inbox, oldest first. Under ex->lock; `close` (shutdown) leaves the inbox
    closed, so that a later push fails. The submitter took no group reference: a group cannot leave
-   the table while one of its tasks is in the inbox (evict drains under table.lock, and a push
-   happens under table.lock with the group found in the table). */
+   the table while one of its tasks is in the inbox (evict and reclaim drain under the group's stripe
+   lock, and a push happens under that lock with the group found in the table). */
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
     if (!close && !groupconc__inbox_pending(ex)) return 0;
     groupconc__help_locked(ex, b, false); /* a permit it needs may sit with a finished task */
@@ -4274,7 +4461,7 @@ GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batc
    could start the task sooner, a missing one could be started: the submitter locks.) A worker
    raises nidle and nnapping before its last look at the inbox, and lowers nwaking and nstarting
    before its next one; with the push before these loads (sequentially consistent: pairing P1), one of the two
-   sides sees the other. A worker lowers nthreads under table.lock. With the pool at its size
+   sides sees the other. A worker lowers nthreads under every stripe lock. With the pool at its size
    (pool_cap) and every worker busy, a busy worker looks when its task returns, and the
    housekeeper's watch (keeper.watching) looks should none return; the housekeeper clears
    keeper.watching, then looks at the inbox (P1, its end), so that a push is either seen by it or
@@ -4306,7 +4493,7 @@ GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
 /* ==== submit: the public entry points, task nodes, the locked path ============================= */
 /* Submit reaches forward: into completion (a task refused or run in submit completes at once), the
    handles (execute_all waits) and the pool (a worker for a ready task, a recycled node). */
-GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex);
+GROUPCONC__FN groupconc_task *groupconc__node_get(groupconc_executor *ex);
 GROUPCONC__FN void groupconc__emit(groupconc_executor *ex, const groupconc_task *self,
                                    groupconc_event_type type, const char *group, const char *task_id,
                                    int reason, const groupconc_result *result);
@@ -4364,14 +4551,16 @@ GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
     atomic_init(&t->state, GROUPCONC__ST_EXEC_REF | (handle ? GROUPCONC__ST_HANDLE_REF : 0u));
 }
 
-/* Find or create the group and take a node, under table.lock. On failure nothing is left held
-   (a node the caller allocated is its own to free). */
-GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, const char *group, size_t klen,
-                                             uint64_t hash, groupconc__batch *b, groupconc__group **g,
+/* Find or create the group and take a node, under the key's stripe lock st (groupconc__group_get
+   says when more is held). On failure nothing is left held (a node the caller allocated is its own
+   to free). */
+GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, groupconc__stripe *st,
+                                             const char *group, size_t klen, uint64_t hash,
+                                             groupconc__batch *b, bool all, groupconc__group **g,
                                              groupconc_task **t) {
-    int rc = groupconc__group_get(ex, group, klen, hash, b, g);
+    int rc = groupconc__group_get(ex, st, group, klen, hash, b, all, g);
     if (rc == GROUPCONC_OK && !*t) {
-        *t = groupconc__node_get_tlocked(ex);
+        *t = groupconc__node_get(ex);
         if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(sizeof **t);
         if (!*t) rc = GROUPCONC_ENOMEM;
     }
@@ -4385,7 +4574,7 @@ GROUPCONC__FN bool groupconc__any_max_wait(groupconc_executor *ex) {
 }
 
 /* A task's deadline (monotonic ns, 0 = none): its own max wait, else its group's table entry, else
-   the policy default. Under table.lock (the table and the default change under it). */
+   the policy default. Under a stripe's lock (the table and the default change under all of them). */
 GROUPCONC__FN uint64_t groupconc__deadline_at(groupconc_executor *ex, int64_t own, const char *key) {
     int64_t wait = own;
     if (wait == 0) {
@@ -4430,23 +4619,25 @@ GROUPCONC__FN void groupconc__refused(groupconc_executor *ex, const char *group,
     }
 }
 
-/* The inbox path (ex->inbox_ok): look the group up and push, without ex->lock. A worker must be
-   alive at the push (one that retires checks the inbox under the same table.lock). */
+/* The inbox path (ex->inbox_ok): look the group up and push, without ex->lock, under the key's
+   stripe lock. A worker must be alive at the push (one that retires checks the inbox under every
+   stripe lock). */
 GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupconc_task_spec *spec,
                                           size_t klen, uint64_t hash, size_t idlen,
                                           groupconc_task **out_task, groupconc_task *t) {
     const char *group = spec->group, *task_id = spec->task_id;
     groupconc__group *g = NULL;
     groupconc_task *old = NULL; /* set before use; some gcc -O levels cannot tell */
+    groupconc__stripe *st = groupconc__stripe_of(ex, hash);
     int rc;
-    groupconc__mutex_lock(&ex->table.lock);
+    groupconc__mutex_lock(&st->lock);
     if (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) == 0) {
-        groupconc__mutex_unlock(&ex->table.lock);
+        groupconc__mutex_unlock(&st->lock);
         return GROUPCONC__NO_WORKER; /* the locked path starts one, or refuses */
     }
-    rc = groupconc__prepare_tlocked(ex, group, klen, hash, NULL, &g, &t);
+    rc = groupconc__prepare_tlocked(ex, st, group, klen, hash, NULL, false, &g, &t);
     if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: reclaiming takes the executor lock */
-        groupconc__mutex_unlock(&ex->table.lock);
+        groupconc__mutex_unlock(&st->lock);
         return GROUPCONC__NO_WORKER;
     }
     if (rc == GROUPCONC_OK) {
@@ -4460,7 +4651,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
                                                         memory_order_relaxed));
         if (old == GROUPCONC__INBOX_CLOSED(ex)) rc = GROUPCONC_ESHUTDOWN;
     }
-    groupconc__mutex_unlock(&ex->table.lock); /* from here on t may already be running */
+    groupconc__mutex_unlock(&st->lock); /* from here on t may already be running */
     if (rc != GROUPCONC_OK) {
         GROUPCONC_ASSERT(rc != GROUPCONC__NO_WORKER); /* the caller goes on with t after that one */
         if (t) GROUPCONC_FREE(t);
@@ -4480,7 +4671,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
 
 /* The node of a task with extras (a task id, a cleanup, a queue deadline, a fleet slot): its own
    size, the task id's length in *idlen. NULL when out of memory. A plain task takes a recycled node
-   under table.lock instead. */
+   under its stripe's lock instead. */
 GROUPCONC__FN groupconc_task *groupconc__node_with_extras(const groupconc_executor *ex,
                                                          const groupconc_task_spec *spec,
                                                          bool deadline_block, size_t *idlen) {
@@ -4493,8 +4684,9 @@ GROUPCONC__FN groupconc_task *groupconc__node_with_extras(const groupconc_execut
 }
 
 /* The locked path, before the task is admitted: a worker to run it (none and none can start:
-   refuse), the housekeeper where groups may idle, the group and a node (under table.lock), and for a
-   task with a queue deadline a slot in the heap. Under ex->lock; *deadline_at is 0 for none. */
+   refuse), the housekeeper where groups may idle, the group and a node (under the key's stripe lock,
+   or every stripe where a bounded table at its maximum must reclaim first), and for a task with a
+   queue deadline a slot in the heap. Under ex->lock; *deadline_at is 0 for none. */
 GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
                                                    const groupconc_task_spec *spec,
                                                    size_t klen, uint64_t hash, bool deadline_block,
@@ -4507,11 +4699,20 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
     if (rc == GROUPCONC_OK && ex->policy.group_idle_ns > 0)
         (void)groupconc__keeper_start_locked(ex); /* if it cannot start, the next locked submit tries */
     if (rc == GROUPCONC_OK) {
-        groupconc__mutex_lock(&ex->table.lock);
-        rc = groupconc__prepare_tlocked(ex, spec->group, klen, hash, b, g, t);
+        groupconc__stripe *st = groupconc__stripe_of(ex, hash);
+        bool all = false;
+        groupconc__mutex_lock(&st->lock);
+        rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, false, g, t);
+        if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: a reclaim needs every stripe */
+            groupconc__mutex_unlock(&st->lock);
+            groupconc__table_lock_all(ex);
+            all = true;
+            rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, true, g, t);
+        }
         if (rc == GROUPCONC_OK && deadline_block)
             *deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, (*g)->key);
-        groupconc__mutex_unlock(&ex->table.lock);
+        if (all) groupconc__table_unlock_all(ex);
+        else groupconc__mutex_unlock(&st->lock);
     }
     if (rc == GROUPCONC_OK && *deadline_at) /* a slot in the heap and a thread to watch it, or refuse */
         rc = groupconc__timer_reserve_locked(ex);
@@ -5542,9 +5743,9 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
    sleeping  idle otherwise: nidle raised (P1), a last     work_cv signalled: step; keep_alive_ns
              look at the inbox; waits on work_cv until     idle with nothing ready: retiring
              its keep-alive runs out                       (worker_sleep_locked)
-   retiring  idle keep_alive_ns: under table.lock (where   the inbox empty: gone, nthreads lowered,
-             submit checks for a worker and pushes), it    moved to ex->pool.zombies, joined by the next
-             looks at the inbox once more                  spawn_locked or by destroy; else: step
+   retiring  idle keep_alive_ns: under every stripe lock   the inbox empty: gone, nthreads lowered,
+             (where submit checks for a worker and         moved to ex->pool.zombies, joined by the next
+             pushes), it looks at the inbox once more      spawn_locked or by destroy; else: step
                                                            (worker_retire_locked)
    exiting   an idle turn once destroy set ex->stopping    it returns; destroy joins it
              (and broadcast on work_cv)                    (worker_idle_locked)
@@ -5790,9 +5991,10 @@ GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
     return NULL;
 }
 
-/* A worker's freed nodes go to the submitters whole, and only once they took the previous lot:
-   what is cached stays bounded (a pool, one lot in transit, one per worker) without a counter
-   that every submit would have to write. */
+/* A worker's freed nodes go to the submitters whole, and only once one of them took the previous
+   lot: what is cached stays bounded (a lot per thread's cache, at most GROUPCONC__NODE_CACHES of
+   them; one lot in transit; one per worker) without a counter that every submit would have to
+   write. */
 GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__nodes *d) {
     groupconc_task *none = NULL;
     if (d->head && atomic_load_explicit(&ex->inbox.node_returns, memory_order_relaxed) == NULL &&
@@ -5811,16 +6013,65 @@ GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
     }
 }
 
-/* A recycled node, or NULL. Under ex->table.lock. */
-GROUPCONC__FN groupconc_task *groupconc__node_get_tlocked(groupconc_executor *ex) {
-    groupconc_task *t = ex->table.node_pool;
+/* ---- task nodes: a cache per submitting thread ----
+   A submitting thread takes the nodes the workers returned (the lot in inbox.node_returns, taken
+   whole) into a cache of its own for this executor, so that taking a node needs no lock and no
+   atomic write. Not a pool per key-table stripe: there a node went back to the pool of its key's
+   stripe and waited 16 times longer to be used again, and W2 lost all that recycling gains (issue
+   26, docs/performance.md). A thread finds its cache through a memo in its own storage, named by
+   the executor's node_gen (unique in the process: an executor made where a destroyed one was is
+   another number), else looks it up or adds it under table.caches_lock; a thread that starts at
+   the address of one that ended takes over its cache. Past GROUPCONC__NODE_CACHES threads, a
+   thread has none and allocates (memory stays bounded: a lot per cache). Destroy frees them. */
+
+GROUPCONC__FN groupconc__node_cache *groupconc__node_cache_find(groupconc_executor *ex) {
+    groupconc__node_cache *c;
+    const void *me = &groupconc__my_nodes;
+    bool full;
+    groupconc__mutex_lock(&ex->table.caches_lock);
+    for (c = ex->table.caches; c && c->owner != me; c = c->next) {}
+    if (!c && ex->table.ncaches < GROUPCONC__NODE_CACHES &&
+        (c = (groupconc__node_cache *)GROUPCONC_MALLOC(sizeof *c)) != NULL) {
+        c->owner = me;
+        c->head = NULL;
+        c->next = ex->table.caches;
+        ex->table.caches = c;
+        ex->table.ncaches++;
+    }
+    full = ex->table.ncaches >= GROUPCONC__NODE_CACHES;
+    groupconc__mutex_unlock(&ex->table.caches_lock);
+    if (c || full) { /* not after a failed allocation: the next submit tries again */
+        groupconc__my_nodes.gen = ex->node_gen;
+        groupconc__my_nodes.cache = c;
+    }
+    return c;
+}
+
+/* A recycled node, or NULL: this thread's cache, refilled when empty with the workers' lot. */
+GROUPCONC__FN groupconc_task *groupconc__node_get(groupconc_executor *ex) {
+    groupconc__node_cache *c = groupconc__my_nodes.gen == ex->node_gen ? groupconc__my_nodes.cache
+                                                                       : groupconc__node_cache_find(ex);
+    groupconc_task *t;
+    if (!c) return NULL;
+    t = c->head;
     if (!t && atomic_load_explicit(&ex->inbox.node_returns, memory_order_relaxed))
         t = atomic_exchange_explicit(&ex->inbox.node_returns, NULL, memory_order_acquire);
     if (t) {
-        ex->table.node_pool = t->next;
+        c->head = t->next;
         if (t->next) GROUPCONC__PREFETCH(t->next); /* last written by a worker: fetch it early */
     }
     return t;
+}
+
+/* Every thread's cache of ex, at destroy (no submit can run). */
+GROUPCONC__FN void groupconc__node_caches_free(groupconc_executor *ex) {
+    while (ex->table.caches) {
+        groupconc__node_cache *c = ex->table.caches;
+        ex->table.caches = c->next;
+        groupconc__nodes_free(c->head);
+        GROUPCONC_FREE(c);
+    }
+    ex->table.ncaches = 0;
 }
 
 /* What a worker keeps from one step of its loop to the next: worker_main's state, shared with the
@@ -5974,17 +6225,18 @@ GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, grou
            b->rejected.count != 0 || b->asks;
 }
 
-/* Retiring: idle for keep_alive_ns. Under table.lock, where submit checks for a worker and pushes in
-   one step: either it sees this worker gone, or this worker sees its task (and does not retire:
-   false). A retired worker is joined by the next spawn_locked, or by destroy. */
+/* Retiring: idle for keep_alive_ns. Under every stripe lock, where submit checks for a worker and
+   pushes in one step (under its key's stripe lock): either it sees this worker gone, or this worker
+   sees its task (and does not retire: false). A retired worker is joined by the next spawn_locked,
+   or by destroy. */
 GROUPCONC__FN bool groupconc__worker_retire_locked(groupconc__worker_loop *w) {
     groupconc_executor *ex = w->ex;
     groupconc__worker **pw = &ex->pool.workers;
     bool retire;
-    groupconc__mutex_lock(&ex->table.lock);
+    groupconc__table_lock_all(ex);
     retire = !groupconc__inbox_pending(ex);
     if (retire) atomic_fetch_sub_explicit(&ex->pool.nthreads, 1, memory_order_seq_cst);
-    groupconc__mutex_unlock(&ex->table.lock);
+    groupconc__table_unlock_all(ex);
     if (!retire) return false;
     while (*pw != w->self) pw = &(*pw)->next;
     *pw = w->self->next;
@@ -6232,7 +6484,8 @@ GROUPCONC__FN void groupconc__expire_locked(groupconc_executor *ex, uint64_t now
     }
 }
 
-/* Reclaim the groups idle for group_idle_ns. Under ex->lock and table.lock, the inbox drained.
+/* Reclaim the groups idle for group_idle_ns. Under ex->lock, every stripe and lru_lock, the inbox
+   drained.
    Returns when to look again (coarse clock), or UINT64_MAX. */
 GROUPCONC__FN uint64_t groupconc__sweep_idle_tlocked(groupconc_executor *ex) {
     uint64_t idle = (uint64_t)ex->policy.group_idle_ns, now = groupconc__coarse_now_ns();
@@ -6448,10 +6701,12 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
         if (ex->keeper.ntimers > 0) wake = groupconc__timer_at(ex, 0);
         if (ex->policy.group_idle_ns > 0) {
             uint64_t w;
-            groupconc__mutex_lock(&ex->table.lock);
+            groupconc__table_lock_all(ex);
             (void)groupconc__drain_locked(ex, &b, false); /* no task of a group may be on its way in */
+            groupconc__mutex_lock(&ex->table.lru_lock);
             w = groupconc__sweep_idle_tlocked(ex);
-            groupconc__mutex_unlock(&ex->table.lock);
+            groupconc__mutex_unlock(&ex->table.lru_lock);
+            groupconc__table_unlock_all(ex);
             if (w < wake) wake = w;
             /* a group created from now on is due an idle time from now at the earliest: nobody
                signals its creation, so look again by then */
@@ -6788,7 +7043,7 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     stage = 3;
     if ((rc = groupconc__cond_init(&ex->idle_cv)) != GROUPCONC_OK) goto fail;
     stage = 4;
-    if ((rc = groupconc__mutex_init(&ex->table.lock)) != GROUPCONC_OK) goto fail;
+    if ((rc = groupconc__table_init(ex)) != GROUPCONC_OK) goto fail;
     stage = 5;
 #ifndef GROUPCONC_NO_SCOPES
     if ((rc = groupconc__mutex_init(&ex->scope_lock)) != GROUPCONC_OK) goto fail;
@@ -6808,7 +7063,7 @@ fail: /* undo in reverse */
 #ifndef GROUPCONC_NO_SCOPES
     if (stage >= 6) groupconc__mutex_destroy(&ex->scope_lock);
 #endif
-    if (stage >= 5) groupconc__mutex_destroy(&ex->table.lock);
+    if (stage >= 5) groupconc__table_locks_destroy(ex, GROUPCONC__STRIPES);
     if (stage >= 4) groupconc__cond_destroy(&ex->idle_cv);
     if (stage >= 3) groupconc__cond_destroy(&ex->pool.work_cv);
     if (stage >= 2) groupconc__mutex_destroy(&ex->done_lock);
@@ -6851,7 +7106,8 @@ GROUPCONC__FN void groupconc__cancel_held_back_locked(groupconc_executor *ex, gr
     groupconc__fifo victims = {NULL, NULL, 0};
     groupconc__fifo *shared[3];
     groupconc_task *t, *next;
-    size_t i;
+    groupconc__group *g;
+    size_t s = 0, i;
     if (!ex->paused && ex->npaused == 0) return;
     shared[0] = &ex->global.waiters; /* the queues all groups share; then each paused group's own */
     shared[1] = &ex->run_cap.waiters;
@@ -6865,11 +7121,10 @@ GROUPCONC__FN void groupconc__cancel_held_back_locked(groupconc_executor *ex, gr
             }
         }
     }
-    groupconc__mutex_lock(&ex->table.lock);
-    for (i = 0; i < ex->table.nslots; i++)
-        if (ex->table.hashes[i] && groupconc__paused(ex, ex->table.slots[i]))
-            groupconc__sweep_group_queues(ex, ex->table.slots[i], &victims);
-    groupconc__mutex_unlock(&ex->table.lock);
+    groupconc__table_lock_all(ex);
+    for (i = 0; (g = groupconc__table_next(ex, &s, &i)) != NULL;)
+        if (groupconc__paused(ex, g)) groupconc__sweep_group_queues(ex, g, &victims);
+    groupconc__table_unlock_all(ex);
     if (victims.count == 0) return;
     ex->held_back_cut += victims.count;
     while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
@@ -6948,7 +7203,8 @@ GROUPCONC__FN bool groupconc__gates_or_scopes_locked(groupconc_executor *ex) {
 
 GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__worker *list, *w;
-    size_t i;
+    groupconc__group *g;
+    size_t s = 0, i = 0;
     if (!ex) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
@@ -6999,10 +7255,11 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__mutex_unlock(&ex->done_lock);
     if (ex->policy.fleet.detach) /* its threads may still notify until this returns */
         ex->policy.fleet.detach(ex->policy.fleet.user_data, ex);
-    for (i = 0; i < ex->table.nslots; i++)
-        if (ex->table.hashes[i]) groupconc__group_unref(ex->table.slots[i]);
-    if (ex->table.slots) GROUPCONC_FREE(ex->table.slots); /* hashes share its allocation */
-    groupconc__nodes_free(ex->table.node_pool);
+    while ((g = groupconc__table_next(ex, &s, &i)) != NULL) groupconc__group_unref(g);
+    for (s = 0; s < GROUPCONC__STRIPES; s++) {
+        if (ex->table.stripes[s].slots) GROUPCONC_FREE(ex->table.stripes[s].slots); /* and hashes */
+    }
+    groupconc__node_caches_free(ex);
     groupconc__nodes_free(atomic_load_explicit(&ex->inbox.node_returns, memory_order_acquire));
     groupconc__limits_free(ex);
     if (ex->keeper.timers) GROUPCONC_FREE(ex->keeper.timers);
@@ -7010,7 +7267,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
 #ifndef GROUPCONC_NO_SCOPES
     groupconc__mutex_destroy(&ex->scope_lock);
 #endif
-    groupconc__mutex_destroy(&ex->table.lock);
+    groupconc__table_locks_destroy(ex, GROUPCONC__STRIPES);
     groupconc__cond_destroy(&ex->idle_cv);
     groupconc__cond_destroy(&ex->pool.work_cv);
     groupconc__mutex_destroy(&ex->done_lock);
@@ -7025,15 +7282,17 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
     uint64_t hash;
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc__group *g;
+    groupconc__stripe *st;
     size_t len;
     int rc;
     if (!ex || !group) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
+    st = groupconc__stripe_of(ex, hash);
     groupconc__mutex_lock(&ex->lock);
-    groupconc__mutex_lock(&ex->table.lock); /* no push between the drain and the removal */
+    groupconc__mutex_lock(&st->lock); /* no push into g between the drain and the removal */
     if (groupconc__drain_locked(ex, &b, false)) (void)groupconc__kick_locked(ex);
-    g = groupconc__table_find(ex, group, len, hash);
+    g = groupconc__table_find(st, group, len, hash);
     if (g) {
         groupconc__sweep_locked(ex, g, &b);
         (void)groupconc__kick_locked(ex);
@@ -7042,12 +7301,17 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
                 g->flags &= (uint8_t)~GROUPCONC__GF_PAUSED;
                 ex->npaused--;
             }
-            if (g->flags & GROUPCONC__GF_LRU) groupconc__lru_unlink(ex, g);
-            groupconc__table_remove(ex, g, hash);
+            if (g->flags & GROUPCONC__GF_LRU) {
+                groupconc__mutex_lock(&ex->table.lru_lock);
+                groupconc__lru_unlink(ex, g);
+                groupconc__mutex_unlock(&ex->table.lru_lock);
+            }
+            groupconc__table_remove(st, g, hash);
+            atomic_fetch_sub_explicit(&ex->table.ngroups, 1, memory_order_relaxed);
             groupconc__group_unref(g);
         }
     }
-    groupconc__mutex_unlock(&ex->table.lock);
+    groupconc__mutex_unlock(&st->lock);
     groupconc__mutex_unlock(&ex->lock);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
@@ -7112,13 +7376,13 @@ typedef char groupconc__check_executor_stats_size[sizeof(groupconc_executor_stat
 #undef GROUPCONC__STATS_CHECK
 
 /* A task's max wait where its own is 0: the table entry's, else the policy default. Under ex->lock
-   (the table and the default change under ex->lock and table.lock). */
+   (the table and the default change under ex->lock and every stripe lock). */
 GROUPCONC__FN int64_t groupconc__entry_max_wait(const groupconc_executor *ex, const groupconc__limits_entry *e) {
     return e && e->max_wait_ns != 0 ? e->max_wait_ns : ex->policy.default_max_wait_ns;
 }
 
 /* One group's stats (groupconc_group_stats_get, and each group of the dump). Under ex->lock with the
-   inbox admitted; e: g's limits entry or NULL (found under table.lock; stable under ex->lock). */
+   inbox admitted; e: g's limits entry or NULL (stable under ex->lock). */
 GROUPCONC__FN void groupconc__group_stats_locked(groupconc_executor *ex, const groupconc__group *g,
                                                  const groupconc__limits_entry *e,
                                                  groupconc_group_stats *out_stats) {
@@ -7203,10 +7467,8 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__lock_quiet(ex, &b); /* runs no other task's code here ("where callbacks run") */
-    groupconc__mutex_lock(&ex->table.lock);
-    g = groupconc__table_find(ex, group, len, hash);
-    e = groupconc__limits_find(ex, group);
-    groupconc__mutex_unlock(&ex->table.lock); /* neither changes without ex->lock */
+    g = groupconc__find_locked(ex, group, len, hash);
+    e = groupconc__limits_find(ex, group); /* it changes under ex->lock only */
     rc = GROUPCONC_OK;
     if (g) groupconc__group_stats_locked(ex, g, e, out_stats);
     else if (e) groupconc__entry_stats_locked(ex, e, out_stats);
@@ -7217,11 +7479,9 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
 }
 
 /* The executor's stats (groupconc_executor_stats_get, and the dump's "executor"). Under ex->lock with
-   the inbox admitted; takes table.lock for a moment (not held by the caller). */
+   the inbox admitted. */
 GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, groupconc_executor_stats *out_stats) {
-    groupconc__mutex_lock(&ex->table.lock);
-    out_stats->groups = ex->table.ngroups;
-    groupconc__mutex_unlock(&ex->table.lock);
+    out_stats->groups = atomic_load_explicit(&ex->table.ngroups, memory_order_relaxed);
     out_stats->gate_permits = GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL);
     out_stats->running = ex->nrunning + out_stats->gate_permits;
     out_stats->ready = ex->ready.count;
@@ -7273,32 +7533,34 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
 
 GROUPCONC__PUBLIC int groupconc_group_keys_get(groupconc_executor *ex, char ***out_keys,
                                                size_t *out_count) {
-    size_t i, n = 0, bytes;
+    size_t s = 0, i = 0, n = 0, bytes;
     char **keys, *text;
+    const groupconc__group *g;
     if (out_keys) *out_keys = NULL;
     if (out_count) *out_count = 0;
     if (!ex || !out_keys || !out_count) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__mutex_lock(&ex->table.lock);
-    bytes = (ex->table.ngroups + 1) * sizeof(char *);
-    for (i = 0; i < ex->table.nslots; i++)
-        if (ex->table.hashes[i]) bytes += strlen(ex->table.slots[i]->key) + 1;
+    groupconc__table_lock_all(ex);
+    bytes = sizeof(char *);
+    while ((g = groupconc__table_next(ex, &s, &i)) != NULL) {
+        n++;
+        bytes += sizeof(char *) + strlen(g->key) + 1;
+    }
     keys = (char **)GROUPCONC_MALLOC(bytes);
     if (!keys) {
-        groupconc__mutex_unlock(&ex->table.lock);
+        groupconc__table_unlock_all(ex);
         return GROUPCONC_ENOMEM;
     }
-    text = (char *)(keys + ex->table.ngroups + 1);
-    for (i = 0; i < ex->table.nslots; i++) {
-        size_t len;
-        if (!ex->table.hashes[i]) continue;
-        len = strlen(ex->table.slots[i]->key) + 1;
-        memcpy(text, ex->table.slots[i]->key, len);
+    text = (char *)(keys + n + 1);
+    n = 0;
+    for (s = 0, i = 0; (g = groupconc__table_next(ex, &s, &i)) != NULL;) {
+        size_t len = strlen(g->key) + 1;
+        memcpy(text, g->key, len);
         keys[n++] = text;
         text += len;
     }
     keys[n] = NULL;
-    groupconc__mutex_unlock(&ex->table.lock);
+    groupconc__table_unlock_all(ex);
     *out_keys = keys;
     *out_count = n;
     return GROUPCONC_OK;
@@ -7309,7 +7571,7 @@ GROUPCONC__PUBLIC void groupconc_group_keys_free(char **keys) {
 }
 
 /* ==== executor API: live limits, pause and resume ============================================== */
-/* Each change is one step under ex->lock (and table.lock for the table): the inbox is admitted
+/* Each change is one step under ex->lock (and every stripe lock for the table): the inbox is admitted
    first, the new values are written, then the layers whose caps rose (or that a resume opened)
    hand their free permits to their waiters, oldest first, and the pump moves those on. Lowering
    writes the cap only: release_layer counts down while used > limit. */
@@ -7356,19 +7618,19 @@ GROUPCONC__FN void groupconc__refill_locked(groupconc_executor *ex, groupconc__g
 }
 
 GROUPCONC__FN void groupconc__refill_all_tlocked(groupconc_executor *ex, groupconc__batch *b) {
-    size_t i;
+    size_t s = 0, i = 0;
+    groupconc__group *g;
     (void)groupconc__fill_layer(ex, NULL, GROUPCONC__L_RUNNING, b);
     (void)groupconc__fill_layer(ex, NULL, GROUPCONC__L_GLOBAL, b);
-    for (i = 0; i < ex->table.nslots; i++) {
-        if (!ex->table.hashes[i]) continue;
-        (void)groupconc__fill_layer(ex, ex->table.slots[i], GROUPCONC__L_BULKHEAD, b);
-        (void)groupconc__fill_layer(ex, ex->table.slots[i], GROUPCONC__L_CONCURRENCY, b);
+    while ((g = groupconc__table_next(ex, &s, &i)) != NULL) {
+        (void)groupconc__fill_layer(ex, g, GROUPCONC__L_BULKHEAD, b);
+        (void)groupconc__fill_layer(ex, g, GROUPCONC__L_CONCURRENCY, b);
     }
     groupconc__pump(ex, b);
     (void)groupconc__kick_locked(ex);
 }
 
-/* The table entry for key, inserted (all DEFAULT) if missing. Under ex->lock and table.lock. */
+/* The table entry for key, inserted (all DEFAULT) if missing. Under ex->lock and every stripe lock. */
 GROUPCONC__FN int groupconc__limits_entry_get(groupconc_executor *ex, const char *key, size_t len,
                                               groupconc__limits_entry **out) {
     size_t n = ex->policy.group_count, at = 0, lo = 0, hi = n;
@@ -7413,7 +7675,7 @@ GROUPCONC__FN int groupconc__limits_entry_get(groupconc_executor *ex, const char
 GROUPCONC__FN bool groupconc__keep_or(int v, bool ok) { return v == GROUPCONC_KEEP || ok; }
 
 /* An entry that sets nothing any more leaves the table (so that many short-lived keys reset to
-   their defaults do not grow it). Under ex->lock and table.lock. */
+   their defaults do not grow it). Under ex->lock and every stripe lock. */
 GROUPCONC__FN void groupconc__limits_entry_trim(groupconc_executor *ex, groupconc__limits_entry *e) {
     size_t at = (size_t)(e - ex->limits), n = ex->policy.group_count;
     if (e->concurrency != GROUPCONC_DEFAULT || e->max_in_flight != GROUPCONC_DEFAULT ||
@@ -7447,7 +7709,7 @@ GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const g
         groupconc__flush_and_retire(ex, &b);
         return GROUPCONC_ESHUTDOWN;
     }
-    groupconc__mutex_lock(&ex->table.lock);
+    groupconc__table_lock_all(ex); /* group creation reads the table under a stripe's lock */
     rc = groupconc__limits_entry_get(ex, l->group, len, &e);
     if (rc == GROUPCONC_OK) {
         if (l->concurrency != GROUPCONC_KEEP) e->concurrency = l->concurrency;
@@ -7459,7 +7721,7 @@ GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const g
         }
         if (e->queue_threshold != GROUPCONC_UNLIMITED && e->queue_threshold != GROUPCONC_DEFAULT)
             atomic_store_explicit(&ex->inbox_ok, false, memory_order_relaxed); /* can refuse now */
-        g = groupconc__table_find(ex, l->group, len, hash);
+        g = groupconc__table_find(groupconc__stripe_of(ex, hash), l->group, len, hash);
         if (g) { /* all three in this one locked step */
             if (l->concurrency != GROUPCONC_KEEP) g->conc.limit = groupconc__resolve(ex, g, e, 0);
             if (l->max_in_flight != GROUPCONC_KEEP)
@@ -7474,7 +7736,7 @@ GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const g
     } else {
         g = NULL;
     }
-    groupconc__mutex_unlock(&ex->table.lock);
+    groupconc__table_unlock_all(ex);
     if (g) groupconc__refill_locked(ex, g, &b);
     groupconc__debug_check(ex, g);
     groupconc__mutex_unlock(&ex->lock);
@@ -7504,7 +7766,7 @@ GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, cons
         return GROUPCONC_ESHUTDOWN;
     }
     p = &ex->policy;
-    groupconc__mutex_lock(&ex->table.lock); /* group creation reads the defaults under it */
+    groupconc__table_lock_all(ex); /* group creation reads the defaults under a stripe's lock */
     if (l->global_max_in_flight != GROUPCONC_KEEP) {
         p->global_max_in_flight = l->global_max_in_flight;
         ex->global.limit = groupconc__cap(l->global_max_in_flight);
@@ -7526,7 +7788,7 @@ GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, cons
     if (p->global_queue_threshold != GROUPCONC_UNLIMITED || p->max_waiting != GROUPCONC_UNLIMITED ||
         p->default_queue_threshold != GROUPCONC_UNLIMITED)
         atomic_store_explicit(&ex->inbox_ok, false, memory_order_relaxed); /* can refuse now */
-    groupconc__mutex_unlock(&ex->table.lock);
+    groupconc__table_unlock_all(ex);
     groupconc__refill_locked(ex, NULL, &b);
     groupconc__debug_check(ex, NULL);
     groupconc__mutex_unlock(&ex->lock);
@@ -7551,22 +7813,23 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
             ex->paused = pause;
             if (pause && ex->graceful) groupconc__cancel_held_back_locked(ex, &b); /* see there */
             if (!pause) {
-                groupconc__mutex_lock(&ex->table.lock);
+                groupconc__table_lock_all(ex);
                 groupconc__refill_all_tlocked(ex, &b);
-                groupconc__mutex_unlock(&ex->table.lock);
+                groupconc__table_unlock_all(ex);
                 groupconc__fleet_resume_locked(ex, NULL, &b);
             }
         }
     } else {
-        groupconc__mutex_lock(&ex->table.lock);
         if (pause) {
-            rc = groupconc__group_get(ex, group, len, hash, &b, &g); /* created paused */
+            rc = groupconc__group_get_locked(ex, group, len, hash, &b, &g); /* created paused */
         } else {
-            g = groupconc__table_find(ex, group, len, hash);
-            if (g && (g->flags & GROUPCONC__GF_LRU) && (g->flags & GROUPCONC__GF_PAUSED))
-                groupconc__lru_touch(ex, g, groupconc__coarse_now_ns()); /* idle from its resume */
+            g = groupconc__find_locked(ex, group, len, hash);
+            if (g && (g->flags & GROUPCONC__GF_LRU) && (g->flags & GROUPCONC__GF_PAUSED)) {
+                groupconc__mutex_lock(&ex->table.lru_lock); /* idle from its resume */
+                groupconc__lru_touch(ex, g, groupconc__coarse_now_ns());
+                groupconc__mutex_unlock(&ex->table.lru_lock);
+            }
         }
-        groupconc__mutex_unlock(&ex->table.lock);
         if (rc == GROUPCONC_OK && g && ((g->flags & GROUPCONC__GF_PAUSED) != 0) != pause) {
             if (pause) {
                 g->flags |= GROUPCONC__GF_PAUSED;
@@ -7905,9 +8168,7 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         rc = GROUPCONC_ESHUTDOWN;
     } else {
-        groupconc__mutex_lock(&ex->table.lock);
-        rc = groupconc__group_get(ex, group, len, hash, &b, &g);
-        groupconc__mutex_unlock(&ex->table.lock);
+        rc = groupconc__group_get_locked(ex, group, len, hash, &b, &g);
     }
     if (rc == GROUPCONC_OK && groupconc__paused(ex, g)) rc = GROUPCONC_EPAUSED;
     for (layer = 0; rc == GROUPCONC_OK && layer < GROUPCONC__LAYERS; layer++) {
@@ -8021,9 +8282,7 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     if (ex) groupconc__mutex_lock(&ex->lock);
     if (group) {
-        groupconc__mutex_lock(&ex->table.lock);
-        g = groupconc__table_find(ex, group, len, hash);
-        groupconc__mutex_unlock(&ex->table.lock);
+        g = groupconc__find_locked(ex, group, len, hash);
         if (!g) {
             groupconc__mutex_unlock(&ex->lock);
             return GROUPCONC_ENOTFOUND;
@@ -8807,11 +9066,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);
-    if (group) {
-        groupconc__mutex_lock(&ex->table.lock);
-        g = groupconc__table_find(ex, group, len, hash);
-        groupconc__mutex_unlock(&ex->table.lock);
-    }
+    if (group) g = groupconc__find_locked(ex, group, len, hash);
     if (g && groupconc__paused(ex, g)) {
         /* a paused group asks nothing (its resume asks for every task answered BUSY); a request
            still out may yet be answered BUSY, decided before this lease was freed: remember the
@@ -8848,7 +9103,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_report(groupconc_executor *ex, const char 
 /* ==== module: the JSON dump ==================================================================== */
 #ifndef GROUPCONC_NO_DUMP
 /* One pass that writes into the caller's buffer while it fits and counts every byte, so that a
-   buffer too small still learns the size it needs. Taken under ex->lock, then table.lock and
+   buffer too small still learns the size it needs. Taken under ex->lock, then every stripe lock and
    scope_lock (and each scope's lock), so it is one consistent snapshot. */
 
 typedef struct groupconc__out {
@@ -9034,8 +9289,9 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
 #ifndef GROUPCONC_NO_SCOPES
     groupconc_scope *sc;
 #endif
+    const groupconc__group *g;
     bool first = true;
-    size_t i;
+    size_t s = 0, i = 0;
     groupconc__puts(o, "{\"format\":\"groupconc-dump\",\"version\":1,\"library\":");
     groupconc__put_str(o, GROUPCONC_VERSION_STRING);
     groupconc__puts(o, ",\"executor\":{");
@@ -9044,11 +9300,8 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__put_field(o, "deferred", ex->deferred.count, true);
     GROUPCONC_EXECUTOR_STATS_FIELDS(GROUPCONC__DUMP_EXECUTOR_FIELD)
     groupconc__puts(o, "},\"groups\":[");
-    groupconc__mutex_lock(&ex->table.lock);
-    for (i = 0; i < ex->table.nslots; i++) {
-        const groupconc__group *g;
-        if (!ex->table.hashes[i]) continue;
-        g = ex->table.slots[i];
+    groupconc__table_lock_all(ex);
+    while ((g = groupconc__table_next(ex, &s, &i)) != NULL) {
         if (!first) groupconc__put(o, ",", 1);
         first = false;
         groupconc__put(o, "{", 1);
@@ -9060,12 +9313,11 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__puts(o, "],\"tasks\":[");
     first = true;
     groupconc__dump_fifo(o, &ex->global.waiters, "waiting_global", now, &first, true);
-    for (i = 0; i < ex->table.nslots; i++) {
-        if (!ex->table.hashes[i]) continue;
-        groupconc__dump_fifo(o, &ex->table.slots[i]->bulkhead.waiters, "waiting_bulkhead", now, &first, true);
-        groupconc__dump_fifo(o, &ex->table.slots[i]->conc.waiters, "waiting_concurrency", now, &first, true);
+    for (s = 0, i = 0; (g = groupconc__table_next(ex, &s, &i)) != NULL;) {
+        groupconc__dump_fifo(o, &g->bulkhead.waiters, "waiting_bulkhead", now, &first, true);
+        groupconc__dump_fifo(o, &g->conc.waiters, "waiting_concurrency", now, &first, true);
     }
-    groupconc__mutex_unlock(&ex->table.lock);
+    groupconc__table_unlock_all(ex);
     groupconc__dump_fifo(o, &ex->run_cap.waiters, "waiting_running", now, &first, true);
     groupconc__dump_fifo(o, &ex->fleet.layer.waiters, "waiting_fleet", now, &first, true);
     groupconc__dump_fifo(o, &ex->ready, "ready", now, &first, true);

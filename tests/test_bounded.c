@@ -639,6 +639,8 @@ struct stress {
     atomic_int bad_event;     /* an event that should not happen */
     atomic_int rejected_full; /* REJECTED events with EGROUPS_FULL */
     atomic_int resolver_calls;
+    atomic_int groups_over;   /* a creation saw more groups than max_groups (the key table's count,
+                                 internal: its stripes reserve places in it) */
 };
 
 static int st_conc(int key) { return 1 + key % 2; }
@@ -652,6 +654,10 @@ static int st_key_of(const char *name) {
 static int st_resolver(const char *group, int *out_concurrency, void *user_data) {
     stress *st = (stress *)user_data;
     atomic_fetch_add(&st->resolver_calls, 1);
+    /* the group being created is counted already: submitters of keys in different stripes of
+       the key table cannot both take the last place */
+    if (atomic_load_explicit(&st->ex->table.ngroups, memory_order_relaxed) > (size_t)ST_MAX_GROUPS)
+        atomic_fetch_add(&st->groups_over, 1);
     int k = st_key_of(group);
     if (k < 0) return -1;
     *out_concurrency = st_conc(k);
@@ -758,6 +764,7 @@ static void stress_case(bool locked) {
     atomic_init(&st.bad_event, 0);
     atomic_init(&st.rejected_full, 0);
     atomic_init(&st.resolver_calls, 0);
+    atomic_init(&st.groups_over, 0);
     tu_latch_init(&st.all_completed, total);
 
     groupconc_policy p = groupconc_policy_default();
@@ -814,6 +821,7 @@ static void stress_case(bool locked) {
 
     assert_int_equal(atomic_load(&st.wrong_key), 0);
     assert_int_equal(atomic_load(&st.over), 0);
+    assert_int_equal(atomic_load(&st.groups_over), 0);
     for (int k = 0; k < ST_KEYS; k++) assert_true(tu_peak_max(&st.peaks[k]) <= st_conc(k));
     assert_int_equal(atomic_load(&st.bad_event), 0);
     assert_int_equal(accepted + refused, total);

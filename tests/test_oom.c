@@ -2088,10 +2088,18 @@ static void test_group_limits_set(void **state) {
 }
 
 /* ---- group_pause of a new key --------------------------------------------------------------------- */
-/* grow: 8 more groups first (12 in 16 slots): the 13th makes the key table grow (a second
-   allocation). After ENOMEM: no state, nothing paused, the group count unchanged; with memory back
-   it is created paused, a task submitted into it waits (its concurrency layer is shut) and runs on
-   resume. */
+/* grow: more groups first, until the key table's stripe of "new" holds 12 (in 16 slots): "new"
+   makes that stripe grow (a second allocation). After ENOMEM: no state, nothing paused, the group
+   count unchanged; with memory back it is created paused, a task submitted into it waits (its
+   concurrency layer is shut) and runs on resume. */
+
+/* The key table's stripe of key (internal: groupconc__stripe_of). */
+static groupconc__stripe *stripe_of_key(groupconc_executor *ex, const char *key) {
+    size_t len;
+    uint64_t hash;
+    assert_int_equal(groupconc__key_hash(key, &len, &hash), GROUPCONC_OK);
+    return groupconc__stripe_of(ex, hash);
+}
 
 static void pause_new_loop(bool grow, bool sticky) {
     const char *what = grow ? "group_pause (new key, the key table grows)" : "group_pause (new key)";
@@ -2101,13 +2109,15 @@ static void pause_new_loop(bool grow, bool sticky) {
         world_init(w, GROUPCONC_REJECT_ABORT, true);
         counter *runs = scratch(sizeof *runs);
         counter_init(runs);
-        if (grow) {
-            static const char *const fill[] = {"f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7"};
-            for (int i = 0; i < 8; i++) run_one(w, fill[i], runs);
+        groupconc__stripe *st = stripe_of_key(w->ex, "new");
+        for (int i = 0; grow && st->ngroups < 12; i++) {
+            char fill[16];
+            snprintf(fill, sizeof fill, "f%d", i);
+            if (stripe_of_key(w->ex, fill) == st) run_one(w, fill, runs);
         }
         groupconc_executor_stats es0;
         assert_int_equal(groupconc_executor_stats_get(w->ex, &es0), GROUPCONC_OK);
-        if (grow) assert_int_equal(es0.groups, 12);
+        if (grow) assert_true(st->ngroups == 12 && st->nslots == 16);
         oom_arm(n, sticky, false);
         int rc = groupconc_group_pause(w->ex, "new");
         long injected = oom_disarm();

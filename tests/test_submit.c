@@ -1169,6 +1169,81 @@ static void test_context_accessors(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* ---- task nodes: a cache per submitting thread -------------------------------------------------- */
+/* Recycled nodes sit in a cache per submitting thread and executor, found through a thread-local
+   memo (groupconc.h, "task nodes"). What must hold: an executor destroyed and another made (maybe
+   at the same address) never sees the first one's cache; one thread alternating between two
+   executors keeps each one's nodes apart; more submitting threads than an executor has caches for
+   (64) still submit. Every task runs once; ASan and valgrind check the memory. */
+enum { CACHE_THREADS = 80, CACHE_PER_THREAD = 50, CACHE_ROUNDS = 3000 };
+typedef struct cache_submitter {
+    groupconc_executor *ex;
+    atomic_int *ran;
+    atomic_int rc;
+} cache_submitter;
+
+static void cache_submit_main(void *arg) {
+    cache_submitter *c = arg;
+    for (int i = 0; i < CACHE_PER_THREAD; i++) {
+        int rc = groupconc_submit(c->ex, i % 2 ? "a" : "b", NULL, tu_count_fn, c->ran, NULL);
+        if (rc != GROUPCONC_OK) atomic_store(&c->rc, rc);
+    }
+}
+
+static void test_node_caches_per_thread(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    atomic_int ran;
+    atomic_init(&ran, 0);
+    for (int round = 0; round < 3; round++) { /* made and destroyed: a stale memo must not match */
+        groupconc_executor *ex = tu_executor(&p);
+        for (int i = 0; i < CACHE_ROUNDS; i++)
+            assert_int_equal(groupconc_submit(ex, "g", NULL, tu_count_fn, &ran, NULL), GROUPCONC_OK);
+        assert_int_equal(groupconc_executor_shutdown_graceful(ex, TU_TIMEOUT_NS), GROUPCONC_OK);
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    }
+    assert_int_equal(atomic_load(&ran), 3 * CACHE_ROUNDS);
+    groupconc_executor *x = tu_executor(&p), *y = tu_executor(&p);
+    atomic_int ran_x, ran_y;
+    atomic_init(&ran_x, 0);
+    atomic_init(&ran_y, 0);
+    for (int i = 0; i < CACHE_ROUNDS; i++) { /* one thread, two executors in turn */
+        assert_int_equal(groupconc_submit(x, "g", NULL, tu_count_fn, &ran_x, NULL), GROUPCONC_OK);
+        assert_int_equal(groupconc_submit(y, "g", NULL, tu_count_fn, &ran_y, NULL), GROUPCONC_OK);
+    }
+    assert_int_equal(groupconc_executor_shutdown_graceful(x, TU_TIMEOUT_NS), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(x), GROUPCONC_OK); /* y's nodes are not x's */
+    for (int i = 0; i < CACHE_ROUNDS; i++)
+        assert_int_equal(groupconc_submit(y, "g", NULL, tu_count_fn, &ran_y, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown_graceful(y, TU_TIMEOUT_NS), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&ran_x), CACHE_ROUNDS);
+    assert_int_equal(atomic_load(&ran_y), 2 * CACHE_ROUNDS);
+    assert_int_equal(groupconc_executor_destroy(y), GROUPCONC_OK);
+    /* more submitting threads than caches: the ones past 64 allocate their nodes */
+    groupconc_executor *ex = tu_executor(&p);
+    atomic_int ran_t;
+    atomic_init(&ran_t, 0);
+    cache_submitter *c = calloc(CACHE_THREADS, sizeof *c);
+    tu_thread *th = calloc(CACHE_THREADS, sizeof *th);
+    assert_non_null(c);
+    assert_non_null(th);
+    for (int i = 0; i < CACHE_THREADS; i++) {
+        c[i].ex = ex;
+        c[i].ran = &ran_t;
+        atomic_init(&c[i].rc, GROUPCONC_OK);
+        assert_true(tu_thread_start(&th[i], cache_submit_main, &c[i]));
+    }
+    for (int i = 0; i < CACHE_THREADS; i++) {
+        tu_thread_join(th[i]);
+        assert_int_equal(atomic_load(&c[i].rc), GROUPCONC_OK);
+    }
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, TU_TIMEOUT_NS), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&ran_t), CACHE_THREADS * CACHE_PER_THREAD);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    free(c);
+    free(th);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_group_cap_never_exceeded),
@@ -1191,6 +1266,7 @@ int main(void) {
         cmocka_unit_test(test_idle_workers_retire),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_context_accessors),
+        cmocka_unit_test(test_node_caches_per_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

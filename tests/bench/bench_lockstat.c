@@ -212,14 +212,16 @@ static inline int ls_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *
 
 /* ---- the executor's lock addresses, taken at setup -------------------------------------------- */
 
-static void *lk_exec, *lk_table, *lk_done;
+static void *lk_exec, *lk_done;
+static char *lk_table, *lk_table_end; /* the key table's stripes: their locks, counted as one */
 
 static inline int ls_setup(const bench_cfg *c, bench_out *out) {
     int rc = gc_setup(c, out);
     if (rc == 0) {
         atomic_store(&ls_cpu_lock, (void *)&ex->lock);
         lk_exec = &ex->lock;
-        lk_table = &ex->table.lock;
+        lk_table = (char *)&ex->table.stripes[0];
+        lk_table_end = (char *)&ex->table.stripes[GROUPCONC__STRIPES];
         lk_done = &ex->done_lock;
     }
     return rc;
@@ -331,14 +333,22 @@ int main(int argc, char **argv) {
         printf("  %-22s %8s %9s %10s %9s %9s %9s\n", "lock", "acq/task", "hold ns", "ns/task",
                "hold rate", "busy/acq", "block/acq");
         uint64_t on = 0, oh = 0, ob = 0, obl = 0;
-        ls_lock *ex_l = NULL, *tb_l = NULL, *dn_l = NULL;
+        ls_lock *ex_l = NULL, *dn_l = NULL;
+        static ls_lock tb_sum; /* every stripe's lock, added up */
+        ls_lock *tb_l = NULL;
+        memset(&tb_sum, 0, sizeof tb_sum);
         for (int i = 0; i < LS_SLOTS; i++) {
             ls_lock *l = &ls_tab[i];
             void *a = atomic_load(&l->addr);
             if (!a) continue;
             if (a == lk_exec) ex_l = l;
-            else if (a == lk_table) tb_l = l;
-            else if (a == lk_done) dn_l = l;
+            else if ((char *)a >= lk_table && (char *)a < lk_table_end) {
+                tb_l = &tb_sum;
+                tb_sum.n += l->n;
+                tb_sum.hold += l->hold;
+                atomic_fetch_add(&tb_sum.busy, atomic_load(&l->busy));
+                atomic_fetch_add(&tb_sum.blocks, atomic_load(&l->blocks));
+            } else if (a == lk_done) dn_l = l;
             else {
                 on += l->n;
                 oh += l->hold;
@@ -348,7 +358,7 @@ int main(int argc, char **argv) {
         }
         static const ls_lock zero;
         const ls_lock *show[3] = {ex_l ? ex_l : &zero, tb_l ? tb_l : &zero, dn_l ? dn_l : &zero};
-        const char *names[3] = {"executor lock", "table_lock", "done_lock"};
+        const char *names[3] = {"executor lock", "table stripes", "done_lock"};
         for (int i = 0; i < 3; i++)
             print_lock(names[i], show[i]->n, show[i]->hold, atomic_load(&show[i]->busy),
                        atomic_load(&show[i]->blocks), tasks, wall);
