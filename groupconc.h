@@ -2728,6 +2728,8 @@ typedef struct groupconc__table {
     groupconc__group *lru_head, *lru_tail; /* the bounded table's LRU list, under lru_lock */
     groupconc__mutex caches_lock;  /* the submitting threads' node caches (see "task nodes") */
     groupconc__node_cache *caches; /* under caches_lock; freed by destroy */
+    groupconc__node_cache cache0;  /* the first thread's (most executors have one submitter: no
+                                      allocation for it) */
     size_t ncaches;                /* at most GROUPCONC__NODE_CACHES */
 } groupconc__table;
 
@@ -6031,7 +6033,8 @@ GROUPCONC__FN groupconc__node_cache *groupconc__node_cache_find(groupconc_execut
     groupconc__mutex_lock(&ex->table.caches_lock);
     for (c = ex->table.caches; c && c->owner != me; c = c->next) {}
     if (!c && ex->table.ncaches < GROUPCONC__NODE_CACHES &&
-        (c = (groupconc__node_cache *)GROUPCONC_MALLOC(sizeof *c)) != NULL) {
+        (c = ex->table.ncaches == 0 ? &ex->table.cache0
+                                    : (groupconc__node_cache *)GROUPCONC_MALLOC(sizeof *c)) != NULL) {
         c->owner = me;
         c->head = NULL;
         c->next = ex->table.caches;
@@ -6069,7 +6072,7 @@ GROUPCONC__FN void groupconc__node_caches_free(groupconc_executor *ex) {
         groupconc__node_cache *c = ex->table.caches;
         ex->table.caches = c->next;
         groupconc__nodes_free(c->head);
-        GROUPCONC_FREE(c);
+        if (c != &ex->table.cache0) GROUPCONC_FREE(c);
     }
     ex->table.ncaches = 0;
 }
