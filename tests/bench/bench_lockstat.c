@@ -113,8 +113,16 @@ static double ls_hold_pctl(const ls_lock *l, double q, double tsc_per_ns) {
     return 0;
 }
 
+/* The header uses one of the two families (C11 threads, or POSIX with GROUPCONC_USE_PTHREADS);
+   the other's wrappers go unused, which clang's -Wunused-function reports even when inline. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LS_MAYBE_UNUSED __attribute__((unused))
+#else
+#define LS_MAYBE_UNUSED
+#endif
+
 /* C11 */
-static inline int ls_mtx_trylock(mtx_t *m) {
+LS_MAYBE_UNUSED static inline int ls_mtx_trylock(mtx_t *m) {
     int rc = mtx_trylock(m);
     ls_lock *l = ls_find(m);
     if (rc == thrd_success)
@@ -123,25 +131,25 @@ static inline int ls_mtx_trylock(mtx_t *m) {
         atomic_fetch_add_explicit(&l->busy, 1, memory_order_relaxed);
     return rc;
 }
-static inline int ls_mtx_lock(mtx_t *m) {
+LS_MAYBE_UNUSED static inline int ls_mtx_lock(mtx_t *m) {
     ls_lock *l = ls_find(m);
     atomic_fetch_add_explicit(&l->blocks, 1, memory_order_relaxed);
     int rc = mtx_lock(m);
     if (rc == thrd_success) ls_acquired(l);
     return rc;
 }
-static inline int ls_mtx_unlock(mtx_t *m) {
+LS_MAYBE_UNUSED static inline int ls_mtx_unlock(mtx_t *m) {
     ls_released(ls_find(m));
     return mtx_unlock(m);
 }
-static inline int ls_cnd_wait(cnd_t *c, mtx_t *m) {
+LS_MAYBE_UNUSED static inline int ls_cnd_wait(cnd_t *c, mtx_t *m) {
     ls_lock *l = ls_find(m);
     ls_released(l);
     int rc = cnd_wait(c, m);
     ls_acquired(l);
     return rc;
 }
-static inline int ls_cnd_timedwait(cnd_t *c, mtx_t *m, const struct timespec *ts) {
+LS_MAYBE_UNUSED static inline int ls_cnd_timedwait(cnd_t *c, mtx_t *m, const struct timespec *ts) {
     ls_lock *l = ls_find(m);
     ls_released(l);
     int rc = cnd_timedwait(c, m, ts);
@@ -149,7 +157,7 @@ static inline int ls_cnd_timedwait(cnd_t *c, mtx_t *m, const struct timespec *ts
     return rc;
 }
 /* POSIX (GROUPCONC_USE_PTHREADS) */
-static inline int ls_pthread_mutex_trylock(pthread_mutex_t *m) {
+LS_MAYBE_UNUSED static inline int ls_pthread_mutex_trylock(pthread_mutex_t *m) {
     int rc = pthread_mutex_trylock(m);
     ls_lock *l = ls_find(m);
     if (rc == 0)
@@ -158,25 +166,25 @@ static inline int ls_pthread_mutex_trylock(pthread_mutex_t *m) {
         atomic_fetch_add_explicit(&l->busy, 1, memory_order_relaxed);
     return rc;
 }
-static inline int ls_pthread_mutex_lock(pthread_mutex_t *m) {
+LS_MAYBE_UNUSED static inline int ls_pthread_mutex_lock(pthread_mutex_t *m) {
     ls_lock *l = ls_find(m);
     atomic_fetch_add_explicit(&l->blocks, 1, memory_order_relaxed);
     int rc = pthread_mutex_lock(m);
     if (rc == 0) ls_acquired(l);
     return rc;
 }
-static inline int ls_pthread_mutex_unlock(pthread_mutex_t *m) {
+LS_MAYBE_UNUSED static inline int ls_pthread_mutex_unlock(pthread_mutex_t *m) {
     ls_released(ls_find(m));
     return pthread_mutex_unlock(m);
 }
-static inline int ls_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) {
+LS_MAYBE_UNUSED static inline int ls_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) {
     ls_lock *l = ls_find(m);
     ls_released(l);
     int rc = pthread_cond_wait(c, m);
     ls_acquired(l);
     return rc;
 }
-static inline int ls_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+LS_MAYBE_UNUSED static inline int ls_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
                                      const struct timespec *ts) {
     ls_lock *l = ls_find(m);
     ls_released(l);
@@ -215,7 +223,7 @@ static inline int ls_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *
 static void *lk_exec, *lk_done;
 static char *lk_table, *lk_table_end; /* the key table's stripes: their locks, counted as one */
 
-static inline int ls_setup(const bench_cfg *c, bench_out *out) {
+LS_MAYBE_UNUSED static inline int ls_setup(const bench_cfg *c, bench_out *out) {
     int rc = gc_setup(c, out);
     if (rc == 0) {
         atomic_store(&ls_cpu_lock, (void *)&ex->lock);
