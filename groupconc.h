@@ -268,7 +268,8 @@
        is busy with tasks waiting, each executor has one housekeeper thread:
        expired tasks complete (events, cleanups, callbacks) there. It must not block: a wait on a
        task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
-       waits for); groupconc_task_wait_for with timeout 0 (a poll) works.
+       waits for), and so do groupconc_execute_all (nothing submitted) and groupconc_scope_join;
+       groupconc_task_wait_for and groupconc_scope_join_for with timeout 0 (a poll) work.
        The resolver runs under a lock of the key table, its key's stripe's (with queue thresholds in
        the policy, or from an executor gate's try-acquire or a pause, under the executor lock too;
        at max_groups, or from groupconc_group_limits_set, every stripe's), so that it is called
@@ -1097,7 +1098,8 @@ GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *def
                   None owned, nothing submitted, out_results untouched: GROUPCONC_EINVAL (a NULL
                   pointer, or an element with a NULL group / fn); GROUPCONC_EKEYEMPTY / EKEYTOOLONG
                   (an element's key); GROUPCONC_ELIMIT (an element's max_wait_ns); GROUPCONC_EDEADLK
-                  (called from this executor's resolver).
+                  (called from this executor's resolver, or from its housekeeper thread: there it
+                  could not wait for what it submitted).
                   An element refused in submit is REJECTED with zero duration, error 0 and the
                   submit's code as result.reason: GROUPCONC_EREJECTED_* under ABORT (as an
                   asynchronous rejection reports it), else GROUPCONC_ESHUTDOWN / ENOMEM / ETHREAD /
@@ -1600,9 +1602,12 @@ GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_t
    blocking (groupconc_scope_result). After a join the scope takes no more forks.
    Returns:       GROUPCONC_OK; GROUPCONC_EFAILED (SHUTDOWN_ON_FAILURE: a fork failed;
                   SHUTDOWN_ON_SUCCESS: none succeeded); GROUPCONC_EINVAL (scope NULL);
-                  GROUPCONC_ENOTOWNER; GROUPCONC_EDEADLK (called from one of its own forks).
+                  GROUPCONC_ENOTOWNER; GROUPCONC_EDEADLK (called from one of its own forks, or on
+                  the executor's housekeeper thread, which must not block).
    Thread safety: the owner thread (or a fork of an enclosing scope that owns it).
-   Callbacks:     not from the scope's own forks or their callbacks (EDEADLK).
+   Callbacks:     not from the scope's own forks or their callbacks (EDEADLK); not on the
+                  housekeeper thread (an expired task's callbacks: EDEADLK; join_for with timeout 0
+                  polls).
                   Runs here: as groupconc_task_wait (the forks' on_fork_complete among them). */
 GROUPCONC_API int groupconc_scope_join(groupconc_scope *scope);
 
@@ -2966,6 +2971,15 @@ GROUPCONC__FN bool groupconc__resolving_in(const groupconc_executor *ex) {
 }
 #define GROUPCONC__NOT_IN_RESOLVER(ex) \
     do { if (groupconc__resolvers && groupconc__resolving_in(ex)) return GROUPCONC_EDEADLK; } while (0)
+
+/* Whether this thread is ex's housekeeper (an expired task's event, cleanup or callbacks run
+   there): a blocking wait there would hold up every deadline, maybe the one it waits for. */
+GROUPCONC__FN bool groupconc__in_keeper(const groupconc_executor *ex) {
+    const groupconc__frame *f;
+    for (f = groupconc__frames; f; f = f->prev)
+        if (f->keeper && f->ex == ex) return true;
+    return false;
+}
 
 GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor *ex,
                                          const groupconc_task *self) {
@@ -5323,8 +5337,7 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
         if (groupconc__pay(ex, f, t) && groupconc__is_done(t)) return GROUPCONC_OK;
     }
     if (deadline != UINT64_MAX && groupconc__now_ns() >= deadline) return GROUPCONC_ETIMEDOUT;
-    for (f = groupconc__frames; f; f = f->prev) /* the housekeeper must not block: see keeper_main */
-        if (f->keeper && f->ex == ex) return GROUPCONC_EDEADLK;
+    if (groupconc__in_keeper(ex)) return GROUPCONC_EDEADLK; /* it must not block: see keeper_main */
     if (groupconc__cond_init(&cv) != GROUPCONC_OK) return GROUPCONC_ENOMEM;
     /* A worker that ran t may have left it unfinished in a batch while it runs a long task: once
        nwaiters is up, workers finish at once; what was published before, finish here. A worker
@@ -5625,6 +5638,8 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
     int rc, result = GROUPCONC_OK;
     if (!ex || (count > 0 && (!tasks || !out_results))) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
+    /* it waits for what it submits, and a wait cannot block there: refused before it owns anything */
+    if (groupconc__in_keeper(ex)) return GROUPCONC_EDEADLK;
     for (i = 0; i < count; i++) { /* refuse the whole call before submitting anything */
         if (!tasks[i].group || !tasks[i].fn) return GROUPCONC_EINVAL;
         if ((rc = groupconc__key_hash(tasks[i].group, &len, &hash)) != GROUPCONC_OK) return rc;
@@ -8780,6 +8795,9 @@ GROUPCONC__PUBLIC int groupconc_scope_join_for(groupconc_scope *scope, int64_t t
     GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
     if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
+    /* as a task wait there: a poll (timeout 0) works, a blocking join could wait for a fork whose
+       queue deadline this thread is to expire */
+    if (timeout_ns != 0 && groupconc__in_keeper(scope->ex)) return GROUPCONC_EDEADLK;
     if (!groupconc__scope_wait(scope, groupconc__deadline(timeout_ns))) {
         (void)groupconc_scope_shutdown(scope);
         return GROUPCONC_ETIMEDOUT;

@@ -2014,20 +2014,51 @@ static void test_load_deadlines_and_handoffs(void **state) {
 
 /* The completion callbacks of an expired task run on the housekeeper thread, which must not block
    (it would hold up every deadline, maybe the very one it waits for): a blocking wait there returns
-   GROUPCONC_EDEADLK at once, a poll works. */
+   GROUPCONC_EDEADLK at once, a poll works; so do execute_all (refused before it owns anything: it
+   would wait for what it submits, and the wait's EDEADLK once left its results unfinished and its
+   tasks running after it returned) and scope_join (join_for with timeout 0 polls). */
 typedef struct keeper_probe {
+    groupconc_executor *ex;
     groupconc_task *other;
     atomic_int wait_rc, poll_rc;
+    atomic_int exec_rc, exec_cleanups;                 /* execute_all there: refused, owns nothing */
+    atomic_int join_rc, join_poll_rc, close_rc, fork_rc; /* a scope opened there */
     tu_latch done;
 } keeper_probe;
 
+static void keeper_probe_cleanup(void *arg) { atomic_fetch_add(&((keeper_probe *)arg)->exec_cleanups, 1); }
+
 static void keeper_probe_cb(groupconc_task *task, const groupconc_result *result, void *user_data) {
     keeper_probe *k = (keeper_probe *)user_data;
-    groupconc_result r;
+    groupconc_result r, rs[1];
+    groupconc_task_spec spec = {0};
     (void)task;
     (void)result;
     atomic_store(&k->wait_rc, groupconc_task_wait(k->other, &r));
     atomic_store(&k->poll_rc, groupconc_task_wait_for(k->other, 0, &r));
+    /* execute_all would wait for what it submits: refused before it owns the argument */
+    spec.group = "q";
+    spec.fn = tu_noop_fn;
+    spec.arg = k;
+    spec.cleanup = keeper_probe_cleanup;
+    atomic_store(&k->exec_rc, groupconc_execute_all(k->ex, &spec, 1, GROUPCONC_FOREVER, rs));
+#ifndef GROUPCONC_NO_SCOPES
+    {
+        groupconc_scope *s = NULL;
+        groupconc_task_spec fspec = {0};
+        fspec.group = "p"; /* paused: the fork waits until the scope is shut down */
+        fspec.fn = tu_noop_fn;
+        int rc = groupconc_scope_open(k->ex, NULL, &s);
+        if (rc == GROUPCONC_OK) {
+            atomic_store(&k->fork_rc, groupconc_scope_fork(s, &fspec, NULL));
+            atomic_store(&k->join_rc, groupconc_scope_join(s));             /* would block: refused */
+            atomic_store(&k->join_poll_rc, groupconc_scope_join_for(s, 0)); /* a poll: shuts it down */
+            atomic_store(&k->close_rc, groupconc_scope_close(s));
+        } else {
+            atomic_store(&k->fork_rc, rc);
+        }
+    }
+#endif
     tu_latch_count_down(&k->done);
 }
 
@@ -2038,8 +2069,15 @@ static void test_keeper_callbacks_cannot_block(void **state) {
     assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
     assert_int_equal(groupconc_group_pause(ex, "p"), GROUPCONC_OK);
     keeper_probe k;
+    k.ex = ex;
     atomic_init(&k.wait_rc, 1);
     atomic_init(&k.poll_rc, 1);
+    atomic_init(&k.exec_rc, 1);
+    atomic_init(&k.exec_cleanups, 0);
+    atomic_init(&k.join_rc, 1);
+    atomic_init(&k.join_poll_rc, 1);
+    atomic_init(&k.close_rc, 1);
+    atomic_init(&k.fork_rc, 1);
     tu_latch_init(&k.done, 1);
     groupconc_task_spec later = {0}, soon = {0};
     later.group = soon.group = "p";
@@ -2053,6 +2091,14 @@ static void test_keeper_callbacks_cannot_block(void **state) {
     assert_true(tu_latch_wait(&k.done)); /* a blocking wait here would have hung for 60 s */
     assert_int_equal(atomic_load(&k.wait_rc), GROUPCONC_EDEADLK);
     assert_int_equal(atomic_load(&k.poll_rc), GROUPCONC_ETIMEDOUT);
+    assert_int_equal(atomic_load(&k.exec_rc), GROUPCONC_EDEADLK);
+    assert_int_equal(atomic_load(&k.exec_cleanups), 0); /* refused: the argument stayed the caller's */
+#ifndef GROUPCONC_NO_SCOPES
+    assert_int_equal(atomic_load(&k.fork_rc), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&k.join_rc), GROUPCONC_EDEADLK);
+    assert_int_equal(atomic_load(&k.join_poll_rc), GROUPCONC_ETIMEDOUT);
+    assert_int_equal(atomic_load(&k.close_rc), GROUPCONC_ENOTJOINED); /* the fork was cancelled */
+#endif
     groupconc_result r;
     assert_int_equal(groupconc_task_wait(t_soon, &r), GROUPCONC_OK);
     assert_int_equal(r.reason, GROUPCONC_EEXPIRED_CONCURRENCY);
