@@ -257,7 +257,8 @@
                                      callback is running on this thread: GROUPCONC_EDEADLK; on any
                                      other task: waits (a task whose completion this thread runs
                                      next is completed first)
-         groupconc_execute_all       works (waits only for the tasks it submitted)
+         groupconc_execute_all       works (waits only for the tasks it submitted); on the
+                                     housekeeper thread (below): GROUPCONC_EDEADLK, nothing submitted
          groupconc_executor_shutdown_graceful  starts the shutdown, does not wait: GROUPCONC_EDEADLK
          groupconc_executor_destroy  GROUPCONC_EDEADLK, nothing done
          groupconc_executor_shutdown never waits: fine anywhere
@@ -268,8 +269,8 @@
        is busy with tasks waiting, each executor has one housekeeper thread:
        expired tasks complete (events, cleanups, callbacks) there. It must not block: a wait on a
        task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
-       waits for), and so do groupconc_execute_all (nothing submitted) and groupconc_scope_join;
-       groupconc_task_wait_for and groupconc_scope_join_for with timeout 0 (a poll) work.
+       waits for), and so do groupconc_execute_all (nothing submitted) and groupconc_scope_open
+       (a scope's join and close wait); groupconc_task_wait_for with timeout 0 (a poll) works.
        The resolver runs under a lock of the key table, its key's stripe's (with queue thresholds in
        the policy, or from an executor gate's try-acquire or a pause, under the executor lock too;
        at max_groups, or from groupconc_group_limits_set, every stripe's), so that it is called
@@ -1107,7 +1108,8 @@ GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *def
                   own).
    Thread safety: any thread.
    Callbacks:     may be called from a task or callback of this executor (it waits only for the
-                  tasks it submitted; a worker blocked here lets one more thread start).
+                  tasks it submitted; a worker blocked here lets one more thread start), except on
+                  its housekeeper thread (an expired task's callbacks: EDEADLK, nothing submitted).
                   Runs here: as groupconc_submit, and as groupconc_task_wait; the cleanups of
                   elements refused in submit.
    Remarks:       running tasks are always waited for, so `arg` memory is never used after it
@@ -1568,9 +1570,11 @@ typedef struct groupconc_scope_config {
    Returns:       GROUPCONC_OK (*out_scope set; else NULL); GROUPCONC_EINVAL (ex or out_scope NULL,
                   CUSTOM without on_fork_complete); GROUPCONC_EPOLICY (unknown policy value);
                   GROUPCONC_ESHUTDOWN (the executor, or the parent scope, is shut down);
-                  GROUPCONC_ENOMEM.
+                  GROUPCONC_ENOMEM; GROUPCONC_EDEADLK (on ex's housekeeper thread: see Callbacks).
    Thread safety: any thread; the scope belongs to that thread (see groupconc_scope_fork).
-   Callbacks:     from a task body (a fork's: a child scope) or any callback.
+   Callbacks:     from a task body (a fork's: a child scope) or any callback, except on ex's
+                  housekeeper thread (an expired task's callbacks): a scope's join and close wait
+                  for its forks, and that thread must not block (EDEADLK, nothing opened).
                   Runs here: nothing. */
 GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_scope_config *config,
                                        groupconc_scope **out_scope);
@@ -1602,12 +1606,9 @@ GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_t
    blocking (groupconc_scope_result). After a join the scope takes no more forks.
    Returns:       GROUPCONC_OK; GROUPCONC_EFAILED (SHUTDOWN_ON_FAILURE: a fork failed;
                   SHUTDOWN_ON_SUCCESS: none succeeded); GROUPCONC_EINVAL (scope NULL);
-                  GROUPCONC_ENOTOWNER; GROUPCONC_EDEADLK (called from one of its own forks, or on
-                  the executor's housekeeper thread, which must not block).
+                  GROUPCONC_ENOTOWNER; GROUPCONC_EDEADLK (called from one of its own forks).
    Thread safety: the owner thread (or a fork of an enclosing scope that owns it).
-   Callbacks:     not from the scope's own forks or their callbacks (EDEADLK); not on the
-                  housekeeper thread (an expired task's callbacks: EDEADLK; join_for with timeout 0
-                  polls).
+   Callbacks:     not from the scope's own forks or their callbacks (EDEADLK).
                   Runs here: as groupconc_task_wait (the forks' on_fork_complete among them). */
 GROUPCONC_API int groupconc_scope_join(groupconc_scope *scope);
 
@@ -8582,6 +8583,9 @@ GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupco
     if (out_scope) *out_scope = NULL;
     if (!ex || !out_scope) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
+    /* its owner must join and close it, both waits: the housekeeper must not own one (a running
+       fork that waits for a task only the housekeeper can expire would hang both) */
+    if (groupconc__in_keeper(ex)) return GROUPCONC_EDEADLK;
     if (config) c = *config;
     else memset(&c, 0, sizeof c);
     if ((int)c.policy < (int)GROUPCONC_SCOPE_COLLECT_ALL || (int)c.policy > (int)GROUPCONC_SCOPE_CUSTOM)
@@ -8795,9 +8799,6 @@ GROUPCONC__PUBLIC int groupconc_scope_join_for(groupconc_scope *scope, int64_t t
     GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
     if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
-    /* as a task wait there: a poll (timeout 0) works, a blocking join could wait for a fork whose
-       queue deadline this thread is to expire */
-    if (timeout_ns != 0 && groupconc__in_keeper(scope->ex)) return GROUPCONC_EDEADLK;
     if (!groupconc__scope_wait(scope, groupconc__deadline(timeout_ns))) {
         (void)groupconc_scope_shutdown(scope);
         return GROUPCONC_ETIMEDOUT;
