@@ -270,7 +270,8 @@
        expired tasks complete (events, cleanups, callbacks) there. It must not block: a wait on a
        task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
        waits for), and so do groupconc_execute_all (nothing submitted) and groupconc_scope_open
-       (a scope's join and close wait); groupconc_task_wait_for with timeout 0 (a poll) works.
+       (a scope's join and close wait); groupconc_task_wait_for with timeout 0 (a poll) works, and
+       follow-up work goes in with groupconc_submit (it waits for no task).
        The resolver runs under a lock of the key table, its key's stripe's (with queue thresholds in
        the policy, or from an executor gate's try-acquire or a pause, under the executor lock too;
        at max_groups, or from groupconc_group_limits_set, every stripe's), so that it is called

@@ -223,7 +223,7 @@ LS_MAYBE_UNUSED static inline int ls_pthread_cond_timedwait(pthread_cond_t *c, p
 static void *lk_exec, *lk_done;
 static char *lk_table, *lk_table_end; /* the key table's stripes: their locks, counted as one */
 
-LS_MAYBE_UNUSED static inline int ls_setup(const bench_cfg *c, bench_out *out) {
+static inline int ls_setup(const bench_cfg *c, bench_out *out) {
     int rc = gc_setup(c, out);
     if (rc == 0) {
         atomic_store(&ls_cpu_lock, (void *)&ex->lock);
