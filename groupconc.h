@@ -6159,7 +6159,7 @@ GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
 /* A serial run: the one task this worker ran since its last step, t, holds every permit of its own
    layers, and its group's next waiter n at concurrency needs nothing but t's permits (the other
    layers have no waiters, n no fleet slot, the group is not paused, no live lowering is draining),
-   while nothing else is ready or in the inbox. Then the hand-off the full step would make (finish
+   while nothing else is ready or in the inbox, and the worker holds no other claim. Then the hand-off the full step would make (finish
    t, release_permits, hand, pump, admit, claim the one ready task) comes down to moving t's
    concurrency and global-running permits to n, which becomes RUNNING in this worker's claims (it
    passes QUEUED, NEW, READY as admit would), and counting the rest down. Everything stays under
@@ -6172,8 +6172,10 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     groupconc_executor *ex = w->ex;
     groupconc_task *t, *n;
     groupconc__group *g;
-    if (w->nran != 1 || w->self->nfinished != 0 || w->slow || w->serial >= GROUPCONC__SERIAL_MAX ||
-        ex->ready.count != 0 || ex->paused || ex->policy.listener || ex->global.waiters.count != 0 ||
+    /* w->mine: a batch a waiter cut short (publish) keeps the claims it did not start, which the
+       full step keeps, or lets go of where a cancel or a thief took them */
+    if (w->nran != 1 || w->mine.count != 0 || w->self->nfinished != 0 || w->slow ||
+        w->serial >= GROUPCONC__SERIAL_MAX || ex->ready.count != 0 || ex->paused || ex->policy.listener || ex->global.waiters.count != 0 ||
         ex->run_cap.waiters.count != 0 || ex->run_cap.used > ex->run_cap.limit)
         return false;
     t = w->self->ret[0]; /* unfinished: no helper took it, it is still ours */

@@ -16,7 +16,9 @@
        tasks that fail, sleep cooperatively (half of them say so first, groupconc_context_blocking,
        as do half the bodies that join a nested scope), defer their completion, submit follow-up tasks, and
        keys that come and go (the bounded table); completion callbacks that register another,
-       cleanups that submit, a listener that reads the stats;
+       an expired task's callbacks (mostly run by the housekeeper) that open a scope, refused
+       there with EDEADLK, and submit a follow-up instead; cleanups that submit, a listener that
+       reads the stats;
      - a canceller: cancels handles it is handed;
      - a controller: live group and global limits, pause / resume of groups and of the executor,
        group shutdown and evict, stats, keys, the dump;
@@ -74,7 +76,8 @@
 #define SOAK_FEATURES_GATE(X)
 #endif
 #ifndef GROUPCONC_NO_SCOPES
-#define SOAK_FEATURES_SCOPES(X) X(scope) X(scope_nested) X(fork) X(fork_callback)
+#define SOAK_FEATURES_SCOPES(X) \
+    X(scope) X(scope_nested) X(fork) X(fork_callback) X(keeper_refused) X(keeper_followup)
 #define SOAK_FEATURES_FORK_IN_FORK(X) X(fork_in_fork)
 #else
 #define SOAK_FEATURES_SCOPES(X)
@@ -400,6 +403,38 @@ static void drop_ref(rec *r) {
     }
 }
 
+/* From an expired task's completion callback, which the housekeeper runs when the deadline passed
+   while the task waited: the calls that would wait for tasks are refused there (EDEADLK: a wait
+   would hold up every deadline), and follow-up work goes in with groupconc_submit. Elsewhere
+   (another thread settled the expiry) the same calls work. */
+static void keeper_calls(rec *r) {
+#ifndef GROUPCONC_NO_SCOPES
+    groupconc_scope *sc = NULL;
+    int rc = groupconc_scope_open(R.ex, NULL, &sc);
+    CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_EDEADLK || rc == GROUPCONC_ENOMEM || rc == GROUPCONC_ESHUTDOWN,
+          "task %u: scope_open from an expiry callback: %s", r->id, groupconc_errname(rc));
+    if (rc == GROUPCONC_OK) {
+        rc = groupconc_scope_join(sc); /* no forks: nothing to wait for */
+        CHECK(rc == GROUPCONC_OK, "task %u: joining an empty scope from a callback: %s", r->id,
+              groupconc_errname(rc));
+        rc = groupconc_scope_close(sc);
+        CHECK(rc == GROUPCONC_OK, "task %u: closing an empty scope from a callback: %s", r->id,
+              groupconc_errname(rc));
+        return;
+    }
+    if (rc != GROUPCONC_EDEADLK) return;
+    FEAT(keeper_refused);
+    rec *f = rec_new(R_FOLLOW, key_names[r->id % NG], M_QUICK);
+    if (f) {
+        f->has_cleanup = 1;
+        (void)submit_rec(R.ex, f, 0, NULL);
+        FEAT(keeper_followup);
+    }
+#else
+    (void)r;
+#endif
+}
+
 static void rec_cb(groupconc_task *t, const groupconc_result *res, void *ud) {
     rec *r = ud;
     (void)t;
@@ -409,6 +444,10 @@ static void rec_cb(groupconc_task *t, const groupconc_result *res, void *ud) {
           groupconc_status_name(res->status), groupconc_status_name((groupconc_status)atomic_load(&r->ev_status)));
     atomic_fetch_add(&r->cb_runs, 1);
     FEAT(callback_run);
+    if (res->status == GROUPCONC_STATUS_REJECTED && !atomic_load(&R.stop) &&
+        ((res->reason <= GROUPCONC_EEXPIRED_GLOBAL && res->reason >= GROUPCONC_EEXPIRED_RUNNING) ||
+         res->reason == GROUPCONC_EEXPIRED_FLEET))
+        keeper_calls(r); /* an expired task's callback: mostly on the housekeeper thread */
     /* register one more from inside, once per task (the new one runs after the current ones on
        the completing thread, or at once on a done task: a per-thread depth would not stop it) */
     if (r->id % 32 == 5 && atomic_exchange(&r->cb_nested, 1) == 0) {
