@@ -365,7 +365,8 @@
                    and for running and deferred tasks)
        scopes[]    each open scope: id (opaque), name (or null), parent (its parent's id, or null),
                    policy, shut_down, joined (0/1), age_ns since it was opened, children (open child
-                   scopes), forks[] (index, group, status: PENDING until the fork completed)
+                   scopes), forks[] (index, group, id: its task id or null, status: PENDING
+                   until the fork completed)
        Strings and their "_hex" twins: see groupconc_executor_dump (section [9]).
 
    9. LIMITATIONS
@@ -9380,6 +9381,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
             groupconc__puts(o, i ? ",{" : "{");
             groupconc__put_field(o, "index", (long long)i, false);
             groupconc__put_text(o, "group", fk->task ? fk->task->group->key : fk->group, true);
+            groupconc__put_text(o, "id", fk->task_id, true); /* the caller's task id, or null */
             groupconc__puts(o, ",\"status\":");
             groupconc__put_str(o, fk->done ? groupconc_status_name(fk->result.status) : "PENDING");
             groupconc__put(o, "}", 1);

@@ -65,7 +65,7 @@ s = ([x for x in d["scopes"] if x.get("name") == "outer"] or [{}])[0]
 want(s.get("name") == "outer" and s.get("policy") == "SHUTDOWN_ON_FAILURE" and s.get("parent") is None,
      "scope: %r" % s)
 want(s.get("shut_down") == 0 and s.get("joined") == 0 and s.get("children") == 0, "scope flags")
-want(s.get("forks") == [{"index": 0, "group": KEY, "status": "PENDING"}], "scope forks: %r" % s.get("forks"))
+want(s.get("forks") == [{"index": 0, "group": KEY, "id": "r1", "status": "PENDING"}], "scope forks: %r" % s.get("forks"))
 
 # ---- issue 23: the dump is a superset of the stats, field by field, on the latched state ----
 
