@@ -14,21 +14,36 @@
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static atomic_int started, go;
+/* The parked task and main meet on one condition variable: `started` once the task runs, `go` to
+   let it return. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int started, go;
+
+static void set_flag(int *flag) {
+    pthread_mutex_lock(&mu);
+    *flag = 1;
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+}
+
+static void wait_flag(const int *flag) {
+    pthread_mutex_lock(&mu);
+    while (!*flag) pthread_cond_wait(&cv, &mu);
+    pthread_mutex_unlock(&mu);
+}
 
 static int park_fn(groupconc_context *ctx, void **out_value, void *arg) {
-    struct timespec ts = {0, 1000000};
     (void)ctx;
     (void)out_value;
     (void)arg;
-    atomic_store(&started, 1);
-    for (int i = 0; i < 30000 && !atomic_load(&go); i++) nanosleep(&ts, NULL);
+    set_flag(&started);
+    wait_flag(&go);
     return 0;
 }
 
@@ -77,7 +92,6 @@ static int print_stats(groupconc_executor *ex) {
 }
 
 int main(void) {
-    struct timespec ts = {0, 1000000};
     groupconc_policy p = groupconc_policy_default();
     groupconc_executor *ex;
     groupconc_scope *scope;
@@ -98,7 +112,7 @@ int main(void) {
     if (groupconc_gate_create(&gc, &gate) != GROUPCONC_OK) return 1;
     if (groupconc_scope_open(ex, &sc, &scope) != GROUPCONC_OK) return 1;
     if (groupconc_scope_fork(scope, &fork, NULL) != GROUPCONC_OK) return 1;
-    for (int i = 0; i < 30000 && !atomic_load(&started); i++) nanosleep(&ts, NULL);
+    wait_flag(&started); /* meson's timeout bounds a hang */
     if (groupconc_submit(ex, KEY, "w1", noop_fn, NULL, &w1) != GROUPCONC_OK ||
         groupconc_submit(ex, KEY, "w2", noop_fn, NULL, &w2) != GROUPCONC_OK ||
         groupconc_submit(ex, "other", "ready1", noop_fn, NULL, &rd) != GROUPCONC_OK)
@@ -119,7 +133,7 @@ int main(void) {
     if (rc != GROUPCONC_OK || print_stats(ex) != 0) return 1;
     printf("\n");
     fflush(stdout);
-    atomic_store(&go, 1);
+    set_flag(&go);
     if (groupconc_scope_join(scope2) != GROUPCONC_OK || groupconc_scope_close(scope2) != GROUPCONC_OK ||
         groupconc_permit_release(&permit, GROUPCONC_RELEASE_SUCCESS, 0) != GROUPCONC_OK ||
         groupconc_group_resume(ex, BAD_KEY) != GROUPCONC_OK || groupconc_scope_join(scope) != GROUPCONC_OK ||
