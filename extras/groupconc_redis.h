@@ -696,7 +696,7 @@ typedef struct groupconc_redis__answer {
     uint64_t lease;
 } groupconc_redis__answer;
 
-struct groupconc_redis {
+struct groupconc_redis { /* NOLINT(clang-analyzer-optin.performance.Padding): grouped by guard */
     /* configuration (immutable after create) */
     char *unix_path, *host, *username, *password, *prefix, *channel;
     size_t prefix_len, channel_len;
@@ -846,8 +846,8 @@ GROUPCONC_REDIS__PRIVATE int groupconc_redis__problem(groupconc_redis_problem *p
                                                       long long v) {
     if (p) {
         p->code = code;
-        snprintf(p->field, sizeof p->field, "%s", field);
-        snprintf(p->message, sizeof p->message, fmt, field, v);
+        (void)snprintf(p->field, sizeof p->field, "%s", field);
+        (void)snprintf(p->message, sizeof p->message, fmt, field, v);
     }
     return code;
 }
@@ -965,7 +965,7 @@ GROUPCONC_REDIS__PRIVATE int groupconc_redis__check_scalars(const groupconc_redi
 GROUPCONC_REDIS__PRIVATE int groupconc_redis__check_cap_entry(const groupconc_redis_cap *e, size_t i,
                                                               groupconc_redis_problem *p) {
     char field[48];
-    snprintf(field, sizeof field, "caps[%zu].group", i);
+    (void)snprintf(field, sizeof field, "caps[%zu].group", i);
     if (!e->group) return groupconc_redis__problem(p, GROUPCONC_EINVAL, field, "%s is NULL%.0lld", 0);
     size_t n = strlen(e->group);
     if (n == 0) return groupconc_redis__problem(p, GROUPCONC_EKEYEMPTY, field, "%s is empty%.0lld", 0);
@@ -973,7 +973,7 @@ GROUPCONC_REDIS__PRIVATE int groupconc_redis__check_cap_entry(const groupconc_re
         return groupconc_redis__problem(p, GROUPCONC_EKEYTOOLONG, field,
                                         "%s: %lld bytes, more than GROUPCONC_REDIS_MAX_KEY_LEN",
                                         (long long)n);
-    snprintf(field, sizeof field, "caps[%zu].cap", i);
+    (void)snprintf(field, sizeof field, "caps[%zu].cap", i);
     if (e->cap < 1 && e->cap != GROUPCONC_UNLIMITED)
         return groupconc_redis__problem(p, GROUPCONC_ELIMIT, field,
                                         "%s = %lld: must be >= 1 or GROUPCONC_UNLIMITED", e->cap);
@@ -1000,7 +1000,7 @@ GROUPCONC_REDIS__PRIVATE int groupconc_redis__check_cap_dups(const groupconc_red
     GROUPCONC_REDIS_FREE(tmp);
     if (dup < 0) return GROUPCONC_OK;
     char field[48];
-    snprintf(field, sizeof field, "caps[%d].group", dup);
+    (void)snprintf(field, sizeof field, "caps[%d].group", dup);
     return groupconc_redis__problem(p, GROUPCONC_EDUPKEY, field,
                                     "%s names a group already in the table%.0lld", 0);
 }
@@ -1276,7 +1276,7 @@ GROUPCONC_REDIS__PRIVATE groupconc_executor *groupconc_redis__ex_enter(groupconc
     return ex;
 }
 
-GROUPCONC_REDIS__PRIVATE void groupconc_redis__ex_leave(groupconc_redis *r, groupconc_executor *ex) {
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__ex_leave(groupconc_redis *r, const groupconc_executor *ex) {
     if (!ex) return;
     pthread_mutex_lock(&r->mu);
     if (--r->ex_users == 0) pthread_cond_broadcast(&r->ready_cond);
@@ -1386,16 +1386,16 @@ GROUPCONC_REDIS__PRIVATE redisContext *groupconc_redis__connect(groupconc_redis 
     redisContext *c = r->unix_path ? redisConnectUnixWithTimeout(r->unix_path, tv)
                                    : redisConnectWithTimeout(r->host, r->port, tv);
     if (!c) {
-        snprintf(err, errlen, "connect: out of memory");
+        (void)snprintf(err, errlen, "connect: out of memory");
         return NULL;
     }
     if (c->err) {
-        snprintf(err, errlen, "connect: %s", c->errstr);
+        (void)snprintf(err, errlen, "connect: %s", c->errstr);
         redisFree(c);
         return NULL;
     }
     if (redisSetTimeout(c, groupconc_redis__tv(r->command_ns)) != REDIS_OK) {
-        snprintf(err, errlen, "setting the timeout: %s", c->errstr);
+        (void)snprintf(err, errlen, "setting the timeout: %s", c->errstr);
         redisFree(c);
         return NULL;
     }
@@ -1414,7 +1414,7 @@ GROUPCONC_REDIS__PRIVATE redisContext *groupconc_redis__connect(groupconc_redis 
         lens[argc++] = strlen(r->password);
         redisReply *rep = (redisReply *)redisCommandArgv(c, argc, argv, lens);
         if (!rep || rep->type == REDIS_REPLY_ERROR) {
-            snprintf(err, errlen, "AUTH: %s", rep ? rep->str : c->errstr);
+            (void)snprintf(err, errlen, "AUTH: %s", rep ? rep->str : c->errstr);
             if (rep) freeReplyObject(rep);
             redisFree(c);
             return NULL;
@@ -1441,12 +1441,12 @@ GROUPCONC_REDIS__PRIVATE redisContext *groupconc_redis__connect_cmd(groupconc_re
     for (int i = 0; i < GROUPCONC_REDIS__SCRIPTS; i++) {
         redisReply *rep = NULL;
         if (redisGetReply(c, (void **)&rep) != REDIS_OK || !rep) {
-            snprintf(err, errlen, "SCRIPT LOAD: %s", c->errstr);
+            (void)snprintf(err, errlen, "SCRIPT LOAD: %s", c->errstr);
             ok = false;
             break;
         }
         if (rep->type != REDIS_REPLY_STRING || rep->len != 40) {
-            snprintf(err, errlen, "SCRIPT LOAD: %s",
+            (void)snprintf(err, errlen, "SCRIPT LOAD: %s",
                      rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply");
             ok = false;
         } else {
@@ -1652,6 +1652,8 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__disconnect(groupconc_redis *r, co
     r->backoff_ns = 0;
 }
 
+static redisReply groupconc_redis__sent_mark; /* a command's reply until the real one is read */
+
 /* Send cmds[0..n) pipelined and read the replies into cmds[i].reply (NULL where none came: the
    connection failed, or no memory to build the command). false: the connection failed (it is
    closed and the state is DOWN). */
@@ -1662,7 +1664,7 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__round_trip(groupconc_redis *r, si
         int argc;
         if (!groupconc_redis__build(r, &r->cmds[i], &argc)) continue;
         if (redisAppendCommandArgv(r->c, argc, r->argv, r->argvlen) != REDIS_OK) continue;
-        r->cmds[i].reply = (redisReply *)(uintptr_t)1; /* "sent": replaced by its reply below */
+        r->cmds[i].reply = &groupconc_redis__sent_mark; /* "sent": replaced by its reply below */
         sent++;
     }
     pthread_mutex_lock(&r->mu);
@@ -1680,9 +1682,9 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__round_trip(groupconc_redis *r, si
             timed_out = timed_out || r->c->err == REDIS_ERR_TIMEOUT; /* hiredis 1.x */
 #endif
             if (timed_out)
-                snprintf(detail, sizeof detail, "no reply within command_timeout_ns");
+                (void)snprintf(detail, sizeof detail, "no reply within command_timeout_ns");
             else
-                snprintf(detail, sizeof detail, "%s", r->c->errstr[0] ? r->c->errstr : "no reply");
+                (void)snprintf(detail, sizeof detail, "%s", r->c->errstr[0] ? r->c->errstr : "no reply");
             for (size_t j = i; j < n; j++) r->cmds[j].reply = NULL;
             groupconc_redis__disconnect(r, "round trip failed", detail);
             return false;
@@ -2381,7 +2383,7 @@ GROUPCONC_REDIS__PRIVATE void *groupconc_redis__sub_main(void *arg) {
             size_t lens[2] = {9, r->channel_len};
             redisReply *rep = (redisReply *)redisCommandArgv(c, 2, argv, lens);
             if (!rep || rep->type != REDIS_REPLY_ARRAY) {
-                snprintf(err, sizeof err, "SUBSCRIBE: %s",
+                (void)snprintf(err, sizeof err, "SUBSCRIBE: %s",
                          rep && rep->type == REDIS_REPLY_ERROR ? rep->str : c->errstr);
                 redisFree(c);
                 c = NULL;
@@ -2528,7 +2530,7 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__make_instance(groupconc_redis *r)
     }
     rnd ^= (uint64_t)groupconc_redis__now_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)r;
     char host[64] = "host";
-    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "host");
+    if (gethostname(host, sizeof host) != 0) (void)snprintf(host, sizeof host, "host");
     host[sizeof host - 1] = '\0';
     for (char *h = host; *h; h++)
         if (*h == '/' || *h == ' ') *h = '_';
@@ -2624,6 +2626,8 @@ GROUPCONC_REDIS__PRIVATE int groupconc_redis__attach(void *user_data, groupconc_
 /* The detach callback: groupconc_executor_destroy takes the executor back, after its last request
    was answered and its last lease given back. No call into it may follow: wait for the calls in
    flight (a notify or report on the I/O or subscriber thread, a local-release notify). */
+/* ex is not const: the type of the policy's detach callback */
+/* cppcheck-suppress constParameter */
 GROUPCONC_REDIS__PRIVATE void groupconc_redis__detach(void *user_data, groupconc_executor *ex) {
     groupconc_redis *r = (groupconc_redis *)user_data;
     pthread_mutex_lock(&r->mu);

@@ -656,12 +656,12 @@ GROUPCONC_TRACE__PRIVATE int groupconc_trace__prepare(groupconc_trace__writer *w
 
 /* Slots: each run of a (group, kind) goes to the lowest slot whose last run ended by its start. */
 GROUPCONC_TRACE__PRIVATE void groupconc_trace__slots(groupconc_trace__writer *w) {
-    size_t i = 0, j, k, nslots;
+    size_t i = 0, j, k;
     while (i < w->nruns) {
+        size_t nslots = 0;
         for (j = i; j < w->nruns && w->runs[j].group == w->runs[i].group &&
                     w->runs[j].caller_runs == w->runs[i].caller_runs; j++) {
         }
-        nslots = 0;
         for (; i < j; i++) {
             for (k = 0; k < nslots && w->ends[k] > w->runs[i].done->start_ns; k++) {
             }
@@ -673,7 +673,8 @@ GROUPCONC_TRACE__PRIVATE void groupconc_trace__slots(groupconc_trace__writer *w)
 }
 
 /* The track (tid) of a run: per group, 1 + its events track, then its slots, then caller runs. */
-#define GROUPCONC_TRACE__TID(group, kind, slot) ((uint64_t)(group) * 1000000u + (kind) * 100000u + (slot))
+#define GROUPCONC_TRACE__TID(group, kind, slot) \
+    ((uint64_t)(group) * 1000000u + (uint64_t)(kind) * 100000u + (uint64_t)(slot))
 
 GROUPCONC_TRACE__PRIVATE void groupconc_trace__meta(groupconc_trace__out *o, uint64_t tid,
                                                    const groupconc_trace__event *g, const char *suffix) {
@@ -704,7 +705,7 @@ GROUPCONC_TRACE__PRIVATE void groupconc_trace__tracks(groupconc_trace__writer *w
         if (i == 0 || r->group != w->runs[i - 1].group || r->caller_runs != w->runs[i - 1].caller_runs) top = 0;
         if (r->slot <= top) continue;
         top = r->slot;
-        snprintf(suffix, sizeof suffix, r->caller_runs ? " caller runs %u" : " slot %u", (unsigned)r->slot);
+        (void)snprintf(suffix, sizeof suffix, r->caller_runs ? " caller runs %u" : " slot %u", (unsigned)r->slot);
         groupconc_trace__meta(o, GROUPCONC_TRACE__TID(r->group + 1, r->caller_runs ? 2u : 1u, r->slot),
                               w->group_first[r->group], suffix);
     }
@@ -826,14 +827,14 @@ GROUPCONC_TRACE__PRIVATE void groupconc_trace__counters(groupconc_trace__writer 
 
 GROUPCONC_TRACE__PRIVATE int groupconc_trace__write(groupconc_trace *t, groupconc_trace__out *o) {
     groupconc_trace__writer w;
-    groupconc_trace__step *steps;
     int rc;
     size_t i;
     memset(&w, 0, sizeof w);
     w.t = t;
     rc = groupconc_trace__prepare(&w);
     if (rc == GROUPCONC_OK) {
-        steps = (groupconc_trace__step *)groupconc_trace__alloc(&w, 2 * (w.nruns + 1), sizeof *steps);
+        groupconc_trace__step *steps =
+            (groupconc_trace__step *)groupconc_trace__alloc(&w, 2 * (w.nruns + 1), sizeof *steps);
         if (!steps) rc = GROUPCONC_ENOMEM;
         else {
             groupconc_trace__slots(&w);
