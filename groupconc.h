@@ -1102,12 +1102,13 @@ GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *def
                   pointer, or an element with a NULL group / fn); GROUPCONC_EKEYEMPTY / EKEYTOOLONG
                   (an element's key); GROUPCONC_ELIMIT (an element's max_wait_ns); GROUPCONC_EDEADLK
                   (called from this executor's resolver, or from its housekeeper thread: there it
-                  could not wait for what it submitted).
+                  could not wait for what it submitted); GROUPCONC_ENOMEM (the condition variable
+                  its waits sleep on could not be made; glibc's and Windows' never fail).
                   An element refused in submit is REJECTED with zero duration, error 0 and the
                   submit's code as result.reason: GROUPCONC_EREJECTED_* under ABORT (as an
                   asynchronous rejection reports it), else GROUPCONC_ESHUTDOWN / ENOMEM / ETHREAD /
-                  EGROUPS_FULL; the others go on. The call allocates nothing itself (no ENOMEM of its
-                  own).
+                  EGROUPS_FULL; the others go on. Past its checks the call allocates nothing
+                  itself (no ENOMEM of its own after the first task went in).
    Thread safety: any thread.
    Callbacks:     may be called from a task or callback of this executor (it waits only for the
                   tasks it submitted; a worker blocked here lets one more thread start), except on
@@ -2929,6 +2930,8 @@ typedef struct groupconc__frame {
     groupconc__fifo *owed_rejected; /* rejections this thread handles next, or NULL */
     groupconc__fifo *owed;         /* completions this thread runs next, or NULL */
     size_t settled;                /* settled early from the owed lists: the owner retires them */
+    size_t paid;                   /* tasks groupconc__pay took from the owed lists (it looks for
+                                      its task again when a nested wait took some) */
     groupconc__claims *claims;     /* a worker's base frame: the tasks it took and has not started */
     struct groupconc_deferred *deferral; /* a task body's frame: its groupconc_context_defer */
     bool keeper;                   /* the housekeeper's base frame: a blocking wait there would hold
@@ -2990,7 +2993,7 @@ GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor
     f->ex = ex;
     f->self = self;
     f->owed_rejected = f->owed = NULL;
-    f->settled = 0;
+    f->settled = f->paid = 0;
     f->claims = NULL;
     f->deferral = NULL;
     f->keeper = false;
@@ -5230,7 +5233,9 @@ GROUPCONC__FN size_t groupconc__settle(groupconc_executor *ex, groupconc__fifo *
 }
 
 /* A wait inside a callback on a task this thread owes (frame f's lists): settle the list holding it
-   up to and including it, in order. */
+   up to and including it, in order. A callback of one it settles on the way may wait on t too
+   (or on a later one): that wait pays from the same lists, and may take t before this loop gets
+   to it (f->paid tells), so the loop looks again for t after it, and stops once t is gone. */
 GROUPCONC__FN bool groupconc__pay(groupconc_executor *ex, groupconc__frame *f, const groupconc_task *t) {
     groupconc__fifo *lists[2];
     int i;
@@ -5243,9 +5248,14 @@ GROUPCONC__FN bool groupconc__pay(groupconc_executor *ex, groupconc__frame *f, c
         if (!u) continue;
         for (;;) {
             groupconc_task *v = groupconc__fifo_pop(lists[i]);
-            f->settled += i == 0 ? groupconc__settle_rejected(ex, v, NULL)
-                                 : groupconc__complete(ex, v, NULL, NULL);
+            size_t paid = ++f->paid, settled;
+            settled = i == 0 ? groupconc__settle_rejected(ex, v, NULL) : groupconc__complete(ex, v, NULL, NULL);
+            f->settled += settled; /* after the call: a wait inside it adds its own */
             if (v == t) return true;
+            if (f->paid != paid) { /* a callback's wait paid meanwhile */
+                for (u = lists[i]->head; u && u != t; u = u->next) {}
+                if (!u) return true; /* t among what it settled */
+            }
         }
     }
     return false;
@@ -5318,11 +5328,13 @@ GROUPCONC__FN const groupconc_executor *groupconc__task_exec(groupconc_task *t) 
     return groupconc__is_done(t) ? NULL : t->group->exec;
 }
 
-/* Block until done or `deadline` (monotonic ns; UINT64_MAX = none). A done task never touches its
-   executor, so this works after the executor was destroyed. */
-GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
+/* Block until done or `deadline` (monotonic ns; UINT64_MAX = none), sleeping on `cv` (one the
+   caller made: execute_all makes its one before it submits anything, so that no wait of its can
+   fail for memory) or, where NULL, on one made here. A done task never touches its executor, so
+   this works after the executor was destroyed. */
+GROUPCONC__FN int groupconc__wait_on(groupconc_task *t, uint64_t deadline, groupconc__cond *given) {
     groupconc_executor *ex;
-    groupconc__cond cv;
+    groupconc__cond own, *cv = given ? given : &own;
     groupconc__watch w, **pw;
     groupconc__frame *f;
     groupconc__claims *claims = NULL;
@@ -5341,7 +5353,7 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
     }
     if (deadline != UINT64_MAX && groupconc__now_ns() >= deadline) return GROUPCONC_ETIMEDOUT;
     if (groupconc__in_keeper(ex)) return GROUPCONC_EDEADLK; /* it must not block: see keeper_main */
-    if (groupconc__cond_init(&cv) != GROUPCONC_OK) return GROUPCONC_ENOMEM;
+    if (!given && groupconc__cond_init(&own) != GROUPCONC_OK) return GROUPCONC_ENOMEM;
     /* A worker that ran t may have left it unfinished in a batch while it runs a long task: once
        nwaiters is up, workers finish at once; what was published before, finish here. A worker
        blocking here hands back what it took and lets the pool grow by one (nblocked, read by
@@ -5362,13 +5374,13 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
           GROUPCONC__ST_DONE)) {
         w.fn = NULL;
         w.user_data = NULL;
-        w.cv = &cv;
+        w.cv = cv;
         w.next = t->watchers;
         t->watchers = &w;
         while (!groupconc__is_done(t)) {
             if (deadline == UINT64_MAX) {
-                groupconc__cond_wait(&cv, &ex->done_lock);
-            } else if (!groupconc__cond_wait_until(&cv, &ex->done_lock, deadline)) {
+                groupconc__cond_wait(cv, &ex->done_lock);
+            } else if (!groupconc__cond_wait_until(cv, &ex->done_lock, deadline)) {
                 timed_out = !groupconc__is_done(t);
                 break;
             }
@@ -5383,8 +5395,12 @@ GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
     if (claims) atomic_fetch_sub_explicit(&ex->pool.nblocked, 1, memory_order_seq_cst);
     atomic_fetch_sub_explicit(&ex->pool.nwaiters, 1, memory_order_seq_cst); /* t done (the executor lives)
                                                                        or timed out (it must) */
-    groupconc__cond_destroy(&cv);
+    if (!given) groupconc__cond_destroy(&own);
     return timed_out ? GROUPCONC_ETIMEDOUT : GROUPCONC_OK;
+}
+
+GROUPCONC__FN int groupconc__wait_until(groupconc_task *t, uint64_t deadline) {
+    return groupconc__wait_on(t, deadline, NULL);
 }
 
 GROUPCONC__PUBLIC int groupconc_task_wait_for(groupconc_task *task, int64_t timeout_ns,
@@ -5639,6 +5655,7 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
     uint64_t deadline;
     size_t i, len;
     int rc, result = GROUPCONC_OK;
+    groupconc__cond cv; /* every wait below sleeps on it */
     if (!ex || (count > 0 && (!tasks || !out_results))) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     /* it waits for what it submits, and a wait cannot block there: refused before it owns anything */
@@ -5651,6 +5668,7 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
     if (count == 0)
         return atomic_load_explicit(&ex->shutdown, memory_order_relaxed) ? GROUPCONC_ESHUTDOWN
                                                                          : GROUPCONC_OK;
+    if (groupconc__cond_init(&cv) != GROUPCONC_OK) return GROUPCONC_ENOMEM; /* owns nothing yet */
     deadline = groupconc__deadline(timeout_ns);
     for (i = 0; i < count; i++) { /* from here on, every element's argument is execute_all's */
         groupconc_task *h = NULL;
@@ -5665,7 +5683,7 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
 #define GROUPCONC__EXEC_HANDLE(i) ((groupconc_task *)out_results[i].value)
     for (i = 0; i < count; i++) {
         if (!GROUPCONC__EXEC_HANDLE(i)) continue;
-        rc = groupconc__wait_until(GROUPCONC__EXEC_HANDLE(i), deadline);
+        rc = groupconc__wait_on(GROUPCONC__EXEC_HANDLE(i), deadline, &cv);
         if (rc == GROUPCONC_ETIMEDOUT) {
             size_t j;
             if (result == GROUPCONC_OK) result = GROUPCONC_ETIMEDOUT;
@@ -5681,7 +5699,7 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
         if (h) {
             /* flagged running tasks return; a task that never started completed CANCELLED in the
                cancel above, one that ran reports what it returned */
-            (void)groupconc__wait_until(h, UINT64_MAX);
+            (void)groupconc__wait_on(h, UINT64_MAX, &cv); /* cannot fail: its sleep is made */
             groupconc__fill_result(h, r);
             (void)groupconc_task_release(h);
         }
@@ -5689,6 +5707,7 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
         r->task_id = tasks[i].task_id;
     }
 #undef GROUPCONC__EXEC_HANDLE
+    groupconc__cond_destroy(&cv);
     return result;
 }
 
@@ -9088,8 +9107,9 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
     uint64_t hash = 0;
     size_t len = 0;
     int rc;
-    if (!ex || !ex->policy.fleet.acquire) return GROUPCONC_EINVAL;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
+    if (!ex) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex); /* before the executor's own state is read */
+    if (!ex->policy.fleet.acquire) return GROUPCONC_EINVAL;
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);
     if (group) g = groupconc__find_locked(ex, group, len, hash);
@@ -9116,8 +9136,9 @@ GROUPCONC__PUBLIC int groupconc_fleet_report(groupconc_executor *ex, const char 
     uint64_t hash;
     size_t len;
     int rc;
-    if (!ex || reason != GROUPCONC_EFLEET_RENEW || !ex->policy.fleet.acquire) return GROUPCONC_EINVAL;
-    GROUPCONC__NOT_IN_RESOLVER(ex);
+    if (!ex || reason != GROUPCONC_EFLEET_RENEW) return GROUPCONC_EINVAL;
+    GROUPCONC__NOT_IN_RESOLVER(ex); /* before the executor's own state is read */
+    if (!ex->policy.fleet.acquire) return GROUPCONC_EINVAL;
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     groupconc__mutex_lock(&ex->lock);
     ex->fleet.renew_failed++;

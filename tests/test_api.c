@@ -604,6 +604,71 @@ static void test_wait_in_callback_on_owed_task(void **state) {
     gated_destroy(&g);
 }
 
+/* The same with two such waits, one inside the other: q0's event waits on q4, which settles q1
+   first, whose event waits on q4 too and settles the rest, q4 included. The outer wait then finds
+   q4 settled already (the hunt's crash: it went on taking tasks from the emptied list). */
+typedef struct nested_chain {
+    _Atomic(groupconc_task *) last;
+    atomic_int rc[2], seen, inside;
+} nested_chain;
+static void nested_wait_on_last(const groupconc_event *ev, void *ud) {
+    nested_chain *c = ud;
+    if (ev->type != GROUPCONC_EVENT_COMPLETED || !ev->task_id) return;
+    int which = strcmp(ev->task_id, "q0") == 0 ? 0 : strcmp(ev->task_id, "q1") == 0 ? 1 : -1;
+    if (which >= 0) {
+        groupconc_result r;
+        groupconc_task *last = atomic_load(&c->last);
+        atomic_fetch_add(&c->inside, 1);
+        int rc = groupconc_task_wait_for(last, WAIT_BOUND, &r);
+        if (rc == GROUPCONC_OK && r.status != GROUPCONC_STATUS_CANCELLED) rc = 99;
+        if (which == 1 && atomic_load(&c->inside) != 2) rc = 98; /* it ran inside q0's wait */
+        atomic_fetch_sub(&c->inside, 1);
+        atomic_store(&c->rc[which], rc);
+    }
+    atomic_fetch_add(&c->seen, 1);
+}
+static void test_nested_waits_in_callbacks_on_one_owed_task(void **state) {
+    (void)state;
+    nested_chain c;
+    atomic_init(&c.last, NULL);
+    atomic_init(&c.rc[0], 1);
+    atomic_init(&c.rc[1], 1);
+    atomic_init(&c.seen, 0);
+    atomic_init(&c.inside, 0);
+    groupconc_executor *ex = make(2, nested_wait_on_last, &c);
+    gated g;
+    gated_init(&g);
+    groupconc_task *blocker = tu_submit(ex, "q", "blocker", gated_fn, &g);
+    assert_true(tu_latch_wait(&g.started));
+    groupconc_task *q[5];
+    char id[8];
+    for (int i = 0; i < 5; i++) {
+        snprintf(id, sizeof id, "q%d", i);
+        q[i] = tu_submit(ex, "q", id, tu_noop_fn, NULL);
+    }
+    atomic_store(&c.last, q[4]);
+    assert_int_equal(groupconc_group_shutdown(ex, "q"), GROUPCONC_OK); /* cancels q0..q4 here */
+    assert_int_equal(atomic_load(&c.rc[0]), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&c.rc[1]), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&c.seen), 5); /* each once */
+    for (int i = 0; i < 5; i++) {
+        groupconc_result r;
+        assert_int_equal(groupconc_task_wait_for(q[i], 0, &r), GROUPCONC_OK);
+        assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+        groupconc_task_release(q[i]);
+    }
+    groupconc_executor_stats st;
+    assert_int_equal(groupconc_executor_stats_get(ex, &st), GROUPCONC_OK);
+    assert_int_equal(st.cancelled, 5);
+    tu_latch_open(&g.go);
+    tu_wait_status(blocker, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(blocker);
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, GROUPCONC_SEC(10)), GROUPCONC_OK); /* retired */
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&c.seen), 6);
+    gated_destroy(&g);
+}
+
 /* ==== 2, 3. execute_all: true outcomes at the deadline ========================================= */
 
 /* Ignores its cancellation flag: it keeps running 30 ms after it is flagged, then succeeds. */
@@ -1436,6 +1501,7 @@ int main(void) {
         cmocka_unit_test(test_blocking_calls_in_submitted_and_rejected_events),
         cmocka_unit_test(test_graceful_stop_from_listener),
         cmocka_unit_test(test_wait_in_callback_on_owed_task),
+        cmocka_unit_test(test_nested_waits_in_callbacks_on_one_owed_task),
         cmocka_unit_test(test_execute_all_deadline_reports_true_outcomes),
         cmocka_unit_test(test_execute_all_after_shutdown),
         cmocka_unit_test(test_rejection_handler_decides_outcome),

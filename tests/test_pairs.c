@@ -3099,7 +3099,7 @@ static void pair_scope_dump(void **state) {
     pk_started(&a);
     assert_true(dump_has(ex, "\"name\":\"pairs\""));
     assert_true(dump_has(ex, "\"policy\":\"SHUTDOWN_ON_FAILURE\""));
-    assert_true(dump_has(ex, "\"forks\":[{\"index\":0,\"group\":\"g\",\"status\":\"PENDING\"}]"));
+    assert_true(dump_has(ex, "\"forks\":[{\"index\":0,\"group\":\"g\",\"id\":\"a\",\"status\":\"PENDING\"}]"));
     assert_true(dump_has(ex, "\"id\":\"a\",\"state\":\"running\""));
     pk_go(&a);
     OK(groupconc_scope_join(sc));
