@@ -5249,7 +5249,8 @@ GROUPCONC__FN bool groupconc__pay(groupconc_executor *ex, groupconc__frame *f, c
         for (;;) {
             groupconc_task *v = groupconc__fifo_pop(lists[i]);
             size_t paid = ++f->paid, settled;
-            settled = i == 0 ? groupconc__settle_rejected(ex, v, NULL) : groupconc__complete(ex, v, NULL, NULL);
+            settled = i == 0 ? groupconc__settle_rejected(ex, v, NULL)
+                             : groupconc__complete(ex, v, NULL, NULL);
             f->settled += settled; /* after the call: a wait inside it adds its own */
             if (v == t) return true;
             if (f->paid != paid) { /* a callback's wait paid meanwhile */
@@ -6179,10 +6180,11 @@ GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
 /* A serial run: the one task this worker ran since its last step, t, holds every permit of its own
    layers, and its group's next waiter n at concurrency needs nothing but t's permits (the other
    layers have no waiters, n no fleet slot, the group is not paused, no live lowering is draining),
-   while nothing else is ready or in the inbox, and the worker holds no other claim. Then the hand-off the full step would make (finish
-   t, release_permits, hand, pump, admit, claim the one ready task) comes down to moving t's
-   concurrency and global-running permits to n, which becomes RUNNING in this worker's claims (it
-   passes QUEUED, NEW, READY as admit would), and counting the rest down. Everything stays under
+   while nothing else is ready or in the inbox, and the worker holds no other claim. Then the
+   hand-off the full step would make (finish t, release_permits, hand, pump, admit, claim the one
+   ready task) comes down to moving t's concurrency and global-running permits to n, which
+   becomes RUNNING in this worker's claims (it passes QUEUED, NEW, READY as admit would), and
+   counting the rest down. Everything stays under
    the lock as before, so stats, the dump, pause, live limits, cancel and deadlines see one running
    task and the rest waiting at every moment; n starts only at the worker's fetch_or(STARTED), and
    a cancel can still take it until then. Bounded by GROUPCONC__SERIAL_MAX and by a slow task;
@@ -6195,8 +6197,9 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     /* w->mine: a batch a waiter cut short (publish) keeps the claims it did not start, which the
        full step keeps, or lets go of where a cancel or a thief took them */
     if (w->nran != 1 || w->mine.count != 0 || w->self->nfinished != 0 || w->slow ||
-        w->serial >= GROUPCONC__SERIAL_MAX || ex->ready.count != 0 || ex->paused || ex->policy.listener || ex->global.waiters.count != 0 ||
-        ex->run_cap.waiters.count != 0 || ex->run_cap.used > ex->run_cap.limit)
+        w->serial >= GROUPCONC__SERIAL_MAX || ex->ready.count != 0 || ex->paused ||
+        ex->policy.listener || ex->global.waiters.count != 0 || ex->run_cap.waiters.count != 0 ||
+        ex->run_cap.used > ex->run_cap.limit)
         return false;
     t = w->self->ret[0]; /* unfinished: no helper took it, it is still ours */
     g = t->group;
