@@ -1664,6 +1664,10 @@ GROUPCONC_API int groupconc_scope_result(groupconc_scope *scope, size_t index,
 
 /* groupconc_scope_first: the fork that decided the scope: SHUTDOWN_ON_FAILURE: the first failure;
    SHUTDOWN_ON_SUCCESS: the first success; CUSTOM: what the callback set (groupconc_scope_first_set).
+   "First" is by result.end_ns (the fork that ended first), not by the order completions arrive:
+   a task hands its permits on before its completion runs, so a fork that ended earlier can report
+   after a later one (the previous task of a cap-1 group). Final once the scope is joined; before,
+   an earlier-ended fork that reports late can still take its place.
    Returns:       GROUPCONC_OK (*out_index set); GROUPCONC_ENOTFOUND (none); GROUPCONC_EINVAL.
    Callbacks:     anywhere. Runs here: nothing. */
 GROUPCONC_API int groupconc_scope_first(groupconc_scope *scope, size_t *out_index);
@@ -8571,18 +8575,26 @@ GROUPCONC__PUBLIC int groupconc_scope_shutdown(groupconc_scope *scope) {
    the fork count as done: a join that returns has seen every decision and callback. */
 GROUPCONC__FN void groupconc__scope_fork_done(groupconc_scope *s, groupconc__fork *fk,
                                               const groupconc_result *r) {
-    bool shut = false, failure;
+    bool shut = false, failure, decides;
     groupconc__mutex_lock(&s->lock);
     atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed); /* the lock orders it */
     fk->result = *r;
     failure = r->status == GROUPCONC_STATUS_FAILED || r->status == GROUPCONC_STATUS_REJECTED;
     if (failure) s->failed = true;
-    if (!s->has_first && ((s->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE && failure) ||
-                          (s->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS &&
-                           r->status == GROUPCONC_STATUS_SUCCESS))) {
+    decides = (s->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE && failure) ||
+              (s->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS &&
+               r->status == GROUPCONC_STATUS_SUCCESS);
+    if (decides && !s->has_first) {
         s->has_first = true;
         s->first = fk->index;
         shut = true;
+    } else if (decides) {
+        /* first by end time, not by report: a finished task hands its permits on before its
+           completion runs, so one that ended earlier (the previous task of a cap-1 group) may
+           report after a later one */
+        const groupconc_result *f = &s->forks[s->first]->result;
+        if (r->end_ns < f->end_ns || (r->end_ns == f->end_ns && fk->index < s->first))
+            s->first = fk->index;
     }
     groupconc__mutex_unlock(&s->lock);
     if (s->on_fork_complete) s->on_fork_complete(s, fk->index, r, s->user_data);
