@@ -744,8 +744,9 @@ static void test_scope_bad_input(void **state) {
 }
 
 /* "First" is the fork that ended first, not the one whose completion came first: three forks
-   in one cap-1 group (the later ones refused once the first decided) run in fork order, and a finished fork hands its permit on before its
-   completion runs, so the next fork, on the other worker, could report first (the hunt saw
+   in one cap-1 group (the later ones refused once the first decided) run in fork order, and a
+   finished fork hands its permit on before its completion runs, so the next fork, on the other
+   worker, could report first (the hunt saw
    first == 1 in ~5 % of such scopes, with a listener: without one a serial run completes each
    task before it starts the next). Repeated: scope_first must name fork 0 every time, for
    both shutdown policies. */
