@@ -5339,7 +5339,7 @@ GROUPCONC__FN const groupconc_executor *groupconc__task_exec(groupconc_task *t) 
    this works after the executor was destroyed. */
 GROUPCONC__FN int groupconc__wait_on(groupconc_task *t, uint64_t deadline, groupconc__cond *given) {
     groupconc_executor *ex;
-    groupconc__cond own, *cv = given ? given : &own;
+    groupconc__cond own, *cv = given; /* `own` is made below, where none is given */
     groupconc__watch w, **pw;
     groupconc__frame *f;
     groupconc__claims *claims = NULL;
@@ -5358,7 +5358,10 @@ GROUPCONC__FN int groupconc__wait_on(groupconc_task *t, uint64_t deadline, group
     }
     if (deadline != UINT64_MAX && groupconc__now_ns() >= deadline) return GROUPCONC_ETIMEDOUT;
     if (groupconc__in_keeper(ex)) return GROUPCONC_EDEADLK; /* it must not block: see keeper_main */
-    if (!given && groupconc__cond_init(&own) != GROUPCONC_OK) return GROUPCONC_ENOMEM;
+    if (!given) {
+        if (groupconc__cond_init(&own) != GROUPCONC_OK) return GROUPCONC_ENOMEM;
+        cv = &own;
+    }
     /* A worker that ran t may have left it unfinished in a batch while it runs a long task: once
        nwaiters is up, workers finish at once; what was published before, finish here. A worker
        blocking here hands back what it took and lets the pool grow by one (nblocked, read by
