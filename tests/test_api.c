@@ -569,6 +569,19 @@ static void wait_on_last(const groupconc_event *ev, void *ud) {
     }
     atomic_fetch_add(&c->seen, 1);
 }
+/* Group "q" held by a parked task ("blocker", started), with q0..q4 waiting behind it. */
+static groupconc_task *queue_behind_blocker(groupconc_executor *ex, gated *g, groupconc_task *q[5]) {
+    gated_init(g);
+    groupconc_task *blocker = tu_submit(ex, "q", "blocker", gated_fn, g);
+    assert_true(tu_latch_wait(&g->started));
+    char id[8];
+    for (int i = 0; i < 5; i++) {
+        snprintf(id, sizeof id, "q%d", i);
+        q[i] = tu_submit(ex, "q", id, tu_noop_fn, NULL);
+    }
+    return blocker;
+}
+
 static void test_wait_in_callback_on_owed_task(void **state) {
     (void)state;
     chain c;
@@ -577,15 +590,8 @@ static void test_wait_in_callback_on_owed_task(void **state) {
     atomic_init(&c.seen, 0);
     groupconc_executor *ex = make(2, wait_on_last, &c);
     gated g;
-    gated_init(&g);
-    groupconc_task *blocker = tu_submit(ex, "q", "blocker", gated_fn, &g);
-    assert_true(tu_latch_wait(&g.started));
     groupconc_task *q[5];
-    char id[8];
-    for (int i = 0; i < 5; i++) {
-        snprintf(id, sizeof id, "q%d", i);
-        q[i] = tu_submit(ex, "q", id, tu_noop_fn, NULL);
-    }
+    groupconc_task *blocker = queue_behind_blocker(ex, &g, q);
     atomic_store(&c.last, q[4]);
     assert_int_equal(groupconc_group_shutdown(ex, "q"), GROUPCONC_OK); /* cancels q0..q4 here */
     assert_int_equal(atomic_load(&c.rc), GROUPCONC_OK);
@@ -637,15 +643,8 @@ static void test_nested_waits_in_callbacks_on_one_owed_task(void **state) {
     atomic_init(&c.inside, 0);
     groupconc_executor *ex = make(2, nested_wait_on_last, &c);
     gated g;
-    gated_init(&g);
-    groupconc_task *blocker = tu_submit(ex, "q", "blocker", gated_fn, &g);
-    assert_true(tu_latch_wait(&g.started));
     groupconc_task *q[5];
-    char id[8];
-    for (int i = 0; i < 5; i++) {
-        snprintf(id, sizeof id, "q%d", i);
-        q[i] = tu_submit(ex, "q", id, tu_noop_fn, NULL);
-    }
+    groupconc_task *blocker = queue_behind_blocker(ex, &g, q);
     atomic_store(&c.last, q[4]);
     assert_int_equal(groupconc_group_shutdown(ex, "q"), GROUPCONC_OK); /* cancels q0..q4 here */
     assert_int_equal(atomic_load(&c.rc[0]), GROUPCONC_OK);
