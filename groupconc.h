@@ -2595,12 +2595,18 @@ typedef struct groupconc__fifo {
     uint32_t count;
 } groupconc__fifo;
 
-/* A fair semaphore: a permit is taken at once only when one is free AND nobody waits (no barging);
-   a released permit goes straight to the oldest waiter (hand-off). */
-typedef struct groupconc__sem {
-    groupconc__fifo waiters;
+/* A layer's permits: `used` of `limit`. */
+typedef struct groupconc__permits {
     int32_t limit;                 /* INT32_MAX = unlimited */
     int32_t used;
+} groupconc__permits;
+
+/* A fair semaphore: a permit is taken at once only when one is free AND nobody waits (no barging);
+   a released permit goes straight to the oldest waiter (hand-off). The executor's layers are one
+   each; a group's two keep their FIFOs apart, in its queues block (groupconc__group_queues). */
+typedef struct groupconc__sem {
+    groupconc__fifo waiters;
+    groupconc__permits permits;
 } groupconc__sem;
 
 /* The totals behind EVENTS AND COUNTERS; under the executor lock. A task is counted once by its
@@ -2650,17 +2656,27 @@ typedef struct groupconc__group_fleet {
    `submitted` count: whenever ex->lock is free, every task that reached the group has completed
    (an outcome counter) or is waiting, ready or on a worker, so the stats add those up
    (groupconc__group_submitted). */
+/* A group's waiters: its own layers' FIFOs, and how many of its tasks wait in the executor's
+   (the fleet layer's count has a place of its own, groupconc__group_fleet). Allocated the first time
+   one of its tasks has to wait at any of these layers (groupconc__queues_get), kept until the group
+   is freed: a group whose tasks never wait does not pay for them. */
+typedef struct groupconc__group_queues {
+    groupconc__fifo bulkhead;      /* the waiters of g->bulkhead */
+    groupconc__fifo conc;          /* the waiters of g->conc */
+    uint32_t waiting_global;       /* this group's tasks waiting at global in-flight */
+    uint32_t waiting_running;      /* this group's tasks waiting at global running */
+} groupconc__group_queues;
+
 struct groupconc__group {
     groupconc_executor *exec;
-    groupconc__sem bulkhead;       /* GROUPCONC__L_BULKHEAD */
-    groupconc__sem conc;           /* GROUPCONC__L_CONCURRENCY */
+    groupconc__permits bulkhead;   /* GROUPCONC__L_BULKHEAD (its waiters: queues->bulkhead) */
+    groupconc__permits conc;       /* GROUPCONC__L_CONCURRENCY (its waiters: queues->conc) */
     uint64_t succeeded;            /* the common outcome; the others live in `cold` */
     uint64_t admitted;             /* tasks that got every permit */
     groupconc__group_cold *cold;   /* NULL until a task of it ends otherwise than SUCCESS */
+    groupconc__group_queues *queues; /* NULL until a task of it first waits (but at the fleet) */
     _Atomic uint32_t refs;         /* the table's, plus one per task */
     int32_t threshold;             /* waiting at bulkhead + concurrency; -1 = unlimited */
-    uint32_t waiting_global;       /* this group's tasks waiting at global in-flight */
-    uint32_t waiting_running;      /* this group's tasks waiting at global running */
     uint32_t ready;                /* in ex->ready (CALLER_RUNS re-runs included) */
     uint32_t running;              /* in ex->running holding permits (CALLER_RUNS re-runs not) */
     uint8_t flags;                 /* GROUPCONC__GF_* */
@@ -2849,6 +2865,7 @@ struct groupconc_executor {
     size_t nlimits_cap;            /* capacity of ex->limits (policy.group_count entries used) */
     uint64_t groups_reclaimed;     /* under ex->lock */
     uint64_t counts_unattributed;  /* outcomes whose group's cold counters could not be allocated */
+    groupconc__group_queues *spare_queues; /* the next group's queues block (groupconc__queues_get) */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
@@ -3265,6 +3282,20 @@ GROUPCONC__FN uint64_t groupconc__group_completed(const groupconc__group *g) {
     return g->succeeded + (g->cold ? groupconc__outcomes_sum(g->cold->outcome) : 0);
 }
 
+/* g's tasks waiting at global in-flight, bulkhead, concurrency and global running. */
+GROUPCONC__FN uint32_t groupconc__waiting_global_of(const groupconc__group *g) {
+    return g->queues ? g->queues->waiting_global : 0;
+}
+GROUPCONC__FN uint32_t groupconc__waiting_bulkhead_of(const groupconc__group *g) {
+    return g->queues ? g->queues->bulkhead.count : 0;
+}
+GROUPCONC__FN uint32_t groupconc__waiting_conc_of(const groupconc__group *g) {
+    return g->queues ? g->queues->conc.count : 0;
+}
+GROUPCONC__FN uint32_t groupconc__waiting_running_of(const groupconc__group *g) {
+    return g->queues ? g->queues->waiting_running : 0;
+}
+
 GROUPCONC__FN groupconc__lru *groupconc__lru_of(groupconc__group *g) {
     return (groupconc__lru *)(void *)((char *)g - sizeof(groupconc__lru));
 }
@@ -3319,6 +3350,7 @@ GROUPCONC__FN void groupconc__count_caller_run_locked(groupconc_executor *ex, gr
 
 GROUPCONC__FN void groupconc__group_free(groupconc__group *g) {
     if (g->cold) GROUPCONC_FREE(g->cold);
+    if (g->queues) GROUPCONC_FREE(g->queues);
     GROUPCONC_FREE((char *)g - groupconc__group_front(g)); /* its LRU link and fleet counts too */
 }
 
@@ -3426,8 +3458,9 @@ GROUPCONC__FN void groupconc__lru_touch(groupconc_executor *ex, groupconc__group
    looked through (a reclaimed group's running task would miss a group shutdown's flag). */
 GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, const groupconc__group *g) {
     const groupconc_task *t;
-    if ((g->flags & GROUPCONC__GF_PAUSED) || g->waiting_global != 0 || g->bulkhead.used != 0 ||
-        g->bulkhead.waiters.count != 0 || g->conc.used != 0 || g->ready != 0)
+    if ((g->flags & GROUPCONC__GF_PAUSED) || groupconc__waiting_global_of(g) != 0 ||
+        g->bulkhead.used != 0 || groupconc__waiting_bulkhead_of(g) != 0 || g->conc.used != 0 ||
+        g->ready != 0)
         return false;
     if (ex->policy.rejection != GROUPCONC_REJECT_CALLER_RUNS) return true;
     for (t = ex->running.head; t; t = t->next)
@@ -3609,14 +3642,50 @@ GROUPCONC__FN groupconc__group *groupconc__find_locked(groupconc_executor *ex, c
     return g;
 }
 
-/* The semaphore of `layer`. Compares, not a switch: five cases make a jump table, an indirect
+/* The permits of `layer`. Compares, not a switch: five cases make a jump table, an indirect
    branch on every layer of every task's admission and release (the hot path). */
-GROUPCONC__FN groupconc__sem *groupconc__layer(groupconc_executor *ex, groupconc__group *g, int layer) {
+GROUPCONC__FN groupconc__permits *groupconc__permits_of(groupconc_executor *ex, groupconc__group *g,
+                                                        int layer) {
     if (layer == GROUPCONC__L_CONCURRENCY) return &g->conc;
     if (layer == GROUPCONC__L_BULKHEAD) return &g->bulkhead;
-    if (layer == GROUPCONC__L_GLOBAL) return &ex->global;
-    if (layer == GROUPCONC__L_RUNNING) return &ex->run_cap;
-    return &ex->fleet.layer; /* GROUPCONC__L_FLEET */
+    if (layer == GROUPCONC__L_GLOBAL) return &ex->global.permits;
+    if (layer == GROUPCONC__L_RUNNING) return &ex->run_cap.permits;
+    return &ex->fleet.layer.permits; /* GROUPCONC__L_FLEET */
+}
+
+/* What a group without its queues block reads as its FIFOs: empty. Never written (a FIFO is pushed
+   only through groupconc__queues_get, and popped only when it has a task). */
+static groupconc__fifo groupconc__no_waiters;
+
+/* The FIFO of `layer`'s waiters (for g's own layers, empty while g has no queues block). */
+GROUPCONC__FN groupconc__fifo *groupconc__waiters_of(groupconc_executor *ex, groupconc__group *g,
+                                                     int layer) {
+    if (layer == GROUPCONC__L_CONCURRENCY) return g->queues ? &g->queues->conc : &groupconc__no_waiters;
+    if (layer == GROUPCONC__L_BULKHEAD) return g->queues ? &g->queues->bulkhead : &groupconc__no_waiters;
+    if (layer == GROUPCONC__L_GLOBAL) return &ex->global.waiters;
+    if (layer == GROUPCONC__L_RUNNING) return &ex->run_cap.waiters;
+    return &ex->fleet.layer.waiters; /* GROUPCONC__L_FLEET */
+}
+
+/* g's queues block, made when a task of g first has to wait (at any layer but the fleet's): the
+   executor's spare if it has one (a direct submit makes sure of one beforehand, see
+   groupconc__submit_prepare_locked), else a new one. NULL if memory ran out: that task is refused
+   as the memory bound refuses one (GROUPCONC_EREJECTED_WAITING), at submit or, for a task admitted
+   later (the inbox, a fleet grant), through the rejection's usual path. Under ex->lock. */
+GROUPCONC__FN groupconc__group_queues *groupconc__queues_get(groupconc_executor *ex,
+                                                             groupconc__group *g) {
+    groupconc__group_queues *q = g->queues;
+    if (q) return q;
+    if (ex->spare_queues) {
+        q = ex->spare_queues;
+        ex->spare_queues = NULL;
+    } else {
+        q = (groupconc__group_queues *)GROUPCONC_MALLOC(sizeof *q);
+        if (!q) return NULL;
+    }
+    memset(q, 0, sizeof *q);
+    g->queues = q;
+    return q;
 }
 
 /* The reason a task refused at `layer` completes with (its queue threshold; the gate's try_acquire). */
@@ -3650,17 +3719,20 @@ GROUPCONC__FN bool groupconc__paused(const groupconc_executor *ex, const groupco
 /* Invariants of one fair semaphore: never negative, and nobody waits while a permit is free (a
    waiter is always handed the permit first: no lost wake-up, no barging) unless the layer is held
    shut: a paused group or executor. `used` may exceed `limit` after a live lowering (it drains). */
-GROUPCONC__FN void groupconc__sem_check(const groupconc__sem *s, bool shut) {
+GROUPCONC__FN void groupconc__sem_check(const groupconc__permits *s, const groupconc__fifo *waiters,
+                                       bool shut) {
     GROUPCONC_ASSERT(s->used >= 0);
-    GROUPCONC_ASSERT(shut || s->waiters.count == 0 || s->used >= s->limit);
-    GROUPCONC_ASSERT((s->waiters.count == 0) == (s->waiters.head == NULL));
+    GROUPCONC_ASSERT(shut || waiters->count == 0 || s->used >= s->limit);
+    GROUPCONC_ASSERT((waiters->count == 0) == (waiters->head == NULL));
 }
 GROUPCONC__FN void groupconc__debug_check(const groupconc_executor *ex, const groupconc__group *g) {
-    groupconc__sem_check(&ex->global, false);
-    groupconc__sem_check(&ex->run_cap, ex->paused || ex->npaused > 0);
+    groupconc__sem_check(&ex->global.permits, &ex->global.waiters, false);
+    groupconc__sem_check(&ex->run_cap.permits, &ex->run_cap.waiters, ex->paused || ex->npaused > 0);
+    GROUPCONC_ASSERT(groupconc__no_waiters.count == 0 && groupconc__no_waiters.head == NULL);
     if (g) {
-        groupconc__sem_check(&g->bulkhead, false);
-        groupconc__sem_check(&g->conc, groupconc__paused(ex, g));
+        const groupconc__group_queues *q = g->queues;
+        groupconc__sem_check(&g->bulkhead, q ? &q->bulkhead : &groupconc__no_waiters, false);
+        groupconc__sem_check(&g->conc, q ? &q->conc : &groupconc__no_waiters, groupconc__paused(ex, g));
         GROUPCONC_ASSERT((int64_t)g->running <= g->conc.used);
     }
 }
@@ -3934,9 +4006,9 @@ GROUPCONC__FN void groupconc__push_ready(groupconc_executor *ex, groupconc_task 
 /* One task fewer waiting at `layer` (which counts it: the group, or the executor). */
 GROUPCONC__FN void groupconc__waiting_dec(groupconc_executor *ex, groupconc_task *w, int layer) {
     if (layer == GROUPCONC__L_GLOBAL) {
-        w->group->waiting_global--;
+        w->group->queues->waiting_global--; /* it waited there: g has its queues */
     } else if (layer == GROUPCONC__L_RUNNING) {
-        w->group->waiting_running--;
+        w->group->queues->waiting_running--;
     } else if (layer == GROUPCONC__L_FLEET) {
         groupconc__group_fleet *gf = groupconc__gfleet(w->group);
         if (--gf->waiting == 0) w->group->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
@@ -3966,7 +4038,7 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
    sweep can unlink all its victims before handing anything on. */
 GROUPCONC__FN void groupconc__unlink_waiting(groupconc_executor *ex, groupconc_task *t) {
     if (t->stage == GROUPCONC__QUEUED) {
-        groupconc__fifo_remove(&groupconc__layer(ex, t->group, t->held)->waiters, t);
+        groupconc__fifo_remove(groupconc__waiters_of(ex, t->group, t->held), t);
         groupconc__waiting_dec(ex, t, t->held);
     } else {
         GROUPCONC_ASSERT(t->stage == GROUPCONC__READY);
@@ -4017,11 +4089,12 @@ GROUPCONC__FN bool groupconc__take_or_flag_locked(groupconc_executor *ex, groupc
 GROUPCONC__FN void groupconc__sweep_group_queues(groupconc_executor *ex, groupconc__group *h,
                                                  groupconc__fifo *victims) {
     groupconc_task *t;
-    while ((t = h->bulkhead.waiters.head) != NULL) {
+    if (!h->queues) return;
+    while ((t = h->queues->bulkhead.head) != NULL) {
         groupconc__unlink_waiting(ex, t);
         groupconc__fifo_push(victims, t);
     }
-    while ((t = h->conc.waiters.head) != NULL) {
+    while ((t = h->queues->conc.head) != NULL) {
         groupconc__unlink_waiting(ex, t);
         groupconc__fifo_push(victims, t);
     }
@@ -4048,8 +4121,8 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
     groupconc_task *t, *next;
     groupconc__group *each;
     size_t s = 0, i = 0;
-    if (!g || g->waiting_global > 0) groupconc__sweep_shared(ex, &ex->global.waiters, g, &victims);
-    if (!g || g->waiting_running > 0) groupconc__sweep_shared(ex, &ex->run_cap.waiters, g, &victims);
+    if (!g || groupconc__waiting_global_of(g) > 0) groupconc__sweep_shared(ex, &ex->global.waiters, g, &victims);
+    if (!g || groupconc__waiting_running_of(g) > 0) groupconc__sweep_shared(ex, &ex->run_cap.waiters, g, &victims);
     if (g) {
         groupconc__sweep_group_queues(ex, g, &victims);
     } else {
@@ -4162,8 +4235,7 @@ GROUPCONC__FN size_t groupconc__waiting_total(const groupconc_executor *ex) {
 /* The waiter of layer `layer` that a free permit goes to: the oldest one not shut out, or NULL. */
 GROUPCONC__FN groupconc_task *groupconc__next_waiter(groupconc_executor *ex, groupconc__group *g,
                                                      int layer) {
-    groupconc__sem *s = groupconc__layer(ex, g, layer);
-    groupconc_task *w = s->waiters.head;
+    groupconc_task *w = groupconc__waiters_of(ex, g, layer)->head;
     if (layer == GROUPCONC__L_FLEET) return NULL; /* asked for: only the provider's answer hands on */
     if (layer == GROUPCONC__L_CONCURRENCY && w && groupconc__paused(ex, g)) return NULL;
     if (layer == GROUPCONC__L_RUNNING) {
@@ -4177,7 +4249,7 @@ GROUPCONC__FN groupconc_task *groupconc__next_waiter(groupconc_executor *ex, gro
    permit was free): it moves on at the caller's next pump. */
 GROUPCONC__FN void groupconc__hand(groupconc_executor *ex, groupconc_task *w, int layer,
                                    groupconc__batch *b) {
-    groupconc__fifo_remove(&groupconc__layer(ex, w->group, layer)->waiters, w);
+    groupconc__fifo_remove(groupconc__waiters_of(ex, w->group, layer), w);
     groupconc__waiting_dec(ex, w, layer);
     GROUPCONC_ASSERT(w->held == layer);
     w->held++;
@@ -4190,9 +4262,10 @@ GROUPCONC__FN void groupconc__hand(groupconc_executor *ex, groupconc_task *w, in
    pumps. */
 GROUPCONC__FN void groupconc__release_layer(groupconc_executor *ex, groupconc__group *g, int layer,
                                             groupconc__batch *b) {
-    groupconc__sem *s = groupconc__layer(ex, g, layer);
-    groupconc_task *w = s->waiters.count > 0 && s->used <= s->limit ? groupconc__next_waiter(ex, g, layer)
-                                                                    : NULL;
+    groupconc__permits *s = groupconc__permits_of(ex, g, layer);
+    groupconc_task *w = groupconc__waiters_of(ex, g, layer)->count > 0 && s->used <= s->limit
+                            ? groupconc__next_waiter(ex, g, layer)
+                            : NULL;
     if (w) {
         groupconc__hand(ex, w, layer, b);
     } else {
@@ -4205,7 +4278,7 @@ GROUPCONC__FN void groupconc__release_layer(groupconc_executor *ex, groupconc__g
    a pause lifted. Returns how many were handed; the caller pumps. */
 GROUPCONC__FN size_t groupconc__fill_layer(groupconc_executor *ex, groupconc__group *g, int layer,
                                            groupconc__batch *b) {
-    groupconc__sem *s = groupconc__layer(ex, g, layer);
+    groupconc__permits *s = groupconc__permits_of(ex, g, layer);
     groupconc_task *w;
     size_t n = 0;
     while (s->used < s->limit && (w = groupconc__next_waiter(ex, g, layer)) != NULL) {
@@ -4223,7 +4296,7 @@ GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_
     if (t->held > GROUPCONC__L_FLEET) {
         while (t->held > GROUPCONC__L_FLEET + 1) groupconc__release_layer(ex, t->group, --t->held, b);
         t->held = GROUPCONC__L_FLEET;
-        if (t->bits & GROUPCONC__B_FLEET) ex->fleet.layer.used--;
+        if (t->bits & GROUPCONC__B_FLEET) ex->fleet.layer.permits.used--;
     }
     while (t->held > 0) groupconc__release_layer(ex, t->group, --t->held, b);
 }
@@ -4313,10 +4386,11 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
     }
     while (held < GROUPCONC__LAYERS) {
         int layer = (int)held, reason = 0;
-        groupconc__sem *s = groupconc__layer(ex, g, layer);
+        groupconc__permits *s = groupconc__permits_of(ex, g, layer);
+        groupconc__fifo *q = groupconc__waiters_of(ex, g, layer);
         bool shut = layer >= GROUPCONC__L_CONCURRENCY && groupconc__paused(ex, g);
         /* global running: a free permit means every waiter there is paused (see the table above) */
-        if (!shut && s->used < s->limit && (s->waiters.count == 0 || layer == GROUPCONC__L_RUNNING)) {
+        if (!shut && s->used < s->limit && (q->count == 0 || layer == GROUPCONC__L_RUNNING)) {
             s->used++;
             if (++held == GROUPCONC__L_FLEET) {
                 t->held = (uint8_t)held;
@@ -4328,22 +4402,24 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
         t->held = (uint8_t)held; /* what follows reads it: reject_locked, the layer's FIFO */
         if (layer == GROUPCONC__L_GLOBAL) {
             int thr = ex->policy.global_queue_threshold;
-            if (thr != GROUPCONC_UNLIMITED && s->waiters.count >= (size_t)thr) reason = GROUPCONC_EREJECTED_GLOBAL;
+            if (thr != GROUPCONC_UNLIMITED && q->count >= (size_t)thr) reason = GROUPCONC_EREJECTED_GLOBAL;
         } else if (layer != GROUPCONC__L_RUNNING) { /* the group's threshold bounds both its queues */
             if (g->threshold != GROUPCONC_UNLIMITED &&
-                g->bulkhead.waiters.count + g->conc.waiters.count >= (size_t)g->threshold)
+                groupconc__waiting_bulkhead_of(g) + groupconc__waiting_conc_of(g) >= (uint32_t)g->threshold)
                 reason = groupconc__layer_rejected(layer);
         }
         /* the memory bound counts a task once: one moving between queues left one just now */
         if (!reason && !(t->bits & GROUPCONC__B_QUEUED_ONCE) && ex->policy.max_waiting != GROUPCONC_UNLIMITED &&
             groupconc__waiting_total(ex) >= (size_t)ex->policy.max_waiting)
             reason = GROUPCONC_EREJECTED_WAITING;
+        /* no memory for the group's queues block is the memory bound too (see queues_get) */
+        if (!reason && !groupconc__queues_get(ex, g)) reason = GROUPCONC_EREJECTED_WAITING;
         if (reason) {
             groupconc__reject_locked(ex, t, reason, b);
             return;
         }
-        if (layer == GROUPCONC__L_GLOBAL) g->waiting_global++;
-        else if (layer == GROUPCONC__L_RUNNING) g->waiting_running++;
+        if (layer == GROUPCONC__L_GLOBAL) g->queues->waiting_global++;
+        else if (layer == GROUPCONC__L_RUNNING) g->queues->waiting_running++;
         else ex->waiting_groups++; /* bulkhead and concurrency */
         if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) {
             t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
@@ -4351,7 +4427,7 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
             groupconc__timer_add(ex, t);
         }
         groupconc__set_stage(t, GROUPCONC__QUEUED);
-        groupconc__fifo_push(&s->waiters, t);
+        groupconc__fifo_push(groupconc__waiters_of(ex, g, layer), t);
         return;
     }
     t->held = (uint8_t)held;
@@ -4739,6 +4815,13 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
             *deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, (*g)->key);
         if (all) groupconc__table_unlock_all(ex);
         else groupconc__mutex_unlock(&st->lock);
+    }
+    /* the group's queues block, should the task have to wait: a spare ready, or refuse now. Only
+       this task's admission can take it before the lock is let go (a task handed a permit in this
+       step waited already, so its group has its block). */
+    if (rc == GROUPCONC_OK && !(*g)->queues && !ex->spare_queues) {
+        ex->spare_queues = (groupconc__group_queues *)GROUPCONC_MALLOC(sizeof *ex->spare_queues);
+        if (!ex->spare_queues) rc = GROUPCONC_ENOMEM;
     }
     if (rc == GROUPCONC_OK && *deadline_at) /* a slot in the heap and a thread to watch it, or refuse */
         rc = groupconc__timer_reserve_locked(ex);
@@ -6206,13 +6289,13 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     if (w->nran != 1 || w->mine.count != 0 || w->self->nfinished != 0 || w->slow ||
         w->serial >= GROUPCONC__SERIAL_MAX || ex->ready.count != 0 || ex->paused ||
         ex->policy.listener || ex->global.waiters.count != 0 || ex->run_cap.waiters.count != 0 ||
-        ex->run_cap.used > ex->run_cap.limit)
+        ex->run_cap.permits.used > ex->run_cap.permits.limit)
         return false;
     t = w->self->ret[0]; /* unfinished: no helper took it, it is still ours */
     g = t->group;
-    n = g->conc.waiters.head;
+    n = g->queues ? g->queues->conc.head : NULL;
     if (!n || (g->flags & GROUPCONC__GF_PAUSED) || g->conc.used > g->conc.limit ||
-        g->bulkhead.waiters.count != 0 || t->held != GROUPCONC__LAYERS ||
+        g->queues->bulkhead.count != 0 || t->held != GROUPCONC__LAYERS ||
         ((t->bits | n->bits) & (GROUPCONC__B_NO_PERMITS | GROUPCONC__B_FLEET)) ||
         groupconc__inbox_pending(ex))
         return false;
@@ -6221,14 +6304,14 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     groupconc__fifo_remove(&ex->running, t);
     ex->nrunning--;
     g->running--;
-    ex->global.used--;
+    ex->global.permits.used--;
     g->bulkhead.used--;
     t->held = 0;
     groupconc__set_stage(t, GROUPCONC__DONE);
     groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
     groupconc__fifo_push(&w->done, t);
     /* n: handed t's concurrency permit, passes the fleet layer, takes t's global-running permit */
-    (void)groupconc__fifo_pop(&g->conc.waiters);
+    (void)groupconc__fifo_pop(&g->queues->conc);
     groupconc__waiting_dec(ex, n, GROUPCONC__L_CONCURRENCY);
     groupconc__set_stage(n, GROUPCONC__NEW);
     n->held = GROUPCONC__LAYERS;
@@ -7058,9 +7141,9 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     if (!ex) return GROUPCONC_ENOMEM;
     memset(ex, 0, sizeof *ex);
     ex->policy = *policy;
-    ex->global.limit = groupconc__cap(policy->global_max_in_flight);
-    ex->run_cap.limit = groupconc__cap(policy->global_max_running);
-    ex->fleet.layer.limit = INT32_MAX; /* the provider limits it */
+    ex->global.permits.limit = groupconc__cap(policy->global_max_in_flight);
+    ex->run_cap.permits.limit = groupconc__cap(policy->global_max_running);
+    ex->fleet.layer.permits.limit = INT32_MAX; /* the provider limits it */
     atomic_init(&ex->any_max_wait, policy->default_max_wait_ns != GROUPCONC_FOREVER);
     ex->keeper.wake = UINT64_MAX;
     atomic_init(&ex->keeper.started, false);
@@ -7279,7 +7362,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     }
     while (ex->fleet.outstanding > 0) /* the provider still holds requests: they name this executor */
         groupconc__cond_wait(&ex->idle_cv, &ex->lock);
-    GROUPCONC_ASSERT(ex->global.used == 0 && ex->ready.count == 0 && ex->running.count == 0 &&
+    GROUPCONC_ASSERT(ex->global.permits.used == 0 && ex->ready.count == 0 && ex->running.count == 0 &&
                      ex->deferred.count == 0 && ex->fleet.layer.waiters.count == 0);
     ex->stopping = true;
     ex->keeper.stop = true;
@@ -7315,6 +7398,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__nodes_free(atomic_load_explicit(&ex->inbox.node_returns, memory_order_acquire));
     groupconc__limits_free(ex);
     if (ex->keeper.timers) GROUPCONC_FREE(ex->keeper.timers);
+    if (ex->spare_queues) GROUPCONC_FREE(ex->spare_queues);
     groupconc__cond_destroy(&ex->keeper.cv);
 #ifndef GROUPCONC_NO_SCOPES
     groupconc__mutex_destroy(&ex->scope_lock);
@@ -7387,8 +7471,9 @@ GROUPCONC__FN int groupconc__limit_out(int32_t limit) {
    gauge (it holds no permits): those are found in ex->running, which holds at most BATCH_MAX tasks
    per worker. */
 GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, const groupconc__group *g) {
-    uint64_t n = groupconc__group_completed(g) + g->waiting_global + g->bulkhead.waiters.count +
-                 g->conc.waiters.count + g->waiting_running + g->ready + g->running + groupconc__fleet_waiting(g);
+    uint64_t n = groupconc__group_completed(g) + groupconc__waiting_global_of(g) +
+                 groupconc__waiting_bulkhead_of(g) + groupconc__waiting_conc_of(g) + groupconc__waiting_running_of(g) +
+                 g->ready + g->running + groupconc__fleet_waiting(g);
     const groupconc_task *t;
     /* held == 0 is NO_PERMITS here (held is the lock's; bits may be written by a worker now) */
     for (t = ex->running.head; t; t = t->next)
@@ -7445,10 +7530,10 @@ GROUPCONC__FN void groupconc__group_stats_locked(groupconc_executor *ex, const g
     out_stats->gate_permits = GROUPCONC__GATE_PERMITS_LOCKED(ex, g);
     out_stats->running = g->running + out_stats->gate_permits;
     out_stats->ready = g->ready;
-    out_stats->waiting_global = g->waiting_global;
-    out_stats->waiting_bulkhead = g->bulkhead.waiters.count;
-    out_stats->waiting_concurrency = g->conc.waiters.count;
-    out_stats->waiting_running = g->waiting_running;
+    out_stats->waiting_global = groupconc__waiting_global_of(g);
+    out_stats->waiting_bulkhead = groupconc__waiting_bulkhead_of(g);
+    out_stats->waiting_concurrency = groupconc__waiting_conc_of(g);
+    out_stats->waiting_running = groupconc__waiting_running_of(g);
     out_stats->in_flight = (size_t)g->bulkhead.used;
     out_stats->waiting_fleet = groupconc__fleet_waiting(g);
     out_stats->paused = (g->flags & GROUPCONC__GF_PAUSED) != 0;
@@ -7467,14 +7552,14 @@ GROUPCONC__FN void groupconc__group_stats_locked(groupconc_executor *ex, const g
     out_stats->caller_runs = g->cold ? g->cold->caller_runs : 0;
     out_stats->completed = groupconc__group_completed(g);
     /* the oldest waiter is the head of one of the group's FIFOs (submit time) */
-    if (g->waiting_global)
+    if (groupconc__waiting_global_of(g))
         for (t = ex->global.waiters.head; t && !oldest; t = t->next)
             if (t->group == g) oldest = t;
-    t = g->bulkhead.waiters.head;
+    t = g->queues ? g->queues->bulkhead.head : NULL;
     if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
-    t = g->conc.waiters.head;
+    t = g->queues ? g->queues->conc.head : NULL;
     if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
-    if (g->waiting_running) {
+    if (groupconc__waiting_running_of(g)) {
         for (t = ex->run_cap.waiters.head; t && t->group != g; t = t->next) {}
         if (t && (!oldest || t->start_ns < oldest->start_ns)) oldest = t;
     }
@@ -7542,11 +7627,11 @@ GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, grou
     out_stats->rejected_fleet = ex->counts.outcome[GROUPCONC__C_REJ_FLEET];
     out_stats->fleet_open = ex->fleet.open;
     out_stats->fleet_renew_failed = ex->fleet.renew_failed;
-    out_stats->global_in_flight = (size_t)ex->global.used;
-    out_stats->global_max_in_flight = groupconc__limit_out(ex->global.limit);
+    out_stats->global_in_flight = (size_t)ex->global.permits.used;
+    out_stats->global_max_in_flight = groupconc__limit_out(ex->global.permits.limit);
     out_stats->waiting_running = ex->run_cap.waiters.count;
-    out_stats->global_running = (size_t)ex->run_cap.used;
-    out_stats->global_max_running = groupconc__limit_out(ex->run_cap.limit);
+    out_stats->global_running = (size_t)ex->run_cap.permits.used;
+    out_stats->global_max_running = groupconc__limit_out(ex->run_cap.permits.limit);
     out_stats->max_waiting = ex->policy.max_waiting;
     out_stats->max_groups = ex->policy.max_groups;
     out_stats->paused = ex->paused;
@@ -7821,12 +7906,12 @@ GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, cons
     groupconc__table_lock_all(ex); /* group creation reads the defaults under a stripe's lock */
     if (l->global_max_in_flight != GROUPCONC_KEEP) {
         p->global_max_in_flight = l->global_max_in_flight;
-        ex->global.limit = groupconc__cap(l->global_max_in_flight);
+        ex->global.permits.limit = groupconc__cap(l->global_max_in_flight);
     }
     if (l->global_queue_threshold != GROUPCONC_KEEP) p->global_queue_threshold = l->global_queue_threshold;
     if (l->global_max_running != GROUPCONC_KEEP) {
         p->global_max_running = l->global_max_running;
-        ex->run_cap.limit = groupconc__cap(l->global_max_running);
+        ex->run_cap.permits.limit = groupconc__cap(l->global_max_running);
     }
     if (l->max_waiting != GROUPCONC_KEEP) p->max_waiting = l->max_waiting;
     if (l->default_concurrency != GROUPCONC_KEEP) p->default_concurrency = l->default_concurrency;
@@ -8224,10 +8309,11 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
     }
     if (rc == GROUPCONC_OK && groupconc__paused(ex, g)) rc = GROUPCONC_EPAUSED;
     for (layer = 0; rc == GROUPCONC_OK && layer < GROUPCONC__LAYERS; layer++) {
-        const groupconc__sem *s = groupconc__layer(ex, g, layer);
+        const groupconc__permits *s = groupconc__permits_of(ex, g, layer);
         if (layer == GROUPCONC__L_FLEET) continue; /* a gate permit does not pass the fleet layer */
         /* global running: a free permit means its waiters are all paused (see "layers") */
-        if ((s->waiters.count > 0 && layer != GROUPCONC__L_RUNNING) || s->used >= s->limit)
+        if ((groupconc__waiters_of(ex, g, layer)->count > 0 && layer != GROUPCONC__L_RUNNING) ||
+            s->used >= s->limit)
             rc = groupconc__layer_rejected(layer);
     }
     groupconc__mutex_lock_plain(&gate->lock);
@@ -8237,7 +8323,7 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
             rc = GROUPCONC_ENOMEM;
         } else {
             for (layer = 0; layer < GROUPCONC__LAYERS; layer++)
-                if (layer != GROUPCONC__L_FLEET) groupconc__layer(ex, g, layer)->used++;
+                if (layer != GROUPCONC__L_FLEET) groupconc__permits_of(ex, g, layer)->used++;
             atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the locks publish it */
             gate->slots[slot].group = g;
             gate->in_flight++;
@@ -8347,10 +8433,11 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
         int32_t avail = INT32_MAX;
         bool bounded = false;
         for (layer = 0; layer < GROUPCONC__LAYERS; layer++) {
-            const groupconc__sem *s = groupconc__layer(ex, g, layer);
+            const groupconc__permits *s = groupconc__permits_of(ex, g, layer);
             int32_t free_here;
             if (layer == GROUPCONC__L_FLEET) continue; /* as the gate: a permit here does not pass it */
-            if ((s->waiters.count > 0 && layer != GROUPCONC__L_RUNNING) || s->used >= s->limit ||
+            if ((groupconc__waiters_of(ex, g, layer)->count > 0 && layer != GROUPCONC__L_RUNNING) ||
+                s->used >= s->limit ||
                 (layer >= GROUPCONC__L_CONCURRENCY && groupconc__paused(ex, g)))
                 free_here = 0;
             else if (s->limit == INT32_MAX && layer != GROUPCONC__L_CONCURRENCY)
@@ -9091,7 +9178,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
                 open = ex->policy.listener != NULL;
                 task_id = groupconc__task_id(t); /* under the lock: a worker may soon write its bits */
             }
-            ex->fleet.layer.used++;
+            ex->fleet.layer.permits.used++;
             groupconc__hand(ex, t, GROUPCONC__L_FLEET, &b); /* on to global running, then ready */
         }
         groupconc__pump(ex, &b);
@@ -9379,8 +9466,9 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     first = true;
     groupconc__dump_fifo(o, &ex->global.waiters, "waiting_global", now, &first, true);
     for (s = 0, i = 0; (g = groupconc__table_next(ex, &s, &i)) != NULL;) {
-        groupconc__dump_fifo(o, &g->bulkhead.waiters, "waiting_bulkhead", now, &first, true);
-        groupconc__dump_fifo(o, &g->conc.waiters, "waiting_concurrency", now, &first, true);
+        if (!g->queues) continue;
+        groupconc__dump_fifo(o, &g->queues->bulkhead, "waiting_bulkhead", now, &first, true);
+        groupconc__dump_fifo(o, &g->queues->conc, "waiting_concurrency", now, &first, true);
     }
     groupconc__table_unlock_all(ex);
     groupconc__dump_fifo(o, &ex->run_cap.waiters, "waiting_running", now, &first, true);

@@ -134,7 +134,7 @@ static void test_fleet_layer_in_the_array(void **state) {
     assert_int_equal(atomic_load(&ran), 1);
     assert_int_equal(lc_releases, 1);
     groupconc__mutex_lock(&ex->lock);
-    assert_int_equal(ex->fleet.layer.used, 0); /* the layer's permit handed back with the others */
+    assert_int_equal(ex->fleet.layer.permits.used, 0); /* the layer's permit handed back with the others */
     assert_int_equal(ex->fleet.layer.waiters.count, 0);
     groupconc__mutex_unlock(&ex->lock);
     groupconc_task_release(t);
