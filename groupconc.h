@@ -105,7 +105,11 @@
                                                          group's layers, so with 16 and 2 per host,
                                                          tasks submitted host by host can run 4 at once
                         "at most N waiting (memory)"     max_waiting = N: a new waiter beyond it is
-                                                         refused (GROUPCONC_EREJECTED_WAITING)
+                                                         refused (GROUPCONC_EREJECTED_WAITING); so
+                                                         is a group's first waiter when its queues
+                                                         (64 bytes, made on its first wait) cannot
+                                                         be allocated where submit could not report
+                                                         ENOMEM (the inbox, a fleet grant)
                         "at most N threads"              max_threads = N: the worker pool (it keeps
                                                          to one per CPU until tasks block)
        Fleet layer    policy.fleet: an external provider (extras/groupconc_redis.h: Redis) grants a
@@ -513,7 +517,7 @@ extern "C" {
     X(ERANGE, -27, "the buffer is too small (the size needed is reported)")                        \
     X(EIO, -28, "writing the output failed")                                                        \
     X(EREJECTED_RUNNING, -29, "rejected at the global running layer: its cap is reached (executor gate)") \
-    X(EREJECTED_WAITING, -30, "rejected: the bound on waiting tasks, all layers together, is reached") \
+    X(EREJECTED_WAITING, -30, "rejected: the bound on waiting tasks is reached, or no memory to queue it") \
     X(EEXPIRED_GLOBAL, -31, "queue deadline passed while waiting at the global in-flight layer")   \
     X(EEXPIRED_BULKHEAD, -32, "queue deadline passed while waiting at the group bulkhead layer")    \
     X(EEXPIRED_CONCURRENCY, -33, "queue deadline passed while waiting at the group concurrency layer") \
@@ -2651,11 +2655,6 @@ typedef struct groupconc__group_fleet {
 #define GROUPCONC__GF_NOTIFIED 4u  /* a fleet notify came while its requests were out: the next
                                       BUSY answer asks again at once (no lost wake-up) */
 
-/* 121 bytes before the key: with a key of up to 11 bytes, a 144-byte malloc chunk (160 up to 27).
-   The key table keeps the hash; the key's length is looked up rarely (strlen). A group keeps no
-   `submitted` count: whenever ex->lock is free, every task that reached the group has completed
-   (an outcome counter) or is waiting, ready or on a worker, so the stats add those up
-   (groupconc__group_submitted). */
 /* A group's waiters: its own layers' FIFOs, and how many of its tasks wait in the executor's
    (the fleet layer's count has a place of its own, groupconc__group_fleet). Allocated the first time
    one of its tasks has to wait at any of these layers (groupconc__queues_get), kept until the group
@@ -2667,6 +2666,11 @@ typedef struct groupconc__group_queues {
     uint32_t waiting_running;      /* this group's tasks waiting at global running */
 } groupconc__group_queues;
 
+/* 73 bytes before the key: with a key of up to 15 bytes, a 96-byte malloc chunk (112 up to 31),
+   plus a 64-byte queues block once a task of it has waited. The key table keeps the hash; the key's
+   length is looked up rarely (strlen). A group keeps no `submitted` count: whenever ex->lock is
+   free, every task that reached the group has completed (an outcome counter) or is waiting, ready
+   or on a worker, so the stats add those up (groupconc__group_submitted). */
 struct groupconc__group {
     groupconc_executor *exec;
     groupconc__permits bulkhead;   /* GROUPCONC__L_BULKHEAD (its waiters: queues->bulkhead) */

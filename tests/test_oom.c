@@ -33,7 +33,9 @@
    grows at 64: ENOMEM is the submit's, the task not accepted), executor_create with every new
    policy field, a group's first rare outcome whose cold counters cannot be allocated (the executor's
    totals stay exact, counts_unattributed counts what the group's miss), the bounded table's group
-   creation; the live calls that document no ENOMEM run with no memory left.
+   creation; the live calls that document no ENOMEM run with no memory left. A group's queues block
+   (made on its first wait): groups that never wait have none, and a first wait through the inbox
+   with no memory anywhere completes REJECTED (EREJECTED_WAITING).
 
    The fleet layer, with a mock provider (policy.fleet) that keeps the books: executor_create (attach
    once on success, never on failure; detach once at destroy), submit of new and existing groups
@@ -2542,6 +2544,112 @@ static void test_cold_counters_worker(void **state) {
     print_message("a group's first failure on a worker, no memory anywhere: %ld allocations refused\n", injected);
 }
 
+/* ---- a group's queues block -------------------------------------------------------------------- */
+
+/* White-box: group `key`'s queues block (NULL: none yet), and the executor's spare, under ex->lock. */
+static groupconc__group_queues *queues_of(groupconc_executor *ex, const char *key, bool *has_spare) {
+    size_t len;
+    uint64_t hash;
+    groupconc__group *g;
+    groupconc__group_queues *q;
+    assert_int_equal(groupconc__key_hash(key, &len, &hash), GROUPCONC_OK);
+    groupconc__mutex_lock(&ex->lock);
+    g = groupconc__find_locked(ex, key, len, hash);
+    q = g ? g->queues : NULL;
+    if (has_spare) *has_spare = ex->spare_queues != NULL;
+    groupconc__mutex_unlock(&ex->lock);
+    assert_non_null(g);
+    return q;
+}
+
+/* A group's FIFOs are made on its first wait. Groups whose tasks never wait have none. With no
+   memory anywhere, a task submitted through the inbox whose group must wait for the first time
+   cannot be queued: it completes REJECTED with GROUPCONC_EREJECTED_WAITING, counted as
+   rejected_waiting, and nothing leaks. A direct submit (the policy has a queue threshold) makes
+   sure of a spare block before it admits: ENOMEM there changes nothing (test_submit_cases' loop
+   covers that submit), and the retry's task waits in its group's new block. */
+static void test_group_queues_block(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 1;
+    groupconc_executor *ex = NULL;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    counter *done = scratch(sizeof *done), *latch_q = scratch(sizeof *latch_q), *latch_r = scratch(sizeof *latch_r);
+    counter_init(done);
+    counter_init(latch_q);
+    counter_init(latch_r);
+    /* ten groups, one task each: none waits, none gets a block */
+    char key[16];
+    for (int i = 0; i < 10; i++) {
+        snprintf(key, sizeof key, "once-%d", i);
+        assert_int_equal(groupconc_submit(ex, key, NULL, task_count, done, NULL), GROUPCONC_OK);
+    }
+    assert_true(counter_wait(done, 10));
+    for (int i = 0; i < 10; i++) {
+        snprintf(key, sizeof key, "once-%d", i);
+        assert_null(queues_of(ex, key, NULL));
+    }
+    /* "q": P runs, W waits behind it in q's new block */
+    groupconc_task *pq = NULL, *wq = NULL, *pr = NULL, *wr = NULL;
+    assert_int_equal(groupconc_submit(ex, "q", NULL, task_park, latch_q, &pq), GROUPCONC_OK);
+    assert_true(counter_wait(latch_q, 1));
+    assert_int_equal(groupconc_submit(ex, "q", NULL, task_count, done, &wq), GROUPCONC_OK);
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_group_stats_get(ex, "q", &gs), GROUPCONC_OK);
+    assert_int_equal(gs.waiting_concurrency, 1);
+    assert_non_null(queues_of(ex, "q", NULL));
+    /* "r": P runs (no block), and no spare is left (white-box: freed, as if another group took it) */
+    assert_int_equal(groupconc_submit(ex, "r", NULL, task_park, latch_r, &pr), GROUPCONC_OK);
+    assert_true(counter_wait(latch_r, 1));
+    assert_null(queues_of(ex, "r", NULL));
+    groupconc__mutex_lock(&ex->lock);
+    if (ex->spare_queues) GROUPCONC_FREE(ex->spare_queues);
+    ex->spare_queues = NULL;
+    groupconc__mutex_unlock(&ex->lock);
+    /* the node for W comes from the nodes the ten tasks gave back; every allocation fails */
+    oom_arm(1, true, true);
+    int rc = groupconc_submit(ex, "r", NULL, task_count, done, &wr);
+    groupconc_result res = {0};
+    int wrc = rc == GROUPCONC_OK ? groupconc_task_wait_for(wr, BOUND_NS, &res) : rc;
+    long injected = oom_disarm();
+    if (rc != GROUPCONC_OK) /* no node was left to recycle: the submit's own ENOMEM, nothing changed */
+        fail_msg("submit into \"r\" with no memory: %s (the test needs a recycled node)", groupconc_errname(rc));
+    if (wrc != GROUPCONC_OK || res.status != GROUPCONC_STATUS_REJECTED || res.reason != GROUPCONC_EREJECTED_WAITING)
+        fail_msg("a first wait with no memory for the group's FIFOs: %s, %s, reason %s", groupconc_errname(wrc),
+                 groupconc_status_name(res.status), groupconc_errname(res.reason));
+    assert_true(injected > 0);
+    assert_null(queues_of(ex, "r", NULL));
+    groupconc_executor_stats es;
+    assert_int_equal(groupconc_executor_stats_get(ex, &es), GROUPCONC_OK);
+    assert_int_equal(es.rejected_waiting, 1);
+    assert_int_equal(groupconc_group_stats_get(ex, "r", &gs), GROUPCONC_OK);
+    assert_int_equal(gs.waiting_concurrency, 0);
+    assert_int_equal(gs.rejected_waiting + es.counts_unattributed, 1); /* its cold block failed too */
+    /* memory back: the next waiter in "r" gets its block */
+    groupconc_task *wr2 = NULL;
+    assert_int_equal(groupconc_submit(ex, "r", NULL, task_count, done, &wr2), GROUPCONC_OK);
+    assert_int_equal(groupconc_group_stats_get(ex, "r", &gs), GROUPCONC_OK);
+    assert_int_equal(gs.waiting_concurrency, 1);
+    assert_non_null(queues_of(ex, "r", NULL));
+    latch_open(latch_q);
+    latch_open(latch_r);
+    groupconc_task *all[] = {pq, wq, pr, wr2};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        assert_int_equal(groupconc_task_wait_for(all[i], BOUND_NS, &res), GROUPCONC_OK);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(groupconc_task_release(all[i]), GROUPCONC_OK);
+    }
+    assert_int_equal(groupconc_task_release(wr), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(live_blocks(), 0);
+    counter_destroy(done);
+    counter_destroy(latch_q);
+    counter_destroy(latch_r);
+    print_message("a first wait with no memory anywhere: REJECTED (EREJECTED_WAITING), %ld allocations refused\n",
+                  injected);
+}
+
 static void test_cold_counters(void **state) {
     (void)state;
     cold_cancel_loop(false);
@@ -3797,6 +3905,7 @@ int main(void) {
         cmocka_unit_test_setup(test_create_new_fields, reset_counts),
         cmocka_unit_test_setup(test_cold_counters, reset_counts),
         cmocka_unit_test_setup(test_cold_counters_worker, reset_counts),
+        cmocka_unit_test_setup(test_group_queues_block, reset_counts),
         cmocka_unit_test_setup(test_bounded_table, reset_counts),
         cmocka_unit_test_setup(test_live_calls_without_memory, reset_counts),
         cmocka_unit_test_setup(test_fleet_create, reset_counts),
