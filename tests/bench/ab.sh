@@ -35,7 +35,7 @@ for side in old new; do
     src=$root
     [ $side = old ] && src=$dir/old-src
     if [ ! -f "$dir/$side/build.ninja" ]; then
-        meson setup "$dir/$side" "$src" -Dbuildtype=release -Db_ndebug=true -Dc_args=-g \
+        meson setup "$dir/$side" "$src" -Dbuildtype=release -Doptimization=2 -Db_ndebug=true -Dc_args=-g \
             -Dfleet=disabled >/dev/null
     fi
     ninja -C "$dir/$side" tests/bench/groupconc-bench >/dev/null
