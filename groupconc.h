@@ -2870,6 +2870,8 @@ struct groupconc_executor {
     uint64_t groups_reclaimed;     /* under ex->lock */
     uint64_t counts_unattributed;  /* outcomes whose group's cold counters could not be allocated */
     groupconc__group_queues *spare_queues; /* the next group's queues block (groupconc__queues_get) */
+    groupconc__fifo refused;       /* tasks a quiet admission refused, for the next drain to settle
+                                      (groupconc__admit_inbox_quiet_locked) */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
@@ -3459,13 +3461,16 @@ GROUPCONC__FN void groupconc__lru_touch(groupconc_executor *ex, groupconc__group
    paused. Under ex->lock with the inbox drained under g's stripe lock (a push happens under the
    group's stripe lock, so no task of g is on its way in). A CALLER_RUNS re-run on a worker holds no
    permit (held == 0): only the running and deferred lists know it, so under that policy they are
-   looked through (a reclaimed group's running task would miss a group shutdown's flag). */
+   looked through (a reclaimed group's running task would miss a group shutdown's flag); so is
+   ex->refused, whose rejections are not settled yet. */
 GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, const groupconc__group *g) {
     const groupconc_task *t;
     if ((g->flags & GROUPCONC__GF_PAUSED) || groupconc__waiting_global_of(g) != 0 ||
         g->bulkhead.used != 0 || groupconc__waiting_bulkhead_of(g) != 0 || g->conc.used != 0 ||
         g->ready != 0)
         return false;
+    for (t = ex->refused.head; t; t = t->next) /* its rejection is not settled yet */
+        if (t->group == g) return false;
     if (ex->policy.rejection != GROUPCONC_REJECT_CALLER_RUNS) return true;
     for (t = ex->running.head; t; t = t->next)
         if (t->group == g && t->held == 0) return false;
@@ -3490,8 +3495,10 @@ GROUPCONC__FN void groupconc__reclaim_tlocked(groupconc_executor *ex, groupconc_
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close);
 GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b,
                                                   bool close);
+GROUPCONC__FN void groupconc__admit_inbox_quiet_locked(groupconc_executor *ex, groupconc__batch *b);
 GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex);
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex);
+GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex);
 GROUPCONC__FN int groupconc__keeper_start_locked(groupconc_executor *ex);
 
 /* How many idle groups a new key at max_groups reclaims at once: the least recently used one it
@@ -3512,8 +3519,7 @@ GROUPCONC__FN int groupconc__reclaim_lru_tlocked(groupconc_executor *ex, groupco
     groupconc__group *g;
     /* the inbox's tasks keep their groups busy; admitted without helping (a gate's try-acquire
        comes here too: what a busy worker left stays with the workers, see groupconc__lock_quiet) */
-    if (groupconc__inbox_pending(ex) && groupconc__admit_inbox_locked(ex, b, false))
-        (void)groupconc__kick_locked(ex);
+    if (groupconc__inbox_pending(ex)) groupconc__admit_inbox_quiet_locked(ex, b);
     groupconc__mutex_lock(&ex->table.lru_lock);
     while (n-- > 0 && got < want && (g = ex->table.lru_head) != NULL) {
         if (groupconc__group_idle_locked(ex, g)) {
@@ -4452,8 +4458,9 @@ GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) 
 }
 
 /* ==== inbox: submitting without the executor lock =============================================== */
-/* When no layer can refuse a task (no queue thresholds: ex->inbox_ok), submit has nothing to decide
-   under the executor lock. It finds the group under its stripe's lock and pushes the task onto
+/* When no layer can refuse a task (no queue thresholds: ex->inbox_ok; only the memory for a group's
+   first wait can run out, see groupconc__queues_get), submit has nothing to decide under the
+   executor lock. It finds the group under its stripe's lock and pushes the task onto
    ex->inbox.head;
    whoever takes ex->lock next admits the whole inbox in submission order: a worker at each locked
    step, and every API call that looks at queues (groupconc__lock). A submit that finds the inbox
@@ -4470,6 +4477,7 @@ GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
    the table while one of its tasks is in the inbox (evict and reclaim drain under the group's stripe
    lock, and a push happens under that lock with the group found in the table). */
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
+    if (ex->refused.count) groupconc__fifo_append(&b->rejected, &ex->refused); /* settled as ours */
     if (!close && !groupconc__inbox_pending(ex)) return 0;
     groupconc__help_locked(ex, b, false); /* a permit it needs may sit with a finished task */
     return groupconc__admit_inbox_locked(ex, b, close);
@@ -4499,6 +4507,22 @@ GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, group
     ex->unfinished += n;
     ex->counts.submitted += n;
     return n;
+}
+
+/* The inbox admitted where no user code may run: groupconc__lock_quiet (the read-only calls, a
+   gate's try-acquire), a reclaim at max_groups, the housekeeper's watch. There a task is refused
+   only when the memory for its group's queues runs out (see groupconc__queues_get; a threshold
+   added live refuses too, for the reclaim). Its rejection and what its permits hand on are done
+   here; settling it (events, handler, CALLER_RUNS, callbacks) is left to the next drain
+   (ex->refused), whose thread may run them: an idle worker is called. */
+GROUPCONC__FN void groupconc__admit_inbox_quiet_locked(groupconc_executor *ex, groupconc__batch *b) {
+    size_t n = groupconc__admit_inbox_locked(ex, b, false);
+    if (b->rejected.count) {
+        groupconc__pump(ex, b); /* a refused task's permits: to waiters */
+        groupconc__fifo_append(&ex->refused, &b->rejected);
+        groupconc__call_helper_locked(ex);
+    }
+    if (n) (void)groupconc__kick_locked(ex);
 }
 
 /* Lock the executor for an API call that looks at queues: admit the inbox first. */
@@ -4546,15 +4570,15 @@ GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
    those tasks (events, callbacks, cleanups) on this thread. An idle worker is called to take that
    over instead (the busy one finishes it at its next locked step in any case). It admits the inbox
    where no layer can refuse (ex->inbox_ok, never with a fleet provider: groupconc__never_refuses):
-   admission then refuses, completes and asks nothing (b stays empty). With a
-   threshold added live (a push that raced with it could be refused) the inbox is left to the
-   thread its submitter made sure will look at it (groupconc__inbox_watched). Admission may start
-   a worker (kick). */
+   admission then completes and asks nothing, and refuses only a task whose group's queues cannot
+   be allocated, which it leaves to a worker (groupconc__admit_inbox_quiet_locked): b stays empty.
+   With a threshold added live (a push that raced with it could be refused) the inbox is left to
+   the thread its submitter made sure will look at it (groupconc__inbox_watched). Admission may
+   start a worker (kick). */
 GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batch *b) {
     groupconc__mutex_lock(&ex->lock);
-    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && groupconc__inbox_pending(ex) &&
-        groupconc__admit_inbox_locked(ex, b, false))
-        (void)groupconc__kick_locked(ex);
+    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && groupconc__inbox_pending(ex))
+        groupconc__admit_inbox_quiet_locked(ex, b);
     GROUPCONC_ASSERT(b->todo.count == 0 && b->rejected.count == 0 && b->advance.count == 0 && !b->asks);
     if (groupconc__help_wanted_locked(ex)) groupconc__call_helper_locked(ex);
 }
@@ -6343,7 +6367,8 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
 /* The locked step: admit the inbox, finish the tasks that returned (hand their permits on: the next
    waiter of a group becomes ready), retire the previous completions, take the next ready tasks, or,
    with none and nothing of its own left to finish, help a stuck worker. An inbox drain refuses
-   nothing unless a live change added a threshold meanwhile (ex->inbox_ok cleared): such rejections
+   nothing unless a live change added a threshold meanwhile (ex->inbox_ok cleared) or a group's
+   queues could not be allocated: such rejections, and those a quiet admission left (ex->refused),
    are settled with the rest of the step. True if there is something to do outside the lock. */
 GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, groupconc__batch *b) {
     groupconc_executor *ex = w->ex;
@@ -6792,10 +6817,11 @@ GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc
     if (now < ex->keeper.watch_at) return ex->keeper.watch_at;
     /* tasks pushed while it watched: admitted as lock_quiet does, without helping (what a stuck
        worker finished completes on a worker, not here, where a callback could not wait) */
-    if (groupconc__inbox_pending(ex) && (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed)
-                                             ? groupconc__admit_inbox_locked(ex, b, false)
-                                             : groupconc__drain_locked(ex, b, false)))
+    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed)) {
+        if (groupconc__inbox_pending(ex)) groupconc__admit_inbox_quiet_locked(ex, b);
+    } else if (groupconc__drain_locked(ex, b, false)) {
         (void)groupconc__kick_locked(ex);
+    }
     cpu = groupconc__cpu_time_ns();
     if (ex->retired != ex->keeper.watch_retired) { /* tasks move: the stall's window starts again */
         ex->keeper.watch_retired = ex->retired;

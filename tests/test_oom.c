@@ -35,7 +35,8 @@
    totals stay exact, counts_unattributed counts what the group's miss), the bounded table's group
    creation; the live calls that document no ENOMEM run with no memory left. A group's queues block
    (made on its first wait): groups that never wait have none, and a first wait through the inbox
-   with no memory anywhere completes REJECTED (EREJECTED_WAITING).
+   with no memory anywhere completes REJECTED (EREJECTED_WAITING), also when a read-only call admits
+   it (refused there, settled by the worker).
 
    The fleet layer, with a mock provider (policy.fleet) that keeps the books: executor_create (attach
    once on success, never on failure; detach once at destroy), submit of new and existing groups
@@ -2650,6 +2651,70 @@ static void test_group_queues_block(void **state) {
                   injected);
 }
 
+/* The same first wait, admitted by a call that runs no user code (groupconc__lock_quiet: here
+   groupconc_executor_stats_get) while the only worker is busy: the task is refused there (counted
+   at once), and its rejection is settled later by the worker (its REJECTED event and its handle's
+   result), never on the calling thread. */
+static atomic_int quiet_rejected_events;
+static void quiet_listener(const groupconc_event *ev, void *user_data) {
+    (void)user_data;
+    if (ev->type == GROUPCONC_EVENT_REJECTED && ev->reason == GROUPCONC_EREJECTED_WAITING)
+        atomic_fetch_add(&quiet_rejected_events, 1);
+}
+
+static void test_group_queues_block_quiet(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 1;
+    p.default_concurrency = 1;
+    p.listener = quiet_listener;
+    atomic_store(&quiet_rejected_events, 0);
+    groupconc_executor *ex = NULL;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    counter *latch = scratch(sizeof *latch), *done = scratch(sizeof *done);
+    counter_init(latch);
+    counter_init(done);
+    groupconc_task *a = NULL, *b = NULL;
+    for (int i = 0; i < 4; i++) /* nodes to recycle: B's submit allocates nothing */
+        assert_int_equal(groupconc_submit(ex, "warm", NULL, task_count, done, NULL), GROUPCONC_OK);
+    assert_true(counter_wait(done, 4));
+    assert_int_equal(groupconc_submit(ex, "g", NULL, task_park, latch, &a), GROUPCONC_OK);
+    assert_true(counter_wait(latch, 1)); /* the only worker is busy with A */
+    groupconc__mutex_lock(&ex->lock); /* white-box: no spare left (as if another group took it) */
+    if (ex->spare_queues) GROUPCONC_FREE(ex->spare_queues);
+    ex->spare_queues = NULL;
+    groupconc__mutex_unlock(&ex->lock);
+    assert_null(queues_of(ex, "g", NULL));
+    assert_int_equal(groupconc_submit(ex, "g", NULL, task_count, done, &b), GROUPCONC_OK);
+    assert_true(groupconc__inbox_pending(ex)); /* the busy worker will look: nobody locked */
+    oom_arm(1, true, true);
+    groupconc_executor_stats es;
+    int rc = groupconc_executor_stats_get(ex, &es);
+    long injected = oom_disarm();
+    assert_int_equal(rc, GROUPCONC_OK);
+    assert_true(injected > 0);
+    assert_int_equal(es.rejected_waiting, 1); /* refused in that call */
+    bool is_done = true;
+    assert_int_equal(groupconc_task_is_done(b, &is_done), GROUPCONC_OK);
+    assert_false(is_done); /* settled by the worker, not here */
+    assert_int_equal(atomic_load(&quiet_rejected_events), 0);
+    latch_open(latch);
+    groupconc_result res = {0};
+    assert_int_equal(groupconc_task_wait_for(b, BOUND_NS, &res), GROUPCONC_OK);
+    assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(res.reason, GROUPCONC_EREJECTED_WAITING);
+    assert_int_equal(atomic_load(&quiet_rejected_events), 1);
+    assert_int_equal(groupconc_task_wait_for(a, BOUND_NS, &res), GROUPCONC_OK);
+    assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_task_release(a), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(b), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown_graceful(ex, BOUND_NS), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(live_blocks(), 0);
+    counter_destroy(latch);
+    counter_destroy(done);
+}
+
 static void test_cold_counters(void **state) {
     (void)state;
     cold_cancel_loop(false);
@@ -3906,6 +3971,7 @@ int main(void) {
         cmocka_unit_test_setup(test_cold_counters, reset_counts),
         cmocka_unit_test_setup(test_cold_counters_worker, reset_counts),
         cmocka_unit_test_setup(test_group_queues_block, reset_counts),
+        cmocka_unit_test_setup(test_group_queues_block_quiet, reset_counts),
         cmocka_unit_test_setup(test_bounded_table, reset_counts),
         cmocka_unit_test_setup(test_live_calls_without_memory, reset_counts),
         cmocka_unit_test_setup(test_fleet_create, reset_counts),
