@@ -2608,14 +2608,24 @@ static void test_group_queues_block(void **state) {
     if (ex->spare_queues) GROUPCONC_FREE(ex->spare_queues);
     ex->spare_queues = NULL;
     groupconc__mutex_unlock(&ex->lock);
-    /* the node for W comes from the nodes the ten tasks gave back; every allocation fails */
-    oom_arm(1, true, true);
-    int rc = groupconc_submit(ex, "r", NULL, task_count, done, &wr);
+    /* every allocation from the N-th on fails, on any thread. While N falls on the submit's own
+       (its node, unless one the ten tasks gave back is at hand), submit says ENOMEM and nothing
+       changed; the first N past them falls on the block, in admission */
+    int rc = GROUPCONC_ENOMEM, wrc = GROUPCONC_OK;
+    long injected = 0;
     groupconc_result res = {0};
-    int wrc = rc == GROUPCONC_OK ? groupconc_task_wait_for(wr, BOUND_NS, &res) : rc;
-    long injected = oom_disarm();
-    if (rc != GROUPCONC_OK) /* no node was left to recycle: the submit's own ENOMEM, nothing changed */
-        fail_msg("submit into \"r\" with no memory: %s (the test needs a recycled node)", groupconc_errname(rc));
+    for (long n = 1; n < 16 && rc == GROUPCONC_ENOMEM; n++) {
+        groupconc_executor_stats before, after;
+        assert_int_equal(groupconc_executor_stats_get(ex, &before), GROUPCONC_OK);
+        oom_arm(n, true, true);
+        rc = groupconc_submit(ex, "r", NULL, task_count, done, &wr);
+        wrc = rc == GROUPCONC_OK ? groupconc_task_wait_for(wr, BOUND_NS, &res) : rc;
+        injected = oom_disarm();
+        assert_int_equal(groupconc_executor_stats_get(ex, &after), GROUPCONC_OK);
+        if (rc == GROUPCONC_ENOMEM) /* not accepted: nothing more in progress (rejected_other may count it) */
+            assert_int_equal(after.submitted - after.completed, before.submitted - before.completed);
+    }
+    if (rc != GROUPCONC_OK) fail_msg("submit into \"r\" with no memory: %s", groupconc_errname(rc));
     if (wrc != GROUPCONC_OK || res.status != GROUPCONC_STATUS_REJECTED || res.reason != GROUPCONC_EREJECTED_WAITING)
         fail_msg("a first wait with no memory for the group's FIFOs: %s, %s, reason %s", groupconc_errname(wrc),
                  groupconc_status_name(res.status), groupconc_errname(res.reason));
