@@ -6321,9 +6321,9 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
         return false;
     t = w->self->ret[0]; /* unfinished: no helper took it, it is still ours */
     g = t->group;
-    n = g->queues ? g->queues->conc.head : NULL;
+    n = groupconc__waiters_of(ex, g, GROUPCONC__L_CONCURRENCY)->head;
     if (!n || (g->flags & GROUPCONC__GF_PAUSED) || g->conc.used > g->conc.limit ||
-        g->queues->bulkhead.count != 0 || t->held != GROUPCONC__LAYERS ||
+        groupconc__waiting_bulkhead_of(g) != 0 || t->held != GROUPCONC__LAYERS ||
         ((t->bits | n->bits) & (GROUPCONC__B_NO_PERMITS | GROUPCONC__B_FLEET)) ||
         groupconc__inbox_pending(ex))
         return false;
