@@ -66,6 +66,9 @@
        GROUPCONC_TEST_TASK_PUBLISHED(task)  impl TU  nothing            test hook: called on a worker for each task it ran
                                                                         and published, before it finishes it (a test
                                                                         may block there: a batch left behind)
+       GROUPCONC_TEST_WORKER_STARTING()     impl TU  nothing            test hook: called on a new worker's thread before it
+                                                                        first takes the executor lock (a test may hold
+                                                                        it there: a worker on its way)
    The three GROUPCONC_NO_* switches are independent: the rest of the library does not depend on
    the modules they leave out, and the error codes keep their numbers in every configuration
    (codes used only by a module left out are still defined, never returned). A bad value of a
@@ -1910,7 +1913,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    writes one variable and then reads the other's, so that at least one side sees the other; each
    end is marked in the code:
      P1 "inbox"    a submitter pushes onto the inbox (CAS), then reads the worker counters
-                   (groupconc__inbox_watched) to decide whether it must lock and kick; a worker
+                   (groupconc__inbox_look) to decide whether it must (or may) lock and kick; a worker
                    raises nidle / nnapping, or lowers nwaking / nstarting / nspinning, then looks
                    at the inbox (groupconc__inbox_pending); the housekeeper clears keeper.watching (the
                    pool's watch), then looks at the inbox likewise. So no push is left unwatched.
@@ -2056,6 +2059,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #endif
 #ifndef GROUPCONC_TEST_TASK_PUBLISHED
 #define GROUPCONC_TEST_TASK_PUBLISHED(task) ((void)0)
+#endif
+#ifndef GROUPCONC_TEST_WORKER_STARTING /* a new worker's thread, before it first takes the lock */
+#define GROUPCONC_TEST_WORKER_STARTING() ((void)0)
 #endif
 
 #if defined(GROUPCONC_USE_WIN32)
@@ -2269,6 +2275,7 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
     }
     AcquireSRWLockExclusive(m);
 }
+GROUPCONC__FN bool groupconc__mutex_trylock(groupconc__mutex *m) { return TryAcquireSRWLockExclusive(m) != 0; }
 #ifndef GROUPCONC_NO_GATE /* the gate's lock */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) { AcquireSRWLockExclusive(m); }
 #endif
@@ -2355,6 +2362,7 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
     GROUPCONC_ASSERT(rc == 0);
     (void)rc;
 }
+GROUPCONC__FN bool groupconc__mutex_trylock(groupconc__mutex *m) { return pthread_mutex_trylock(m) == 0; }
 /* Without the trylock spin: for locks held a few dozen ns by threads that contend (the gate's). */
 #ifndef GROUPCONC_NO_GATE /* the gate's lock */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) {
@@ -2474,6 +2482,7 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
     GROUPCONC_ASSERT(rc == thrd_success);
     (void)rc;
 }
+GROUPCONC__FN bool groupconc__mutex_trylock(groupconc__mutex *m) { return mtx_trylock(m) == thrd_success; }
 #ifndef GROUPCONC_NO_GATE /* the gate's lock */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) {
     int rc = mtx_lock(m);
@@ -4573,7 +4582,7 @@ GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
    admission then completes and asks nothing, and refuses only a task whose group's queues cannot
    be allocated, which it leaves to a worker (groupconc__admit_inbox_quiet_locked): b stays empty.
    With a threshold added live (a push that raced with it could be refused) the inbox is left to
-   the thread its submitter made sure will look at it (groupconc__inbox_watched). Admission may
+   the thread its submitter made sure will look at it (groupconc__inbox_look). Admission may
    start a worker (kick). */
 GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batch *b) {
     groupconc__mutex_lock(&ex->lock);
@@ -4583,12 +4592,20 @@ GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batc
     if (groupconc__help_wanted_locked(ex)) groupconc__call_helper_locked(ex);
 }
 
-/* After pushing onto an empty inbox: true if a worker will look at it without being told. That is
-   the spinner, or a worker on its way to the lock (woken or starting: it drains the inbox first
-   thing, and kicks for what it finds); or a worker that is awake (each takes the lock again, and
-   looks, before it sleeps) while an idle one naps, which looks within GROUPCONC__HELP_NS should the
-   awake one be in a long task; or every worker there can be, all awake. (Otherwise an idle worker
-   could start the task sooner, a missing one could be started: the submitter locks.) A worker
+/* After pushing onto an empty inbox: whether a worker will look at it without being told
+   (GROUPCONC__LOOK_WATCHED). That is the spinner, or a worker on its way to the lock (woken or
+   starting: it drains the inbox first thing, and kicks for what it finds); or a worker that is
+   awake (each takes the lock again, and looks, before it sleeps) while an idle one naps, which looks
+   within GROUPCONC__HELP_NS should the awake one be in a long task; or every worker there can be,
+   all awake. Otherwise an idle worker could start the task sooner, a missing one could be started:
+   the submitter locks and kicks (GROUPCONC__LOOK_KICK). In between (GROUPCONC__LOOK_SOONER): a
+   worker is on its way, but an idle one has not been woken yet, or one more may start. The one
+   on its way takes one task and wakes or starts the next worker only once it runs (tens of us
+   later on a VM, behind a preempted or halted vCPU; 50 us tasks then ran one after the other on
+   one worker, W6), so the submitter kicks too if the lock is free: at most once per idle worker
+   or pool place in a burst. A busy lock is most likely the woken worker's, about to drain the
+   inbox; blocking behind it could stall the submitter for as long as that worker's vCPU is
+   preempted (1.4 ms seen). A worker
    raises nidle and nnapping before its last look at the inbox, and lowers nwaking and nstarting
    before its next one; with the push before these loads (sequentially consistent: pairing P1), one of the two
    sides sees the other. A worker lowers nthreads under every stripe lock. With the pool at its size
@@ -4597,27 +4614,31 @@ GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batc
    keeper.watching, then looks at the inbox (P1, its end), so that a push is either seen by it or
    finds it unwatched. */
 GROUPCONC__FN size_t groupconc__pool_cap(groupconc_executor *ex, size_t blocked);
-GROUPCONC__FN bool groupconc__inbox_watched(groupconc_executor *ex) {
-    size_t idle;
+enum { GROUPCONC__LOOK_WATCHED, GROUPCONC__LOOK_SOONER, GROUPCONC__LOOK_KICK };
+GROUPCONC__FN int groupconc__inbox_look(groupconc_executor *ex) {
+    size_t idle, waking, n, blocked;
     /* P1, the submitter's end: these loads come after its push (seq_cst CAS) */
-    if (atomic_load_explicit(&ex->pool.nspinning, memory_order_seq_cst) > 0) return true;
+    if (atomic_load_explicit(&ex->pool.nspinning, memory_order_seq_cst) > 0) return GROUPCONC__LOOK_WATCHED;
     /* Without this, every push during a wake-up (tens of us) found the inbox empty again - the
        previous one's kick drained it - and locked to kick once more. */
-    if (atomic_load_explicit(&ex->pool.nwaking, memory_order_seq_cst) > 0 ||
-        atomic_load_explicit(&ex->pool.nstarting, memory_order_seq_cst) > 0)
-        return true;
+    waking = atomic_load_explicit(&ex->pool.nwaking, memory_order_seq_cst);
     idle = atomic_load_explicit(&ex->pool.nidle, memory_order_seq_cst);
+    n = atomic_load_explicit(&ex->pool.nthreads, memory_order_seq_cst);
+    blocked = atomic_load_explicit(&ex->pool.nblocked, memory_order_seq_cst);
+    if (waking > 0 || atomic_load_explicit(&ex->pool.nstarting, memory_order_seq_cst) > 0)
+        return idle > waking || n < groupconc__pool_cap(ex, blocked) ? GROUPCONC__LOOK_SOONER
+                                                                     : GROUPCONC__LOOK_WATCHED;
     if (idle == 0) { /* a worker blocked in a wait does not look: it lets one more start instead */
-        size_t n = atomic_load_explicit(&ex->pool.nthreads, memory_order_seq_cst);
-        size_t blocked = atomic_load_explicit(&ex->pool.nblocked, memory_order_seq_cst);
-        if (n >= (size_t)ex->policy.max_threads + blocked) return true;
-        if (n < groupconc__pool_cap(ex, blocked)) return false; /* one may start: lock and kick */
+        if (n >= (size_t)ex->policy.max_threads + blocked) return GROUPCONC__LOOK_WATCHED;
+        if (n < groupconc__pool_cap(ex, blocked)) return GROUPCONC__LOOK_KICK; /* one may start */
         /* the pool is at its size: a busy worker looks when its task returns, the housekeeper's
            watch within its interval should none return (it clears keeper.watching, then looks) */
-        return atomic_load_explicit(&ex->keeper.watching, memory_order_seq_cst);
+        return atomic_load_explicit(&ex->keeper.watching, memory_order_seq_cst) ? GROUPCONC__LOOK_WATCHED
+                                                                                : GROUPCONC__LOOK_KICK;
     }
-    return atomic_load_explicit(&ex->pool.nnapping, memory_order_seq_cst) > 0 &&
-           idle < atomic_load_explicit(&ex->pool.nthreads, memory_order_seq_cst);
+    return atomic_load_explicit(&ex->pool.nnapping, memory_order_seq_cst) > 0 && idle < n
+               ? GROUPCONC__LOOK_WATCHED
+               : GROUPCONC__LOOK_KICK;
 }
 
 /* ==== submit: the public entry points, task nodes, the locked path ============================= */
@@ -4789,12 +4810,21 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
         return rc;
     }
     if (out_task) *out_task = t;
-    if (old == NULL && !groupconc__inbox_watched(ex)) {
-        groupconc__batch b = GROUPCONC__BATCH_INIT; /* here only: 11 stores a task otherwise */
-        groupconc__lock(ex, &b);
-        (void)groupconc__kick_locked(ex); /* a failure leaves it ready for the live worker */
-        groupconc__mutex_unlock(&ex->lock);
-        groupconc__flush_and_retire(ex, &b);
+    if (old == NULL) {
+        int look = groupconc__inbox_look(ex);
+        if (look != GROUPCONC__LOOK_WATCHED) {
+            groupconc__batch b = GROUPCONC__BATCH_INIT; /* here only: 11 stores a task otherwise */
+            if (look == GROUPCONC__LOOK_KICK) {
+                groupconc__lock(ex, &b);
+            } else if (groupconc__mutex_trylock(&ex->lock)) { /* SOONER: as groupconc__lock */
+                (void)groupconc__drain_locked(ex, &b, false);
+            } else {
+                return GROUPCONC_OK; /* the worker on its way looks */
+            }
+            (void)groupconc__kick_locked(ex); /* a failure leaves it ready for the live worker */
+            groupconc__mutex_unlock(&ex->lock);
+            groupconc__flush_and_retire(ex, &b);
+        }
     }
     return GROUPCONC_OK;
 }
@@ -5476,7 +5506,7 @@ GROUPCONC__FN int groupconc__wait_on(groupconc_task *t, uint64_t deadline, group
     /* A worker that ran t may have left it unfinished in a batch while it runs a long task: once
        nwaiters is up, workers finish at once; what was published before, finish here. A worker
        blocking here hands back what it took and lets the pool grow by one (nblocked, read by
-       kick_locked and, with the push before it, by groupconc__inbox_watched: both seq_cst). */
+       kick_locked and, with the push before it, by groupconc__inbox_look: both seq_cst). */
     atomic_fetch_add_explicit(&ex->pool.nwaiters, 1, memory_order_seq_cst); /* P2, the waiter's end */
     if (claims) atomic_fetch_add_explicit(&ex->pool.nblocked, 1, memory_order_seq_cst);
     {
@@ -5931,7 +5961,7 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     w->watched = 0;
     atomic_init(&w->tid, 0);
     w->nfinished = 0;
-    atomic_fetch_add_explicit(&ex->pool.nthreads, 1, memory_order_seq_cst);  /* P1 (read by inbox_watched) */
+    atomic_fetch_add_explicit(&ex->pool.nthreads, 1, memory_order_seq_cst);  /* P1 (read by inbox_look) */
     atomic_fetch_add_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1 */
     rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
     if (rc != GROUPCONC_OK) {
@@ -5950,7 +5980,7 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
 GROUPCONC__FN size_t groupconc__pool_cap(groupconc_executor *ex, size_t blocked) {
     size_t max = (size_t)ex->policy.max_threads;
     /* relaxed: a stale value only makes a submitter lock and kick once more, or leaves a push to
-       a busy worker or the watch (groupconc__inbox_watched) */
+       a busy worker or the watch (groupconc__inbox_look) */
     size_t cap = atomic_load_explicit(&ex->pool.size, memory_order_relaxed) +
                  atomic_load_explicit(&ex->pool.nhinted, memory_order_relaxed);
     return (cap < max ? cap : max) + blocked;
@@ -6031,7 +6061,7 @@ GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
 
 /* Poll the inbox (and spin_poke) without the lock for up to GROUPCONC_SPIN_NS, as the only spinner.
    Called and returns with ex->lock held; true if something arrived. Clearing nspinning comes before
-   the caller's look at the inbox under the lock (see groupconc__inbox_watched); tasks made ready
+   the caller's look at the inbox under the lock (see groupconc__inbox_look); tasks made ready
    meanwhile are seen there too, whether or not a poke reached the spinner. */
 GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
     int zero = 0;
@@ -6110,7 +6140,7 @@ GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__bat
    tasks (its current one started less than a batch ago, or it is on its way back to the lock), and
    whether one left tasks it ran unfinished (a batch in progress). Either way one idle worker sleeps
    in naps of GROUPCONC__HELP_NS (the others sleep), ready to take over should that worker get stuck
-   in a long task: new tasks need not wake anyone meanwhile (groupconc__inbox_watched), and the
+   in a long task: new tasks need not wake anyone meanwhile (groupconc__inbox_look), and the
    unfinished ones hold permits that a waiting task may need. Only with no other worker running
    short tasks does an idle worker spin: one polling core is enough, and on a machine with few cores
    a second one would take a core from the submitting thread. */
@@ -6572,6 +6602,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         if (tid > 0 && tid <= INT_MAX) atomic_store_explicit(&w.self->tid, (int)tid, memory_order_relaxed);
     }
 #endif
+    GROUPCONC_TEST_WORKER_STARTING(); /* a test holds it here: still counted in nstarting */
     groupconc__mutex_lock(&ex->lock);
     atomic_fetch_sub_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
     for (;;) { /* if / else if, no continue: gcc then sees the batch as the hot path (it inlines) */

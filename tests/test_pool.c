@@ -20,7 +20,11 @@
        after it; and queue deadlines still expire the waiters a drain of short tasks does not
        reach in time (an expired task never runs); a serial step after a batch that a waiting
        thread cut short keeps the batch's other claims (none is lost: every block the library
-       took comes back at destroy, counted by a GROUPCONC_MALLOC of the test's own).
+       took comes back at destroy, counted by a GROUPCONC_MALLOC of the test's own);
+     - a task submitted while a worker is on its way (starting) and another may start gets that
+       other worker from its submit, not from the first one once it runs: with the first held
+       before its first look at the inbox (test hook GROUPCONC_TEST_WORKER_STARTING), two tasks
+       run and finish (W6: tasks submitted a few microseconds apart ran one after the other).
    The CPU count is computed here as the library computes it: on Linux the affinity mask
    (_GNU_SOURCE), on Windows the active processors (winpthreads' count under its backend),
    elsewhere the online count. Known states are built with latches, not sleeps. */
@@ -42,6 +46,8 @@ static void pool_free(void *p) {
 }
 #define GROUPCONC_MALLOC(sz) pool_malloc(sz)
 #define GROUPCONC_FREE(p) pool_free(p)
+static void pool_worker_starting(void);
+#define GROUPCONC_TEST_WORKER_STARTING() pool_worker_starting()
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 
@@ -383,6 +389,55 @@ static void test_hint_starts_a_worker_at_once(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     tu_latch_destroy(&h.hinted);
     tu_latch_destroy(&h.go);
+}
+
+/* ---- a submit during a worker's start-up starts the next one itself (issue 26, W6) ------------ */
+
+static atomic_int pool_hold_next; /* 1: the next worker to start waits at pool_go, first */
+static tu_latch pool_held, pool_go;
+
+static void pool_worker_starting(void) {
+    int one = 1;
+    if (atomic_load(&pool_hold_next) && atomic_compare_exchange_strong(&pool_hold_next, &one, 0)) {
+        tu_latch_count_down(&pool_held);
+        (void)tu_latch_wait(&pool_go);
+    }
+}
+
+static int pool_done_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    tu_latch_count_down((tu_latch *)arg);
+    return 0;
+}
+
+static void test_submit_while_starting_starts_another(void **state) {
+    (void)state;
+    size_t ncpu = test_ncpu();
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 2; /* both ready at once */
+    if (ncpu < 2) skip();      /* a pool of one: nothing more may start */
+    tu_latch done;
+    tu_latch_init(&done, 2);
+    tu_latch_init(&pool_held, 1);
+    tu_latch_init(&pool_go, 1);
+    atomic_store(&pool_hold_next, 1);
+    groupconc_executor *ex = tu_executor(&p);
+    /* the first submit starts the first worker, held before its first look at the inbox */
+    assert_int_equal(groupconc_submit(ex, "k", NULL, pool_done_fn, &done, NULL), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&pool_held));
+    assert_int_equal(atomic_load(&ex->pool.nstarting), 1); /* white box: on its way */
+    /* pushed onto the inbox with a worker on its way and room for one more: this submit starts it */
+    assert_int_equal(groupconc_submit(ex, "k", NULL, pool_done_fn, &done, NULL), GROUPCONC_OK);
+    /* waited for outside the library (a wait would lock, and its admission would start a worker) */
+    assert_true(tu_latch_wait(&done));
+    assert_int_equal(atomic_load(&ex->pool.nstarting), 1); /* the first is still held: another ran both */
+    tu_latch_open(&pool_go);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&done);
+    tu_latch_destroy(&pool_held);
+    tu_latch_destroy(&pool_go);
 }
 
 /* ---- serial runs: one key drains a long queue (issue 26) ---------------------------------------- */
@@ -735,6 +790,7 @@ int main(void) {
         cmocka_unit_test(test_short_sleeps_grow_the_pool),
         cmocka_unit_test(test_long_blocked_task_among_busy_ones),
         cmocka_unit_test(test_hint_starts_a_worker_at_once),
+        cmocka_unit_test(test_submit_while_starting_starts_another),
         cmocka_unit_test(test_serial_run_keeps_observers_exact),
         cmocka_unit_test(test_serial_run_lets_other_groups_in),
         cmocka_unit_test(test_serial_run_keeps_deadlines),
