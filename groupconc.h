@@ -6513,6 +6513,15 @@ GROUPCONC__FN void groupconc__worker_settle(groupconc__worker_loop *w, groupconc
     groupconc__fleet_ask(b);
 }
 
+/* After a batch: pool.short_tasks, the hint groupconc__inbox_look reads, says whether it was of short
+   tasks; a batch of one task that is neither short nor slow (a few us) leaves it as it is. Written
+   only when it changes (one line read per batch). */
+GROUPCONC__FN void groupconc__note_short_tasks(groupconc_executor *ex, bool short_tasks, bool slow) {
+    if ((short_tasks || slow) &&
+        atomic_load_explicit(&ex->pool.short_tasks, memory_order_relaxed) != (int)short_tasks)
+        atomic_store_explicit(&ex->pool.short_tasks, short_tasks, memory_order_relaxed);
+}
+
 /* Run a batch, unlocked: the stolen task if any, then the claimed ones back to back, each published
    as it returns (groupconc__publish). It stops early when a thread waits (the worker finishes at
    once) or when the batch runs past GROUPCONC__BATCH_NS (slow: what it claimed and did not start is
@@ -6581,9 +6590,7 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         w->want = w->want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : w->want * 2;
     else
         w->want = 1;
-    if ((w->want > 1 || slow) && /* short tasks, or a long one (or a preemption): a hint */
-        atomic_load_explicit(&ex->pool.short_tasks, memory_order_relaxed) != (w->want > 1))
-        atomic_store_explicit(&ex->pool.short_tasks, w->want > 1, memory_order_relaxed);
+    groupconc__note_short_tasks(ex, w->want > 1, slow);
     w->slow = slow;
     return nran;
 }
