@@ -2825,9 +2825,10 @@ typedef struct groupconc__pool {
     _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
     _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
     _Atomic size_t nnapping;       /* idle workers in naps: each looks again within HELP_NS */
-    _Atomic int short_tasks;       /* the last batch a worker ran was of short tasks (its `want`
-                                      grew): a hint for groupconc__inbox_look, written when it
-                                      changes, outside the lock */
+    _Atomic int short_tasks;       /* the last batch a worker ran that was short or slow was of
+                                      short tasks (its `want` grew): a hint for
+                                      groupconc__inbox_look, written when it changes, outside the
+                                      lock (groupconc__note_short_tasks) */
     char pad5[GROUPCONC__LINE];
     _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
     _Atomic size_t nblocked;       /* workers blocked in a wait inside a task or callback: the pool
@@ -4602,14 +4603,17 @@ GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batc
    naps, which looks within GROUPCONC__HELP_NS should the awake one be in a long task after all
    (pool.short_tasks: the last batch's); or every worker there can be,
    all awake. Otherwise an idle worker could start the task sooner, a missing one could be started:
-   the submitter locks and kicks (GROUPCONC__LOOK_KICK). In between (GROUPCONC__LOOK_SOONER): a
-   worker is on its way, but an idle one has not been woken yet, or one more may start. The one
-   on its way takes one task and wakes or starts the next worker only once it runs (tens of us
-   later on a VM, behind a preempted or halted vCPU; 50 us tasks then ran one after the other on
-   one worker, W6), so the submitter kicks too if the lock is free: at most once per idle worker
-   or pool place in a burst. A busy lock is most likely the woken worker's, about to drain the
-   inbox; blocking behind it could stall the submitter for as long as that worker's vCPU is
-   preempted (1.4 ms seen). A worker
+   the submitter locks and kicks (GROUPCONC__LOOK_KICK). In between (GROUPCONC__LOOK_SOONER),
+   somebody will look, but an idle worker could start the task sooner: a worker is on its way
+   while an idle one has not been woken yet, or one more may start (the one on its way takes one
+   task and wakes or starts the next only once it runs: tens of us later on a VM, behind a
+   preempted or halted vCPU; 50 us tasks then ran one after the other on one worker, W6); or an
+   idle one naps while the awake one's last batch was not of short tasks (it may be in a long
+   task: the napper would look only after up to HELP_NS). Then the submitter kicks too if the lock
+   is free (a try-lock): each push onto an empty inbox until an idle worker is woken, or the
+   pool is full; a kick that finds every ready task covered wakes nobody. A busy lock is most
+   likely the woken worker's, about to drain the inbox; blocking behind it could stall the
+   submitter for as long as that worker's vCPU is preempted (1.4 ms seen). A worker
    raises nidle and nnapping before its last look at the inbox, and lowers nwaking and nstarting
    before its next one; with the push before these loads (sequentially consistent: pairing P1), one of the two
    sides sees the other. A worker lowers nthreads under every stripe lock. With the pool at its size
@@ -4644,10 +4648,10 @@ GROUPCONC__FN int groupconc__inbox_look(groupconc_executor *ex) {
        hint; a wrong one costs a wake-up or up to HELP_NS). Behind a long task the napper would
        leave the task waiting up to HELP_NS: W6's 50 us tasks waited 35 us at the median, at 50 %
        load, against 29 with a wake-up (GThreadPool 27). */
-    return atomic_load_explicit(&ex->pool.nnapping, memory_order_seq_cst) > 0 && idle < n &&
-                   atomic_load_explicit(&ex->pool.short_tasks, memory_order_relaxed)
-               ? GROUPCONC__LOOK_WATCHED
-               : GROUPCONC__LOOK_KICK;
+    if (atomic_load_explicit(&ex->pool.nnapping, memory_order_seq_cst) > 0 && idle < n)
+        return atomic_load_explicit(&ex->pool.short_tasks, memory_order_relaxed) ? GROUPCONC__LOOK_WATCHED
+                                                                                 : GROUPCONC__LOOK_SOONER;
+    return GROUPCONC__LOOK_KICK;
 }
 
 /* ==== submit: the public entry points, task nodes, the locked path ============================= */
