@@ -4601,8 +4601,8 @@ GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batc
    starting: it drains the inbox first thing, and kicks for what it finds); or a worker that is
    awake in short tasks (each takes the lock again, and looks, before it sleeps) while an idle one
    naps, which looks within GROUPCONC__HELP_NS should the awake one be in a long task after all
-   (pool.short_tasks: the last batch's); or every worker there can be,
-   all awake. Otherwise an idle worker could start the task sooner, a missing one could be started:
+   (pool.short_tasks: the last batch's); or every worker there can be, all awake. Otherwise an
+   idle worker could start the task sooner, a missing one could be started:
    the submitter locks and kicks (GROUPCONC__LOOK_KICK). In between (GROUPCONC__LOOK_SOONER),
    somebody will look, but an idle worker could start the task sooner: a worker is on its way
    while an idle one has not been woken yet, or one more may start (the one on its way takes one
@@ -4832,7 +4832,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
             } else if (groupconc__mutex_trylock(&ex->lock)) { /* SOONER: as groupconc__lock */
                 (void)groupconc__drain_locked(ex, &b, false);
             } else {
-                return GROUPCONC_OK; /* the worker on its way looks */
+                return GROUPCONC_OK; /* the worker on its way, or the napper, looks */
             }
             (void)groupconc__kick_locked(ex); /* a failure leaves it ready for the live worker */
             groupconc__mutex_unlock(&ex->lock);
