@@ -4544,6 +4544,13 @@ GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) 
     if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
 }
 
+/* The same only if the lock is free: false (nothing done) if it is held. */
+GROUPCONC__FN bool groupconc__lock_try(groupconc_executor *ex, groupconc__batch *b) {
+    if (!groupconc__mutex_trylock(&ex->lock)) return false;
+    if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
+    return true;
+}
+
 GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex);
 
 /* A worker's busy_since holds a start time or one of two sentinels that are no time at all: 0, idle
@@ -4827,13 +4834,8 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
         int look = groupconc__inbox_look(ex);
         if (look != GROUPCONC__LOOK_WATCHED) {
             groupconc__batch b = GROUPCONC__BATCH_INIT; /* here only: 11 stores a task otherwise */
-            if (look == GROUPCONC__LOOK_KICK) {
-                groupconc__lock(ex, &b);
-            } else if (groupconc__mutex_trylock(&ex->lock)) { /* SOONER: as groupconc__lock */
-                (void)groupconc__drain_locked(ex, &b, false);
-            } else {
-                return GROUPCONC_OK; /* the worker on its way, or the napper, looks */
-            }
+            if (look == GROUPCONC__LOOK_KICK) groupconc__lock(ex, &b);
+            else if (!groupconc__lock_try(ex, &b)) return GROUPCONC_OK; /* SOONER: it is covered */
             (void)groupconc__kick_locked(ex); /* a failure leaves it ready for the live worker */
             groupconc__mutex_unlock(&ex->lock);
             groupconc__flush_and_retire(ex, &b);

@@ -404,13 +404,6 @@ static void pool_worker_starting(void) {
     }
 }
 
-static int pool_done_fn(groupconc_context *ctx, void **out_value, void *arg) {
-    (void)ctx;
-    (void)out_value;
-    tu_latch_count_down((tu_latch *)arg);
-    return 0;
-}
-
 static void test_submit_while_starting_starts_another(void **state) {
     (void)state;
     size_t ncpu = test_ncpu();
@@ -425,11 +418,11 @@ static void test_submit_while_starting_starts_another(void **state) {
     atomic_store(&pool_hold_next, 1);
     groupconc_executor *ex = tu_executor(&p);
     /* the first submit starts the first worker, held before its first look at the inbox */
-    assert_int_equal(groupconc_submit(ex, "k", NULL, pool_done_fn, &done, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "k", NULL, tu_count_down_fn, &done, NULL), GROUPCONC_OK);
     assert_true(tu_latch_wait(&pool_held));
     assert_int_equal(atomic_load(&ex->pool.nstarting), 1); /* white box: on its way */
     /* pushed onto the inbox with a worker on its way and room for one more: this submit starts it */
-    assert_int_equal(groupconc_submit(ex, "k", NULL, pool_done_fn, &done, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "k", NULL, tu_count_down_fn, &done, NULL), GROUPCONC_OK);
     /* waited for outside the library (a wait would lock, and its admission would start a worker) */
     assert_true(tu_latch_wait(&done));
     assert_int_equal(atomic_load(&ex->pool.nstarting), 1); /* the first is still held: another ran both */

@@ -932,13 +932,6 @@ static void test_task_submitted_while_worker_stuck(void **state) {
    than keep_alive (workers retire: a submit must start one, or count on one starting). Each task
    signals a latch itself: waiting through the API would lock and help, and could rescue a task
    that no worker would ever look at. */
-static int count_down_fn(groupconc_context *ctx, void **out_value, void *arg) {
-    (void)ctx;
-    (void)out_value;
-    tu_latch_count_down((tu_latch *)arg);
-    return 0;
-}
-
 static void test_no_task_stranded_across_idle_gaps(void **state) {
     (void)state;
     static const int64_t gaps_ns[] = {0, 10000, 30000, 120000, 400000, 0, 2500000};
@@ -954,7 +947,7 @@ static void test_no_task_stranded_across_idle_gaps(void **state) {
             int burst = 1 + round % 3;
             tu_latch_init(&ran, burst);
             for (int i = 0; i < burst; i++)
-                assert_int_equal(groupconc_submit(ex, i % 2 ? "a" : "b", NULL, count_down_fn, &ran, NULL),
+                assert_int_equal(groupconc_submit(ex, i % 2 ? "a" : "b", NULL, tu_count_down_fn, &ran, NULL),
                                  GROUPCONC_OK);
             /* a stranded task waits until the next submit or a keep_alive timeout: neither comes */
             if (!tu_latch_wait_for(&ran, 5 * TU_SEC))
