@@ -69,6 +69,9 @@
        GROUPCONC_TEST_WORKER_STARTING()     impl TU  nothing            test hook: called on a new worker's thread before it
                                                                         first takes the executor lock (a test may hold
                                                                         it there: a worker on its way)
+       GROUPCONC_TEST_CHAIN_END(k)          impl TU  nothing            test hook: called under the executor lock when a
+                                                                        worker's chain ends, with the number of chained
+                                                                        tasks it had committed to (a serial run's chain)
    The three GROUPCONC_NO_* switches are independent: the rest of the library does not depend on
    the modules they leave out, and the error codes keep their numbers in every configuration
    (codes used only by a module left out are still defined, never returned). A bad value of a
@@ -2063,6 +2066,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #ifndef GROUPCONC_TEST_WORKER_STARTING /* a new worker's thread, before it first takes the lock */
 #define GROUPCONC_TEST_WORKER_STARTING() ((void)0)
 #endif
+#ifndef GROUPCONC_TEST_CHAIN_END /* a chain ended (under the lock): k chained tasks committed to */
+#define GROUPCONC_TEST_CHAIN_END(k) ((void)0)
+#endif
 
 #if defined(GROUPCONC_USE_WIN32)
 #undef GROUPCONC_USE_PTHREADS /* defined as 0 at most (checked above) */
@@ -2716,6 +2722,8 @@ typedef enum groupconc__layer_id {
    had not started. What it ran is published in self->ret as each task returns, so that nothing
    waits for it behind a long task (groupconc__help_locked), and it does not start another task
    while any thread is blocked in a wait. */
+#define GROUPCONC__CHAIN_OFF 0x80000000u /* a worker's chain_word: the chain ended */
+
 typedef struct groupconc__worker {
     struct groupconc__worker *next;
     groupconc__thread thread;
@@ -2729,6 +2737,16 @@ typedef struct groupconc__worker {
     _Atomic uint64_t busy_since;   /* when the task it runs now started (batches only) */
     uint64_t watched;              /* the busy_since the watch started a worker for (under ex->lock) */
     _Atomic int tid;               /* Linux: its thread's id in /proc (0: not known yet) */
+    /* Its chain ("serial runs: chains"): chain[0] the task it claimed in a serial step (RUNNING),
+       chain[1..chain_len] its group's next waiters, still waiting in every count; it runs them one
+       after the other without the lock, each once it wins a CAS on chain_word (the number run,
+       GROUPCONC__CHAIN_OFF once whoever takes ex->lock ended the chain). chain and chain_len are
+       under ex->lock (chain_len 0: no chain); chain_done: tasks a chain's end finished (DONE), left
+       for this worker, or a helper, to complete. */
+    _Atomic unsigned chain_word;   /* GROUPCONC__CHAIN_OFF | tasks committed to */
+    unsigned chain_len;
+    groupconc_task *chain[GROUPCONC_BATCH_MAX];
+    groupconc__fifo chain_done;
 } groupconc__worker;
 
 typedef struct groupconc__limits_entry {
@@ -2837,6 +2855,8 @@ typedef struct groupconc__pool {
                                       pool may start this many beyond its size (up to max_threads) */
     _Atomic size_t size;           /* workers kick_locked starts for ready tasks: min(CPUs,
                                       max_threads); max_threads if the housekeeper cannot start */
+    unsigned nchains;              /* workers with a chain (chain_len > 0): whoever takes ex->lock
+                                      ends them first (groupconc__exec_lock) */
 } groupconc__pool;
 
 /* The fleet layer ("module: fleet layer"); under ex->lock. */
@@ -2978,6 +2998,9 @@ typedef struct groupconc__frame {
                                       up every deadline, maybe the one it waits for */
     bool blocking;                 /* a task body's frame: it called groupconc_context_blocking
                                       (ex->pool.nhinted raised until the body returns) */
+    bool on_worker;                /* a task body's frame, on a worker (not a CALLER_RUNS run in
+                                      submit): RUNNING, or committed to in a chain, which ends at
+                                      the next lock (its stage is read under the lock only) */
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
@@ -3037,7 +3060,7 @@ GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor
     f->claims = NULL;
     f->deferral = NULL;
     f->keeper = false;
-    f->blocking = false;
+    f->blocking = f->on_worker = false;
     groupconc__frames = f;
 }
 
@@ -3789,6 +3812,34 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
 #define GROUPCONC__GATE_PERMITS_LOCKED(ex, g) ((void)(ex), (void)(g), (size_t)0)
 #endif
 
+/* ---- the executor lock ----
+   Every thread takes ex->lock through these three (CI checks that nothing else does): the first to
+   take it while a worker runs a chain ends the chain (groupconc__chains_end_locked, "serial runs:
+   chains" in "worker pool"), so that whatever it reads or changes under the lock is exact. */
+GROUPCONC__FN void groupconc__chains_end_locked(groupconc_executor *ex);
+
+GROUPCONC__FN void groupconc__exec_lock(groupconc_executor *ex) {
+    groupconc__mutex_lock(&ex->lock);
+    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+}
+
+/* The same only if the lock is free: false if it is held. */
+GROUPCONC__FN bool groupconc__exec_trylock(groupconc_executor *ex) {
+    if (!groupconc__mutex_trylock(&ex->lock)) return false;
+    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    return true;
+}
+
+/* Wait on cv with ex->lock until signalled or `until` (UINT64_MAX: no limit); false if the time
+   came first. */
+GROUPCONC__FN bool groupconc__exec_wait(groupconc_executor *ex, groupconc__cond *cv, uint64_t until) {
+    bool signalled = true;
+    if (until == UINT64_MAX) groupconc__cond_wait(cv, &ex->lock);
+    else signalled = groupconc__cond_wait_until(cv, &ex->lock, until);
+    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    return signalled;
+}
+
 /* ==== task life cycle =========================================================================== */
 /* A task's life is kept in three fields of its node:
      stage  GROUPCONC__NEW .. DEFERRED: where it is. Plain; changed only under ex->lock (or by the
@@ -4205,7 +4256,7 @@ GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__
    may wait on those tasks. Takes the lock. */
 GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claims *claims) {
     if (!claims || claims->count == 0) return;
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     groupconc__unclaim_locked(ex, claims);
     groupconc__mutex_unlock(&ex->lock);
 }
@@ -4540,13 +4591,13 @@ GROUPCONC__FN void groupconc__admit_inbox_quiet_locked(groupconc_executor *ex, g
 
 /* Lock the executor for an API call that looks at queues: admit the inbox first. */
 GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) {
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
 }
 
 /* The same only if the lock is free: false (nothing done) if it is held. */
 GROUPCONC__FN bool groupconc__lock_try(groupconc_executor *ex, groupconc__batch *b) {
-    if (!groupconc__mutex_trylock(&ex->lock)) return false;
+    if (!groupconc__exec_trylock(ex)) return false;
     if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
     return true;
 }
@@ -4575,7 +4626,8 @@ GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
     for (w = ex->pool.workers; w; w = w->next) {
         uint64_t since;
         /* acquire, not an end of P2: a hint under the lock (help_locked does the real reading) */
-        if (w->nfinished >= atomic_load_explicit(&w->nret, memory_order_acquire)) continue;
+        if (w->nfinished >= atomic_load_explicit(&w->nret, memory_order_acquire) && w->chain_done.count == 0)
+            continue;
         if (!now) now = groupconc__now_ns();
         since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
         /* NOT_BUSY: it finishes them itself (groupconc__busy_ns gives 0 for it) */
@@ -4596,7 +4648,7 @@ GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
    the thread its submitter made sure will look at it (groupconc__inbox_look). Admission may
    start a worker (kick). */
 GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batch *b) {
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && groupconc__inbox_pending(ex))
         groupconc__admit_inbox_quiet_locked(ex, b);
     GROUPCONC_ASSERT(b->todo.count == 0 && b->rejected.count == 0 && b->advance.count == 0 && !b->asks);
@@ -4675,7 +4727,7 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex);
 GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_task *t, int reason,
                                             bool in_submit);
 GROUPCONC__FN void groupconc__fill_result(const groupconc_task *t, groupconc_result *r);
-GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uint64_t start);
+GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uint64_t start, bool on_worker);
 GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t,
                                          groupconc__claims *claimed, groupconc__nodes *recycle);
 GROUPCONC__FN void groupconc__retire(groupconc_executor *ex, size_t n);
@@ -4780,7 +4832,7 @@ GROUPCONC__FN int groupconc__timer_reserve_locked(groupconc_executor *ex) {
    (it is released before the events). */
 GROUPCONC__FN void groupconc__refused(groupconc_executor *ex, const char *group, const char *task_id,
                                       int rc, bool locked) {
-    if (!locked) groupconc__mutex_lock(&ex->lock);
+    if (!locked) groupconc__exec_lock(ex);
     ex->counts.submitted++;
     ex->rejected_other++;
     groupconc__mutex_unlock(&ex->lock);
@@ -4928,9 +4980,9 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
         /* STARTED before the body runs: its handle can leak to another thread only from inside
            the body (a scope's fork publishes it), and a cancel of a started task only flags it */
         atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
-        (void)groupconc__run(ex, t, 0); /* on the submitting thread, holding no permits (no defer) */
+        (void)groupconc__run(ex, t, 0, false); /* on the submitting thread, holding no permits (no defer) */
         t->bits |= GROUPCONC__B_RAN;  /* in no list: nobody else reads its bits */
-        groupconc__mutex_lock(&ex->lock);
+        groupconc__exec_lock(ex);
         groupconc__count_caller_run_locked(ex, g, rc);
         groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
         groupconc__mutex_unlock(&ex->lock);
@@ -5241,12 +5293,13 @@ GROUPCONC__FN void groupconc__set_result(groupconc_executor *ex, groupconc_task 
    nothing run since (the end of the worker's previous task), taken as t's start time; 0: read it.
    Returns false if the body deferred its completion and the task is parked in ex->deferred (the
    worker is done with it). */
-GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uint64_t start) {
+GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uint64_t start, bool on_worker) {
     bool timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* nobody sees a fire-and-forget's times */
     void *value = NULL;
     groupconc__frame f;
     int rc;
     groupconc__frame_push(&f, ex, t); /* a wait on t from its own body would wait for itself */
+    f.on_worker = on_worker;
     if (ex->policy.listener)
         groupconc__emit(ex, t, GROUPCONC_EVENT_STARTED, t->group->key, groupconc__task_id(t), 0, NULL);
     if (timed) t->start_ns = start && !ex->policy.listener ? start : groupconc__now_ns(); /* after the event */
@@ -5256,7 +5309,7 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uin
     if (f.deferral) {
         struct groupconc_deferred *d = f.deferral;
         if (rc == GROUPCONC_TASK_PENDING) {
-            groupconc__mutex_lock(&ex->lock);
+            groupconc__exec_lock(ex);
             if (!d->result_in) { /* park it: the completion finishes it */
                 groupconc__fifo_remove(&ex->running, t);
                 groupconc__fifo_push(&ex->deferred, t);
@@ -5328,7 +5381,7 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
         t->end_ns = t->start_ns;
         t->bits |= GROUPCONC__B_RAN;
     }
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
     groupconc__count_locked(ex, t->group, groupconc__outcome_index(status, 0), 1);
     groupconc__mutex_unlock(&ex->lock);
@@ -5354,7 +5407,7 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
         /* "else on a worker": back to the ready queue holding no permits, unless a cancel took it
            meanwhile (and completed it) */
         bool taken;
-        groupconc__mutex_lock(&ex->lock);
+        groupconc__exec_lock(ex);
         taken = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) != 0;
         if (!taken) {
             t->bits |= GROUPCONC__B_NO_PERMITS;
@@ -5460,7 +5513,7 @@ GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *
 /* From an API call (not a worker, which retires at its next locked step): retire n tasks now. */
 GROUPCONC__FN void groupconc__retire(groupconc_executor *ex, size_t n) {
     if (n) {
-        groupconc__mutex_lock(&ex->lock);
+        groupconc__exec_lock(ex);
         groupconc__retire_locked(ex, n);
         groupconc__mutex_unlock(&ex->lock);
     }
@@ -5741,9 +5794,8 @@ GROUPCONC__PUBLIC int groupconc_context_defer(groupconc_context *ctx, groupconc_
     t = GROUPCONC__TASK(ctx);
     GROUPCONC__NOT_IN_RESOLVER(t->group->exec); /* running: its group is alive */
     for (f = groupconc__frames; f && f->self != t; f = f->prev) {} /* its body's frame (run) */
-    /* stage: set under the lock before the body started, by this worker; nobody changes it while
-       the body runs */
-    if (!f || f->deferral || t->stage != GROUPCONC__RUNNING) return GROUPCONC_ESTATE;
+    /* not its stage: a chain's end may change that meanwhile (QUEUED to RUNNING) */
+    if (!f || f->deferral || !f->on_worker) return GROUPCONC_ESTATE;
     d = (struct groupconc_deferred *)GROUPCONC_MALLOC(sizeof *d);
     if (!d) return GROUPCONC_ENOMEM;
     d->task = t;
@@ -5763,7 +5815,7 @@ GROUPCONC__PUBLIC int groupconc_deferred_complete(groupconc_deferred *deferred, 
     t = deferred->task;
     ex = t->group->exec;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     if (!deferred->parked) { /* its body has not returned yet: its worker takes the result */
         deferred->rc = rc;
         deferred->value = value;
@@ -5778,7 +5830,7 @@ GROUPCONC__PUBLIC int groupconc_deferred_complete(groupconc_deferred *deferred, 
     GROUPCONC_FREE(deferred);
     t->end_ns = (t->bits & GROUPCONC__B_TIMED) ? groupconc__now_ns() : t->start_ns;
     groupconc__set_result(ex, t, rc, value); /* its cleanup, on this thread, no lock held */
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     groupconc__finish_locked(ex, t, &b);
     groupconc__fifo_push(&b.todo, t);
     (void)groupconc__kick_locked(ex);
@@ -5976,6 +6028,10 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     w->watched = 0;
     atomic_init(&w->tid, 0);
     w->nfinished = 0;
+    atomic_init(&w->chain_word, GROUPCONC__CHAIN_OFF);
+    w->chain_len = 0;
+    w->chain_done.head = w->chain_done.tail = NULL;
+    w->chain_done.count = 0;
     atomic_fetch_add_explicit(&ex->pool.nthreads, 1, memory_order_seq_cst);  /* P1 (read by inbox_look) */
     atomic_fetch_add_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1 */
     rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
@@ -6098,7 +6154,7 @@ GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
         for (k = 0; k < GROUPCONC__SPIN_PAUSES; k++) GROUPCONC__CPU_RELAX(); /* a poll steals the line from pushes */
     }
     atomic_store_explicit(&ex->pool.nspinning, 0, memory_order_seq_cst); /* P1: before the caller's look */
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     atomic_store_explicit(&ex->pool.spin_poke, 0, memory_order_relaxed);
     return found;
 }
@@ -6136,13 +6192,14 @@ GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__bat
     uint64_t now = 0;
     for (w = ex->pool.workers; w; w = w->next) {
         unsigned n = atomic_load_explicit(&w->nret, memory_order_seq_cst); /* P2 (and acquires ret[]) */
-        if (w->nfinished >= n) continue;
+        if (w->nfinished >= n && w->chain_done.count == 0) continue;
         if (!all) {
             if (!now) now = groupconc__now_ns();
             uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
             /* NOT_BUSY (0 from busy_ns): on its way to finish them itself */
             if (groupconc__busy_ns(since, now) < GROUPCONC__BATCH_NS) continue;
         }
+        groupconc__fifo_append(&b->todo, &w->chain_done); /* finished by a chain's end: complete */
         for (; w->nfinished < n; w->nfinished++) {
             groupconc_task *t = w->ret[w->nfinished];
             groupconc__finish_locked(ex, t, b);
@@ -6171,7 +6228,7 @@ GROUPCONC__FN unsigned groupconc__others(groupconc_executor *ex, const groupconc
         /* NOT_BUSY: on its way back from a batch (active, tested before any age); 0: idle */
         if (since == GROUPCONC__NOT_BUSY || (since != 0 && groupconc__busy_ns(since, now) < GROUPCONC__BATCH_NS))
             seen |= GROUPCONC__OTHER_ACTIVE;
-        if (w->nfinished < atomic_load_explicit(&w->nret, memory_order_relaxed))
+        if (w->nfinished < atomic_load_explicit(&w->nret, memory_order_relaxed) || w->chain_done.count)
             seen |= GROUPCONC__OTHER_UNFINISHED;
     }
     return seen;
@@ -6298,7 +6355,10 @@ typedef struct groupconc__worker_loop {
     unsigned unread;                   /* those tasks, carried from round to round (< 4) */
     unsigned want;                     /* how many to claim at a time (doubles while tasks are short) */
     unsigned nran;                     /* published in self->ret this round */
-    unsigned serial;                   /* serial steps since its last full step */
+    unsigned serial;                   /* tasks run in serial steps and chains since its last full
+                                          step */
+    unsigned chain_len, chained;       /* its chain (self->chain): waiters chained, and won
+                                          (groupconc__chain_next) */
     bool slow;                         /* the last batch ran past GROUPCONC__BATCH_NS */
     bool spun;                         /* spun since its last step outside the lock */
 } groupconc__worker_loop;
@@ -6340,51 +6400,34 @@ GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
     if (mine->count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
 }
 
-/* A serial run: the one task this worker ran since its last step, t, holds every permit of its own
-   layers, and its group's next waiter n at concurrency needs nothing but t's permits (the other
-   layers have no waiters, n no fleet slot, the group is not paused, no live lowering is draining),
-   while nothing else is ready or in the inbox, and the worker holds no other claim. Then the
-   hand-off the full step would make (finish t, release_permits, hand, pump, admit, claim the one
-   ready task) comes down to moving t's concurrency and global-running permits to n, which
-   becomes RUNNING in this worker's claims (it passes QUEUED, NEW, READY as admit would), and
-   counting the rest down. Everything stays under
-   the lock as before, so stats, the dump, pause, live limits, cancel and deadlines see one running
-   task and the rest waiting at every moment; n starts only at the worker's fetch_or(STARTED), and
-   a cancel can still take it until then. Bounded by GROUPCONC__SERIAL_MAX and by a slow task;
-   anything else (other ready work, a waiter elsewhere, a listener) leaves it to the full step.
-   True if it claimed n (t is in w->done, to complete). */
-GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
-    groupconc_executor *ex = w->ex;
-    groupconc_task *t, *n;
-    groupconc__group *g;
-    /* w->mine: a batch a waiter cut short (publish) keeps the claims it did not start, which the
-       full step keeps, or lets go of where a cancel or a thief took them */
-    if (w->nran != 1 || w->mine.count != 0 || w->self->nfinished != 0 || w->slow ||
-        w->serial >= GROUPCONC__SERIAL_MAX || ex->ready.count != 0 || ex->paused ||
-        ex->policy.listener || ex->global.waiters.count != 0 || ex->run_cap.waiters.count != 0 ||
-        ex->run_cap.permits.used > ex->run_cap.permits.limit)
-        return false;
-    t = w->self->ret[0]; /* unfinished: no helper took it, it is still ours */
-    g = t->group;
-    n = groupconc__waiters_of(ex, g, GROUPCONC__L_CONCURRENCY)->head;
-    if (!n || (g->flags & GROUPCONC__GF_PAUSED) || g->conc.used > g->conc.limit ||
-        groupconc__waiting_bulkhead_of(g) != 0 || t->held != GROUPCONC__LAYERS ||
-        ((t->bits | n->bits) & (GROUPCONC__B_NO_PERMITS | GROUPCONC__B_FLEET)) ||
-        groupconc__inbox_pending(ex))
-        return false;
-    /* t returned (finish_locked): its global and bulkhead permits counted down (nobody waits there) */
+/* A serial run's hand-off (worker_serial_locked, chain_end_locked). t returned and holds every
+   permit of its layers while nobody waits at the global, bulkhead or running layer: it is
+   finished, its global and bulkhead permits counted down, its concurrency and running-cap permits
+   kept for the next waiter (DONE, counted; the caller completes it). `listed`: RUNNING in
+   ex->running (else a chained task that went from its FIFO to here, chain_admit_locked). */
+GROUPCONC__FN void groupconc__serial_finish_locked(groupconc_executor *ex, groupconc_task *t, bool listed) {
+    groupconc__group *g = t->group;
     t->bits |= GROUPCONC__B_RAN;
-    groupconc__fifo_remove(&ex->running, t);
-    ex->nrunning--;
-    g->running--;
+    if (listed) {
+        groupconc__fifo_remove(&ex->running, t);
+        ex->nrunning--;
+        g->running--;
+    }
     ex->global.permits.used--;
     g->bulkhead.used--;
     t->held = 0;
     groupconc__set_stage(t, GROUPCONC__DONE);
     groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
-    groupconc__fifo_push(&w->done, t);
-    /* n: handed t's concurrency permit, passes the fleet layer, takes t's global-running permit */
-    (void)groupconc__fifo_pop(&g->queues->conc);
+}
+
+/* n, the head of its group's concurrency FIFO (holding its global and bulkhead permits, as every
+   waiter there does), takes the concurrency and running-cap permits of the task finished before
+   it and passes the fleet layer: what admit does, up to the ready queue it skips (RUNNING). */
+GROUPCONC__FN void groupconc__chain_admit_locked(groupconc_executor *ex, groupconc_task *n) {
+    groupconc__group *g = n->group;
+    groupconc_task *head = groupconc__fifo_pop(&g->queues->conc);
+    GROUPCONC_ASSERT(head == n);
+    (void)head;
     groupconc__waiting_dec(ex, n, GROUPCONC__L_CONCURRENCY);
     groupconc__set_stage(n, GROUPCONC__NEW);
     n->held = GROUPCONC__LAYERS;
@@ -6393,19 +6436,135 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     groupconc__timer_drop(ex, n);
     groupconc__set_stage(n, GROUPCONC__READY);
     groupconc__set_stage(n, GROUPCONC__RUNNING); /* start_locked */
+}
+
+/* The same, and n is listed running on this worker (as start_locked lists it). */
+GROUPCONC__FN void groupconc__serial_promote_locked(groupconc_executor *ex, groupconc_task *n) {
+    groupconc__chain_admit_locked(ex, n);
     groupconc__fifo_push(&ex->running, n);
     ex->nrunning++;
-    g->running++;
+    n->group->running++;
+}
+
+/* Start a chain behind n, which this worker just claimed in a serial step: up to want - 1 of its
+   group's next waiters, which it may then run one after the other without the lock
+   (groupconc__chain_next). They stay waiting in every count until the chain ends. */
+GROUPCONC__FN void groupconc__chain_start_locked(groupconc__worker_loop *w, groupconc_task *n) {
+    groupconc__worker *self = w->self;
+    unsigned len = 0, max = w->want < GROUPCONC_BATCH_MAX ? w->want : GROUPCONC_BATCH_MAX;
+    groupconc_task *c;
+    self->chain[0] = n;
+    for (c = n->group->queues->conc.head; c && len + 1 < max; c = c->next) {
+        if (c->bits & (GROUPCONC__B_NO_PERMITS | GROUPCONC__B_FLEET)) break;
+        self->chain[++len] = c;
+    }
+    w->chain_len = len;
+    w->chained = 0;
+    if (len == 0) return;
+    self->chain_len = len;
+    atomic_store_explicit(&self->chain_word, 0, memory_order_relaxed); /* read after the unlock */
+    w->ex->pool.nchains++;
+}
+
+/* End self's chain, under ex->lock (whoever takes it: groupconc__exec_lock). The fetch_or stops
+   its worker before its next chained task and says how many it committed to (k). The task before
+   each of those returned (its worker published it first): so chain[0] .. chain[k - 1] are
+   finished, in order (their global and bulkhead permits counted down, as each holds them), and
+   chain[k] takes the concurrency and running-cap permits: RUNNING and STARTED (a cancel only flags
+   it, nobody steals it). chain[1] .. chain[k - 1] go from their FIFO to DONE directly: nobody saw
+   them RUNNING. The finished ones wait in self->chain_done for their worker or a helper to complete
+   them; the chained tasks not committed to are plain waiters again. After this every count, the
+   dump and every task's stage are what they would be had each step taken the lock. */
+GROUPCONC__FN void groupconc__chain_end_locked(groupconc_executor *ex, groupconc__worker *self) {
+    unsigned k = atomic_fetch_or_explicit(&self->chain_word, GROUPCONC__CHAIN_OFF, memory_order_acq_rel);
+    unsigned i;
+    GROUPCONC_ASSERT(!(k & GROUPCONC__CHAIN_OFF) && k <= self->chain_len &&
+                     self->nfinished + k <= atomic_load_explicit(&self->nret, memory_order_relaxed));
+    self->chain_len = 0;
+    ex->pool.nchains--;
+    GROUPCONC_TEST_CHAIN_END(k);
+    if (k == 0) return;
+    for (i = 0; i < k; i++) {
+        groupconc_task *t = self->chain[i];
+        GROUPCONC_ASSERT(self->ret[self->nfinished] == t);
+        self->nfinished++;
+        if (i > 0) groupconc__chain_admit_locked(ex, t);
+        groupconc__serial_finish_locked(ex, t, i == 0);
+        groupconc__fifo_push(&self->chain_done, t);
+    }
+    groupconc__serial_promote_locked(ex, self->chain[k]);
+    atomic_fetch_or_explicit(&self->chain[k]->state, GROUPCONC__ST_STARTED, memory_order_relaxed);
+    groupconc__debug_check(ex, self->chain[k]->group);
+}
+
+GROUPCONC__FN void groupconc__chains_end_locked(groupconc_executor *ex) {
+    groupconc__worker *w;
+    for (w = ex->pool.workers; w && ex->pool.nchains; w = w->next)
+        if (w->chain_len) groupconc__chain_end_locked(ex, w);
+}
+
+/* The next task of w's chain, once it won it: NULL if the chain ended (or is used up), or if tasks
+   arrived in the inbox (the lock then admits them: a chain would keep them waiting). */
+GROUPCONC__FN groupconc_task *groupconc__chain_next(groupconc__worker_loop *w) {
+    unsigned k = w->chained;
+    if (k >= w->chain_len || groupconc__inbox_pending(w->ex) ||
+        !atomic_compare_exchange_strong_explicit(&w->self->chain_word, &k, k + 1, memory_order_acq_rel,
+                                                 memory_order_relaxed))
+        return NULL;
+    w->chained = k + 1;
+    return w->self->chain[k + 1];
+}
+
+/* A serial run: the one task this worker ran since its last step, t, holds every permit of its own
+   layers, and its group's next waiter n at concurrency needs nothing but t's permits (the other
+   layers have no waiters, n no fleet slot, the group is not paused, no live lowering is draining),
+   while nothing else is ready or in the inbox, and the worker holds no other claim. Then the
+   hand-off the full step would make (finish t, release_permits, hand, pump, admit, claim the one
+   ready task) comes down to moving t's permits to n (serial_finish_locked, serial_promote_locked),
+   which becomes RUNNING in this worker's claims. Everything stays under the lock as before, so
+   stats, the dump, pause, live limits, cancel and deadlines see one running task and the rest
+   waiting at every moment; n starts only at the worker's fetch_or(STARTED), and a cancel can still
+   take it until then. While tasks are short it chains the waiters behind n (chain_start_locked).
+   Bounded by GROUPCONC__SERIAL_MAX tasks and by a slow task; anything else (other ready work, a
+   waiter elsewhere, a listener) leaves it to the full step. True if it claimed n (t and what a
+   chain's end finished are in w->done, to complete). */
+GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
+    groupconc_executor *ex = w->ex;
+    groupconc__worker *self = w->self;
+    groupconc_task *t, *n;
+    groupconc__group *g;
+    /* w->mine: a batch a waiter cut short (publish) keeps the claims it did not start, which the
+       full step keeps, or lets go of where a cancel or a thief took them */
+    if (w->nran != self->nfinished + 1 || w->mine.count != 0 || w->slow ||
+        w->serial >= GROUPCONC__SERIAL_MAX || ex->ready.count != 0 || ex->paused ||
+        ex->policy.listener || ex->global.waiters.count != 0 || ex->run_cap.waiters.count != 0 ||
+        ex->run_cap.permits.used > ex->run_cap.permits.limit)
+        return false;
+    t = self->ret[self->nfinished]; /* unfinished: no helper took it, it is still ours */
+    g = t->group;
+    n = groupconc__waiters_of(ex, g, GROUPCONC__L_CONCURRENCY)->head;
+    if (!n || (g->flags & GROUPCONC__GF_PAUSED) || g->conc.used > g->conc.limit ||
+        groupconc__waiting_bulkhead_of(g) != 0 || t->held != GROUPCONC__LAYERS ||
+        ((t->bits | n->bits) & (GROUPCONC__B_NO_PERMITS | GROUPCONC__B_FLEET)) ||
+        groupconc__inbox_pending(ex))
+        return false;
+    groupconc__fifo_append(&w->done, &self->chain_done); /* a chain's end finished them */
+    groupconc__serial_finish_locked(ex, t, true);
+    groupconc__fifo_push(&w->done, t);
+    groupconc__serial_promote_locked(ex, n);
     groupconc__debug_check(ex, g);
     w->mine.head = 0;
     w->mine.t[0] = n;
     w->mine.count = 1;
-    atomic_store_explicit(&w->self->nret, 0, memory_order_relaxed);
+    atomic_store_explicit(&self->nret, 0, memory_order_relaxed);
+    self->nfinished = 0;
     w->nran = 0;
-    w->serial++;
+    w->serial += 1 + w->chained;
     groupconc__retire_locked(ex, w->to_retire);
     w->to_retire = 0;
     groupconc__nodes_return(ex, &w->dead);
+    if (w->want > 1 && w->serial < GROUPCONC__SERIAL_MAX) groupconc__chain_start_locked(w, n);
+    else w->chain_len = w->chained = 0;
     return true;
 }
 
@@ -6418,11 +6577,13 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
 GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, groupconc__batch *b) {
     groupconc_executor *ex = w->ex;
     size_t drained = groupconc__drain_locked(ex, b, false);
-    unsigned ndone = groupconc__worker_finish_locked(w, b);
+    unsigned ndone = w->self->chain_done.count; /* a chain's end finished them, before the rest */
+    groupconc__fifo_append(&w->done, &w->self->chain_done);
+    ndone += groupconc__worker_finish_locked(w, b);
     groupconc__retire_locked(ex, w->to_retire);
     w->to_retire = 0;
     groupconc__nodes_return(ex, &w->dead);
-    w->serial = 0;
+    w->serial = w->chain_len = w->chained = 0;
     groupconc__worker_claim_locked(w);
     if (w->mine.count == 0 && w->nran == 0 && ex->running.count > 0) {
         groupconc__help_locked(ex, b, false); /* idle: what a stuck worker left */
@@ -6475,7 +6636,7 @@ GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uin
                 : now;
     if (nap && until - now > GROUPCONC__HELP_NS)
         until = now + GROUPCONC__HELP_NS; /* a nap: come back to help a stuck worker */
-    signalled = groupconc__cond_wait_until(&ex->pool.work_cv, &ex->lock, until);
+    signalled = groupconc__exec_wait(ex, &ex->pool.work_cv, until);
     atomic_fetch_sub_explicit(&ex->pool.nidle, 1, memory_order_seq_cst);
     if (nap) atomic_fetch_sub_explicit(&ex->pool.nnapping, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed))
@@ -6548,7 +6709,7 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
     atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
     if (w->stolen) {
         groupconc_task *stolen = w->stolen;
-        if (groupconc__run(ex, stolen, fresh)) {
+        if (groupconc__run(ex, stolen, fresh, true)) {
             groupconc__publish(ex, self, stolen, nran++);
             GROUPCONC_TEST_TASK_PUBLISHED(stolen);
         }
@@ -6557,18 +6718,23 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
         slow = t1 - t0 > GROUPCONC__BATCH_NS;
     }
-    while (mine->count > 0 && !slow && !waited_for) {
-        groupconc_task *t = mine->t[mine->head++];
-        uint32_t st;
+    while (!slow && !waited_for) {
+        groupconc_task *t;
         bool timed, ran;
-        st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
-        mine->count--;
-        if (st & GROUPCONC__ST_TAKEN) { /* a cancel, a shutdown or a thief took it: let go */
-            groupconc__drop_claim_ref(t);
-            continue;
+        if (mine->count > 0) {
+            uint32_t st;
+            t = mine->t[mine->head++];
+            st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
+            mine->count--;
+            if (st & GROUPCONC__ST_TAKEN) { /* a cancel, a shutdown or a thief took it: let go */
+                groupconc__drop_claim_ref(t);
+                continue;
+            }
+        } else if ((t = groupconc__chain_next(w)) == NULL) { /* none chained, or the chain ended */
+            break;
         }
         timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* ours now: nobody else writes its bits */
-        ran = groupconc__run(ex, t, fresh);
+        ran = groupconc__run(ex, t, fresh, true);
         if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
         /* its cleanup ran after its end was read */
         fresh = ran && timed && !(t->bits & GROUPCONC__B_HAS_CLEANUP) ? t1 : 0;
@@ -6628,7 +6794,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     }
 #endif
     GROUPCONC_TEST_WORKER_STARTING(); /* a test holds it here: still counted in nstarting */
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     atomic_fetch_sub_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
     for (;;) { /* if / else if, no continue: gcc then sees the batch as the hot path (it inlines) */
         groupconc__batch b = GROUPCONC__BATCH_INIT;
@@ -6637,8 +6803,10 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             groupconc__mutex_unlock(&ex->lock);
             w.spun = false;
             w.idle_since = 0;
-            if (serial) { /* one task to complete, nothing else: no owed lists needed */
-                w.to_retire += groupconc__complete(ex, groupconc__fifo_pop(&w.done), &w.mine, &w.dead);
+            if (serial) { /* tasks to complete, nothing else: no owed lists needed */
+                groupconc_task *t;
+                while ((t = groupconc__fifo_pop(&w.done)) != NULL)
+                    w.to_retire += groupconc__complete(ex, t, &w.mine, &w.dead);
                 /* a completion that runs user code gives the claims back first */
                 if (w.mine.count != 1) w.last_end = 0, w.unread = 0;
             } else {
@@ -6649,7 +6817,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             if (w.mine.count || w.stolen) w.nran = groupconc__worker_run_batch(&w);
             /* on its way to finish them itself: nobody needs to help, however long the lock takes */
             atomic_store_explicit(&w.self->busy_since, GROUPCONC__NOT_BUSY, memory_order_relaxed);
-            groupconc__mutex_lock(&ex->lock);
+            groupconc__exec_lock(ex);
         } else if (!groupconc__worker_idle_locked(&w)) { /* nothing to do */
             break;
         }
@@ -6672,7 +6840,7 @@ GROUPCONC__PUBLIC int groupconc_context_blocking(groupconc_context *ctx) {
     ex = t->group->exec;
     GROUPCONC__NOT_IN_RESOLVER(ex); /* running: its group is alive */
     for (f = groupconc__frames; f && f->self != t; f = f->prev) {} /* its body's frame (run) */
-    if (!f || t->stage != GROUPCONC__RUNNING) return GROUPCONC_ESTATE;
+    if (!f || !f->on_worker) return GROUPCONC_ESTATE; /* not its stage: see groupconc_context_defer */
     for (base = f->prev; base && !(base->claims && base->ex == ex); base = base->prev) {} /* a worker's */
     if (!base) return GROUPCONC_ESTATE;
     if (f->blocking) return GROUPCONC_OK;
@@ -6914,7 +7082,7 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
     groupconc__frame base; /* the expired tasks' callbacks run here: they must not block (EDEADLK) */
     groupconc__frame_push(&base, ex, NULL);
     base.keeper = true;
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     while (!ex->keeper.stop) {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
         uint64_t wake = UINT64_MAX;
@@ -6942,14 +7110,13 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
         if (b.todo.count || b.rejected.count || b.asks) { /* asks: fleet requests of tasks it admitted */
             groupconc__mutex_unlock(&ex->lock);
             groupconc__flush_and_retire(ex, &b);
-            groupconc__mutex_lock(&ex->lock);
+            groupconc__exec_lock(ex);
             continue;
         }
         if (atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed) && ex->keeper.watch_at < wake)
             wake = ex->keeper.watch_at; /* its kick above may have started the watch */
         ex->keeper.wake = wake;
-        if (wake == UINT64_MAX) groupconc__cond_wait(&ex->keeper.cv, &ex->lock);
-        else (void)groupconc__cond_wait_until(&ex->keeper.cv, &ex->lock, wake);
+        (void)groupconc__exec_wait(ex, &ex->keeper.cv, wake);
         ex->keeper.wake = 0; /* awake: it looks again before it sleeps, nobody needs to signal */
     }
     groupconc__mutex_unlock(&ex->lock);
@@ -7299,7 +7466,7 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     if (!ex) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     groupconc__drain_locked(ex, &b, true);
     groupconc__sweep_locked(ex, NULL, &b);
@@ -7373,8 +7540,7 @@ GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t
             until = groupconc__deadline(GROUPCONC__PAUSED_POLL_NS);
             if (until > deadline) until = deadline;
         }
-        if (until == UINT64_MAX) groupconc__cond_wait(&ex->idle_cv, &ex->lock);
-        else if (!groupconc__cond_wait_until(&ex->idle_cv, &ex->lock, until) && until == deadline)
+        if (!groupconc__exec_wait(ex, &ex->idle_cv, until) && until == deadline)
             return ex->unfinished == 0;
     }
     return true;
@@ -7387,7 +7553,7 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     bool all;
     if (!ex) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     ex->graceful = true;
     cut = ex->held_back_cut;
@@ -7397,7 +7563,7 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     groupconc__mutex_unlock(&ex->lock);
     groupconc__flush_and_retire(ex, &b); /* what the drain finished (helping) completes first */
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* begun; waiting would wait for itself */
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     all = groupconc__wait_quiet_locked(ex, deadline);
     if (ex->held_back_cut != cut) all = false; /* cancelled during this call, maybe all at once */
     groupconc__mutex_unlock(&ex->lock);
@@ -7430,25 +7596,25 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     if (!ex) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     if (groupconc__gates_or_scopes_locked(ex)) {
         groupconc__mutex_unlock(&ex->lock);
         return GROUPCONC_EBUSY;
     }
     groupconc__mutex_unlock(&ex->lock);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     if (ex->graceful) /* a graceful shutdown began (maybe from a callback): let it finish */
         (void)groupconc__wait_quiet_locked(ex, UINT64_MAX);
     groupconc__mutex_unlock(&ex->lock);
     groupconc_executor_shutdown(ex);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     while (!groupconc__wait_quiet_locked(ex, UINT64_MAX)) { /* stranded ready tasks: cancel them */
         groupconc__mutex_unlock(&ex->lock);
         groupconc_executor_shutdown(ex);
-        groupconc__mutex_lock(&ex->lock);
+        groupconc__exec_lock(ex);
     }
     while (ex->fleet.outstanding > 0) /* the provider still holds requests: they name this executor */
-        groupconc__cond_wait(&ex->idle_cv, &ex->lock);
+        (void)groupconc__exec_wait(ex, &ex->idle_cv, UINT64_MAX);
     GROUPCONC_ASSERT(ex->global.permits.used == 0 && ex->ready.count == 0 && ex->running.count == 0 &&
                      ex->deferred.count == 0 && ex->fleet.layer.waiters.count == 0);
     ex->stopping = true;
@@ -7512,7 +7678,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     st = groupconc__stripe_of(ex, hash);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     groupconc__mutex_lock(&st->lock); /* no push into g between the drain and the removal */
     if (groupconc__drain_locked(ex, &b, false)) (void)groupconc__kick_locked(ex);
     g = groupconc__table_find(st, group, len, hash);
@@ -8309,7 +8475,7 @@ GROUPCONC__PUBLIC int groupconc_gate_create(const groupconc_gate_config *config,
     gate->free_head = GROUPCONC__SLOT_NONE;
     gate->limit = ex ? INT32_MAX : groupconc__cap(config->limit);
     if (ex) {
-        groupconc__mutex_lock(&ex->lock);
+        groupconc__exec_lock(ex);
         if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
             groupconc__mutex_unlock(&ex->lock);
             groupconc__mutex_destroy(&gate->lock);
@@ -8329,7 +8495,7 @@ GROUPCONC__PUBLIC int groupconc_gate_destroy(groupconc_gate *gate) {
     if (!gate) return GROUPCONC_EINVAL;
     ex = gate->ex;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    if (ex) groupconc__mutex_lock(&ex->lock);
+    if (ex) groupconc__exec_lock(ex);
     groupconc__mutex_lock_plain(&gate->lock);
     if (gate->in_flight > 0) {
         groupconc__mutex_unlock(&gate->lock);
@@ -8459,7 +8625,7 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
     /* An executor gate's release is one locked step under ex->lock too (ex, then gate: the lock
        order), so that a stats snapshot never sees the slot freed and the layers still held. */
     ex = gate->ex;
-    if (ex) groupconc__mutex_lock(&ex->lock);
+    if (ex) groupconc__exec_lock(ex);
     groupconc__mutex_lock_plain(&gate->lock);
     if (permit->slot >= gate->nslots || gate->slots[permit->slot].generation != permit->generation) {
         groupconc__mutex_unlock(&gate->lock);
@@ -8505,7 +8671,7 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     ex = gate->ex;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    if (ex) groupconc__mutex_lock(&ex->lock);
+    if (ex) groupconc__exec_lock(ex);
     if (group) {
         g = groupconc__find_locked(ex, group, len, hash);
         if (!g) {
@@ -9222,7 +9388,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
     g = t->group;
     ex = g->exec;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     GROUPCONC_ASSERT(t->stage != GROUPCONC__QUEUED ||
                      (t->held == GROUPCONC__L_FLEET && !(t->bits & GROUPCONC__B_FLEET_BUSY)));
     if (t->stage != GROUPCONC__QUEUED) { /* taken meanwhile (cancel, shutdown, deadline) */
@@ -9284,7 +9450,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
         groupconc__emit(ex, NULL, GROUPCONC_EVENT_FLEET, g->key, task_id, GROUPCONC_EFLEET_OPEN, NULL);
     groupconc__flush_and_retire(ex, &b);
     /* Last: destroy waits for the count, and frees ex once it is 0. */
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     old = keep_ref ? 0u : atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_acq_rel);
     if (--ex->fleet.outstanding == 0) groupconc__cond_broadcast(&ex->idle_cv);
     groupconc__mutex_unlock(&ex->lock);
@@ -9303,7 +9469,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
     GROUPCONC__NOT_IN_RESOLVER(ex); /* before the executor's own state is read */
     if (!ex->policy.fleet.acquire) return GROUPCONC_EINVAL;
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     if (group) g = groupconc__find_locked(ex, group, len, hash);
     if (g && groupconc__paused(ex, g)) {
         /* a paused group asks nothing (its resume asks for every task answered BUSY); a request
@@ -9332,7 +9498,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_report(groupconc_executor *ex, const char 
     GROUPCONC__NOT_IN_RESOLVER(ex); /* before the executor's own state is read */
     if (!ex->policy.fleet.acquire) return GROUPCONC_EINVAL;
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__exec_lock(ex);
     ex->fleet.renew_failed++;
     groupconc__mutex_unlock(&ex->lock);
     if (ex->policy.listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_FLEET, group, NULL, reason, NULL);

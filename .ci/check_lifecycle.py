@@ -7,6 +7,8 @@
 - Every stage of the stage enum appears in a row; every state bit GROUPCONC__ST_* has a row in the
   "State bits" table; every plain bit GROUPCONC__B_* is named in the comment.
 - No stage is written except through groupconc__set_stage.
+- ex->lock is taken only through groupconc__exec_lock, groupconc__exec_trylock and
+  groupconc__exec_wait (section "the executor lock"), which end the workers' chains first.
 Usage: python3 .ci/check_lifecycle.py [groupconc.h]"""
 import re
 import sys
@@ -67,6 +69,19 @@ for b in plain_bits:
 for n, line in enumerate(src.splitlines(), 1):
     if re.search(r"->stage\s*=[^=]", line) and "t->stage = (uint8_t)to;" not in line:
         problems.append(f"{path}:{n}: a stage written without groupconc__set_stage: {line.strip()}")
+
+# The executor lock: taken only through groupconc__exec_lock, _trylock and _wait, which end the
+# workers' chains first ("serial runs: chains"); a raw acquisition would see a chain's tasks stale.
+wrappers = re.search(r"/\* ---- the executor lock ----.*?(?=\n/\* ====)", src, re.S)
+if not wrappers:
+    problems.append("no section '---- the executor lock ----' before the next '===='")
+offset = 0
+for n, line in enumerate(src.splitlines(True), 1):
+    start, offset = offset, offset + len(line)
+    if re.search(r"groupconc__(mutex_lock|mutex_trylock|cond_wait|cond_wait_until)\([^;]*&ex->lock\b", line):
+        if not wrappers or not (wrappers.start() <= start < wrappers.end()):
+            problems.append(f"{path}:{n}: ex->lock taken outside groupconc__exec_lock/_trylock/_wait: "
+                            f"{line.strip()}")
 
 for p in problems:
     print(f"check_lifecycle: {p}")

@@ -48,6 +48,8 @@ static void pool_free(void *p) {
 #define GROUPCONC_FREE(p) pool_free(p)
 static void pool_worker_starting(void);
 #define GROUPCONC_TEST_WORKER_STARTING() pool_worker_starting()
+static void pool_chain_end(unsigned committed);
+#define GROUPCONC_TEST_CHAIN_END(k) pool_chain_end(k)
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 
@@ -775,6 +777,225 @@ static void test_serial_run_after_a_cut_batch(void **state) {
     }
 }
 
+/* ---- chains: a serial run of short tasks without a locked step per task (issue 26) ------------- */
+
+static atomic_long chain_ends_committed; /* chains that ended with chained tasks committed to */
+static void pool_chain_end(unsigned committed) {
+    if (committed) atomic_fetch_add(&chain_ends_committed, 1);
+}
+
+enum { CHAIN_N = 20000 };
+
+typedef struct chain_run {
+    groupconc_executor *ex;
+    groupconc_task *h[CHAIN_N];
+    atomic_int seq[CHAIN_N];        /* the order it started in, from 1 (0: never ran) */
+    atomic_int next_seq;
+    atomic_int cancel_rc[CHAIN_N];  /* groupconc_task_cancel's code (1: not cancelled) */
+    atomic_int outcome[CHAIN_N];
+    atomic_bool done;
+    tu_peak peak;
+} chain_run;
+
+static chain_run *chain;
+
+static int chain_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    long i = (long)(intptr_t)arg;
+    (void)ctx;
+    (void)out_value;
+    tu_peak_enter(&chain->peak);
+    atomic_store(&chain->seq[i], atomic_fetch_add(&chain->next_seq, 1) + 1);
+    tu_peak_leave(&chain->peak);
+    return 0;
+}
+
+/* Cancels tasks a few places ahead of the drain: chained ones, committed to or not, and plain
+   waiters. */
+static void chain_cancel_main(void *arg) {
+    uint32_t rnd = 0x2545f491u;
+    (void)arg;
+    for (long i = 40; i < CHAIN_N; i += 1 + (long)(tu_rand(&rnd) % 300)) {
+        long ahead = 1 + (long)(tu_rand(&rnd) % 24);
+        groupconc_cancel_outcome o = GROUPCONC_CANCEL_DEQUEUED;
+        while (atomic_load(&chain->next_seq) + ahead < i && !atomic_load(&chain->done)) tu_spin(20);
+        atomic_store(&chain->cancel_rc[i], groupconc_task_cancel(chain->h[i], &o));
+        atomic_store(&chain->outcome[i], (int)o);
+    }
+}
+
+/* One key drains 20,000 no-op tasks in chains while this thread samples the group's stats and
+   another cancels tasks just ahead of the drain: every sample shows at most one running and
+   nothing lost; a task cancelled while it waited never runs, one flagged had started; the rest
+   run in order, one at a time, with their times in order. */
+static void test_chain_keeps_observers_exact(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 1;
+    chain = calloc(1, sizeof *chain);
+    assert_non_null(chain);
+    groupconc_executor *ex = chain->ex = tu_executor(&p);
+    tu_peak_init(&chain->peak);
+    for (long i = 0; i < CHAIN_N; i++) atomic_init(&chain->cancel_rc[i], 1);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park blocker;
+    tu_park_init(&blocker, &started, NULL);
+    groupconc_task *b = tu_submit(ex, "c", NULL, tu_park_fn, &blocker);
+    assert_true(tu_latch_wait(&started));
+    for (long i = 0; i < CHAIN_N; i++) chain->h[i] = tu_submit(ex, "c", NULL, chain_fn, (void *)(intptr_t)i);
+    long ends_before = atomic_load(&chain_ends_committed);
+    tu_thread th;
+    assert_true(tu_thread_start(&th, chain_cancel_main, NULL));
+    tu_park_release(&blocker);
+    bool done = false;
+    long samples = 0;
+    while (!done) {
+        groupconc_group_stats st = tu_gstats(ex, "c");
+        assert_true(st.running + st.ready <= 1);
+        assert_int_equal(st.completed + st.running + st.ready + st.waiting_concurrency, CHAIN_N + 1);
+        assert_int_equal(groupconc_task_is_done(chain->h[CHAIN_N - 1], &done), GROUPCONC_OK);
+        samples++;
+    }
+    atomic_store(&chain->done, true);
+    tu_thread_join(th);
+    tu_wait_status(b, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(b);
+    int last_seq = 0, dequeued = 0, flagged = 0;
+    groupconc_result prev;
+    memset(&prev, 0, sizeof prev);
+    for (long i = 0; i < CHAIN_N; i++) {
+        groupconc_result r = tu_wait(chain->h[i]);
+        int seq = atomic_load(&chain->seq[i]);
+        groupconc_task_release(chain->h[i]);
+        if (atomic_load(&chain->cancel_rc[i]) == GROUPCONC_OK &&
+            atomic_load(&chain->outcome[i]) == GROUPCONC_CANCEL_DEQUEUED) {
+            assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+            assert_int_equal(seq, 0); /* never ran */
+            dequeued++;
+            continue;
+        }
+        if (atomic_load(&chain->cancel_rc[i]) == GROUPCONC_OK) { /* it had started, or finished */
+            int o = atomic_load(&chain->outcome[i]);
+            assert_true(o == GROUPCONC_CANCEL_FLAGGED || o == GROUPCONC_CANCEL_TOO_LATE);
+            flagged += o == GROUPCONC_CANCEL_FLAGGED;
+        }
+        assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+        assert_true(seq > last_seq); /* FIFO, one at a time */
+        last_seq = seq;
+        assert_true(r.start_ns <= r.end_ns);
+        if (prev.status == GROUPCONC_STATUS_SUCCESS) assert_true(prev.end_ns <= r.start_ns);
+        prev = r;
+    }
+    assert_int_equal(last_seq, CHAIN_N - dequeued);
+    assert_true(dequeued > 0);
+    (void)flagged;
+    assert_int_equal(tu_peak_max(&chain->peak), 1);
+    groupconc_group_stats st = tu_gstats(ex, "c");
+    assert_int_equal(st.succeeded, (uint64_t)(CHAIN_N - dequeued) + 1);
+    assert_int_equal(st.cancelled, (uint64_t)dequeued);
+    assert_int_equal(st.running + st.waiting_concurrency, 0);
+    /* the drain ran in chains, and they ended with tasks committed to */
+    assert_true(atomic_load(&chain_ends_committed) > ends_before);
+    (void)samples;
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&blocker);
+    tu_latch_destroy(&started);
+    free(chain);
+    chain = NULL;
+}
+
+/* The last task of a round, G, starts (a chained task, usually) and waits; meanwhile this thread
+   waits for the task just before it, which a chain's end finished but whose worker (the only one)
+   is in G: the waiter completes it itself. From inside G, a chained task: its group's stats show
+   it running, and groupconc_context_blocking or groupconc_context_defer works (odd rounds defer:
+   G returns PENDING, this thread completes it). */
+enum { GATE_ROUNDS = 60 };
+
+typedef struct chain_gate {
+    tu_latch started, go;
+    groupconc_executor *ex;
+    groupconc_deferred *deferred;
+    bool defer;
+    atomic_int rc, bad_stats;
+} chain_gate;
+
+static int chain_gate_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    chain_gate *g = arg;
+    groupconc_group_stats st;
+    if (groupconc_group_stats_get(g->ex, "g", &st) != GROUPCONC_OK || st.running != 1 ||
+        st.waiting_concurrency != 0)
+        atomic_fetch_add(&g->bad_stats, 1);
+    if (g->defer) {
+        atomic_store(&g->rc, groupconc_context_defer(ctx, &g->deferred));
+        tu_latch_count_down(&g->started);
+        return GROUPCONC_TASK_PENDING;
+    }
+    atomic_store(&g->rc, groupconc_context_blocking(ctx));
+    tu_latch_count_down(&g->started);
+    (void)tu_latch_wait(&g->go);
+    *out_value = g;
+    return 0;
+}
+
+static void test_chain_waiter_takes_over(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 1;
+    p.default_concurrency = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    long ends_before = atomic_load(&chain_ends_committed);
+    for (int round = 0; round < GATE_ROUNDS; round++) {
+        enum { MAX_BEFORE = 40 };
+        groupconc_task *before[MAX_BEFORE];
+        int nbefore = 20 + round % 17;
+        chain_gate g;
+        memset(&g, 0, sizeof g);
+        tu_latch_init(&g.started, 1);
+        tu_latch_init(&g.go, 1);
+        g.ex = ex;
+        g.defer = round % 2 == 1;
+        atomic_init(&g.rc, -1);
+        tu_latch blocked;
+        tu_latch_init(&blocked, 1);
+        tu_park blocker;
+        tu_park_init(&blocker, &blocked, NULL);
+        groupconc_task *bt = tu_submit(ex, "g", NULL, tu_park_fn, &blocker);
+        assert_true(tu_latch_wait(&blocked));
+        for (int i = 0; i < nbefore; i++) before[i] = tu_submit(ex, "g", NULL, tu_noop_fn, NULL);
+        groupconc_task *gt = tu_submit(ex, "g", NULL, chain_gate_fn, &g);
+        tu_park_release(&blocker);
+        assert_true(tu_latch_wait(&g.started));
+        assert_int_equal(atomic_load(&g.rc), GROUPCONC_OK);
+        tu_wait_status(before[nbefore - 1], GROUPCONC_STATUS_SUCCESS); /* while G holds the worker */
+        if (g.defer) {
+            assert_int_equal(groupconc_deferred_complete(g.deferred, 0, &g), GROUPCONC_OK);
+        } else {
+            tu_latch_open(&g.go);
+        }
+        groupconc_result r = tu_wait(gt);
+        assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+        assert_ptr_equal(r.value, &g);
+        assert_int_equal(atomic_load(&g.bad_stats), 0);
+        for (int i = 0; i < nbefore; i++) {
+            tu_wait_status(before[i], GROUPCONC_STATUS_SUCCESS);
+            groupconc_task_release(before[i]);
+        }
+        tu_wait_status(bt, GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(bt);
+        groupconc_task_release(gt);
+        tu_park_destroy(&blocker);
+        tu_latch_destroy(&blocked);
+        tu_latch_destroy(&g.started);
+        tu_latch_destroy(&g.go);
+    }
+    assert_true(atomic_load(&chain_ends_committed) > ends_before);
+    groupconc_group_stats st = tu_gstats(ex, "g");
+    assert_int_equal(st.running + st.waiting_concurrency, 0);
+    assert_int_equal(st.succeeded, st.completed);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_noop_tasks_stay_within_cpus),
@@ -788,6 +1009,8 @@ int main(void) {
         cmocka_unit_test(test_serial_run_lets_other_groups_in),
         cmocka_unit_test(test_serial_run_keeps_deadlines),
         cmocka_unit_test(test_serial_run_after_a_cut_batch),
+        cmocka_unit_test(test_chain_keeps_observers_exact),
+        cmocka_unit_test(test_chain_waiter_takes_over),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
