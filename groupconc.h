@@ -2956,10 +2956,14 @@ typedef struct groupconc__claims {
     unsigned head, count;
 } groupconc__claims;
 
-/* Task nodes a worker freed, held until it can hand them to the submitters in one piece. */
+/* Task nodes a worker freed, held until it can hand them to the submitters in one piece; and the
+   group references of the tasks it completed, let go of together (groupconc__nodes_unref) while
+   they are of one group (a serial run: one atomic write per round, not per task). */
 typedef struct groupconc__nodes {
     groupconc_task *head;
     size_t count;
+    groupconc__group *unref;       /* the group they are of (NULL: none held) */
+    uint32_t nunref;
 } groupconc__nodes;
 
 /* ==== calling thread: what it is inside of ====================================================== */
@@ -3114,6 +3118,24 @@ GROUPCONC__FN groupconc_task *groupconc__fifo_pop(groupconc__fifo *q) {
 }
 
 /* Move all of `from` to the tail of q, in order. */
+GROUPCONC__FN void groupconc__fifo_append(groupconc__fifo *q, groupconc__fifo *from);
+
+/* Move q's first n tasks, the last of them `last`, to the tail of `to`, in order. */
+GROUPCONC__FN void groupconc__fifo_move_front(groupconc__fifo *q, groupconc_task *last, uint32_t n,
+                                              groupconc__fifo *to) {
+    groupconc__fifo front;
+    GROUPCONC_ASSERT(n > 0 && n <= q->count);
+    front.head = q->head;
+    front.tail = last;
+    front.count = n;
+    q->head = last->next;
+    if (q->head) q->head->prev = NULL;
+    else q->tail = NULL;
+    q->count -= n;
+    last->next = NULL;
+    groupconc__fifo_append(to, &front);
+}
+
 GROUPCONC__FN void groupconc__fifo_append(groupconc__fifo *q, groupconc__fifo *from) {
     if (from->count == 0) return;
     if (q->tail) {
@@ -3398,6 +3420,23 @@ GROUPCONC__FN void groupconc__group_free(groupconc__group *g) {
 
 GROUPCONC__FN void groupconc__group_unref(groupconc__group *g) {
     if (atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel) == 1) groupconc__group_free(g);
+}
+
+/* Let go of the group references a worker's completions held (see groupconc__nodes). */
+GROUPCONC__FN void groupconc__nodes_unref_flush(groupconc__nodes *d) {
+    if (d->nunref && atomic_fetch_sub_explicit(&d->unref->refs, d->nunref, memory_order_acq_rel) == d->nunref)
+        groupconc__group_free(d->unref);
+    d->unref = NULL;
+    d->nunref = 0;
+}
+
+/* One more reference of g to let go of; those of another group first. */
+GROUPCONC__FN void groupconc__nodes_unref(groupconc__nodes *d, groupconc__group *g) {
+    if (d->unref != g) {
+        groupconc__nodes_unref_flush(d);
+        d->unref = g;
+    }
+    d->nunref++;
 }
 
 GROUPCONC__FN int groupconc__limits_cmp(const void *a, const void *b) {
@@ -5245,15 +5284,19 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
         old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
     }
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
-        if (recycle && !(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE |
-                                    GROUPCONC__B_FLEET)) &&
-            recycle->count < GROUPCONC__NODE_CACHE_MAX) {
-            groupconc__group_unref(t->group); /* the worker hands it back to the submitters */
+        if (!recycle) {
+            groupconc__task_free(t);
+            return counted;
+        }
+        groupconc__nodes_unref(recycle, t->group); /* a worker's: let go of with the others */
+        if (!(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE |
+                         GROUPCONC__B_FLEET)) &&
+            recycle->count < GROUPCONC__NODE_CACHE_MAX) { /* handed back to the submitters */
             t->next = recycle->head;
             recycle->head = t;
             recycle->count++;
         } else {
-            groupconc__task_free(t);
+            GROUPCONC_FREE(t);
         }
     }
     return counted;
@@ -6476,25 +6519,43 @@ GROUPCONC__FN void groupconc__chain_start_locked(groupconc__worker_loop *w, grou
    them; the chained tasks not committed to are plain waiters again. After this every count, the
    dump and every task's stage are what they would be had each step taken the lock. */
 GROUPCONC__FN void groupconc__chain_end_locked(groupconc_executor *ex, groupconc__worker *self) {
-    unsigned k = atomic_fetch_or_explicit(&self->chain_word, GROUPCONC__CHAIN_OFF, memory_order_acq_rel);
-    unsigned i;
-    GROUPCONC_ASSERT(!(k & GROUPCONC__CHAIN_OFF) && k <= self->chain_len &&
-                     self->nfinished + k <= atomic_load_explicit(&self->nret, memory_order_relaxed));
+    unsigned k = atomic_fetch_or_explicit(&self->chain_word, GROUPCONC__CHAIN_OFF, memory_order_seq_cst);
+    groupconc__group *g = self->chain[0]->group;
+    uint32_t i, succeeded = 0;
+    GROUPCONC_ASSERT(!(k & GROUPCONC__CHAIN_OFF) && k <= self->chain_len && self->nfinished == 0);
     self->chain_len = 0;
     ex->pool.nchains--;
     GROUPCONC_TEST_CHAIN_END(k);
     if (k == 0) return;
-    for (i = 0; i < k; i++) {
+    self->nfinished = k; /* published by the CAS that won the next one, never in self->ret */
+    groupconc__serial_finish_locked(ex, self->chain[0], true);
+    groupconc__fifo_push(&self->chain_done, self->chain[0]);
+    for (i = 1; i < k; i++) { /* what chain_admit_locked and serial_finish_locked do, counted once */
         groupconc_task *t = self->chain[i];
-        GROUPCONC_ASSERT(self->ret[self->nfinished] == t);
-        self->nfinished++;
-        if (i > 0) groupconc__chain_admit_locked(ex, t);
-        groupconc__serial_finish_locked(ex, t, i == 0);
-        groupconc__fifo_push(&self->chain_done, t);
+        GROUPCONC_ASSERT(t->stage == GROUPCONC__QUEUED && t->held == GROUPCONC__L_CONCURRENCY);
+        groupconc__set_stage(t, GROUPCONC__NEW);
+        if (t->bits & GROUPCONC__B_HAS_DEADLINE) groupconc__timer_drop(ex, t);
+        groupconc__set_stage(t, GROUPCONC__READY);
+        groupconc__set_stage(t, GROUPCONC__RUNNING);
+        groupconc__set_stage(t, GROUPCONC__DONE);
+        t->bits |= GROUPCONC__B_RAN;
+        t->held = 0;
+        if (t->status == GROUPCONC_STATUS_SUCCESS) succeeded++;
+        else groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
+    }
+    if (k > 1) {
+        uint32_t n = k - 1;
+        groupconc__fifo_move_front(&g->queues->conc, self->chain[n], n, &self->chain_done);
+        ex->waiting_groups -= n; /* waiting_dec at concurrency, n times */
+        g->admitted += n;
+        ex->counts.admitted += n;
+        ex->global.permits.used -= (int32_t)n;
+        g->bulkhead.used -= (int32_t)n;
+        if (succeeded) groupconc__count_locked(ex, g, GROUPCONC__C_SUCCEEDED, (int)succeeded);
     }
     groupconc__serial_promote_locked(ex, self->chain[k]);
     atomic_fetch_or_explicit(&self->chain[k]->state, GROUPCONC__ST_STARTED, memory_order_relaxed);
-    groupconc__debug_check(ex, self->chain[k]->group);
+    groupconc__debug_check(ex, g);
 }
 
 GROUPCONC__FN void groupconc__chains_end_locked(groupconc_executor *ex) {
@@ -6504,15 +6565,28 @@ GROUPCONC__FN void groupconc__chains_end_locked(groupconc_executor *ex) {
 }
 
 /* The next task of w's chain, once it won it: NULL if the chain ended (or is used up), or if tasks
-   arrived in the inbox (the lock then admits them: a chain would keep them waiting). */
+   arrived in the inbox (the lock then admits them: a chain would keep them waiting). Winning it
+   (the CAS) also publishes the task that just returned: chain_end_locked finishes the k tasks
+   before the k-th chained one it is told of, without looking at self->ret. */
 GROUPCONC__FN groupconc_task *groupconc__chain_next(groupconc__worker_loop *w) {
     unsigned k = w->chained;
     if (k >= w->chain_len || groupconc__inbox_pending(w->ex) ||
-        !atomic_compare_exchange_strong_explicit(&w->self->chain_word, &k, k + 1, memory_order_acq_rel,
+        !atomic_compare_exchange_strong_explicit(&w->self->chain_word, &k, k + 1, memory_order_seq_cst,
                                                  memory_order_relaxed))
         return NULL;
     w->chained = k + 1;
     return w->self->chain[k + 1];
+}
+
+/* t returned on w (its i-th task this batch): hand it on. With nothing claimed left, the next task
+   of w's chain, won in *next, publishes it (chain_next); else it is published in self->ret. True
+   if a thread waits (groupconc__publish). A chain starts only while nobody waits (serial_locked),
+   and a thread that starts to wait then takes the lock, which ends it (pairing P2 holds: either
+   the waiter ends the chain, or it finds t finished and takes over its completion). */
+GROUPCONC__FN bool groupconc__worker_pass(groupconc__worker_loop *w, groupconc_task *t, unsigned i,
+                                          groupconc_task **next) {
+    if (w->mine.count == 0 && (*next = groupconc__chain_next(w)) != NULL) return false;
+    return groupconc__publish(w->ex, w->self, t, i);
 }
 
 /* A serial run: the one task this worker ran since its last step, t, holds every permit of its own
@@ -6563,7 +6637,9 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     groupconc__retire_locked(ex, w->to_retire);
     w->to_retire = 0;
     groupconc__nodes_return(ex, &w->dead);
-    if (w->want > 1 && w->serial < GROUPCONC__SERIAL_MAX) groupconc__chain_start_locked(w, n);
+    if (w->want > 1 && w->serial < GROUPCONC__SERIAL_MAX &&
+        atomic_load_explicit(&ex->pool.nwaiters, memory_order_seq_cst) == 0) /* see worker_pass */
+        groupconc__chain_start_locked(w, n);
     else w->chain_len = w->chained = 0;
     return true;
 }
@@ -6705,6 +6781,7 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
     uint64_t t0 = w->last_end ? w->last_end : carried ? w->last_read : groupconc__now_ns(), t1 = t0;
     uint64_t fresh = carried ? 0 : t0; /* the clock now, when nothing ran since it was read; else 0 */
     bool slow = false, waited_for = false;
+    groupconc_task *next = NULL; /* the chained task it won, to run next whatever the time */
     w->unread = 0;
     atomic_store_explicit(&self->busy_since, t0, memory_order_relaxed);
     if (w->stolen) {
@@ -6718,10 +6795,12 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
         slow = t1 - t0 > GROUPCONC__BATCH_NS;
     }
-    while (!slow && !waited_for) {
-        groupconc_task *t;
+    while (next || (!slow && !waited_for)) {
+        groupconc_task *t = next;
         bool timed, ran;
-        if (mine->count > 0) {
+        next = NULL;
+        if (t) { /* won in its chain */
+        } else if (mine->count > 0) {
             uint32_t st;
             t = mine->t[mine->head++];
             st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
@@ -6730,7 +6809,7 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
                 groupconc__drop_claim_ref(t);
                 continue;
             }
-        } else if ((t = groupconc__chain_next(w)) == NULL) { /* none chained, or the chain ended */
+        } else {
             break;
         }
         timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* ours now: nobody else writes its bits */
@@ -6739,7 +6818,7 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         /* its cleanup ran after its end was read */
         fresh = ran && timed && !(t->bits & GROUPCONC__B_HAS_CLEANUP) ? t1 : 0;
         if (ran) {
-            waited_for = groupconc__publish(ex, self, t, nran++);
+            waited_for = groupconc__worker_pass(w, t, nran++, &next);
             GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
         }
         /* a clock read costs as much as a short task's whole overhead: untimed tasks read it
@@ -6814,6 +6893,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
                 w.last_end = 0;
                 w.unread = 0;
             }
+            groupconc__nodes_unref_flush(&w.dead); /* before user code: it may take long */
             if (w.mine.count || w.stolen) w.nran = groupconc__worker_run_batch(&w);
             /* on its way to finish them itself: nobody needs to help, however long the lock takes */
             atomic_store_explicit(&w.self->busy_since, GROUPCONC__NOT_BUSY, memory_order_relaxed);
