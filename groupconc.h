@@ -405,9 +405,11 @@
          handles do not keep it, but its counters go with it when it is reclaimed.
        - Deadlines and idle times: deadlines use the precise monotonic clock; idle times a coarse
          one (a few ms), and a reclaim happens up to ~10 ms after the idle time.
-       - Short tasks are finished in batches: permits, handles, callbacks and the COMPLETED event
-         normally follow within ~20 us of the return, later if the worker started a long task next
-         and nothing else picked them up (a blocked wait always does). After short tasks an idle
+       - Short tasks are finished in batches (one key's queue drained in chains of up to 16 tasks):
+         permits, handles, callbacks and the COMPLETED event normally follow within ~20 us of the
+         return, later if the worker started a long task next and nothing else picked them up (a
+         blocked wait always does). Any call that takes the executor lock (stats, the dump, a
+         submit that must lock) ends the chain it meets, so frequent polling slows such a drain. After short tasks an idle
          worker spins up to GROUPCONC_SPIN_NS. A task submitted while one worker runs short tasks
          and another naps can wait up to 100 us if the busy one's task turns out long.
        - While every worker is busy, submitted tasks may wait in the inbox until a worker or a stats
@@ -1901,6 +1903,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    ex->lock, then the stripe locks in index order, then table.lru_lock (the bounded table's LRU
    list, taken only by executors with max_groups or group_idle_ns); ex->lock, then done_lock;
    table.caches_lock (the list of the threads' node caches) is taken alone or inside a stripe lock.
+   ex->lock is taken only through groupconc__exec_lock, _trylock and _wait (.ci/check_lifecycle.py
+   checks): the first thing under it is to end the workers' chains (worker pool, "chains").
    A submit takes its key's stripe alone: it finds or creates the group, takes a node and pushes
    onto the inbox under it. Whatever must see the whole table takes every stripe
    (groupconc__table_lock_all): a group is reclaimed only with ex->lock and every stripe held and the
@@ -2028,10 +2032,11 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             and allocated on the submitting thread is malloc's costliest case.
    GROUPCONC__NODE_CACHES   submitting threads with a node cache of their own, per executor: each
                             keeps at most one lot of recycled nodes; more threads allocate theirs.
-   GROUPCONC__SERIAL_MAX    tasks of one group a worker runs in a serial run (worker_serial_locked)
-                            before it takes a full locked step again: each serial step already
-                            checks that no other work is ready or in the inbox, so this only bounds
-                            what the full step does besides (helping, stealing, waking).
+   GROUPCONC__SERIAL_MAX    tasks of one group a worker runs in a serial run (worker_serial_locked),
+                            its chains' included, before it takes a full locked step again: each
+                            serial step already checks that no other work is ready or in the inbox
+                            (a chain looks at the inbox before each task), so this only bounds what
+                            the full step does besides (helping, stealing, waking).
    GROUPCONC__STRIPES       the key table's stripes, each with its own lock (a power of two): four
                             submitters of different keys meet on one stripe 1 time in 16 for each
                             pair, and the calls that take every stripe (a bounded table's reclaim,
@@ -5986,7 +5991,39 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
    inbox, finish the tasks it ran (hand their permits on), claim the next ready tasks (FIFO), then
    run them unlocked (worker_run_batch). In a serial run (one key's queue drained by one worker,
    nothing else ready) the step is a short one instead (worker_serial_locked): finish the task, move
-   its permits straight to its group's next waiter, claim that one.
+   its permits straight to its group's next waiter, claim that one; while its tasks are short and
+   nobody waits, it also chains the waiters behind that one, to run without the lock (below).
+   Chains. A chain is up to want - 1 of a group's next waiters behind the task a serial step
+   claimed (chain_start_locked): self->chain[0] is that task, RUNNING; chain[1..chain_len] stay in
+   their FIFO and in every count, waiting. The worker runs them one after the other without the
+   lock (no locked step, no self->ret store per task), each once it has won it, and nothing else
+   touches them: every ex->lock acquisition (groupconc__exec_lock, _trylock, _wait) first ends every
+   chain, so that whatever the holder reads or changes is exact, as if each task had had its step.
+   chain_word: the number of chained tasks the worker committed to, GROUPCONC__CHAIN_OFF once ended.
+
+   chain step    the worker (its owner)                   whoever takes ex->lock first
+   ------------  ---------------------------------------  ---------------------------------------
+   start         serial step, under the lock, only while  -
+                 nobody waits (nwaiters 0): chain[],
+                 chain_len, chain_word 0, nchains++
+   next task     CAS chain_word k -> k + 1 (acq_rel):     -
+                 publishes chain[k], which returned, and
+                 commits to chain[k + 1] (chain_next);
+                 not tried with tasks in the inbox
+   no next       publishes its last task in self->ret     -
+                 (publish, P2), goes to the lock
+   end           its own lock ends it, as anyone's        fetch_or CHAIN_OFF (acq_rel) gives k:
+                                                          chain[0..k-1] returned: finished (DONE,
+                                                          counted) into self->chain_done, nfinished
+                                                          k; chain[k] RUNNING and STARTED (a cancel
+                                                          flags it, nobody steals it); the rest are
+                                                          plain waiters; nchains-- (chain_end_locked)
+   completion    its next step takes chain_done           a waiter or a helper takes chain_done with
+                 (w->done), before what it finishes       the published tasks (help_locked)
+
+   A thread that starts to wait raises nwaiters, then takes the lock: the chain ends there, and its
+   help completes what the end finished (P2 holds without a store per task). A chained task's body
+   sees its stage only under the lock (groupconc_context_defer and _blocking look at its frame).
    An idle worker, in this order: spins (one at a time, and only after short tasks: spin_locked),
    naps in GROUPCONC__HELP_NS steps (one at a time, while another worker runs short tasks or left
    tasks unfinished: it takes over should that worker get stuck), or sleeps until kicked or its
@@ -6013,13 +6050,14 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
              end: nobody needs to help it (busy_ns). Or,
              in a serial run, the short step: its one
              task finished, its permits moved to its
-             group's next waiter, claimed
-             (worker_serial_locked)
+             group's next waiter, claimed, maybe a
+             chain behind it (worker_serial_locked)
    batch     unlocked: settles what the step collected,    every claim run, or a thread waits
              then runs its claims back to back, publishing (publish true): step; past BATCH_NS:
-             each (self->ret, P2); busy_since is its       slow, then step (worker_settle,
-             current task's start; `want` doubles while    worker_run_batch)
-             tasks are short
+             each (self->ret, P2), then its chain, each    slow, then step; the chain ended, used
+             task won by a CAS that publishes the one      up, or the inbox not empty: step
+             before; busy_since is its current task's      (worker_settle, worker_run_batch,
+             start; `want` doubles while tasks are short   worker_pass)
    slow      its last batch ran past BATCH_NS: the next    a batch within BATCH_NS
              step hands back the claims it did not start   (worker_run_batch clears w->slow)
              (worker_claim_locked) and takes one; no spin.
@@ -6507,6 +6545,9 @@ GROUPCONC__FN void groupconc__chain_start_locked(groupconc__worker_loop *w, grou
     self->chain_len = len;
     atomic_store_explicit(&self->chain_word, 0, memory_order_relaxed); /* read after the unlock */
     w->ex->pool.nchains++;
+    /* as a batch does (claim_locked): an idle worker naps, to end the chain and complete what it
+       finished should this worker's next task be long */
+    if (!atomic_load_explicit(&w->ex->pool.nnapping, memory_order_relaxed)) groupconc__call_helper_locked(w->ex);
 }
 
 /* End self's chain, under ex->lock (whoever takes it: groupconc__exec_lock). The fetch_or stops
@@ -6519,7 +6560,7 @@ GROUPCONC__FN void groupconc__chain_start_locked(groupconc__worker_loop *w, grou
    them; the chained tasks not committed to are plain waiters again. After this every count, the
    dump and every task's stage are what they would be had each step taken the lock. */
 GROUPCONC__FN void groupconc__chain_end_locked(groupconc_executor *ex, groupconc__worker *self) {
-    unsigned k = atomic_fetch_or_explicit(&self->chain_word, GROUPCONC__CHAIN_OFF, memory_order_seq_cst);
+    unsigned k = atomic_fetch_or_explicit(&self->chain_word, GROUPCONC__CHAIN_OFF, memory_order_acq_rel);
     groupconc__group *g = self->chain[0]->group;
     uint32_t i, succeeded = 0;
     GROUPCONC_ASSERT(!(k & GROUPCONC__CHAIN_OFF) && k <= self->chain_len && self->nfinished == 0);
@@ -6571,21 +6612,32 @@ GROUPCONC__FN void groupconc__chains_end_locked(groupconc_executor *ex) {
 GROUPCONC__FN groupconc_task *groupconc__chain_next(groupconc__worker_loop *w) {
     unsigned k = w->chained;
     if (k >= w->chain_len || groupconc__inbox_pending(w->ex) ||
-        !atomic_compare_exchange_strong_explicit(&w->self->chain_word, &k, k + 1, memory_order_seq_cst,
+        !atomic_compare_exchange_strong_explicit(&w->self->chain_word, &k, k + 1, memory_order_acq_rel,
                                                  memory_order_relaxed))
         return NULL;
     w->chained = k + 1;
     return w->self->chain[k + 1];
 }
 
+/* busy_since is the clock t1; true if the batch that began at t0 has run past GROUPCONC__BATCH_NS. */
+GROUPCONC__FN bool groupconc__worker_busy(groupconc__worker *self, uint64_t t0, uint64_t t1) {
+    atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
+    return t1 - t0 > GROUPCONC__BATCH_NS;
+}
+
 /* t returned on w (its i-th task this batch): hand it on. With nothing claimed left, the next task
-   of w's chain, won in *next, publishes it (chain_next); else it is published in self->ret. True
+   of w's chain (next NULL: none wanted), won in *next, publishes it (chain_next), unless someone
+   watches t; else it is published in self->ret. True
    if a thread waits (groupconc__publish). A chain starts only while nobody waits (serial_locked),
    and a thread that starts to wait then takes the lock, which ends it (pairing P2 holds: either
    the waiter ends the chain, or it finds t finished and takes over its completion). */
 GROUPCONC__FN bool groupconc__worker_pass(groupconc__worker_loop *w, groupconc_task *t, unsigned i,
                                           groupconc_task **next) {
-    if (w->mine.count == 0 && (*next = groupconc__chain_next(w)) != NULL) return false;
+    /* a watched task (a thread waits, a callback is registered) is finished and completed now */
+    if (next && w->mine.count == 0 &&
+        !(atomic_load_explicit(&t->state, memory_order_relaxed) & GROUPCONC__ST_WATCHED) &&
+        (*next = groupconc__chain_next(w)) != NULL)
+        return false;
     return groupconc__publish(w->ex, w->self, t, i);
 }
 
@@ -6637,8 +6689,10 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     groupconc__retire_locked(ex, w->to_retire);
     w->to_retire = 0;
     groupconc__nodes_return(ex, &w->dead);
+    /* nwaiters: a waiter raises it before it takes the lock, so a chain it does not see here ends
+       at that lock (see worker_pass) */
     if (w->want > 1 && w->serial < GROUPCONC__SERIAL_MAX &&
-        atomic_load_explicit(&ex->pool.nwaiters, memory_order_seq_cst) == 0) /* see worker_pass */
+        atomic_load_explicit(&ex->pool.nwaiters, memory_order_relaxed) == 0)
         groupconc__chain_start_locked(w, n);
     else w->chain_len = w->chained = 0;
     return true;
@@ -6817,17 +6871,20 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
         /* its cleanup ran after its end was read */
         fresh = ran && timed && !(t->bits & GROUPCONC__B_HAS_CLEANUP) ? t1 : 0;
-        if (ran) {
-            waited_for = groupconc__worker_pass(w, t, nran++, &next);
-            GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
-        }
         /* a clock read costs as much as a short task's whole overhead: untimed tasks read it
            every fourth one (a long task is then noticed up to three short ones late) */
-        if (ran && timed) unread = 0;
-        else if (!ran || ++unread == 4) fresh = t1 = groupconc__now_ns(), unread = 0;
-        else continue;
-        atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
-        slow = t1 - t0 > GROUPCONC__BATCH_NS;
+        if (ran && timed) {
+            unread = 0;
+            slow = groupconc__worker_busy(self, t0, t1);
+        } else if (!ran || ++unread == 4) {
+            fresh = t1 = groupconc__now_ns();
+            unread = 0;
+            slow = groupconc__worker_busy(self, t0, t1);
+        }
+        if (ran) { /* a slow batch wins no more chained tasks: what it finished waits for the lock */
+            waited_for = groupconc__worker_pass(w, t, nran++, slow ? NULL : &next);
+            GROUPCONC_TEST_TASK_PUBLISHED(t); /* a test holds the batch here */
+        }
     }
     if (unread && nran == 1 && w->want > 1 && !waited_for) { /* a serial run's round, short tasks */
         w->unread = unread; /* the next round reads it (or the next step, which starts afresh) */

@@ -11,7 +11,9 @@
    rejection policy ABORT, DISCARD, CALLER_RUNS or a handler in turn, a resolver, the listener,
    queue deadlines, a bounded table with idle reclaim, a global running cap, the fleet layer with an
    in-process provider in two rounds of three), soaks it for a slice with
-     - 2 submitters: submit / submit_spec (fire-and-forget or with a handle: wait, wait_for,
+     - 2 submitters: bursts of quick fire-and-forget tasks into one key (a serial run, whose
+       chains every other thread's calls end at random points), submit / submit_spec
+       (fire-and-forget or with a handle: wait, wait_for,
        is_done, cancel, on_complete, handing the handle to the canceller, release), execute_all,
        tasks that fail, sleep cooperatively (half of them say so first, groupconc_context_blocking,
        as do half the bodies that join a nested scope), defer their completion, submit follow-up tasks, and
@@ -27,6 +29,8 @@
      - 2 scope users: scopes of every policy, with forks whose bodies open nested scopes or fork
        once more into their own scope;
      - a deferrer: completes deferred tasks from its own thread;
+     - a chainer: an executor of its own without a listener (a listener keeps workers from serial
+       runs), drained in chains while its own stats, pause / resume, cancels and waits end them;
      - the fleet provider's thread: answers asks later (some are answered inside acquire), BUSY /
        GRANTED / REJECT / OPEN, notifies freed leases;
    then shuts the executor down while all that still runs (gracefully with a drawn timeout,
@@ -57,6 +61,8 @@
    test_callsites); on_complete user data lives until the round ends; scope_first_set only under
    CUSTOM (test_scope_integrity); nothing asserts that everything ran after a graceful shutdown.
    An execute_all element's cleanup runs exactly once whatever its fate (issue 23 item 2). */
+static void soak_chain_end(unsigned committed);
+#define GROUPCONC_TEST_CHAIN_END(k) soak_chain_end(k) /* a serial run's chain ended (test hook) */
 #define GROUPCONC_IMPLEMENTATION
 #include "../faultutil.h"
 
@@ -98,7 +104,8 @@
     X(fleet_busy) X(fleet_async) X(fleet_reject) X(fleet_open) X(fleet_notify) X(group_shutdown)    \
     X(group_evict) X(shutdown_graceful) X(shutdown_now) X(shutdown_in_task) X(destroy)              \
     SOAK_FEATURES_DUMP(X) X(stats) X(stats_in_listener) X(followup) X(submit_in_cleanup)            \
-    SOAK_FEATURES_FORK_IN_FORK(X) X(failed_task) X(cancelled_task) X(blocking_hint)
+    SOAK_FEATURES_FORK_IN_FORK(X) X(failed_task) X(cancelled_task) X(blocking_hint) X(burst)        \
+    X(chain_ended)
 
 enum {
 #define SOAK_F_ENUM(name) F_##name,
@@ -113,6 +120,12 @@ static const char *const feature_names[F_COUNT] = {
 };
 static atomic_long features[F_COUNT];
 #define FEAT(name) atomic_fetch_add_explicit(&features[F_##name], 1, memory_order_relaxed)
+
+/* A chain (a worker running a key's next waiters without the lock) ended with tasks run in it:
+   whoever took the executor lock finished them there. */
+static void soak_chain_end(unsigned committed) {
+    if (committed) FEAT(chain_ended);
+}
 
 /* ==== options, failure, watchdog ================================================================ */
 
@@ -320,6 +333,7 @@ typedef struct round_state {
     pthread_mutex_t bmu;
     rec *box[64];
     int box_n;
+    struct chainer *chainer; /* the chainer thread's executor and records */
 } round_state;
 static round_state R;
 
@@ -1190,6 +1204,16 @@ static void *submitter_main(void *arg) {
             }
             continue;
         }
+        if (op == 1 && rnd(g, 2) == 0) { /* quick tasks into one key at once: a serial run, chains */
+            const char *key = pick_key(g);
+            step(d->slot, "burst");
+            for (int i = 0; i < 24; i++) {
+                rec *r = rec_new(R_SUBMIT, key, M_QUICK);
+                if (!r || submit_rec(ex, r, 0, NULL) == GROUPCONC_ESHUTDOWN) break;
+            }
+            FEAT(burst);
+            continue;
+        }
         bool handle = rnd(g, 3) != 0;
         rec *r = rec_new(rnd(g, 4) ? R_SPEC : R_SUBMIT, pick_key(g), pick_mode(g));
         if (!r) {
@@ -1726,6 +1750,123 @@ static void check_stats(groupconc_executor *ex) {
     atomic_fetch_add(&features[F_groups_reclaimed], (long)s.groups_reclaimed);
 }
 
+/* ==== chainer: a second executor, without a listener, where serial runs chain ====================
+   The round's executor always has the listener, which keeps a worker from serial runs (and so from
+   chains: docs/design.md). This thread soaks one of its own: bursts of quick tasks into two keys
+   of concurrency 1, with stats, pause / resume, cancel, waits and is_done between them; every
+   other call ends a chain at a random point. Then a graceful shutdown: every task accepted ran
+   exactly once unless a cancel dequeued it, two never at once in a key, and the stats agree. */
+enum { CHAIN_TASKS = 60000, CHAIN_KEPT = 8 };
+
+typedef struct chainer {
+    groupconc_executor *ex;
+    atomic_int runs[CHAIN_TASKS];
+    atomic_int running[2];
+    unsigned char dequeued[CHAIN_TASKS];
+} chainer;
+
+static int chainer_body(groupconc_context *ctx, void **out_value, void *arg) {
+    chainer *c = R.chainer;
+    unsigned i = (unsigned)(uintptr_t)arg, key = i & 1u;
+    (void)ctx;
+    (void)out_value;
+    CHECK(atomic_fetch_add(&c->running[key], 1) == 0, "chainer: two tasks at once in key c%u", key);
+    CHECK(atomic_fetch_add(&c->runs[i], 1) == 0, "chainer: task %u ran twice", i);
+    atomic_fetch_sub(&c->running[key], 1);
+    return 0;
+}
+
+static void *chainer_main(void *arg) {
+    drv *d = arg;
+    rng *g = &d->g;
+    chainer *c = R.chainer;
+    groupconc_task *kept[CHAIN_KEPT] = {0};
+    unsigned kept_i[CHAIN_KEPT] = {0}, n = 0;
+    static const char *const keys[2] = {"c0", "c1"};
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 1;
+    step(d->slot, "chainer create");
+    if (groupconc_executor_create(&p, &c->ex) != GROUPCONC_OK) return NULL; /* an injected failure */
+    while (!atomic_load(&R.stop)) {
+        unsigned key = (unsigned)rnd(g, 2), burst = 8 + (unsigned)rnd(g, 40);
+        step(d->slot, "chainer burst");
+        for (unsigned b = 0; b < burst && n + 2 <= CHAIN_TASKS; b++, n += 2) { /* task n + key: key `key` */
+            unsigned i = n + key, k = (unsigned)rnd(g, CHAIN_KEPT);
+            bool handle = rnd(g, 8) == 0 && !kept[k];
+            c->dequeued[n + 1 - key] = 1; /* the other key's number: not used this time */
+            if (groupconc_submit(c->ex, keys[key], NULL, chainer_body, (void *)(uintptr_t)i,
+                                 handle ? &kept[k] : NULL) != GROUPCONC_OK) {
+                c->dequeued[i] = 1; /* never accepted: never runs */
+                continue;
+            }
+            if (handle) kept_i[k] = i;
+        }
+        int k = rnd(g, CHAIN_KEPT);
+        groupconc_group_stats st;
+        groupconc_cancel_outcome oc;
+        groupconc_result res;
+        bool done;
+        switch (rnd(g, 6)) {
+        case 0:
+            step(d->slot, "chainer stats");
+            if (groupconc_group_stats_get(c->ex, keys[rnd(g, 2)], &st) == GROUPCONC_OK)
+                CHECK(st.running + st.ready <= 1, "chainer: %llu running, %llu ready in a key of one",
+                      (unsigned long long)st.running, (unsigned long long)st.ready);
+            break;
+        case 1:
+            step(d->slot, "chainer pause");
+            if (groupconc_group_pause(c->ex, keys[rnd(g, 2)]) == GROUPCONC_OK) {
+                nap_us(rnd(g, 200));
+                CHECK(groupconc_group_resume(c->ex, keys[0]) == GROUPCONC_OK &&
+                          groupconc_group_resume(c->ex, keys[1]) == GROUPCONC_OK, "chainer: resume");
+            }
+            break;
+        case 2:
+            if (!kept[k]) break;
+            step(d->slot, "chainer cancel");
+            CHECK(groupconc_task_cancel(kept[k], &oc) == GROUPCONC_OK, "chainer: cancel");
+            if (oc == GROUPCONC_CANCEL_DEQUEUED) c->dequeued[kept_i[k]] = 1;
+            break;
+        case 3:
+            if (!kept[k]) break;
+            step(d->slot, "chainer wait");
+            CHECK(groupconc_task_wait(kept[k], &res) == GROUPCONC_OK, "chainer: wait");
+            /* REJECTED: its group's queues could not be allocated (an injected failure) */
+            CHECK(res.status == (c->dequeued[kept_i[k]] ? GROUPCONC_STATUS_CANCELLED : GROUPCONC_STATUS_SUCCESS) ||
+                      (opt_oom && res.status == GROUPCONC_STATUS_REJECTED),
+                  "chainer: task %u ended %d", kept_i[k], (int)res.status);
+            groupconc_task_release(kept[k]);
+            kept[k] = NULL;
+            break;
+        case 4:
+            if (kept[k]) CHECK(groupconc_task_is_done(kept[k], &done) == GROUPCONC_OK, "chainer: is_done");
+            break;
+        default:
+            nap_us(rnd(g, 300)); /* let a drain run its chains */
+            break;
+        }
+    }
+    step(d->slot, "chainer shutdown");
+    CHECK(groupconc_executor_shutdown_graceful(c->ex, GROUPCONC_FOREVER) == GROUPCONC_OK, "chainer: graceful shutdown");
+    for (int k = 0; k < CHAIN_KEPT; k++)
+        if (kept[k]) groupconc_task_release(kept[k]);
+    groupconc_executor_stats es;
+    CHECK(groupconc_executor_stats_get(c->ex, &es) == GROUPCONC_OK && es.running == 0 &&
+              es.completed == es.submitted, "chainer: stats after the shutdown");
+    uint64_t ran = 0;
+    for (unsigned i = 0; i < n; i++) { /* an injected failure may refuse a task once accepted */
+        CHECK(atomic_load(&c->runs[i]) == !c->dequeued[i] || (opt_oom && !atomic_load(&c->runs[i])),
+              "chainer: task %u ran %d times (dequeued %d)", i, atomic_load(&c->runs[i]), c->dequeued[i]);
+        ran += (uint64_t)atomic_load(&c->runs[i]);
+    }
+    CHECK(es.succeeded == ran, "chainer: %llu succeeded, %llu ran", (unsigned long long)es.succeeded,
+          (unsigned long long)ran);
+    CHECK(groupconc_executor_destroy(c->ex) == GROUPCONC_OK, "chainer: destroy");
+    c->ex = NULL;
+    return NULL;
+}
+
 static void run_round(int round, int64_t slice_ns) {
     atomic_store(&cur_round, round);
     rng g = rng_for(UINT64_C(1000) + (uint64_t)round);
@@ -1812,9 +1953,16 @@ static void run_round(int round, int64_t slice_ns) {
     static drv ddrv;
     ddrv.slot = 10;
     ddrv.g = rng_for(((uint64_t)round << 8) | 10u);
+    static drv cdrv;
+    pthread_t chainer_th;
+    cdrv.slot = 11;
+    cdrv.g = rng_for(((uint64_t)round << 8) | 11u);
+    R.chainer = calloc(1, sizeof *R.chainer);
+    CHECK(R.chainer != NULL, "calloc");
     oom_set(true);
     for (int i = 1; i < 9; i++) CHECK(pthread_create(&th[i], NULL, mains[i], &drvs[i]) == 0, "pthread_create");
     CHECK(pthread_create(&th[9], NULL, deferrer_main, &ddrv) == 0, "pthread_create");
+    CHECK(pthread_create(&chainer_th, NULL, chainer_main, &cdrv) == 0, "pthread_create");
 
     int64_t end = now_ns() + slice_ns;
     while (now_ns() < end) {
@@ -1863,6 +2011,10 @@ static void run_round(int round, int64_t slice_ns) {
         step(0, joins[i]);
         pthread_join(th[i], NULL);
     }
+    step(0, "join chainer");
+    pthread_join(chainer_th, NULL);
+    free(R.chainer);
+    R.chainer = NULL;
     for (int i = 0; i < R.box_n; i++) drop_ref(R.box[i]); /* handed to the canceller, not taken */
     R.box_n = 0;
     step(0, "waiting until quiet");
@@ -1951,6 +2103,7 @@ int main(int argc, char **argv) {
     slots[0].name = "main";
     slots[9].name = "fleet";
     slots[10].name = "deferrer";
+    slots[11].name = "chainer";
     CHECK(pthread_create(&wd, NULL, watchdog_main, NULL) == 0, "pthread_create");
     rng oom_rng = rng_for(UINT64_C(0x00A110C));
     CHECK(pthread_create(&oom, NULL, oom_main, &oom_rng) == 0, "pthread_create");
