@@ -408,8 +408,10 @@
        - Short tasks are finished in batches (one key's queue drained in chains of up to 16 tasks):
          permits, handles, callbacks and the COMPLETED event normally follow within ~20 us of the
          return, later if the worker started a long task next and nothing else picked them up (a
-         blocked wait always does). Any call that takes the executor lock (stats, the dump, a
-         submit that must lock) ends the chain it meets, so frequent polling slows such a drain. After short tasks an idle
+         blocked wait always does, and a task that had a callback or a waiter when it returned is
+         completed before its worker starts another). Any call that takes the executor lock
+         (stats, the dump, a submit that must lock) ends the chain it meets, so frequent polling
+         slows such a drain. After short tasks an idle
          worker spins up to GROUPCONC_SPIN_NS. A task submitted while one worker runs short tasks
          and another naps can wait up to 100 us if the busy one's task turns out long.
        - While every worker is busy, submitted tasks may wait in the inbox until a worker or a stats
