@@ -6621,6 +6621,19 @@ GROUPCONC__FN groupconc_task *groupconc__chain_next(groupconc__worker_loop *w) {
     return w->self->chain[k + 1];
 }
 
+/* The next of a batch's claims to run, started (fetch_or STARTED): NULL when none is left. Those a
+   cancel, a shutdown or a thief took are let go. */
+GROUPCONC__FN groupconc_task *groupconc__worker_next_claim(groupconc__claims *mine) {
+    while (mine->count > 0) {
+        groupconc_task *t = mine->t[mine->head++];
+        uint32_t st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
+        mine->count--;
+        if (!(st & GROUPCONC__ST_TAKEN)) return t;
+        groupconc__drop_claim_ref(t);
+    }
+    return NULL;
+}
+
 /* busy_since is the clock t1; true if the batch that began at t0 has run past GROUPCONC__BATCH_NS. */
 GROUPCONC__FN bool groupconc__worker_busy(groupconc__worker *self, uint64_t t0, uint64_t t1) {
     atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
@@ -6821,6 +6834,18 @@ GROUPCONC__FN void groupconc__note_short_tasks(groupconc_executor *ex, bool shor
         atomic_store_explicit(&ex->pool.short_tasks, short_tasks, memory_order_relaxed);
 }
 
+/* After a batch that ran nran tasks, n with those of a serial run's round carried from the last, in
+   `took` ns: while they are short (and it was not slow), the next step claims twice as many (up to
+   GROUPCONC_BATCH_MAX: w->want), else one; pool.short_tasks says which. */
+GROUPCONC__FN void groupconc__worker_pace(groupconc__worker_loop *w, unsigned nran, unsigned n, uint64_t took,
+                                          bool slow) {
+    if (nran && !slow && took / n < GROUPCONC__SHORT_NS)
+        w->want = w->want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : w->want * 2;
+    else
+        w->want = 1;
+    groupconc__note_short_tasks(w->ex, w->want > 1, slow);
+}
+
 /* Run a batch, unlocked: the stolen task if any, then the claimed ones back to back, each published
    as it returns (groupconc__publish). It stops early when a thread waits (the worker finishes at
    once) or when the batch runs past GROUPCONC__BATCH_NS (slow: what it claimed and did not start is
@@ -6852,22 +6877,10 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         slow = t1 - t0 > GROUPCONC__BATCH_NS;
     }
     while (next || (!slow && !waited_for)) {
-        groupconc_task *t = next;
+        groupconc_task *t = next ? next : groupconc__worker_next_claim(mine);
         bool timed, ran;
         next = NULL;
-        if (t) { /* won in its chain */
-        } else if (mine->count > 0) {
-            uint32_t st;
-            t = mine->t[mine->head++];
-            st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
-            mine->count--;
-            if (st & GROUPCONC__ST_TAKEN) { /* a cancel, a shutdown or a thief took it: let go */
-                groupconc__drop_claim_ref(t);
-                continue;
-            }
-        } else {
-            break;
-        }
+        if (!t) break;
         timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* ours now: nobody else writes its bits */
         ran = groupconc__run(ex, t, fresh, true);
         if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
@@ -6896,11 +6909,7 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         slow = t1 - t0 > GROUPCONC__BATCH_NS;
     }
     w->last_end = fresh;
-    if (nran && !slow && (t1 - t0) / (nran + carried) < GROUPCONC__SHORT_NS)
-        w->want = w->want * 2 > GROUPCONC_BATCH_MAX ? GROUPCONC_BATCH_MAX : w->want * 2;
-    else
-        w->want = 1;
-    groupconc__note_short_tasks(ex, w->want > 1, slow);
+    groupconc__worker_pace(w, nran, nran + carried, t1 - t0, slow);
     w->slow = slow;
     return nran;
 }
