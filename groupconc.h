@@ -408,8 +408,8 @@
        - Short tasks are finished in batches (one key's queue drained in chains of up to 16 tasks):
          permits, handles, callbacks and the COMPLETED event normally follow within ~20 us of the
          return, later if the worker started a long task next and nothing else picked them up (a
-         blocked wait always does, and a task that had a callback or a waiter when it returned is
-         completed before its worker starts another). Any call that takes the executor lock
+         blocked wait always does; in a drain of one key, a task that had a callback or a waiter
+         when it returned is completed before its worker starts another). Any call that takes the executor lock
          (stats, the dump, a submit that must lock) ends the chain it meets, so frequent polling
          slows such a drain. After short tasks an idle
          worker spins up to GROUPCONC_SPIN_NS. A task submitted while one worker runs short tasks
@@ -2035,7 +2035,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    GROUPCONC__NODE_CACHES   submitting threads with a node cache of their own, per executor: each
                             keeps at most one lot of recycled nodes; more threads allocate theirs.
    GROUPCONC__SERIAL_MAX    tasks of one group a worker runs in a serial run (worker_serial_locked),
-                            its chains' included, before it takes a full locked step again: each
+                            its chains' included (a chain starts below it and may pass it by up to
+                            15), before it takes a full locked step again: each
                             serial step already checks that no other work is ready or in the inbox
                             (a chain looks at the inbox before each task), so this only bounds what
                             the full step does besides (helping, stealing, waking).
@@ -6007,11 +6008,15 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
    ------------  ---------------------------------------  ---------------------------------------
    start         serial step, under the lock, only while  -
                  nobody waits (nwaiters 0): chain[],
-                 chain_len, chain_word 0, nchains++
+                 chain_len, chain_word 0, nchains++;
+                 calls an idle worker to nap (as a batch
+                 does) when none naps
    next task     CAS chain_word k -> k + 1 (acq_rel):     -
                  publishes chain[k], which returned, and
                  commits to chain[k + 1] (chain_next);
-                 not tried with tasks in the inbox
+                 not tried with tasks in the inbox, after
+                 a slow batch, or after a watched task
+                 (a waiter, a callback: worker_pass)
    no next       publishes its last task in self->ret     -
                  (publish, P2), goes to the lock
    end           its own lock ends it, as anyone's        fetch_or CHAIN_OFF (acq_rel) gives k:

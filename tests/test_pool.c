@@ -996,7 +996,9 @@ static void test_chain_waiter_takes_over(void **state) {
         tu_latch_destroy(&g.started);
         tu_latch_destroy(&g.go);
     }
-    assert_true(atomic_load(&chain_ends_committed) > ends_before);
+    /* chains form only while tasks take under GROUPCONC__SHORT_NS (2 us) a round: not under
+       valgrind */
+    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
     groupconc_group_stats st = tu_gstats(ex, "g");
     assert_int_equal(st.running + st.waiting_concurrency, 0);
     assert_int_equal(st.succeeded, st.completed);

@@ -11,9 +11,9 @@
    rejection policy ABORT, DISCARD, CALLER_RUNS or a handler in turn, a resolver, the listener,
    queue deadlines, a bounded table with idle reclaim, a global running cap, the fleet layer with an
    in-process provider in two rounds of three), soaks it for a slice with
-     - 2 submitters: bursts of quick fire-and-forget tasks into one key (a serial run, whose
-       chains every other thread's calls end at random points), submit / submit_spec
-       (fire-and-forget or with a handle: wait, wait_for,
+     - 2 submitters: bursts of quick fire-and-forget tasks into one key (a queue that one worker
+       drains; no serial run here: the listener keeps workers from them, see the chainer),
+       submit / submit_spec (fire-and-forget or with a handle: wait, wait_for,
        is_done, cancel, on_complete, handing the handle to the canceller, release), execute_all,
        tasks that fail, sleep cooperatively (half of them say so first, groupconc_context_blocking,
        as do half the bodies that join a nested scope), defer their completion, submit follow-up tasks, and
@@ -1204,7 +1204,7 @@ static void *submitter_main(void *arg) {
             }
             continue;
         }
-        if (op == 1 && rnd(g, 2) == 0) { /* quick tasks into one key at once: a serial run, chains */
+        if (op == 1 && rnd(g, 2) == 0) { /* quick tasks into one key at once: a queue to drain */
             const char *key = pick_key(g);
             step(d->slot, "burst");
             for (int i = 0; i < 24; i++) {
@@ -1776,12 +1776,37 @@ static int chainer_body(groupconc_context *ctx, void **out_value, void *arg) {
     return 0;
 }
 
+/* Wait until every task the chainer submitted has completed (its waits and the shutdown return
+   only then; a pause is always resumed within its op), then check tasks [0, n): each ran exactly
+   once unless it was never accepted or a cancel dequeued it (or, under --oom, an injected failure
+   refused it once accepted), and the executor's succeeded count is the runs so far (*ran). The
+   records are then free for the next tasks. */
+static void chainer_settle(chainer *c, unsigned n, uint64_t *ran, int at) {
+    groupconc_executor_stats es;
+    step(at, "chainer settle");
+    for (;;) {
+        CHECK(groupconc_executor_stats_get(c->ex, &es) == GROUPCONC_OK, "chainer: stats");
+        if (es.completed == es.submitted && es.running == 0) break;
+        nap_us(200);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        CHECK(atomic_load(&c->runs[i]) == !c->dequeued[i] || (opt_oom && !atomic_load(&c->runs[i])),
+              "chainer: task %u ran %d times (dequeued %d)", i, atomic_load(&c->runs[i]), c->dequeued[i]);
+        *ran += (uint64_t)atomic_load(&c->runs[i]);
+        atomic_store(&c->runs[i], 0);
+        c->dequeued[i] = 0;
+    }
+    CHECK(es.succeeded == *ran, "chainer: %llu succeeded, %llu ran", (unsigned long long)es.succeeded,
+          (unsigned long long)*ran);
+}
+
 static void *chainer_main(void *arg) {
     drv *d = arg;
     rng *g = &d->g;
     chainer *c = R.chainer;
     groupconc_task *kept[CHAIN_KEPT] = {0};
     unsigned kept_i[CHAIN_KEPT] = {0}, n = 0;
+    uint64_t ran = 0;
     static const char *const keys[2] = {"c0", "c1"};
     groupconc_policy p = groupconc_policy_default();
     p.max_threads = 2;
@@ -1790,6 +1815,15 @@ static void *chainer_main(void *arg) {
     if (groupconc_executor_create(&p, &c->ex) != GROUPCONC_OK) return NULL; /* an injected failure */
     while (!atomic_load(&R.stop)) {
         unsigned key = (unsigned)rnd(g, 2), burst = 8 + (unsigned)rnd(g, 40);
+        if (n + 2 > CHAIN_TASKS) { /* the records are used up: wait for all, check, start over */
+            for (int k = 0; k < CHAIN_KEPT; k++)
+                if (kept[k]) {
+                    groupconc_task_release(kept[k]);
+                    kept[k] = NULL;
+                }
+            chainer_settle(c, n, &ran, d->slot);
+            n = 0;
+        }
         step(d->slot, "chainer burst");
         for (unsigned b = 0; b < burst && n + 2 <= CHAIN_TASKS; b++, n += 2) { /* task n + key: key `key` */
             unsigned i = n + key, k = (unsigned)rnd(g, CHAIN_KEPT);
@@ -1851,17 +1885,7 @@ static void *chainer_main(void *arg) {
     CHECK(groupconc_executor_shutdown_graceful(c->ex, GROUPCONC_FOREVER) == GROUPCONC_OK, "chainer: graceful shutdown");
     for (int k = 0; k < CHAIN_KEPT; k++)
         if (kept[k]) groupconc_task_release(kept[k]);
-    groupconc_executor_stats es;
-    CHECK(groupconc_executor_stats_get(c->ex, &es) == GROUPCONC_OK && es.running == 0 &&
-              es.completed == es.submitted, "chainer: stats after the shutdown");
-    uint64_t ran = 0;
-    for (unsigned i = 0; i < n; i++) { /* an injected failure may refuse a task once accepted */
-        CHECK(atomic_load(&c->runs[i]) == !c->dequeued[i] || (opt_oom && !atomic_load(&c->runs[i])),
-              "chainer: task %u ran %d times (dequeued %d)", i, atomic_load(&c->runs[i]), c->dequeued[i]);
-        ran += (uint64_t)atomic_load(&c->runs[i]);
-    }
-    CHECK(es.succeeded == ran, "chainer: %llu succeeded, %llu ran", (unsigned long long)es.succeeded,
-          (unsigned long long)ran);
+    chainer_settle(c, n, &ran, d->slot);
     CHECK(groupconc_executor_destroy(c->ex) == GROUPCONC_OK, "chainer: destroy");
     c->ex = NULL;
     return NULL;
