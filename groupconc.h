@@ -6534,12 +6534,13 @@ GROUPCONC__FN void groupconc__serial_promote_locked(groupconc_executor *ex, grou
     n->group->running++;
 }
 
-/* Start a chain behind n, which this worker just claimed in a serial step: up to want - 1 of its
-   group's next waiters, which it may then run one after the other without the lock
+/* Start a chain behind n, which this worker just claimed in a serial step: up to max - 1 of its
+   group's next waiters (max: w->want, at most GROUPCONC_BATCH_MAX), which it may then run one
+   after the other without the lock
    (groupconc__chain_next). They stay waiting in every count until the chain ends. */
-GROUPCONC__FN void groupconc__chain_start_locked(groupconc__worker_loop *w, groupconc_task *n) {
+GROUPCONC__FN void groupconc__chain_start_locked(groupconc__worker_loop *w, groupconc_task *n, unsigned max) {
     groupconc__worker *self = w->self;
-    unsigned len = 0, max = w->want < GROUPCONC_BATCH_MAX ? w->want : GROUPCONC_BATCH_MAX;
+    unsigned len = 0;
     groupconc_task *c;
     self->chain[0] = n;
     for (c = n->group->queues->conc.head; c && len + 1 < max; c = c->next) {
@@ -6713,7 +6714,7 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
        at that lock (see worker_pass) */
     if (w->want > 1 && w->serial < GROUPCONC__SERIAL_MAX &&
         atomic_load_explicit(&ex->pool.nwaiters, memory_order_relaxed) == 0)
-        groupconc__chain_start_locked(w, n);
+        groupconc__chain_start_locked(w, n, w->want < GROUPCONC_BATCH_MAX ? w->want : GROUPCONC_BATCH_MAX);
     else w->chain_len = w->chained = 0;
     return true;
 }
