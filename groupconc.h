@@ -6879,8 +6879,7 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         }
         w->stolen = NULL;
         fresh = t1 = groupconc__now_ns();
-        atomic_store_explicit(&self->busy_since, t1, memory_order_relaxed);
-        slow = t1 - t0 > GROUPCONC__BATCH_NS;
+        slow = groupconc__worker_busy(self, t0, t1);
     }
     while (next || (!slow && !waited_for)) {
         groupconc_task *t = next ? next : groupconc__worker_next_claim(mine);
