@@ -6098,8 +6098,9 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
    state     what it does; what the others see of it       moves on when (function)
    --------  --------------------------------------------  ----------------------------------------
    starting  spawned, not at the lock yet: counted in      it holds ex->lock and lowers nstarting
-             nthreads and nstarting (kick_locked counts    (P1): step (worker_main)
-             it for one ready task)
+             nthreads and nstarting once its thread        (P1): step (worker_main)
+             exists (kick_locked counts it for one ready
+             task)
    step      under ex->lock: admits the inbox, finishes    something to run or to settle: batch;
              its last batch, retires completions, claims   nothing: an idle turn
              ready tasks (FIFO), or with none helps a      (worker_step_locked)
@@ -6171,15 +6172,16 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     w->chain_len = 0;
     w->chain_done.head = w->chain_done.tail = NULL;
     w->chain_done.count = 0;
-    atomic_fetch_add_explicit(&ex->pool.nthreads, 1, memory_order_seq_cst);  /* P1 (read by inbox_look) */
-    atomic_fetch_add_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1 */
     rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
     if (rc != GROUPCONC_OK) {
-        atomic_fetch_sub_explicit(&ex->pool.nthreads, 1, memory_order_seq_cst);
-        atomic_fetch_sub_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst);
         GROUPCONC_FREE(w);
         return rc;
     }
+    /* Counted once it exists (it lowers nstarting only once it has the lock, after we return): a
+       worker counted while its start might still fail let a submit see a worker on its way, or
+       any worker at all, and leave its push in the inbox for nobody (inbox_look) */
+    atomic_fetch_add_explicit(&ex->pool.nthreads, 1, memory_order_seq_cst);  /* P1 (read by inbox_look) */
+    atomic_fetch_add_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1 */
     w->next = ex->pool.workers;
     ex->pool.workers = w;
     return GROUPCONC_OK;

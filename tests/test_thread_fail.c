@@ -7,6 +7,8 @@
      such elements REJECTED with GROUPCONC_ETHREAD;
    - a worker exists and further starts fail: tasks queue (ready) and run later on the existing
      worker; nothing is lost, nothing hangs (every wait is bounded), shutdown / destroy complete.
+   - a submit while another thread's start of the first worker fails: its task is not left in the
+     inbox for the worker that never came (it starts one itself, or is refused);
    - a task says it blocks (groupconc_context_blocking) while a ready task waits and no thread can
      start: the call says OK (twice), the pool counts it (nhinted 1), the ready task waits and runs
      on the hinted task's worker once that returns; nhinted is 0 after.
@@ -29,15 +31,23 @@ int tf_thread_start_fails(void);
 
 /* ==== hooks ===================================================================================== */
 
-enum { START_OK = 0, START_FAILS = 1, START_FAILS_EVERY_SECOND = 2 };
+enum { START_OK = 0, START_FAILS = 1, START_FAILS_EVERY_SECOND = 2, START_PARKS_THEN_FAILS = 3 };
 static atomic_int g_start_mode;
 static atomic_int g_start_calls; /* start attempts seen by the hook since the last reset */
+/* START_PARKS_THEN_FAILS: the first start opens g_start_parked, waits for g_start_go, fails; later
+   starts succeed */
+static counter g_start_parked, g_start_go;
 
 int tf_thread_start_fails(void) {
     int n = atomic_fetch_add(&g_start_calls, 1) + 1;
     switch (atomic_load(&g_start_mode)) {
     case START_FAILS: return 1;
     case START_FAILS_EVERY_SECOND: return n % 2 == 0;
+    case START_PARKS_THEN_FAILS:
+        if (n != 1) return 0;
+        latch_open(&g_start_parked);
+        latch_wait_open(&g_start_go);
+        return 1;
     default: return 0;
     }
 }
@@ -397,6 +407,78 @@ static void test_idle_retire_race(void **state) {
     retire_race(20000);
 }
 
+/* A submit that finds no worker (the pool retired, or never started) while another thread's start
+   of one is under way and then fails: the worker was counted (nthreads, nstarting) before its
+   start could fail, so this submit pushed its task onto the inbox, left it to the worker "on its
+   way", and returned OK; the start failed and nothing ever looked at the inbox: the task never ran,
+   its callbacks never came (found by the note of session 8; fixed: a worker is counted once its
+   thread exists). Now the submit sees no worker and takes the locked path: it waits for the failing
+   start, then starts a worker of its own. Nothing here calls the executor while the task should
+   run (any call that locks would admit the inbox and start a worker, hiding the fault): the test
+   waits on the listener's COMPLETED events only. */
+typedef struct submit_arg {
+    const char *group;
+    rec *r;
+    int rc;
+    counter returned;
+} submit_arg;
+
+static void *submit_main(void *arg) {
+    submit_arg *a = arg;
+    a->rc = groupconc_submit(E.ex, a->group, NULL, task_fn, a->r, NULL); /* fire-and-forget */
+    counter_add(&a->returned);
+    return NULL;
+}
+
+static void test_failed_start_strands_no_push(void **state) {
+    (void)state;
+    groupconc_policy p = base_policy();
+    create(&p);
+    static rec ra, rb; /* static: never reused if a failed test leaves a thread behind */
+    memset(&ra, 0, sizeof ra);
+    memset(&rb, 0, sizeof rb);
+    static submit_arg a, b;
+    a.group = "a";
+    a.r = &ra;
+    b.group = "b";
+    b.r = &rb;
+    counter_init(&a.returned);
+    counter_init(&b.returned);
+    counter_init(&g_start_parked);
+    counter_init(&g_start_go);
+    assert_int_equal(stats().threads, 0); /* no worker yet: the first submit starts one */
+    set_start_mode(START_PARKS_THEN_FAILS);
+    pthread_t ta, tb;
+    assert_int_equal(pthread_create(&ta, NULL, submit_main, &a), 0);
+    latch_wait_open(&g_start_parked); /* a's submit holds the executor lock in a failing start */
+    assert_int_equal(pthread_create(&tb, NULL, submit_main, &b), 0);
+    /* b's submit: before the fix it returned at once, its task pushed for a worker that was never
+       to be; now it waits for the lock. Give it the time to get either way (the test passes
+       either way once fixed; before the fix it failed whenever b got there within this time). */
+    struct timespec dl = deadline_after(INT64_C(200000000));
+    pthread_mutex_lock(&b.returned.mu);
+    while (b.returned.value == 0 && pthread_cond_timedwait(&b.returned.cv, &b.returned.mu, &dl) == 0) {}
+    pthread_mutex_unlock(&b.returned.mu);
+    latch_open(&g_start_go);
+    assert_int_equal(pthread_join(ta, NULL), 0);
+    assert_int_equal(pthread_join(tb, NULL), 0);
+    assert_int_equal(a.rc, GROUPCONC_ETHREAD); /* no worker and none could start */
+    assert_int_equal(b.rc, GROUPCONC_OK);
+    /* a's refusal and b's run: COMPLETED twice, waited for without calling the executor */
+    if (!counter_wait(&E.completed, 2))
+        fail_msg("b's task never ran: %d COMPLETED events, b ran %d times", counter_get(&E.completed),
+                 atomic_load(&rb.runs));
+    assert_int_equal(atomic_load(&rb.runs), 1);
+    assert_int_equal(atomic_load(&ra.runs), 0);
+    set_start_mode(START_OK);
+    destroy_and_check_leaks();
+    release_all(NULL, 0);
+    counter_destroy(&a.returned);
+    counter_destroy(&b.returned);
+    counter_destroy(&g_start_parked);
+    counter_destroy(&g_start_go);
+}
+
 /* ==== shutdown and destroy with tasks that never got a thread =================================== */
 
 static void test_shutdown_cancels_ready_tasks(void **state) {
@@ -620,6 +702,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_handoff_runs_on_existing_worker, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_second_start_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_retire_race, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_start_strands_no_push, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shutdown_cancels_ready_tasks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graceful_runs_ready_tasks_on_existing_worker, setup, teardown),
         cmocka_unit_test_setup_teardown(test_destroy_with_ready_queue, setup, teardown),
