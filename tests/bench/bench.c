@@ -260,6 +260,7 @@ static void usage(FILE *f) {
             "  --curve-w5-keys A,B,C (10000,100000,4000000)  --curve-w2-keys A,B,C (10,1000,100000)\n"
             "  --w8-keys N       (10000000)  --w8-max-groups G (100000) --w8-idle-ms T (1000)\n"
             "  --w8-runs R       (all: W8 runs in the first R runs only; ~6 s each)\n"
+            "  --w6-runs R       (11: W6a and W6b run R times, ~1-2 s each; their p99 is bimodal)\n"
             "  --w9-hosts H      (50)        --w9-per-host N (8)      --w9-sleep-us U (20000)\n"
             "  --w9-cap C        (2)         --w9-global G (16)\n"
             "  --scale F scales W1, W2, W3, W5, W6, W8 and the curves (keys); W4 and W9 (sleeps) not\n"
@@ -441,14 +442,17 @@ static void fmt_summary(char *buf, size_t len, summary s, fmt_kind f) {
 /* ---- main ------------------------------------------------------------------------------------ */
 
 static bench_out *results; /* [job * runs + run] */
-static int nruns;
+static int nruns;      /* max(--runs, --w6-runs) when W6 is on, else --runs */
+static int base_runs;  /* --runs: every workload but W6 runs in runs 0 .. base_runs-1 */
+static int w6_runs;    /* W6a and W6b run in runs 0 .. w6_runs-1 */
 static int w8_runs;    /* W8 runs in runs 0 .. w8_runs-1 only */
 static int curve_runs; /* the curves likewise */
 
 static int runs_in(bench_workload w, int run) {
+    if (w == BENCH_W6A || w == BENCH_W6B) return run < w6_runs;
     if (w == BENCH_W8) return run < w8_runs;
     if (is_curve(w)) return run < curve_runs;
-    return 1;
+    return run < base_runs;
 }
 
 /* "1M", "500k", "12345" */
@@ -748,7 +752,7 @@ int main(int argc, char **argv) {
         .w8_keys = 10000000, .w8_max_groups = 100000, .w8_idle_ms = 1000, .w8_runs = 0,
         .w9_hosts = 50, .w9_per_host = 8, .w9_cap = 2, .w9_global = 16, .w9_sleep_us = 20000,
         .w6_task_us = 50, .w6_threads = 2, .w6_load_lo = 10, .w6_load_hi = 50,
-        .w6_tasks_lo = 6000, .w6_tasks_hi = 20000, .w6_warmup = 500,
+        .w6_tasks_lo = 6000, .w6_tasks_hi = 20000, .w6_warmup = 500, .w6_runs = 11,
         .w7_submitters = 4,
         .curve_w5_keys = {10000, 100000, 4000000},
         .curve_w2_keys = {10, 1000, 100000},
@@ -843,6 +847,8 @@ int main(int argc, char **argv) {
             p.w8_idle_ms = parse_long(v, a);
         } else if (OPT("--w8-runs")) {
             p.w8_runs = (int)parse_long(v, a);
+        } else if (OPT("--w6-runs")) {
+            p.w6_runs = (int)parse_long(v, a);
         } else if (OPT("--w9-hosts")) {
             p.w9_hosts = parse_long(v, a);
         } else if (OPT("--w9-per-host")) {
@@ -908,7 +914,11 @@ int main(int argc, char **argv) {
     if (p.runs > 256) p.runs = 256;
     if (p.w8_runs <= 0 || p.w8_runs > p.runs) p.w8_runs = p.runs; /* default: every run */
     if (p.curve_runs > p.runs) p.curve_runs = p.runs;
-    nruns = p.runs;
+    if (p.w6_runs <= 0) p.w6_runs = p.runs;
+    if (p.w6_runs > 256) p.w6_runs = 256;
+    base_runs = p.runs;
+    w6_runs = only[BENCH_W6A] || only[BENCH_W6B] ? p.w6_runs : 0;
+    nruns = w6_runs > p.runs ? w6_runs : p.runs;
     w8_runs = p.w8_runs;
     curve_runs = p.curve_runs;
     results = calloc((size_t)njobs * (size_t)nruns, sizeof *results);
@@ -920,7 +930,8 @@ int main(int argc, char **argv) {
         printf(" vs libdispatch (swift-corelibs, %s)", BENCH_DISPATCH_PREFIX);
     else if (HAVE_DISPATCH)
         printf(" (libdispatch built in, left out: --no-dispatch)");
-    printf("; %ld CPUs; %d runs; groupconc built %s\n", sysconf(_SC_NPROCESSORS_ONLN), p.runs,
+    printf("; %ld CPUs; %d runs (W6a, W6b: %d); groupconc built %s\n", sysconf(_SC_NPROCESSORS_ONLN), p.runs,
+           w6_runs,
 #ifdef NDEBUG
            "with NDEBUG"
 #else
@@ -983,10 +994,10 @@ int main(int argc, char **argv) {
     }
 
     /* ---- the tables ---- */
-    printf("\nmedian [min..max] over %d runs; ratio = median of per-run groupconc/peer "
+    printf("\nmedian [min..max] over %d runs (W6a, W6b: %d); ratio = median of per-run groupconc/peer "
            "(throughput: higher is better; CPU, bytes, threads, makespan, latency: lower is "
            "better); best peer: per run\n\n",
-           nruns);
+           base_runs, w6_runs);
     print_header();
     tally tl = {0, 0, 0};
     print_rows(rows, NROWS, &p, only, &tl);

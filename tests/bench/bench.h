@@ -115,6 +115,9 @@ typedef struct bench_params {
     long w8_max_groups;  /* policy.max_groups */
     long w8_idle_ms;     /* policy.group_idle_ns, in ms */
     int w8_runs;         /* W8 runs in the first w8_runs runs only (0: every run; ~6 s each) */
+    int w6_runs;         /* W6a and W6b run this many times (default 11), the others `runs`: their
+                            p99 is bimodal on a VM (stalls of 1-5 ms in some runs), and a median
+                            of 5 of it was a coin toss */
     long w9_hosts;
     long w9_per_host;    /* tasks per host, submitted host by host */
     int w9_cap;          /* per host */
