@@ -24,7 +24,11 @@
      - a task submitted while a worker is on its way (starting) and another may start gets that
        other worker from its submit, not from the first one once it runs: with the first held
        before its first look at the inbox (test hook GROUPCONC_TEST_WORKER_STARTING), two tasks
-       run and finish (W6: tasks submitted a few microseconds apart ran one after the other).
+       run and finish (W6: tasks submitted a few microseconds apart ran one after the other);
+     - chains meet the calls that take the executor lock mid-drain (each ends them first): live
+       limits (concurrency 1 -> 2 -> 1), queue deadlines, group shutdown, graceful and immediate
+       executor shutdown, the JSON dump: every task runs once or completes with the exact status,
+       FIFO and one at a time where the cap is 1, the counters add up, at most the cap runs.
    The CPU count is computed here as the library computes it: on Linux the affinity mask
    (_GNU_SOURCE), on Windows the active processors (winpthreads' count under its backend),
    elsewhere the online count. Known states are built with latches, not sleeps. */
@@ -1079,6 +1083,530 @@ static void test_chain_completes_before_a_long_task(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* ---- chains meeting the features that take the lock mid-drain --------------------------------- */
+/* One cap-1 key drains a queue of no-op tasks in chains (one blocker holds the key while they
+   queue, then lets go) while this thread, mid-drain, changes the key's concurrency, lets queue
+   deadlines expire, shuts the group or the executor down, or dumps the state: each takes the
+   executor lock, which ends the chain first, so each must see (and leave) exact state. A gate task
+   in the queue (index mix->gate, and every gate_step after it up to MIX_GATES) stalls a chain on a
+   task it committed to, until this thread opens it: what waits behind it is then known, whatever
+   the timing. */
+enum { MIX_MAX = 20000, MIX_GATES = 16 };
+
+typedef struct mix_run {
+    groupconc_executor *ex;
+    long n, gate, gate_step;          /* tasks; the first gate's index (-1: none); 0: one gate */
+    int ngates;
+    groupconc_task *h[MIX_MAX];
+    groupconc_result r[MIX_MAX];
+    int64_t max_wait[MIX_MAX];        /* its spec's max_wait_ns (0: the group's) */
+    atomic_int ran[MIX_MAX];          /* times its function was entered */
+    atomic_int seq[MIX_MAX];          /* the order it started in, from 1 (0: never ran) */
+    atomic_int cur[MIX_MAX];          /* tasks of the key inside their function as it entered */
+    atomic_int next_seq;
+    atomic_bool gate_saw_cancel;
+    tu_peak peak;
+    tu_latch gate_in[MIX_GATES], gate_go[MIX_GATES]; /* gate j started; let it return */
+    tu_latch blocked;
+    tu_park blocker;
+    groupconc_task *b;
+} mix_run;
+
+static mix_run *mix;
+
+/* Which gate task i is (-1: none). */
+static long mix_gate_of(long i) {
+    if (mix->gate < 0 || i < mix->gate) return -1;
+    if (mix->gate_step == 0) return i == mix->gate ? 0 : -1;
+    if ((i - mix->gate) % mix->gate_step != 0 || (i - mix->gate) / mix->gate_step >= mix->ngates) return -1;
+    return (i - mix->gate) / mix->gate_step;
+}
+
+static int mix_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    long i = (long)(intptr_t)arg;
+    (void)out_value;
+    atomic_fetch_add(&mix->ran[i], 1);
+    atomic_store(&mix->cur[i], tu_peak_enter(&mix->peak));
+    atomic_store(&mix->seq[i], atomic_fetch_add(&mix->next_seq, 1) + 1);
+    long j = mix_gate_of(i);
+    if (j >= 0) {
+        tu_latch_count_down(&mix->gate_in[j]);
+        (void)tu_latch_wait(&mix->gate_go[j]);
+        if (groupconc_context_is_cancelled(ctx)) atomic_store(&mix->gate_saw_cancel, true);
+    }
+    tu_peak_leave(&mix->peak);
+    return 0;
+}
+
+/* An executor (max_threads, concurrency 1) whose key "c" is held by a blocker while n tasks queue
+   (the gates, if any, have id "gate"); max_wait: each task's spec (NULL: the group's). */
+static void mix_begin_gates(int max_threads, long n, long gate, long gate_step, int ngates,
+                            const int64_t *max_wait) {
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = max_threads;
+    p.default_concurrency = 1;
+    assert_true(n <= MIX_MAX);
+    mix = calloc(1, sizeof *mix);
+    assert_non_null(mix);
+    mix->ex = tu_executor(&p);
+    mix->n = n;
+    mix->gate = gate;
+    mix->gate_step = gate_step;
+    mix->ngates = gate_step ? ngates : 1;
+    assert_true(mix->ngates <= MIX_GATES);
+    tu_peak_init(&mix->peak);
+    for (int j = 0; j < MIX_GATES; j++) {
+        tu_latch_init(&mix->gate_in[j], 1);
+        tu_latch_init(&mix->gate_go[j], 1);
+    }
+    tu_latch_init(&mix->blocked, 1);
+    tu_park_init(&mix->blocker, &mix->blocked, NULL);
+    mix->b = tu_submit(mix->ex, "c", NULL, tu_park_fn, &mix->blocker);
+    assert_true(tu_latch_wait(&mix->blocked));
+    for (long i = 0; i < n; i++) {
+        groupconc_task_spec s;
+        memset(&s, 0, sizeof s);
+        s.group = "c";
+        s.task_id = mix_gate_of(i) >= 0 ? "gate" : NULL;
+        s.fn = mix_fn;
+        s.arg = (void *)(intptr_t)i;
+        s.max_wait_ns = mix->max_wait[i] = max_wait ? max_wait[i] : 0;
+        assert_int_equal(groupconc_submit_spec(mix->ex, &s, &mix->h[i]), GROUPCONC_OK);
+    }
+}
+
+/* The same with at most one gate (gate -1: none). */
+static void mix_begin(int max_threads, long n, long gate, const int64_t *max_wait) {
+    mix_begin_gates(max_threads, n, gate, 0, 1, max_wait);
+}
+
+/* Let the drain go. */
+static void mix_release(void) { tu_park_release(&mix->blocker); }
+
+/* Until `count` tasks started (or every task is done), outside the library (a thread blocked in a
+   wait would keep chains from forming); false at TU_TIMEOUT_NS. */
+static bool mix_wait_seq(long count) {
+    int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+    bool done = false;
+    while (atomic_load(&mix->next_seq) < count) {
+        if (groupconc_task_is_done(mix->h[mix->n - 1], &done) != GROUPCONC_OK || done) return true;
+        if (tu_now_ns() > deadline) return false;
+        tu_spin(200); /* a sleep would let a drain of short tasks finish meanwhile */
+    }
+    return true;
+}
+
+/* Every task done, its result in mix->r (the handles are released by mix_end). */
+static void mix_collect(void) {
+    for (long i = 0; i < mix->n; i++) mix->r[i] = tu_wait(mix->h[i]);
+    tu_wait_status(mix->b, GROUPCONC_STATUS_SUCCESS);
+}
+
+/* Each task either ran exactly once and succeeded, or never ran and completed with `other` /
+   `reason`; those that ran started in FIFO order, one at a time (unless gates are spaced: see
+   test_chain_meets_live_limits). Returns how many ran. */
+static long mix_check(groupconc_status other, int reason) {
+    int last = 0;
+    long ran = 0;
+    for (long i = 0; i < mix->n; i++) {
+        int seq = atomic_load(&mix->seq[i]);
+        if (mix->r[i].status == GROUPCONC_STATUS_SUCCESS) {
+            assert_int_equal(atomic_load(&mix->ran[i]), 1);
+            assert_true(seq > last);
+            if (mix->gate_step == 0) assert_int_equal(atomic_load(&mix->cur[i]), 1);
+            last = seq;
+            ran++;
+        } else {
+            assert_int_equal(mix->r[i].status, other);
+            assert_int_equal(mix->r[i].reason, reason);
+            assert_int_equal(atomic_load(&mix->ran[i]), 0);
+            assert_int_equal(seq, 0);
+        }
+    }
+    assert_int_equal(atomic_load(&mix->next_seq), ran);
+    return ran;
+}
+
+/* Release the handles, destroy the executor, free the run. */
+static void mix_end(void) {
+    for (long i = 0; i < mix->n; i++) assert_int_equal(groupconc_task_release(mix->h[i]), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(mix->b), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(mix->ex), GROUPCONC_OK);
+    tu_park_destroy(&mix->blocker);
+    tu_latch_destroy(&mix->blocked);
+    for (int j = 0; j < MIX_GATES; j++) {
+        tu_latch_destroy(&mix->gate_in[j]);
+        tu_latch_destroy(&mix->gate_go[j]);
+    }
+    free(mix);
+    mix = NULL;
+}
+
+static void mix_set_concurrency(int c) {
+    groupconc_group_limits l = groupconc_group_limits_keep("c");
+    l.concurrency = c;
+    assert_int_equal(groupconc_group_limits_set(mix->ex, &l), GROUPCONC_OK);
+}
+
+/* (1) Live limits, mid-drain: the key's concurrency goes to 2 and back to 1, over and over, as
+   fast as this thread can while the drain runs free (phase 1), then at known points (phase 2: a
+   gate stalls the chain it runs in; the raise lets the next tasks run beside it, in a chain of the
+   other worker, up to the next gate; the lowering then preempts nothing, and nothing starts until
+   the second gate returns). Every sample of the group's stats shows at most the cap in effect running
+   (after a lowering, once the tasks past the new cap have finished), nothing lost; the tasks that
+   started while the cap was 1 started in FIFO order, alone; every task ran exactly once. */
+enum { LIMIT_DRAINS = 5, LIMIT_GATES = 12, LIMIT_GATE_STEP = 400 };
+
+static unsigned char limit_cap1[MIX_MAX + 1]; /* phase 1: the seqs started with the cap at 1 */
+
+static void limit_mark(int lo, int hi) {
+    for (int s = lo < 1 ? 1 : lo; s <= hi && s <= MIX_MAX; s++) limit_cap1[s] = 1;
+}
+
+static void test_chain_meets_live_limits(void **state) {
+    (void)state;
+    long ends_before = atomic_load(&chain_ends_committed);
+    /* phase 1, over several drains */
+    long rounds = 0, mid_drain = 0, samples = 0, at_cap1 = 0;
+    for (int drain = 0; drain < LIMIT_DRAINS; drain++) {
+        memset(limit_cap1, 0, sizeof limit_cap1);
+        mix_begin(2, MIX_MAX, -1, NULL);
+        int lo = 1;
+        bool done = false;
+        mix_release();
+        while (!done) {
+            groupconc_group_stats st;
+            assert_int_equal(groupconc_task_is_done(mix->h[mix->n - 1], &done), GROUPCONC_OK);
+            int before = atomic_load(&mix->next_seq); /* every task with seq <= before started at cap 1 */
+            limit_mark(lo, before);
+            mid_drain += before < mix->n;
+            rounds++;
+            mix_set_concurrency(2);
+            st = tu_gstats(mix->ex, "c");
+            assert_int_equal(st.concurrency, 2);
+            assert_true(st.running + st.ready <= 2);
+            assert_int_equal(st.completed + st.running + st.ready + st.waiting_concurrency, (uint64_t)mix->n + 1);
+            mix_set_concurrency(1);
+            int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+            for (;;) { /* lowering never preempts: wait for the tasks past the new cap to finish */
+                st = tu_gstats(mix->ex, "c");
+                samples++;
+                assert_int_equal(st.concurrency, 1);
+                assert_true(st.running + st.ready <= 2);
+                assert_int_equal(st.completed + st.running + st.ready + st.waiting_concurrency, (uint64_t)mix->n + 1);
+                if (st.running + st.ready <= 1) break;
+                assert_true(tu_now_ns() < deadline);
+            }
+            lo = atomic_load(&mix->next_seq) + 1; /* only the one running then may start before this */
+            for (int k = 0; k < 4; k++) {
+                st = tu_gstats(mix->ex, "c");
+                samples++;
+                assert_true(st.running + st.ready <= 1);
+                assert_int_equal(st.completed + st.running + st.ready + st.waiting_concurrency, (uint64_t)mix->n + 1);
+            }
+        }
+        limit_mark(lo, MIX_MAX);
+        mix_collect();
+        int last = 0;
+        for (long i = 0; i < mix->n; i++) {
+            int seq = atomic_load(&mix->seq[i]);
+            assert_int_equal(mix->r[i].status, GROUPCONC_STATUS_SUCCESS);
+            assert_int_equal(atomic_load(&mix->ran[i]), 1);
+            assert_true(seq >= 1 && seq <= mix->n);
+            if (!limit_cap1[seq]) continue;
+            assert_true(seq > last); /* FIFO among those that started at cap 1 ... */
+            last = seq;
+            assert_int_equal(atomic_load(&mix->cur[i]), 1); /* ... alone */
+            at_cap1++;
+        }
+        assert_int_equal(atomic_load(&mix->next_seq), mix->n);
+        assert_true(tu_peak_max(&mix->peak) <= 2);
+        groupconc_group_stats st = tu_gstats(mix->ex, "c");
+        assert_int_equal(st.succeeded, (uint64_t)mix->n + 1);
+        assert_int_equal(st.completed, st.submitted);
+        assert_int_equal(st.running + st.ready + st.waiting_concurrency, 0);
+        mix_end();
+    }
+    print_message("live limits, free: %ld rounds (%ld mid-drain), %ld samples, %ld tasks at cap 1\n",
+                  rounds, mid_drain, samples, at_cap1);
+
+    /* phase 2: gates g0, g1, ... every LIMIT_GATE_STEP tasks; round r uses g(2r) and g(2r+1) */
+    long n = LIMIT_GATE_STEP * (LIMIT_GATES + 1);
+    mix_begin_gates(2, n, LIMIT_GATE_STEP / 2, LIMIT_GATE_STEP, LIMIT_GATES, NULL);
+    mix_release();
+    for (int j = 0; j < LIMIT_GATES; j += 2) {
+        long g0 = mix->gate + j * mix->gate_step, g1 = g0 + mix->gate_step;
+        assert_true(tu_latch_wait(&mix->gate_in[j])); /* its chain stalls on it, at cap 1 */
+        groupconc_group_stats gs = tu_gstats(mix->ex, "c");
+        assert_int_equal(gs.running, 1);
+        assert_int_equal(gs.waiting_concurrency, (uint64_t)(n - g0 - 1));
+        mix_set_concurrency(2); /* the next ones run beside it, up to g1 */
+        assert_true(tu_latch_wait(&mix->gate_in[j + 1]));
+        gs = tu_gstats(mix->ex, "c");
+        assert_int_equal(gs.running, 2);
+        assert_int_equal(gs.waiting_concurrency, (uint64_t)(n - g1 - 1));
+        mix_set_concurrency(1);
+        gs = tu_gstats(mix->ex, "c");
+        assert_int_equal(gs.concurrency, 1);
+        assert_int_equal(gs.running, 2); /* nothing preempted */
+        tu_latch_open(&mix->gate_go[j]);
+        bool g0_done = false;
+        int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+        while (!g0_done) {
+            assert_int_equal(groupconc_task_is_done(mix->h[g0], &g0_done), GROUPCONC_OK);
+            assert_true(tu_now_ns() < deadline);
+        }
+        for (int k = 0; k < 20; k++) { /* g1 holds the only permit: nothing starts */
+            gs = tu_gstats(mix->ex, "c");
+            assert_int_equal(gs.running, 1);
+            assert_int_equal(gs.waiting_concurrency, (uint64_t)(n - g1 - 1));
+        }
+        assert_int_equal(atomic_load(&mix->next_seq), g1 + 1);
+        tu_latch_open(&mix->gate_go[j + 1]);
+    }
+    mix_collect();
+    assert_int_equal(mix_check(GROUPCONC_STATUS_SUCCESS, 0), n);
+    for (long i = 0; i < n; i++) { /* two at once exactly from after g(2r) to g(2r + 1) */
+        long j = (i - 1 - mix->gate) / mix->gate_step;
+        bool beside = i > mix->gate && j % 2 == 0 && j < LIMIT_GATES;
+        assert_int_equal(atomic_load(&mix->cur[i]), beside ? 2 : 1);
+    }
+    groupconc_group_stats st = tu_gstats(mix->ex, "c");
+    assert_int_equal(st.succeeded, (uint64_t)n + 1);
+    assert_int_equal(st.completed, st.submitted);
+    mix_end();
+    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+    print_message("live limits: %ld chains ended after a task\n", atomic_load(&chain_ends_committed) - ends_before);
+}
+
+/* (2) Queue deadlines: one task in three has a 3 ms deadline; a gate half-way stalls the chain it
+   runs in, so the deadlined tasks behind it surely expire while they wait behind the chain (the
+   housekeeper ends it). Each task ran exactly once or completed REJECTED / EEXPIRED_CONCURRENCY,
+   never both; succeeded + expired == submitted. */
+enum { DEADLINE_N = 8000 };
+
+static void test_chain_meets_deadlines(void **state) {
+    (void)state;
+    static int64_t max_wait[DEADLINE_N];
+    long gate = DEADLINE_N / 2, behind = 0;
+    for (long i = 0; i < DEADLINE_N; i++) {
+        max_wait[i] = i % 3 == 1 && i != gate ? 3 * TU_MS : GROUPCONC_FOREVER;
+        behind += i > gate && max_wait[i] != GROUPCONC_FOREVER;
+    }
+    mix_begin(2, DEADLINE_N, gate, max_wait);
+    long ends_before = atomic_load(&chain_ends_committed);
+    mix_release();
+    assert_true(tu_latch_wait(&mix->gate_in[0]));
+    /* every deadlined task behind the gate expires while the gate holds the key */
+    for (long i = gate + 1; i < mix->n; i++) {
+        if (mix->max_wait[i] == GROUPCONC_FOREVER) continue;
+        int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+        bool done = false;
+        for (;;) {
+            assert_int_equal(groupconc_task_is_done(mix->h[i], &done), GROUPCONC_OK);
+            if (done) break;
+            assert_true(tu_now_ns() < deadline);
+            tu_sleep_ns(100000);
+        }
+    }
+    groupconc_group_stats st = tu_gstats(mix->ex, "c");
+    assert_int_equal(st.running, 1); /* the gate */
+    assert_int_equal(st.ready, 0);
+    assert_int_equal(st.completed + st.running + st.waiting_concurrency, (uint64_t)mix->n + 1);
+    tu_latch_open(&mix->gate_go[0]);
+    mix_collect();
+    long ran = mix_check(GROUPCONC_STATUS_REJECTED, GROUPCONC_EEXPIRED_CONCURRENCY);
+    long expired = mix->n - ran;
+    for (long i = 0; i < mix->n; i++) {
+        if (mix->r[i].status != GROUPCONC_STATUS_SUCCESS) assert_true(mix->max_wait[i] != GROUPCONC_FOREVER);
+        if (i > gate && mix->max_wait[i] != GROUPCONC_FOREVER)
+            assert_int_equal(mix->r[i].status, GROUPCONC_STATUS_REJECTED);
+    }
+    assert_true(expired >= behind);
+    st = tu_gstats(mix->ex, "c");
+    assert_int_equal(st.succeeded, (uint64_t)ran + 1);
+    assert_int_equal(st.expired, (uint64_t)expired);
+    assert_int_equal(st.succeeded + st.expired, st.submitted);
+    assert_int_equal(st.completed, st.submitted);
+    assert_int_equal(st.submitted, (uint64_t)mix->n + 1);
+    assert_int_equal(st.running + st.ready + st.waiting_concurrency, 0);
+    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+    print_message("deadlines: %ld ran, %ld expired (%ld behind the gate)\n", ran, expired, behind);
+    mix_end();
+}
+
+/* (3) Group shutdown mid-drain: at a point of the drain (round 0), and with a gate stalling the
+   chain it runs in (round 1: the gate is flagged, everything behind it cancelled). The waiters
+   complete CANCELLED / ECANCELLED, none starts after the call but the one running then, the
+   counters add up, and the group takes new tasks afterwards. */
+enum { SHUT_N = MIX_MAX };
+
+static void test_chain_meets_group_shutdown(void **state) {
+    (void)state;
+    long ends_before = atomic_load(&chain_ends_committed);
+    for (int round = 0, retries = 0; round < 2; round++) {
+        long gate = round == 1 ? SHUT_N / 2 : -1;
+        mix_begin(2, SHUT_N, gate, NULL);
+        mix_release();
+        if (gate >= 0) assert_true(tu_latch_wait(&mix->gate_in[0]));
+        else assert_true(mix_wait_seq(SHUT_N / 10));
+        int at_call = atomic_load(&mix->next_seq);
+        assert_int_equal(groupconc_group_shutdown(mix->ex, "c"), GROUPCONC_OK);
+        int after = atomic_load(&mix->next_seq);
+        if (gate >= 0) tu_latch_open(&mix->gate_go[0]);
+        mix_collect();
+        long ran = mix_check(GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+        assert_true(ran <= after + 1); /* only the task running at the call may start after it */
+        if (gate >= 0) {
+            assert_int_equal(ran, gate + 1);
+            assert_true(atomic_load(&mix->gate_saw_cancel));
+        }
+        groupconc_group_stats st = tu_gstats(mix->ex, "c");
+        assert_int_equal(st.succeeded, (uint64_t)ran + 1);
+        assert_int_equal(st.cancelled, (uint64_t)(mix->n - ran));
+        assert_int_equal(st.completed, st.submitted);
+        assert_int_equal(st.running + st.ready + st.waiting_concurrency, 0);
+        groupconc_task *t = tu_submit(mix->ex, "c", NULL, tu_noop_fn, NULL); /* the key's permit is back */
+        tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(t);
+        print_message("group shutdown round %d: %ld ran, %ld cancelled\n", round, ran, mix->n - ran);
+        mix_end();
+        if (at_call >= SHUT_N && ++retries < 5) round--; /* the drain ended first: again */
+    }
+    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+}
+
+/* (4) Executor shutdown mid-drain: graceful (everything runs, once, in order), immediate at a
+   point of the drain, and immediate with a gate stalling the chain it runs in. No task lost or run
+   twice, the counters add up, destroy returns OK and gives every block back. */
+static void test_chain_meets_executor_shutdown(void **state) {
+    (void)state;
+    long ends_before = atomic_load(&chain_ends_committed);
+    for (int round = 0, retries = 0; round < 3; round++) {
+        long live_before = atomic_load(&pool_live_blocks);
+        long gate = round == 2 ? SHUT_N / 2 : -1;
+        mix_begin(2, SHUT_N, gate, NULL);
+        mix_release();
+        if (gate >= 0) assert_true(tu_latch_wait(&mix->gate_in[0]));
+        else assert_true(mix_wait_seq(SHUT_N / 10));
+        int after, at_call = atomic_load(&mix->next_seq);
+        if (round == 0) {
+            assert_int_equal(groupconc_executor_shutdown_graceful(mix->ex, GROUPCONC_FOREVER), GROUPCONC_OK);
+            after = atomic_load(&mix->next_seq);
+            assert_int_equal(after, mix->n); /* everything ran before it returned */
+        } else {
+            assert_int_equal(groupconc_executor_shutdown(mix->ex), GROUPCONC_OK);
+            after = atomic_load(&mix->next_seq);
+        }
+        if (gate >= 0) tu_latch_open(&mix->gate_go[0]);
+        mix_collect();
+        long ran = mix_check(GROUPCONC_STATUS_CANCELLED, GROUPCONC_ECANCELLED);
+        assert_true(ran <= after + 1);
+        if (round == 0) assert_int_equal(ran, mix->n);
+        if (gate >= 0) {
+            assert_int_equal(ran, gate + 1);
+            assert_true(atomic_load(&mix->gate_saw_cancel));
+        }
+        groupconc_executor_stats xs = tu_xstats(mix->ex);
+        assert_int_equal(xs.submitted, (uint64_t)mix->n + 1);
+        assert_int_equal(xs.succeeded, (uint64_t)ran + 1);
+        assert_int_equal(xs.cancelled, (uint64_t)(mix->n - ran));
+        assert_int_equal(xs.completed, xs.submitted);
+        assert_int_equal(xs.running + xs.ready + xs.waiting, 0);
+        print_message("executor shutdown round %d: %ld ran, %ld cancelled\n", round, ran, mix->n - ran);
+        mix_end();
+        assert_int_equal(atomic_load(&pool_live_blocks), live_before); /* nothing kept alive */
+        if (at_call >= SHUT_N && ++retries < 5) round--; /* the drain ended first: again */
+    }
+    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+}
+
+#ifndef GROUPCONC_NO_DUMP
+/* Occurrences of needle in s. */
+static long count_str(const char *s, const char *needle) {
+    long n = 0;
+    for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+/* The key's group object's field `name` (",\"name\":" after "\"key\":\"c\""). */
+static long dump_group_field(const char *s, const char *name) {
+    char pat[64];
+    const char *g = strstr(s, "{\"key\":\"c\"");
+    assert_non_null(g);
+    (void)snprintf(pat, sizeof pat, ",\"%s\":", name);
+    const char *f = strstr(g, pat);
+    assert_non_null(f);
+    return strtol(f + strlen(pat), NULL, 10);
+}
+
+static char *mix_dump(char *buf, size_t *size) {
+    size_t need = 0;
+    int rc;
+    while ((rc = groupconc_executor_dump(mix->ex, buf, *size, &need)) == GROUPCONC_ERANGE) {
+        free(buf);
+        *size = need * 2;
+        buf = malloc(*size);
+        assert_non_null(buf);
+    }
+    assert_int_equal(rc, GROUPCONC_OK);
+    return buf;
+}
+
+/* (5) The JSON dump mid-drain: at most one task of the key running (or ready), in its task list
+   and in its group object, and nothing lost; with a gate stalling the chain it runs in, exactly the
+   gate runs and everything behind it waits at concurrency. */
+enum { DUMP_N = 3000, DUMP_ROUNDS = 8 };
+
+static void test_chain_meets_dump(void **state) {
+    (void)state;
+    long ends_before = atomic_load(&chain_ends_committed);
+    size_t size = 1 << 20;
+    char *buf = malloc(size);
+    assert_non_null(buf);
+    long samples = 0, mid_drain = 0;
+    for (int round = 0; round < DUMP_ROUNDS; round++) { /* the last with a gate */
+        long gate = round == DUMP_ROUNDS - 1 ? DUMP_N / 2 : -1;
+        mix_begin(2, DUMP_N, gate, NULL);
+        mix_release();
+        if (gate >= 0) {
+            assert_true(tu_latch_wait(&mix->gate_in[0]));
+            buf = mix_dump(buf, &size);
+            assert_int_equal(count_str(buf, "\"state\":\"running\""), 1);
+            assert_int_equal(count_str(buf, "{\"group\":\"c\",\"id\":\"gate\",\"state\":\"running\""), 1);
+            assert_int_equal(count_str(buf, "\"state\":\"ready\""), 0);
+            assert_int_equal(count_str(buf, "\"state\":\"waiting_concurrency\""), mix->n - gate - 1);
+            assert_int_equal(dump_group_field(buf, "running"), 1);
+            assert_int_equal(dump_group_field(buf, "waiting_concurrency"), mix->n - gate - 1);
+            assert_int_equal(dump_group_field(buf, "succeeded"), gate + 1);
+            samples++;
+            tu_latch_open(&mix->gate_go[0]);
+        }
+        bool done = false;
+        while (!done) {
+            assert_int_equal(groupconc_task_is_done(mix->h[mix->n - 1], &done), GROUPCONC_OK);
+            buf = mix_dump(buf, &size);
+            long running = count_str(buf, "\"state\":\"running\"");
+            long ready = count_str(buf, "\"state\":\"ready\"");
+            long waiting = count_str(buf, "\"state\":\"waiting_concurrency\"");
+            assert_true(running + ready <= 1);
+            assert_int_equal(dump_group_field(buf, "running"), running);
+            assert_int_equal(dump_group_field(buf, "ready"), ready);
+            assert_int_equal(dump_group_field(buf, "waiting_concurrency"), waiting);
+            assert_int_equal(dump_group_field(buf, "completed") + running + ready + waiting, mix->n + 1);
+            samples++;
+            mid_drain += waiting > 0;
+        }
+        mix_collect();
+        assert_int_equal(mix_check(GROUPCONC_STATUS_SUCCESS, 0), mix->n);
+        mix_end();
+    }
+    print_message("dump: %ld samples, %ld with tasks waiting\n", samples, mid_drain);
+    free(buf);
+    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+}
+#endif
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_noop_tasks_stay_within_cpus),
@@ -1095,6 +1623,13 @@ int main(void) {
         cmocka_unit_test(test_chain_keeps_observers_exact),
         cmocka_unit_test(test_chain_waiter_takes_over),
         cmocka_unit_test(test_chain_completes_before_a_long_task),
+        cmocka_unit_test(test_chain_meets_live_limits),
+        cmocka_unit_test(test_chain_meets_deadlines),
+        cmocka_unit_test(test_chain_meets_group_shutdown),
+        cmocka_unit_test(test_chain_meets_executor_shutdown),
+#ifndef GROUPCONC_NO_DUMP
+        cmocka_unit_test(test_chain_meets_dump),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
