@@ -4637,34 +4637,29 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
 GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b,
                                                   bool close) {
     groupconc_task *list, *fifo = NULL, *t;
-    groupconc__group *run = NULL; /* the group of the run of tasks just reversed */
-    uint32_t nrun = 0;
+    uint32_t nrun = 0; /* tasks left in the run of one group's tasks whose references are taken */
     size_t n = 0;
     list = atomic_exchange_explicit(&ex->inbox.head, close ? GROUPCONC__INBOX_CLOSED(ex) : NULL,
                                     memory_order_acq_rel);
     if (list == GROUPCONC__INBOX_CLOSED(ex)) return 0;
-    /* newest first -> oldest first, taking each task's group reference on the way: one atomic
-       write per run of tasks of one group (a drain, one busy key), not one per task; every
-       reference is taken before any task is admitted (the lock publishes them) */
-    while ((t = list) != NULL) {
+    while ((t = list) != NULL) { /* newest first -> oldest first */
         list = t->next;
         t->next = fifo;
         fifo = t;
-        if (t->group != run) {
-            if (nrun) atomic_fetch_add_explicit(&run->refs, nrun, memory_order_relaxed);
-            run = t->group;
-            nrun = 0;
-        }
-        nrun++;
     }
-    if (nrun) atomic_fetch_add_explicit(&run->refs, nrun, memory_order_relaxed);
     while ((t = fifo) != NULL) {
         groupconc__group *g = t->group;
         fifo = t->next;
+        if (nrun == 0) { /* the first of a run of g's tasks (one busy key): their references in
+                            one atomic write, not one each (the lock publishes them) */
+            const groupconc_task *u;
+            for (nrun = 1, u = fifo; u && u->group == g; u = u->next) nrun++;
+            atomic_fetch_add_explicit(&g->refs, nrun, memory_order_relaxed);
+        }
+        nrun--;
         n++;
         groupconc__admit(ex, t, b);
         groupconc__debug_check(ex, g);
-        (void)g; /* NDEBUG */
     }
     ex->unfinished += n;
     ex->counts.submitted += n;
