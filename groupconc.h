@@ -4343,7 +4343,10 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
    groups) a released permit goes to the oldest waiter whose group is not paused, and a new task may
    take a free permit past paused waiters: invariant, whenever run_cap has a free permit, every
    waiter in its FIFO belongs to a paused group. `used` may exceed `limit` after a live lowering:
-   a release then only counts down (no preemption, nothing new starts until it is under). */
+   a release then only counts down (no preemption, nothing new starts until it is under). The
+   common task passes the table in one step each way: admitted with every layer free and nobody
+   waiting (groupconc__admit_at_once_locked), released with nobody waiting at a layer it holds (the
+   top of groupconc__release_permits); the same permits, counted the same way. */
 
 /* Tasks waiting at any layer, the fleet layer's too, all groups: what max_waiting bounds. A task
    moves from the fleet layer to global running without the count growing (else a granted task could pass
