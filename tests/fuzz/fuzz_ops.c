@@ -1745,6 +1745,9 @@ static void check_gate_group(int g, bool found, const groupconc_group_stats *gs,
     /* its concurrency (a bounded table may have made a new state since, with the limits one made now gets) */
     bool limit_ok = st.limit == gs->concurrency;
     for (int i = 0; i < LV.nplaus[g] && LV.bounded; i++) limit_ok |= st.limit == LV.plaus[g][i].conc;
+    /* the stats read a limits entry with no state yet (GROUPCONC_DEFAULT: the resolver decides), and
+       the group was made, with the resolver's concurrency, before the gate's stats were read */
+    limit_ok |= gs->concurrency == GROUPCONC_DEFAULT && LV.resolver;
     FZ_CHECK(limit_ok, "gate_stats(%s): limit %d, concurrency %d", group_names[g], st.limit, gs->concurrency);
     FZ_CHECK(st.available >= 0 && st.available <= st.limit, "gate_stats(%s): available %d, limit %d", group_names[g], st.available,
              st.limit);
