@@ -1093,11 +1093,21 @@ static void test_chain_completes_before_a_long_task(void **state) {
    the timing. */
 enum { MIX_MAX = 20000, MIX_GATES = 16 };
 
-typedef struct mix_run {
+typedef struct mix_run mix_run;
+
+/* A task's argument: its run and index (not the global `mix`: after a failed test, whose executor
+   runs on, its tasks must not write into the next test's run). */
+typedef struct mix_slot {
+    mix_run *run;
+    long i;
+} mix_slot;
+
+struct mix_run {
     groupconc_executor *ex;
     long n, gate, gate_step;          /* tasks; the first gate's index (-1: none); 0: one gate */
     int ngates;
     groupconc_task *h[MIX_MAX];
+    mix_slot slot[MIX_MAX];
     groupconc_result r[MIX_MAX];
     int64_t max_wait[MIX_MAX];        /* its spec's max_wait_ns (0: the group's) */
     atomic_int ran[MIX_MAX];          /* times its function was entered */
@@ -1110,35 +1120,36 @@ typedef struct mix_run {
     tu_latch blocked;
     tu_park blocker;
     groupconc_task *b;
-} mix_run;
+};
 
 static mix_run *mix;
 
-/* Which gate task i is (-1: none). */
-static long mix_gate_of(long i) {
-    if (mix->gate < 0 || i < mix->gate) return -1;
-    if (mix->gate_step == 0) return i == mix->gate ? 0 : -1;
-    if ((i - mix->gate) % mix->gate_step != 0 || (i - mix->gate) / mix->gate_step >= mix->ngates) return -1;
-    return (i - mix->gate) / mix->gate_step;
+/* Which gate task i of run m is (-1: none). */
+static long mix_gate_of(const mix_run *m, long i) {
+    if (m->gate < 0 || i < m->gate) return -1;
+    if (m->gate_step == 0) return i == m->gate ? 0 : -1;
+    if ((i - m->gate) % m->gate_step != 0 || (i - m->gate) / m->gate_step >= m->ngates) return -1;
+    return (i - m->gate) / m->gate_step;
 }
 
 static int mix_fn(groupconc_context *ctx, void **out_value, void *arg) {
-    long i = (long)(intptr_t)arg;
+    mix_run *m = ((mix_slot *)arg)->run;
+    long i = ((mix_slot *)arg)->i;
     (void)out_value;
-    atomic_fetch_add(&mix->ran[i], 1);
+    atomic_fetch_add(&m->ran[i], 1);
     /* its place in the start order first, then the count of tasks inside: a task that counted
        itself in beside one still running under a cap of 2, then took its place only after the test
        read next_seq for the lowered cap, was judged as started at cap 1 (seen once under TSan and
        once under valgrind: "2 != 1") */
-    atomic_store(&mix->seq[i], atomic_fetch_add(&mix->next_seq, 1) + 1);
-    atomic_store(&mix->cur[i], tu_peak_enter(&mix->peak));
-    long j = mix_gate_of(i);
+    atomic_store(&m->seq[i], atomic_fetch_add(&m->next_seq, 1) + 1);
+    atomic_store(&m->cur[i], tu_peak_enter(&m->peak));
+    long j = mix_gate_of(m, i);
     if (j >= 0) {
-        tu_latch_count_down(&mix->gate_in[j]);
-        (void)tu_latch_wait(&mix->gate_go[j]);
-        if (groupconc_context_is_cancelled(ctx)) atomic_store(&mix->gate_saw_cancel, true);
+        tu_latch_count_down(&m->gate_in[j]);
+        (void)tu_latch_wait(&m->gate_go[j]);
+        if (groupconc_context_is_cancelled(ctx)) atomic_store(&m->gate_saw_cancel, true);
     }
-    tu_peak_leave(&mix->peak);
+    tu_peak_leave(&m->peak);
     return 0;
 }
 
@@ -1171,9 +1182,11 @@ static void mix_begin_gates(int max_threads, long n, long gate, long gate_step, 
         groupconc_task_spec s;
         memset(&s, 0, sizeof s);
         s.group = "c";
-        s.task_id = mix_gate_of(i) >= 0 ? "gate" : NULL;
+        s.task_id = mix_gate_of(mix, i) >= 0 ? "gate" : NULL;
         s.fn = mix_fn;
-        s.arg = (void *)(intptr_t)i;
+        mix->slot[i].run = mix;
+        mix->slot[i].i = i;
+        s.arg = &mix->slot[i];
         s.max_wait_ns = mix->max_wait[i] = max_wait ? max_wait[i] : 0;
         assert_int_equal(groupconc_submit_spec(mix->ex, &s, &mix->h[i]), GROUPCONC_OK);
     }
@@ -1362,9 +1375,10 @@ static void test_chain_meets_live_limits(void **state) {
         tu_latch_open(&mix->gate_go[j]);
         bool g0_done = false;
         int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
-        while (!g0_done) {
+        for (long tries = 0; !g0_done; tries++) {
             assert_int_equal(groupconc_task_is_done(mix->h[g0], &g0_done), GROUPCONC_OK);
             assert_true(tu_now_ns() < deadline);
+            if (tries >= 64) tu_sleep_ns(20000); /* as above: let the workers have the CPU */
         }
         for (int k = 0; k < 20; k++) { /* g1 holds the only permit: nothing starts */
             gs = tu_gstats(mix->ex, "c");
