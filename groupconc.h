@@ -1166,7 +1166,8 @@ typedef struct groupconc_group_stats {
     int queue_threshold;        /* or GROUPCONC_UNLIMITED */
     size_t running;             /* on a worker: executing, or taken to run next (a worker takes up
                                    to GROUPCONC_BATCH_MAX short tasks at a time and finishes them
-                                   together); and the executor gates' permits held in the group
+                                   together); a deferred task (groupconc_context_defer) until it
+                                   completes; and the executor gates' permits held in the group
                                    (gate_permits); CALLER_RUNS tasks not counted */
     size_t ready;               /* hold all permits, waiting for a worker thread (also CALLER_RUNS
                                    re-runs waiting for a worker, which hold none) */
@@ -1418,7 +1419,8 @@ typedef struct groupconc_gate groupconc_gate;
 /* An admitted permit, a value the caller keeps. Identified by its gate, slot and generation: after
    the first release the slot's generation moves on, so a second release (of this value or of any
    copy of it) is detected and refused, never counted twice. try_acquire always writes it: on an
-   error it is the "empty" permit {NULL, 0, 0}, whose release is refused too. */
+   error it is the "empty" permit {NULL, 0, 0}, whose release is refused too
+   (GROUPCONC_EPERMIT). */
 typedef struct groupconc_permit {
     groupconc_gate *gate;
     uint32_t slot;
@@ -1904,6 +1906,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    stripes, each its own lock and slots; a key's stripe is its hash's top bits. Lock order:
    ex->lock, then the stripe locks in index order, then table.lru_lock (the bounded table's LRU
    list, taken only by executors with max_groups or group_idle_ns); ex->lock, then done_lock;
+   ex->lock, then a scope's lock (a leaf: nothing is locked under it; a scope's shutdown reads its
+   forks under it while it cancels them as one step);
    table.caches_lock (the list of the threads' node caches) is taken alone or inside a stripe lock.
    ex->lock is taken only through groupconc__exec_lock, _trylock and _wait (.ci/check_lifecycle.py
    checks): the first thing under it is to end the workers' chains (worker pool, "chains").
@@ -5804,6 +5808,46 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
     return GROUPCONC_OK;
 }
 
+/* ---- cancelling a set of tasks as one step ----
+   A scope's shutdown and execute_all's deadline cancel many tasks of one executor. One by one (each
+   a groupconc_task_cancel), a running task of the set, flagged first, could return and hand its
+   permit to a waiting task of the same set, which then started (its cancel not yet flagged) before
+   its own turn came: "dequeued, never run" did not hold. So the set is cancelled under one hold of
+   the lock, as a group shutdown's sweep is: every waiting task of the set is taken out of its queue
+   first (set_dequeue_locked), then they are cancelled, which releases their permits to waiters
+   outside the set (set_cancel_locked), then the running ones are taken or flagged and the deferred
+   ones flagged (set_flag_locked), then one pump. The caller then cancels what is left undone one by
+   one (a refusal whose CALLER_RUNS re-run is pending: groupconc_task_cancel completes it). */
+GROUPCONC__FN void groupconc__set_dequeue_locked(groupconc_executor *ex, groupconc_task *t,
+                                                 groupconc__fifo *victims) {
+    if (t->stage != GROUPCONC__QUEUED && t->stage != GROUPCONC__READY) return;
+    groupconc__unlink_waiting(ex, t); /* its permits stay until every victim is out */
+    groupconc__fifo_push(victims, t);
+}
+
+GROUPCONC__FN void groupconc__set_cancel_locked(groupconc_executor *ex, groupconc__fifo *victims,
+                                                groupconc__batch *b) {
+    groupconc_task *t;
+    while ((t = groupconc__fifo_pop(victims)) != NULL) groupconc__cancel_locked(ex, t, b);
+}
+
+GROUPCONC__FN void groupconc__set_flag_locked(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
+    if (t->stage == GROUPCONC__RUNNING)
+        (void)groupconc__take_or_flag_locked(ex, t, b);
+    else if (t->stage == GROUPCONC__DEFERRED ||
+             (t->stage == GROUPCONC__REJECTED &&
+              (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_STARTED)))
+        atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
+}
+
+/* Unlock after a set's step: hand on what it freed, complete what it cancelled. */
+GROUPCONC__FN void groupconc__set_unlock(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__pump(ex, b);
+    (void)groupconc__kick_locked(ex);
+    groupconc__mutex_unlock(&ex->lock);
+    groupconc__flush_and_retire(ex, b);
+}
+
 #ifndef GROUPCONC_NO_SCOPES /* only a scope's forks register nodes they own */
 /* Register a callback node the caller owns (node->keep). False if the task is already done (the
    caller reports it itself). */
@@ -6001,9 +6045,20 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
         if (!GROUPCONC__EXEC_HANDLE(i)) continue;
         rc = groupconc__wait_on(GROUPCONC__EXEC_HANDLE(i), deadline, &cv);
         if (rc == GROUPCONC_ETIMEDOUT) {
+            /* the deadline: call off everything still unfinished, as one step (see "cancelling a
+               set of tasks"), then the leftovers one by one */
+            groupconc__batch b = GROUPCONC__BATCH_INIT;
+            groupconc__fifo victims = {NULL, NULL, 0};
             size_t j;
             if (result == GROUPCONC_OK) result = GROUPCONC_ETIMEDOUT;
-            for (j = i; j < count; j++) /* the deadline: call off everything still unfinished */
+            groupconc__lock(ex, &b);
+            for (j = i; j < count; j++)
+                if (GROUPCONC__EXEC_HANDLE(j)) groupconc__set_dequeue_locked(ex, GROUPCONC__EXEC_HANDLE(j), &victims);
+            groupconc__set_cancel_locked(ex, &victims, &b);
+            for (j = i; j < count; j++)
+                if (GROUPCONC__EXEC_HANDLE(j)) groupconc__set_flag_locked(ex, GROUPCONC__EXEC_HANDLE(j), &b);
+            groupconc__set_unlock(ex, &b);
+            for (j = i; j < count; j++)
                 if (GROUPCONC__EXEC_HANDLE(j) && !groupconc__is_done(GROUPCONC__EXEC_HANDLE(j)))
                     (void)groupconc_task_cancel(GROUPCONC__EXEC_HANDLE(j), NULL);
             break;
@@ -9087,7 +9142,41 @@ GROUPCONC__FN groupconc_scope *groupconc__scope_mark_sclocked(groupconc_executor
     return s;
 }
 
-/* Cancel every fork of s that has not completed, a few at a time, with no lock held. */
+/* The forks of every scope in `list` (linked by shutdown_next) that have a task and have not
+   completed: `pass` 0 dequeues the waiting ones into *victims, 1 takes or flags the running ones
+   (see "cancelling a set of tasks"). Under ex->lock; each scope's lock is taken inside it (a scope's
+   lock is a leaf: nothing is locked under it). */
+GROUPCONC__FN void groupconc__scope_forks_locked(groupconc_executor *ex, groupconc_scope *list, int pass,
+                                                 groupconc__fifo *victims, groupconc__batch *b) {
+    groupconc_scope *s;
+    size_t i;
+    for (s = list; s; s = s->shutdown_next) {
+        groupconc__mutex_lock(&s->lock);
+        for (i = 0; i < s->nforks; i++) {
+            groupconc_task *t = s->forks[i]->task;
+            if (!t || s->forks[i]->done) continue;
+            if (pass == 0) groupconc__set_dequeue_locked(ex, t, victims);
+            else groupconc__set_flag_locked(ex, t, b);
+        }
+        groupconc__mutex_unlock(&s->lock);
+    }
+}
+
+/* Cancel every fork of the scopes in `list` as one step: no permit that one of them frees can
+   start another one that waits. */
+GROUPCONC__FN void groupconc__scopes_cancel_locked_step(groupconc_executor *ex, groupconc_scope *list) {
+    groupconc__batch b = GROUPCONC__BATCH_INIT;
+    groupconc__fifo victims = {NULL, NULL, 0};
+    groupconc__lock(ex, &b);
+    groupconc__scope_forks_locked(ex, list, 0, &victims, &b);
+    groupconc__set_cancel_locked(ex, &victims, &b);
+    groupconc__scope_forks_locked(ex, list, 1, &victims, &b);
+    groupconc__set_unlock(ex, &b);
+}
+
+/* Cancel every fork of s that has not completed, a few at a time, with no lock held: after the
+   step above, only what it left (a refusal whose CALLER_RUNS re-run is pending; a fork stored
+   since) is still to cancel. */
 GROUPCONC__FN void groupconc__scope_cancel_forks(groupconc_scope *s) {
     groupconc_task *batch[32];
     size_t i = 0, n, k;
@@ -9109,6 +9198,7 @@ GROUPCONC__PUBLIC int groupconc_scope_shutdown(groupconc_scope *scope) {
     groupconc__mutex_lock(&scope->ex->scope_lock);
     list = groupconc__scope_mark_sclocked(scope->ex, scope);
     groupconc__mutex_unlock(&scope->ex->scope_lock);
+    if (list) groupconc__scopes_cancel_locked_step(scope->ex, list);
     for (; list; list = next) {
         next = list->shutdown_next;
         groupconc__scope_cancel_forks(list);

@@ -718,6 +718,47 @@ static void test_execute_all_deadline_reports_true_outcomes(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* A listener that takes a while on each COMPLETED event (as logging would), so that a cancelled
+   task's worker is still completing it when the next cancel comes: what let a permit it freed start
+   a task the same call was about to cancel. */
+static void slow_completed_listener(const groupconc_event *ev, void *ud) {
+    (void)ud;
+    if (ev->type == GROUPCONC_EVENT_COMPLETED) tu_sleep_ns(200000);
+}
+
+/* At the deadline execute_all cancels what is unfinished as one step: the tasks still waiting
+   behind a running one of the same cap-1 key are dequeued before the running one is flagged, so
+   the permit it frees when it returns starts none of them. Cancelled one by one (before the fix),
+   the running one returned, handed its permit on, and the next one ran to SUCCESS: in 100 of 100
+   calls with this listener. */
+static void test_execute_all_deadline_cancels_at_once(void **state) {
+    (void)state;
+    groupconc_executor *ex = make(2, slow_completed_listener, NULL); /* default concurrency 1 */
+    enum { N = 5 };
+    for (int round = 0; round < 20; round++) {
+        atomic_int ran[N];
+        groupconc_task_spec specs[N];
+        groupconc_result res[N];
+        memset(specs, 0, sizeof specs);
+        for (int i = 0; i < N; i++) {
+            atomic_init(&ran[i], 0);
+            specs[i] = (groupconc_task_spec){"a", NULL, i == 0 ? polite_fn : tu_count_fn, &ran[i], NULL, 0};
+        }
+        assert_int_equal(groupconc_execute_all(ex, specs, N, GROUPCONC_MS(5), res), GROUPCONC_ETIMEDOUT);
+        assert_int_equal(atomic_load(&ran[0]), 1);
+        assert_int_equal(res[0].status, GROUPCONC_STATUS_CANCELLED); /* flagged, it said so */
+        for (int i = 1; i < N; i++) {
+            assert_int_equal(atomic_load(&ran[i]), 0);
+            assert_int_equal(res[i].status, GROUPCONC_STATUS_CANCELLED);
+            assert_int_equal(res[i].reason, GROUPCONC_ECANCELLED);
+        }
+    }
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.succeeded, 0);
+    assert_int_equal(xs.cancelled, 20 * N);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 static void test_execute_all_after_shutdown(void **state) {
     (void)state;
     groupconc_executor *ex = make(2, NULL, NULL);
@@ -1502,6 +1543,7 @@ int main(void) {
         cmocka_unit_test(test_wait_in_callback_on_owed_task),
         cmocka_unit_test(test_nested_waits_in_callbacks_on_one_owed_task),
         cmocka_unit_test(test_execute_all_deadline_reports_true_outcomes),
+        cmocka_unit_test(test_execute_all_deadline_cancels_at_once),
         cmocka_unit_test(test_execute_all_after_shutdown),
         cmocka_unit_test(test_rejection_handler_decides_outcome),
         cmocka_unit_test(test_rejection_handler_decides_later_outcome),

@@ -244,6 +244,73 @@ static void test_join_deadline_shuts_down(void **state) {
     tu_latch_destroy(&started);
 }
 
+/* A scope's shutdown (and a close without a join) cancels its forks as one step: the forks still
+   waiting behind a running one of the same cap-1 key are dequeued before the running one is
+   flagged, so the permit it frees when it returns starts none of them ("dequeued, CANCELLED,
+   never run"). Cancelled one by one (before the fix), with a listener that takes 200 us per
+   COMPLETED event, 2 of the 4 waiting forks ran in every round. */
+typedef struct queued_forks {
+    tu_latch started;                /* fork 0 runs */
+    atomic_int ran;                  /* forks 1..4 that ran */
+} queued_forks;
+
+static int queued_head_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)out_value;
+    tu_latch_open(&((queued_forks *)arg)->started);
+    int64_t until = tu_now_ns() + TU_TIMEOUT_NS;
+    while (!groupconc_context_is_cancelled(ctx) && tu_now_ns() < until) tu_sleep_ns(50000);
+    return GROUPCONC_TASK_CANCELLED;
+}
+
+static int queued_tail_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    atomic_fetch_add(&((queued_forks *)arg)->ran, 1);
+    return 0;
+}
+
+static void slow_completed_listener(const groupconc_event *ev, void *ud) {
+    (void)ud;
+    if (ev->type == GROUPCONC_EVENT_COMPLETED) tu_sleep_ns(200000);
+}
+
+static void test_shutdown_dequeues_waiting_forks_at_once(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.default_concurrency = 1;
+    p.max_threads = 2;
+    p.listener = slow_completed_listener;
+    groupconc_executor *ex = tu_executor(&p);
+    for (int round = 0; round < 40; round++) {
+        bool close_unjoined = round % 2 == 1;
+        queued_forks q;
+        tu_latch_init(&q.started, 1);
+        atomic_init(&q.ran, 0);
+        groupconc_scope *s = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+        fork_spec(s, "one", queued_head_fn, &q);
+        for (int i = 1; i <= 4; i++) fork_spec(s, "one", queued_tail_fn, &q);
+        assert_true(tu_latch_wait(&q.started)); /* fork 0 holds the key; 1..4 wait */
+        if (close_unjoined) {
+            assert_int_equal(groupconc_scope_close(s), GROUPCONC_ENOTJOINED);
+        } else {
+            assert_int_equal(groupconc_scope_shutdown(s), GROUPCONC_OK);
+            assert_int_equal(groupconc_scope_join(s), GROUPCONC_OK);
+            for (size_t i = 0; i <= 4; i++) {
+                groupconc_result r = scope_result(s, i);
+                assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+                if (i > 0) assert_int_equal(r.reason, GROUPCONC_ECANCELLED);
+            }
+            assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+        }
+        assert_int_equal(atomic_load(&q.ran), 0);
+        tu_latch_destroy(&q.started);
+    }
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.succeeded, 0);
+    assert_int_equal(xs.cancelled, 40 * 5);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 /* A fork that ignores its cancellation delays close; close still waits for it. Closing without a
    join is reported. */
 typedef struct stubborn {
@@ -805,6 +872,7 @@ int main(void) {
         cmocka_unit_test(test_first_is_by_end_time),
         cmocka_unit_test(test_custom_policy),
         cmocka_unit_test(test_join_deadline_shuts_down),
+        cmocka_unit_test(test_shutdown_dequeues_waiting_forks_at_once),
         cmocka_unit_test(test_close_waits_for_stubborn_fork),
         cmocka_unit_test(test_nested_cancellation_reaches_grandchildren),
         cmocka_unit_test(test_foreign_thread_refused),
