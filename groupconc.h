@@ -7061,10 +7061,12 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             groupconc__mutex_unlock(&ex->lock);
             w.spun = false;
             w.idle_since = 0;
-            if (serial) { /* tasks to complete, nothing else: no owed lists needed */
-                groupconc_task *t;
-                while ((t = groupconc__fifo_pop(&w.done)) != NULL)
-                    w.to_retire += groupconc__complete(ex, t, &w.mine, &w.dead);
+            if (serial) { /* tasks to complete, nothing else */
+                groupconc__fifo none = {NULL, NULL, 0};
+                /* owed in a frame, as every list of completions: a callback registered on a
+                   chained task after it returned (too late to stop the chain) may wait on a later
+                   one of the same list, which only this thread would complete (groupconc__pay) */
+                w.to_retire += groupconc__settle(ex, &none, &w.done, &w.mine, &w.dead);
                 /* a completion that runs user code gives the claims back first */
                 if (w.mine.count != 1) w.last_end = 0, w.unread = 0;
             } else {

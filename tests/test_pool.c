@@ -1083,6 +1083,71 @@ static void test_chain_completes_before_a_long_task(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* A completion callback registered on a chained task after it returned (too late to stop the chain:
+   only a task watched before it returns is completed at once) waits on the task that ran after it
+   in the same chain. The worker completes both from one list after the chain ends; the wait must
+   find the later task owed there and complete it first (manual, section 5: "a task whose
+   completion this thread runs next is completed first"). Before the fix the serial step's list was
+   owed in no frame: the wait slept for a completion only this thread would run (a hang; here the
+   bounded wait's ETIMEDOUT), in the first round of every run. */
+enum { CBWAIT_N = 400, CBWAIT_ROUNDS = 5 };
+static _Atomic(groupconc_task *) cbwait_h[CBWAIT_N];
+static atomic_int cbwait_registered, cbwait_run, cbwait_timeouts;
+
+static void cbwait_cb(groupconc_task *t, const groupconc_result *res, void *user_data) {
+    groupconc_result r;
+    (void)t;
+    (void)res;
+    atomic_fetch_add(&cbwait_run, 1);
+    /* EDEADLK: the task before had completed already, so the callback runs at once, inside the
+       body of the very task it would wait on */
+    int rc = groupconc_task_wait_for(atomic_load(&cbwait_h[(intptr_t)user_data]), GROUPCONC_SEC(5), &r);
+    if (rc != GROUPCONC_OK && rc != GROUPCONC_EDEADLK) atomic_fetch_add(&cbwait_timeouts, 1);
+}
+
+static int cbwait_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    long i = (long)(intptr_t)arg;
+    (void)ctx;
+    (void)out_value;
+    if (i > 0 && i % 8 == 0) { /* the task before this one has returned: watch it now */
+        atomic_fetch_add(&cbwait_registered, 1);
+        assert_int_equal(groupconc_task_on_complete(atomic_load(&cbwait_h[i - 1]), cbwait_cb, (void *)(intptr_t)i),
+                         GROUPCONC_OK);
+    }
+    return 0;
+}
+
+static void test_chain_callback_waits_on_a_later_task(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 1; /* no listener: a listener turns serial runs off */
+    groupconc_executor *ex = tu_executor(&p);
+    long ends_before = atomic_load(&chain_ends_committed);
+    for (int round = 0; round < CBWAIT_ROUNDS; round++) {
+        assert_int_equal(groupconc_group_pause(ex, "s"), GROUPCONC_OK); /* every handle stored first */
+        for (long i = 0; i < CBWAIT_N; i++) atomic_store(&cbwait_h[i], tu_submit(ex, "s", NULL, cbwait_fn, (void *)(intptr_t)i));
+        assert_int_equal(groupconc_group_resume(ex, "s"), GROUPCONC_OK);
+        int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+        for (bool done = false; !done;) { /* poll: a waiter would keep chains from forming */
+            assert_int_equal(groupconc_task_is_done(atomic_load(&cbwait_h[CBWAIT_N - 1]), &done), GROUPCONC_OK);
+            assert_true(tu_now_ns() < deadline);
+            if (!done) tu_sleep_ns(TU_MS);
+        }
+        for (long i = 0; i < CBWAIT_N; i++) {
+            tu_wait_status(atomic_load(&cbwait_h[i]), GROUPCONC_STATUS_SUCCESS);
+            assert_int_equal(groupconc_task_release(atomic_exchange(&cbwait_h[i], NULL)), GROUPCONC_OK);
+        }
+        assert_int_equal(atomic_load(&cbwait_timeouts), 0);
+    }
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK); /* every callback has run */
+    assert_int_equal(atomic_load(&cbwait_run), atomic_load(&cbwait_registered));
+    assert_int_equal(atomic_load(&cbwait_timeouts), 0);
+    print_message("callback waits: %d callbacks, %ld chains ended with tasks committed\n", atomic_load(&cbwait_run),
+                  atomic_load(&chain_ends_committed) - ends_before);
+    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+}
+
 /* ---- chains meeting the features that take the lock mid-drain --------------------------------- */
 /* One cap-1 key drains a queue of no-op tasks in chains (one blocker holds the key while they
    queue, then lets go) while this thread, mid-drain, changes the key's concurrency, lets queue
@@ -1650,6 +1715,7 @@ int main(void) {
         cmocka_unit_test(test_chain_keeps_observers_exact),
         cmocka_unit_test(test_chain_waiter_takes_over),
         cmocka_unit_test(test_chain_completes_before_a_long_task),
+        cmocka_unit_test(test_chain_callback_waits_on_a_later_task),
         cmocka_unit_test(test_chain_meets_live_limits),
         cmocka_unit_test(test_chain_meets_deadlines),
         cmocka_unit_test(test_chain_meets_group_shutdown),
