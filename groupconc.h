@@ -1906,8 +1906,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    stripes, each its own lock and slots; a key's stripe is its hash's top bits. Lock order:
    ex->lock, then the stripe locks in index order, then table.lru_lock (the bounded table's LRU
    list, taken only by executors with max_groups or group_idle_ns); ex->lock, then done_lock;
-   ex->lock, then a scope's lock (a leaf: nothing is locked under it; a scope's shutdown reads its
-   forks under it while it cancels them as one step);
+   ex->lock, then ex->scope_lock, then a scope's lock (the dump; a scope's shutdown reads its forks
+   under them while it cancels them as one step);
    table.caches_lock (the list of the threads' node caches) is taken alone or inside a stripe lock.
    ex->lock is taken only through groupconc__exec_lock, _trylock and _wait (.ci/check_lifecycle.py
    checks): the first thing under it is to end the workers' chains (worker pool, "chains").
@@ -8994,8 +8994,9 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
 /* A scope keeps one node per fork (its handle, its result once done, and the watcher node that
    reports its completion: no allocation can fail after the submit). Locks: ex->scope_lock guards
    the executor's list of open scopes and the tree (parent, nchildren, shut_down); a scope's own
-   lock guards its forks and counts. Order: ex->scope_lock, then a scope's lock; neither is held
-   while a task is submitted or cancelled, or while user code runs. A scope lives while it is
+   lock guards its forks and counts. Order: ex->lock, then ex->scope_lock, then a scope's lock
+   (the dump; a shutdown's cancel step, which dequeues and flags the forks under all three); the
+   scope locks are never held while a task is submitted, nor while user code runs. A scope lives while it is
    open, plus while anyone holds a reference (a completion callback, a shutdown in progress): the
    last reference frees it. */
 
@@ -9144,15 +9145,23 @@ GROUPCONC__FN groupconc_scope *groupconc__scope_mark_sclocked(groupconc_executor
     return s;
 }
 
-/* The forks of every scope in `list` (linked by shutdown_next) that have a task and have not
-   completed: `pass` 0 dequeues the waiting ones into *victims, 1 takes or flags the running ones
-   (see "cancelling a set of tasks"). Under ex->lock; each scope's lock is taken inside it (a scope's
-   lock is a leaf: nothing is locked under it). */
-GROUPCONC__FN void groupconc__scope_forks_locked(groupconc_executor *ex, groupconc_scope *list, int pass,
+/* Is c `root` or one of root's descendants? Under ex->scope_lock (an open scope's parents are open:
+   scopes close in reverse order). */
+GROUPCONC__FN bool groupconc__scope_under_sclocked(const groupconc_scope *c, const groupconc_scope *root) {
+    for (; c; c = c->parent)
+        if (c == root) return true;
+    return false;
+}
+
+/* The forks of root and of its open descendants that have a task and have not completed: `pass` 0
+   dequeues the waiting ones into *victims, 1 takes or flags the running ones (see "cancelling a set
+   of tasks"). Under ex->lock and ex->scope_lock; each scope's lock is taken inside them. */
+GROUPCONC__FN void groupconc__scope_forks_locked(groupconc_executor *ex, const groupconc_scope *root, int pass,
                                                  groupconc__fifo *victims, groupconc__batch *b) {
     groupconc_scope *s;
     size_t i;
-    for (s = list; s; s = s->shutdown_next) {
+    for (s = ex->scopes; s; s = s->next_open) {
+        if (!groupconc__scope_under_sclocked(s, root)) continue;
         groupconc__mutex_lock(&s->lock);
         for (i = 0; i < s->nforks; i++) {
             groupconc_task *t = s->forks[i]->task;
@@ -9164,15 +9173,19 @@ GROUPCONC__FN void groupconc__scope_forks_locked(groupconc_executor *ex, groupco
     }
 }
 
-/* Cancel every fork of the scopes in `list` as one step: no permit that one of them frees can
-   start another one that waits. */
-GROUPCONC__FN void groupconc__scopes_cancel_locked_step(groupconc_executor *ex, groupconc_scope *list) {
+/* Cancel every fork of root and of its open descendants as one step: no permit that one of them
+   frees can start another one that waits. Every shutdown call takes this step, the second of two
+   racing ones too (the first may not have reached it yet: returning at once, the second left the
+   waiting forks to it, and a permit freed meanwhile started one). */
+GROUPCONC__FN void groupconc__scopes_cancel_step(groupconc_executor *ex, const groupconc_scope *root) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc__fifo victims = {NULL, NULL, 0};
     groupconc__lock(ex, &b);
-    groupconc__scope_forks_locked(ex, list, 0, &victims, &b);
+    groupconc__mutex_lock(&ex->scope_lock); /* lock order: ex->lock, scope_lock, a scope's lock */
+    groupconc__scope_forks_locked(ex, root, 0, &victims, &b);
     groupconc__set_cancel_locked(ex, &victims, &b);
-    groupconc__scope_forks_locked(ex, list, 1, &victims, &b);
+    groupconc__scope_forks_locked(ex, root, 1, &victims, &b);
+    groupconc__mutex_unlock(&ex->scope_lock);
     groupconc__set_unlock(ex, &b);
 }
 
@@ -9200,7 +9213,7 @@ GROUPCONC__PUBLIC int groupconc_scope_shutdown(groupconc_scope *scope) {
     groupconc__mutex_lock(&scope->ex->scope_lock);
     list = groupconc__scope_mark_sclocked(scope->ex, scope);
     groupconc__mutex_unlock(&scope->ex->scope_lock);
-    if (list) groupconc__scopes_cancel_locked_step(scope->ex, list);
+    groupconc__scopes_cancel_step(scope->ex, scope); /* also when another call marked it first */
     for (; list; list = next) {
         next = list->shutdown_next;
         groupconc__scope_cancel_forks(list);

@@ -311,6 +311,106 @@ static void test_shutdown_dequeues_waiting_forks_at_once(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* Two shutdowns of one scope at once: the first (from another thread) marks the scope, then has to
+   wait for the executor lock, which a slow resolver holds; the second comes meanwhile. The second
+   must not return before the waiting forks are dequeued: it used to return at once (the scope was
+   marked already), and the forks waiting behind fork 1 on key "k" then started, unflagged, when
+   fork 1 returned. Now every shutdown call takes the cancel step itself, so the second returns only
+   after it had the lock: the resolver has let go by then. */
+typedef struct racing_shutdowns {
+    groupconc_executor *ex;
+    groupconc_scope *s;
+    tu_latch in_resolver, resolver_go, fork1_in, calling;
+    atomic_int resolver_done;
+    atomic_int ran[3];
+} racing_shutdowns;
+
+static racing_shutdowns *racing;
+
+static int racing_resolver(const char *group, int *out, void *ud) {
+    (void)ud;
+    *out = 1;
+    if (strcmp(group, "slowkey") == 0) { /* under the executor lock (a pause creates the group) */
+        tu_latch_open(&racing->in_resolver);
+        (void)tu_latch_wait_for(&racing->resolver_go, 300 * TU_MS); /* bounded: the fixed call waits */
+        atomic_store(&racing->resolver_done, 1);
+    }
+    return 0;
+}
+
+static void racing_pauser(void *arg) {
+    (void)arg;
+    (void)groupconc_group_pause(racing->ex, "slowkey");
+}
+
+static void racing_first_shutdown(void *arg) {
+    (void)arg;
+    tu_latch_open(&racing->calling);
+    (void)groupconc_scope_shutdown(racing->s); /* marks the scope, then waits for the lock */
+}
+
+static int racing_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    long i = (long)(intptr_t)arg;
+    (void)ctx;
+    (void)out_value;
+    atomic_store(&racing->ran[i], 1);
+    if (i == 0) {
+        tu_latch_open(&racing->fork1_in);
+        tu_sleep_ns(20 * TU_MS); /* returns while the resolver holds the lock; does not poll */
+    }
+    return 0;
+}
+
+static void test_racing_shutdowns_both_dequeue(void **state) {
+    (void)state;
+    racing_shutdowns rs;
+    memset(&rs, 0, sizeof rs);
+    racing = &rs;
+    tu_latch_init(&rs.in_resolver, 1);
+    tu_latch_init(&rs.resolver_go, 1);
+    tu_latch_init(&rs.fork1_in, 1);
+    tu_latch_init(&rs.calling, 1);
+    tu_thread pauser, first;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 4;
+    p.resolver = racing_resolver;
+    rs.ex = tu_executor(&p);
+    rs.s = open_scope(rs.ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    for (long i = 0; i < 3; i++) fork_spec(rs.s, "k", racing_fn, (void *)(intptr_t)i); /* 1, 2 wait for 0 */
+    assert_true(tu_latch_wait(&rs.fork1_in));
+    assert_true(tu_thread_start(&pauser, racing_pauser, NULL));
+    assert_true(tu_latch_wait(&rs.in_resolver));
+    assert_true(tu_thread_start(&first, racing_first_shutdown, NULL));
+    assert_true(tu_latch_wait(&rs.calling));
+    tu_sleep_ns(20 * TU_MS); /* time to mark the scope (microseconds); a refused fork shows it did */
+    groupconc_task_spec probe = {"k", NULL, value_fn, NULL, NULL, 0};
+    int probe_rc = groupconc_scope_fork(rs.s, &probe, NULL); /* unmarked: it would wait for the lock */
+    assert_int_equal(groupconc_scope_shutdown(rs.s), GROUPCONC_OK);
+    int resolver_done = atomic_load(&rs.resolver_done);
+    tu_latch_open(&rs.resolver_go);
+    if (probe_rc == GROUPCONC_ESCOPE_SHUTDOWN) /* else the first call had not marked it: no race */
+        assert_int_equal(resolver_done, 1); /* the second call waited for the lock, to dequeue */
+    else
+        print_message("racing shutdowns: the first call was not in time (%s): not judged\n", groupconc_errname(probe_rc));
+    groupconc_group_stats st = tu_gstats(rs.ex, "k");
+    assert_int_equal(st.waiting_concurrency, 0);
+    tu_thread_join(first);
+    tu_thread_join(pauser);
+    assert_int_equal(groupconc_scope_join(rs.s), GROUPCONC_OK);
+    for (size_t i = 1; i < 3; i++) { /* each started before any shutdown had the lock, or never */
+        groupconc_result r = scope_result(rs.s, i);
+        if (atomic_load(&rs.ran[i])) assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+        else assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+    }
+    assert_int_equal(groupconc_scope_close(rs.s), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(rs.ex), GROUPCONC_OK);
+    tu_latch_destroy(&rs.in_resolver);
+    tu_latch_destroy(&rs.resolver_go);
+    tu_latch_destroy(&rs.fork1_in);
+    tu_latch_destroy(&rs.calling);
+    racing = NULL;
+}
+
 /* A fork that ignores its cancellation delays close; close still waits for it. Closing without a
    join is reported. */
 typedef struct stubborn {
@@ -873,6 +973,7 @@ int main(void) {
         cmocka_unit_test(test_custom_policy),
         cmocka_unit_test(test_join_deadline_shuts_down),
         cmocka_unit_test(test_shutdown_dequeues_waiting_forks_at_once),
+        cmocka_unit_test(test_racing_shutdowns_both_dequeue),
         cmocka_unit_test(test_close_waits_for_stubborn_fork),
         cmocka_unit_test(test_nested_cancellation_reaches_grandchildren),
         cmocka_unit_test(test_foreign_thread_refused),
