@@ -7037,6 +7037,12 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     w.want = 1;
     groupconc__frame_push(&base, ex, NULL);
     base.claims = &w.mine;
+    /* w.done is owed in the base frame, as every list of completions is in a frame: a callback
+       registered on a chained task after it returned (too late to stop the chain) may wait on a
+       later one of the serial step's list, which only this thread would complete (groupconc__pay).
+       Set once: set and cleared around each serial step's completions, W3's drain read -5 %. The
+       full step's settle owes the same list in a frame of its own, inside this one: found first. */
+    base.owed = &w.done;
 #if defined(GROUPCONC__PROC)
     { /* its id in /proc, where the watch looks whether it runs (groupconc__runnable) */
         char link[64];
@@ -7062,11 +7068,13 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
             w.spun = false;
             w.idle_since = 0;
             if (serial) { /* tasks to complete, nothing else */
-                groupconc__fifo none = {NULL, NULL, 0};
-                /* owed in a frame, as every list of completions: a callback registered on a
-                   chained task after it returned (too late to stop the chain) may wait on a later
-                   one of the same list, which only this thread would complete (groupconc__pay) */
-                w.to_retire += groupconc__settle(ex, &none, &w.done, &w.mine, &w.dead);
+                groupconc_task *t;
+                while ((t = groupconc__fifo_pop(&w.done)) != NULL)
+                    w.to_retire += groupconc__complete(ex, t, &w.mine, &w.dead);
+                if (base.settled) { /* what a callback's wait completed (base.owed, above) */
+                    w.to_retire += base.settled;
+                    base.settled = 0;
+                }
                 /* a completion that runs user code gives the claims back first */
                 if (w.mine.count != 1) w.last_end = 0, w.unread = 0;
             } else {
