@@ -5748,6 +5748,14 @@ GROUPCONC__PUBLIC int groupconc_task_is_done(groupconc_task *task, bool *out_don
     return GROUPCONC_OK;
 }
 
+/* A task a cancel can only flag: deferred (off its worker), or a CALLER_RUNS run inside submit, on
+   the submitting thread now. Under ex->lock. */
+GROUPCONC__FN bool groupconc__flag_only_locked(groupconc_task *t) {
+    return t->stage == GROUPCONC__DEFERRED ||
+           (t->stage == GROUPCONC__REJECTED &&
+            (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_STARTED));
+}
+
 GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
                                             groupconc_cancel_outcome *out_outcome) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
@@ -5766,11 +5774,7 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             groupconc__pump(ex, &b);
             (void)groupconc__kick_locked(ex);
             outcome = GROUPCONC_CANCEL_DEQUEUED;
-        } else if (task->stage == GROUPCONC__DEFERRED ||
-                   (task->stage == GROUPCONC__REJECTED &&
-                    (atomic_load_explicit(&task->state, memory_order_acquire) & GROUPCONC__ST_STARTED))) {
-            /* deferred (off its worker), or a CALLER_RUNS run inside submit, on the submitting
-               thread now: flagged only */
+        } else if (groupconc__flag_only_locked(task)) {
             atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
             outcome = GROUPCONC_CANCEL_FLAGGED;
         } else if (task->stage == GROUPCONC__REJECTED && !ex->policy.reject_handler &&
@@ -5834,9 +5838,7 @@ GROUPCONC__FN void groupconc__set_cancel_locked(groupconc_executor *ex, groupcon
 GROUPCONC__FN void groupconc__set_flag_locked(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
     if (t->stage == GROUPCONC__RUNNING)
         (void)groupconc__take_or_flag_locked(ex, t, b);
-    else if (t->stage == GROUPCONC__DEFERRED ||
-             (t->stage == GROUPCONC__REJECTED &&
-              (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_STARTED)))
+    else if (groupconc__flag_only_locked(t))
         atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
 }
 
@@ -9004,9 +9006,9 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
    the executor's list of open scopes and the tree (parent, nchildren, shut_down); a scope's own
    lock guards its forks and counts. Order: ex->lock, then ex->scope_lock, then a scope's lock
    (the dump; a shutdown's cancel step, which dequeues and flags the forks under all three); the
-   scope locks are never held while a task is submitted, nor while user code runs. A scope lives while it is
-   open, plus while anyone holds a reference (a completion callback, a shutdown in progress): the
-   last reference frees it. */
+   scope locks are never held while a task is submitted, nor while user code runs. A scope lives
+   while it is open, plus while anyone holds a reference (a completion callback, a shutdown in
+   progress): the last reference frees it. */
 
 typedef struct groupconc__fork {
     groupconc_scope *scope;
