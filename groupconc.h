@@ -389,8 +389,10 @@
          or shortens timed waits (the POSIX backend waits on CLOCK_MONOTONIC).
        - Task timestamps use CLOCK_MONOTONIC. In a strict ISO TU (-std=c11) that includes a system
          header before this one, clock_gettime is not declared and timestamps fall back to
-         timespec_get(TIME_UTC): include groupconc.h first in the implementation TU, or define
-         _POSIX_C_SOURCE=200809L.
+         timespec_get(TIME_UTC); with glibc, readlink is not declared either (with -pthread too),
+         and the pool then tells a blocked task from a busy one by the process's CPU time alone,
+         not by each worker's state in /proc. Include groupconc.h first in the implementation TU,
+         or define _POSIX_C_SOURCE=200809L.
        - Backends: C11 threads, POSIX threads and Win32. Atomics are C11 <stdatomic.h> in all three:
          MSVC needs Visual Studio 2022 17.5 or later with /std:c11 /experimental:c11atomics.
        - Fleet layer: executor gate permits do not pass through it; a provider's REJECT is always
@@ -796,7 +798,8 @@ typedef struct groupconc_policy_problem {
     int code;            /* the code groupconc_executor_create would return (GROUPCONC_OK if none) */
     char field[48];      /* e.g. "default_concurrency", "groups[2].max_in_flight"; "" if none */
     const char *group;   /* for a table entry, its key (points into the caller's policy), or NULL */
-    long long value;     /* the offending value (0 for a NULL pointer) */
+    long long value;     /* the offending value (0 for a NULL pointer; GROUPCONC_EDUPKEY: the index
+                            of the earlier entry with that key) */
     char message[192];   /* one line for a log, e.g. "default_concurrency = 0: must be >= 1" */
 } groupconc_policy_problem;
 
@@ -1470,8 +1473,10 @@ typedef struct groupconc_gate_config {
    caller must not test `available` and then acquire (another thread may take the permit in
    between); try-acquire is the only test that counts. */
 typedef struct groupconc_gate_stats {
-    int limit;              /* standalone: the limit (GROUPCONC_UNLIMITED); executor gate with a
-                               group: the group's concurrency; without: GROUPCONC_UNLIMITED */
+    int limit;              /* standalone: the limit as configured (GROUPCONC_UNLIMITED; a limit
+                               of INT_MAX, which admits as unlimited, reads INT_MAX, and
+                               `available` counts down from it); executor gate with a group: the
+                               group's concurrency; without: GROUPCONC_UNLIMITED */
     int available;          /* permits a try-acquire could take now (GROUPCONC_UNLIMITED: no
                                bound); for a group: the fewest free at its local layers, 0 while
                                tasks wait at the global in-flight, bulkhead or concurrency layer or the group or executor is paused */
@@ -2129,8 +2134,16 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #if defined(__linux__)
 #include <fcntl.h>  /* open, for a worker's state in /proc (the pool's watch) */
 #include <sched.h>  /* sched_getaffinity, CPU_COUNT: declared where the TU defines _GNU_SOURCE */
-#if defined(_POSIX_C_SOURCE) && (_POSIX_C_SOURCE + 0) >= 200112L
-#define GROUPCONC__PROC 1 /* readlink is declared: a worker's state can be read in /proc */
+/* readlink is declared (POSIX.1-2001): a worker's state can be read in /proc. glibc fixes what it
+   declares at the TU's first system header, which may have come before this one (a strict ISO TU:
+   then _POSIX_C_SOURCE defined here, or by -pthread's _REENTRANT as 199506L, declares nothing
+   more), so ask it what it chose; other C libraries look at the macro in each header. */
+#if defined(__GLIBC__)
+#if defined(__USE_XOPEN2K)
+#define GROUPCONC__PROC 1
+#endif
+#elif defined(_POSIX_C_SOURCE) && (_POSIX_C_SOURCE + 0) >= 200112L
+#define GROUPCONC__PROC 1
 #endif
 #endif
 #endif
@@ -7557,7 +7570,10 @@ GROUPCONC__FN int groupconc__policy_check_duplicates(const groupconc_policy *p,
                 else break;
             }
             rc = groupconc__problem(pr, GROUPCONC_EDUPKEY, "group", (long)j, p->groups[j].group,
-                                    (long long)first, "the same key as groups[value]");
+                                    (long long)first, "the same key as an earlier entry");
+            if (pr) /* the earlier entry by its name, not by "value" */
+                (void)snprintf(pr->message, sizeof pr->message, "%s (group \"%.40s\"): the same key as groups[%zu]",
+                               pr->field, p->groups[j].group, first);
         }
     }
     GROUPCONC_FREE(keys);

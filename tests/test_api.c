@@ -1433,6 +1433,7 @@ static void test_policy_check_names_the_field(void **state) {
     assert_int_equal(groupconc_policy_check(&p, &pr), GROUPCONC_EDUPKEY);
     assert_string_equal(pr.field, "groups[2].group");
     assert_int_equal(pr.value, 0); /* the same key as groups[0] */
+    assert_string_equal(pr.message, "groups[2].group (group \"ok\"): the same key as groups[0]");
     table[2].group = "";
     assert_int_equal(groupconc_policy_check(&p, &pr), GROUPCONC_EKEYEMPTY);
     assert_string_equal(pr.field, "groups[2].group");
