@@ -2894,6 +2894,45 @@ typedef struct groupconc__fleet {
     uint64_t open, renew_failed;   /* answers OPEN; renewals the provider reported failed */
 } groupconc__fleet;
 
+/* ==== shards ==================================================================================== */
+/* The executor's per-task state (its queues of tasks and their counters), and the lock that guards
+   it, is kept in shards: a group's tasks live in its shard (groupconc__shard_of), a worker takes
+   tasks from its home shard (groupconc__home_shard). A call that must see everything (stats, the
+   dump, pause, live limits, shutdown, eviction, the housekeeper's sweep) takes every shard's lock
+   and reads the sums (GROUPCONC__EACH_SHARD). docs/lock-measurements.md ("Past two cores") designs
+   the sharded executor and the steps that build it; this is its first: one shard, whose lock is
+   "the executor lock" (ex->lock in the protocols' text), so every accessor below names shard 0.
+   Where a per-task path names no group (what the inbox brings, kicks, the watch), it uses
+   groupconc__locked_shard, the shard whose lock the caller holds: the step that adds shards
+   passes that shard in, and re-argues each such place (the steps' list says how). */
+#ifndef GROUPCONC__SHARDS
+#define GROUPCONC__SHARDS 1
+#endif
+#if GROUPCONC__SHARDS != 1
+#error "groupconc: more than one shard is not built yet (docs/lock-measurements.md, step 5)"
+#endif
+
+typedef struct groupconc__shard {
+    groupconc__mutex lock;         /* the executor lock (see above) */
+    groupconc__fifo refused;       /* tasks a quiet admission refused, for the next drain to settle
+                                      (groupconc__admit_inbox_quiet_locked) */
+    groupconc__fifo ready;
+    groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
+    groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
+    size_t nrunning;               /* running tasks holding permits */
+    size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, its groups */
+    size_t unfinished;             /* accepted tasks not yet completed */
+    uint64_t retired;              /* tasks completed, ever (the watch: did any finish?) */
+    groupconc__counters counts;    /* its groups, evicted ones included */
+} groupconc__shard;
+
+/* The shard of group g (NULL: a task of no group yet), of worker w, the one whose lock the caller
+   holds; and every shard, in index order (the order their locks are taken in). */
+#define groupconc__shard_of(ex, g) ((void)(g), &(ex)->shards[0])
+#define groupconc__home_shard(ex, w) ((void)(w), &(ex)->shards[0])
+#define groupconc__locked_shard(ex) (&(ex)->shards[0])
+#define GROUPCONC__EACH_SHARD(ex, sh) for ((sh) = (ex)->shards; (sh) < (ex)->shards + GROUPCONC__SHARDS; (sh)++)
+
 struct groupconc_executor {
     /* Read-mostly: everyone reads these, hardly anyone writes them. */
     groupconc_policy policy;       /* copy; policy.groups points at `limits` */
@@ -2915,8 +2954,9 @@ struct groupconc_executor {
     char pad1[GROUPCONC__LINE];
     groupconc__inbox inbox;
 
-    /* The workers' side. */
-    groupconc__mutex lock;         /* guards everything below unless noted; lock order: lock, done_lock */
+    /* The workers' side. The shards' locks guard everything below unless noted (all of them: see
+       "shards"); lock order: the shards (in index order), then done_lock. */
+    groupconc__shard shards[GROUPCONC__SHARDS];
     groupconc__cond idle_cv;       /* graceful shutdown / destroy wait for ex->unfinished == 0 */
     groupconc__mutex done_lock;    /* guards task watchers lists */
 
@@ -2928,17 +2968,7 @@ struct groupconc_executor {
     uint64_t groups_reclaimed;     /* under ex->lock */
     uint64_t counts_unattributed;  /* outcomes whose group's cold counters could not be allocated */
     groupconc__group_queues *spare_queues; /* the next group's queues block (groupconc__queues_get) */
-    groupconc__fifo refused;       /* tasks a quiet admission refused, for the next drain to settle
-                                      (groupconc__admit_inbox_quiet_locked) */
-    groupconc__fifo ready;
-    groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
-    groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
     groupconc__fleet fleet;
-    size_t nrunning;               /* running tasks holding permits */
-    size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, all groups */
-    size_t unfinished;             /* accepted tasks not yet completed */
-    uint64_t retired;              /* tasks completed, ever (the watch: did any finish?) */
-    groupconc__counters counts;    /* all groups, evicted ones included */
     uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD) */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
     bool graceful;                 /* a graceful shutdown began: destroy lets queued tasks finish */
@@ -2954,6 +2984,9 @@ struct groupconc_executor {
     struct groupconc_scope *scopes; /* open scopes */
 #endif
     groupconc__pool pool;
+#if GROUPCONC_DEBUG
+    const char *all_held_by;       /* the thread holding every shard (groupconc__exec_lock_all) */
+#endif
 };
 
 /* The closed inbox's mark: an address no task has, never read (one for every executor: the mark
@@ -3408,6 +3441,7 @@ GROUPCONC__FN uint32_t groupconc__fleet_waiting(const groupconc__group *g) {
    executor's totals only (counts_unattributed says how many). */
 GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__group *g, int which,
                                            int delta) {
+    groupconc__shard *sh = groupconc__shard_of(ex, g);
     if (which == GROUPCONC__C_SUCCEEDED) {
         g->succeeded += (uint64_t)(int64_t)delta;
     } else {
@@ -3420,7 +3454,7 @@ GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__gr
         else
             ex->counts_unattributed += (uint64_t)(int64_t)delta;
     }
-    ex->counts.outcome[which] += (uint64_t)(int64_t)delta;
+    sh->counts.outcome[which] += (uint64_t)(int64_t)delta;
     if (g->flags & GROUPCONC__GF_LRU) /* its idle time counts from its last task's end */
         atomic_store_explicit(&groupconc__lru_of(g)->last_used, groupconc__coarse_now_ns(),
                               memory_order_relaxed);
@@ -3432,8 +3466,9 @@ GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__gr
    cold block the refusal allocated (none if that failed: the executor's count still has it). */
 GROUPCONC__FN void groupconc__count_caller_run_locked(groupconc_executor *ex, groupconc__group *g,
                                                       int reason) {
+    groupconc__shard *sh = groupconc__shard_of(ex, g);
     groupconc__count_locked(ex, g, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
-    ex->counts.caller_runs++;
+    sh->counts.caller_runs++;
     if (g->cold) g->cold->caller_runs++;
 }
 
@@ -3564,17 +3599,18 @@ GROUPCONC__FN void groupconc__lru_touch(groupconc_executor *ex, groupconc__group
    looked through (a reclaimed group's running task would miss a group shutdown's flag); so is
    ex->refused, whose rejections are not settled yet. */
 GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, const groupconc__group *g) {
+    const groupconc__shard *sh = groupconc__shard_of(ex, g);
     const groupconc_task *t;
     if ((g->flags & GROUPCONC__GF_PAUSED) || groupconc__waiting_global_of(g) != 0 ||
         g->bulkhead.used != 0 || groupconc__waiting_bulkhead_of(g) != 0 || g->conc.used != 0 ||
         g->ready != 0)
         return false;
-    for (t = ex->refused.head; t; t = t->next) /* its rejection is not settled yet */
+    for (t = sh->refused.head; t; t = t->next) /* its rejection is not settled yet */
         if (t->group == g) return false;
     if (ex->policy.rejection != GROUPCONC_REJECT_CALLER_RUNS) return true;
-    for (t = ex->running.head; t; t = t->next)
+    for (t = sh->running.head; t; t = t->next)
         if (t->group == g && t->held == 0) return false;
-    for (t = ex->deferred.head; t; t = t->next)
+    for (t = sh->deferred.head; t; t = t->next)
         if (t->group == g && t->held == 0) return false;
     return true;
 }
@@ -3876,20 +3912,32 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
 #define GROUPCONC__GATE_PERMITS_LOCKED(ex, g) ((void)(ex), (void)(g), (size_t)0)
 #endif
 
+#if GROUPCONC_DEBUG
+/* Which kind of hold of the executor lock is let go of (see groupconc__exec_lock_all): this
+   thread's address, in ex->all_held_by while it holds every shard. */
+static GROUPCONC__TLS char groupconc__me;
+#define GROUPCONC__ALL_HELD_SET(ex, on) ((ex)->all_held_by = (on) ? &groupconc__me : NULL)
+#define GROUPCONC__ALL_HELD_CHECK(ex, on) GROUPCONC_ASSERT(((ex)->all_held_by == &groupconc__me) == (on))
+#else
+#define GROUPCONC__ALL_HELD_SET(ex, on) ((void)0)
+#define GROUPCONC__ALL_HELD_CHECK(ex, on) ((void)0)
+#endif
+
 /* ---- the executor lock ----
-   Every thread takes ex->lock through these three (CI checks that nothing else does): the first to
-   take it while a worker runs a chain ends the chain (groupconc__chains_end_locked, "serial runs:
-   chains" in "worker pool"), so that whatever it reads or changes under the lock is exact. */
+   Every thread takes ex->lock (shard 0's: see "shards") through these three and lets go of it
+   through groupconc__exec_unlock (CI checks that nothing else does): the first to take it while a
+   worker runs a chain ends the chain (groupconc__chains_end_locked, "serial runs: chains" in
+   "worker pool"), so that whatever it reads or changes under the lock is exact. */
 GROUPCONC__FN void groupconc__chains_end_locked(groupconc_executor *ex);
 
 GROUPCONC__FN void groupconc__exec_lock(groupconc_executor *ex) {
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__mutex_lock(&ex->shards[0].lock);
     if (ex->pool.nchains) groupconc__chains_end_locked(ex);
 }
 
 /* The same only if the lock is free: false if it is held. */
 GROUPCONC__FN bool groupconc__exec_trylock(groupconc_executor *ex) {
-    if (!groupconc__mutex_trylock(&ex->lock)) return false;
+    if (!groupconc__mutex_trylock(&ex->shards[0].lock)) return false;
     if (ex->pool.nchains) groupconc__chains_end_locked(ex);
     return true;
 }
@@ -3898,9 +3946,41 @@ GROUPCONC__FN bool groupconc__exec_trylock(groupconc_executor *ex) {
    came first. */
 GROUPCONC__FN bool groupconc__exec_wait(groupconc_executor *ex, groupconc__cond *cv, uint64_t until) {
     bool signalled = true;
-    if (until == UINT64_MAX) groupconc__cond_wait(cv, &ex->lock);
-    else signalled = groupconc__cond_wait_until(cv, &ex->lock, until);
+    GROUPCONC__ALL_HELD_CHECK(ex, false);
+    if (until == UINT64_MAX) groupconc__cond_wait(cv, &ex->shards[0].lock);
+    else signalled = groupconc__cond_wait_until(cv, &ex->shards[0].lock, until);
     if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    return signalled;
+}
+
+GROUPCONC__FN void groupconc__exec_unlock(groupconc_executor *ex) {
+    GROUPCONC__ALL_HELD_CHECK(ex, false);
+    groupconc__mutex_unlock(&ex->shards[0].lock);
+}
+
+/* Every shard's lock, in index order, for a call that must see the whole executor ("shards": stats,
+   the dump, pause, live limits, group and executor shutdown, eviction, the housekeeper, gates'
+   and scopes' cold paths); let go of with groupconc__exec_unlock_all, waited in with _wait_all.
+   With one shard the same lock as groupconc__exec_lock's: what the split says now is which kind
+   each call site is, and a debug build checks that a hold is let go of as the kind it was taken
+   as (ex->all_held_by). */
+GROUPCONC__FN void groupconc__exec_lock_all(groupconc_executor *ex) {
+    groupconc__exec_lock(ex);
+    GROUPCONC__ALL_HELD_SET(ex, true);
+}
+
+GROUPCONC__FN void groupconc__exec_unlock_all(groupconc_executor *ex) {
+    GROUPCONC__ALL_HELD_CHECK(ex, true);
+    GROUPCONC__ALL_HELD_SET(ex, false);
+    groupconc__exec_unlock(ex);
+}
+
+GROUPCONC__FN bool groupconc__exec_wait_all(groupconc_executor *ex, groupconc__cond *cv, uint64_t until) {
+    bool signalled;
+    GROUPCONC__ALL_HELD_CHECK(ex, true);
+    GROUPCONC__ALL_HELD_SET(ex, false);
+    signalled = groupconc__exec_wait(ex, cv, until);
+    GROUPCONC__ALL_HELD_SET(ex, true);
     return signalled;
 }
 
@@ -4136,13 +4216,15 @@ GROUPCONC__FN void groupconc__drop_claim_ref(groupconc_task *t) {
 }
 
 GROUPCONC__FN void groupconc__push_ready(groupconc_executor *ex, groupconc_task *t) {
+    groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     groupconc__set_stage(t, GROUPCONC__READY);
     t->group->ready++;
-    groupconc__fifo_push(&ex->ready, t);
+    groupconc__fifo_push(&sh->ready, t);
 }
 
 /* One task fewer waiting at `layer` (which counts it: the group, or the executor). */
 GROUPCONC__FN void groupconc__waiting_dec(groupconc_executor *ex, groupconc_task *w, int layer) {
+    groupconc__shard *sh = groupconc__shard_of(ex, w->group);
     if (layer == GROUPCONC__L_GLOBAL) {
         w->group->queues->waiting_global--; /* it waited there: g has its queues */
     } else if (layer == GROUPCONC__L_RUNNING) {
@@ -4155,7 +4237,7 @@ GROUPCONC__FN void groupconc__waiting_dec(groupconc_executor *ex, groupconc_task
             w->bits &= (uint16_t)~GROUPCONC__B_FLEET_BUSY;
         }
     } else {
-        ex->waiting_groups--; /* bulkhead and concurrency */
+        sh->waiting_groups--; /* bulkhead and concurrency */
     }
 }
 
@@ -4175,12 +4257,13 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
 /* Take a not-yet-started task out of whatever queue holds it. Permits are not released here, so a
    sweep can unlink all its victims before handing anything on. */
 GROUPCONC__FN void groupconc__unlink_waiting(groupconc_executor *ex, groupconc_task *t) {
+    groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     if (t->stage == GROUPCONC__QUEUED) {
         groupconc__fifo_remove(groupconc__waiters_of(ex, t->group, t->held), t);
         groupconc__waiting_dec(ex, t, t->held);
     } else {
         GROUPCONC_ASSERT(t->stage == GROUPCONC__READY);
-        groupconc__fifo_remove(&ex->ready, t);
+        groupconc__fifo_remove(&sh->ready, t);
         t->group->ready--;
     }
 }
@@ -4203,6 +4286,7 @@ GROUPCONC__FN void groupconc__cancel_locked(groupconc_executor *ex, groupconc_ta
    the same word decide which, exactly once. Returns true if taken. Under the lock. */
 GROUPCONC__FN bool groupconc__take_or_flag_locked(groupconc_executor *ex, groupconc_task *t,
                                                   groupconc__batch *b) {
+    groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
     for (;;) {
         if (cur & GROUPCONC__ST_STARTED) {
@@ -4215,9 +4299,9 @@ GROUPCONC__FN bool groupconc__take_or_flag_locked(groupconc_executor *ex, groupc
                 memory_order_acq_rel, memory_order_acquire))
             break;
     }
-    groupconc__fifo_remove(&ex->running, t);
+    groupconc__fifo_remove(&sh->running, t);
     if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-        ex->nrunning--;
+        sh->nrunning--;
         t->group->running--;
     }
     groupconc__cancel_locked(ex, t, b);
@@ -4258,6 +4342,7 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
     groupconc__fifo victims = {NULL, NULL, 0};
     groupconc_task *t, *next;
     groupconc__group *each;
+    groupconc__shard *sh;
     size_t s = 0, i = 0;
     if (!g || groupconc__waiting_global_of(g) > 0) groupconc__sweep_shared(ex, &ex->global.waiters, g, &victims);
     if (!g || groupconc__waiting_running_of(g) > 0) groupconc__sweep_shared(ex, &ex->run_cap.waiters, g, &victims);
@@ -4269,26 +4354,31 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
             groupconc__sweep_group_queues(ex, each, &victims);
         groupconc__table_unlock_all(ex);
     }
-    if (!g || g->ready > 0) groupconc__sweep_shared(ex, &ex->ready, g, &victims);
+    if (g && g->ready > 0) groupconc__sweep_shared(ex, &groupconc__shard_of(ex, g)->ready, g, &victims);
+    else if (!g) GROUPCONC__EACH_SHARD(ex, sh) groupconc__sweep_shared(ex, &sh->ready, NULL, &victims);
     if (!g || groupconc__fleet_waiting(g) > 0) groupconc__sweep_shared(ex, &ex->fleet.layer.waiters, g, &victims);
     while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
-    for (t = ex->running.head; t; t = next) { /* after the queues: what it frees goes nowhere */
-        next = t->next;
-        if (!g || t->group == g) (void)groupconc__take_or_flag_locked(ex, t, b);
+    GROUPCONC__EACH_SHARD(ex, sh) {
+        if (g && sh != groupconc__shard_of(ex, g)) continue;
+        for (t = sh->running.head; t; t = next) { /* after the queues: what it frees goes nowhere */
+            next = t->next;
+            if (!g || t->group == g) (void)groupconc__take_or_flag_locked(ex, t, b);
+        }
+        for (t = sh->deferred.head; t; t = t->next) /* off their workers: only flagged */
+            if (!g || t->group == g)
+                atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
     }
-    for (t = ex->deferred.head; t; t = t->next) /* off their workers: only flagged */
-        if (!g || t->group == g)
-            atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
     groupconc__pump(ex, b);
 }
 
 /* t was just popped from ex->ready. */
 GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_task *t) {
+    groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     groupconc__set_stage(t, GROUPCONC__RUNNING);
     t->group->ready--;
-    groupconc__fifo_push(&ex->running, t);
+    groupconc__fifo_push(&sh->running, t);
     if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-        ex->nrunning++;
+        sh->nrunning++;
         t->group->running++;
     }
 }
@@ -4297,20 +4387,22 @@ GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_tas
    queue, in their order (they keep their place), for an idle or new worker. Under the lock. A task a
    cancel took meanwhile is let go instead. */
 GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__claims *claims) {
+    groupconc__shard *sh;
     while (claims->count > 0) {
         groupconc_task *t = claims->t[claims->head + --claims->count]; /* newest first */
         if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) {
             groupconc__drop_claim_ref(t);
             continue;
         }
-        groupconc__fifo_remove(&ex->running, t);
+        sh = groupconc__shard_of(ex, t->group);
+        groupconc__fifo_remove(&sh->running, t);
         if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-            ex->nrunning--;
+            sh->nrunning--;
             t->group->running--;
         }
         groupconc__set_stage(t, GROUPCONC__READY);
         t->group->ready++;
-        groupconc__fifo_push_front(&ex->ready, t);
+        groupconc__fifo_push_front(&sh->ready, t);
     }
     claims->head = 0;
     (void)groupconc__kick_locked(ex);
@@ -4322,16 +4414,17 @@ GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claim
     if (!claims || claims->count == 0) return;
     groupconc__exec_lock(ex);
     groupconc__unclaim_locked(ex, claims);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
 }
 
 /* The task returned: leave the running list, hand its permits on. Under the lock. */
 GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_task *t,
                                             groupconc__batch *b) {
+    groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     t->bits |= GROUPCONC__B_RAN; /* its value and end time are valid (see groupconc__set_result) */
-    groupconc__fifo_remove(&ex->running, t);
+    groupconc__fifo_remove(&sh->running, t);
     if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
-        ex->nrunning--;
+        sh->nrunning--;
         t->group->running--;
     }
     groupconc__release_permits(ex, t, b);
@@ -4369,8 +4462,37 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
    moves from the fleet layer to global running without the count growing (else a granted task could pass
    the bound there, never checked again). */
 GROUPCONC__FN size_t groupconc__waiting_total(const groupconc_executor *ex) {
-    return ex->global.waiters.count + ex->waiting_groups + ex->run_cap.waiters.count +
-           ex->fleet.layer.waiters.count;
+    const groupconc__shard *sh;
+    size_t n = ex->global.waiters.count + ex->run_cap.waiters.count + ex->fleet.layer.waiters.count;
+    GROUPCONC__EACH_SHARD(ex, sh) n += sh->waiting_groups;
+    return n;
+}
+
+/* The executor's counts over every shard (its calls that see everything hold every shard's lock). */
+typedef struct groupconc__totals {
+    size_t ready, running, deferred, nrunning, unfinished;
+    uint64_t retired;
+    groupconc__counters counts;
+} groupconc__totals;
+
+GROUPCONC__FN groupconc__totals groupconc__totals_locked(const groupconc_executor *ex) {
+    groupconc__totals all;
+    const groupconc__shard *sh;
+    int i;
+    memset(&all, 0, sizeof all);
+    GROUPCONC__EACH_SHARD(ex, sh) {
+        all.ready += sh->ready.count;
+        all.running += sh->running.count;
+        all.deferred += sh->deferred.count;
+        all.nrunning += sh->nrunning;
+        all.unfinished += sh->unfinished;
+        all.retired += sh->retired;
+        all.counts.submitted += sh->counts.submitted;
+        all.counts.admitted += sh->counts.admitted;
+        all.counts.caller_runs += sh->counts.caller_runs;
+        for (i = 0; i < GROUPCONC__C_OUTCOMES; i++) all.counts.outcome[i] += sh->counts.outcome[i];
+    }
+    return all;
 }
 
 /* The waiter of layer `layer` that a free permit goes to: the oldest one not shut out, or NULL. */
@@ -4535,6 +4657,7 @@ GROUPCONC__FN bool groupconc__fleet_pass_locked(groupconc_executor *ex, groupcon
    waiting, no pause and no fleet provider takes them all and is ready (what admit's loop below does
    in five turns, tested first, taken after: the same result). False, with nothing done, otherwise. */
 GROUPCONC__FN bool groupconc__admit_at_once_locked(groupconc_executor *ex, groupconc_task *t) {
+    groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     groupconc__group *g = t->group;
     const groupconc__group_queues *q = g->queues;
     if ((t->bits & GROUPCONC__B_FLEET) || groupconc__paused(ex, g) ||
@@ -4548,7 +4671,7 @@ GROUPCONC__FN bool groupconc__admit_at_once_locked(groupconc_executor *ex, group
     ex->run_cap.permits.used++; /* the fleet layer passed taking nothing (no provider) */
     t->held = GROUPCONC__LAYERS;
     g->admitted++;
-    ex->counts.admitted++;
+    sh->counts.admitted++;
     groupconc__timer_drop(ex, t);
     groupconc__push_ready(ex, t);
     return true;
@@ -4557,6 +4680,7 @@ GROUPCONC__FN bool groupconc__admit_at_once_locked(groupconc_executor *ex, group
 /* Move t through the layers from t->held on: take each permit that is free with nobody waiting
    (and the layer not shut), else wait in that layer's FIFO if its queue bounds allow, else reject. */
 GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
+    groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     groupconc__group *g = t->group;
     unsigned held = t->held; /* in a register: t->held is a byte, which every store may alias */
     if (held == 0 && groupconc__admit_at_once_locked(ex, t)) return;
@@ -4600,7 +4724,7 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
         }
         if (layer == GROUPCONC__L_GLOBAL) g->queues->waiting_global++;
         else if (layer == GROUPCONC__L_RUNNING) g->queues->waiting_running++;
-        else ex->waiting_groups++; /* bulkhead and concurrency */
+        else sh->waiting_groups++; /* bulkhead and concurrency */
         if (!(t->bits & GROUPCONC__B_QUEUED_ONCE)) {
             t->bits |= GROUPCONC__B_QUEUED_ONCE; /* the oldest-waiter age counts from here */
             t->start_ns = groupconc__coarse_now_ns();
@@ -4612,7 +4736,7 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
     }
     t->held = (uint8_t)held;
     g->admitted++;
-    ex->counts.admitted++;
+    sh->counts.admitted++;
     groupconc__timer_drop(ex, t);
     groupconc__push_ready(ex, t);
 }
@@ -4647,7 +4771,8 @@ GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
    the table while one of its tasks is in the inbox (evict and reclaim drain under the group's stripe
    lock, and a push happens under that lock with the group found in the table). */
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
-    if (ex->refused.count) groupconc__fifo_append(&b->rejected, &ex->refused); /* settled as ours */
+    groupconc__shard *sh = groupconc__locked_shard(ex);
+    if (sh->refused.count) groupconc__fifo_append(&b->rejected, &sh->refused); /* settled as ours */
     if (!close && !groupconc__inbox_pending(ex)) return 0;
     groupconc__help_locked(ex, b, false); /* a permit it needs may sit with a finished task */
     return groupconc__admit_inbox_locked(ex, b, close);
@@ -4656,6 +4781,7 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
 /* groupconc__drain_locked without the help: only admission. */
 GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b,
                                                   bool close) {
+    groupconc__shard *sh = groupconc__locked_shard(ex);
     groupconc_task *list, *fifo = NULL, *t;
     uint32_t nrun = 0; /* tasks left in the run of one group's tasks whose references are taken */
     size_t n = 0;
@@ -4681,8 +4807,8 @@ GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, group
         groupconc__admit(ex, t, b);
         groupconc__debug_check(ex, g);
     }
-    ex->unfinished += n;
-    ex->counts.submitted += n;
+    sh->unfinished += n;
+    sh->counts.submitted += n;
     return n;
 }
 
@@ -4693,10 +4819,11 @@ GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, group
    here; settling it (events, handler, CALLER_RUNS, callbacks) is left to the next drain
    (ex->refused), whose thread may run them: an idle worker is called. */
 GROUPCONC__FN void groupconc__admit_inbox_quiet_locked(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__shard *sh = groupconc__locked_shard(ex);
     size_t n = groupconc__admit_inbox_locked(ex, b, false);
     if (b->rejected.count) {
         groupconc__pump(ex, b); /* a refused task's permits: to waiters */
-        groupconc__fifo_append(&ex->refused, &b->rejected);
+        groupconc__fifo_append(&sh->refused, &b->rejected);
         groupconc__call_helper_locked(ex);
     }
     if (n) (void)groupconc__kick_locked(ex);
@@ -4705,6 +4832,12 @@ GROUPCONC__FN void groupconc__admit_inbox_quiet_locked(groupconc_executor *ex, g
 /* Lock the executor for an API call that looks at queues: admit the inbox first. */
 GROUPCONC__FN void groupconc__lock(groupconc_executor *ex, groupconc__batch *b) {
     groupconc__exec_lock(ex);
+    if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
+}
+
+/* The same for a call that must see the whole executor: every shard (groupconc__exec_lock_all). */
+GROUPCONC__FN void groupconc__lock_all(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__exec_lock_all(ex);
     if (groupconc__drain_locked(ex, b, false)) (void)groupconc__kick_locked(ex);
 }
 
@@ -4760,12 +4893,22 @@ GROUPCONC__FN bool groupconc__help_wanted_locked(groupconc_executor *ex) {
    With a threshold added live (a push that raced with it could be refused) the inbox is left to
    the thread its submitter made sure will look at it (groupconc__inbox_look). Admission may
    start a worker (kick). */
-GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batch *b) {
-    groupconc__exec_lock(ex);
+GROUPCONC__FN void groupconc__quiet_locked(groupconc_executor *ex, groupconc__batch *b) {
     if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && groupconc__inbox_pending(ex))
         groupconc__admit_inbox_quiet_locked(ex, b);
     GROUPCONC_ASSERT(b->todo.count == 0 && b->rejected.count == 0 && b->advance.count == 0 && !b->asks);
     if (groupconc__help_wanted_locked(ex)) groupconc__call_helper_locked(ex);
+}
+
+GROUPCONC__FN void groupconc__lock_quiet(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__exec_lock(ex);
+    groupconc__quiet_locked(ex, b);
+}
+
+/* The same for a call that must see the whole executor (stats, the dump): every shard. */
+GROUPCONC__FN void groupconc__lock_quiet_all(groupconc_executor *ex, groupconc__batch *b) {
+    groupconc__exec_lock_all(ex);
+    groupconc__quiet_locked(ex, b);
 }
 
 /* After pushing onto an empty inbox: whether a worker will look at it without being told
@@ -4946,9 +5089,9 @@ GROUPCONC__FN int groupconc__timer_reserve_locked(groupconc_executor *ex) {
 GROUPCONC__FN void groupconc__refused(groupconc_executor *ex, const char *group, const char *task_id,
                                       int rc, bool locked) {
     if (!locked) groupconc__exec_lock(ex);
-    ex->counts.submitted++;
+    groupconc__locked_shard(ex)->counts.submitted++; /* no group may exist: anywhere the sums see */
     ex->rejected_other++;
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
     if (ex->policy.listener) {
         groupconc__emit(ex, NULL, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
         groupconc__emit_refused(ex, group, task_id, rc);
@@ -5002,7 +5145,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
             if (look == GROUPCONC__LOOK_KICK) groupconc__lock(ex, &b);
             else if (!groupconc__lock_try(ex, &b)) return GROUPCONC_OK; /* SOONER: it is covered */
             (void)groupconc__kick_locked(ex); /* a failure leaves it ready for the live worker */
-            groupconc__mutex_unlock(&ex->lock);
+            groupconc__exec_unlock(ex);
             groupconc__flush_and_retire(ex, &b);
         }
     }
@@ -5098,7 +5241,7 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
         groupconc__exec_lock(ex);
         groupconc__count_caller_run_locked(ex, g, rc);
         groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock(ex);
     }
     if (out_task) *out_task = t;
     groupconc__retire(ex, groupconc__complete(ex, t, NULL, NULL));
@@ -5114,6 +5257,7 @@ GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupco
     groupconc__batch b = GROUPCONC__BATCH_INIT; /* here only: the inbox path spares its 11 stores */
     const groupconc_policy *p = &ex->policy;
     groupconc__group *g = NULL;
+    groupconc__shard *sh;
     uint64_t deadline_at = 0;
     bool sync_reject;
     int rc;
@@ -5128,21 +5272,22 @@ GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupco
     groupconc__task_init(t, g, spec, idlen, out_task != NULL, out_task || p->listener, deadline_block,
                          deadline_at, p->fleet.acquire != NULL);
     atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
-    ex->counts.submitted++;
-    ex->unfinished++;
+    sh = groupconc__shard_of(ex, g);
+    sh->counts.submitted++;
+    sh->unfinished++;
     groupconc__admit(ex, t, &b);
     groupconc__debug_check(ex, g);
     sync_reject = t->stage == GROUPCONC__REJECTED;
     if (sync_reject) {
         groupconc__fifo_remove(&b.rejected, t); /* its rejection is handled here, synchronously */
         if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
-            ex->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
+            sh->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
             t->bits &= (uint16_t)~GROUPCONC__B_COUNTED;
         }
     }
     groupconc__pump(ex, &b);
     (void)groupconc__kick_locked(ex); /* a failure here leaves the task ready for the live worker */
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
     groupconc__flush_and_retire(ex, &b);
     if (sync_reject) return groupconc__submit_rejected(ex, t, g, spec->task_id, out_task);
     if (out_task) *out_task = t;
@@ -5411,6 +5556,7 @@ GROUPCONC__FN void groupconc__set_result(groupconc_executor *ex, groupconc_task 
    Returns false if the body deferred its completion and the task is parked in ex->deferred (the
    worker is done with it). */
 GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uint64_t start, bool on_worker) {
+    groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     bool timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* nobody sees a fire-and-forget's times */
     void *value = NULL;
     groupconc__frame f;
@@ -5428,14 +5574,14 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uin
         if (rc == GROUPCONC_TASK_PENDING) {
             groupconc__exec_lock(ex);
             if (!d->result_in) { /* park it: the completion finishes it */
-                groupconc__fifo_remove(&ex->running, t);
-                groupconc__fifo_push(&ex->deferred, t);
+                groupconc__fifo_remove(&sh->running, t);
+                groupconc__fifo_push(&sh->deferred, t);
                 groupconc__set_stage(t, GROUPCONC__DEFERRED);
                 d->parked = true;
-                groupconc__mutex_unlock(&ex->lock);
+                groupconc__exec_unlock(ex);
                 return false;
             }
-            groupconc__mutex_unlock(&ex->lock);
+            groupconc__exec_unlock(ex);
             rc = d->rc; /* completed before the body returned */
             value = d->value;
         }
@@ -5501,7 +5647,7 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
     groupconc__exec_lock(ex);
     groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
     groupconc__count_locked(ex, t->group, groupconc__outcome_index(status, 0), 1);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
 }
 
 /* Handle an asynchronous rejection: the REJECTED event, then the handler or the policy. Returns 1 if
@@ -5534,7 +5680,7 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
             groupconc__push_ready(ex, t);
             (void)groupconc__kick_locked(ex);
         }
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock(ex);
         if (taken) groupconc__drop_claim_ref(t);
         return 0;
     }
@@ -5632,7 +5778,7 @@ GROUPCONC__FN void groupconc__retire(groupconc_executor *ex, size_t n) {
     if (n) {
         groupconc__exec_lock(ex);
         groupconc__retire_locked(ex, n);
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock(ex);
     }
 }
 
@@ -5700,7 +5846,7 @@ GROUPCONC__FN int groupconc__wait_on(groupconc_task *t, uint64_t deadline, group
         groupconc__help_locked(ex, &b, true);
         if (claims) groupconc__unclaim_locked(ex, claims); /* kicks */
         (void)groupconc__kick_locked(ex);
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock(ex);
         groupconc__flush_and_retire(ex, &b);
     }
     groupconc__mutex_lock(&ex->done_lock);
@@ -5817,7 +5963,7 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
                 outcome = GROUPCONC_CANCEL_DEQUEUED;
             }
         }
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock(ex);
         groupconc__flush_and_retire(ex, &b);
         if (taken_rejected) groupconc__retire(ex, groupconc__complete(ex, task, NULL, NULL));
     }
@@ -5859,7 +6005,7 @@ GROUPCONC__FN void groupconc__set_flag_locked(groupconc_executor *ex, groupconc_
 GROUPCONC__FN void groupconc__set_unlock(groupconc_executor *ex, groupconc__batch *b) {
     groupconc__pump(ex, b);
     (void)groupconc__kick_locked(ex);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex); /* a set's tasks are of any groups: every shard */
     groupconc__flush_and_retire(ex, b);
 }
 
@@ -5969,23 +6115,25 @@ GROUPCONC__PUBLIC int groupconc_context_defer(groupconc_context *ctx, groupconc_
 GROUPCONC__PUBLIC int groupconc_deferred_complete(groupconc_deferred *deferred, int rc, void *value) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc_executor *ex;
+    groupconc__shard *sh;
     groupconc_task *t;
     if (!deferred || rc == GROUPCONC_TASK_PENDING) return GROUPCONC_EINVAL;
     t = deferred->task;
     ex = t->group->exec;
+    sh = groupconc__shard_of(ex, t->group);
     GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__exec_lock(ex);
     if (!deferred->parked) { /* its body has not returned yet: its worker takes the result */
         deferred->rc = rc;
         deferred->value = value;
         deferred->result_in = true;
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock(ex);
         return GROUPCONC_OK;
     }
-    groupconc__fifo_remove(&ex->deferred, t); /* back among the running, to be finished */
-    groupconc__fifo_push(&ex->running, t);
+    groupconc__fifo_remove(&sh->deferred, t); /* back among the running, to be finished */
+    groupconc__fifo_push(&sh->running, t);
     groupconc__set_stage(t, GROUPCONC__RUNNING);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
     GROUPCONC_FREE(deferred);
     t->end_ns = (t->bits & GROUPCONC__B_TIMED) ? groupconc__now_ns() : t->start_ns;
     groupconc__set_result(ex, t, rc, value); /* its cleanup, on this thread, no lock held */
@@ -5993,7 +6141,7 @@ GROUPCONC__PUBLIC int groupconc_deferred_complete(groupconc_deferred *deferred, 
     groupconc__finish_locked(ex, t, &b);
     groupconc__fifo_push(&b.todo, t);
     (void)groupconc__kick_locked(ex);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
 }
@@ -6066,7 +6214,7 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
             groupconc__fifo victims = {NULL, NULL, 0};
             size_t j;
             if (result == GROUPCONC_OK) result = GROUPCONC_ETIMEDOUT;
-            groupconc__lock(ex, &b);
+            groupconc__lock_all(ex, &b);
             for (j = i; j < count; j++)
                 if (GROUPCONC__EXEC_HANDLE(j)) groupconc__set_dequeue_locked(ex, GROUPCONC__EXEC_HANDLE(j), &victims);
             groupconc__set_cancel_locked(ex, &victims, &b);
@@ -6280,7 +6428,7 @@ GROUPCONC__FN bool groupconc__watch_start_locked(groupconc_executor *ex) {
     atomic_store_explicit(&ex->keeper.watching, true, memory_order_relaxed); /* under the lock, as its clearing */
     ex->keeper.watch_at = now + ex->keeper.watch_every;
     ex->keeper.watch_moved_at = now;
-    ex->keeper.watch_retired = ex->retired;
+    ex->keeper.watch_retired = groupconc__totals_locked(ex).retired;
     ex->keeper.watch_cpu = groupconc__cpu_time_ns();
     ex->keeper.watch_look_at = now;
     ex->keeper.watch_look_cpu = ex->keeper.watch_cpu;
@@ -6295,15 +6443,16 @@ GROUPCONC__FN bool groupconc__watch_start_locked(groupconc_executor *ex) {
    the pool's cap (pool_cap); beyond it the housekeeper's watch starts more if tasks block. Busy
    workers are not woken for: they pick up the next ready task themselves when they finish. */
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
+    groupconc__shard *sh = groupconc__locked_shard(ex);
     size_t waking = atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed);
     size_t covered = waking + atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed);
     size_t blocked = atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed);
     int rc = GROUPCONC_OK;
-    if (ex->ready.count > covered && atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed)) {
+    if (sh->ready.count > covered && atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed)) {
         atomic_store_explicit(&ex->pool.spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
         covered++;
     }
-    while (ex->ready.count > covered &&
+    while (sh->ready.count > covered &&
            atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) > waking) { /* written under the lock */
         groupconc__cond_signal(&ex->pool.work_cv);
         atomic_fetch_add_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1 */
@@ -6312,17 +6461,17 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
     }
     /* the common cases: every ready task has a thread, or no more can start (busy workers take
        the next ready task themselves) */
-    if (ex->ready.count <= covered ||
+    if (sh->ready.count <= covered ||
         atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) >= (size_t)ex->policy.max_threads + blocked)
         return rc;
     for (;;) {
         size_t cap = groupconc__pool_cap(ex, blocked);
-        while (ex->ready.count > covered && atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) < cap) {
+        while (sh->ready.count > covered && atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) < cap) {
             rc = groupconc__spawn_locked(ex);
             if (rc != GROUPCONC_OK) return rc; /* tasks stay ready; an existing or later worker takes them */
             covered++;
         }
-        if (ex->ready.count <= covered || atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed) ||
+        if (sh->ready.count <= covered || atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed) ||
             atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) >=
                 (size_t)ex->policy.max_threads + blocked ||
             groupconc__watch_start_locked(ex))
@@ -6332,10 +6481,11 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
 }
 
 GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
-    GROUPCONC_ASSERT(ex->unfinished >= n);
-    ex->unfinished -= n;
-    ex->retired += n;
-    if (n && ex->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+    groupconc__shard *sh = groupconc__locked_shard(ex);
+    GROUPCONC_ASSERT(sh->unfinished >= n);
+    sh->unfinished -= n;
+    sh->retired += n;
+    if (n && sh->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
         groupconc__cond_broadcast(&ex->idle_cv);
 }
 
@@ -6353,7 +6503,7 @@ GROUPCONC__FN bool groupconc__spin_locked(groupconc_executor *ex) {
         !atomic_compare_exchange_strong_explicit(&ex->pool.nspinning, &zero, 1, memory_order_seq_cst,
                                                  memory_order_relaxed))
         return false;
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
     until = groupconc__now_ns() + (uint64_t)GROUPCONC_SPIN_NS;
     for (i = 1; !found; i++) {
         unsigned k;
@@ -6447,9 +6597,10 @@ GROUPCONC__FN unsigned groupconc__others(groupconc_executor *ex, const groupconc
    its owner may be stuck in a long task, which may even be waiting for this one. The owner sees
    ST_TAKEN and lets go (as after a cancel); ST_STARTED makes a later cancel only flag it. */
 GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
+    groupconc__shard *sh = groupconc__locked_shard(ex);
     const uint32_t gone = GROUPCONC__ST_STARTED | GROUPCONC__ST_TAKEN;
     groupconc_task *t;
-    for (t = ex->running.head; t; t = t->next) {
+    for (t = sh->running.head; t; t = t->next) {
         uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
         while (!(cur & gone))
             if (atomic_compare_exchange_weak_explicit(&t->state, &cur,
@@ -6592,17 +6743,18 @@ GROUPCONC__FN unsigned groupconc__worker_finish_locked(groupconc__worker_loop *w
    hands back what it claimed and did not start. */
 GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
     groupconc_executor *ex = w->ex;
+    groupconc__shard *sh = groupconc__home_shard(ex, w->self);
     groupconc__claims *mine = &w->mine;
     size_t share;
     unsigned n;
     groupconc_task *t;
     if (w->slow && mine->count) groupconc__unclaim_locked(ex, mine); /* let others have them */
     if (mine->count != 0) return;
-    share = ex->ready.count / (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) + 1);
+    share = sh->ready.count / (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) + 1);
     n = share < w->want ? (unsigned)share : w->want;
     mine->head = 0;
     if (n == 0) n = 1;
-    while (mine->count < n && (t = groupconc__fifo_pop(&ex->ready)) != NULL) {
+    while (mine->count < n && (t = groupconc__fifo_pop(&sh->ready)) != NULL) {
         groupconc__start_locked(ex, t);
         mine->t[mine->count++] = t;
     }
@@ -6615,11 +6767,12 @@ GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
    kept for the next waiter (DONE, counted; the caller completes it). `listed`: RUNNING in
    ex->running (else a chained task that went from its FIFO to here, chain_admit_locked). */
 GROUPCONC__FN void groupconc__serial_finish_locked(groupconc_executor *ex, groupconc_task *t, bool listed) {
+    groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     groupconc__group *g = t->group;
     t->bits |= GROUPCONC__B_RAN;
     if (listed) {
-        groupconc__fifo_remove(&ex->running, t);
-        ex->nrunning--;
+        groupconc__fifo_remove(&sh->running, t);
+        sh->nrunning--;
         g->running--;
     }
     ex->global.permits.used--;
@@ -6633,6 +6786,7 @@ GROUPCONC__FN void groupconc__serial_finish_locked(groupconc_executor *ex, group
    waiter there does), takes the concurrency and running-cap permits of the task finished before
    it and passes the fleet layer: what admit does, up to the ready queue it skips (RUNNING). */
 GROUPCONC__FN void groupconc__chain_admit_locked(groupconc_executor *ex, groupconc_task *n) {
+    groupconc__shard *sh = groupconc__shard_of(ex, n->group);
     groupconc__group *g = n->group;
     groupconc_task *head = groupconc__fifo_pop(&g->queues->conc);
     GROUPCONC_ASSERT(head == n);
@@ -6641,7 +6795,7 @@ GROUPCONC__FN void groupconc__chain_admit_locked(groupconc_executor *ex, groupco
     groupconc__set_stage(n, GROUPCONC__NEW);
     n->held = GROUPCONC__LAYERS;
     g->admitted++;
-    ex->counts.admitted++;
+    sh->counts.admitted++;
     groupconc__timer_drop(ex, n);
     groupconc__set_stage(n, GROUPCONC__READY);
     groupconc__set_stage(n, GROUPCONC__RUNNING); /* start_locked */
@@ -6649,9 +6803,10 @@ GROUPCONC__FN void groupconc__chain_admit_locked(groupconc_executor *ex, groupco
 
 /* The same, and n is listed running on this worker (as start_locked lists it). */
 GROUPCONC__FN void groupconc__serial_promote_locked(groupconc_executor *ex, groupconc_task *n) {
+    groupconc__shard *sh = groupconc__shard_of(ex, n->group);
     groupconc__chain_admit_locked(ex, n);
-    groupconc__fifo_push(&ex->running, n);
-    ex->nrunning++;
+    groupconc__fifo_push(&sh->running, n);
+    sh->nrunning++;
     n->group->running++;
 }
 
@@ -6716,9 +6871,10 @@ GROUPCONC__FN void groupconc__chain_end_locked(groupconc_executor *ex, groupconc
     if (k > 1) {
         uint32_t n = k - 1;
         groupconc__fifo_move_front(&g->queues->conc, self->chain[n], n, &self->chain_done);
-        ex->waiting_groups -= n; /* waiting_dec at concurrency, n times */
+        groupconc__shard *sh = groupconc__shard_of(ex, g);
+        sh->waiting_groups -= n; /* waiting_dec at concurrency, n times */
         g->admitted += n;
-        ex->counts.admitted += n;
+        sh->counts.admitted += n;
         ex->global.permits.used -= (int32_t)n;
         g->bulkhead.used -= (int32_t)n;
         if (succeeded) groupconc__count_locked(ex, g, GROUPCONC__C_SUCCEEDED, (int)succeeded);
@@ -6798,13 +6954,14 @@ GROUPCONC__FN bool groupconc__worker_pass(groupconc__worker_loop *w, groupconc_t
    chain's end finished are in w->done, to complete). */
 GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     groupconc_executor *ex = w->ex;
+    groupconc__shard *sh = groupconc__home_shard(ex, w->self);
     groupconc__worker *self = w->self;
     groupconc_task *t, *n;
     groupconc__group *g;
     /* w->mine: a batch a waiter cut short (publish) keeps the claims it did not start, which the
        full step keeps, or lets go of where a cancel or a thief took them */
     if (w->nran != self->nfinished + 1 || w->mine.count != 0 || w->slow ||
-        w->serial >= GROUPCONC__SERIAL_MAX || ex->ready.count != 0 || ex->paused ||
+        w->serial >= GROUPCONC__SERIAL_MAX || sh->ready.count != 0 || ex->paused ||
         ex->policy.listener || ex->global.waiters.count != 0 || ex->run_cap.waiters.count != 0 ||
         ex->run_cap.permits.used > ex->run_cap.permits.limit)
         return false;
@@ -6848,6 +7005,7 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
    are settled with the rest of the step. True if there is something to do outside the lock. */
 GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, groupconc__batch *b) {
     groupconc_executor *ex = w->ex;
+    groupconc__shard *sh = groupconc__home_shard(ex, w->self);
     size_t drained = groupconc__drain_locked(ex, b, false);
     unsigned ndone = w->self->chain_done.count; /* a chain's end finished them, before the rest */
     groupconc__fifo_append(&w->done, &w->self->chain_done);
@@ -6857,7 +7015,7 @@ GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, grou
     groupconc__nodes_return(ex, &w->dead);
     w->serial = w->chain_len = w->chained = 0;
     groupconc__worker_claim_locked(w);
-    if (w->mine.count == 0 && w->nran == 0 && ex->running.count > 0) {
+    if (w->mine.count == 0 && w->nran == 0 && sh->running.count > 0) {
         groupconc__help_locked(ex, b, false); /* idle: what a stuck worker left */
         w->stolen = groupconc__steal_locked(ex);
     }
@@ -6892,6 +7050,7 @@ GROUPCONC__FN bool groupconc__worker_retire_locked(groupconc__worker_loop *w) {
    retired. */
 GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uint64_t now, bool nap) {
     groupconc_executor *ex = w->ex;
+    groupconc__shard *sh = groupconc__home_shard(ex, w->self);
     bool signalled;
     uint64_t until;
     /* P1, the worker's end: both before its last look at the inbox */
@@ -6913,7 +7072,7 @@ GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uin
     if (nap) atomic_fetch_sub_explicit(&ex->pool.nnapping, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed))
         atomic_fetch_sub_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1: before its next look */
-    if (!signalled && ex->ready.count == 0 && !ex->stopping &&
+    if (!signalled && sh->ready.count == 0 && !ex->stopping &&
         groupconc__now_ns() - w->idle_since >= (uint64_t)ex->policy.keep_alive_ns)
         return !groupconc__worker_retire_locked(w); /* idle too long */
     return true;
@@ -7079,7 +7238,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
         bool serial = groupconc__worker_serial_locked(&w);
         if (serial || groupconc__worker_step_locked(&w, &b)) {
-            groupconc__mutex_unlock(&ex->lock);
+            groupconc__exec_unlock(ex);
             w.spun = false;
             w.idle_since = 0;
             if (serial) { /* tasks to complete, nothing else */
@@ -7107,7 +7266,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         }
     }
     GROUPCONC_ASSERT(w.mine.count == 0 && w.nran == 0);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
     groupconc__frame_pop(&base);
     groupconc__nodes_free(w.dead.head);
     return 0;
@@ -7132,7 +7291,7 @@ GROUPCONC__PUBLIC int groupconc_context_blocking(groupconc_context *ctx) {
     groupconc__lock_quiet(ex, &b); /* admits the inbox: what waits now gets its worker */
     atomic_fetch_add_explicit(&ex->pool.nhinted, 1, memory_order_relaxed); /* read under the lock, or a hint */
     (void)groupconc__kick_locked(ex); /* a failure leaves the tasks to the live workers and the watch */
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
     return GROUPCONC_OK;
 }
 
@@ -7205,14 +7364,15 @@ GROUPCONC__FN bool groupconc__runnable(const groupconc__worker *w) {
    workers, the tasks those claimed in a batch and have not started (an idle worker would steal
    them, a new one will). Under ex->lock. */
 GROUPCONC__FN size_t groupconc__unserved_locked(groupconc_executor *ex, size_t stuck) {
+    groupconc__shard *sh = groupconc__locked_shard(ex);
     const uint32_t gone = GROUPCONC__ST_STARTED | GROUPCONC__ST_TAKEN;
     size_t covered = atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed) +
                      atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed) +
                      (size_t)atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed);
-    size_t n = ex->ready.count > covered ? ex->ready.count - covered : 0;
+    size_t n = sh->ready.count > covered ? sh->ready.count - covered : 0;
     groupconc_task *t;
     if (!stuck || atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed)) return n;
-    for (t = ex->running.head; t && n < (size_t)ex->policy.max_threads; t = t->next)
+    for (t = sh->running.head; t && n < (size_t)ex->policy.max_threads; t = t->next)
         if (!(atomic_load_explicit(&t->state, memory_order_acquire) & gone)) n++;
     return n;
 }
@@ -7320,7 +7480,7 @@ GROUPCONC__FN uint64_t groupconc__watch_quiet_locked(groupconc_executor *ex, uin
 }
 
 GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc__batch *b) {
-    uint64_t now = groupconc__now_ns(), cpu, age = GROUPCONC__BLOCKED_NS, next;
+    uint64_t now = groupconc__now_ns(), cpu, age = GROUPCONC__BLOCKED_NS, next, retired;
     size_t blocked = 0, stuck = 0, need, start = 0;
     if (now < ex->keeper.watch_at) return ex->keeper.watch_at;
     /* tasks pushed while it watched: admitted as lock_quiet does, without helping (what a stuck
@@ -7331,8 +7491,9 @@ GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc
         (void)groupconc__kick_locked(ex);
     }
     cpu = groupconc__cpu_time_ns();
-    if (ex->retired != ex->keeper.watch_retired) { /* tasks move: the stall's window starts again */
-        ex->keeper.watch_retired = ex->retired;
+    retired = groupconc__totals_locked(ex).retired; /* every shard's: it looks at the whole pool */
+    if (retired != ex->keeper.watch_retired) { /* tasks move: the stall's window starts again */
+        ex->keeper.watch_retired = retired;
         ex->keeper.watch_moved_at = now;
         ex->keeper.watch_cpu = cpu;
     }
@@ -7363,10 +7524,11 @@ GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc
 
 GROUPCONC__FN int groupconc__keeper_main(void *arg) {
     groupconc_executor *ex = (groupconc_executor *)arg;
+    groupconc__shard *sh = groupconc__locked_shard(ex);
     groupconc__frame base; /* the expired tasks' callbacks run here: they must not block (EDEADLK) */
     groupconc__frame_push(&base, ex, NULL);
     base.keeper = true;
-    groupconc__exec_lock(ex);
+    groupconc__exec_lock_all(ex);
     while (!ex->keeper.stop) {
         groupconc__batch b = GROUPCONC__BATCH_INIT;
         uint64_t wake = UINT64_MAX;
@@ -7390,20 +7552,20 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
             uint64_t w = groupconc__watch_locked(ex, &b);
             if (w < wake) wake = w;
         }
-        if (b.todo.count || b.rejected.count || ex->ready.count) (void)groupconc__kick_locked(ex);
+        if (b.todo.count || b.rejected.count || sh->ready.count) (void)groupconc__kick_locked(ex);
         if (b.todo.count || b.rejected.count || b.asks) { /* asks: fleet requests of tasks it admitted */
-            groupconc__mutex_unlock(&ex->lock);
+            groupconc__exec_unlock_all(ex);
             groupconc__flush_and_retire(ex, &b);
-            groupconc__exec_lock(ex);
+            groupconc__exec_lock_all(ex);
             continue;
         }
         if (atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed) && ex->keeper.watch_at < wake)
             wake = ex->keeper.watch_at; /* its kick above may have started the watch */
         ex->keeper.wake = wake;
-        (void)groupconc__exec_wait(ex, &ex->keeper.cv, wake);
+        (void)groupconc__exec_wait_all(ex, &ex->keeper.cv, wake);
         ex->keeper.wake = 0; /* awake: it looks again before it sleeps, nobody needs to signal */
     }
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     groupconc__frame_pop(&base);
     return 0;
 }
@@ -7711,7 +7873,7 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     ex->keeper.watch_every = GROUPCONC__WATCH_NS;
     atomic_init(&ex->inbox_ok, groupconc__never_refuses(policy));
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
-    if ((rc = groupconc__mutex_init(&ex->lock)) != GROUPCONC_OK) goto fail;
+    if ((rc = groupconc__mutex_init(&ex->shards[0].lock)) != GROUPCONC_OK) goto fail;
     stage = 1;
     if ((rc = groupconc__mutex_init(&ex->done_lock)) != GROUPCONC_OK) goto fail;
     stage = 2;
@@ -7743,7 +7905,7 @@ fail: /* undo in reverse */
     if (stage >= 4) groupconc__cond_destroy(&ex->idle_cv);
     if (stage >= 3) groupconc__cond_destroy(&ex->pool.work_cv);
     if (stage >= 2) groupconc__mutex_destroy(&ex->done_lock);
-    if (stage >= 1) groupconc__mutex_destroy(&ex->lock);
+    if (stage >= 1) groupconc__mutex_destroy(&ex->shards[0].lock);
     groupconc__limits_free(ex);
     GROUPCONC_FREE(ex);
     return rc;
@@ -7753,13 +7915,13 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     if (!ex) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__exec_lock(ex);
+    groupconc__exec_lock_all(ex);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     groupconc__drain_locked(ex, &b, true);
     groupconc__sweep_locked(ex, NULL, &b);
     (void)groupconc__kick_locked(ex);
-    if (ex->unfinished == 0) groupconc__cond_broadcast(&ex->idle_cv);
-    groupconc__mutex_unlock(&ex->lock);
+    if (groupconc__totals_locked(ex).unfinished == 0) groupconc__cond_broadcast(&ex->idle_cv);
+    groupconc__exec_unlock_all(ex);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
 }
@@ -7811,24 +7973,25 @@ GROUPCONC__FN void groupconc__cancel_held_back_locked(groupconc_executor *ex, gr
 /* Wait (lock held) until every accepted task completed or the deadline passed. A ready task with no
    worker alive and none startable would never finish: give up on it (the caller sweeps). */
 GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t deadline) {
-    while (ex->unfinished > 0) {
+    groupconc__totals all;
+    while ((all = groupconc__totals_locked(ex)).unfinished > 0) {
         uint64_t until = deadline;
-        if (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) == 0 && ex->ready.count > 0 &&
+        if (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) == 0 && all.ready > 0 &&
             groupconc__kick_locked(ex) != GROUPCONC_OK &&
             atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) == 0)
             return false;
         if (ex->paused || ex->npaused > 0) {
             /* tasks of a paused group never start: once nothing else is left, give up on them
                (the caller cancels them). Nobody signals that moment: look every few ms. */
-            if (ex->nrunning == 0 && ex->ready.count == 0 && ex->deferred.count == 0 &&
-                ex->running.count == 0 && !groupconc__inbox_pending(ex) &&
+            if (all.nrunning == 0 && all.ready == 0 && all.deferred == 0 && all.running == 0 &&
+                !groupconc__inbox_pending(ex) &&
                 GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL) == 0)
                 return false;
             until = groupconc__deadline(GROUPCONC__PAUSED_POLL_NS);
             if (until > deadline) until = deadline;
         }
-        if (!groupconc__exec_wait(ex, &ex->idle_cv, until) && until == deadline)
-            return ex->unfinished == 0;
+        if (!groupconc__exec_wait_all(ex, &ex->idle_cv, until) && until == deadline)
+            return groupconc__totals_locked(ex).unfinished == 0;
     }
     return true;
 }
@@ -7840,20 +8003,20 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     bool all;
     if (!ex) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__exec_lock(ex);
+    groupconc__exec_lock_all(ex);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
     ex->graceful = true;
     cut = ex->held_back_cut;
     if (groupconc__drain_locked(ex, &b, true)) /* what got in before runs; later pushes fail */
         (void)groupconc__kick_locked(ex);
     groupconc__cancel_held_back_locked(ex, &b); /* they could not run: let the others have theirs */
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     groupconc__flush_and_retire(ex, &b); /* what the drain finished (helping) completes first */
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* begun; waiting would wait for itself */
-    groupconc__exec_lock(ex);
+    groupconc__exec_lock_all(ex);
     all = groupconc__wait_quiet_locked(ex, deadline);
     if (ex->held_back_cut != cut) all = false; /* cancelled during this call, maybe all at once */
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     if (all) return GROUPCONC_OK;
     groupconc_executor_shutdown(ex);
     return GROUPCONC_ETIMEDOUT;
@@ -7883,34 +8046,35 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     if (!ex) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* it would free what runs this call */
-    groupconc__exec_lock(ex);
+    groupconc__exec_lock_all(ex);
     if (groupconc__gates_or_scopes_locked(ex)) {
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock_all(ex);
         return GROUPCONC_EBUSY;
     }
-    groupconc__mutex_unlock(&ex->lock);
-    groupconc__exec_lock(ex);
+    groupconc__exec_unlock_all(ex);
+    groupconc__exec_lock_all(ex);
     if (ex->graceful) /* a graceful shutdown began (maybe from a callback): let it finish */
         (void)groupconc__wait_quiet_locked(ex, UINT64_MAX);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     groupconc_executor_shutdown(ex);
-    groupconc__exec_lock(ex);
+    groupconc__exec_lock_all(ex);
     while (!groupconc__wait_quiet_locked(ex, UINT64_MAX)) { /* stranded ready tasks: cancel them */
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock_all(ex);
         groupconc_executor_shutdown(ex);
-        groupconc__exec_lock(ex);
+        groupconc__exec_lock_all(ex);
     }
     while (ex->fleet.outstanding > 0) /* the provider still holds requests: they name this executor */
-        (void)groupconc__exec_wait(ex, &ex->idle_cv, UINT64_MAX);
-    GROUPCONC_ASSERT(ex->global.permits.used == 0 && ex->ready.count == 0 && ex->running.count == 0 &&
-                     ex->deferred.count == 0 && ex->fleet.layer.waiters.count == 0);
+        (void)groupconc__exec_wait_all(ex, &ex->idle_cv, UINT64_MAX);
+    GROUPCONC_ASSERT(ex->global.permits.used == 0 && groupconc__totals_locked(ex).ready == 0 &&
+                     groupconc__totals_locked(ex).running == 0 && groupconc__totals_locked(ex).deferred == 0 &&
+                     ex->fleet.layer.waiters.count == 0);
     ex->stopping = true;
     ex->keeper.stop = true;
     groupconc__cond_broadcast(&ex->pool.work_cv);
     groupconc__cond_signal(&ex->keeper.cv);
     list = ex->pool.workers;
     ex->pool.workers = NULL;
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     if (atomic_load_explicit(&ex->keeper.started, memory_order_relaxed))
         groupconc__thread_join(ex->keeper.thread);
     while (list) { /* after `stopping` no worker retires, so the lists are stable */
@@ -7947,7 +8111,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__cond_destroy(&ex->idle_cv);
     groupconc__cond_destroy(&ex->pool.work_cv);
     groupconc__mutex_destroy(&ex->done_lock);
-    groupconc__mutex_destroy(&ex->lock);
+    groupconc__mutex_destroy(&ex->shards[0].lock);
     GROUPCONC_FREE(ex);
     return GROUPCONC_OK;
 }
@@ -7965,7 +8129,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     st = groupconc__stripe_of(ex, hash);
-    groupconc__exec_lock(ex);
+    groupconc__exec_lock_all(ex);
     groupconc__mutex_lock(&st->lock); /* no push into g between the drain and the removal */
     if (groupconc__drain_locked(ex, &b, false)) (void)groupconc__kick_locked(ex);
     g = groupconc__table_find(st, group, len, hash);
@@ -7988,7 +8152,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
         }
     }
     groupconc__mutex_unlock(&st->lock);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
 }
@@ -8011,14 +8175,15 @@ GROUPCONC__FN int groupconc__limit_out(int32_t limit) {
    gauge (it holds no permits): those are found in ex->running, which holds at most BATCH_MAX tasks
    per worker. */
 GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, const groupconc__group *g) {
+    const groupconc__shard *sh = groupconc__shard_of(ex, g);
     uint64_t n = groupconc__group_completed(g) + groupconc__waiting_global_of(g) +
                  groupconc__waiting_bulkhead_of(g) + groupconc__waiting_conc_of(g) + groupconc__waiting_running_of(g) +
                  g->ready + g->running + groupconc__fleet_waiting(g);
     const groupconc_task *t;
     /* held == 0 is NO_PERMITS here (held is the lock's; bits may be written by a worker now) */
-    for (t = ex->running.head; t; t = t->next)
+    for (t = sh->running.head; t; t = t->next)
         if (t->group == g && t->held == 0) n++;
-    for (t = ex->deferred.head; t; t = t->next)
+    for (t = sh->deferred.head; t; t = t->next)
         if (t->group == g && t->held == 0) n++;
     return n;
 }
@@ -8143,14 +8308,14 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
     if (!ex || !group || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    groupconc__lock_quiet(ex, &b); /* runs no other task's code here ("where callbacks run") */
+    groupconc__lock_quiet_all(ex, &b); /* runs no other task's code here ("where callbacks run") */
     g = groupconc__find_locked(ex, group, len, hash);
     e = groupconc__limits_find(ex, group); /* it changes under ex->lock only */
     rc = GROUPCONC_OK;
     if (g) groupconc__group_stats_locked(ex, g, e, out_stats);
     else if (e) groupconc__entry_stats_locked(ex, e, out_stats);
     else rc = GROUPCONC_ENOTFOUND;
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     groupconc__fleet_ask(&b);
     return rc;
 }
@@ -8158,13 +8323,14 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
 /* The executor's stats (groupconc_executor_stats_get, and the dump's "executor"). Under ex->lock with
    the inbox admitted. */
 GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, groupconc_executor_stats *out_stats) {
+    const groupconc__totals all = groupconc__totals_locked(ex);
     out_stats->groups = atomic_load_explicit(&ex->table.ngroups, memory_order_relaxed);
     out_stats->gate_permits = GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL);
-    out_stats->running = ex->nrunning + out_stats->gate_permits;
-    out_stats->ready = ex->ready.count;
+    out_stats->running = all.nrunning + out_stats->gate_permits;
+    out_stats->ready = all.ready;
     out_stats->waiting = groupconc__waiting_total(ex); /* the fleet layer's too */
     out_stats->waiting_fleet = ex->fleet.layer.waiters.count;
-    out_stats->rejected_fleet = ex->counts.outcome[GROUPCONC__C_REJ_FLEET];
+    out_stats->rejected_fleet = all.counts.outcome[GROUPCONC__C_REJ_FLEET];
     out_stats->fleet_open = ex->fleet.open;
     out_stats->fleet_renew_failed = ex->fleet.renew_failed;
     out_stats->global_in_flight = (size_t)ex->global.permits.used;
@@ -8176,24 +8342,24 @@ GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, grou
     out_stats->max_groups = ex->policy.max_groups;
     out_stats->paused = ex->paused;
     out_stats->paused_groups = ex->npaused;
-    out_stats->admitted = ex->counts.admitted;
-    out_stats->rejected_waiting = ex->counts.outcome[GROUPCONC__C_REJ_WAITING];
-    out_stats->expired = ex->counts.outcome[GROUPCONC__C_EXPIRED];
+    out_stats->admitted = all.counts.admitted;
+    out_stats->rejected_waiting = all.counts.outcome[GROUPCONC__C_REJ_WAITING];
+    out_stats->expired = all.counts.outcome[GROUPCONC__C_EXPIRED];
     out_stats->groups_reclaimed = ex->groups_reclaimed;
-    out_stats->caller_runs = ex->counts.caller_runs;
+    out_stats->caller_runs = all.counts.caller_runs;
     out_stats->counts_unattributed = ex->counts_unattributed;
     out_stats->threads = atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed); /* the lock */
     out_stats->idle_threads = atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed);
     out_stats->shutdown = atomic_load_explicit(&ex->shutdown, memory_order_relaxed) != 0;
-    out_stats->submitted = ex->counts.submitted;
-    out_stats->succeeded = ex->counts.outcome[GROUPCONC__C_SUCCEEDED];
-    out_stats->failed = ex->counts.outcome[GROUPCONC__C_FAILED];
-    out_stats->cancelled = ex->counts.outcome[GROUPCONC__C_CANCELLED];
-    out_stats->rejected_global = ex->counts.outcome[GROUPCONC__C_REJ_GLOBAL];
-    out_stats->rejected_bulkhead = ex->counts.outcome[GROUPCONC__C_REJ_BULKHEAD];
-    out_stats->rejected_concurrency = ex->counts.outcome[GROUPCONC__C_REJ_CONCURRENCY];
+    out_stats->submitted = all.counts.submitted;
+    out_stats->succeeded = all.counts.outcome[GROUPCONC__C_SUCCEEDED];
+    out_stats->failed = all.counts.outcome[GROUPCONC__C_FAILED];
+    out_stats->cancelled = all.counts.outcome[GROUPCONC__C_CANCELLED];
+    out_stats->rejected_global = all.counts.outcome[GROUPCONC__C_REJ_GLOBAL];
+    out_stats->rejected_bulkhead = all.counts.outcome[GROUPCONC__C_REJ_BULKHEAD];
+    out_stats->rejected_concurrency = all.counts.outcome[GROUPCONC__C_REJ_CONCURRENCY];
     out_stats->rejected_other = ex->rejected_other;
-    out_stats->completed = groupconc__outcomes_sum(ex->counts.outcome) + ex->rejected_other;
+    out_stats->completed = groupconc__outcomes_sum(all.counts.outcome) + ex->rejected_other;
 }
 
 GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
@@ -8201,9 +8367,9 @@ GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,
     groupconc__batch b = GROUPCONC__BATCH_INIT; /* fleet asks of the tasks it admitted */
     if (!ex || !out_stats) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    groupconc__lock_quiet(ex, &b); /* runs no other task's code here ("where callbacks run") */
+    groupconc__lock_quiet_all(ex, &b); /* runs no other task's code here ("where callbacks run") */
     groupconc__executor_stats_locked(ex, out_stats);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     groupconc__fleet_ask(&b);
     return GROUPCONC_OK;
 }
@@ -8380,9 +8546,9 @@ GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const g
                                                     l->queue_threshold == GROUPCONC_DEFAULT) ||
         (l->max_wait_ns != GROUPCONC_KEEP && !groupconc__max_wait_entry_ok(l->max_wait_ns)))
         return GROUPCONC_ELIMIT;
-    groupconc__lock(ex, &b);
+    groupconc__lock_all(ex, &b);
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock_all(ex);
         groupconc__flush_and_retire(ex, &b);
         return GROUPCONC_ESHUTDOWN;
     }
@@ -8416,7 +8582,7 @@ GROUPCONC__PUBLIC int groupconc_group_limits_set(groupconc_executor *ex, const g
     groupconc__table_unlock_all(ex);
     if (g) groupconc__refill_locked(ex, g, &b);
     groupconc__debug_check(ex, g);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     groupconc__flush_and_retire(ex, &b);
     return rc;
 }
@@ -8436,9 +8602,9 @@ GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, cons
         (l->default_max_wait_ns != GROUPCONC_KEEP && l->default_max_wait_ns <= 0 &&
          l->default_max_wait_ns != GROUPCONC_FOREVER))
         return GROUPCONC_ELIMIT;
-    groupconc__lock(ex, &b);
+    groupconc__lock_all(ex, &b);
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock_all(ex);
         groupconc__flush_and_retire(ex, &b);
         return GROUPCONC_ESHUTDOWN;
     }
@@ -8468,7 +8634,7 @@ GROUPCONC__PUBLIC int groupconc_executor_limits_set(groupconc_executor *ex, cons
     groupconc__table_unlock_all(ex);
     groupconc__refill_locked(ex, NULL, &b);
     groupconc__debug_check(ex, NULL);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
 }
@@ -8482,7 +8648,7 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
     if (!ex) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    groupconc__lock(ex, &b);
+    groupconc__lock_all(ex, &b);
     if (group && pause && atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
         rc = GROUPCONC_ESHUTDOWN; /* it could create a group */
     } else if (!group) {
@@ -8520,7 +8686,7 @@ GROUPCONC__FN int groupconc__pause_op(groupconc_executor *ex, const char *group,
         }
     }
     groupconc__debug_check(ex, g);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     groupconc__flush_and_retire(ex, &b);
     return rc;
 }
@@ -8762,16 +8928,16 @@ GROUPCONC__PUBLIC int groupconc_gate_create(const groupconc_gate_config *config,
     gate->free_head = GROUPCONC__SLOT_NONE;
     gate->limit = ex ? INT32_MAX : groupconc__cap(config->limit);
     if (ex) {
-        groupconc__exec_lock(ex);
+        groupconc__exec_lock_all(ex);
         if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
-            groupconc__mutex_unlock(&ex->lock);
+            groupconc__exec_unlock_all(ex);
             groupconc__mutex_destroy(&gate->lock);
             GROUPCONC_FREE(gate);
             return GROUPCONC_ESHUTDOWN;
         }
         gate->next = ex->gates;
         ex->gates = gate;
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock_all(ex);
     }
     *out_gate = gate;
     return GROUPCONC_OK;
@@ -8782,11 +8948,11 @@ GROUPCONC__PUBLIC int groupconc_gate_destroy(groupconc_gate *gate) {
     if (!gate) return GROUPCONC_EINVAL;
     ex = gate->ex;
     GROUPCONC__NOT_IN_RESOLVER(ex);
-    if (ex) groupconc__exec_lock(ex);
+    if (ex) groupconc__exec_lock_all(ex);
     groupconc__mutex_lock_plain(&gate->lock);
     if (gate->in_flight > 0) {
         groupconc__mutex_unlock(&gate->lock);
-        if (ex) groupconc__mutex_unlock(&ex->lock);
+        if (ex) groupconc__exec_unlock_all(ex);
         return GROUPCONC_EBUSY;
     }
     groupconc__mutex_unlock(&gate->lock);
@@ -8794,7 +8960,7 @@ GROUPCONC__PUBLIC int groupconc_gate_destroy(groupconc_gate *gate) {
         groupconc_gate **pg = &ex->gates;
         while (*pg != gate) pg = &(*pg)->next;
         *pg = gate->next;
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock_all(ex);
     }
     groupconc__mutex_destroy(&gate->lock);
     if (gate->slots) GROUPCONC_FREE(gate->slots);
@@ -8877,7 +9043,7 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
         gate->rejected++;
     }
     groupconc__mutex_unlock(&gate->lock);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
     groupconc__flush_and_retire(ex, &b);
     if (gate->config.listener && rc != GROUPCONC_ENOMEM)
         groupconc__gate_emit(gate, rc == GROUPCONC_OK ? GROUPCONC_GATE_ADMITTED : GROUPCONC_GATE_REJECTED,
@@ -8916,7 +9082,7 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
     groupconc__mutex_lock_plain(&gate->lock);
     if (permit->slot >= gate->nslots || gate->slots[permit->slot].generation != permit->generation) {
         groupconc__mutex_unlock(&gate->lock);
-        if (ex) groupconc__mutex_unlock(&ex->lock);
+        if (ex) groupconc__exec_unlock(ex);
         return GROUPCONC_EPERMIT; /* released already (this or a copy), or never this gate's */
     }
     s = &gate->slots[permit->slot];
@@ -8938,7 +9104,7 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
         groupconc__pump(ex, &b);
         groupconc__debug_check(ex, g);
         (void)groupconc__kick_locked(ex);
-        groupconc__mutex_unlock(&ex->lock);
+        groupconc__exec_unlock(ex);
         groupconc__flush_and_retire(ex, &b);
     }
     if (gate->config.listener)
@@ -8958,11 +9124,11 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     ex = gate->ex;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    if (ex) groupconc__exec_lock(ex);
+    if (ex) groupconc__exec_lock_all(ex);
     if (group) {
         g = groupconc__find_locked(ex, group, len, hash);
         if (!g) {
-            groupconc__mutex_unlock(&ex->lock);
+            groupconc__exec_unlock_all(ex);
             return GROUPCONC_ENOTFOUND;
         }
     }
@@ -9009,7 +9175,7 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     out_stats->released_failure = gate->released[GROUPCONC_RELEASE_FAILURE];
     out_stats->released_cancelled = gate->released[GROUPCONC_RELEASE_CANCELLED];
     groupconc__mutex_unlock(&gate->lock);
-    if (ex) groupconc__mutex_unlock(&ex->lock);
+    if (ex) groupconc__exec_unlock_all(ex);
     return GROUPCONC_OK;
 }
 
@@ -9206,7 +9372,7 @@ GROUPCONC__FN void groupconc__scope_forks_locked(groupconc_executor *ex, const g
 GROUPCONC__FN void groupconc__scopes_cancel_step(groupconc_executor *ex, const groupconc_scope *root) {
     groupconc__batch b = GROUPCONC__BATCH_INIT;
     groupconc__fifo victims = {NULL, NULL, 0};
-    groupconc__lock(ex, &b);
+    groupconc__lock_all(ex, &b);
     groupconc__mutex_lock(&ex->scope_lock); /* lock order: ex->lock, scope_lock, a scope's lock */
     groupconc__scope_forks_locked(ex, root, 0, &victims, &b);
     groupconc__set_cancel_locked(ex, &victims, &b);
@@ -9773,7 +9939,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
         (void)groupconc__kick_locked(ex);
         groupconc__debug_check(ex, g);
     }
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
     if (late) {
         groupconc__frame f;
         groupconc__frame_push(&f, ex, NULL);
@@ -9788,7 +9954,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
     groupconc__exec_lock(ex);
     old = keep_ref ? 0u : atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_acq_rel);
     if (--ex->fleet.outstanding == 0) groupconc__cond_broadcast(&ex->idle_cv);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
     if (!keep_ref && (old & GROUPCONC__ST_REFS) == GROUPCONC__ST_FLEET_REF) groupconc__task_free(t);
     return GROUPCONC_OK;
 }
@@ -9820,7 +9986,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
             if ((t->bits & GROUPCONC__B_FLEET_BUSY) && !groupconc__paused(ex, t->group))
                 groupconc__fleet_ask_locked(ex, t, &b);
     }
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock(ex);
     groupconc__fleet_ask(&b);
     return GROUPCONC_OK;
 }
@@ -9833,9 +9999,9 @@ GROUPCONC__PUBLIC int groupconc_fleet_report(groupconc_executor *ex, const char 
     GROUPCONC__NOT_IN_RESOLVER(ex); /* before the executor's own state is read */
     if (!ex->policy.fleet.acquire) return GROUPCONC_EINVAL;
     if (group && (rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
-    groupconc__exec_lock(ex);
+    groupconc__exec_lock_all(ex);
     ex->fleet.renew_failed++;
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     if (ex->policy.listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_FLEET, group, NULL, reason, NULL);
     return GROUPCONC_OK;
 }
@@ -10030,6 +10196,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc_scope *sc;
 #endif
     const groupconc__group *g;
+    const groupconc__shard *sh;
     bool first = true;
     size_t s = 0, i = 0;
     groupconc__puts(o, "{\"format\":\"groupconc-dump\",\"version\":1,\"library\":");
@@ -10037,7 +10204,7 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__puts(o, ",\"executor\":{");
     groupconc__executor_stats_locked(ex, &es);
     groupconc__put_field(o, "max_threads", ex->policy.max_threads, false);
-    groupconc__put_field(o, "deferred", ex->deferred.count, true);
+    groupconc__put_field(o, "deferred", (long long)groupconc__totals_locked(ex).deferred, true);
     GROUPCONC_EXECUTOR_STATS_FIELDS(GROUPCONC__DUMP_EXECUTOR_FIELD)
     groupconc__puts(o, "},\"groups\":[");
     groupconc__table_lock_all(ex);
@@ -10061,9 +10228,10 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     groupconc__table_unlock_all(ex);
     groupconc__dump_fifo(o, &ex->run_cap.waiters, "waiting_running", now, &first, true);
     groupconc__dump_fifo(o, &ex->fleet.layer.waiters, "waiting_fleet", now, &first, true);
-    groupconc__dump_fifo(o, &ex->ready, "ready", now, &first, true);
-    groupconc__dump_fifo(o, &ex->running, "running", now, &first, false); /* its times are its worker's */
-    groupconc__dump_fifo(o, &ex->deferred, "deferred", now, &first, false);
+    GROUPCONC__EACH_SHARD(ex, sh) groupconc__dump_fifo(o, &sh->ready, "ready", now, &first, true);
+    GROUPCONC__EACH_SHARD(ex, sh) /* their times are their workers' */
+        groupconc__dump_fifo(o, &sh->running, "running", now, &first, false);
+    GROUPCONC__EACH_SHARD(ex, sh) groupconc__dump_fifo(o, &sh->deferred, "deferred", now, &first, false);
     groupconc__puts(o, "],\"scopes\":[");
 #ifndef GROUPCONC_NO_SCOPES /* without scopes the list is empty */
     first = true;
@@ -10123,9 +10291,9 @@ GROUPCONC__PUBLIC int groupconc_executor_dump(groupconc_executor *ex, char *buf,
     o.buf = buf;
     o.size = size;
     o.len = 0;
-    groupconc__lock_quiet(ex, &b); /* the inbox admitted: every task is in a queue */
+    groupconc__lock_quiet_all(ex, &b); /* the inbox admitted: every task is in a queue */
     groupconc__dump_locked(ex, &o);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__exec_unlock_all(ex);
     groupconc__fleet_ask(&b);
     if (size > 0) buf[o.len < size ? o.len : size - 1] = '\0';
     if (out_needed) *out_needed = o.len + 1;

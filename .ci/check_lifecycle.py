@@ -72,16 +72,19 @@ for n, line in enumerate(src.splitlines(), 1):
 
 # The executor lock: taken only through groupconc__exec_lock, _trylock and _wait, which end the
 # workers' chains first ("serial runs: chains"); a raw acquisition would see a chain's tasks stale.
+# Let go of only through _unlock, so that sharding it changes those four functions.
 wrappers = re.search(r"/\* ---- the executor lock ----.*?(?=\n/\* ====)", src, re.S)
 if not wrappers:
     problems.append("no section '---- the executor lock ----' before the next '===='")
 offset = 0
 for n, line in enumerate(src.splitlines(True), 1):
     start, offset = offset, offset + len(line)
-    if re.search(r"groupconc__(mutex_lock|mutex_trylock|cond_wait|cond_wait_until)\([^;]*&ex->lock\b", line):
+    # the lock is a shard's (ex->shards[i].lock, or sh->lock through an accessor)
+    if re.search(r"groupconc__(mutex_lock|mutex_trylock|mutex_unlock|cond_wait|cond_wait_until)\([^;]*"
+                 r"(&ex->lock\b|shards\[[^]]*\]\.lock\b|&sh->lock\b)", line):
         if not wrappers or not (wrappers.start() <= start < wrappers.end()):
-            problems.append(f"{path}:{n}: ex->lock taken outside groupconc__exec_lock/_trylock/_wait: "
-                            f"{line.strip()}")
+            problems.append(f"{path}:{n}: the executor lock taken or let go outside groupconc__exec_lock/"
+                            f"_trylock/_wait/_unlock: {line.strip()}")
 
 for p in problems:
     print(f"check_lifecycle: {p}")

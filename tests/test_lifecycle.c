@@ -110,33 +110,33 @@ static void test_fleet_layer_in_the_array(void **state) {
     atomic_init(&ran, 0);
     groupconc_task *t = tu_submit(ex, "g", "x", tu_count_fn, &ran); /* asked from submit */
     assert_int_equal(lc_asks, 1);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__mutex_lock(&ex->shards[0].lock);
     assert_int_equal(t->stage, GROUPCONC__QUEUED);
     assert_int_equal(t->held, GROUPCONC__L_FLEET);
     assert_ptr_equal(ex->fleet.layer.waiters.head, t);
     assert_false(t->bits & GROUPCONC__B_FLEET_BUSY);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__mutex_unlock(&ex->shards[0].lock);
     assert_int_equal(groupconc_fleet_answer(lc_request, GROUPCONC_FLEET_BUSY, 0), GROUPCONC_OK);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__mutex_lock(&ex->shards[0].lock);
     assert_int_equal(t->stage, GROUPCONC__QUEUED);
     assert_int_equal(t->held, GROUPCONC__L_FLEET);
     assert_true(t->bits & GROUPCONC__B_FLEET_BUSY);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__mutex_unlock(&ex->shards[0].lock);
     assert_int_equal(tu_gstats(ex, "g").waiting_fleet, 1);
     assert_int_equal(groupconc_fleet_notify(ex, "g"), GROUPCONC_OK); /* asked again */
     assert_int_equal(lc_asks, 2);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__mutex_lock(&ex->shards[0].lock);
     assert_false(t->bits & GROUPCONC__B_FLEET_BUSY);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__mutex_unlock(&ex->shards[0].lock);
     assert_int_equal(groupconc_fleet_answer(lc_request, GROUPCONC_FLEET_GRANTED, 42), GROUPCONC_OK);
     groupconc_result r = tu_wait(t);
     assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
     assert_int_equal(atomic_load(&ran), 1);
     assert_int_equal(lc_releases, 1);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__mutex_lock(&ex->shards[0].lock);
     assert_int_equal(ex->fleet.layer.permits.used, 0); /* the layer's permit handed back with the others */
     assert_int_equal(ex->fleet.layer.waiters.count, 0);
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__mutex_unlock(&ex->shards[0].lock);
     groupconc_task_release(t);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }

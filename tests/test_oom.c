@@ -2554,11 +2554,11 @@ static groupconc__group_queues *queues_of(groupconc_executor *ex, const char *ke
     groupconc__group *g;
     groupconc__group_queues *q;
     assert_int_equal(groupconc__key_hash(key, &len, &hash), GROUPCONC_OK);
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__mutex_lock(&ex->shards[0].lock);
     g = groupconc__find_locked(ex, key, len, hash);
     q = g ? g->queues : NULL;
     if (has_spare) *has_spare = ex->spare_queues != NULL;
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__mutex_unlock(&ex->shards[0].lock);
     assert_non_null(g);
     return q;
 }
@@ -2604,10 +2604,10 @@ static void test_group_queues_block(void **state) {
     assert_int_equal(groupconc_submit(ex, "r", NULL, task_park, latch_r, &pr), GROUPCONC_OK);
     assert_true(counter_wait(latch_r, 1));
     assert_null(queues_of(ex, "r", NULL));
-    groupconc__mutex_lock(&ex->lock);
+    groupconc__mutex_lock(&ex->shards[0].lock);
     if (ex->spare_queues) GROUPCONC_FREE(ex->spare_queues);
     ex->spare_queues = NULL;
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__mutex_unlock(&ex->shards[0].lock);
     /* every allocation from the N-th on fails, on any thread. While N falls on the submit's own
        (its node, unless one the ten tasks gave back is at hand), submit says ENOMEM and nothing
        changed; the first N past them falls on the block, in admission */
@@ -2690,10 +2690,10 @@ static void test_group_queues_block_quiet(void **state) {
     assert_true(counter_wait(done, 4));
     assert_int_equal(groupconc_submit(ex, "g", NULL, task_park, latch, &a), GROUPCONC_OK);
     assert_true(counter_wait(latch, 1)); /* the only worker is busy with A */
-    groupconc__mutex_lock(&ex->lock); /* white-box: no spare left (as if another group took it) */
+    groupconc__mutex_lock(&ex->shards[0].lock); /* white-box: no spare left (as if another group took it) */
     if (ex->spare_queues) GROUPCONC_FREE(ex->spare_queues);
     ex->spare_queues = NULL;
-    groupconc__mutex_unlock(&ex->lock);
+    groupconc__mutex_unlock(&ex->shards[0].lock);
     assert_null(queues_of(ex, "g", NULL));
     assert_int_equal(groupconc_submit(ex, "g", NULL, task_count, done, &b), GROUPCONC_OK);
     assert_true(groupconc__inbox_pending(ex)); /* the busy worker will look: nobody locked */

@@ -226,8 +226,8 @@ static char *lk_table, *lk_table_end; /* the key table's stripes: their locks, c
 static inline int ls_setup(const bench_cfg *c, bench_out *out) {
     int rc = gc_setup(c, out);
     if (rc == 0) {
-        atomic_store(&ls_cpu_lock, (void *)&ex->lock);
-        lk_exec = &ex->lock;
+        atomic_store(&ls_cpu_lock, (void *)&ex->shards[0].lock);
+        lk_exec = &ex->shards[0].lock; /* the executor lock (one shard) */
         lk_table = (char *)&ex->table.stripes[0];
         lk_table_end = (char *)&ex->table.stripes[GROUPCONC__STRIPES];
         lk_done = &ex->done_lock;
