@@ -1277,8 +1277,9 @@ typedef struct groupconc_executor_stats {
 /* groupconc_group_stats_get: a snapshot of one group (consistent: taken under the executor lock;
    stale as soon as it returns).
    Params:        group: the key, as submitted; out_stats: filled on GROUPCONC_OK only.
-   Returns:       GROUPCONC_OK; GROUPCONC_ENOTFOUND (no cached state for that key, and no limits
-                  set for it: neither in policy.groups nor with groupconc_group_limits_set);
+   Returns:       GROUPCONC_OK; GROUPCONC_ENOTFOUND (no cached state for that key, and no entry
+                  for it in the executor's per-group table: none in policy.groups nor from
+                  groupconc_group_limits_set, or one that a reset to GROUPCONC_DEFAULT removed);
                   GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY; GROUPCONC_EKEYTOOLONG.
    Thread safety: any thread.
    Callbacks:     may be called anywhere but the resolver (there: GROUPCONC_EDEADLK).
@@ -1334,9 +1335,11 @@ GROUPCONC_API groupconc_group_limits groupconc_group_limits_keep(const char *gro
    an evict or a reclaim): the values are recorded in the executor's per-group table.
    Params:        limits->group: the key (copied). Each field: a new value (as in the policy's
                   table), GROUPCONC_KEEP (unchanged), or GROUPCONC_DEFAULT (back to the resolver /
-                  the policy default, resolved again now). max_wait_ns applies to tasks submitted
-                  afterwards. A key with no state yet: only recorded. An entry whose fields are all
-                  back to GROUPCONC_DEFAULT (max_wait_ns 0) leaves the table again.
+                  the policy's default_* value, resolved again now; not to the key's entry in
+                  policy.groups: that entry is the table this call changes). max_wait_ns applies
+                  to tasks submitted afterwards. A key with no state yet: only recorded. An entry
+                  whose fields are all back to GROUPCONC_DEFAULT (max_wait_ns 0) leaves the table
+                  again (a policy.groups entry too).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex, limits or limits->group NULL);
                   GROUPCONC_EKEYEMPTY / EKEYTOOLONG; GROUPCONC_ELIMIT (a value out of range);
                   GROUPCONC_ESHUTDOWN; GROUPCONC_ENOMEM (the table could not grow; nothing changed).
@@ -7970,6 +7973,15 @@ GROUPCONC__FN void groupconc__cancel_held_back_locked(groupconc_executor *ex, gr
     (void)groupconc__kick_locked(ex);
 }
 
+/* Whether a task waits at the fleet layer that no pause holds back: the provider's answer moves it
+   on (and what queues behind it in its group), not a resume. */
+GROUPCONC__FN bool groupconc__fleet_unheld_locked(const groupconc_executor *ex) {
+    const groupconc_task *t;
+    for (t = ex->fleet.layer.waiters.head; t; t = t->next)
+        if (!groupconc__held_back(ex, t)) return true;
+    return false;
+}
+
 /* Wait (lock held) until every accepted task completed or the deadline passed. A ready task with no
    worker alive and none startable would never finish: give up on it (the caller sweeps). */
 GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t deadline) {
@@ -7982,10 +7994,11 @@ GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t
             return false;
         if (ex->paused || ex->npaused > 0) {
             /* tasks of a paused group never start: once nothing else is left, give up on them
-               (the caller cancels them). Nobody signals that moment: look every few ms. */
+               (the caller cancels them). Nobody signals that moment: look every few ms. A task of
+               an unpaused group at the fleet layer is not left: the provider's answer moves it. */
             if (all.nrunning == 0 && all.ready == 0 && all.deferred == 0 && all.running == 0 &&
                 !groupconc__inbox_pending(ex) &&
-                GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL) == 0)
+                GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL) == 0 && !groupconc__fleet_unheld_locked(ex))
                 return false;
             until = groupconc__deadline(GROUPCONC__PAUSED_POLL_NS);
             if (until > deadline) until = deadline;

@@ -7,7 +7,9 @@
        BUSY answer after the resume waited for the next freed lease (or a poll) instead of asking;
      - a read-only call (stats, dump) that admitted the inbox asked the provider on its own thread,
        where an answer made inside acquire (REJECT, OPEN) completed another task: an executor with a
-       provider now admits at submit, so the ask is the submitter's. */
+       provider now admits at submit, so the ask is the submitter's.
+   And one an adversarial hunt found: with any group paused, a graceful shutdown gave up at once on
+   a task of an unpaused group waiting at the fleet layer for its lease, and cancelled it. */
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 
@@ -189,11 +191,61 @@ static void test_read_only_calls_never_ask(void **state) {
     hp_free(h);
 }
 
+typedef struct graceful_arg {
+    groupconc_executor *ex;
+    tu_latch done;
+    int rc;
+} graceful_arg;
+
+static void graceful_main(void *p) {
+    graceful_arg *a = (graceful_arg *)p;
+    a->rc = groupconc_executor_shutdown_graceful(a->ex, GROUPCONC_FOREVER);
+    tu_latch_count_down(&a->done);
+}
+
+/* Only tasks a pause holds back are given up on by a graceful shutdown: a task of an unpaused group
+   waiting at the fleet layer moves on with the provider's answer, whichever group is paused (here
+   one that never had a task). The graceful call waits for it, and it runs. */
+static void test_graceful_waits_for_fleet_beside_a_pause(void **state) {
+    (void)state;
+    held_provider *h = hp_new("f");
+    groupconc_executor *ex = hp_executor(h);
+    assert_int_equal(groupconc_group_pause(ex, "empty"), GROUPCONC_OK);
+    groupconc_task *t = tu_submit(ex, "f", "t", tu_noop_fn, NULL);
+    groupconc_fleet_request *req = hp_take(h);
+    assert_non_null(req);
+    graceful_arg a;
+    a.ex = ex;
+    a.rc = -1;
+    tu_latch_init(&a.done, 1);
+    tu_thread th;
+    assert_true(tu_thread_start(&th, graceful_main, &a));
+    int64_t end = tu_now_ns() + TU_TIMEOUT_NS;
+    while (!tu_xstats(ex).shutdown && tu_now_ns() < end) tu_sleep_ns(TU_MS / 2); /* it began */
+    assert_true(tu_xstats(ex).shutdown);
+    /* it must still wait: before the fix it returned ETIMEDOUT within a few ms, the task cancelled */
+    assert_false(tu_latch_wait_for(&a.done, 200 * TU_MS));
+    bool done = true;
+    assert_int_equal(groupconc_task_is_done(t, &done), GROUPCONC_OK);
+    assert_false(done);
+    assert_int_equal(groupconc_fleet_answer(req, GROUPCONC_FLEET_GRANTED, 1), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&a.done));
+    tu_thread_join(th);
+    assert_int_equal(a.rc, GROUPCONC_OK);
+    tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
+    tu_latch_destroy(&a.done);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&h->releases), 1);
+    hp_free(h);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paused_grant_release_outlives_evict),
         cmocka_unit_test(test_notify_during_pause_remembered),
         cmocka_unit_test(test_read_only_calls_never_ask),
+        cmocka_unit_test(test_graceful_waits_for_fleet_beside_a_pause),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
