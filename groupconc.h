@@ -1882,9 +1882,10 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    section call one that comes later.
      configuration       the user's macros, checked; the internal tunables, each with its reason
      platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32
-     internal types      task node, fair semaphore, group, worker; the executor, its fields grouped
-                         by owner: table (key table stripes, LRU, node caches), inbox, keeper
-                         (housekeeper, deadline heap), pool, fleet
+     internal types      task node, fair semaphore, group, worker; shards (the per-task queues and
+                         counters, and the executor lock: one shard so far); the executor, its
+                         fields grouped by owner: table (key table stripes, LRU, node caches),
+                         inbox, shards, keeper (housekeeper, deadline heap), pool, fleet
      calling thread      per-thread frames: what user code of this library runs on this thread
      intrusive FIFO, key table   the containers
      groups              counters (hot inline, rare ones in a cold block), limit resolution, the
@@ -1917,8 +1918,13 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    ex->lock, then ex->scope_lock, then a scope's lock (the dump; a scope's shutdown reads its forks
    under them while it cancels them as one step);
    table.caches_lock (the list of the threads' node caches) is taken alone or inside a stripe lock.
-   ex->lock is taken only through groupconc__exec_lock, _trylock and _wait (.ci/check_lifecycle.py
-   checks): the first thing under it is to end the workers' chains (worker pool, "chains").
+   ex->lock ("the executor lock": shard 0's lock, see "shards") is taken only through
+   groupconc__exec_lock, _trylock and _wait, and let go of only through _unlock
+   (.ci/check_lifecycle.py checks): the first thing under it is to end the workers' chains (worker
+   pool, "chains"). A call that must see the whole executor takes it as every shard's lock
+   (groupconc__exec_lock_all, lock_all, lock_quiet_all) and lets go of it as such (_unlock_all): the
+   same lock while there is one shard, the two kinds told apart for the sharded executor
+   (docs/lock-measurements.md) and checked in a debug build.
    A submit takes its key's stripe alone: it finds or creates the group, takes a node and pushes
    onto the inbox under it. Whatever must see the whole table takes every stripe
    (groupconc__table_lock_all): a group is reclaimed only with ex->lock and every stripe held and the
