@@ -837,7 +837,8 @@ GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
                                             groupconc_executor **out_executor);
 
 /* groupconc_executor_shutdown: stop accepting (later submits return ESHUTDOWN), cancel every task
-   that has not started (waiting at a layer or for a thread), flag running tasks. Idempotent.
+   that has not started (waiting at a layer or for a thread), flag running tasks (deferred ones, and
+   CALLER_RUNS runs inside their submit, included). Idempotent.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL).
    Thread safety: any thread, concurrently with any call but destroy.
    Callbacks:     may be called from a task or any callback of this executor: it never waits. The
@@ -2928,6 +2929,8 @@ typedef struct groupconc__shard {
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
+    groupconc__fifo caller_running; /* tasks running under CALLER_RUNS inside their submit, holding
+                                      no permits (flagged likewise; nothing else reads the list) */
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, its groups */
     size_t unfinished;             /* accepted tasks not yet completed */
@@ -3605,8 +3608,8 @@ GROUPCONC__FN void groupconc__lru_touch(groupconc_executor *ex, groupconc__group
    paused. Under ex->lock with the inbox drained under g's stripe lock (a push happens under the
    group's stripe lock, so no task of g is on its way in). A CALLER_RUNS re-run on a worker holds no
    permit (held == 0): only the running and deferred lists know it, so under that policy they are
-   looked through (a reclaimed group's running task would miss a group shutdown's flag); so is
-   ex->refused, whose rejections are not settled yet. */
+   looked through (a reclaimed group's running task would miss a group shutdown's flag), and the
+   list of runs inside their submit; so is ex->refused, whose rejections are not settled yet. */
 GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, const groupconc__group *g) {
     const groupconc__shard *sh = groupconc__shard_of(ex, g);
     const groupconc_task *t;
@@ -3621,6 +3624,8 @@ GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, co
         if (t->group == g && t->held == 0) return false;
     for (t = sh->deferred.head; t; t = t->next)
         if (t->group == g && t->held == 0) return false;
+    for (t = sh->caller_running.head; t; t = t->next)
+        if (t->group == g) return false;
     return true;
 }
 
@@ -4082,7 +4087,8 @@ GROUPCONC__FN bool groupconc__exec_wait_all(groupconc_executor *ex, groupconc__c
    visible (submit clears COUNTED under the lock for a task refused under ABORT); QUEUED_ONCE by
    admit, under the lock; RAN under the lock when a task that ran is finished (finish_locked: while
    it is listed in ex->running, others read its bits under the lock), or by the thread that owns a
-   task in no list (a CALLER_RUNS run in submit, a rejection handler's decision); NO_PERMITS under
+   task in no other list (a CALLER_RUNS run in submit, listed only in caller_running, which nobody
+   reads bits through; a rejection handler's decision); NO_PERMITS under
    the lock (settle_rejected) or by the submitting thread for a CALLER_RUNS run in submit.
    HAS_DEADLINE and FLEET are set by task_init (a queue deadline; a provider in the policy: a fleet
    slot inline); LEASED under the lock by groupconc_fleet_answer (GRANTED), cleared by the
@@ -4374,6 +4380,9 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
             if (!g || t->group == g) (void)groupconc__take_or_flag_locked(ex, t, b);
         }
         for (t = sh->deferred.head; t; t = t->next) /* off their workers: only flagged */
+            if (!g || t->group == g)
+                atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
+        for (t = sh->caller_running.head; t; t = t->next) /* on their submitters: likewise */
             if (!g || t->group == g)
                 atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
     }
@@ -5243,11 +5252,19 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
         t->status = GROUPCONC_STATUS_PENDING;
         t->error = 0;
         /* STARTED before the body runs: its handle can leak to another thread only from inside
-           the body (a scope's fork publishes it), and a cancel of a started task only flags it */
+           the body (a scope's fork publishes it), and a cancel of a started task only flags it.
+           Listed while it runs so that a shutdown (or its group's) flags it as it flags the
+           running tasks; one that came first flags it here. */
         atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
-        (void)groupconc__run(ex, t, 0, false); /* on the submitting thread, holding no permits (no defer) */
-        t->bits |= GROUPCONC__B_RAN;  /* in no list: nobody else reads its bits */
         groupconc__exec_lock(ex);
+        groupconc__fifo_push(&groupconc__shard_of(ex, g)->caller_running, t);
+        if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+            atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
+        groupconc__exec_unlock(ex);
+        (void)groupconc__run(ex, t, 0, false); /* on the submitting thread, holding no permits (no defer) */
+        groupconc__exec_lock(ex);
+        groupconc__fifo_remove(&groupconc__shard_of(ex, g)->caller_running, t);
+        t->bits |= GROUPCONC__B_RAN;  /* in no list now: nobody else reads its bits */
         groupconc__count_caller_run_locked(ex, g, rc);
         groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
         groupconc__exec_unlock(ex);
@@ -8000,10 +8017,13 @@ GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t
             return false;
         if (ex->paused || ex->npaused > 0) {
             /* tasks of a paused group never start: once nothing else is left, give up on them
-               (the caller cancels them). Nobody signals that moment: look every few ms. A task of
-               an unpaused group at the fleet layer is not left: the provider's answer moves it. */
+               (the caller cancels them). Nobody signals that moment: look every few ms. Not left:
+               a task of an unpaused group at the fleet layer (the provider's answer moves it), nor
+               one that waits at no layer although no queue lists it (a CALLER_RUNS run or a
+               rejection handler inside its submit, a completion running its events and
+               callbacks: unfinished counts it until it retires). */
             if (all.nrunning == 0 && all.ready == 0 && all.deferred == 0 && all.running == 0 &&
-                !groupconc__inbox_pending(ex) &&
+                all.unfinished <= groupconc__waiting_total(ex) && !groupconc__inbox_pending(ex) &&
                 GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL) == 0 && !groupconc__fleet_unheld_locked(ex))
                 return false;
             until = groupconc__deadline(GROUPCONC__PAUSED_POLL_NS);

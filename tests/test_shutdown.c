@@ -240,6 +240,157 @@ static void test_shutdown_graceful_times_out(void **state) {
     tu_latch_destroy(&started);
 }
 
+/* With a group paused, a graceful shutdown gives up only on what a pause holds back: not on a task
+   that is still on its way out of the library in no queue (its COMPLETED listener running, mode 0)
+   or running under CALLER_RUNS inside its submit (mode 1). Before the fix it returned ETIMEDOUT at
+   once there, nothing cancelled (and destroy spun until the task retired). Found by a hunt. */
+typedef struct hold_listener {
+    tu_latch in, go;
+} hold_listener;
+
+static void hold_listener_fn(const groupconc_event *e, void *ud) {
+    hold_listener *h = (hold_listener *)ud;
+    if (e->type == GROUPCONC_EVENT_COMPLETED && e->task_id && strcmp(e->task_id, "hold") == 0) {
+        tu_latch_count_down(&h->in);
+        (void)tu_latch_wait(&h->go);
+    }
+}
+
+typedef struct graceful_call {
+    groupconc_executor *ex;
+    tu_latch done;
+    int rc;
+} graceful_call;
+
+static void graceful_call_main(void *p) {
+    graceful_call *g = (graceful_call *)p;
+    g->rc = groupconc_executor_shutdown_graceful(g->ex, GROUPCONC_FOREVER);
+    tu_latch_count_down(&g->done);
+}
+
+typedef struct submit_call {
+    groupconc_executor *ex;
+    tu_park *park;
+    groupconc_task *t;
+    int rc;
+} submit_call;
+
+static void submit_call_main(void *p) {
+    submit_call *c = (submit_call *)p;
+    c->rc = groupconc_submit(c->ex, "a", "refused", tu_park_fn, c->park, &c->t);
+}
+
+static void test_shutdown_graceful_paused_waits_for_unlisted(void **state) {
+    (void)state;
+    for (int mode = 0; mode < 2; mode++) {
+        hold_listener h;
+        tu_latch_init(&h.in, 1);
+        tu_latch_init(&h.go, 1);
+        groupconc_policy p = groupconc_policy_default();
+        if (mode == 0) {
+            p.listener = hold_listener_fn;
+            p.listener_user_data = &h;
+        } else {
+            p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+            p.default_concurrency = 1;
+            p.default_queue_threshold = 0; /* the second task of "a" is refused while one runs */
+        }
+        groupconc_executor *ex = tu_executor(&p);
+        groupconc_task *t;
+        tu_latch started1, started2;
+        tu_latch_init(&started1, 1);
+        tu_latch_init(&started2, 1);
+        tu_park first, second;
+        tu_park_init(&first, &started1, NULL);
+        tu_park_init(&second, &started2, NULL);
+        submit_call sc = {ex, &second, NULL, -1};
+        tu_thread submitter;
+        if (mode == 0) {
+            t = tu_submit(ex, "a", "hold", tu_noop_fn, NULL);
+            assert_true(tu_latch_wait(&h.in)); /* finished, its listener holds it in no queue */
+        } else {
+            t = tu_submit(ex, "a", "first", tu_park_fn, &first);
+            assert_true(tu_latch_wait(&started1));
+            assert_true(tu_thread_start(&submitter, submit_call_main, &sc));
+            assert_true(tu_latch_wait(&started2)); /* refused, running inside its submit */
+            tu_latch_open(&first.go);
+            tu_wait_status(t, GROUPCONC_STATUS_SUCCESS); /* nothing runs on a worker now */
+        }
+        assert_int_equal(groupconc_group_pause(ex, "b"), GROUPCONC_OK); /* a pause elsewhere */
+        graceful_call g;
+        g.ex = ex;
+        g.rc = -1;
+        tu_latch_init(&g.done, 1);
+        tu_thread th;
+        assert_true(tu_thread_start(&th, graceful_call_main, &g));
+        assert_false(tu_latch_wait_for(&g.done, 200 * TU_MS)); /* it waits */
+        if (mode == 0) {
+            tu_latch_open(&h.go);
+        } else {
+            tu_latch_open(&second.go);
+            tu_thread_join(submitter);
+            assert_int_equal(sc.rc, GROUPCONC_OK);
+        }
+        assert_true(tu_latch_wait(&g.done));
+        tu_thread_join(th);
+        assert_int_equal(g.rc, GROUPCONC_OK); /* every task finished */
+        groupconc_executor_stats xs = tu_xstats(ex);
+        assert_int_equal(xs.cancelled, 0);
+        if (mode == 1) {
+            assert_int_equal(tu_wait(sc.t).status, GROUPCONC_STATUS_SUCCESS);
+            assert_int_equal(groupconc_task_release(sc.t), GROUPCONC_OK);
+        }
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
+        tu_latch_destroy(&g.done);
+        tu_park_destroy(&first);
+        tu_park_destroy(&second);
+        tu_latch_destroy(&started1);
+        tu_latch_destroy(&started2);
+        tu_latch_destroy(&h.in);
+        tu_latch_destroy(&h.go);
+    }
+}
+
+/* A task running under CALLER_RUNS inside its submit (refused: its group's queue threshold is 0) is
+   a running task too: a shutdown flags it, as it flags those on workers. Before, no list held it
+   and a polling body never saw the flag. Found by a hunt. */
+static void test_shutdown_flags_a_caller_run(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+    p.default_concurrency = 1;
+    p.default_queue_threshold = 0;
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started1, started2;
+    tu_latch_init(&started1, 1);
+    tu_latch_init(&started2, 1);
+    tu_park first, second;
+    tu_park_init(&first, &started1, NULL);
+    tu_park_init(&second, &started2, NULL);
+    first.cooperative = second.cooperative = true; /* end when flagged */
+    groupconc_task *t = tu_submit(ex, "a", "first", tu_park_fn, &first);
+    assert_true(tu_latch_wait(&started1));
+    submit_call sc = {ex, &second, NULL, -1};
+    tu_thread submitter;
+    assert_true(tu_thread_start(&submitter, submit_call_main, &sc));
+    assert_true(tu_latch_wait(&started2)); /* refused, running inside its submit */
+    assert_int_equal(groupconc_executor_shutdown(ex), GROUPCONC_OK);
+    tu_thread_join(submitter);
+    assert_int_equal(sc.rc, GROUPCONC_OK);
+    assert_true(atomic_load(&second.saw_cancel));
+    assert_false(atomic_load(&second.timed_out));
+    assert_int_equal(tu_wait(sc.t).status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(tu_wait(t).status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(sc.t), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
+    tu_park_destroy(&first);
+    tu_park_destroy(&second);
+    tu_latch_destroy(&started1);
+    tu_latch_destroy(&started2);
+}
+
 /* destroy without a prior shutdown: queued tasks are cancelled, running ones flagged and awaited */
 static void test_destroy_shuts_down(void **state) {
     (void)state;
@@ -274,6 +425,8 @@ int main(void) {
         cmocka_unit_test(test_shutdown_graceful_finishes),
         cmocka_unit_test(test_shutdown_graceful_with_timeout_finishes),
         cmocka_unit_test(test_shutdown_graceful_times_out),
+        cmocka_unit_test(test_shutdown_graceful_paused_waits_for_unlisted),
+        cmocka_unit_test(test_shutdown_flags_a_caller_run),
         cmocka_unit_test(test_destroy_shuts_down),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
