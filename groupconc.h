@@ -240,12 +240,13 @@
                                                                          + rejected_waiting + expired
                                                                          + rejected_fleet
                                                                          (+ rejected_other: executor)
-       FLEET       the fleet layer let a task run on local caps alone  fleet_open
-                   (EFLEET_OPEN), or its provider reported a failed    fleet_renew_failed
-                   lease renewal (EFLEET_RENEW)
+       FLEET       the provider answered OPEN: the task may run on     fleet_open
+                   local caps alone (EFLEET_OPEN); or it reported a    fleet_renew_failed
+                   failed lease renewal (EFLEET_RENEW)
        (none)      a task got every permit (it runs or is about to)    admitted
-       (none)      a refused task runs under CALLER_RUNS (after its    caller_runs (not in
-                   REJECTED event, whose reason names the layer)         completed's sum)
+       (none)      a refused task ran under CALLER_RUNS (after its     caller_runs (not in
+                   REJECTED event, whose reason names the layer;         completed's sum)
+                   counted when the run ends)
        A task counts where its final status puts it: a CALLER_RUNS task or one whose rejection
        handler chose SUCCESS counts as succeeded. submitted - completed = tasks still in progress.
        REJECTED with GROUPCONC_EEXPIRED_* counts as expired, with GROUPCONC_EREJECTED_WAITING as
@@ -254,8 +255,12 @@
        (counts_unattributed). Group counters start again when the group's state is evicted or
        reclaimed; the executor's never do.
        A task's events come in order: SUBMITTED, then STARTED or REJECTED (under CALLER_RUNS:
-       REJECTED, then STARTED), then COMPLETED. Its permits are back and its cleanup has run before
-       COMPLETED; COMPLETED and the completion callbacks have run before its handle is done.
+       REJECTED, then STARTED; a task cancelled before its refusal was reported: no REJECTED),
+       then COMPLETED. Its permits are back and its cleanup has run before COMPLETED; COMPLETED
+       and the completion callbacks have run before its handle is done. FLEET events are reports
+       about the fleet layer, outside that order: an OPEN answer's comes from the thread that
+       answered, after the task was handed on, so it may come after the task's STARTED or even
+       COMPLETED.
 
    5. THREADS AND CALLBACKS
        Every function is thread-safe, except that groupconc_executor_destroy must not run concurrently
@@ -538,7 +543,7 @@ extern "C" {
     X(EPAUSED, -36, "refused: the group or the executor is paused")                                \
     X(EREJECTED_FLEET, -37, "rejected at the fleet layer: the provider refused (its backend unreachable, fail-closed)") \
     X(EEXPIRED_FLEET, -38, "queue deadline passed while waiting at the fleet layer")              \
-    X(EFLEET_OPEN, -39, "fleet layer failed open: the task ran on the local caps alone")          \
+    X(EFLEET_OPEN, -39, "fleet layer failed open: the task goes on on the local caps alone")          \
     X(EFLEET_RENEW, -40, "a fleet lease renewal failed; the task kept running")                   \
     X(ESCOPE_POLICY, -41, "refused: the scope's policy decides its first fork (only a CUSTOM scope may name it)")
 
@@ -592,8 +597,9 @@ typedef enum groupconc_event_type {
     GROUPCONC_EVENT_COMPLETED,     /* final result: exactly once per SUBMITTED */
     GROUPCONC_EVENT_REJECTED,      /* a layer refused it, or submit failed: event.reason says why */
     GROUPCONC_EVENT_FLEET          /* the fleet layer reports: event.reason GROUPCONC_EFLEET_OPEN (the
-                                      task ran on local caps alone) or GROUPCONC_EFLEET_RENEW (its
-                                      lease renewal failed; it keeps running) */
+                                      provider answered OPEN: the task goes on on local caps alone)
+                                      or GROUPCONC_EFLEET_RENEW (its lease renewal failed; it keeps
+                                      running). Outside a task's event order (4. EVENTS AND COUNTERS) */
 } groupconc_event_type;
 
 typedef enum groupconc_cancel_outcome {
@@ -1254,7 +1260,8 @@ typedef struct groupconc_executor_stats {
     size_t waiting_fleet;       /* at the fleet layer: asked, answered BUSY or queued behind them
                                    unasked (in `waiting` too) */
     uint64_t rejected_fleet;    /* REJECTED: the provider refused (GROUPCONC_EREJECTED_FLEET) */
-    uint64_t fleet_open;        /* tasks that ran on local caps alone (GROUPCONC_FLEET_OPEN) */
+    uint64_t fleet_open;        /* OPEN answers (GROUPCONC_FLEET_OPEN): tasks let through on local
+                                   caps alone (one cancelled before it ran counts too) */
     uint64_t fleet_renew_failed; /* lease renewals that failed (groupconc_fleet_report) */
 } groupconc_executor_stats;
 
@@ -4094,7 +4101,9 @@ GROUPCONC__FN bool groupconc__exec_wait_all(groupconc_executor *ex, groupconc__c
    slot inline); LEASED under the lock by groupconc_fleet_answer (GRANTED), cleared by the
    completing thread when it gives the lease back (DONE, in no list: it owns the bits); FLEET_BUSY
    under the lock while the task waits at the fleet layer unasked (fleet_park_locked), cleared when
-   it is asked again or leaves the layer (waiting_dec). Whether a task passed the fleet layer is
+   it is asked again or leaves the layer (waiting_dec). SETTLING under the lock by the thread
+   settling a CALLER_RUNS refusal, from just before its REJECTED event until it is re-queued or
+   completed (settle_rejected). Whether a task passed the fleet layer is
    t->held > GROUPCONC__L_FLEET. */
 
 /* t->stage (under ex->lock). */
@@ -4142,6 +4151,9 @@ enum {
 #define GROUPCONC__B_LEASED 512u      /* holds a fleet lease (in its slot): given back at completion */
 #define GROUPCONC__B_FLEET_BUSY 1024u /* QUEUED at the fleet layer unasked: answered BUSY or the group
                                          paused (counted in gfleet->busy of the group) */
+#define GROUPCONC__B_SETTLING 2048u   /* REJECTED under CALLER_RUNS, its REJECTED event under way on the
+                                         thread settling it: a cancel only flags it (that thread
+                                         completes it CANCELLED after the event, not a re-run) */
 
 /* The stage transitions allowed, as the table "Stage transitions" above lists them: row `from`, bit
    `to`. Every stage change goes through groupconc__set_stage, which checks it against this table
@@ -4444,6 +4456,9 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
     if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
         sh->nrunning--;
         t->group->running--;
+    } else { /* a CALLER_RUNS re-run: it ran (its refusal left the outcome counters when queued) */
+        sh->counts.caller_runs++;
+        if (t->group->cold) t->group->cold->caller_runs++;
     }
     groupconc__release_permits(ex, t, b);
     groupconc__pump(ex, b);
@@ -5678,13 +5693,29 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
 
 /* Handle an asynchronous rejection: the REJECTED event, then the handler or the policy. Returns 1 if
    the caller must retire t (it completed), 0 if it went back to the ready queue (CALLER_RUNS) or a
-   cancel took it. A rejected task can be cancelled while its REJECTED event runs (CALLER_RUNS, no
-   handler): only its immutable fields are read here without the lock. */
+   cancel took it. Under CALLER_RUNS with no handler a cancel may act on it while it waits here
+   (see B_SETTLING): only its immutable fields are read here without the lock. */
 GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupconc_task *t,
                                                 groupconc__claims *claimed) {
     const groupconc_policy *p = &ex->policy;
     int reason = t->reject_reason;
+    bool caller_runs = !groupconc__is_expiry(reason) && !p->reject_handler &&
+                       p->rejection == GROUPCONC_REJECT_CALLER_RUNS;
     groupconc__give_back(ex, claimed); /* user code next: it may wait on what we took */
+    if (caller_runs) {
+        /* a cancel may take it until the REJECTED event begins (then it completes it, with no
+           REJECTED event: it was called off first), and only flag it from then on, so that its
+           COMPLETED never comes before its REJECTED */
+        bool taken;
+        groupconc__exec_lock(ex);
+        taken = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) != 0;
+        if (!taken) t->bits |= GROUPCONC__B_SETTLING;
+        groupconc__exec_unlock(ex);
+        if (taken) {
+            groupconc__drop_claim_ref(t);
+            return 0;
+        }
+    }
     if (p->listener)
         groupconc__emit(ex, t, GROUPCONC_EVENT_REJECTED, t->group->key, groupconc__task_id(t), reason,
                         NULL);
@@ -5692,23 +5723,30 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
         /* a queue deadline is a promise not to run late: no handler, no CALLER_RUNS */
     } else if (p->reject_handler) {
         groupconc__apply_handler(ex, t, reason, false);
-    } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
-        /* "else on a worker": back to the ready queue holding no permits, unless a cancel took it
-           meanwhile (and completed it) */
-        bool taken;
+    } else if (caller_runs) {
+        /* "else on a worker": back to the ready queue holding no permits; or, flagged by a cancel
+           during the event, CANCELLED here without running. Its refusal leaves the outcome
+           counters either way; caller_runs counts it once it has run (finish_locked). */
+        bool cancelled;
         groupconc__exec_lock(ex);
-        taken = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) != 0;
-        if (!taken) {
+        t->bits &= (uint16_t)~GROUPCONC__B_SETTLING;
+        cancelled = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_CANCEL) != 0;
+        groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
+        if (cancelled) {
+            t->status = GROUPCONC_STATUS_CANCELLED;
+            t->error = 0;
+            t->start_ns = groupconc__now_ns();
+            groupconc__set_stage(t, GROUPCONC__DONE);
+            groupconc__count_locked(ex, t->group, GROUPCONC__C_CANCELLED, 1);
+        } else {
             t->bits |= GROUPCONC__B_NO_PERMITS;
             t->status = GROUPCONC_STATUS_PENDING;
             t->error = 0;
-            groupconc__count_caller_run_locked(ex, t->group, reason);
             groupconc__push_ready(ex, t);
             (void)groupconc__kick_locked(ex);
         }
         groupconc__exec_unlock(ex);
-        if (taken) groupconc__drop_claim_ref(t);
-        return 0;
+        if (!cancelled) return 0;
     }
     return groupconc__complete(ex, t, NULL, NULL);
 }
@@ -5933,12 +5971,14 @@ GROUPCONC__PUBLIC int groupconc_task_is_done(groupconc_task *task, bool *out_don
     return GROUPCONC_OK;
 }
 
-/* A task a cancel can only flag: deferred (off its worker), or a CALLER_RUNS run inside submit, on
-   the submitting thread now. Under ex->lock. */
+/* A task a cancel can only flag: deferred (off its worker), a CALLER_RUNS run inside submit, on the
+   submitting thread now, or a CALLER_RUNS refusal whose REJECTED event is under way (B_SETTLING:
+   its COMPLETED must come after it). Under ex->lock. */
 GROUPCONC__FN bool groupconc__flag_only_locked(groupconc_task *t) {
     return t->stage == GROUPCONC__DEFERRED ||
            (t->stage == GROUPCONC__REJECTED &&
-            (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_STARTED));
+            ((atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_STARTED) ||
+             (t->bits & GROUPCONC__B_SETTLING)));
 }
 
 GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,

@@ -385,7 +385,7 @@ static const groupconc_prometheus__metric groupconc_prometheus__executor_metrics
     {"tasks_caller_runs_total", "counter", "refused tasks that ran under CALLER_RUNS (not in tasks_completed_total's outcomes)", NULL, NULL, GROUPCONC_PROMETHEUS__E(caller_runs), GROUPCONC_PROMETHEUS__U64},
     {"groups_reclaimed_total", "counter", "idle groups dropped by the bounded group table", NULL, NULL, GROUPCONC_PROMETHEUS__E(groups_reclaimed), GROUPCONC_PROMETHEUS__U64},
     {"counts_unattributed_total", "counter", "outcomes counted in the executor's totals only (no memory for the group's)", NULL, NULL, GROUPCONC_PROMETHEUS__E(counts_unattributed), GROUPCONC_PROMETHEUS__U64},
-    {"fleet_open_total", "counter", "tasks that ran on the local caps alone (fleet layer failed open)", NULL, NULL, GROUPCONC_PROMETHEUS__E(fleet_open), GROUPCONC_PROMETHEUS__U64},
+    {"fleet_open_total", "counter", "tasks let through on the local caps alone (fleet layer failed open)", NULL, NULL, GROUPCONC_PROMETHEUS__E(fleet_open), GROUPCONC_PROMETHEUS__U64},
     {"fleet_renew_failed_total", "counter", "fleet lease renewals that failed", NULL, NULL, GROUPCONC_PROMETHEUS__E(fleet_renew_failed), GROUPCONC_PROMETHEUS__U64},
     {"running_tasks", "gauge", "tasks on a worker, and gate permits held", NULL, NULL, GROUPCONC_PROMETHEUS__E(running), GROUPCONC_PROMETHEUS__SIZE},
     {"ready_tasks", "gauge", "tasks holding every permit, waiting for a worker thread", NULL, NULL, GROUPCONC_PROMETHEUS__E(ready), GROUPCONC_PROMETHEUS__SIZE},

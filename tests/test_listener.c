@@ -380,12 +380,124 @@ static void test_listener_reentrancy(void **state) {
     tu_latch_destroy(&children);
 }
 
+/* CALLER_RUNS, no handler: A and B wait at the global in-flight layer and are both refused later,
+   at their group's concurrency layer (threshold 0), in one locked step, and settled one after the
+   other on that thread. Two defects met here (found by a hunt):
+     - B cancelled while A's REJECTED event runs completed at once (COMPLETED, its waiter woken),
+       and B's REJECTED event came after that. Now a cancel before B's event begins completes it
+       with no REJECTED event at all; one during B's event only flags it, and B completes
+       CANCELLED after its event (round 1 cancels A's successor that way: from B's listener).
+     - caller_runs counted a re-run when it was queued, so one cancelled in the ready queue before
+       it ran was counted as run. Now it counts once the re-run has run. */
+typedef struct late_refusals {
+    tu_latch in_listener, go;     /* the listener of `hold_id` parks until go */
+    const char *hold_id;
+    groupconc_task *cancel_here;  /* cancelled from inside hold_id's REJECTED listener (round 1) */
+    groupconc_cancel_outcome inside_outcome;
+    atomic_int order[2][8];       /* per task (A, B): event types in order */
+    atomic_int nev[2];
+    atomic_int after_completed;   /* an event of A or B after its COMPLETED */
+} late_refusals;
+
+static void late_listener(const groupconc_event *e, void *ud) {
+    late_refusals *lr = (late_refusals *)ud;
+    if (!e->task_id || (strcmp(e->task_id, "A") != 0 && strcmp(e->task_id, "B") != 0)) return;
+    int i = e->task_id[0] - 'A';
+    int n = atomic_fetch_add(&lr->nev[i], 1);
+    for (int k = 0; k < n && k < 8; k++)
+        if (atomic_load(&lr->order[i][k]) == GROUPCONC_EVENT_COMPLETED) atomic_fetch_add(&lr->after_completed, 1);
+    if (n < 8) atomic_store(&lr->order[i][n], (int)e->type);
+    if (e->type == GROUPCONC_EVENT_REJECTED && strcmp(e->task_id, lr->hold_id) == 0) {
+        if (lr->cancel_here)
+            assert_int_equal(groupconc_task_cancel(lr->cancel_here, &lr->inside_outcome), GROUPCONC_OK);
+        tu_latch_count_down(&lr->in_listener);
+        (void)tu_latch_wait(&lr->go);
+    }
+}
+
+static void test_caller_runs_late_refusals_and_cancel(void **state) {
+    (void)state;
+    for (int round = 0; round < 3; round++) {
+        late_refusals lr;
+        memset(&lr, 0, sizeof lr);
+        tu_latch_init(&lr.in_listener, 1);
+        tu_latch_init(&lr.go, 1);
+        lr.hold_id = round == 0 ? "A" : "B";
+        groupconc_policy p = groupconc_policy_default();
+        p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+        p.global_max_in_flight = 2;
+        p.default_concurrency = 1;
+        p.default_queue_threshold = 0; /* a group's tasks never wait at its own layers */
+        p.max_threads = 2;
+        p.listener = late_listener;
+        p.listener_user_data = &lr;
+        groupconc_executor *ex = tu_executor(&p);
+        tu_latch started;
+        tu_latch_init(&started, 2);
+        tu_park x, y;
+        tu_park_init(&x, &started, NULL);
+        tu_park_init(&y, &started, NULL);
+        groupconc_task *ty = tu_submit(ex, "g1", "Y", tu_park_fn, &y); /* g1's only permit */
+        groupconc_task *tx = tu_submit(ex, "gx", "X", tu_park_fn, &x); /* the second global permit */
+        assert_true(tu_latch_wait(&started));
+        groupconc_task *a = tu_submit(ex, "g1", "A", tu_noop_fn, NULL); /* wait at the global layer */
+        groupconc_task *b = tu_submit(ex, "g1", "B", tu_noop_fn, NULL);
+        if (round == 1) lr.cancel_here = a; /* A is re-queued by then: cancelled in the ready queue */
+        if (round == 2) lr.cancel_here = b; /* B's own event is under way: only flagged */
+        tu_latch_open(&x.go); /* X ends: A and B get global permits and are refused at g1 */
+        assert_true(tu_latch_wait(&lr.in_listener));
+        groupconc_cancel_outcome oc;
+        if (round == 0) { /* A's event under way on the settling worker: B not yet settled */
+            assert_int_equal(groupconc_task_cancel(b, &oc), GROUPCONC_OK);
+            assert_int_equal(oc, GROUPCONC_CANCEL_DEQUEUED);
+            assert_int_equal(tu_wait(b).status, GROUPCONC_STATUS_CANCELLED);
+        }
+        tu_latch_open(&lr.go);
+        tu_latch_open(&y.go);
+        groupconc_result ra = tu_wait(a), rb = tu_wait(b);
+        (void)tu_wait(tx);
+        (void)tu_wait(ty);
+        groupconc_executor_stats xs = tu_xstats(ex);
+        assert_int_equal(atomic_load(&lr.after_completed), 0);
+        if (round == 0) {
+            assert_int_equal(ra.status, GROUPCONC_STATUS_SUCCESS); /* re-run on a worker */
+            assert_int_equal(rb.status, GROUPCONC_STATUS_CANCELLED);
+            assert_int_equal(atomic_load(&lr.nev[1]), 2); /* SUBMITTED, COMPLETED: called off first */
+            assert_int_equal(xs.caller_runs, 1);
+        } else if (round == 1) {
+            assert_int_equal(lr.inside_outcome, GROUPCONC_CANCEL_DEQUEUED);
+            assert_int_equal(ra.status, GROUPCONC_STATUS_CANCELLED); /* never ran */
+            assert_int_equal(rb.status, GROUPCONC_STATUS_SUCCESS);
+            assert_int_equal(xs.caller_runs, 1); /* B only (before: 2) */
+        } else {
+            assert_int_equal(lr.inside_outcome, GROUPCONC_CANCEL_FLAGGED);
+            assert_int_equal(ra.status, GROUPCONC_STATUS_SUCCESS);
+            assert_int_equal(rb.status, GROUPCONC_STATUS_CANCELLED); /* after its REJECTED */
+            assert_int_equal(atomic_load(&lr.nev[1]), 3); /* SUBMITTED, REJECTED, COMPLETED */
+            assert_int_equal(atomic_load(&lr.order[1][1]), GROUPCONC_EVENT_REJECTED);
+            assert_int_equal(xs.caller_runs, 1);
+        }
+        assert_int_equal(xs.cancelled, 1);
+        assert_int_equal(xs.completed, xs.submitted);
+        assert_int_equal(xs.rejected_concurrency, 0); /* both refusals left the outcome counters */
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        groupconc_task *all[4] = {a, b, tx, ty};
+        for (int i = 0; i < 4; i++) assert_int_equal(groupconc_task_release(all[i]), GROUPCONC_OK);
+        tu_park_destroy(&x);
+        tu_park_destroy(&y);
+        tu_latch_destroy(&started);
+        tu_latch_destroy(&lr.in_listener);
+        tu_latch_destroy(&lr.go);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_event_order),
         cmocka_unit_test(test_rejected_events_abort),
         cmocka_unit_test(test_caller_runs_events),
         cmocka_unit_test(test_listener_reentrancy),
+        cmocka_unit_test(test_caller_runs_late_refusals_and_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
