@@ -7590,7 +7590,6 @@ GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc
 
 GROUPCONC__FN int groupconc__keeper_main(void *arg) {
     groupconc_executor *ex = (groupconc_executor *)arg;
-    groupconc__shard *sh = groupconc__locked_shard(ex);
     groupconc__frame base; /* the expired tasks' callbacks run here: they must not block (EDEADLK) */
     groupconc__frame_push(&base, ex, NULL);
     base.keeper = true;
@@ -7618,7 +7617,8 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
             uint64_t w = groupconc__watch_locked(ex, &b);
             if (w < wake) wake = w;
         }
-        if (b.todo.count || b.rejected.count || sh->ready.count) (void)groupconc__kick_locked(ex);
+        if (b.todo.count || b.rejected.count || groupconc__totals_locked(ex).ready) /* every shard held */
+            (void)groupconc__kick_locked(ex);
         if (b.todo.count || b.rejected.count || b.asks) { /* asks: fleet requests of tasks it admitted */
             groupconc__exec_unlock_all(ex);
             groupconc__flush_and_retire(ex, &b);
