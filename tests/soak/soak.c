@@ -507,7 +507,10 @@ static void soak_listener(const groupconc_event *e, void *ud) {
         break;
     case GROUPCONC_EVENT_REJECTED:
         atomic_fetch_add(&R.ev_rejected_events, 1);
-        if (r) atomic_store(&r->rejected_seen, 1);
+        if (r) {
+            CHECK(atomic_load(&r->ev_completed) == 0, "task %u: REJECTED after COMPLETED", r->id);
+            atomic_store(&r->rejected_seen, 1);
+        }
         if (e->reason <= GROUPCONC_EEXPIRED_GLOBAL && e->reason >= GROUPCONC_EEXPIRED_RUNNING) FEAT(deadline_expired);
         if (e->reason == GROUPCONC_EEXPIRED_FLEET) FEAT(deadline_expired);
         if (R.policy == POL_DISCARD) FEAT(reject_discard);
