@@ -604,7 +604,9 @@ typedef enum groupconc_event_type {
 
 typedef enum groupconc_cancel_outcome {
     GROUPCONC_CANCEL_DEQUEUED = 0, /* it had not started: removed, permits returned, now CANCELLED */
-    GROUPCONC_CANCEL_FLAGGED,      /* it is running: its cancellation flag is set (cooperative) */
+    GROUPCONC_CANCEL_FLAGGED,      /* it is running: its cancellation flag is set (cooperative); or
+                                      it is a CALLER_RUNS refusal whose REJECTED event is under way:
+                                      it completes CANCELLED after the event, without running */
     GROUPCONC_CANCEL_TOO_LATE      /* it had already finished: unaffected */
 } groupconc_cancel_outcome;
 
@@ -843,8 +845,9 @@ GROUPCONC_API int groupconc_executor_create(const groupconc_policy *policy,
                                             groupconc_executor **out_executor);
 
 /* groupconc_executor_shutdown: stop accepting (later submits return ESHUTDOWN), cancel every task
-   that has not started (waiting at a layer or for a thread), flag running tasks (deferred ones, and
-   CALLER_RUNS runs inside their submit, included). Idempotent.
+   that has not started (waiting at a layer or for a thread, or refused under CALLER_RUNS and not
+   yet run: it completes CANCELLED once its REJECTED event returns), flag running tasks (deferred
+   ones, and CALLER_RUNS runs inside their submit, included). Idempotent.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL).
    Thread safety: any thread, concurrently with any call but destroy.
    Callbacks:     may be called from a task or any callback of this executor: it never waits. The
@@ -976,7 +979,9 @@ GROUPCONC_API int groupconc_task_is_done(groupconc_task *task, bool *out_done);
 
 /* groupconc_task_cancel: a task that has not started is dequeued, returns its permits and completes
    CANCELLED (also one a worker had taken but not started: it never runs); a running one is flagged
-   (cooperative); a finished one is unaffected.
+   (cooperative); a finished one is unaffected. A CALLER_RUNS refusal whose REJECTED event is under
+   way on another thread (or on this one: a cancel from its listener) is flagged (FLAGGED): it
+   completes CANCELLED, never run, once the event returns, so that COMPLETED follows REJECTED.
    Params:        out_outcome (may be NULL): DEQUEUED / FLAGGED / TOO_LATE.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task NULL); GROUPCONC_ERELEASED (as in wait).
    Thread safety: any thread.
@@ -2936,8 +2941,9 @@ typedef struct groupconc__shard {
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
-    groupconc__fifo caller_running; /* tasks running under CALLER_RUNS inside their submit, holding
-                                      no permits (flagged likewise; nothing else reads the list) */
+    groupconc__fifo caller_running; /* CALLER_RUNS tasks outside the queues: refused, their REJECTED
+                                      event under way (B_SETTLING), or running inside their submit
+                                      (flagged likewise; nothing else reads the list) */
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, its groups */
     size_t unfinished;             /* accepted tasks not yet completed */
@@ -4045,15 +4051,21 @@ GROUPCONC__FN bool groupconc__exec_wait_all(groupconc_executor *ex, groupconc__c
      DEFERRED  RUNNING   groupconc_deferred_complete, then as "it returned"    groupconc_deferred_
                                                                                complete
      REJECTED  READY     CALLER_RUNS on a worker: queued again, no permits     settle_rejected
-     REJECTED  DONE      task_cancel while its CALLER_RUNS rejection is being  groupconc_task_cancel
-                         handled (CANCELLED)
+     REJECTED  DONE      task_cancel while its CALLER_RUNS rejection is being  groupconc_task_cancel,
+                         handled, before its REJECTED event (CANCELLED); the   settle_rejected,
+                         thread handling it, after the event, if it was        submit_rejected
+                         flagged meanwhile or an immediate shutdown came
+                         (CANCELLED, never run)
    At the fleet layer a QUEUED task changes no stage while it is asked for (ST_FLEET_REF), answered
    BUSY (B_FLEET_BUSY set, or GRANTED while its group is paused: the lease given back at once),
    asked again (a notify naming its group, the resume, or a BUSY answer after a notify came while
    the request was out: GF_NOTIFIED). A task taken there (cancel, shutdown, evict, its deadline)
    leaves as from any layer; the answer that comes later finds it no longer QUEUED.
    A task rejected under ABORT or DISCARD, or with a rejection handler, is completed from REJECTED
-   by the thread handling the rejection, which owns it.
+   by the thread handling the rejection, which owns it. Under CALLER_RUNS (no handler) that thread
+   lists it in its shard's caller_running from its REJECTED event until it is queued again, runs
+   (inside submit) or is cancelled, so that a shutdown, a group shutdown or a cancel can flag it
+   (B_SETTLING: a cancel only flags it then).
 
    State bits (t->state; "taker": a cancel, a sweep or an idle worker's steal):
      bit         set by (order)                          cleared by (order)        means
@@ -4067,8 +4079,9 @@ GROUPCONC__FN bool groupconc__exec_wait_all(groupconc_executor *ex, groupconc__c
      TAKEN       take_or_flag_locked / steal_locked CAS; never                     taken from its
                  task_cancel of a REJECTED CALLER_RUNS                             holder
                  task (acq_rel)
-     CANCEL      take_or_flag_locked, task_cancel,       never                     flag (cooperative)
-                 sweeps of ex->deferred (relaxed)
+     CANCEL      take_or_flag_locked, task_cancel,       never                     flag (cooperative);
+                 sweeps of deferred and caller_running,                            on a refusal not
+                 a set's step (relaxed)                                            yet run: cancel
      WATCHED     task_wait / on_complete, under          never                     completion looks
                  done_lock (acq_rel)                                               at the watchers
      DONE        mark_done, after the COMPLETED event    never                     result final,
@@ -5263,26 +5276,39 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
         groupconc__task_free(t);
         return rc;
     } else if (p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
-        t->bits |= GROUPCONC__B_NO_PERMITS;
-        t->status = GROUPCONC_STATUS_PENDING;
-        t->error = 0;
-        /* STARTED before the body runs: its handle can leak to another thread only from inside
-           the body (a scope's fork publishes it), and a cancel of a started task only flags it.
-           Listed while it runs so that a shutdown (or its group's) flags it as it flags the
-           running tasks; one that came first flags it here. */
-        atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
+        /* listed in caller_running since its refusal (submit_direct): a shutdown, or its group's,
+           during the event flagged it, and it does not run; else STARTED (a cancel from here on
+           only flags it: its handle can leak to another thread only from inside the body, which
+           a scope's fork publishes) and it runs here, still listed, so that one flags it then */
+        groupconc__shard *sh = groupconc__shard_of(ex, g);
+        bool cancelled;
         groupconc__exec_lock(ex);
-        groupconc__fifo_push(&groupconc__shard_of(ex, g)->caller_running, t);
-        if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
-            atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
+        t->bits &= (uint16_t)~GROUPCONC__B_SETTLING;
+        cancelled = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_CANCEL) != 0;
+        if (cancelled) {
+            groupconc__fifo_remove(&sh->caller_running, t);
+            t->status = GROUPCONC_STATUS_CANCELLED;
+            t->error = 0;
+            t->start_ns = groupconc__now_ns();
+            groupconc__set_stage(t, GROUPCONC__DONE);
+            groupconc__count_locked(ex, g, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, rc), -1);
+            groupconc__count_locked(ex, g, GROUPCONC__C_CANCELLED, 1);
+        } else {
+            t->bits |= GROUPCONC__B_NO_PERMITS;
+            t->status = GROUPCONC_STATUS_PENDING;
+            t->error = 0;
+            atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
+        }
         groupconc__exec_unlock(ex);
-        (void)groupconc__run(ex, t, 0, false); /* on the submitting thread, holding no permits (no defer) */
-        groupconc__exec_lock(ex);
-        groupconc__fifo_remove(&groupconc__shard_of(ex, g)->caller_running, t);
-        t->bits |= GROUPCONC__B_RAN;  /* in no list now: nobody else reads its bits */
-        groupconc__count_caller_run_locked(ex, g, rc);
-        groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
-        groupconc__exec_unlock(ex);
+        if (!cancelled) {
+            (void)groupconc__run(ex, t, 0, false); /* on the submitting thread, holding no permits (no defer) */
+            groupconc__exec_lock(ex);
+            groupconc__fifo_remove(&sh->caller_running, t);
+            t->bits |= GROUPCONC__B_RAN;  /* in no list now: nobody else reads its bits */
+            groupconc__count_caller_run_locked(ex, g, rc);
+            groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
+            groupconc__exec_unlock(ex);
+        }
     }
     if (out_task) *out_task = t;
     groupconc__retire(ex, groupconc__complete(ex, t, NULL, NULL));
@@ -5324,6 +5350,11 @@ GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupco
         if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
             sh->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
             t->bits &= (uint16_t)~GROUPCONC__B_COUNTED;
+        } else if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
+            /* listed from its refusal on (before any shutdown can come: this lock saw none), so
+               that a shutdown or its group's during its REJECTED event or its run reaches it */
+            t->bits |= GROUPCONC__B_SETTLING;
+            groupconc__fifo_push(&sh->caller_running, t);
         }
     }
     groupconc__pump(ex, &b);
@@ -5709,7 +5740,10 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
         bool taken;
         groupconc__exec_lock(ex);
         taken = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_TAKEN) != 0;
-        if (!taken) t->bits |= GROUPCONC__B_SETTLING;
+        if (!taken) { /* listed meanwhile: a shutdown, or its group's, flags it */
+            t->bits |= GROUPCONC__B_SETTLING;
+            groupconc__fifo_push(&groupconc__shard_of(ex, t->group)->caller_running, t);
+        }
         groupconc__exec_unlock(ex);
         if (taken) {
             groupconc__drop_claim_ref(t);
@@ -5724,13 +5758,16 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
     } else if (p->reject_handler) {
         groupconc__apply_handler(ex, t, reason, false);
     } else if (caller_runs) {
-        /* "else on a worker": back to the ready queue holding no permits; or, flagged by a cancel
-           during the event, CANCELLED here without running. Its refusal leaves the outcome
-           counters either way; caller_runs counts it once it has run (finish_locked). */
+        /* "else on a worker": back to the ready queue holding no permits; or, flagged during the
+           event (a cancel, a shutdown or its group's), or after an immediate shutdown came before
+           it was listed, CANCELLED here without running. Its refusal leaves the outcome counters
+           either way; caller_runs counts it once it has run (finish_locked). */
         bool cancelled;
         groupconc__exec_lock(ex);
+        groupconc__fifo_remove(&groupconc__shard_of(ex, t->group)->caller_running, t);
         t->bits &= (uint16_t)~GROUPCONC__B_SETTLING;
-        cancelled = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_CANCEL) != 0;
+        cancelled = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_CANCEL) != 0 ||
+                    (atomic_load_explicit(&ex->shutdown, memory_order_relaxed) && !ex->graceful);
         groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
         if (cancelled) {
             t->status = GROUPCONC_STATUS_CANCELLED;
@@ -6298,7 +6335,8 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
         groupconc_task *h = GROUPCONC__EXEC_HANDLE(i);
         if (h) {
             /* flagged running tasks return; a task that never started completed CANCELLED in the
-               cancel above, one that ran reports what it returned */
+               cancel above (or, a refusal whose REJECTED event was under way, completes so on the
+               thread handling it), one that ran reports what it returned */
             (void)groupconc__wait_on(h, UINT64_MAX, &cv); /* cannot fail: its sleep is made */
             groupconc__fill_result(h, r);
             (void)groupconc_task_release(h);
@@ -9320,9 +9358,15 @@ static GROUPCONC__TLS groupconc__fork *groupconc__fork_cur;
 GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value, void *arg) {
     groupconc__fork *fk = (groupconc__fork *)arg;
     int rc;
+    bool shut_down;
     groupconc__mutex_lock(&fk->scope->lock);
     if (!fk->task) fk->task = GROUPCONC__TASK(ctx);
+    shut_down = fk->scope->shut_down;
     groupconc__mutex_unlock(&fk->scope->lock);
+    /* A shutdown that came first cancels it: it was waiting then (its cancel step saw no handle
+       while scope_fork was still submitting it), or it was forked after. One that comes later
+       finds the handle set above (the same lock) and flags it. */
+    if (shut_down) return GROUPCONC_TASK_CANCELLED;
     fk->outer = groupconc__fork_cur;
     groupconc__fork_cur = fk;
     rc = fk->fn(ctx, out_value, fk->arg);

@@ -388,11 +388,17 @@ static void test_listener_reentrancy(void **state) {
        with no REJECTED event at all; one during B's event only flags it, and B completes
        CANCELLED after its event (round 1 cancels A's successor that way: from B's listener).
      - caller_runs counted a re-run when it was queued, so one cancelled in the ready queue before
-       it ran was counted as run. Now it counts once the re-run has run. */
+       it ran was counted as run. Now it counts once the re-run has run.
+   Rounds 3 and 4 (found by a review): an executor or group shutdown from inside B's own REJECTED
+   listener reached neither A (re-queued: it is cancelled in the ready queue) nor B (in no queue
+   during its event: it was re-queued after it and ran). B is now listed while it is settled, and
+   does not run. */
 typedef struct late_refusals {
     tu_latch in_listener, go;     /* the listener of `hold_id` parks until go */
     const char *hold_id;
     groupconc_task *cancel_here;  /* cancelled from inside hold_id's REJECTED listener (round 1) */
+    groupconc_executor *ex;
+    int shutdown_here;            /* 1: executor shutdown there (round 3); 2: group shutdown (4) */
     groupconc_cancel_outcome inside_outcome;
     atomic_int order[2][8];       /* per task (A, B): event types in order */
     atomic_int nev[2];
@@ -410,6 +416,8 @@ static void late_listener(const groupconc_event *e, void *ud) {
     if (e->type == GROUPCONC_EVENT_REJECTED && strcmp(e->task_id, lr->hold_id) == 0) {
         if (lr->cancel_here)
             assert_int_equal(groupconc_task_cancel(lr->cancel_here, &lr->inside_outcome), GROUPCONC_OK);
+        if (lr->shutdown_here == 1) assert_int_equal(groupconc_executor_shutdown(lr->ex), GROUPCONC_OK);
+        if (lr->shutdown_here == 2) assert_int_equal(groupconc_group_shutdown(lr->ex, "g1"), GROUPCONC_OK);
         tu_latch_count_down(&lr->in_listener);
         (void)tu_latch_wait(&lr->go);
     }
@@ -417,7 +425,7 @@ static void late_listener(const groupconc_event *e, void *ud) {
 
 static void test_caller_runs_late_refusals_and_cancel(void **state) {
     (void)state;
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 5; round++) {
         late_refusals lr;
         memset(&lr, 0, sizeof lr);
         tu_latch_init(&lr.in_listener, 1);
@@ -432,6 +440,8 @@ static void test_caller_runs_late_refusals_and_cancel(void **state) {
         p.listener = late_listener;
         p.listener_user_data = &lr;
         groupconc_executor *ex = tu_executor(&p);
+        lr.ex = ex;
+        if (round >= 3) lr.shutdown_here = round - 2;
         tu_latch started;
         tu_latch_init(&started, 2);
         tu_park x, y;
@@ -469,15 +479,20 @@ static void test_caller_runs_late_refusals_and_cancel(void **state) {
             assert_int_equal(ra.status, GROUPCONC_STATUS_CANCELLED); /* never ran */
             assert_int_equal(rb.status, GROUPCONC_STATUS_SUCCESS);
             assert_int_equal(xs.caller_runs, 1); /* B only (before: 2) */
-        } else {
+        } else if (round == 2) {
             assert_int_equal(lr.inside_outcome, GROUPCONC_CANCEL_FLAGGED);
             assert_int_equal(ra.status, GROUPCONC_STATUS_SUCCESS);
             assert_int_equal(rb.status, GROUPCONC_STATUS_CANCELLED); /* after its REJECTED */
             assert_int_equal(atomic_load(&lr.nev[1]), 3); /* SUBMITTED, REJECTED, COMPLETED */
             assert_int_equal(atomic_load(&lr.order[1][1]), GROUPCONC_EVENT_REJECTED);
             assert_int_equal(xs.caller_runs, 1);
+        } else { /* a shutdown from B's listener: A waits in the ready queue (the other worker is
+                    in Y), B is being settled: neither runs */
+            assert_int_equal(ra.status, GROUPCONC_STATUS_CANCELLED);
+            assert_int_equal(rb.status, GROUPCONC_STATUS_CANCELLED);
+            assert_int_equal(xs.caller_runs, 0);
         }
-        assert_int_equal(xs.cancelled, 1);
+        assert_int_equal(xs.cancelled, round >= 3 ? 2 : 1);
         assert_int_equal(xs.completed, xs.submitted);
         assert_int_equal(xs.rejected_concurrency, 0); /* both refusals left the outcome counters */
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);

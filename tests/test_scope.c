@@ -411,6 +411,98 @@ static void test_racing_shutdowns_both_dequeue(void **state) {
     racing = NULL;
 }
 
+/* A fork still being submitted (its SUBMITTED event holds scope_fork before admission) when another
+   thread shuts the scope down: the shutdown's cancel step sees no handle yet, and returns; the fork
+   is then admitted and started. Its body must not run (before the fix it ran to SUCCESS, unflagged,
+   after the shutdown had returned). Round 1 makes it start before scope_fork returns: refused
+   under CALLER_RUNS (its group's one permit is held, threshold 0), it runs inside the submit.
+   Found by a hunt. */
+typedef struct late_fork {
+    tu_latch in_submitted, go, shut;
+    groupconc_scope *s;
+    atomic_int ran;
+} late_fork;
+static late_fork *late;
+
+static void late_listener(const groupconc_event *e, void *ud) {
+    (void)ud;
+    if (late && e->type == GROUPCONC_EVENT_SUBMITTED && e->task_id && strcmp(e->task_id, "late") == 0) {
+        tu_latch_count_down(&late->in_submitted);
+        (void)tu_latch_wait(&late->go);
+    }
+}
+
+static int late_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    atomic_fetch_add(&late->ran, 1);
+    return 0;
+}
+
+static void late_shutter(void *arg) {
+    (void)arg;
+    assert_true(tu_latch_wait(&late->in_submitted));
+    assert_int_equal(groupconc_scope_shutdown(late->s), GROUPCONC_OK);
+    tu_latch_count_down(&late->shut);
+    tu_latch_open(&late->go);
+}
+
+static void test_fork_being_submitted_meets_shutdown(void **state) {
+    (void)state;
+    for (int round = 0; round < 2; round++) {
+        late_fork lf;
+        memset(&lf, 0, sizeof lf);
+        late = &lf;
+        tu_latch_init(&lf.in_submitted, 1);
+        tu_latch_init(&lf.go, 1);
+        tu_latch_init(&lf.shut, 1);
+        groupconc_policy p = groupconc_policy_default();
+        p.listener = late_listener;
+        tu_latch started;
+        tu_latch_init(&started, 1);
+        tu_park blocker;
+        tu_park_init(&blocker, &started, NULL);
+        groupconc_task *hb = NULL;
+        if (round == 1) {
+            p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+            p.default_concurrency = 1;
+            p.default_queue_threshold = 0;
+        }
+        groupconc_executor *ex = tu_executor(&p);
+        if (round == 1) {
+            hb = tu_submit(ex, "k", "blocker", tu_park_fn, &blocker);
+            assert_true(tu_latch_wait(&started));
+        }
+        lf.s = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+        tu_thread th;
+        assert_true(tu_thread_start(&th, late_shutter, NULL));
+        groupconc_task_spec spec = {"k", "late", late_fn, NULL, NULL, 0};
+        size_t index = (size_t)-1;
+        int rc = groupconc_scope_fork(lf.s, &spec, &index); /* the owner: held in SUBMITTED meanwhile */
+        tu_thread_join(th);
+        assert_true(tu_latch_wait(&lf.shut));
+        assert_int_equal(rc, GROUPCONC_OK); /* accepted before the shutdown came */
+        assert_int_equal(groupconc_scope_join(lf.s), GROUPCONC_OK);
+        groupconc_result r = scope_result(lf.s, index);
+        assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+        assert_int_equal(atomic_load(&lf.ran), 0); /* its body never ran */
+        assert_int_equal(groupconc_scope_close(lf.s), GROUPCONC_OK);
+        if (hb) {
+            tu_latch_open(&blocker.go);
+            assert_int_equal(tu_wait(hb).status, GROUPCONC_STATUS_SUCCESS);
+            assert_int_equal(groupconc_task_release(hb), GROUPCONC_OK);
+        }
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        tu_park_destroy(&blocker);
+        tu_latch_destroy(&started);
+        tu_latch_destroy(&lf.in_submitted);
+        tu_latch_destroy(&lf.go);
+        tu_latch_destroy(&lf.shut);
+        late = NULL;
+    }
+}
+
 /* A fork that ignores its cancellation delays close; close still waits for it. Closing without a
    join is reported. */
 typedef struct stubborn {
@@ -974,6 +1066,7 @@ int main(void) {
         cmocka_unit_test(test_join_deadline_shuts_down),
         cmocka_unit_test(test_shutdown_dequeues_waiting_forks_at_once),
         cmocka_unit_test(test_racing_shutdowns_both_dequeue),
+        cmocka_unit_test(test_fork_being_submitted_meets_shutdown),
         cmocka_unit_test(test_close_waits_for_stubborn_fork),
         cmocka_unit_test(test_nested_cancellation_reaches_grandchildren),
         cmocka_unit_test(test_foreign_thread_refused),

@@ -391,6 +391,71 @@ static void test_shutdown_flags_a_caller_run(void **state) {
     tu_latch_destroy(&started2);
 }
 
+/* A group shutdown (or an executor shutdown) that comes during the REJECTED event of a task refused
+   inside its submit under CALLER_RUNS, before its run: the task has not started, so it is
+   cancelled and never runs. Before, it was listed only once it ran, and ran unflagged. Found by a
+   review. */
+typedef struct reject_shut {
+    groupconc_executor *ex;
+    int mode;                     /* 0: group shutdown, 1: executor shutdown */
+    atomic_int ran;
+} reject_shut;
+
+static void reject_shut_listener(const groupconc_event *e, void *ud) {
+    reject_shut *rs = (reject_shut *)ud;
+    if (e->type == GROUPCONC_EVENT_REJECTED && e->task_id && strcmp(e->task_id, "refused") == 0) {
+        if (rs->mode == 0) assert_int_equal(groupconc_group_shutdown(rs->ex, "a"), GROUPCONC_OK);
+        else assert_int_equal(groupconc_executor_shutdown(rs->ex), GROUPCONC_OK);
+    }
+}
+
+static int reject_shut_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    atomic_fetch_add(&((reject_shut *)arg)->ran, 1);
+    return 0;
+}
+
+static void test_shutdown_during_a_refusal_in_submit(void **state) {
+    (void)state;
+    for (int mode = 0; mode < 2; mode++) {
+        reject_shut rs;
+        memset(&rs, 0, sizeof rs);
+        rs.mode = mode;
+        groupconc_policy p = groupconc_policy_default();
+        p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+        p.default_concurrency = 1;
+        p.default_queue_threshold = 0;
+        p.listener = reject_shut_listener;
+        p.listener_user_data = &rs;
+        groupconc_executor *ex = tu_executor(&p);
+        rs.ex = ex;
+        tu_latch started;
+        tu_latch_init(&started, 1);
+        tu_park first;
+        tu_park_init(&first, &started, NULL);
+        first.cooperative = true;
+        groupconc_task *t1 = tu_submit(ex, "a", "first", tu_park_fn, &first);
+        assert_true(tu_latch_wait(&started));
+        groupconc_task *t2 = NULL;
+        assert_int_equal(groupconc_submit(ex, "a", "refused", reject_shut_fn, &rs, &t2), GROUPCONC_OK);
+        assert_non_null(t2);
+        groupconc_result r = tu_wait(t2);
+        assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+        assert_int_equal(atomic_load(&rs.ran), 0);
+        assert_int_equal(tu_wait(t1).status, GROUPCONC_STATUS_CANCELLED); /* flagged, it gave up */
+        groupconc_executor_stats xs = tu_xstats(ex);
+        assert_int_equal(xs.caller_runs, 0);
+        assert_int_equal(xs.cancelled, 2);
+        assert_int_equal(xs.completed, xs.submitted);
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        assert_int_equal(groupconc_task_release(t1), GROUPCONC_OK);
+        assert_int_equal(groupconc_task_release(t2), GROUPCONC_OK);
+        tu_park_destroy(&first);
+        tu_latch_destroy(&started);
+    }
+}
+
 /* destroy without a prior shutdown: queued tasks are cancelled, running ones flagged and awaited */
 static void test_destroy_shuts_down(void **state) {
     (void)state;
@@ -427,6 +492,7 @@ int main(void) {
         cmocka_unit_test(test_shutdown_graceful_times_out),
         cmocka_unit_test(test_shutdown_graceful_paused_waits_for_unlisted),
         cmocka_unit_test(test_shutdown_flags_a_caller_run),
+        cmocka_unit_test(test_shutdown_during_a_refusal_in_submit),
         cmocka_unit_test(test_destroy_shuts_down),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
