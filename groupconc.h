@@ -1661,7 +1661,9 @@ GROUPCONC_API int groupconc_scope_join(groupconc_scope *scope);
 GROUPCONC_API int groupconc_scope_join_for(groupconc_scope *scope, int64_t timeout_ns);
 
 /* groupconc_scope_shutdown: cancel what remains: dequeue waiting forks (CANCELLED), flag running
-   ones, refuse later forks; the same for every descendant scope. Idempotent; never waits.
+   ones, refuse later forks; the same for every descendant scope. Idempotent; never waits. A fork
+   whose groupconc_scope_fork was still under way on another thread is cancelled when it would
+   start (CANCELLED, no STARTED event, its function not called).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (scope NULL).
    Thread safety: any thread.
    Callbacks:     may be called anywhere (the custom policy's callback included).
@@ -5623,6 +5625,16 @@ GROUPCONC__FN void groupconc__set_result(groupconc_executor *ex, groupconc_task 
     }
 }
 
+#ifndef GROUPCONC_NO_SCOPES
+/* A scope's fork runs as groupconc__fork_body on its fork record (structured scopes, below); the
+   caller's function, argument and cleanup are in that record, which lives until the fork's
+   completion has been reported (its scope's close waits for it). */
+GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value, void *arg);
+GROUPCONC__FN void groupconc__fork_user(void *fork, groupconc_task_fn *fn, void **arg,
+                                        groupconc_cleanup_fn *cleanup);
+GROUPCONC__FN bool groupconc__fork_starts(groupconc_task *t);
+#endif
+
 /* Run t's body on this thread (its owner now), then store its result. `start`: the clock, read with
    nothing run since (the end of the worker's previous task), taken as t's start time; 0: read it.
    Returns false if the body deferred its completion and the task is parked in ex->deferred (the
@@ -5633,6 +5645,13 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uin
     void *value = NULL;
     groupconc__frame f;
     int rc;
+#ifndef GROUPCONC_NO_SCOPES
+    if (t->fn == groupconc__fork_body && !groupconc__fork_starts(t)) { /* its scope was shut down */
+        t->start_ns = t->end_ns = groupconc__now_ns(); /* never ran: no STARTED event, zero duration */
+        groupconc__set_result(ex, t, GROUPCONC_TASK_CANCELLED, NULL);
+        return true;
+    }
+#endif
     groupconc__frame_push(&f, ex, t); /* a wait on t from its own body would wait for itself */
     f.on_worker = on_worker;
     if (ex->policy.listener)
@@ -5663,15 +5682,6 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uin
     groupconc__set_result(ex, t, rc, value);
     return true;
 }
-
-#ifndef GROUPCONC_NO_SCOPES
-/* A scope's fork runs as groupconc__fork_body on its fork record (structured scopes, below); the
-   caller's function, argument and cleanup are in that record, which lives until the fork's
-   completion has been reported (its scope's close waits for it). */
-GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value, void *arg);
-GROUPCONC__FN void groupconc__fork_user(void *fork, groupconc_task_fn *fn, void **arg,
-                                        groupconc_cleanup_fn *cleanup);
-#endif
 
 /* Run the custom rejection handler for t and apply its decision: the result, the cleanup (unless
    it took arg), and the counters when the outcome is no longer REJECTED. No lock held; t is this
@@ -6012,10 +6022,15 @@ GROUPCONC__PUBLIC int groupconc_task_is_done(groupconc_task *task, bool *out_don
    submitting thread now, or a CALLER_RUNS refusal whose REJECTED event is under way (B_SETTLING:
    its COMPLETED must come after it). Under ex->lock. */
 GROUPCONC__FN bool groupconc__flag_only_locked(groupconc_task *t) {
-    return t->stage == GROUPCONC__DEFERRED ||
-           (t->stage == GROUPCONC__REJECTED &&
-            ((atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_STARTED) ||
-             (t->bits & GROUPCONC__B_SETTLING)));
+    const groupconc_policy *p;
+    if (t->stage == GROUPCONC__DEFERRED) return true;
+    if (t->stage != GROUPCONC__REJECTED) return false;
+    if (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_STARTED) return true;
+    /* its bits are read only where they are written under the lock: a CALLER_RUNS refusal (a
+       handler's thread, or an expiry's, owns the bits of its task without the lock) */
+    p = &t->group->exec->policy;
+    return !groupconc__is_expiry(t->reject_reason) && !p->reject_handler &&
+           p->rejection == GROUPCONC_REJECT_CALLER_RUNS && (t->bits & GROUPCONC__B_SETTLING);
 }
 
 GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
@@ -9358,20 +9373,27 @@ static GROUPCONC__TLS groupconc__fork *groupconc__fork_cur;
 GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value, void *arg) {
     groupconc__fork *fk = (groupconc__fork *)arg;
     int rc;
-    bool shut_down;
-    groupconc__mutex_lock(&fk->scope->lock);
-    if (!fk->task) fk->task = GROUPCONC__TASK(ctx);
-    shut_down = fk->scope->shut_down;
-    groupconc__mutex_unlock(&fk->scope->lock);
-    /* A shutdown that came first cancels it: it was waiting then (its cancel step saw no handle
-       while scope_fork was still submitting it), or it was forked after. One that comes later
-       finds the handle set above (the same lock) and flags it. */
-    if (shut_down) return GROUPCONC_TASK_CANCELLED;
+    (void)ctx; /* its handle is in fk->task: groupconc__fork_starts set it */
     fk->outer = groupconc__fork_cur;
     groupconc__fork_cur = fk;
     rc = fk->fn(ctx, out_value, fk->arg);
     groupconc__fork_cur = fk->outer;
     return rc;
+}
+
+/* A fork is about to start (groupconc__run, before its STARTED event): make its handle known to
+   its scope, under the scope's lock, and say whether the scope was shut down first. Then it was
+   waiting when the shutdown's cancel step ran, which saw no handle while scope_fork was still
+   submitting it (or it started inside that submit, under CALLER_RUNS): it must not run. A
+   shutdown that comes later finds the handle (the same lock) and flags it. */
+GROUPCONC__FN bool groupconc__fork_starts(groupconc_task *t) {
+    groupconc__fork *fk = (groupconc__fork *)t->arg;
+    bool shut_down;
+    groupconc__mutex_lock(&fk->scope->lock);
+    if (!fk->task) fk->task = t;
+    shut_down = fk->scope->shut_down;
+    groupconc__mutex_unlock(&fk->scope->lock);
+    return !shut_down;
 }
 
 GROUPCONC__FN void groupconc__fork_cleanup(void *arg) {
