@@ -2999,6 +2999,8 @@ struct groupconc_executor {
     uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD) */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
     bool graceful;                 /* a graceful shutdown began: destroy lets queued tasks finish */
+    bool swept;                    /* groupconc_executor_shutdown ran (a graceful one's timeout
+                                      included): what has not started is cancelled */
     uint64_t held_back_cut;        /* tasks a pause held back that a graceful shutdown cancelled:
                                       a graceful call during which it grew reports ETIMEDOUT */
 
@@ -4116,7 +4118,8 @@ GROUPCONC__FN bool groupconc__exec_wait_all(groupconc_executor *ex, groupconc__c
    slot inline); LEASED under the lock by groupconc_fleet_answer (GRANTED), cleared by the
    completing thread when it gives the lease back (DONE, in no list: it owns the bits); FLEET_BUSY
    under the lock while the task waits at the fleet layer unasked (fleet_park_locked), cleared when
-   it is asked again or leaves the layer (waiting_dec). SETTLING under the lock by the thread
+   it is asked again or leaves the layer (waiting_dec). SKIPPED under the lock by groupconc__run
+   for a fork whose scope was shut down before it started. SETTLING under the lock by the thread
    settling a CALLER_RUNS refusal, from just before its REJECTED event until it is re-queued or
    completed (settle_rejected). Whether a task passed the fleet layer is
    t->held > GROUPCONC__L_FLEET. */
@@ -4169,6 +4172,8 @@ enum {
 #define GROUPCONC__B_SETTLING 2048u   /* REJECTED under CALLER_RUNS, its REJECTED event under way on the
                                          thread settling it: a cancel only flags it (that thread
                                          completes it CANCELLED after the event, not a re-run) */
+#define GROUPCONC__B_SKIPPED 4096u    /* a fork whose scope was shut down before it started: run did
+                                         not call it (not a CALLER_RUNS run: caller_runs skips it) */
 
 /* The stage transitions allowed, as the table "Stage transitions" above lists them: row `from`, bit
    `to`. Every stage change goes through groupconc__set_stage, which checks it against this table
@@ -4471,7 +4476,8 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
     if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
         sh->nrunning--;
         t->group->running--;
-    } else { /* a CALLER_RUNS re-run: it ran (its refusal left the outcome counters when queued) */
+    } else if (!(t->bits & GROUPCONC__B_SKIPPED)) { /* a CALLER_RUNS re-run: it ran (its refusal
+                                                         left the outcome counters when queued) */
         sh->counts.caller_runs++;
         if (t->group->cold) t->group->cold->caller_runs++;
     }
@@ -5307,7 +5313,10 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
             groupconc__exec_lock(ex);
             groupconc__fifo_remove(&sh->caller_running, t);
             t->bits |= GROUPCONC__B_RAN;  /* in no list now: nobody else reads its bits */
-            groupconc__count_caller_run_locked(ex, g, rc);
+            if (t->bits & GROUPCONC__B_SKIPPED) /* a fork of a shut-down scope: it did not run */
+                groupconc__count_locked(ex, g, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, rc), -1);
+            else
+                groupconc__count_caller_run_locked(ex, g, rc);
             groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
             groupconc__exec_unlock(ex);
         }
@@ -5649,6 +5658,9 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uin
     if (t->fn == groupconc__fork_body && !groupconc__fork_starts(t)) { /* its scope was shut down */
         t->start_ns = t->end_ns = groupconc__now_ns(); /* never ran: no STARTED event, zero duration */
         groupconc__set_result(ex, t, GROUPCONC_TASK_CANCELLED, NULL);
+        groupconc__exec_lock(ex); /* no lock is held here; others read its bits under it */
+        t->bits |= GROUPCONC__B_SKIPPED;
+        groupconc__exec_unlock(ex);
         return true;
     }
 #endif
@@ -5777,7 +5789,7 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
         groupconc__fifo_remove(&groupconc__shard_of(ex, t->group)->caller_running, t);
         t->bits &= (uint16_t)~GROUPCONC__B_SETTLING;
         cancelled = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_CANCEL) != 0 ||
-                    (atomic_load_explicit(&ex->shutdown, memory_order_relaxed) && !ex->graceful);
+                    ex->swept;
         groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
         if (cancelled) {
             t->status = GROUPCONC_STATUS_CANCELLED;
@@ -8036,6 +8048,7 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
     GROUPCONC__NOT_IN_RESOLVER(ex);
     groupconc__exec_lock_all(ex);
     atomic_store_explicit(&ex->shutdown, 1, memory_order_relaxed); /* the lock orders it */
+    ex->swept = true;
     groupconc__drain_locked(ex, &b, true);
     groupconc__sweep_locked(ex, NULL, &b);
     (void)groupconc__kick_locked(ex);

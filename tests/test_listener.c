@@ -392,13 +392,15 @@ static void test_listener_reentrancy(void **state) {
    Rounds 3 and 4 (found by a review): an executor or group shutdown from inside B's own REJECTED
    listener reached neither A (re-queued: it is cancelled in the ready queue) nor B (in no queue
    during its event: it was re-queued after it and ran). B is now listed while it is settled, and
-   does not run. */
+   does not run. Round 5 (found by a review): from A's listener, a graceful shutdown (EDEADLK
+   there, begun) then an immediate one; B, not yet listed, must not be re-queued either. */
 typedef struct late_refusals {
     tu_latch in_listener, go;     /* the listener of `hold_id` parks until go */
     const char *hold_id;
     groupconc_task *cancel_here;  /* cancelled from inside hold_id's REJECTED listener (round 1) */
     groupconc_executor *ex;
-    int shutdown_here;            /* 1: executor shutdown there (round 3); 2: group shutdown (4) */
+    int shutdown_here;            /* 1: executor shutdown there (round 3); 2: group shutdown (4);
+                                     3: graceful (begun: EDEADLK there), then immediate (5) */
     groupconc_cancel_outcome inside_outcome;
     atomic_int order[2][8];       /* per task (A, B): event types in order */
     atomic_int nev[2];
@@ -418,6 +420,10 @@ static void late_listener(const groupconc_event *e, void *ud) {
             assert_int_equal(groupconc_task_cancel(lr->cancel_here, &lr->inside_outcome), GROUPCONC_OK);
         if (lr->shutdown_here == 1) assert_int_equal(groupconc_executor_shutdown(lr->ex), GROUPCONC_OK);
         if (lr->shutdown_here == 2) assert_int_equal(groupconc_group_shutdown(lr->ex, "g1"), GROUPCONC_OK);
+        if (lr->shutdown_here == 3) {
+            assert_int_equal(groupconc_executor_shutdown_graceful(lr->ex, 0), GROUPCONC_EDEADLK);
+            assert_int_equal(groupconc_executor_shutdown(lr->ex), GROUPCONC_OK);
+        }
         tu_latch_count_down(&lr->in_listener);
         (void)tu_latch_wait(&lr->go);
     }
@@ -425,12 +431,12 @@ static void late_listener(const groupconc_event *e, void *ud) {
 
 static void test_caller_runs_late_refusals_and_cancel(void **state) {
     (void)state;
-    for (int round = 0; round < 5; round++) {
+    for (int round = 0; round < 6; round++) {
         late_refusals lr;
         memset(&lr, 0, sizeof lr);
         tu_latch_init(&lr.in_listener, 1);
         tu_latch_init(&lr.go, 1);
-        lr.hold_id = round == 0 ? "A" : "B";
+        lr.hold_id = round == 0 || round == 5 ? "A" : "B";
         groupconc_policy p = groupconc_policy_default();
         p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
         p.global_max_in_flight = 2;

@@ -487,6 +487,7 @@ static void test_fork_being_submitted_meets_shutdown(void **state) {
         groupconc_result r = scope_result(lf.s, index);
         assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
         assert_int_equal(atomic_load(&lf.ran), 0); /* its body never ran */
+        assert_int_equal(tu_xstats(ex).caller_runs, 0); /* nor counted as a CALLER_RUNS run */
         assert_int_equal(groupconc_scope_close(lf.s), GROUPCONC_OK);
         if (hb) {
             tu_latch_open(&blocker.go);
