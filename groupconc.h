@@ -529,7 +529,7 @@ extern "C" {
     X(ENOTOWNER, -22, "not the scope's owner thread, nor inside one of its forks")                  \
     X(ESCOPE_SHUTDOWN, -23, "the scope is shut down or joined: it takes no more forks")              \
     X(ENOTJOINED, -24, "scope closed without a join (it still waited for every fork)")              \
-    X(EORDER, -25, "scopes close in reverse order: a child or a later scope is still open")         \
+    X(EORDER, -25, "scopes close in reverse order: a scope opened later on this thread is open")    \
     X(EFAILED, -26, "the scope's policy failed: a fork failed, or none succeeded")                  \
     X(ERANGE, -27, "the buffer is too small (the size needed is reported)")                        \
     X(EIO, -28, "writing the output failed")                                                        \
@@ -1629,8 +1629,9 @@ GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_s
                   (spec->max_wait_ns negative and not GROUPCONC_FOREVER: nothing counted); GROUPCONC_ENOMEM
                   (the scope's own bookkeeping: nothing changed); the codes of groupconc_submit_spec
                   (GROUPCONC_EREJECTED_*, ESHUTDOWN, ENOMEM, ETHREAD): the fork was refused there and
-                  still counts, with a REJECTED result whose reason is that code (group and task_id
-                  as passed), a failure under SHUTDOWN_ON_FAILURE; *out_index is set. Tell the two
+                  still counts in the scope, with a REJECTED result whose reason is that code (group
+                  and task_id as passed), a failure under SHUTDOWN_ON_FAILURE; *out_index is set
+                  (the executor's stats count it as that submit did: see rejected_other). Tell the two
                   ENOMEM apart by groupconc_scope_fork_count.
    Thread safety: the owner thread, or a fork of the scope.
    Callbacks:     from the scope's forks and the owner's callbacks.
@@ -1673,12 +1674,12 @@ GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
 
 /* groupconc_scope_close: as JEP 428's close: shut the scope down (as groupconc_scope_shutdown)
    unless it was joined, then wait for every fork (also one that ignores its cancellation), release
-   their handles, free the scope. Scopes close in the reverse order of their opening.
+   their handles, free the scope. A thread's scopes close in the reverse order of their opening.
    Returns:       GROUPCONC_OK; GROUPCONC_ENOTJOINED (closed without a join: it shut the scope
                   down, waited and freed everything); GROUPCONC_EINVAL (scope NULL);
                   GROUPCONC_ENOTOWNER (not the owner thread: nothing done); GROUPCONC_EORDER (a
-                  child scope, or a scope opened after it on this thread, is still open: nothing
-                  done); GROUPCONC_EDEADLK (from one of its own forks: nothing done).
+                  scope opened after it on this thread is still open: nothing done);
+                  GROUPCONC_EDEADLK (from one of its own forks: nothing done).
    Thread safety: the owner thread.
    Callbacks:     not from the scope's own forks. Without a join, its shutdown completes the forks
                   it dequeues on the calling thread (their COMPLETED events, cleanups and the
@@ -1688,7 +1689,10 @@ GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
    Remarks:       a close without a join (an error path) never waits for work nobody will read:
                   forks still waiting are dequeued (CANCELLED, never run), running ones are flagged
                   and waited for; the policy callback sees each of them. After a join it only
-                  frees. */
+                  frees. A child scope that a running fork opened is that fork's to close: the
+                  shutdown reaches its forks too, and the wait for the fork waits for its close.
+                  One that a fork's body left open when it returned (a bug) is detached: it stays
+                  open, without a parent, for its owner thread to close. */
 GROUPCONC_API int groupconc_scope_close(groupconc_scope *scope);
 
 /* groupconc_scope_result: fork `index`'s result.
@@ -9496,7 +9500,7 @@ GROUPCONC__FN groupconc_scope *groupconc__scope_mark_sclocked(groupconc_executor
 }
 
 /* Is c `root` or one of root's descendants? Under ex->scope_lock (an open scope's parents are open:
-   scopes close in reverse order). */
+   a close waits for the forks that opened children, and detaches the children they left open). */
 GROUPCONC__FN bool groupconc__scope_under_sclocked(const groupconc_scope *c, const groupconc_scope *root) {
     for (; c; c = c->parent)
         if (c == root) return true;
@@ -9858,19 +9862,17 @@ GROUPCONC__PUBLIC int groupconc_scope_join(groupconc_scope *scope) {
 
 GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
     groupconc_executor *ex;
-    groupconc_scope **ps;
+    groupconc_scope **ps, *c;
     bool joined;
     if (!scope) return GROUPCONC_EINVAL;
     ex = scope->ex;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
     if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
-    groupconc__mutex_lock(&ex->scope_lock);
-    if (scope->nchildren > 0 || groupconc__scope_top != scope) {
-        groupconc__mutex_unlock(&ex->scope_lock);
-        return GROUPCONC_EORDER;
-    }
-    groupconc__mutex_unlock(&ex->scope_lock);
+    /* a scope opened later on this thread (a child among them, opened by a fork that ran here)
+       closes first; a child opened on another thread is its fork's to close: the shutdown below
+       reaches it, and the wait for that fork waits for its close */
+    if (groupconc__scope_top != scope) return GROUPCONC_EORDER;
     groupconc__mutex_lock(&scope->lock);
     joined = scope->joined; /* only the owner thread sets it */
     groupconc__mutex_unlock(&scope->lock);
@@ -9884,6 +9886,9 @@ GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
     groupconc__mutex_lock(&ex->scope_lock);
     for (ps = &ex->scopes; *ps != scope; ps = &(*ps)->next_open) {}
     *ps = scope->next_open;
+    if (scope->nchildren > 0) /* left open by a fork whose body returned: they outlive it */
+        for (c = ex->scopes; c; c = c->next_open)
+            if (c->parent == scope) c->parent = NULL;
     if (scope->parent) scope->parent->nchildren--;
     groupconc__mutex_unlock(&ex->scope_lock);
     groupconc__scope_top = scope->owner_prev;

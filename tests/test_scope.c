@@ -596,7 +596,6 @@ static void test_nested_cancellation_reaches_grandchildren(void **state) {
     assert_int_equal(groupconc_executor_dump(ex, buf, sizeof buf, &need), GROUPCONC_OK);
     assert_non_null(strstr(buf, "\"scopes\":["));
 #endif
-    assert_int_equal(groupconc_scope_close(p), GROUPCONC_EORDER); /* it has an open child */
     assert_int_equal(groupconc_scope_shutdown(p), GROUPCONC_OK);
     assert_int_equal(groupconc_scope_join(p), GROUPCONC_OK);
     assert_true(atomic_load(&leaf.saw_cancel)); /* the grandchild's fork was flagged */
@@ -606,6 +605,93 @@ static void test_nested_cancellation_reaches_grandchildren(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     tu_park_destroy(&leaf);
     tu_latch_destroy(&leaf_started);
+}
+
+/* Closing P while its fork F runs with a child scope C open on F's worker: close shuts P down, which
+   reaches C's fork (flagged), waits for F (which joins and closes C) and frees P. It is not EORDER:
+   C is F's to close, and F waits for a cancellation that only P's shutdown sends. */
+static void test_close_reaches_a_running_forks_child(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(8);
+    groupconc_scope *p = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    tu_latch leaf_started;
+    tu_latch_init(&leaf_started, 1);
+    tu_park leaf;
+    tu_park_init(&leaf, &leaf_started, NULL);
+    leaf.cooperative = true;
+    atomic_int closed_ok;
+    atomic_init(&closed_ok, 0);
+    nest n = {ex, 2, &leaf_started, &leaf, &closed_ok};
+    fork_spec(p, "nest", nest_fn, &n);
+    assert_true(tu_latch_wait(&leaf_started)); /* P, C, GC are open; H runs */
+    assert_int_equal(groupconc_scope_close(p), GROUPCONC_ENOTJOINED);
+    assert_true(atomic_load(&leaf.saw_cancel)); /* the grandchild's fork was flagged */
+    assert_int_equal(atomic_load(&closed_ok), 2); /* C and GC closed by their owners, first */
+#ifndef GROUPCONC_NO_DUMP
+    char buf[4096];
+    size_t need = 0;
+    assert_int_equal(groupconc_executor_dump(ex, buf, sizeof buf, &need), GROUPCONC_OK);
+    assert_non_null(strstr(buf, "\"scopes\":[]"));
+#endif
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&leaf);
+    tu_latch_destroy(&leaf_started);
+}
+
+/* A fork's body that returns with a child scope still open (a bug in it): closing the parent
+   detaches that child (it becomes a scope without a parent) instead of refusing for ever; the
+   child's owner, the pool's only worker, closes it later. */
+typedef struct leaker {
+    groupconc_executor *ex;
+    groupconc_scope *child;
+    int open_rc, close_rc;
+} leaker;
+
+static int leak_child_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    leaker *l = (leaker *)arg;
+    (void)ctx;
+    (void)out_value;
+    l->open_rc = groupconc_scope_open(l->ex, NULL, &l->child);
+    return 0;
+}
+
+static int close_leaked_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    leaker *l = (leaker *)arg;
+    (void)ctx;
+    (void)out_value;
+    l->close_rc = groupconc_scope_close(l->child);
+    return 0;
+}
+
+static void test_close_detaches_a_child_left_open(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(1);
+    groupconc_scope *p = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    leaker l = {ex, NULL, -1, -1};
+    fork_spec(p, "leak", leak_child_fn, &l);
+    assert_int_equal(groupconc_scope_join(p), GROUPCONC_OK);
+    assert_int_equal(l.open_rc, GROUPCONC_OK);
+#ifndef GROUPCONC_NO_DUMP
+    char buf[4096], pid[40];
+    size_t need = 0;
+    (void)snprintf(pid, sizeof pid, "\"parent\":\"%p\"", (void *)p);
+    assert_int_equal(groupconc_executor_dump(ex, buf, sizeof buf, &need), GROUPCONC_OK);
+    assert_non_null(strstr(buf, pid)); /* the child names p */
+#endif
+    assert_int_equal(groupconc_scope_close(p), GROUPCONC_OK);
+#ifndef GROUPCONC_NO_DUMP
+    assert_int_equal(groupconc_executor_dump(ex, buf, sizeof buf, &need), GROUPCONC_OK);
+    assert_null(strstr(buf, pid));
+    assert_non_null(strstr(buf, "\"parent\":null"));
+#endif
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_EBUSY); /* the child is open */
+    groupconc_task *t = tu_submit(ex, "leak", NULL, close_leaked_fn, &l); /* on the same worker */
+    groupconc_result r;
+    assert_int_equal(groupconc_task_wait(t, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
+    assert_int_equal(l.close_rc, GROUPCONC_ENOTJOINED);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
 /* Fork and join from a thread that is neither the owner nor inside a fork: refused. */
@@ -1070,6 +1156,8 @@ int main(void) {
         cmocka_unit_test(test_fork_being_submitted_meets_shutdown),
         cmocka_unit_test(test_close_waits_for_stubborn_fork),
         cmocka_unit_test(test_nested_cancellation_reaches_grandchildren),
+        cmocka_unit_test(test_close_reaches_a_running_forks_child),
+        cmocka_unit_test(test_close_detaches_a_child_left_open),
         cmocka_unit_test(test_foreign_thread_refused),
         cmocka_unit_test(test_close_in_reverse_order),
         cmocka_unit_test(test_caps_hold_inside_scopes),
