@@ -104,7 +104,7 @@
    without one when the wait must end (the scope is joined or shut down, or every latch is open and
    nothing blocks: no held permit, parked deferral, unreleased park or child scope body, which keeps
    its permits while its nested fork may wait for them); closes the top (a scope below it must say
-   EORDER, nothing done; the top too while a child scope of its forks is open); queries results,
+   EORDER, nothing done; the top never: a child scope of its forks closes first, by that fork); queries results,
    first and fork_count, first_set (outside CUSTOM: ESCOPE_POLICY, nothing set), and every bad
    argument; calls fork / join / join_for / close from a
    short-lived foreign thread (ENOTOWNER, nothing done). A fork body checks that join, join_for and
@@ -3878,15 +3878,9 @@ static void op_scope_close(reader *r) {
     srec *c = SC.stack[SC.nopen - 1];
     if (!wait_ends(c)) scope_shut(c, "before a close");
     if ((b & 2u) && !c->joined) joined_now(c, fz_code(groupconc_scope_join(atomic_load(&c->s))));
+    /* never EORDER: a child scope a running fork opened is that fork's to close, and the close
+       waits for the fork (closed_now checks that the body closed it) */
     int rc = fz_code(groupconc_scope_close(atomic_load(&c->s)));
-    if (rc == GROUPCONC_EORDER) { /* a child scope is open: one of its forks has opened it */
-        bool child_running = false;
-        for (int i = 0; i < SC.nfr; i++)
-            if (SC.fr[i].sc == c && SC.fr[i].kind == K_CHILD_SCOPE && atomic_load(&SC.fr[i].runs)) child_running = true;
-        FZ_CHECK(child_running, "close of the top scope %d: EORDER, but none of its forks opens a child scope", c->idx);
-        atomic_fetch_add(&acounters[A_SC_CLOSE_EORDER], 1);
-        return;
-    }
     FZ_CHECK(rc == (c->joined ? GROUPCONC_OK : GROUPCONC_ENOTJOINED), "close of scope %d (joined %d): %s", c->idx, (int)c->joined,
              groupconc_errname(rc));
     atomic_fetch_add(&acounters[rc == GROUPCONC_OK ? A_SC_CLOSE_OK : A_SC_CLOSE_NOTJOINED], 1);
