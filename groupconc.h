@@ -5267,6 +5267,19 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
     return rc;
 }
 
+/* A CALLER_RUNS refusal called off before its run began (a cancel, a shutdown, its group's): it
+   completes CANCELLED without running, and its refusal leaves the outcome counters. Under its
+   shard's lock; the caller completes it (groupconc__complete) once the lock is let go of. */
+GROUPCONC__FN void groupconc__refusal_cancelled_locked(groupconc_executor *ex, groupconc_task *t) {
+    int refusal = groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, t->reject_reason);
+    t->status = GROUPCONC_STATUS_CANCELLED;
+    t->error = 0;
+    t->start_ns = groupconc__now_ns();
+    groupconc__set_stage(t, GROUPCONC__DONE);
+    groupconc__count_locked(ex, t->group, refusal, -1);
+    groupconc__count_locked(ex, t->group, GROUPCONC__C_CANCELLED, 1);
+}
+
 /* Rejected in submit (admission refused it at once); its permits are already back. The REJECTED
    event, then the handler or the policy: ABORT returns the rejection (the task was never accepted),
    CALLER_RUNS runs it here, DISCARD completes it REJECTED. */
@@ -5299,12 +5312,7 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
         cancelled = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_CANCEL) != 0;
         if (cancelled) {
             groupconc__fifo_remove(&sh->caller_running, t);
-            t->status = GROUPCONC_STATUS_CANCELLED;
-            t->error = 0;
-            t->start_ns = groupconc__now_ns();
-            groupconc__set_stage(t, GROUPCONC__DONE);
-            groupconc__count_locked(ex, g, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, rc), -1);
-            groupconc__count_locked(ex, g, GROUPCONC__C_CANCELLED, 1);
+            groupconc__refusal_cancelled_locked(ex, t);
         } else {
             t->bits |= GROUPCONC__B_NO_PERMITS;
             t->status = GROUPCONC_STATUS_PENDING;
@@ -5794,14 +5802,10 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
         t->bits &= (uint16_t)~GROUPCONC__B_SETTLING;
         cancelled = (atomic_load_explicit(&t->state, memory_order_acquire) & GROUPCONC__ST_CANCEL) != 0 ||
                     ex->swept;
-        groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
         if (cancelled) {
-            t->status = GROUPCONC_STATUS_CANCELLED;
-            t->error = 0;
-            t->start_ns = groupconc__now_ns();
-            groupconc__set_stage(t, GROUPCONC__DONE);
-            groupconc__count_locked(ex, t->group, GROUPCONC__C_CANCELLED, 1);
+            groupconc__refusal_cancelled_locked(ex, t);
         } else {
+            groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
             t->bits |= GROUPCONC__B_NO_PERMITS;
             t->status = GROUPCONC_STATUS_PENDING;
             t->error = 0;
@@ -6079,14 +6083,7 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             atomic_fetch_or_explicit(&task->state,
                                      GROUPCONC__ST_CANCEL | GROUPCONC__ST_TAKEN | GROUPCONC__ST_CLAIM_REF,
                                      memory_order_acq_rel);
-            task->status = GROUPCONC_STATUS_CANCELLED;
-            task->error = 0;
-            task->start_ns = groupconc__now_ns();
-            groupconc__set_stage(task, GROUPCONC__DONE);
-            groupconc__count_locked(ex, task->group,
-                                    groupconc__outcome_index(GROUPCONC_STATUS_REJECTED,
-                                                             task->reject_reason), -1);
-            groupconc__count_locked(ex, task->group, GROUPCONC__C_CANCELLED, 1);
+            groupconc__refusal_cancelled_locked(ex, task);
             taken_rejected = true;
             outcome = GROUPCONC_CANCEL_DEQUEUED;
         } else if (task->stage == GROUPCONC__RUNNING) {

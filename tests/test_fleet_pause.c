@@ -191,18 +191,6 @@ static void test_read_only_calls_never_ask(void **state) {
     hp_free(h);
 }
 
-typedef struct graceful_arg {
-    groupconc_executor *ex;
-    tu_latch done;
-    int rc;
-} graceful_arg;
-
-static void graceful_main(void *p) {
-    graceful_arg *a = (graceful_arg *)p;
-    a->rc = groupconc_executor_shutdown_graceful(a->ex, GROUPCONC_FOREVER);
-    tu_latch_count_down(&a->done);
-}
-
 /* Only tasks a pause holds back are given up on by a graceful shutdown: a task of an unpaused group
    waiting at the fleet layer moves on with the provider's answer, whichever group is paused (here
    one that never had a task). The graceful call waits for it, and it runs. */
@@ -214,12 +202,8 @@ static void test_graceful_waits_for_fleet_beside_a_pause(void **state) {
     groupconc_task *t = tu_submit(ex, "f", "t", tu_noop_fn, NULL);
     groupconc_fleet_request *req = hp_take(h);
     assert_non_null(req);
-    graceful_arg a;
-    a.ex = ex;
-    a.rc = -1;
-    tu_latch_init(&a.done, 1);
-    tu_thread th;
-    assert_true(tu_thread_start(&th, graceful_main, &a));
+    tu_graceful a;
+    tu_graceful_start(&a, ex);
     int64_t end = tu_now_ns() + TU_TIMEOUT_NS;
     while (!tu_xstats(ex).shutdown && tu_now_ns() < end) tu_sleep_ns(TU_MS / 2); /* it began */
     assert_true(tu_xstats(ex).shutdown);
@@ -230,11 +214,9 @@ static void test_graceful_waits_for_fleet_beside_a_pause(void **state) {
     assert_false(done);
     assert_int_equal(groupconc_fleet_answer(req, GROUPCONC_FLEET_GRANTED, 1), GROUPCONC_OK);
     assert_true(tu_latch_wait(&a.done));
-    tu_thread_join(th);
-    assert_int_equal(a.rc, GROUPCONC_OK);
+    assert_int_equal(tu_graceful_join(&a), GROUPCONC_OK);
     tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
     assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
-    tu_latch_destroy(&a.done);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     assert_int_equal(atomic_load(&h->releases), 1);
     hp_free(h);

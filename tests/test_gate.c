@@ -765,18 +765,6 @@ static void test_deferred_completed_before_return(void **state) {
 
 /* A graceful shutdown waits for a deferred task; its completion from a foreign thread after the
    shutdown began still completes, is counted, and lets the shutdown return OK. */
-typedef struct graceful_call {
-    groupconc_executor *ex;
-    int rc;
-    tu_latch *begun;
-} graceful_call;
-
-static void graceful_main(void *arg) {
-    graceful_call *g = (graceful_call *)arg;
-    tu_latch_open(g->begun);
-    g->rc = groupconc_executor_shutdown_graceful(g->ex, GROUPCONC_FOREVER);
-}
-
 static void test_deferred_completion_after_graceful_shutdown(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
@@ -785,12 +773,9 @@ static void test_deferred_completion_after_graceful_shutdown(void **state) {
     deferring_init(&x);
     groupconc_task *h = submit_deferring(ex, "io", &x);
     assert_true(tu_latch_wait(&x.deferred));
-    tu_latch begun;
-    tu_latch_init(&begun, 1);
-    graceful_call g = {ex, -1, &begun};
-    tu_thread gt;
-    assert_true(tu_thread_start(&gt, graceful_main, &g));
-    assert_true(tu_latch_wait(&begun));
+    tu_graceful g;
+    tu_graceful_start(&g, ex);
+    assert_true(tu_latch_wait(&g.begun));
     for (int i = 0; i < 1000 && !tu_xstats(ex).shutdown; i++) tu_sleep_ns(TU_MS);
     assert_true(tu_xstats(ex).shutdown);
     groupconc_task *late = NULL;
@@ -799,9 +784,8 @@ static void test_deferred_completion_after_graceful_shutdown(void **state) {
     tu_thread ct;
     assert_true(tu_thread_start(&ct, completer_main, &c));
     tu_thread_join(ct);
-    tu_thread_join(gt);
+    assert_int_equal(tu_graceful_join(&g), GROUPCONC_OK);
     assert_int_equal(c.result, GROUPCONC_OK);
-    assert_int_equal(g.rc, GROUPCONC_OK);
     groupconc_result r = tu_wait(h);
     assert_int_equal(r.status, GROUPCONC_STATUS_FAILED);
     assert_int_equal(r.error, 7);
@@ -812,7 +796,6 @@ static void test_deferred_completion_after_graceful_shutdown(void **state) {
     assert_int_equal(atomic_load(&x.cleanups), 1);
     groupconc_task_release(h);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
-    tu_latch_destroy(&begun);
     tu_latch_destroy(&x.deferred);
 }
 

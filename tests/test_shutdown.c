@@ -256,18 +256,6 @@ static void hold_listener_fn(const groupconc_event *e, void *ud) {
     }
 }
 
-typedef struct graceful_call {
-    groupconc_executor *ex;
-    tu_latch done;
-    int rc;
-} graceful_call;
-
-static void graceful_call_main(void *p) {
-    graceful_call *g = (graceful_call *)p;
-    g->rc = groupconc_executor_shutdown_graceful(g->ex, GROUPCONC_FOREVER);
-    tu_latch_count_down(&g->done);
-}
-
 typedef struct submit_call {
     groupconc_executor *ex;
     tu_park *park;
@@ -317,12 +305,8 @@ static void test_shutdown_graceful_paused_waits_for_unlisted(void **state) {
             tu_wait_status(t, GROUPCONC_STATUS_SUCCESS); /* nothing runs on a worker now */
         }
         assert_int_equal(groupconc_group_pause(ex, "b"), GROUPCONC_OK); /* a pause elsewhere */
-        graceful_call g;
-        g.ex = ex;
-        g.rc = -1;
-        tu_latch_init(&g.done, 1);
-        tu_thread th;
-        assert_true(tu_thread_start(&th, graceful_call_main, &g));
+        tu_graceful g;
+        tu_graceful_start(&g, ex);
         assert_false(tu_latch_wait_for(&g.done, 200 * TU_MS)); /* it waits */
         if (mode == 0) {
             tu_latch_open(&h.go);
@@ -332,8 +316,7 @@ static void test_shutdown_graceful_paused_waits_for_unlisted(void **state) {
             assert_int_equal(sc.rc, GROUPCONC_OK);
         }
         assert_true(tu_latch_wait(&g.done));
-        tu_thread_join(th);
-        assert_int_equal(g.rc, GROUPCONC_OK); /* every task finished */
+        assert_int_equal(tu_graceful_join(&g), GROUPCONC_OK); /* every task finished */
         groupconc_executor_stats xs = tu_xstats(ex);
         assert_int_equal(xs.cancelled, 0);
         if (mode == 1) {
@@ -342,7 +325,6 @@ static void test_shutdown_graceful_paused_waits_for_unlisted(void **state) {
         }
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
         assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
-        tu_latch_destroy(&g.done);
         tu_park_destroy(&first);
         tu_park_destroy(&second);
         tu_latch_destroy(&started1);

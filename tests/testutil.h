@@ -20,6 +20,7 @@
 #ifndef GROUPCONC_TESTUTIL_H
 #define GROUPCONC_TESTUTIL_H
 
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -390,6 +391,38 @@ static inline groupconc_result tu_wait(groupconc_task *t) {
 static inline void tu_wait_status(groupconc_task *t, groupconc_status want) {
     groupconc_result r = tu_wait(t);
     assert_int_equal(r.status, want);
+}
+
+/* groupconc_executor_shutdown_graceful(ex, GROUPCONC_FOREVER) on a thread of its own (it waits):
+   `begun` opens just before the call, `done` when it has returned `rc`. tu_graceful_join joins the
+   thread, frees the latches and returns rc. */
+typedef struct tu_graceful {
+    groupconc_executor *ex;
+    tu_latch begun, done;
+    int rc;
+    tu_thread th;
+} tu_graceful;
+
+static inline void tu__graceful_main(void *arg) {
+    tu_graceful *g = (tu_graceful *)arg;
+    tu_latch_open(&g->begun);
+    g->rc = groupconc_executor_shutdown_graceful(g->ex, GROUPCONC_FOREVER);
+    tu_latch_open(&g->done);
+}
+
+static inline void tu_graceful_start(tu_graceful *g, groupconc_executor *ex) {
+    g->ex = ex;
+    g->rc = INT_MIN;
+    tu_latch_init(&g->begun, 1);
+    tu_latch_init(&g->done, 1);
+    assert_true(tu_thread_start(&g->th, tu__graceful_main, g));
+}
+
+static inline int tu_graceful_join(tu_graceful *g) {
+    tu_thread_join(g->th);
+    tu_latch_destroy(&g->begun);
+    tu_latch_destroy(&g->done);
+    return g->rc;
 }
 
 /* Tasks of a group whose final status is REJECTED, whatever layer refused them. */
