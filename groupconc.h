@@ -524,7 +524,7 @@ extern "C" {
     X(EDEADLK, -17, "refused: called from inside a task or callback of this executor, it would wait for itself") \
     X(EGATE_FULL, -18, "rejected: the gate's limit is reached")                                        \
     X(EPERMIT, -19, "permit not held: released already, or never admitted")                           \
-    X(EBUSY, -20, "busy: permits are still held (destroy the gates / release the permits first)") \
+    X(EBUSY, -20, "busy: a gate, a permit or a scope is still there (destroy / release / close it)")  \
     X(ESTATE, -21, "not allowed now: the task is already deferred, or is not running on a worker") \
     X(ENOTOWNER, -22, "not the scope's owner thread, nor inside one of its forks")                  \
     X(ESCOPE_SHUTDOWN, -23, "the scope is shut down or joined: it takes no more forks")              \
@@ -1615,7 +1615,12 @@ typedef struct groupconc_scope_config {
    Callbacks:     from a task body (a fork's: a child scope) or any callback, except on ex's
                   housekeeper thread (an expired task's callbacks): a scope's join and close wait
                   for its forks, and that thread must not block (EDEADLK, nothing opened).
-                  Runs here: nothing. */
+                  Runs here: nothing.
+   Remarks:       a scope that a task's body (or a callback inside it) opens and has not closed
+                  when the body returns is closed then, as groupconc_scope_close does (shut down
+                  unless joined, every fork waited for): a worker's thread owns it, and nobody else
+                  could close it. So a fork's child scopes are closed before the fork completes.
+                  One opened in a callback outside a body must be closed before it returns. */
 GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_scope_config *config,
                                        groupconc_scope **out_scope);
 
@@ -1647,9 +1652,11 @@ GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_t
    blocking (groupconc_scope_result). After a join the scope takes no more forks.
    Returns:       GROUPCONC_OK; GROUPCONC_EFAILED (SHUTDOWN_ON_FAILURE: a fork failed;
                   SHUTDOWN_ON_SUCCESS: none succeeded); GROUPCONC_EINVAL (scope NULL);
-                  GROUPCONC_ENOTOWNER; GROUPCONC_EDEADLK (called from one of its own forks).
+                  GROUPCONC_ENOTOWNER; GROUPCONC_EDEADLK (called from one of its own forks, or
+                  from a callback that its close runs).
    Thread safety: the owner thread (or a fork of an enclosing scope that owns it).
-   Callbacks:     not from the scope's own forks or their callbacks (EDEADLK).
+   Callbacks:     not from the scope's own forks or their callbacks, nor from a callback that runs
+                  inside its close (EDEADLK).
                   Runs here: as groupconc_task_wait (the forks' on_fork_complete among them). */
 GROUPCONC_API int groupconc_scope_join(groupconc_scope *scope);
 
@@ -1679,20 +1686,22 @@ GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
                   down, waited and freed everything); GROUPCONC_EINVAL (scope NULL);
                   GROUPCONC_ENOTOWNER (not the owner thread: nothing done); GROUPCONC_EORDER (a
                   scope opened after it on this thread is still open: nothing done);
-                  GROUPCONC_EDEADLK (from one of its own forks: nothing done).
+                  GROUPCONC_EDEADLK (from one of its own forks, or from a callback that this close
+                  runs: nothing done).
    Thread safety: the owner thread.
-   Callbacks:     not from the scope's own forks. Without a join, its shutdown completes the forks
-                  it dequeues on the calling thread (their COMPLETED events, cleanups and the
-                  policy callback run there).
+   Callbacks:     not from the scope's own forks, nor from a callback inside its own close.
+                  Without a join, its shutdown completes the forks it dequeues, of this scope and
+                  of its child scopes, on the calling thread (their COMPLETED events, cleanups and
+                  their scopes' policy callbacks run there): a join or close of this scope from
+                  one of them is EDEADLK.
                   Runs here: as groupconc_scope_shutdown (without a join) and
                   groupconc_task_wait.
    Remarks:       a close without a join (an error path) never waits for work nobody will read:
                   forks still waiting are dequeued (CANCELLED, never run), running ones are flagged
                   and waited for; the policy callback sees each of them. After a join it only
                   frees. A child scope that a running fork opened is that fork's to close: the
-                  shutdown reaches its forks too, and the wait for the fork waits for its close.
-                  One that a fork's body left open when it returned (a bug) is detached: it stays
-                  open, without a parent, for its owner thread to close. */
+                  shutdown reaches its forks too, and the wait for the fork waits for its close
+                  (at the latest as the fork's body returns: see groupconc_scope_open). */
 GROUPCONC_API int groupconc_scope_close(groupconc_scope *scope);
 
 /* groupconc_scope_result: fork `index`'s result.
@@ -3096,6 +3105,8 @@ typedef struct groupconc__frame {
     bool on_worker;                /* a task body's frame, on a worker (not a CALLER_RUNS run in
                                       submit): RUNNING, or committed to in a chain, which ends at
                                       the next lock (its stage is read under the lock only) */
+    bool body;                     /* a task body's frame (the scopes it leaves open close as it
+                                      returns: groupconc__scopes_left_open) */
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
@@ -3155,7 +3166,7 @@ GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor
     f->claims = NULL;
     f->deferral = NULL;
     f->keeper = false;
-    f->blocking = f->on_worker = false;
+    f->blocking = f->on_worker = f->body = false;
     groupconc__frames = f;
 }
 
@@ -5654,6 +5665,7 @@ GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value,
 GROUPCONC__FN void groupconc__fork_user(void *fork, groupconc_task_fn *fn, void **arg,
                                         groupconc_cleanup_fn *cleanup);
 GROUPCONC__FN bool groupconc__fork_starts(groupconc_task *t);
+GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body);
 #endif
 
 /* Run t's body on this thread (its owner now), then store its result. `start`: the clock, read with
@@ -5678,10 +5690,14 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uin
 #endif
     groupconc__frame_push(&f, ex, t); /* a wait on t from its own body would wait for itself */
     f.on_worker = on_worker;
+    f.body = true;
     if (ex->policy.listener)
         groupconc__emit(ex, t, GROUPCONC_EVENT_STARTED, t->group->key, groupconc__task_id(t), 0, NULL);
     if (timed) t->start_ns = start && !ex->policy.listener ? start : groupconc__now_ns(); /* after the event */
     rc = t->fn((groupconc_context *)(void *)t, &value, t->arg);
+#ifndef GROUPCONC_NO_SCOPES
+    groupconc__scopes_left_open(&f);
+#endif
     groupconc__frame_pop(&f);
     if (f.blocking) atomic_fetch_sub_explicit(&ex->pool.nhinted, 1, memory_order_relaxed); /* a hint */
     if (f.deferral) {
@@ -9375,10 +9391,26 @@ struct groupconc_scope {
     groupconc_scope *parent, *next_open, *shutdown_next;
     size_t nchildren;
     groupconc_scope *owner_prev;   /* the scope its owner thread opened before it (still open) */
+    const groupconc__frame *body;  /* the task body it was opened in (it closes as that body
+                                      returns), or NULL; owner thread only */
+    bool closing;                  /* its close is under way: owner thread only */
 };
 
 /* The scopes this thread opened and has not closed, newest first (they close in reverse order). */
 static GROUPCONC__TLS groupconc_scope *groupconc__scope_top;
+
+/* A task's body returns (groupconc__run): close the scopes it opened and left open, newest first,
+   as groupconc_scope_close does (shut down unless joined, every fork waited for). A scope belongs
+   to its thread, and a worker's thread runs other tasks next and may exit: nobody else could close
+   it. So a fork's child scopes are closed before the fork completes. */
+GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body) {
+    groupconc_scope *s;
+    while ((s = groupconc__scope_top) != NULL && s->body == body) {
+        int rc = groupconc_scope_close(s);
+        if (rc != GROUPCONC_OK && rc != GROUPCONC_ENOTJOINED) break; /* not expected: it is the top,
+                                                                         opened in this body */
+    }
+}
 /* The fork whose body runs on this thread now (innermost; ->outer for the others). */
 static GROUPCONC__TLS groupconc__fork *groupconc__fork_cur;
 
@@ -9684,6 +9716,11 @@ GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupco
         groupconc__scope_free(s);
         return rc;
     }
+    {
+        const groupconc__frame *fr = groupconc__frames;
+        while (fr && !fr->body) fr = fr->prev; /* callbacks inside a body belong to that body */
+        s->body = fr;
+    }
     s->owner_prev = groupconc__scope_top;
     groupconc__scope_top = s;
     *out_scope = s;
@@ -9840,6 +9877,7 @@ GROUPCONC__PUBLIC int groupconc_scope_join_for(groupconc_scope *scope, int64_t t
     GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
     if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
+    if (scope->closing) return GROUPCONC_EDEADLK; /* from a callback inside its close */
     if (!groupconc__scope_wait(scope, groupconc__deadline(timeout_ns))) {
         (void)groupconc_scope_shutdown(scope);
         return GROUPCONC_ETIMEDOUT;
@@ -9866,10 +9904,15 @@ GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
     if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
+    /* its shutdown and the wait run callbacks on this thread (of the forks it completes, also of
+       child scopes): a second close there would free it under the first */
+    if (scope->closing) return GROUPCONC_EDEADLK;
     /* a scope opened later on this thread (a child among them, opened by a fork that ran here)
        closes first; a child opened on another thread is its fork's to close: the shutdown below
-       reaches it, and the wait for that fork waits for its close */
+       reaches it, and the wait for that fork waits for its close (at the latest as its body
+       returns: groupconc__scopes_left_open) */
     if (groupconc__scope_top != scope) return GROUPCONC_EORDER;
+    scope->closing = true;
     groupconc__mutex_lock(&scope->lock);
     joined = scope->joined; /* only the owner thread sets it */
     groupconc__mutex_unlock(&scope->lock);
@@ -9883,12 +9926,16 @@ GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
     groupconc__mutex_lock(&ex->scope_lock);
     for (ps = &ex->scopes; *ps != scope; ps = &(*ps)->next_open) {}
     *ps = scope->next_open;
-    if (scope->nchildren > 0) /* left open by a fork whose body returned: they outlive it */
+    GROUPCONC_ASSERT(scope->nchildren == 0); /* its forks closed theirs before they completed */
+    if (scope->nchildren > 0) /* never expected; a child must not keep a freed parent */
         for (c = ex->scopes; c; c = c->next_open)
             if (c->parent == scope) c->parent = NULL;
     if (scope->parent) scope->parent->nchildren--;
     groupconc__mutex_unlock(&ex->scope_lock);
-    groupconc__scope_top = scope->owner_prev;
+    /* off this thread's list: not always its top now, a callback during the close (of a fork it
+       completed) may have opened one since */
+    for (ps = &groupconc__scope_top; *ps != scope; ps = &(*ps)->owner_prev) {}
+    *ps = scope->owner_prev;
     groupconc__scope_unref(scope);
     /* NOLINTEND(clang-analyzer-unix.Malloc) */
     return joined ? GROUPCONC_OK : GROUPCONC_ENOTJOINED;
