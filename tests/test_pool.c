@@ -1179,6 +1179,7 @@ struct mix_run {
     atomic_int seq[MIX_MAX];          /* the order it started in, from 1 (0: never ran) */
     atomic_int cur[MIX_MAX];          /* tasks of the key inside their function as it entered */
     atomic_int next_seq;
+    atomic_int entered;               /* tasks that stored their cur (each took its seq first) */
     atomic_bool gate_saw_cancel;
     tu_peak peak;
     tu_latch gate_in[MIX_GATES], gate_go[MIX_GATES]; /* gate j started; let it return */
@@ -1205,9 +1206,11 @@ static int mix_fn(groupconc_context *ctx, void **out_value, void *arg) {
     /* its place in the start order first, then the count of tasks inside: a task that counted
        itself in beside one still running under a cap of 2, then took its place only after the test
        read next_seq for the lowered cap, was judged as started at cap 1 (seen once under TSan and
-       once under valgrind: "2 != 1") */
+       once under valgrind: "2 != 1"); `entered` then says the count was taken (the test waits for
+       it before it raises the cap: see test_chain_meets_live_limits) */
     atomic_store(&m->seq[i], atomic_fetch_add(&m->next_seq, 1) + 1);
     atomic_store(&m->cur[i], tu_peak_enter(&m->peak));
+    atomic_fetch_add(&m->entered, 1);
     long j = mix_gate_of(m, i);
     if (j >= 0) {
         tu_latch_count_down(&m->gate_in[j]);
@@ -1359,7 +1362,18 @@ static void test_chain_meets_live_limits(void **state) {
         while (!done) {
             groupconc_group_stats st;
             assert_int_equal(groupconc_task_is_done(mix->h[mix->n - 1], &done), GROUPCONC_OK);
-            int before = atomic_load(&mix->next_seq); /* every task with seq <= before started at cap 1 */
+            /* every task with seq <= before started at cap 1, and counted the tasks inside at cap 1:
+               one that took its seq before this read but counted only after the raise below found the
+               next task, started at cap 2, beside it ("2 != 1" under TSan, 1 run in 6). entered <=
+               next_seq always; equal at the first read (and no seq taken up to the second): every
+               task with a seq had counted by then */
+            int before;
+            for (;;) {
+                int entered = atomic_load(&mix->entered);
+                before = atomic_load(&mix->next_seq);
+                if (entered == before) break;
+                tu_spin(200); /* a task between its seq and its count: a few instructions */
+            }
             limit_mark(lo, before);
             mid_drain += before < mix->n;
             rounds++;
