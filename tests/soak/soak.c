@@ -83,7 +83,8 @@ static void soak_chain_end(unsigned committed);
 #endif
 #ifndef GROUPCONC_NO_SCOPES
 #define SOAK_FEATURES_SCOPES(X) \
-    X(scope) X(scope_nested) X(fork) X(fork_callback) X(keeper_refused) X(keeper_followup)
+    X(scope) X(scope_nested) X(scope_left_open) X(scope_close_unjoined) X(fork) X(fork_callback)   \
+    X(keeper_refused) X(keeper_followup)
 #define SOAK_FEATURES_FORK_IN_FORK(X) X(fork_in_fork)
 #else
 #define SOAK_FEATURES_SCOPES(X)
@@ -291,6 +292,8 @@ typedef struct rec {
     groupconc_task *h;       /* the handle (written before it is shared) */
 #ifndef GROUPCONC_NO_SCOPES
     groupconc_scope *scope;  /* a fork's scope (M_SUBFORK forks into it from the body) */
+    void *left_open;         /* M_NEST: its nested scope's context, when the body left it open (the
+                                library closes it as the body returns; freed at the round's end) */
 #endif
     atomic_int ev_submitted, ev_completed, ev_started, ev_status, rejected_seen;
     atomic_int cleanups, body_runs, body_active, deferred_active, run_gi;
@@ -998,19 +1001,28 @@ static bool fork_rc_ok(int rc) {
     return rc == GROUPCONC_OK || rc == GROUPCONC_ESCOPE_SHUTDOWN || rc_refused_ok(rc);
 }
 
-/* open a scope, fork n tasks (nest: some forks open scopes of their own), join, check, close */
-static void run_scope(groupconc_executor *ex, rng *g, bool top, int n, int s) {
-    scope_ctx c;
-    memset(&c, 0, sizeof c);
-    c.policy = (groupconc_scope_policy)rnd(g, 4);
+/* open a scope, fork n tasks (nest: some forks open scopes of their own), join, check, close; a top
+   scope is sometimes closed without a join (ENOTJOINED: shut down, every fork waited for); a nested
+   one (parent: the fork's record) is sometimes left open: the library closes it as the fork's body
+   returns, before the fork completes (so its parent's join and close see it closed) */
+static void run_scope(groupconc_executor *ex, rng *g, bool top, int n, int s, rec *parent) {
+    scope_ctx local, *cp = &local;
+    bool leave_open = !top && parent && rnd(g, 4) == 0;
+    if (leave_open) { /* its callbacks run after this returns */
+        cp = calloc(1, sizeof *cp);
+        CHECK(cp != NULL, "out of memory (the test's own)");
+        parent->left_open = cp;
+    }
+    memset(cp, 0, sizeof *cp);
+    cp->policy = (groupconc_scope_policy)rnd(g, 4);
     groupconc_scope_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.policy = c.policy;
+    cfg.policy = cp->policy;
     cfg.on_fork_complete = on_fork;
-    cfg.user_data = &c;
+    cfg.user_data = cp;
     cfg.name = top ? "soak" : "nested";
     if (s >= 0) step(s, "scope_open");
-    int rc = groupconc_scope_open(ex, &cfg, &c.scope);
+    int rc = groupconc_scope_open(ex, &cfg, &cp->scope);
     if (rc != GROUPCONC_OK) {
         CHECK(rc == GROUPCONC_ESHUTDOWN || rc == GROUPCONC_ENOMEM, "scope_open: %s", groupconc_errname(rc));
         if (top) nap_us(1000);
@@ -1032,7 +1044,7 @@ static void run_scope(groupconc_executor *ex, rng *g, bool top, int n, int s) {
         rec *r = rec_new(top ? R_FORK : R_CHILD, key, mode);
         if (!r) break;
         r->has_cleanup = 1;
-        r->scope = c.scope;
+        r->scope = cp->scope;
         r->sleep_us = rnd(g, 2000);
         char id[16];
         rec_id(r, id, sizeof id);
@@ -1048,7 +1060,7 @@ static void run_scope(groupconc_executor *ex, rng *g, bool top, int n, int s) {
         if (s >= 0) step(s, "scope_fork");
         busy(gi, 1);
         size_t idx = SIZE_MAX;
-        rc = groupconc_scope_fork(c.scope, &sp, &idx);
+        rc = groupconc_scope_fork(cp->scope, &sp, &idx);
         busy(gi, -1);
         r->fork_counted = idx != SIZE_MAX;
         r->rc = rc;
@@ -1056,33 +1068,47 @@ static void run_scope(groupconc_executor *ex, rng *g, bool top, int n, int s) {
         CHECK(fork_rc_ok(rc), "scope_fork: %s", groupconc_errname(rc));
         FEAT(fork);
     }
+    if (leave_open) {
+        FEAT(scope_left_open);
+        return;
+    }
+    if (top && rnd(g, 6) == 0) {
+        if (s >= 0) step(s, "scope_close");
+        size_t count0 = groupconc_scope_fork_count(cp->scope);
+        rc = groupconc_scope_close(cp->scope);
+        CHECK(rc == GROUPCONC_ENOTJOINED, "scope_close without a join: %s", groupconc_errname(rc));
+        CHECK((size_t)atomic_load(&cp->cbs) >= count0, "scope closed unjoined (%s): %d fork callbacks for %zu forks",
+              groupconc_scope_policy_name(cp->policy), atomic_load(&cp->cbs), count0);
+        FEAT(scope_close_unjoined);
+        return;
+    }
     if (s >= 0) step(s, "scope_join");
     if (rnd(g, 4) == 0) {
-        rc = groupconc_scope_join_for(c.scope, GROUPCONC_MS(rnd(g, 3)));
-        if (rc == GROUPCONC_ETIMEDOUT) rc = groupconc_scope_join(c.scope);
+        rc = groupconc_scope_join_for(cp->scope, GROUPCONC_MS(rnd(g, 3)));
+        if (rc == GROUPCONC_ETIMEDOUT) rc = groupconc_scope_join(cp->scope);
     } else {
-        rc = groupconc_scope_join(c.scope);
+        rc = groupconc_scope_join(cp->scope);
     }
     bool join_ok = rc == GROUPCONC_OK ||
-                   (rc == GROUPCONC_EFAILED && (c.policy == GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE ||
-                                                c.policy == GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS));
-    CHECK(join_ok, "scope_join (%s): %s", groupconc_scope_policy_name(c.policy), groupconc_errname(rc));
-    size_t count = groupconc_scope_fork_count(c.scope);
+                   (rc == GROUPCONC_EFAILED && (cp->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_FAILURE ||
+                                                cp->policy == GROUPCONC_SCOPE_SHUTDOWN_ON_SUCCESS));
+    CHECK(join_ok, "scope_join (%s): %s", groupconc_scope_policy_name(cp->policy), groupconc_errname(rc));
+    size_t count = groupconc_scope_fork_count(cp->scope);
     for (size_t i = 0; i < count; i++) {
         groupconc_result res;
-        rc = groupconc_scope_result(c.scope, i, &res);
+        rc = groupconc_scope_result(cp->scope, i, &res);
         CHECK(rc == GROUPCONC_OK, "scope_result %zu after join: %s", i, groupconc_errname(rc));
         CHECK(status_terminal((int)res.status), "scope_result %zu: status %d", i, (int)res.status);
     }
     size_t first;
-    rc = groupconc_scope_first(c.scope, &first);
+    rc = groupconc_scope_first(cp->scope, &first);
     CHECK(rc == GROUPCONC_OK || rc == GROUPCONC_ENOTFOUND, "scope_first: %s", groupconc_errname(rc));
     if (rc == GROUPCONC_OK) CHECK(first < count, "scope_first %zu of %zu forks", first, count);
     if (s >= 0) step(s, "scope_close");
-    rc = groupconc_scope_close(c.scope);
+    rc = groupconc_scope_close(cp->scope);
     CHECK(rc == GROUPCONC_OK, "scope_close after join: %s", groupconc_errname(rc));
-    CHECK((size_t)atomic_load(&c.cbs) == count, "scope (%s): %d fork callbacks for %zu forks",
-          groupconc_scope_policy_name(c.policy), atomic_load(&c.cbs), count);
+    CHECK((size_t)atomic_load(&cp->cbs) == count, "scope (%s): %d fork callbacks for %zu forks",
+          groupconc_scope_policy_name(cp->policy), atomic_load(&cp->cbs), count);
 }
 
 /* from a fork's body: fork one more task into the fork's own scope (allowed: a fork of the scope) */
@@ -1116,7 +1142,7 @@ static void fork_from_fork(rec *parent) {
 static void nested_scope(groupconc_executor *ex, rec *parent) {
     if (atomic_load(&R.stop)) return;
     rng g = rng_for(((uint64_t)parent->id << 8) | 0x5c);
-    run_scope(ex, &g, false, 1 + rnd(&g, 3), -1);
+    run_scope(ex, &g, false, 1 + rnd(&g, 3), -1, parent);
 }
 #endif
 
@@ -1454,7 +1480,7 @@ static void *scope_main(void *arg) {
     drv *d = arg;
     groupconc_executor *ex = R.ex;
     while (!atomic_load(&R.stop)) {
-        run_scope(ex, &d->g, true, 1 + rnd(&d->g, 4), d->slot);
+        run_scope(ex, &d->g, true, 1 + rnd(&d->g, 4), d->slot, NULL);
         step(d->slot, "scope done");
     }
     step(d->slot, "stopped");
@@ -2100,6 +2126,9 @@ static void run_round(int round, int64_t slice_ns) {
     if (opt_verbose)
         fprintf(stderr, "round %d: policy %d %s fleet %d: %u tasks, %ld submitted\n", round, R.policy,
                 ending == 0 ? "graceful" : ending == 1 ? "immediate" : "in-task", fleet, atomic_load(&R.nrec), atomic_load(&R.ev_sub));
+#ifndef GROUPCONC_NO_SCOPES
+    for (unsigned i = 0; i < atomic_load(&R.nrec) && i < R.cap; i++) free(R.recs[i].left_open);
+#endif
     free(R.recs);
     free(R.dq);
     pthread_mutex_destroy(&R.dmu);
