@@ -327,7 +327,8 @@
        pure functions
        submit, submit_spec, scope_fork              res, ev (SUBMITTED); this task's rej, body or
                                                     done when refused in submit (a fork: its
-                                                    on_fork_complete); other tasks' done / rej it
+                                                    on_fork_complete, and the close of scopes its
+                                                    body left open); other tasks' done / rej it
                                                     finishes while admitting; fleet
        execute_all                                  as submit, and as task_wait for its own tasks
        task_wait, task_wait_for, scope_join[_for],  other tasks' done / rej (it finishes what
@@ -1616,11 +1617,20 @@ typedef struct groupconc_scope_config {
                   housekeeper thread (an expired task's callbacks): a scope's join and close wait
                   for its forks, and that thread must not block (EDEADLK, nothing opened).
                   Runs here: nothing.
-   Remarks:       a scope that a task's body (or a callback inside it) opens and has not closed
-                  when the body returns is closed then, as groupconc_scope_close does (shut down
-                  unless joined, every fork waited for): a worker's thread owns it, and nobody else
-                  could close it. So a fork's child scopes are closed before the fork completes.
-                  One opened in a callback outside a body must be closed before it returns. */
+   Remarks:       a scope that a fork's body, or any task body on a worker (or a callback inside
+                  such a body: its STARTED event, a CALLER_RUNS run in a submit it makes) opens and
+                  has not closed when the body returns is closed then, as groupconc_scope_close
+                  does (shut down unless joined, every fork waited for; its result is dropped and
+                  the scope freed): a worker's thread owns it, and nobody else could close it. So a
+                  fork's child scopes are closed before the fork completes, and the task's run time
+                  includes that wait. A body that defers its completion (GROUPCONC_TASK_PENDING)
+                  leaves its scopes open, since their forks may be what completes it: on a worker
+                  only that thread could close them, so close them before returning (the close
+                  waits for their forks). A CALLER_RUNS run inside submit on the caller's own
+                  thread, not a fork, leaves its scopes to that thread. On a worker, a scope opened
+                  outside any body (a COMPLETED event, a completion callback) must be closed before
+                  that callback returns: nobody could close it later, and groupconc_executor_destroy
+                  would say GROUPCONC_EBUSY. */
 GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_scope_config *config,
                                        groupconc_scope **out_scope);
 
@@ -1654,7 +1664,7 @@ GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_t
                   SHUTDOWN_ON_SUCCESS: none succeeded); GROUPCONC_EINVAL (scope NULL);
                   GROUPCONC_ENOTOWNER; GROUPCONC_EDEADLK (called from one of its own forks, or
                   from a callback that its close runs).
-   Thread safety: the owner thread (or a fork of an enclosing scope that owns it).
+   Thread safety: the owner thread.
    Callbacks:     not from the scope's own forks or their callbacks, nor from a callback that runs
                   inside its close (EDEADLK).
                   Runs here: as groupconc_task_wait (the forks' on_fork_complete among them). */
@@ -1691,8 +1701,8 @@ GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
    Thread safety: the owner thread.
    Callbacks:     not from the scope's own forks, nor from a callback inside its own close.
                   Without a join, its shutdown completes the forks it dequeues, of this scope and
-                  of its child scopes, on the calling thread (their COMPLETED events, cleanups and
-                  their scopes' policy callbacks run there): a join or close of this scope from
+                  of its descendant scopes, on the calling thread (their COMPLETED events, cleanups
+                  and their scopes' policy callbacks run there): a join or close of this scope from
                   one of them is EDEADLK.
                   Runs here: as groupconc_scope_shutdown (without a join) and
                   groupconc_task_wait.
@@ -3105,8 +3115,9 @@ typedef struct groupconc__frame {
     bool on_worker;                /* a task body's frame, on a worker (not a CALLER_RUNS run in
                                       submit): RUNNING, or committed to in a chain, which ends at
                                       the next lock (its stage is read under the lock only) */
-    bool body;                     /* a task body's frame (the scopes it leaves open close as it
-                                      returns: groupconc__scopes_left_open) */
+    bool body;                     /* a task body's frame on a worker, or a fork's anywhere: the
+                                      scopes it leaves open close as it returns
+                                      (groupconc__scopes_left_open) */
 } groupconc__frame;
 
 static GROUPCONC__TLS groupconc__frame *groupconc__frames;
@@ -5665,7 +5676,7 @@ GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value,
 GROUPCONC__FN void groupconc__fork_user(void *fork, groupconc_task_fn *fn, void **arg,
                                         groupconc_cleanup_fn *cleanup);
 GROUPCONC__FN bool groupconc__fork_starts(groupconc_task *t);
-GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body);
+GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, bool close);
 #endif
 
 /* Run t's body on this thread (its owner now), then store its result. `start`: the clock, read with
@@ -5690,13 +5701,17 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uin
 #endif
     groupconc__frame_push(&f, ex, t); /* a wait on t from its own body would wait for itself */
     f.on_worker = on_worker;
-    f.body = true;
+#ifndef GROUPCONC_NO_SCOPES
+    /* a CALLER_RUNS run in submit, not a fork, is on its caller's thread, which may close what it
+       opened later itself (inside another body, that body's return closes it) */
+    f.body = on_worker || t->fn == groupconc__fork_body;
+#endif
     if (ex->policy.listener)
         groupconc__emit(ex, t, GROUPCONC_EVENT_STARTED, t->group->key, groupconc__task_id(t), 0, NULL);
     if (timed) t->start_ns = start && !ex->policy.listener ? start : groupconc__now_ns(); /* after the event */
     rc = t->fn((groupconc_context *)(void *)t, &value, t->arg);
 #ifndef GROUPCONC_NO_SCOPES
-    groupconc__scopes_left_open(&f);
+    if (f.body) groupconc__scopes_left_open(&f, !(f.deferral && rc == GROUPCONC_TASK_PENDING));
 #endif
     groupconc__frame_pop(&f);
     if (f.blocking) atomic_fetch_sub_explicit(&ex->pool.nhinted, 1, memory_order_relaxed); /* a hint */
@@ -9399,12 +9414,21 @@ struct groupconc_scope {
 /* The scopes this thread opened and has not closed, newest first (they close in reverse order). */
 static GROUPCONC__TLS groupconc_scope *groupconc__scope_top;
 
-/* A task's body returns (groupconc__run): close the scopes it opened and left open, newest first,
-   as groupconc_scope_close does (shut down unless joined, every fork waited for). A scope belongs
-   to its thread, and a worker's thread runs other tasks next and may exit: nobody else could close
-   it. So a fork's child scopes are closed before the fork completes. */
-GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body) {
+/* A task's body returns (groupconc__run; a body frame): the scopes it opened and left open are
+   at the top of this thread's list (a body it ran inside it closed its own, or handed them to it).
+   `close`: close them, newest first, as groupconc_scope_close does (shut down unless joined, every
+   fork waited for): a scope belongs to its thread, and a worker's thread runs other tasks next and
+   may exit, so nobody else could; and a fork's child scopes close before the fork completes.
+   Else (the body deferred its completion, which their forks may be what delivers) hand them to
+   the enclosing body, if any, which closes them as it returns; with none they stay open. */
+GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, bool close) {
+    const groupconc__frame *outer = body->prev;
     groupconc_scope *s;
+    if (!close) {
+        while (outer && !outer->body) outer = outer->prev;
+        for (s = groupconc__scope_top; s && s->body == body; s = s->owner_prev) s->body = outer;
+        return;
+    }
     while ((s = groupconc__scope_top) != NULL && s->body == body) {
         int rc = groupconc_scope_close(s);
         if (rc != GROUPCONC_OK && rc != GROUPCONC_ENOTJOINED) break; /* not expected: it is the top,
@@ -9529,7 +9553,8 @@ GROUPCONC__FN groupconc_scope *groupconc__scope_mark_sclocked(groupconc_executor
 }
 
 /* Is c `root` or one of root's descendants? Under ex->scope_lock (an open scope's parents are open:
-   a close waits for the forks that opened children, and detaches the children they left open). */
+   a close waits for the forks that opened children, which close them as their bodies return, and
+   detaches a child left open by a fork whose body deferred its completion). */
 GROUPCONC__FN bool groupconc__scope_under_sclocked(const groupconc_scope *c, const groupconc_scope *root) {
     for (; c; c = c->parent)
         if (c == root) return true;
@@ -9926,8 +9951,7 @@ GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
     groupconc__mutex_lock(&ex->scope_lock);
     for (ps = &ex->scopes; *ps != scope; ps = &(*ps)->next_open) {}
     *ps = scope->next_open;
-    GROUPCONC_ASSERT(scope->nchildren == 0); /* its forks closed theirs before they completed */
-    if (scope->nchildren > 0) /* never expected; a child must not keep a freed parent */
+    if (scope->nchildren > 0) /* left open by a fork whose body deferred: it outlives the parent */
         for (c = ex->scopes; c; c = c->next_open)
             if (c->parent == scope) c->parent = NULL;
     if (scope->parent) scope->parent->nchildren--;

@@ -700,6 +700,116 @@ static void test_scope_left_open_closes_as_the_body_returns(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* A body that defers its completion keeps the scopes it leaves open: their forks may be what
+   completes it (closing them would cancel the fork that would, and the task would never complete).
+   Here the pool's only worker runs the body, then the fork that completes it; a later task on that
+   worker closes the scope (ENOTJOINED: nobody joined it). */
+typedef struct defer_scope {
+    groupconc_executor *ex;
+    groupconc_deferred *d;
+    groupconc_scope *s;
+    int defer_rc, open_rc, fork_rc, complete_rc, close_rc;
+} defer_scope;
+
+static int complete_deferral_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    defer_scope *x = (defer_scope *)arg;
+    (void)ctx;
+    (void)out_value;
+    x->complete_rc = groupconc_deferred_complete(x->d, 0, x);
+    return 0;
+}
+
+static int defer_with_scope_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    defer_scope *x = (defer_scope *)arg;
+    (void)out_value;
+    x->defer_rc = groupconc_context_defer(ctx, &x->d);
+    if (x->defer_rc != GROUPCONC_OK) return 1;
+    x->open_rc = groupconc_scope_open(x->ex, NULL, &x->s);
+    if (x->open_rc != GROUPCONC_OK) return 2;
+    groupconc_task_spec spec = {"x", NULL, complete_deferral_fn, x, NULL, 0};
+    x->fork_rc = groupconc_scope_fork(x->s, &spec, NULL);
+    return GROUPCONC_TASK_PENDING; /* the scope left open: its fork completes this task */
+}
+
+static int close_left_scope_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    defer_scope *x = (defer_scope *)arg;
+    (void)ctx;
+    (void)out_value;
+    x->close_rc = groupconc_scope_close(x->s);
+    return 0;
+}
+
+static void test_deferring_body_keeps_its_scopes(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(1);
+    defer_scope x;
+    memset(&x, 0, sizeof x);
+    x.ex = ex;
+    x.close_rc = -1;
+    groupconc_task *t = tu_submit(ex, "t", NULL, defer_with_scope_fn, &x);
+    groupconc_result r = tu_wait(t); /* before the fix: the fork was cancelled, t never completed */
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r.value, &x);
+    assert_int_equal(x.open_rc, GROUPCONC_OK);
+    assert_int_equal(x.fork_rc, GROUPCONC_OK);
+    assert_int_equal(x.complete_rc, GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
+    t = tu_submit(ex, "t", NULL, close_left_scope_fn, &x); /* on the same (only) worker */
+    tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
+    assert_int_equal(x.close_rc, GROUPCONC_ENOTJOINED);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
+/* A CALLER_RUNS run inside submit, on the caller's own thread, is not closed for it as it returns
+   (unless it is a fork's): the caller owns the scope it opened, and joins and closes it later. */
+typedef struct inline_scope {
+    groupconc_executor *ex;
+    groupconc_scope *s;
+    int open_rc, fork_rc;
+} inline_scope;
+
+static int open_inline_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    inline_scope *x = (inline_scope *)arg;
+    (void)ctx;
+    (void)out_value;
+    x->open_rc = groupconc_scope_open(x->ex, NULL, &x->s);
+    if (x->open_rc != GROUPCONC_OK) return 1;
+    groupconc_task_spec spec = {"v", NULL, value_fn, x, NULL, 0};
+    x->fork_rc = groupconc_scope_fork(x->s, &spec, NULL);
+    return 0;
+}
+
+static void test_caller_runs_in_submit_leaves_its_scope_to_the_caller(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+    p.default_concurrency = 1;
+    p.default_queue_threshold = 0; /* a second task of "a" is refused while the first runs */
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park first;
+    tu_park_init(&first, &started, NULL);
+    groupconc_task *t1 = tu_submit(ex, "a", NULL, tu_park_fn, &first);
+    assert_true(tu_latch_wait(&started));
+    inline_scope x = {ex, NULL, -1, -1};
+    groupconc_task *t2 = tu_submit(ex, "a", NULL, open_inline_fn, &x); /* runs here, refused */
+    assert_int_equal(x.open_rc, GROUPCONC_OK);
+    assert_int_equal(x.fork_rc, GROUPCONC_OK);
+    tu_wait_status(t2, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_scope_join(x.s), GROUPCONC_OK); /* still open: this thread's */
+    assert_ptr_equal(scope_result(x.s, 0).value, &x);
+    assert_int_equal(groupconc_scope_close(x.s), GROUPCONC_OK);
+    tu_park_release(&first);
+    tu_wait_status(t1, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_task_release(t1), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(t2), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&first);
+    tu_latch_destroy(&started);
+}
+
 /* Callbacks that a close runs on its thread (the completions of forks its shutdown dequeues, also a
    child scope's) may not close or join the scope being closed: EDEADLK, nothing done (a second
    close there freed the scope under the first, a join waited for a fork that waited for the
@@ -1264,6 +1374,8 @@ int main(void) {
         cmocka_unit_test(test_close_reaches_a_running_forks_child),
         cmocka_unit_test(test_scope_left_open_closes_as_the_body_returns),
         cmocka_unit_test(test_callbacks_inside_close),
+        cmocka_unit_test(test_deferring_body_keeps_its_scopes),
+        cmocka_unit_test(test_caller_runs_in_submit_leaves_its_scope_to_the_caller),
         cmocka_unit_test(test_foreign_thread_refused),
         cmocka_unit_test(test_close_in_reverse_order),
         cmocka_unit_test(test_caps_hold_inside_scopes),
