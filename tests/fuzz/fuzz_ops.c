@@ -100,7 +100,7 @@
    bytes, UTF-8) and keeps them on its own stack; forks into them (a decoded group, and a body that
    succeeds, fails, parks cooperatively until the fuzzer releases it or it is cancelled, forks into its
    own scope, or opens a child scope, forks into it (success, failure or a park), joins it (or not)
-   and closes it); shuts scopes down (also from another thread); joins with a short deadline, or
+   and closes it, or leaves it open for the library to close as the body returns); shuts scopes down (also from another thread); joins with a short deadline, or
    without one when the wait must end (the scope is joined or shut down, or every latch is open and
    nothing blocks: no held permit, parked deferral, unreleased park or child scope body, which keeps
    its permits while its nested fork may wait for them); closes the top (a scope below it must say
@@ -749,7 +749,7 @@ typedef struct frec {
     unsigned gen;
     char id[8];                    /* "f<n>": the task id of its fork */
     bool top;                      /* forked by the fuzzer thread (its body is counted against the caps) */
-    bool has_cleanup, child_join_for, child_no_join;
+    bool has_cleanup, child_join_for, child_no_join, child_left_open;
     srec *sc;                      /* the scope it is forked into */
     struct frec *parent;           /* a nested fork: the fork whose body makes it */
     struct frec *nested;           /* K_FORK_IN_FORK / K_CHILD_SCOPE: the fork its body makes */
@@ -817,7 +817,7 @@ enum { A_SELF_BODY, A_SELF_EVENT, A_SELF_HANDLER, A_SELF_CLEANUP, A_SELF_CALLBAC
        A_GATE_BUSY, A_GATE_RESET, A_DEFER_PARKED, A_DEFER_INLINE, A_DEFER_VOID, A_DEFER_NODEFER, A_DEFER_ESTATE,
        A_DEFER_DONE, A_DEFER_THREAD, A_DEFER_RACE_CANCEL, A_DEFER_FLAGGED, A_DEFER_AUTO, A_SC_OPEN, A_SC_OPEN_SHUTDOWN,
        A_SC_OPEN_BAD, A_SC_FORK_OK, A_SC_FORK_REFUSED, A_SC_FORK_SHUT, A_SC_FORK_NOMEM, A_SC_FIF, A_SC_CHILD_OPEN,
-       A_SC_CHILD_CLOSED, A_SC_SHUTDOWN, A_SC_POLICY_SHUT, A_SC_CB_SHUT, A_SC_FIRST_SET, A_SC_JOIN, A_SC_JOIN_EFAILED,
+       A_SC_CHILD_CLOSED, A_SC_CHILD_LEFT_OPEN, A_SC_SHUTDOWN, A_SC_POLICY_SHUT, A_SC_CB_SHUT, A_SC_FIRST_SET, A_SC_JOIN, A_SC_JOIN_EFAILED,
        A_SC_JOIN_TIMEOUT, A_SC_CLOSE_OK, A_SC_CLOSE_NOTJOINED, A_SC_CLOSE_EORDER, A_SC_FOREIGN, A_SC_PARK_RELEASED,
        A_SC_PARK_CANCELLED, A_SC_DESTROY_BUSY, A_SC_HANDLER, A_DUMP_OK, A_DUMP_ERANGE, A_DUMP_FILE_OK, A_DUMP_FILE_EIO,
        A_LV_LIMITS_OK, A_LV_LIMITS_BAD, A_LV_XLIMITS_OK, A_LV_XLIMITS_BAD, A_LV_PAUSE, A_LV_RESUME, A_LV_XPAUSE, A_LV_XRESUME,
@@ -843,7 +843,7 @@ static const char *const acounter_names[A_COUNT] = {
     "defer: completed by the body at the end", "scope: opened", "scope: open ESHUTDOWN", "scope: open, bad arguments",
     "scope: forks accepted", "scope: forks refused by submit (index)", "scope: forks ESCOPE_SHUTDOWN",
     "scope: ENOMEM (open, or a fork with no index)", "scope: forks made in a fork", "scope: child scopes opened in a fork",
-    "scope: child scopes closed in a fork", "scope: shut down by the fuzzer", "scope: found shut by policy / callback",
+    "scope: child scopes closed in a fork", "scope: child scopes left open by a fork (closed for it)", "scope: shut down by the fuzzer", "scope: found shut by policy / callback",
     "scope: callback shutdowns", "scope: callback first_set", "scope: joins OK", "scope: joins EFAILED",
     "scope: join_for ETIMEDOUT", "scope: close OK", "scope: close ENOTJOINED", "scope: close EORDER",
     "scope: foreign thread refused", "scope: parks released", "scope: parks cancelled", "scope: destroy EBUSY (scope open)",
@@ -3512,6 +3512,13 @@ static void body_child_scope(frec *f) {
     FZ_CHECK(rc == GROUPCONC_EDEADLK, "fork %s: close of its own scope (with a child open): %s", f->id, groupconc_errname(rc));
     /* a wait on a worker lets the pool grow by one thread */
     if (!tl_fuzzer_thread) atomic_fetch_add(&SC.blocked_ever, 1);
+    if (f->child_left_open) { /* closed as this body returns (shut down, its fork waited for), before
+                                 this fork completes: the parent's close never finds it open;
+                                 c->s stays for its callbacks, nothing else reads a child's */
+        atomic_store(&c->closed_by_body, 1);
+        atomic_fetch_add(&acounters[A_SC_CHILD_LEFT_OPEN], 1);
+        return;
+    }
     int jr = GROUPCONC_ETIMEDOUT;
     bool joined = false;
     if (f->child_no_join) {
@@ -3711,8 +3718,9 @@ static void op_scope_open(reader *r) {
    b2: group b2 % NG, body (b2 / NG) % K_COUNT, the nested fork's decision (b2 / 30) % 4; b3: the
    nested fork's body (fork in fork: b3 % 2 OK / FAIL; child scope: b3 % 3 OK / FAIL / PARK), the child
    scope's policy (b3 >> 2) % 4 and callback (b3 >> 4); b4: the nested fork's group (b4 >> 3) % NG,
-   cleanups (bit 7: the fork, bit 6: the nested one), the child's join: bit 2 join_for first, bit 1 no
-   join (close only), bits 0+5 its name */
+   cleanups (bit 7: the fork, bit 6: the nested one), the child's join: bits 2-1: 10 join_for first,
+   01 no join (close only), 11 neither join nor close (left open: closed as the body returns); bits
+   0+5 its name */
 static void op_scope_fork(reader *r) {
     unsigned b1 = rd(r), b2 = rd(r), b3 = rd(r), b4 = rd(r);
     srec *c = pick_open(b1);
@@ -3739,8 +3747,9 @@ static void op_scope_fork(reader *r) {
             into->cb_mode = decode_cb_mode(into->policy, b3 >> 4);
             decode_name(into, (b4 & 1u) | ((b4 >> 4) & 2u), r);
             f->child = into;
-            f->child_join_for = (b4 & 4u) != 0;
-            f->child_no_join = (b4 & 2u) != 0;
+            f->child_left_open = (b4 & 6u) == 6u; /* no join, no close: the library closes it */
+            f->child_join_for = (b4 & 6u) == 4u;
+            f->child_no_join = (b4 & 6u) == 2u;
             nk = nks[b3 % 3u];
         }
         frec *n = new_frec(nk, (int)((b4 >> 3) % NG), into);
