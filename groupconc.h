@@ -231,8 +231,8 @@
                    queue deadline passed (EEXPIRED_*), or submit
                    failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD,
                    EGROUPS_FULL); under CALLER_RUNS the task then runs
-       STARTED     the task is about to run (all permits held; none    -
-                   under CALLER_RUNS)
+       STARTED     the task is about to run (all permits held; holding -
+                   none under CALLER_RUNS)
        COMPLETED   exactly once per SUBMITTED, with the final result:  completed = succeeded + failed
                    SUCCESS / FAILED / CANCELLED / REJECTED, also for     + cancelled + rejected_global
                    a task refused in submit (ABORT: no handle)           + rejected_bulkhead
@@ -594,7 +594,7 @@ typedef enum groupconc_rejection_policy {
 
 typedef enum groupconc_event_type {
     GROUPCONC_EVENT_SUBMITTED = 0, /* a submit call with valid arguments, before admission */
-    GROUPCONC_EVENT_STARTED,       /* about to run (all permits held; none under CALLER_RUNS) */
+    GROUPCONC_EVENT_STARTED,       /* about to run (all permits held; holding none under CALLER_RUNS) */
     GROUPCONC_EVENT_COMPLETED,     /* final result: exactly once per SUBMITTED */
     GROUPCONC_EVENT_REJECTED,      /* a layer refused it, or submit failed: event.reason says why */
     GROUPCONC_EVENT_FLEET          /* the fleet layer reports: event.reason GROUPCONC_EFLEET_OPEN (the
@@ -1667,6 +1667,10 @@ GROUPCONC_API int groupconc_scope_fork(groupconc_scope *scope, const groupconc_t
    Thread safety: the owner thread.
    Callbacks:     not from the scope's own forks or their callbacks, nor from a callback that runs
                   inside its close (EDEADLK).
+   Remarks:       OK says what the policy decided, no more: a scope shut down from outside (its
+                  parent's shutdown, groupconc_scope_shutdown, a join_for that timed out) joins OK
+                  with the forks it cancelled CANCELLED. Check a result's status before using its
+                  value.
                   Runs here: as groupconc_task_wait (the forks' on_fork_complete among them). */
 GROUPCONC_API int groupconc_scope_join(groupconc_scope *scope);
 
