@@ -9442,6 +9442,15 @@ GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, boo
 /* The fork whose body runs on this thread now (innermost; ->outer for the others). */
 static GROUPCONC__TLS groupconc__fork *groupconc__fork_cur;
 
+/* The forks this thread is submitting now (groupconc_scope_fork, innermost first): their events,
+   rejection handler and, refused, their completion run inside that submit, before the fork has a
+   handle its scope could find; a join or close of the scope from there is EDEADLK too. */
+typedef struct groupconc__forking {
+    const groupconc__fork *fk;
+    struct groupconc__forking *prev;
+} groupconc__forking;
+static GROUPCONC__TLS groupconc__forking *groupconc__forkings;
+
 /* A fork's body: known as its scope's fork from its first instruction (a scope it opens is the
    scope's child; it may fork into the scope), then the user's function. */
 GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value, void *arg) {
@@ -9513,9 +9522,12 @@ GROUPCONC__FN bool groupconc__scope_has_fork_slocked(const groupconc_scope *s, c
 GROUPCONC__FN bool groupconc__inside_scope(groupconc_scope *s) {
     const groupconc__frame *f;
     const groupconc__fork *fk;
+    const groupconc__forking *fg;
     bool in = false;
     for (fk = groupconc__fork_cur; fk; fk = fk->outer)
         if (fk->scope == s) return true;
+    for (fg = groupconc__forkings; fg; fg = fg->prev)
+        if (fg->fk->scope == s) return true;
     groupconc__mutex_lock(&s->lock);
     for (f = groupconc__frames; f && !in; f = f->prev)
         if (f->ex == s->ex && f->self && groupconc__scope_has_fork_slocked(s, f->self)) in = true;
@@ -9811,10 +9823,15 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
     fk->cleanup = spec->cleanup;
     {
         groupconc_task_spec wrapped = *spec; /* runs as groupconc__fork_body(fk) */
+        groupconc__forking me;
         wrapped.fn = groupconc__fork_body;
         wrapped.arg = fk;
         wrapped.cleanup = spec->cleanup ? groupconc__fork_cleanup : NULL;
+        me.fk = fk;
+        me.prev = groupconc__forkings;
+        groupconc__forkings = &me;
         rc = groupconc_submit_spec(scope->ex, &wrapped, &task);
+        groupconc__forkings = me.prev;
     }
     if (rc != GROUPCONC_OK || !task) { /* refused in submit: a fork with a REJECTED result */
         groupconc_result r;

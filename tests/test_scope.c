@@ -909,6 +909,85 @@ static void test_callbacks_inside_close(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* A fork's own events and rejection handler run inside its scope_fork, on the owner thread, before
+   the fork has a handle (its SUBMITTED event; refused there: its REJECTED and COMPLETED events and
+   the handler): a join or close of the scope from there is EDEADLK, as from any of the scope's forks'
+   callbacks (they waited for a report that only this thread makes, after the submit). */
+typedef struct fork_ev {
+    groupconc_scope *s;
+    atomic_int seen;
+    int join_rc[4], close_rc[4]; /* by event type */
+} fork_ev;
+
+static fork_ev *fork_ev_cur;
+
+static void fork_ev_listener(const groupconc_event *e, void *user_data) {
+    fork_ev *x = fork_ev_cur;
+    (void)user_data;
+    if (!x || !e->task_id || strcmp(e->task_id, "x") != 0 || (int)e->type > 3) return;
+    if (e->type == GROUPCONC_EVENT_STARTED) return; /* a body's events: covered elsewhere */
+    x->join_rc[e->type] = groupconc_scope_join(x->s);
+    x->close_rc[e->type] = groupconc_scope_close(x->s);
+    atomic_fetch_or(&x->seen, 1 << e->type);
+}
+
+static void fork_ev_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
+    fork_ev *x = (fork_ev *)user_data;
+    (void)rj;
+    x->join_rc[3] = groupconc_scope_join(x->s);   /* slot 3 (REJECTED's) reused: the handler */
+    x->close_rc[3] = groupconc_scope_close(x->s);
+    atomic_fetch_or(&x->seen, 1 << 4);
+    out->status = GROUPCONC_STATUS_REJECTED;
+}
+
+static void test_fork_callbacks_inside_its_submit(void **state) {
+    (void)state;
+    for (int round = 0; round < 3; round++) { /* accepted; refused (ABORT); refused (handler) */
+        fork_ev x;
+        memset(&x, 0, sizeof x);
+        for (int k = 0; k < 4; k++) x.join_rc[k] = x.close_rc[k] = 99;
+        groupconc_policy p = groupconc_policy_default();
+        p.listener = fork_ev_listener;
+        p.default_concurrency = 1;
+        p.default_queue_threshold = round == 0 ? GROUPCONC_UNLIMITED : 0;
+        if (round == 2) {
+            p.reject_handler = fork_ev_handler;
+            p.reject_user_data = &x;
+        }
+        groupconc_executor *ex = tu_executor(&p);
+        x.s = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
+        tu_latch started;
+        tu_latch_init(&started, 1);
+        tu_park first;
+        tu_park_init(&first, &started, NULL);
+        fork_spec(x.s, "g", tu_park_fn, &first);
+        assert_true(tu_latch_wait(&started));
+        fork_ev_cur = &x;
+        groupconc_task_spec spec = {"g", "x", tu_noop_fn, NULL, NULL, 0};
+        size_t idx = 99;
+        int rc = groupconc_scope_fork(x.s, &spec, &idx); /* before the fix: hung in a callback */
+        fork_ev_cur = NULL;
+        assert_int_equal(rc, round == 1 ? GROUPCONC_EREJECTED_CONCURRENCY : GROUPCONC_OK); /* a handler accepts it */
+        assert_int_equal(idx, 1);
+        int want = round == 0 ? 1 << GROUPCONC_EVENT_SUBMITTED
+                              : (1 << GROUPCONC_EVENT_SUBMITTED) | (1 << GROUPCONC_EVENT_REJECTED) |
+                                    (1 << GROUPCONC_EVENT_COMPLETED) | (round == 2 ? 1 << 4 : 0);
+        assert_int_equal(atomic_load(&x.seen) & want, want);
+        for (int k = 0; k < 4; k++) { /* REJECTED's slot: the event's calls, then the handler's */
+            if (!(want & (1 << k))) continue;
+            assert_int_equal(x.join_rc[k], GROUPCONC_EDEADLK);
+            assert_int_equal(x.close_rc[k], GROUPCONC_EDEADLK);
+        }
+        tu_park_release(&first);
+        assert_int_equal(groupconc_scope_join(x.s), GROUPCONC_OK);
+        assert_int_equal(scope_result(x.s, 1).status, round == 0 ? GROUPCONC_STATUS_SUCCESS : GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(groupconc_scope_close(x.s), GROUPCONC_OK);
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        tu_park_destroy(&first);
+        tu_latch_destroy(&started);
+    }
+}
+
 /* Fork and join from a thread that is neither the owner nor inside a fork: refused. */
 typedef struct foreign {
     groupconc_scope *s;
@@ -1374,6 +1453,7 @@ int main(void) {
         cmocka_unit_test(test_close_reaches_a_running_forks_child),
         cmocka_unit_test(test_scope_left_open_closes_as_the_body_returns),
         cmocka_unit_test(test_callbacks_inside_close),
+        cmocka_unit_test(test_fork_callbacks_inside_its_submit),
         cmocka_unit_test(test_deferring_body_keeps_its_scopes),
         cmocka_unit_test(test_caller_runs_in_submit_leaves_its_scope_to_the_caller),
         cmocka_unit_test(test_foreign_thread_refused),
