@@ -380,9 +380,9 @@
                    a coarse clock (a few ms: 0 for a short wait; null for a task that never waited,
                    and for running and deferred tasks)
        scopes[]    each open scope: id (opaque), name (or null), parent (its parent's id, or null),
-                   policy, shut_down, joined (0/1), age_ns since it was opened, children (open child
-                   scopes), forks[] (index, group, id: its task id or null, status: PENDING
-                   until the fork completed)
+                   policy, shut_down, joined (0/1), age_ns since it was opened (the coarse clock:
+                   0 for the first few ms), children (open child scopes), forks[] (index, group,
+                   id: its task id or null, status: PENDING until the fork completed)
        Strings and their "_hex" twins: see groupconc_executor_dump (section [9]).
 
    9. LIMITATIONS
@@ -885,8 +885,11 @@ GROUPCONC_API int groupconc_executor_shutdown_graceful(groupconc_executor *ex, i
    unless a graceful shutdown began, which it lets finish), wait for running tasks to return, join
    the workers, free everything. Unreleased handles stay valid (all done).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL); GROUPCONC_EDEADLK (see Callbacks);
-                  GROUPCONC_EBUSY (an executor gate of it still exists, or a scope is open: destroy
-                  the gate, close the scope first; nothing done).
+                  GROUPCONC_EBUSY (an executor gate of it still exists, or a scope is open that a
+                  thread other than its workers owns: destroy the gate, close the scope first;
+                  nothing done). A scope a running task's body owns closes as that body returns
+                  (the shutdown lets it); one its workers' code left open (a body that deferred
+                  its completion, a callback outside any body) is freed here.
    Thread safety: no other call on `ex` may run concurrently, nor start after it.
    Callbacks:     from inside a task or callback of this executor: GROUPCONC_EDEADLK, nothing done.
                   Runs here: as groupconc_executor_shutdown; the fleet provider's detach. */
@@ -1576,7 +1579,8 @@ GROUPCONC_API int groupconc_gate_stats_get(groupconc_gate *gate, const char *gro
    apply; a fork is an ordinary task), join, shut down (cancel what remains), close (as JEP 428:
    shuts down unless joined, then waits for every fork). A policy decides what the forks' outcomes
    mean (only CUSTOM lets the callback name the first fork). A scope opened inside a fork's body
-   is that fork's child: shutting a scope down shuts its descendants down too.
+   (not in its events) is that fork's scope's child: shutting a scope down shuts its descendants
+   down too, and a fork's body closes the scopes it leaves open as it returns.
    Scopes are absent with GROUPCONC_NO_SCOPES, the dump with GROUPCONC_NO_DUMP. */
 
 #ifndef GROUPCONC_NO_SCOPES
@@ -1623,14 +1627,14 @@ typedef struct groupconc_scope_config {
                   does (shut down unless joined, every fork waited for; its result is dropped and
                   the scope freed): a worker's thread owns it, and nobody else could close it. So a
                   fork's child scopes are closed before the fork completes, and the task's run time
-                  includes that wait. A body that defers its completion (GROUPCONC_TASK_PENDING)
-                  leaves its scopes open, since their forks may be what completes it: on a worker
-                  only that thread could close them, so close them before returning (the close
-                  waits for their forks). A CALLER_RUNS run inside submit on the caller's own
-                  thread, not a fork, leaves its scopes to that thread. On a worker, a scope opened
-                  outside any body (a COMPLETED event, a completion callback) must be closed before
-                  that callback returns: nobody could close it later, and groupconc_executor_destroy
-                  would say GROUPCONC_EBUSY. */
+                  includes that wait. A body that deferred its completion (GROUPCONC_TASK_PENDING),
+                  not delivered yet as it returns, leaves them open, since their forks may be what
+                  delivers it: nobody can close them later (groupconc_executor_destroy frees
+                  them), so close them before returning (the close waits for their forks). A
+                  CALLER_RUNS run inside submit on the caller's own thread, not a fork, leaves its
+                  scopes to that thread. On a worker, a scope opened outside any body (a COMPLETED
+                  event, a completion callback) cannot be closed after that callback returns:
+                  close it there (destroy frees one left open). */
 GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_scope_config *config,
                                        groupconc_scope **out_scope);
 
@@ -1715,7 +1719,9 @@ GROUPCONC_API int groupconc_scope_shutdown(groupconc_scope *scope);
                   and waited for; the policy callback sees each of them. After a join it only
                   frees. A child scope that a running fork opened is that fork's to close: the
                   shutdown reaches its forks too, and the wait for the fork waits for its close
-                  (at the latest as the fork's body returns: see groupconc_scope_open). */
+                  (at the latest as the fork's body returns: see groupconc_scope_open). A fork
+                  whose body deferred its completion may leave its child open: the close then
+                  detaches it (its parent becomes none in the dump). */
 GROUPCONC_API int groupconc_scope_close(groupconc_scope *scope);
 
 /* groupconc_scope_result: fork `index`'s result.
@@ -3170,6 +3176,16 @@ GROUPCONC__FN bool groupconc__in_keeper(const groupconc_executor *ex) {
         if (f->keeper && f->ex == ex) return true;
     return false;
 }
+
+#ifndef GROUPCONC_NO_SCOPES
+/* Is this thread one of ex's workers (its base frame names ex, with the worker's claims)? */
+GROUPCONC__FN bool groupconc__is_worker_of(const groupconc_executor *ex) {
+    const groupconc__frame *f;
+    for (f = groupconc__frames; f; f = f->prev)
+        if (f->claims && f->ex == ex) return true;
+    return false;
+}
+#endif
 
 GROUPCONC__FN void groupconc__frame_push(groupconc__frame *f, groupconc_executor *ex,
                                          const groupconc_task *self) {
@@ -5680,7 +5696,10 @@ GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value,
 GROUPCONC__FN void groupconc__fork_user(void *fork, groupconc_task_fn *fn, void **arg,
                                         groupconc_cleanup_fn *cleanup);
 GROUPCONC__FN bool groupconc__fork_starts(groupconc_task *t);
-GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, bool close);
+GROUPCONC__FN void groupconc__scopes_left_open(groupconc_executor *ex, const groupconc__frame *body,
+                                               int body_rc);
+GROUPCONC__FN bool groupconc__scopes_held_locked(groupconc_executor *ex);
+GROUPCONC__FN void groupconc__scopes_free(groupconc_executor *ex);
 #endif
 
 /* Run t's body on this thread (its owner now), then store its result. `start`: the clock, read with
@@ -5715,7 +5734,7 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uin
     if (timed) t->start_ns = start && !ex->policy.listener ? start : groupconc__now_ns(); /* after the event */
     rc = t->fn((groupconc_context *)(void *)t, &value, t->arg);
 #ifndef GROUPCONC_NO_SCOPES
-    if (f.body) groupconc__scopes_left_open(&f, !(f.deferral && rc == GROUPCONC_TASK_PENDING));
+    if (f.body) groupconc__scopes_left_open(ex, &f, rc);
 #endif
     groupconc__frame_pop(&f);
     if (f.blocking) atomic_fetch_sub_explicit(&ex->pool.nhinted, 1, memory_order_relaxed); /* a hint */
@@ -8203,18 +8222,18 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     return GROUPCONC_ETIMEDOUT;
 }
 
-/* An executor gate or an open scope of ex still exists: destroy refuses (gate permits hold its
-   layers; scopes hold fork handles). Under ex->lock. Neither exists without those modules
-   (GROUPCONC_NO_GATE, GROUPCONC_NO_SCOPES). */
+/* An executor gate, or an open scope of ex that a thread other than its workers owns, still
+   exists: destroy refuses (gate permits hold its layers; scopes hold fork handles, and only their
+   owner can close them). A scope one of its workers owns is the library's: its body closes it as
+   it returns (the shutdown lets it), and destroy frees one left open (groupconc__scopes_free).
+   Under ex->lock. Neither exists without those modules (GROUPCONC_NO_GATE, GROUPCONC_NO_SCOPES). */
 GROUPCONC__FN bool groupconc__gates_or_scopes_locked(groupconc_executor *ex) {
     bool any = false;
 #ifndef GROUPCONC_NO_GATE
     if (ex->gates) any = true;
 #endif
 #ifndef GROUPCONC_NO_SCOPES
-    groupconc__mutex_lock(&ex->scope_lock); /* ex->scopes is scope_lock's (order: lock, then it) */
-    if (ex->scopes) any = true;
-    groupconc__mutex_unlock(&ex->scope_lock);
+    if (groupconc__scopes_held_locked(ex)) any = true;
 #endif
     (void)ex;
     return any;
@@ -8270,6 +8289,9 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
         groupconc__thread_join(w->thread);
         GROUPCONC_FREE(w);
     }
+#ifndef GROUPCONC_NO_SCOPES
+    groupconc__scopes_free(ex); /* releases their forks' handles: before the nodes go */
+#endif
     /* a waiter that was woken by the last completion may still be leaving done_lock */
     groupconc__mutex_lock(&ex->done_lock);
     groupconc__mutex_unlock(&ex->done_lock);
@@ -9413,21 +9435,32 @@ struct groupconc_scope {
     const groupconc__frame *body;  /* the task body it was opened in (it closes as that body
                                       returns), or NULL; owner thread only */
     bool closing;                  /* its close is under way: owner thread only */
+    bool worker_owned;             /* opened on one of ex's workers: only the library can close
+                                      it (destroy frees one left open); set before it is listed */
 };
 
 /* The scopes this thread opened and has not closed, newest first (they close in reverse order). */
 static GROUPCONC__TLS groupconc_scope *groupconc__scope_top;
 
-/* A task's body returns (groupconc__run; a body frame): the scopes it opened and left open are
-   at the top of this thread's list (a body it ran inside it closed its own, or handed them to it).
-   `close`: close them, newest first, as groupconc_scope_close does (shut down unless joined, every
-   fork waited for): a scope belongs to its thread, and a worker's thread runs other tasks next and
-   may exit, so nobody else could; and a fork's child scopes close before the fork completes.
-   Else (the body deferred its completion, which their forks may be what delivers) hand them to
-   the enclosing body, if any, which closes them as it returns; with none they stay open. */
-GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, bool close) {
+/* A task's body returned `body_rc` (groupconc__run; a body frame): the scopes it opened and left
+   open are at the top of this thread's list (a body it ran inside it closed its own, or handed
+   them to it). Close them, newest first, as groupconc_scope_close does (shut down unless joined,
+   every fork waited for): a scope belongs to its thread, and a worker's thread runs other tasks
+   next and may exit, so nobody else could; and a fork's child scopes close before the fork
+   completes. But a body that deferred its completion, not delivered yet (their forks may be what
+   delivers it), hands them to the enclosing body, if any, which closes them as it returns; with
+   none they stay open (destroy frees them). */
+GROUPCONC__FN void groupconc__scopes_left_open(groupconc_executor *ex, const groupconc__frame *body,
+                                               int body_rc) {
     const groupconc__frame *outer = body->prev;
-    groupconc_scope *s;
+    groupconc_scope *s = groupconc__scope_top;
+    bool close = true;
+    if (!s || s->body != body) return; /* none (nearly always) */
+    if (body->deferral && body_rc == GROUPCONC_TASK_PENDING) { /* completed already, in the body? */
+        groupconc__exec_lock(ex);
+        close = body->deferral->result_in;
+        groupconc__exec_unlock(ex);
+    }
     if (!close) {
         while (outer && !outer->body) outer = outer->prev;
         for (s = groupconc__scope_top; s && s->body == body; s = s->owner_prev) s->body = outer;
@@ -9439,6 +9472,7 @@ GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, boo
                                                                          opened in this body */
     }
 }
+
 /* The fork whose body runs on this thread now (innermost; ->outer for the others). */
 static GROUPCONC__TLS groupconc__fork *groupconc__fork_cur;
 
@@ -9508,6 +9542,30 @@ GROUPCONC__FN void groupconc__scope_free(groupconc_scope *s) {
 
 GROUPCONC__FN void groupconc__scope_unref(groupconc_scope *s) {
     if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1) groupconc__scope_free(s);
+}
+
+/* Is a scope of ex open that a thread other than ex's workers owns (destroy refuses: only that
+   thread can close it)? Under ex->lock (order: lock, then scope_lock). */
+GROUPCONC__FN bool groupconc__scopes_held_locked(groupconc_executor *ex) {
+    const groupconc_scope *sc;
+    bool any = false;
+    groupconc__mutex_lock(&ex->scope_lock);
+    for (sc = ex->scopes; sc && !any; sc = sc->next_open)
+        if (!sc->worker_owned) any = true;
+    groupconc__mutex_unlock(&ex->scope_lock);
+    return any;
+}
+
+/* Destroy, once every task finished and the workers exited: free the scopes they left open (a body
+   that deferred its completion keeps them; one opened in a callback outside any body). Their forks
+   are done and their owner threads gone: nothing else refers to them. */
+GROUPCONC__FN void groupconc__scopes_free(groupconc_executor *ex) {
+    groupconc_scope *sc;
+    while ((sc = ex->scopes) != NULL) {
+        ex->scopes = sc->next_open;
+        GROUPCONC_ASSERT(sc->worker_owned && atomic_load_explicit(&sc->refs, memory_order_relaxed) == 1);
+        groupconc__scope_unref(sc);
+    }
 }
 
 /* Is task t one of s's forks? Under s->lock. */
@@ -9735,6 +9793,7 @@ GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupco
     s->user_data = c.user_data;
     s->owner = groupconc__thread_self();
     s->opened_ns = groupconc__now_ns();
+    s->worker_owned = groupconc__is_worker_of(ex);
     atomic_init(&s->refs, 1); /* open */
     groupconc__mutex_lock(&ex->scope_lock);
     /* inside a fork's body on this thread: the new scope is that fork's scope's child */

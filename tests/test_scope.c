@@ -761,6 +761,110 @@ static void test_deferring_body_keeps_its_scopes(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* A body that deferred and completed its deferral before returning has its scopes closed as it
+   returns (nothing is left for their forks to deliver); one whose deferral is still out keeps
+   them, and destroy, once every task has finished, frees what the workers' bodies left open. */
+typedef struct defer_keep {
+    groupconc_executor *ex;
+    groupconc_deferred *d;
+    groupconc_scope *s;
+    bool complete_in_body;
+    tu_latch returned;
+    int rc;
+} defer_keep;
+
+static int defer_keep_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    defer_keep *x = (defer_keep *)arg;
+    (void)out_value;
+    x->rc = groupconc_context_defer(ctx, &x->d);
+    if (x->rc == GROUPCONC_OK) x->rc = groupconc_scope_open(x->ex, NULL, &x->s);
+    if (x->rc == GROUPCONC_OK && x->complete_in_body) x->rc = groupconc_deferred_complete(x->d, 0, NULL);
+    tu_latch_open(&x->returned); /* about to: the completion below waits for nothing else */
+    return GROUPCONC_TASK_PENDING;
+}
+
+static void test_deferring_body_scopes_closed_or_freed(void **state) {
+    (void)state;
+    for (int in_body = 1; in_body >= 0; in_body--) {
+        groupconc_executor *ex = executor(2);
+        defer_keep x;
+        memset(&x, 0, sizeof x);
+        x.ex = ex;
+        x.complete_in_body = in_body != 0;
+        tu_latch_init(&x.returned, 1);
+        groupconc_task *t = tu_submit(ex, "d", NULL, defer_keep_fn, &x);
+        assert_true(tu_latch_wait(&x.returned));
+#ifndef GROUPCONC_NO_DUMP
+        if (!in_body) { /* parked (its body returned), then completed from here */
+            char dbuf[4096];
+            size_t dneed = 0;
+            int64_t end = tu_now_ns() + TU_TIMEOUT_NS;
+            for (;;) {
+                assert_int_equal(groupconc_executor_dump(ex, dbuf, sizeof dbuf, &dneed), GROUPCONC_OK);
+                if (strstr(dbuf, "\"deferred\":1") || tu_now_ns() >= end) break;
+                tu_sleep_ns(TU_MS / 4);
+            }
+            assert_non_null(strstr(dbuf, "\"deferred\":1"));
+        }
+#endif
+        if (!in_body) assert_int_equal(groupconc_deferred_complete(x.d, 0, NULL), GROUPCONC_OK);
+        tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(x.rc, GROUPCONC_OK);
+        assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
+#ifndef GROUPCONC_NO_DUMP
+        char buf[4096];
+        size_t need = 0;
+        assert_int_equal(groupconc_executor_dump(ex, buf, sizeof buf, &need), GROUPCONC_OK);
+        if (in_body) assert_non_null(strstr(buf, "\"scopes\":[]")); /* closed as the body returned */
+        else assert_null(strstr(buf, "\"scopes\":[]"));              /* kept: nobody can close it */
+#endif
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK); /* was EBUSY for ever */
+        tu_latch_destroy(&x.returned);
+    }
+}
+
+/* destroy while a running task's body owns an open scope (a worker's: the caller cannot close it):
+   it shuts down, the body's join returns (its fork flagged), the body returns and its scope is
+   closed, and destroy returns OK. It said EBUSY and did nothing, the task went on running. */
+typedef struct body_scope {
+    groupconc_executor *ex;
+    tu_park *leaf;
+    tu_latch *leaf_started;
+    int join_rc;
+} body_scope;
+
+static int body_scope_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    body_scope *x = (body_scope *)arg;
+    groupconc_scope *sc = NULL;
+    (void)ctx;
+    (void)out_value;
+    if (groupconc_scope_open(x->ex, NULL, &sc) != GROUPCONC_OK) return 1;
+    groupconc_task_spec spec = {"leaf", NULL, tu_park_fn, x->leaf, NULL, 0};
+    if (groupconc_scope_fork(sc, &spec, NULL) != GROUPCONC_OK) return 2;
+    if (!tu_latch_wait(x->leaf_started)) return 3;
+    x->join_rc = groupconc_scope_join(sc); /* until the shutdown flags the leaf */
+    return 0;                              /* sc left open: closed as this returns */
+}
+
+static void test_destroy_while_a_body_owns_a_scope(void **state) {
+    (void)state;
+    groupconc_executor *ex = executor(4);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park leaf;
+    tu_park_init(&leaf, &started, NULL);
+    leaf.cooperative = true;
+    body_scope x = {ex, &leaf, &started, -1};
+    groupconc_task *t = tu_submit(ex, "b", NULL, body_scope_fn, &x);
+    assert_true(tu_latch_wait(&started));
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    assert_true(atomic_load(&leaf.saw_cancel));
+    assert_int_equal(x.join_rc, GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(t), GROUPCONC_OK); /* valid after destroy (all done) */
+    tu_park_destroy(&leaf);
+    tu_latch_destroy(&started);
+}
+
 /* A CALLER_RUNS run inside submit, on the caller's own thread, is not closed for it as it returns
    (unless it is a fork's): the caller owns the scope it opened, and joins and closes it later. */
 typedef struct inline_scope {
@@ -1455,6 +1559,8 @@ int main(void) {
         cmocka_unit_test(test_callbacks_inside_close),
         cmocka_unit_test(test_fork_callbacks_inside_its_submit),
         cmocka_unit_test(test_deferring_body_keeps_its_scopes),
+        cmocka_unit_test(test_deferring_body_scopes_closed_or_freed),
+        cmocka_unit_test(test_destroy_while_a_body_owns_a_scope),
         cmocka_unit_test(test_caller_runs_in_submit_leaves_its_scope_to_the_caller),
         cmocka_unit_test(test_foreign_thread_refused),
         cmocka_unit_test(test_close_in_reverse_order),
