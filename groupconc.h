@@ -9827,6 +9827,23 @@ GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupco
     return GROUPCONC_OK;
 }
 
+/* A fork that submit refused: it counts, with a REJECTED result whose reason is submit's code. */
+GROUPCONC__FN void groupconc__fork_refused(groupconc_scope *scope, groupconc__fork *fk, int rc) {
+    groupconc_result r;
+    memset(&r, 0, sizeof r);
+    r.group = fk->group;
+    r.task_id = fk->task_id; /* the caller's, as for a fork that was accepted */
+    r.status = GROUPCONC_STATUS_REJECTED;
+    r.reason = rc;
+    r.start_ns = r.end_ns = groupconc__now_ns();
+    /* its completion is reported on this thread: it counts as inside the fork (a join or close from
+       the policy callback is EDEADLK, as on a worker) */
+    fk->outer = groupconc__fork_cur;
+    groupconc__fork_cur = fk;
+    groupconc__scope_fork_done(scope, fk, &r);
+    groupconc__fork_cur = fk->outer;
+}
+
 GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupconc_task_spec *spec,
                                            size_t *out_index) {
     groupconc__fork *fk;
@@ -9893,19 +9910,7 @@ GROUPCONC__PUBLIC int groupconc_scope_fork(groupconc_scope *scope, const groupco
         groupconc__forkings = me.prev;
     }
     if (rc != GROUPCONC_OK || !task) { /* refused in submit: a fork with a REJECTED result */
-        groupconc_result r;
-        memset(&r, 0, sizeof r);
-        r.group = fk->group;
-        r.task_id = fk->task_id; /* the caller's, as for a fork that was accepted */
-        r.status = GROUPCONC_STATUS_REJECTED;
-        r.reason = rc;
-        r.start_ns = r.end_ns = groupconc__now_ns();
-        /* its completion is reported on this thread: it counts as inside the fork (a join or
-           close from the policy callback is EDEADLK, as on a worker) */
-        fk->outer = groupconc__fork_cur;
-        groupconc__fork_cur = fk;
-        groupconc__scope_fork_done(scope, fk, &r);
-        groupconc__fork_cur = fk->outer;
+        groupconc__fork_refused(scope, fk, rc);
         if (out_index) *out_index = index;
         return rc;
     }
