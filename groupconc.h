@@ -885,11 +885,12 @@ GROUPCONC_API int groupconc_executor_shutdown_graceful(groupconc_executor *ex, i
    unless a graceful shutdown began, which it lets finish), wait for running tasks to return, join
    the workers, free everything. Unreleased handles stay valid (all done).
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL); GROUPCONC_EDEADLK (see Callbacks);
-                  GROUPCONC_EBUSY (an executor gate of it still exists, or a scope is open that a
-                  thread other than its workers owns: destroy the gate, close the scope first;
-                  nothing done). A scope a running task's body owns closes as that body returns
-                  (the shutdown lets it); one its workers' code left open (a body that deferred
-                  its completion, a callback outside any body) is freed here.
+                  GROUPCONC_EBUSY (an executor gate of it still exists, or a scope of it is open
+                  that a thread other than ex's workers owns: destroy the gate, close the scope
+                  first; nothing done). A scope a running task's body owns closes as that body
+                  returns (the shutdown cancels its forks; destroy waits, as for any running
+                  task); one ex's workers left open (a body that deferred its completion, a
+                  callback outside any body) is freed here: a pointer to it dangles then.
    Thread safety: no other call on `ex` may run concurrently, nor start after it.
    Callbacks:     from inside a task or callback of this executor: GROUPCONC_EDEADLK, nothing done.
                   Runs here: as groupconc_executor_shutdown; the fleet provider's detach. */
@@ -1580,7 +1581,8 @@ GROUPCONC_API int groupconc_gate_stats_get(groupconc_gate *gate, const char *gro
    shuts down unless joined, then waits for every fork). A policy decides what the forks' outcomes
    mean (only CUSTOM lets the callback name the first fork). A scope opened inside a fork's body
    (not in its events) is that fork's scope's child: shutting a scope down shuts its descendants
-   down too, and a fork's body closes the scopes it leaves open as it returns.
+   down too, and a fork's body closes the scopes it leaves open as it returns (unless it deferred
+   its completion: see groupconc_scope_open).
    Scopes are absent with GROUPCONC_NO_SCOPES, the dump with GROUPCONC_NO_DUMP. */
 
 #ifndef GROUPCONC_NO_SCOPES
@@ -1627,14 +1629,16 @@ typedef struct groupconc_scope_config {
                   does (shut down unless joined, every fork waited for; its result is dropped and
                   the scope freed): a worker's thread owns it, and nobody else could close it. So a
                   fork's child scopes are closed before the fork completes, and the task's run time
-                  includes that wait. A body that deferred its completion (GROUPCONC_TASK_PENDING),
-                  not delivered yet as it returns, leaves them open, since their forks may be what
-                  delivers it: nobody can close them later (groupconc_executor_destroy frees
-                  them), so close them before returning (the close waits for their forks). A
-                  CALLER_RUNS run inside submit on the caller's own thread, not a fork, leaves its
-                  scopes to that thread. On a worker, a scope opened outside any body (a COMPLETED
-                  event, a completion callback) cannot be closed after that callback returns:
-                  close it there (destroy frees one left open). */
+                  includes that wait. A body that returns GROUPCONC_TASK_PENDING after deferring
+                  its completion leaves them open (their forks may be what delivers it, and go on
+                  working after): nobody can close them later, so close them before returning (the
+                  close waits for their forks). A CALLER_RUNS run inside submit on the caller's own
+                  thread, not a fork, leaves its scopes to that thread. On a worker, a scope opened
+                  outside any body (a COMPLETED event, a completion callback) cannot be closed
+                  after that callback returns: close it there. groupconc_executor_destroy frees
+                  the scopes of its executor left open on that executor's workers; a scope left
+                  open on another executor's worker keeps its executor's destroy at
+                  GROUPCONC_EBUSY for ever. */
 GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_scope_config *config,
                                        groupconc_scope **out_scope);
 
@@ -5696,8 +5700,7 @@ GROUPCONC__FN int groupconc__fork_body(groupconc_context *ctx, void **out_value,
 GROUPCONC__FN void groupconc__fork_user(void *fork, groupconc_task_fn *fn, void **arg,
                                         groupconc_cleanup_fn *cleanup);
 GROUPCONC__FN bool groupconc__fork_starts(groupconc_task *t);
-GROUPCONC__FN void groupconc__scopes_left_open(groupconc_executor *ex, const groupconc__frame *body,
-                                               int body_rc);
+GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, int body_rc);
 GROUPCONC__FN bool groupconc__scopes_held_locked(groupconc_executor *ex);
 GROUPCONC__FN void groupconc__scopes_free(groupconc_executor *ex);
 #endif
@@ -5734,7 +5737,7 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uin
     if (timed) t->start_ns = start && !ex->policy.listener ? start : groupconc__now_ns(); /* after the event */
     rc = t->fn((groupconc_context *)(void *)t, &value, t->arg);
 #ifndef GROUPCONC_NO_SCOPES
-    if (f.body) groupconc__scopes_left_open(ex, &f, rc);
+    if (f.body) groupconc__scopes_left_open(&f, rc);
 #endif
     groupconc__frame_pop(&f);
     if (f.blocking) atomic_fetch_sub_explicit(&ex->pool.nhinted, 1, memory_order_relaxed); /* a hint */
@@ -9447,21 +9450,17 @@ static GROUPCONC__TLS groupconc_scope *groupconc__scope_top;
    them to it). Close them, newest first, as groupconc_scope_close does (shut down unless joined,
    every fork waited for): a scope belongs to its thread, and a worker's thread runs other tasks
    next and may exit, so nobody else could; and a fork's child scopes close before the fork
-   completes. But a body that deferred its completion, not delivered yet (their forks may be what
-   delivers it), hands them to the enclosing body, if any, which closes them as it returns; with
-   none they stay open (destroy frees them). */
-GROUPCONC__FN void groupconc__scopes_left_open(groupconc_executor *ex, const groupconc__frame *body,
-                                               int body_rc) {
+   completes. But a body that deferred its completion (their forks may be what delivers it)
+   hands them to the enclosing body, if any, which closes them as it returns; with none they stay
+   open (destroy frees them). */
+GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, int body_rc) {
     const groupconc__frame *outer = body->prev;
     groupconc_scope *s = groupconc__scope_top;
-    bool close = true;
     if (!s || s->body != body) return; /* none (nearly always) */
-    if (body->deferral && body_rc == GROUPCONC_TASK_PENDING) { /* completed already, in the body? */
-        groupconc__exec_lock(ex);
-        close = body->deferral->result_in;
-        groupconc__exec_unlock(ex);
-    }
-    if (!close) {
+    /* deferred: kept even when the deferral is in already, so that what happens to the forks
+       never depends on which came first (one that delivered it may still be working, or wait for
+       this very task) */
+    if (body->deferral && body_rc == GROUPCONC_TASK_PENDING) {
         while (outer && !outer->body) outer = outer->prev;
         for (s = groupconc__scope_top; s && s->body == body; s = s->owner_prev) s->body = outer;
         return;

@@ -761,15 +761,16 @@ static void test_deferring_body_keeps_its_scopes(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
-/* A body that deferred and completed its deferral before returning has its scopes closed as it
-   returns (nothing is left for their forks to deliver); one whose deferral is still out keeps
-   them, and destroy, once every task has finished, frees what the workers' bodies left open. */
+/* A body that deferred its completion keeps the scopes it leaves open, whether or not its
+   deferral was delivered before it returned (so what happens to their forks never depends on
+   which came first); destroy, once every task has finished, frees what the workers left open. */
 typedef struct defer_keep {
     groupconc_executor *ex;
     groupconc_deferred *d;
     groupconc_scope *s;
     bool complete_in_body;
     tu_latch returned;
+    tu_park *leaf;           /* a fork still working when the body returns: never cancelled */
     int rc;
 } defer_keep;
 
@@ -778,12 +779,16 @@ static int defer_keep_fn(groupconc_context *ctx, void **out_value, void *arg) {
     (void)out_value;
     x->rc = groupconc_context_defer(ctx, &x->d);
     if (x->rc == GROUPCONC_OK) x->rc = groupconc_scope_open(x->ex, NULL, &x->s);
+    if (x->rc == GROUPCONC_OK) {
+        groupconc_task_spec spec = {"leaf", NULL, tu_park_fn, x->leaf, NULL, 0};
+        x->rc = groupconc_scope_fork(x->s, &spec, NULL);
+    }
     if (x->rc == GROUPCONC_OK && x->complete_in_body) x->rc = groupconc_deferred_complete(x->d, 0, NULL);
     tu_latch_open(&x->returned); /* about to: the completion below waits for nothing else */
     return GROUPCONC_TASK_PENDING;
 }
 
-static void test_deferring_body_scopes_closed_or_freed(void **state) {
+static void test_deferring_body_scopes_freed_by_destroy(void **state) {
     (void)state;
     for (int in_body = 1; in_body >= 0; in_body--) {
         groupconc_executor *ex = executor(2);
@@ -792,6 +797,12 @@ static void test_deferring_body_scopes_closed_or_freed(void **state) {
         x.ex = ex;
         x.complete_in_body = in_body != 0;
         tu_latch_init(&x.returned, 1);
+        tu_latch leaf_started;
+        tu_latch_init(&leaf_started, 1);
+        tu_park leaf;
+        tu_park_init(&leaf, &leaf_started, NULL);
+        leaf.cooperative = true;
+        x.leaf = &leaf;
         groupconc_task *t = tu_submit(ex, "d", NULL, defer_keep_fn, &x);
         assert_true(tu_latch_wait(&x.returned));
 #ifndef GROUPCONC_NO_DUMP
@@ -815,10 +826,14 @@ static void test_deferring_body_scopes_closed_or_freed(void **state) {
         char buf[4096];
         size_t need = 0;
         assert_int_equal(groupconc_executor_dump(ex, buf, sizeof buf, &need), GROUPCONC_OK);
-        if (in_body) assert_non_null(strstr(buf, "\"scopes\":[]")); /* closed as the body returned */
-        else assert_null(strstr(buf, "\"scopes\":[]"));              /* kept: nobody can close it */
+        assert_null(strstr(buf, "\"scopes\":[]")); /* kept: nobody can close it now */
 #endif
+        assert_true(tu_latch_wait(&leaf_started));
+        assert_false(atomic_load(&leaf.saw_cancel)); /* the scope was not shut down */
+        tu_park_release(&leaf);
         assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK); /* was EBUSY for ever */
+        tu_park_destroy(&leaf);
+        tu_latch_destroy(&leaf_started);
         tu_latch_destroy(&x.returned);
     }
 }
@@ -1559,7 +1574,7 @@ int main(void) {
         cmocka_unit_test(test_callbacks_inside_close),
         cmocka_unit_test(test_fork_callbacks_inside_its_submit),
         cmocka_unit_test(test_deferring_body_keeps_its_scopes),
-        cmocka_unit_test(test_deferring_body_scopes_closed_or_freed),
+        cmocka_unit_test(test_deferring_body_scopes_freed_by_destroy),
         cmocka_unit_test(test_destroy_while_a_body_owns_a_scope),
         cmocka_unit_test(test_caller_runs_in_submit_leaves_its_scope_to_the_caller),
         cmocka_unit_test(test_foreign_thread_refused),
