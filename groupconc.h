@@ -9446,23 +9446,20 @@ struct groupconc_scope {
 static GROUPCONC__TLS groupconc_scope *groupconc__scope_top;
 
 /* A task's body returned `body_rc` (groupconc__run; a body frame): the scopes it opened and left
-   open are at the top of this thread's list (a body it ran inside it closed its own, or handed
-   them to it). Close them, newest first, as groupconc_scope_close does (shut down unless joined,
+   open are at the top of this thread's list (a body it ran inside it closed its own). Close them, newest first, as groupconc_scope_close does (shut down unless joined,
    every fork waited for): a scope belongs to its thread, and a worker's thread runs other tasks
    next and may exit, so nobody else could; and a fork's child scopes close before the fork
-   completes. But a body that deferred its completion (their forks may be what delivers it)
-   hands them to the enclosing body, if any, which closes them as it returns; with none they stay
-   open (destroy frees them). */
+   completes. But a body that deferred its completion (their forks may be what delivers it) leaves
+   them open: such a body runs on a worker, never inside another body, so nobody else could close
+   them (destroy frees them). */
 GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, int body_rc) {
-    const groupconc__frame *outer = body->prev;
     groupconc_scope *s = groupconc__scope_top;
     if (!s || s->body != body) return; /* none (nearly always) */
     /* deferred: kept even when the deferral is in already, so that what happens to the forks
        never depends on which came first (one that delivered it may still be working, or wait for
        this very task) */
     if (body->deferral && body_rc == GROUPCONC_TASK_PENDING) {
-        while (outer && !outer->body) outer = outer->prev;
-        for (s = groupconc__scope_top; s && s->body == body; s = s->owner_prev) s->body = outer;
+        for (; s && s->body == body; s = s->owner_prev) s->body = NULL; /* this frame is going */
         return;
     }
     while ((s = groupconc__scope_top) != NULL && s->body == body) {

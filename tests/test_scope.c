@@ -576,35 +576,52 @@ static int nest_fn(groupconc_context *ctx, void **out_value, void *arg) {
     return groupconc_context_is_cancelled(ctx) ? GROUPCONC_TASK_CANCELLED : 0;
 }
 
+/* P (open) -> its fork F opens C -> G opens GC -> H parked until flagged; returns once H started. */
+typedef struct nest_run {
+    groupconc_executor *ex;
+    groupconc_scope *p;
+    tu_latch leaf_started;
+    tu_park leaf;
+    atomic_int closed_ok;
+    nest n;
+} nest_run;
+
+static void nest_start(nest_run *r) {
+    r->ex = executor(8);
+    r->p = open_scope(r->ex, GROUPCONC_SCOPE_COLLECT_ALL);
+    tu_latch_init(&r->leaf_started, 1);
+    tu_park_init(&r->leaf, &r->leaf_started, NULL);
+    r->leaf.cooperative = true;
+    atomic_init(&r->closed_ok, 0);
+    nest n = {r->ex, 2, &r->leaf_started, &r->leaf, &r->closed_ok};
+    r->n = n;
+    fork_spec(r->p, "nest", nest_fn, &r->n);
+    assert_true(tu_latch_wait(&r->leaf_started)); /* P, C, GC are open; H runs */
+}
+
+static void nest_end(nest_run *r) {
+    assert_int_equal(groupconc_executor_destroy(r->ex), GROUPCONC_OK);
+    tu_park_destroy(&r->leaf);
+    tu_latch_destroy(&r->leaf_started);
+}
+
 static void test_nested_cancellation_reaches_grandchildren(void **state) {
     (void)state;
-    groupconc_executor *ex = executor(8);
-    groupconc_scope *p = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
-    tu_latch leaf_started;
-    tu_latch_init(&leaf_started, 1);
-    tu_park leaf;
-    tu_park_init(&leaf, &leaf_started, NULL);
-    leaf.cooperative = true;
-    atomic_int closed_ok;
-    atomic_init(&closed_ok, 0);
-    nest n = {ex, 2, &leaf_started, &leaf, &closed_ok};
-    fork_spec(p, "nest", nest_fn, &n);
-    assert_true(tu_latch_wait(&leaf_started)); /* P, C, GC are open; H runs */
+    nest_run r;
+    nest_start(&r);
 #ifndef GROUPCONC_NO_DUMP
     char buf[8192];
     size_t need = 0;
-    assert_int_equal(groupconc_executor_dump(ex, buf, sizeof buf, &need), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_dump(r.ex, buf, sizeof buf, &need), GROUPCONC_OK);
     assert_non_null(strstr(buf, "\"scopes\":["));
 #endif
-    assert_int_equal(groupconc_scope_shutdown(p), GROUPCONC_OK);
-    assert_int_equal(groupconc_scope_join(p), GROUPCONC_OK);
-    assert_true(atomic_load(&leaf.saw_cancel)); /* the grandchild's fork was flagged */
-    assert_int_equal(scope_result(p, 0).status, GROUPCONC_STATUS_CANCELLED);
-    assert_int_equal(atomic_load(&closed_ok), 2);
-    assert_int_equal(groupconc_scope_close(p), GROUPCONC_OK);
-    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
-    tu_park_destroy(&leaf);
-    tu_latch_destroy(&leaf_started);
+    assert_int_equal(groupconc_scope_shutdown(r.p), GROUPCONC_OK);
+    assert_int_equal(groupconc_scope_join(r.p), GROUPCONC_OK);
+    assert_true(atomic_load(&r.leaf.saw_cancel)); /* the grandchild's fork was flagged */
+    assert_int_equal(scope_result(r.p, 0).status, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(atomic_load(&r.closed_ok), 2);
+    assert_int_equal(groupconc_scope_close(r.p), GROUPCONC_OK);
+    nest_end(&r);
 }
 
 /* Closing P while its fork F runs with a child scope C open on F's worker: close shuts P down, which
@@ -612,30 +629,18 @@ static void test_nested_cancellation_reaches_grandchildren(void **state) {
    C is F's to close, and F waits for a cancellation that only P's shutdown sends. */
 static void test_close_reaches_a_running_forks_child(void **state) {
     (void)state;
-    groupconc_executor *ex = executor(8);
-    groupconc_scope *p = open_scope(ex, GROUPCONC_SCOPE_COLLECT_ALL);
-    tu_latch leaf_started;
-    tu_latch_init(&leaf_started, 1);
-    tu_park leaf;
-    tu_park_init(&leaf, &leaf_started, NULL);
-    leaf.cooperative = true;
-    atomic_int closed_ok;
-    atomic_init(&closed_ok, 0);
-    nest n = {ex, 2, &leaf_started, &leaf, &closed_ok};
-    fork_spec(p, "nest", nest_fn, &n);
-    assert_true(tu_latch_wait(&leaf_started)); /* P, C, GC are open; H runs */
-    assert_int_equal(groupconc_scope_close(p), GROUPCONC_ENOTJOINED);
-    assert_true(atomic_load(&leaf.saw_cancel)); /* the grandchild's fork was flagged */
-    assert_int_equal(atomic_load(&closed_ok), 2); /* C and GC closed by their owners, first */
+    nest_run r;
+    nest_start(&r);
+    assert_int_equal(groupconc_scope_close(r.p), GROUPCONC_ENOTJOINED);
+    assert_true(atomic_load(&r.leaf.saw_cancel)); /* the grandchild's fork was flagged */
+    assert_int_equal(atomic_load(&r.closed_ok), 2); /* C and GC closed by their owners, first */
 #ifndef GROUPCONC_NO_DUMP
     char buf[4096];
     size_t need = 0;
-    assert_int_equal(groupconc_executor_dump(ex, buf, sizeof buf, &need), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_dump(r.ex, buf, sizeof buf, &need), GROUPCONC_OK);
     assert_non_null(strstr(buf, "\"scopes\":[]"));
 #endif
-    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
-    tu_park_destroy(&leaf);
-    tu_latch_destroy(&leaf_started);
+    nest_end(&r);
 }
 
 /* A scope that a task's body leaves open is closed as the body returns (shut down, its forks waited
