@@ -1618,7 +1618,10 @@ typedef struct groupconc_scope_config {
                   CUSTOM without on_fork_complete); GROUPCONC_EPOLICY (unknown policy value);
                   GROUPCONC_ESHUTDOWN (the executor, or the parent scope, is shut down);
                   GROUPCONC_ENOMEM; GROUPCONC_EDEADLK (on ex's housekeeper thread: see Callbacks).
-   Thread safety: any thread; the scope belongs to that thread (see groupconc_scope_fork).
+   Thread safety: any thread; the scope belongs to that thread (see groupconc_scope_fork), for
+                  good: one whose owner thread ends without closing it passes to no other thread
+                  (even one the system gives the same thread id: ENOTOWNER) and keeps ex's
+                  destroy at GROUPCONC_EBUSY (but see Remarks: a worker's scopes).
    Callbacks:     from a task body (a fork's: a child scope) or any callback, except on ex's
                   housekeeper thread (an expired task's callbacks): a scope's join and close wait
                   for its forks, and that thread must not block (EDEADLK, nothing opened).
@@ -2430,11 +2433,6 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
     (void)rc;
     CloseHandle(t);
 }
-typedef DWORD groupconc__thread_id;
-#ifndef GROUPCONC_NO_SCOPES /* a scope's owner thread */
-GROUPCONC__FN groupconc__thread_id groupconc__thread_self(void) { return GetCurrentThreadId(); }
-GROUPCONC__FN bool groupconc__thread_equal(groupconc__thread_id a, groupconc__thread_id b) { return a == b; }
-#endif
 #elif defined(GROUPCONC_USE_PTHREADS)
 typedef pthread_mutex_t groupconc__mutex;
 typedef pthread_cond_t groupconc__cond;
@@ -2545,13 +2543,6 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
     GROUPCONC_ASSERT(rc == 0);
     (void)rc;
 }
-typedef pthread_t groupconc__thread_id;
-#ifndef GROUPCONC_NO_SCOPES /* a scope's owner thread */
-GROUPCONC__FN groupconc__thread_id groupconc__thread_self(void) { return pthread_self(); }
-GROUPCONC__FN bool groupconc__thread_equal(groupconc__thread_id a, groupconc__thread_id b) {
-    return pthread_equal(a, b) != 0;
-}
-#endif
 #else /* C11 <threads.h> */
 typedef mtx_t groupconc__mutex;
 typedef cnd_t groupconc__cond;
@@ -2629,13 +2620,6 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
     GROUPCONC_ASSERT(rc == thrd_success);
     (void)rc;
 }
-typedef thrd_t groupconc__thread_id;
-#ifndef GROUPCONC_NO_SCOPES /* a scope's owner thread */
-GROUPCONC__FN groupconc__thread_id groupconc__thread_self(void) { return thrd_current(); }
-GROUPCONC__FN bool groupconc__thread_equal(groupconc__thread_id a, groupconc__thread_id b) {
-    return thrd_equal(a, b) != 0;
-}
-#endif
 #endif
 
 /* Relative timeout -> monotonic deadline; GROUPCONC_FOREVER (any negative) -> UINT64_MAX. */
@@ -9429,7 +9413,7 @@ struct groupconc_scope {
     bool has_first, failed, joined;
     bool shut_down;                /* under both locks: set with scope_lock and the scope's lock */
     _Atomic uint32_t refs;
-    groupconc__thread_id owner;
+    uint64_t owner;                /* its owner thread's token (groupconc__thread_token) */
     uint64_t opened_ns;
     /* under ex->scope_lock */
     groupconc_scope *parent, *next_open, *shutdown_next;
@@ -9444,6 +9428,18 @@ struct groupconc_scope {
 
 /* The scopes this thread opened and has not closed, newest first (they close in reverse order). */
 static GROUPCONC__TLS groupconc_scope *groupconc__scope_top;
+
+/* This thread's token, a number no other thread of the process has had or will have: a scope's
+   owner. Not its thread id, which the system gives to a later thread once this one is joined (glibc
+   nearly always): a scope whose owner ended without closing it must not pass to that thread. */
+static GROUPCONC__TLS uint64_t groupconc__my_token;
+static _Atomic uint64_t groupconc__tokens; /* the last token given out */
+
+GROUPCONC__FN uint64_t groupconc__thread_token(void) {
+    if (!groupconc__my_token)
+        groupconc__my_token = atomic_fetch_add_explicit(&groupconc__tokens, 1, memory_order_relaxed) + 1;
+    return groupconc__my_token;
+}
 
 /* A task's body returned `body_rc` (groupconc__run; a body frame): the scopes it opened and left
    open are at the top of this thread's list (a body it ran inside it closed its own). Close them, newest first, as groupconc_scope_close does (shut down unless joined,
@@ -9591,7 +9587,7 @@ GROUPCONC__FN bool groupconc__inside_scope(groupconc_scope *s) {
 
 /* Fork, join and close are for the owner thread, or a fork of the scope. */
 GROUPCONC__FN bool groupconc__scope_allowed(groupconc_scope *s) {
-    return groupconc__thread_equal(groupconc__thread_self(), s->owner) || groupconc__inside_scope(s);
+    return groupconc__thread_token() == s->owner || groupconc__inside_scope(s);
 }
 
 /* Mark s and its open descendants shut down, each with a reference, linked through shutdown_next
@@ -9787,7 +9783,7 @@ GROUPCONC__PUBLIC int groupconc_scope_open(groupconc_executor *ex, const groupco
     s->policy = c.policy;
     s->on_fork_complete = c.on_fork_complete;
     s->user_data = c.user_data;
-    s->owner = groupconc__thread_self();
+    s->owner = groupconc__thread_token();
     s->opened_ns = groupconc__now_ns();
     s->worker_owned = groupconc__is_worker_of(ex);
     atomic_init(&s->refs, 1); /* open */
@@ -9982,7 +9978,7 @@ GROUPCONC__PUBLIC int groupconc_scope_join_for(groupconc_scope *scope, int64_t t
     if (!scope) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(scope->ex);
     if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
-    if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
+    if (groupconc__thread_token() != scope->owner) return GROUPCONC_ENOTOWNER;
     if (scope->closing) return GROUPCONC_EDEADLK; /* from a callback inside its close */
     if (!groupconc__scope_wait(scope, groupconc__deadline(timeout_ns))) {
         (void)groupconc_scope_shutdown(scope);
@@ -10009,7 +10005,7 @@ GROUPCONC__PUBLIC int groupconc_scope_close(groupconc_scope *scope) {
     ex = scope->ex;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (groupconc__inside_scope(scope)) return GROUPCONC_EDEADLK;
-    if (!groupconc__thread_equal(groupconc__thread_self(), scope->owner)) return GROUPCONC_ENOTOWNER;
+    if (groupconc__thread_token() != scope->owner) return GROUPCONC_ENOTOWNER;
     /* its shutdown and the wait run callbacks on this thread (of the forks it completes, also of
        child scopes): a second close there would free it under the first */
     if (scope->closing) return GROUPCONC_EDEADLK;

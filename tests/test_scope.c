@@ -1161,6 +1161,36 @@ static void test_foreign_thread_refused(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* A scope whose owner thread ended without closing it: a thread that comes later is not its owner,
+   even one the system gives the same thread id (glibc reuses a joined thread's id for the next one
+   nearly always): fork, join and close refuse it (ENOTOWNER), and the scope stays open. The
+   executor is kept (its destroy says EBUSY for ever, as documented), reachable from here, so that
+   the leak checkers see no leak. */
+static groupconc_executor *orphan_ex;
+static groupconc_scope *orphan_scope;
+
+static void orphan_open_main(void *arg) {
+    (void)arg;
+    assert_int_equal(groupconc_scope_open(orphan_ex, NULL, &orphan_scope), GROUPCONC_OK);
+}
+
+static void test_owner_gone_no_thread_inherits_its_scope(void **state) {
+    (void)state;
+    orphan_ex = executor(2);
+    tu_thread th;
+    assert_true(tu_thread_start(&th, orphan_open_main, NULL));
+    tu_thread_join(th);
+    foreign f = {orphan_scope, 0, 0, 0};
+    assert_true(tu_thread_start(&th, foreign_main, &f));
+    tu_thread_join(th);
+    assert_int_equal(f.fork_rc, GROUPCONC_ENOTOWNER);
+    assert_int_equal(f.join_rc, GROUPCONC_ENOTOWNER);
+    assert_int_equal(f.close_rc, GROUPCONC_ENOTOWNER);
+    assert_int_equal(groupconc_scope_fork_count(orphan_scope), 0);
+    assert_int_equal(groupconc_executor_destroy(orphan_ex), GROUPCONC_EBUSY);
+    assert_int_equal(groupconc_executor_shutdown(orphan_ex), GROUPCONC_OK);
+}
+
 static void test_close_in_reverse_order(void **state) {
     (void)state;
     groupconc_executor *ex = executor(2);
@@ -1583,6 +1613,7 @@ int main(void) {
         cmocka_unit_test(test_destroy_while_a_body_owns_a_scope),
         cmocka_unit_test(test_caller_runs_in_submit_leaves_its_scope_to_the_caller),
         cmocka_unit_test(test_foreign_thread_refused),
+        cmocka_unit_test(test_owner_gone_no_thread_inherits_its_scope),
         cmocka_unit_test(test_close_in_reverse_order),
         cmocka_unit_test(test_caps_hold_inside_scopes),
         cmocka_unit_test(test_rejected_fork_is_a_failure),
