@@ -1637,8 +1637,9 @@ typedef struct groupconc_scope_config {
                   working after): nobody can close them later, so close them before returning (the
                   close waits for their forks). A CALLER_RUNS run inside submit on the caller's own
                   thread, not a fork, leaves its scopes to that thread. On a worker, a scope opened
-                  outside any body (a COMPLETED event, a completion callback) cannot be closed
-                  after that callback returns: close it there. groupconc_executor_destroy frees
+                  outside any body (a COMPLETED event, a completion callback) belongs to that
+                  worker's thread: after the callback returns, only code that happens to run on
+                  that worker later could close it, so close it there. groupconc_executor_destroy frees
                   the scopes of its executor left open on that executor's workers; a scope left
                   open on another executor's worker keeps its executor's destroy at
                   GROUPCONC_EBUSY for ever. */
