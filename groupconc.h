@@ -1008,7 +1008,10 @@ GROUPCONC_API int groupconc_task_cancel(groupconc_task *task, groupconc_cancel_o
                   (release it there if you like), but the task is marked done only once every
                   callback returned: groupconc_task_is_done reports false there (true in a
                   callback run at once on a finished task), and a wait on the task returns
-                  GROUPCONC_EDEADLK either way.
+                  GROUPCONC_EDEADLK either way. One run at once counts as a callback of the
+                  task's executor wherever it runs (graceful shutdown and destroy of that executor
+                  from it: GROUPCONC_EDEADLK, as at completion), known by its address: after the
+                  executor was destroyed, one created later at the same address counts as it.
                   Runs here: fn, if the task is done already. */
 GROUPCONC_API int groupconc_task_on_complete(groupconc_task *task, groupconc_complete_fn fn,
                                              void *user_data);
