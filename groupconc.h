@@ -724,7 +724,11 @@ typedef struct groupconc_fleet_provider {
     /* Ask for one lease of `group` for `request`. Answer it exactly once with groupconc_fleet_answer,
        from inside this call or later from any thread; `group` stays valid until then. Called with no
        lock held, on a submitting thread, a worker or the housekeeper: must not block (queue the
-       request, answer from the provider's own thread). NULL: no fleet layer (the default). */
+       request, answer from the provider's own thread). An answer from inside this call runs what
+       it leads to there (a rejection handler, events, completion callbacks); if that code waits
+       (for a task, a scope, a shutdown), acquire is called again on this thread, for the requests
+       that wait would otherwise never see made, before this call returns: hold no lock of your
+       own while answering. NULL: no fleet layer (the default). */
     void (*acquire)(void *user_data, groupconc_fleet_request *request, const char *group);
     /* Give back a lease of `group`: the task that held it finished, or an answer GRANTED came for a
        task already cancelled. Once per GRANTED answer, with no lock held; must not block. */
@@ -5918,17 +5922,10 @@ GROUPCONC__FN bool groupconc__pay(groupconc_executor *ex, groupconc__frame *f, c
 static GROUPCONC__TLS groupconc_task *groupconc__asks_later, *groupconc__asks_later_tail;
 static GROUPCONC__TLS bool groupconc__asking;
 
-/* Make the fleet requests a locked section collected, with no lock held, oldest first. A provider
-   that answers inside acquire can lead to more requests (a REJECT hands local permits on): they
-   join this thread's list and the outermost call makes them, in order, without recursion. */
-GROUPCONC__FN void groupconc__fleet_ask(groupconc__batch *b) {
+/* Make this thread's list of fleet requests, oldest first, with no lock held. */
+GROUPCONC__FN void groupconc__fleet_asks_make(void) {
     groupconc_task *t;
-    if (!b->asks) return;
-    if (groupconc__asks_later_tail) groupconc__fleet_of(groupconc__asks_later_tail)->ask_next = b->asks;
-    else groupconc__asks_later = b->asks;
-    groupconc__asks_later_tail = b->asks_tail;
-    b->asks = b->asks_tail = NULL;
-    if (groupconc__asking) return;
+    bool outer = groupconc__asking;
     groupconc__asking = true;
     while ((t = groupconc__asks_later) != NULL) {
         groupconc_executor *ex = t->group->exec;
@@ -5940,7 +5937,28 @@ GROUPCONC__FN void groupconc__fleet_ask(groupconc__batch *b) {
                                  t->group->key);
         groupconc__frame_pop(&f);
     }
-    groupconc__asking = false;
+    groupconc__asking = outer;
+}
+
+/* Make the fleet requests a locked section collected. A provider that answers inside acquire can
+   lead to more requests (a REJECT hands local permits on): they join this thread's list and the
+   outermost call makes them, in order, without recursion. */
+GROUPCONC__FN void groupconc__fleet_ask(groupconc__batch *b) {
+    if (!b->asks) return;
+    if (groupconc__asks_later_tail) groupconc__fleet_of(groupconc__asks_later_tail)->ask_next = b->asks;
+    else groupconc__asks_later = b->asks;
+    groupconc__asks_later_tail = b->asks_tail;
+    b->asks = b->asks_tail = NULL;
+    if (!groupconc__asking) groupconc__fleet_asks_make();
+}
+
+/* Before this thread blocks (a wait, graceful shutdown, destroy): make the requests it holds back.
+   Inside a provider's acquire that answered at once, the code the answer ran (a rejection handler,
+   an event, a completion callback) may wait for a task whose request waits in this thread's list,
+   which the outer call would make only after acquire returned: nobody else would. So acquire is
+   called again on this thread before its first call returned ("fleet layer" in the manual). */
+GROUPCONC__FN void groupconc__fleet_asks_before_block(void) {
+    if (groupconc__asks_later) groupconc__fleet_asks_make();
 }
 
 GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *b) {
@@ -6025,6 +6043,7 @@ GROUPCONC__FN int groupconc__wait_on(groupconc_task *t, uint64_t deadline, group
         groupconc__exec_unlock(ex);
         groupconc__flush_and_retire(ex, &b);
     }
+    groupconc__fleet_asks_before_block();
     groupconc__mutex_lock(&ex->done_lock);
     if (!(atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_WATCHED, memory_order_acq_rel) &
           GROUPCONC__ST_DONE)) {
@@ -8204,6 +8223,7 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown_graceful(groupconc_executor *e
     groupconc__exec_unlock_all(ex);
     groupconc__flush_and_retire(ex, &b); /* what the drain finished (helping) completes first */
     if (groupconc__inside(ex)) return GROUPCONC_EDEADLK; /* begun; waiting would wait for itself */
+    groupconc__fleet_asks_before_block();
     groupconc__exec_lock_all(ex);
     all = groupconc__wait_quiet_locked(ex, deadline);
     if (ex->held_back_cut != cut) all = false; /* cancelled during this call, maybe all at once */
@@ -8243,15 +8263,18 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
         return GROUPCONC_EBUSY;
     }
     groupconc__exec_unlock_all(ex);
+    groupconc__fleet_asks_before_block();
     groupconc__exec_lock_all(ex);
     if (ex->graceful) /* a graceful shutdown began (maybe from a callback): let it finish */
         (void)groupconc__wait_quiet_locked(ex, UINT64_MAX);
     groupconc__exec_unlock_all(ex);
     groupconc_executor_shutdown(ex);
+    groupconc__fleet_asks_before_block();
     groupconc__exec_lock_all(ex);
     while (!groupconc__wait_quiet_locked(ex, UINT64_MAX)) { /* stranded ready tasks: cancel them */
         groupconc__exec_unlock_all(ex);
         groupconc_executor_shutdown(ex);
+        groupconc__fleet_asks_before_block();
         groupconc__exec_lock_all(ex);
     }
     while (ex->fleet.outstanding > 0) /* the provider still holds requests: they name this executor */

@@ -2642,6 +2642,127 @@ static void test_pause_holds_no_lease(void **state) {
     rec_free(rec);
 }
 
+/* ==== a wait inside an answer given inside acquire ========================================== */
+
+/* A provider that answers inside acquire runs what the answer leads to there: a rejection handler or
+   a COMPLETED event that waits for another task of the fleet (a fallback), whose request this
+   thread would make only after acquire returned. That wait hung (wait) or timed out with the
+   fallback never run (execute_all); now a thread about to block first makes the requests it holds
+   back, calling acquire again on this thread. Modes: 0 the handler waits on the fallback's handle;
+   1 the COMPLETED event runs the fallback through execute_all; 2 the handler opens a scope, forks
+   the fallback and joins. */
+typedef struct inline_box {
+    groupconc_executor *ex;
+    int mode;
+    atomic_int acquires, releases, depth, max_depth;
+    atomic_int rc, fallback_status, fallback_ran;
+} inline_box;
+
+static void inline_acquire(void *ud, groupconc_fleet_request *req, const char *group) {
+    inline_box *b = (inline_box *)ud;
+    int d = atomic_fetch_add(&b->depth, 1) + 1;
+    if (d > atomic_load(&b->max_depth)) atomic_store(&b->max_depth, d);
+    atomic_fetch_add(&b->acquires, 1);
+    bool capped = strcmp(group, "capped") == 0;
+    assert_int_equal(groupconc_fleet_answer(req, capped ? GROUPCONC_FLEET_REJECT : GROUPCONC_FLEET_GRANTED,
+                                            capped ? 0 : 1),
+                     GROUPCONC_OK);
+    atomic_fetch_sub(&b->depth, 1);
+}
+
+static void inline_release(void *ud, const char *group, uint64_t lease) {
+    inline_box *b = (inline_box *)ud;
+    assert_string_equal(group, "fallback");
+    assert_int_equal(lease, 1);
+    atomic_fetch_add(&b->releases, 1);
+}
+
+static int fallback_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    inline_box *b = (inline_box *)arg;
+    (void)ctx;
+    atomic_fetch_add(&b->fallback_ran, 1);
+    *out_value = b;
+    return 0;
+}
+
+/* The fallback, run the mode's way; its wait's code in b->rc, its status in b->fallback_status. */
+static void inline_fallback(inline_box *b) {
+    groupconc_result r;
+    memset(&r, 0, sizeof r);
+    if (b->mode == 0) {
+        groupconc_task *t = NULL;
+        assert_int_equal(groupconc_submit(b->ex, "fallback", "fb", fallback_fn, b, &t), GROUPCONC_OK);
+        atomic_store(&b->rc, groupconc_task_wait_for(t, TU_TIMEOUT_NS, &r));
+        groupconc_task_release(t);
+    } else if (b->mode == 1) {
+        groupconc_task_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.group = "fallback";
+        spec.fn = fallback_fn;
+        spec.arg = b;
+        atomic_store(&b->rc, groupconc_execute_all(b->ex, &spec, 1, TU_TIMEOUT_NS, &r));
+    } else {
+        groupconc_scope *s = NULL;
+        groupconc_task_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.group = "fallback";
+        spec.fn = fallback_fn;
+        spec.arg = b;
+        assert_int_equal(groupconc_scope_open(b->ex, NULL, &s), GROUPCONC_OK);
+        assert_int_equal(groupconc_scope_fork(s, &spec, NULL), GROUPCONC_OK);
+        atomic_store(&b->rc, groupconc_scope_join_for(s, TU_TIMEOUT_NS));
+        assert_int_equal(groupconc_scope_result(s, 0, &r), GROUPCONC_OK);
+        assert_int_equal(groupconc_scope_close(s), GROUPCONC_OK);
+    }
+    atomic_store(&b->fallback_status, (int)r.status);
+}
+
+static void inline_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *ud) {
+    inline_box *b = (inline_box *)ud;
+    assert_int_equal(rj->reason, GROUPCONC_EREJECTED_FLEET);
+    inline_fallback(b);
+    out->status = GROUPCONC_STATUS_SUCCESS;
+}
+
+static void inline_listener(const groupconc_event *e, void *ud) {
+    if (e->type == GROUPCONC_EVENT_COMPLETED && strcmp(e->group, "capped") == 0) inline_fallback((inline_box *)ud);
+}
+
+static void test_wait_inside_an_answer_inside_acquire(void **state) {
+    (void)state;
+    for (int mode = 0; mode < 3; mode++) {
+        inline_box b;
+        memset(&b, 0, sizeof b);
+        b.mode = mode;
+        atomic_init(&b.rc, 1);
+        atomic_init(&b.fallback_status, -1);
+        groupconc_policy p = groupconc_policy_default();
+        p.fleet.acquire = inline_acquire;
+        p.fleet.release = inline_release;
+        p.fleet.user_data = &b;
+        if (mode == 1) {
+            p.listener = inline_listener;
+            p.listener_user_data = &b;
+        } else {
+            p.reject_handler = inline_handler;
+            p.reject_user_data = &b;
+        }
+        groupconc_executor *ex = b.ex = tu_executor(&p);
+        groupconc_task *t = tu_submit(ex, "capped", "A", tu_noop_fn, NULL);
+        groupconc_result r = tu_wait(t);
+        assert_int_equal(r.status, mode == 1 ? GROUPCONC_STATUS_REJECTED : GROUPCONC_STATUS_SUCCESS);
+        if (atomic_load(&b.rc) != GROUPCONC_OK)
+            fail_msg("mode %d: the fallback's wait: %s", mode, groupconc_errname(atomic_load(&b.rc)));
+        assert_int_equal(atomic_load(&b.fallback_status), GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(atomic_load(&b.fallback_ran), 1);
+        assert_int_equal(atomic_load(&b.acquires), 2);
+        assert_int_equal(atomic_load(&b.max_depth), 2); /* the fallback's acquire inside A's */
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        assert_int_equal(atomic_load(&b.releases), 1);
+        assert_int_equal(groupconc_task_release(t), GROUPCONC_OK);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
@@ -2678,6 +2799,7 @@ int main(void) {
         cmocka_unit_test(test_shutdown_graceful_waits),
         cmocka_unit_test(test_shutdown_graceful_timeout_while_asked),
         cmocka_unit_test(test_destroy_waits_for_answers),
+        cmocka_unit_test(test_wait_inside_an_answer_inside_acquire),
 #ifndef GROUPCONC_NO_GATE
         cmocka_unit_test(test_gate_bypasses_fleet),
 #endif
