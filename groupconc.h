@@ -248,7 +248,8 @@
                    REJECTED event, whose reason names the layer;         completed's sum)
                    counted when the run ends)
        A task counts where its final status puts it: a CALLER_RUNS task or one whose rejection
-       handler chose SUCCESS counts as succeeded. submitted - completed = tasks still in progress.
+       handler chose SUCCESS counts as succeeded, once that is decided (the refusal alone never
+       counts then: no counter goes down). submitted - completed = tasks still in progress.
        REJECTED with GROUPCONC_EEXPIRED_* counts as expired, with GROUPCONC_EREJECTED_WAITING as
        rejected_waiting. If memory runs out when a group first needs its rare-outcome counters
        (anything but success), that outcome counts in the executor's totals only
@@ -2707,8 +2708,8 @@ typedef struct groupconc__sem {
 } groupconc__sem;
 
 /* The totals behind EVENTS AND COUNTERS; under the executor lock. A task is counted once by its
-   final status; a rejection counts at once and moves if CALLER_RUNS or a handler changes the
-   outcome. */
+   final status, when that is decided: a refusal at once unless CALLER_RUNS or a handler decides
+   the outcome later (groupconc__refusal_counted). */
 enum { GROUPCONC__C_SUCCEEDED, GROUPCONC__C_FAILED, GROUPCONC__C_CANCELLED, GROUPCONC__C_REJ_GLOBAL,
        GROUPCONC__C_REJ_BULKHEAD, GROUPCONC__C_REJ_CONCURRENCY, GROUPCONC__C_REJ_WAITING,
        GROUPCONC__C_EXPIRED, GROUPCONC__C_REJ_FLEET, GROUPCONC__C_OUTCOMES };
@@ -3531,15 +3532,17 @@ GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__gr
                               memory_order_relaxed);
 }
 
-/* A task refused with `reason` runs under CALLER_RUNS: its refusal leaves the outcome counters (its
-   run's status counts when it ends) and counts in caller_runs, which keeps the fact that a layer (the
-   REJECTED event's reason says which) was passed by. Under ex->lock. The group's count lives in the
-   cold block the refusal allocated (none if that failed: the executor's count still has it). */
-GROUPCONC__FN void groupconc__count_caller_run_locked(groupconc_executor *ex, groupconc__group *g,
-                                                      int reason) {
+/* A refused task ran under CALLER_RUNS: counted in caller_runs, which keeps the fact that a layer
+   (the REJECTED event's reason says which) was passed by; its run's status counts as its outcome
+   (the refusal never did: groupconc__refusal_counted). Under ex->lock. The group's count lives in
+   its cold block (if that cannot be allocated, the executor's count still has it). */
+GROUPCONC__FN void groupconc__count_caller_run_locked(groupconc_executor *ex, groupconc__group *g) {
     groupconc__shard *sh = groupconc__shard_of(ex, g);
-    groupconc__count_locked(ex, g, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
     sh->counts.caller_runs++;
+    if (!g->cold) {
+        g->cold = (groupconc__group_cold *)GROUPCONC_MALLOC(sizeof *g->cold);
+        if (g->cold) memset(g->cold, 0, sizeof *g->cold);
+    }
     if (g->cold) g->cold->caller_runs++;
 }
 
@@ -4330,6 +4333,15 @@ GROUPCONC__FN void groupconc__waiting_dec(groupconc_executor *ex, groupconc_task
     }
 }
 
+/* Whether a refusal with `reason` is the task's outcome at once, and counted as such: an expiry (no
+   handler, no CALLER_RUNS: a queue deadline is a promise not to run late) or a refusal under ABORT
+   or DISCARD. Otherwise a rejection handler or CALLER_RUNS decides the outcome later, and whoever
+   settles it counts it then (groupconc__apply_handler, the run's end, a cancel): the counters never
+   count a task before its COMPLETED event, nor go down. */
+GROUPCONC__FN bool groupconc__refusal_counted(const groupconc_policy *p, int reason) {
+    return groupconc__is_expiry(reason) || (!p->reject_handler && p->rejection != GROUPCONC_REJECT_CALLER_RUNS);
+}
+
 GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_task *t, int reason,
                                             groupconc__batch *b) {
     groupconc__timer_drop(ex, t);
@@ -4339,7 +4351,8 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
     t->reject_reason = (int16_t)reason;
     t->start_ns = groupconc__now_ns();
     groupconc__set_stage(t, GROUPCONC__REJECTED);
-    groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), 1);
+    if (groupconc__refusal_counted(&ex->policy, reason))
+        groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), 1);
     groupconc__fifo_push(&b->rejected, t);
 }
 
@@ -4518,10 +4531,8 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
     if (!(t->bits & GROUPCONC__B_NO_PERMITS)) {
         sh->nrunning--;
         t->group->running--;
-    } else if (!(t->bits & GROUPCONC__B_SKIPPED)) { /* a CALLER_RUNS re-run: it ran (its refusal
-                                                         left the outcome counters when queued) */
-        sh->counts.caller_runs++;
-        if (t->group->cold) t->group->cold->caller_runs++;
+    } else if (!(t->bits & GROUPCONC__B_SKIPPED)) { /* a CALLER_RUNS re-run: it ran */
+        groupconc__count_caller_run_locked(ex, t->group);
     }
     groupconc__release_permits(ex, t, b);
     groupconc__pump(ex, b);
@@ -5306,15 +5317,13 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
 }
 
 /* A CALLER_RUNS refusal called off before its run began (a cancel, a shutdown, its group's): it
-   completes CANCELLED without running, and its refusal leaves the outcome counters. Under its
+   completes CANCELLED without running, and counts so (its refusal never counted). Under its
    shard's lock; the caller completes it (groupconc__complete) once the lock is let go of. */
 GROUPCONC__FN void groupconc__refusal_cancelled_locked(groupconc_executor *ex, groupconc_task *t) {
-    int refusal = groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, t->reject_reason);
     t->status = GROUPCONC_STATUS_CANCELLED;
     t->error = 0;
     t->start_ns = groupconc__now_ns();
     groupconc__set_stage(t, GROUPCONC__DONE);
-    groupconc__count_locked(ex, t->group, refusal, -1);
     groupconc__count_locked(ex, t->group, GROUPCONC__C_CANCELLED, 1);
 }
 
@@ -5363,10 +5372,8 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
             groupconc__exec_lock(ex);
             groupconc__fifo_remove(&sh->caller_running, t);
             t->bits |= GROUPCONC__B_RAN;  /* in no list now: nobody else reads its bits */
-            if (t->bits & GROUPCONC__B_SKIPPED) /* a fork of a shut-down scope: it did not run */
-                groupconc__count_locked(ex, g, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, rc), -1);
-            else
-                groupconc__count_caller_run_locked(ex, g, rc);
+            if (!(t->bits & GROUPCONC__B_SKIPPED)) /* else a fork of a shut-down scope: it did not run */
+                groupconc__count_caller_run_locked(ex, g);
             groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
             groupconc__exec_unlock(ex);
         }
@@ -5790,8 +5797,12 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
     else groupconc__release_arg(ex, t);
     status = (int)out.status;
     if (status != GROUPCONC_STATUS_SUCCESS && status != GROUPCONC_STATUS_FAILED &&
-        status != GROUPCONC_STATUS_CANCELLED)
-        return; /* REJECTED, or not a final status: the default stands */
+        status != GROUPCONC_STATUS_CANCELLED) { /* REJECTED, or not a final status: the default stands */
+        groupconc__exec_lock(ex);
+        groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), 1);
+        groupconc__exec_unlock(ex);
+        return;
+    }
     t->status = (uint8_t)status;
     t->error = status == GROUPCONC_STATUS_FAILED ? out.error : 0;
     if (status != GROUPCONC_STATUS_CANCELLED) { /* the value goes where fn and arg were */
@@ -5800,7 +5811,6 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
         t->bits |= GROUPCONC__B_RAN;
     }
     groupconc__exec_lock(ex);
-    groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
     groupconc__count_locked(ex, t->group, groupconc__outcome_index(status, 0), 1);
     groupconc__exec_unlock(ex);
 }
@@ -5843,8 +5853,8 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
     } else if (caller_runs) {
         /* "else on a worker": back to the ready queue holding no permits; or, flagged during the
            event (a cancel, a shutdown or its group's), or after an immediate shutdown came before
-           it was listed, CANCELLED here without running. Its refusal leaves the outcome counters
-           either way; caller_runs counts it once it has run (finish_locked). */
+           it was listed, CANCELLED here without running. Its refusal never counted as an outcome
+           (groupconc__refusal_counted); caller_runs counts it once it has run (finish_locked). */
         bool cancelled;
         groupconc__exec_lock(ex);
         groupconc__fifo_remove(&groupconc__shard_of(ex, t->group)->caller_running, t);
@@ -5854,7 +5864,6 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
         if (cancelled) {
             groupconc__refusal_cancelled_locked(ex, t);
         } else {
-            groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), -1);
             t->bits |= GROUPCONC__B_NO_PERMITS;
             t->status = GROUPCONC_STATUS_PENDING;
             t->error = 0;

@@ -512,6 +512,100 @@ static void test_caller_runs_late_refusals_and_cancel(void **state) {
     }
 }
 
+/* The counters never count a task before its COMPLETED event, nor go down: a task refused in its
+   submit whose outcome CALLER_RUNS or a rejection handler decides counts once it is decided, as
+   that outcome. Checked from inside the CALLER_RUNS body and the handler (and every event of the
+   task): completed equals the COMPLETED events so far, and rejected_concurrency stays 0. It counted
+   the refusal at once (completed 2 with one COMPLETED event, rejected_concurrency 1) and took it
+   back when the run ended (a counter that went down). Round 0: CALLER_RUNS; round 1: a handler
+   that decides SUCCESS; round 2: a handler that keeps REJECTED (counted then, once). */
+typedef struct count_probe {
+    groupconc_executor *ex;
+    atomic_int completed_events;
+    atomic_int checks, bad;
+    atomic_long max_rejected;
+} count_probe;
+
+static void count_probe_check(count_probe *p) {
+    groupconc_executor_stats xs;
+    assert_int_equal(groupconc_executor_stats_get(p->ex, &xs), GROUPCONC_OK);
+    atomic_fetch_add(&p->checks, 1);
+    if (xs.completed != (uint64_t)atomic_load(&p->completed_events)) atomic_fetch_add(&p->bad, 1);
+    if ((long)xs.rejected_concurrency > atomic_load(&p->max_rejected))
+        atomic_store(&p->max_rejected, (long)xs.rejected_concurrency);
+}
+
+static void count_probe_listener(const groupconc_event *e, void *ud) {
+    count_probe *p = ud;
+    if (e->type == GROUPCONC_EVENT_COMPLETED) atomic_fetch_add(&p->completed_events, 1);
+    if (strcmp(e->task_id, "refused") == 0) count_probe_check(p);
+}
+
+static int count_probe_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    count_probe_check((count_probe *)arg);
+    return 0;
+}
+
+static void count_probe_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *ud) {
+    (void)rj;
+    (void)out; /* REJECTED stands */
+    count_probe_check((count_probe *)ud);
+}
+
+static void count_probe_success(const groupconc_rejection *rj, groupconc_reject_result *out, void *ud) {
+    count_probe_handler(rj, out, ud);
+    out->status = GROUPCONC_STATUS_SUCCESS;
+}
+
+static void test_counters_wait_for_the_outcome(void **state) {
+    (void)state;
+    for (int round = 0; round < 3; round++) {
+        count_probe p;
+        memset(&p, 0, sizeof p);
+        groupconc_policy pol = groupconc_policy_default();
+        pol.default_concurrency = 1;
+        pol.default_queue_threshold = 0; /* a second task of the group is refused at once */
+        pol.listener = count_probe_listener;
+        pol.listener_user_data = &p;
+        if (round == 0) {
+            pol.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+        } else {
+            pol.reject_handler = round == 1 ? count_probe_success : count_probe_handler;
+            pol.reject_user_data = &p;
+        }
+        groupconc_executor *ex = p.ex = tu_executor(&pol);
+        tu_latch started;
+        tu_latch_init(&started, 1);
+        tu_park park;
+        tu_park_init(&park, &started, NULL);
+        groupconc_task *holder = tu_submit(ex, "g", "holder", tu_park_fn, &park);
+        assert_true(tu_latch_wait(&started));
+        groupconc_task *refused = tu_submit(ex, "g", "refused", count_probe_fn, &p);
+        groupconc_result r = tu_wait(refused);
+        assert_int_equal(r.status, round == 2 ? GROUPCONC_STATUS_REJECTED : GROUPCONC_STATUS_SUCCESS);
+        assert_true(atomic_load(&p.checks) >= 3); /* SUBMITTED, REJECTED, body or handler, ... */
+        assert_int_equal(atomic_load(&p.bad), 0);
+        assert_int_equal(atomic_load(&p.max_rejected), round == 2 ? 1 : 0);
+        groupconc_executor_stats xs = tu_xstats(ex);
+        assert_int_equal(xs.completed, 1);
+        assert_int_equal(xs.succeeded, round == 2 ? 0 : 1);
+        assert_int_equal(xs.rejected_concurrency, round == 2 ? 1 : 0);
+        assert_int_equal(xs.caller_runs, round == 0 ? 1 : 0);
+        groupconc_group_stats gs = tu_gstats(ex, "g");
+        assert_int_equal(gs.rejected_concurrency, round == 2 ? 1 : 0);
+        assert_int_equal(gs.caller_runs, round == 0 ? 1 : 0);
+        tu_park_release(&park);
+        tu_wait_status(holder, GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(groupconc_task_release(holder), GROUPCONC_OK);
+        assert_int_equal(groupconc_task_release(refused), GROUPCONC_OK);
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        tu_park_destroy(&park);
+        tu_latch_destroy(&started);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_event_order),
@@ -519,6 +613,7 @@ int main(void) {
         cmocka_unit_test(test_caller_runs_events),
         cmocka_unit_test(test_listener_reentrancy),
         cmocka_unit_test(test_caller_runs_late_refusals_and_cancel),
+        cmocka_unit_test(test_counters_wait_for_the_outcome),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
