@@ -133,9 +133,10 @@
                       executor (started on first need) watches a heap of deadlines. A task with a
                       deadline costs 16 more bytes and takes the locked submit path.
        Bounded table  max_groups and group_idle_ns: an idle group (nothing waiting, ready, running,
-                      no gate permit, not paused) is reclaimed after group_idle_ns, or when a new key
-                      needs room at max_groups (least recently used first; none idle:
-                      GROUPCONC_EGROUPS_FULL). Its limits are resolved again on next use.
+                      no CALLER_RUNS run, no gate permit, not paused) is reclaimed after
+                      group_idle_ns, or when a new key needs room at max_groups (least recently
+                      used first; none idle: GROUPCONC_EGROUPS_FULL). Its limits are resolved
+                      again on next use.
        Thresholds     a task that cannot get a permit at once waits in that layer's queue if the queue
                       threshold allows, else it is rejected. Global threshold: tasks waiting at the global in-flight layer.
                       Group threshold: the group's tasks waiting at its bulkhead and concurrency layers together. 0 means
@@ -434,8 +435,10 @@
        - The per-group table of live limits (groupconc_group_limits_set) is a sorted array: a new key
          costs O(keys in it), about 30 us at 100,000 keys, and stays until its fields are back to
          GROUPCONC_DEFAULT. Set live limits for tenants, not for every client address.
-       - Under CALLER_RUNS a refused task runs holding no permits: no cap counts it, and it does not
-         keep its group from being reclaimed.
+       - Under CALLER_RUNS a refused task runs holding no permits: no cap counts it, nor the
+         stats' running / ready gauges. Its group is not idle meanwhile (a shutdown of the group must
+         reach it): it is not reclaimed, and at max_groups it can be why a new key is refused
+         (GROUPCONC_EGROUPS_FULL) although every gauge of the group reads 0.
        - When at least one worker exists, a failed start of another is not reported: the task queues
          for the existing workers (ETHREAD only when no worker exists and none can start).
        - The pool's size is the CPU count read at create (a later change of affinity is not seen).
