@@ -719,7 +719,9 @@ typedef enum groupconc_fleet_verdict {
                                     GROUPCONC_EREJECTED_FLEET, through the rejection policy */
     GROUPCONC_FLEET_OPEN         /* undecided, failing open (the provider's backend is unreachable):
                                     the task runs on the local caps alone and holds no lease;
-                                    counted (fleet_open) and reported (GROUPCONC_EVENT_FLEET) */
+                                    counted (fleet_open) and reported (GROUPCONC_EVENT_FLEET) if
+                                    the task still waited for the answer (not for one cancelled,
+                                    expired or shut down meanwhile: that answer is only taken) */
 } groupconc_fleet_verdict;
 
 typedef struct groupconc_fleet_request groupconc_fleet_request; /* one ask: answer it once */
@@ -1281,8 +1283,9 @@ typedef struct groupconc_executor_stats {
     size_t waiting_fleet;       /* at the fleet layer: asked, answered BUSY or queued behind them
                                    unasked (in `waiting` too) */
     uint64_t rejected_fleet;    /* REJECTED: the provider refused (GROUPCONC_EREJECTED_FLEET) */
-    uint64_t fleet_open;        /* OPEN answers (GROUPCONC_FLEET_OPEN): tasks let through on local
-                                   caps alone (one cancelled before it ran counts too) */
+    uint64_t fleet_open;        /* OPEN answers (GROUPCONC_FLEET_OPEN) to waiting tasks: let through
+                                   on local caps alone (one cancelled after the answer, before it
+                                   ran, counts too; an answer to a task gone already does not) */
     uint64_t fleet_renew_failed; /* lease renewals that failed (groupconc_fleet_report) */
 } groupconc_executor_stats;
 
@@ -1879,7 +1882,7 @@ GROUPCONC_API int groupconc_fleet_notify(groupconc_executor *ex, const char *gro
 /* groupconc_fleet_report: the provider reports a problem to the listener and the stats
    (GROUPCONC_EVENT_FLEET): GROUPCONC_EFLEET_RENEW (a lease renewal failed, the task keeps running:
    counted in fleet_renew_failed). GROUPCONC_EFLEET_OPEN is reported by the executor itself, for
-   each GROUPCONC_FLEET_OPEN answer.
+   each GROUPCONC_FLEET_OPEN answer to a task that still waited for it.
    Params:        group: the key concerned (may be NULL); reason: GROUPCONC_EFLEET_RENEW.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (ex NULL, another reason, or no fleet provider in
                   its policy: nothing counted); GROUPCONC_EKEYEMPTY / EKEYTOOLONG (group);
