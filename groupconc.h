@@ -195,8 +195,12 @@
                       ManagedBlocker). On Windows there is no idle-CPU sign (only Linux reads /proc):
                       tasks that sleep briefly (a few ms, while others finish: no stall, none past
                       10 ms) get few workers by themselves, so they should call
-                      groupconc_context_blocking to get more workers quickly. A worker blocked in a wait of this library inside a task or
-                      callback lets one more start, beyond max_threads. Tasks holding all permits
+                      groupconc_context_blocking to get more workers quickly. A worker blocked in a
+                      wait of this library inside a task or callback lets one more start, beyond
+                      max_threads. The workers beyond one per CPU go once the pool has needed none
+                      of them for keep_alive_ns: each retires as it next has nothing to do, also
+                      while work keeps trickling in. Until then they run whatever comes, computing
+                      tasks too. Tasks holding all permits
                       wait for a thread in a FIFO ready queue. A worker that finishes a task runs the
                       next ready one without sleeping; while tasks are short it takes up to
                       GROUPCONC_BATCH_MAX at a time (see "worker pool" below).
@@ -266,7 +270,9 @@
 
    5. THREADS AND CALLBACKS
        Every function is thread-safe, except that groupconc_executor_destroy must not run concurrently
-       with any other call on the same executor or its unfinished handles.
+       with any other call on the same executor or its unfinished handles, but
+       groupconc_deferred_complete (destroy waits for a deferred task, which another thread
+       completes).
        Listener events, completion callbacks, rejection handlers and cleanups never run with an
        internal lock held: they may submit, cancel, read stats and wait on other tasks. Blocking
        calls made inside a task or callback of the same executor never wait for themselves:
@@ -398,9 +404,10 @@
        - Task timestamps use CLOCK_MONOTONIC. In a strict ISO TU (-std=c11) that includes a system
          header before this one, clock_gettime is not declared and timestamps fall back to
          timespec_get(TIME_UTC); with glibc, readlink is not declared either (with -pthread too),
-         and the pool then tells a blocked task from a busy one by the process's CPU time alone,
-         not by each worker's state in /proc. Include groupconc.h first in the implementation TU,
-         or define _POSIX_C_SOURCE=200809L.
+         and the pool cannot read each worker's state in /proc: as on other systems, a task that
+         computes past 10 ms while others finish then counts as blocked and one more worker starts
+         for it (CPU-bound tasks of 10 ms or more run beyond one per CPU). Include groupconc.h
+         first in the implementation TU, or define _POSIX_C_SOURCE=200809L.
        - Backends: C11 threads, POSIX threads and Win32. Atomics are C11 <stdatomic.h> in all three:
          MSVC needs Visual Studio 2022 17.5 or later with /std:c11 /experimental:c11atomics.
        - Fleet layer: executor gate permits do not pass through it; a provider's REJECT is always
@@ -1079,7 +1086,7 @@ GROUPCONC_API groupconc_executor *groupconc_context_executor(const groupconc_con
    Callbacks:     the task body only.
                   Runs here: nothing (it may start a thread: the pool's worker).
    Remarks:       the extra room lasts until the body returns. Waits of this library (task_wait,
-                  a gate's acquire, a scope's join, ...) make room by themselves: no call needed. */
+                  execute_all, a scope's join, ...) make room by themselves: no call needed. */
 GROUPCONC_API int groupconc_context_blocking(groupconc_context *ctx);
 
 /* Deferred completion: how an executor task starts asynchronous work (a request on an event loop,
@@ -1102,8 +1109,9 @@ typedef struct groupconc_deferred groupconc_deferred;
    Remarks:       after it, the body must return GROUPCONC_TASK_PENDING. If it returns anything
                   else, the task completes with that, and the deferred handle is void: it must not
                   be completed. A body that returns GROUPCONC_TASK_PENDING without deferring
-                  completes FAILED with result.error GROUPCONC_TASK_PENDING. Its cleanup runs after
-                  the completion, never while the work may still use `arg`. */
+                  completes FAILED with result.error GROUPCONC_TASK_PENDING. Its cleanup runs when
+                  the deferred task is completed (first thing in groupconc_deferred_complete),
+                  never while the work may still use `arg`. */
 GROUPCONC_API int groupconc_context_defer(groupconc_context *ctx, groupconc_deferred **out_deferred);
 
 /* groupconc_deferred_complete: deliver a deferred task's result, as if its function returned `rc`
@@ -1201,7 +1209,9 @@ typedef struct groupconc_group_stats {
                                    to GROUPCONC_BATCH_MAX short tasks at a time and finishes them
                                    together); a deferred task (groupconc_context_defer) until it
                                    completes; and the executor gates' permits held in the group
-                                   (gate_permits); CALLER_RUNS tasks not counted */
+                                   (gate_permits); CALLER_RUNS tasks not counted. The tasks that
+                                   hold a concurrency permit: running + ready + waiting_running
+                                   + waiting_fleet (ready CALLER_RUNS re-runs excepted) */
     size_t ready;               /* hold all permits, waiting for a worker thread (also CALLER_RUNS
                                    re-runs waiting for a worker, which hold none) */
     size_t waiting_global;      /* waiting at the global in-flight layer */
@@ -1415,6 +1425,9 @@ GROUPCONC_API int groupconc_executor_limits_set(groupconc_executor *ex,
                   still starts. Shutdown and cancel still remove a paused group's waiters; a paused
                   group is never reclaimed by the bounded table. With a fleet provider, its waiting
                   tasks ask for no fleet lease and hold none until the resume (section [10]).
+                  A pause holds back what waits: a task refused instead of waiting (its queue
+                  threshold reached: with a threshold of 0, every new one) still runs under
+                  CALLER_RUNS, in its submit, as any refused task does.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY / EKEYTOOLONG;
                   GROUPCONC_ESHUTDOWN; GROUPCONC_ENOMEM; GROUPCONC_EGROUPS_FULL (a new key, table full).
    Thread safety: any thread.
@@ -2942,6 +2955,9 @@ typedef struct groupconc__pool {
                                       max_threads); max_threads if the housekeeper cannot start */
     unsigned nchains;              /* workers with a chain (chain_len > 0): whoever takes ex->lock
                                       ends them first (groupconc__exec_lock) */
+    uint64_t needed_at;            /* when a worker was last started or woken beyond the pool's size
+                                      (the coarse clock; under ex->lock): the workers beyond its
+                                      cap retire keep_alive_ns later (groupconc__pool_surplus_locked) */
 } groupconc__pool;
 
 /* The fleet layer ("module: fleet layer"); under ex->lock. */
@@ -5093,6 +5109,7 @@ GROUPCONC__FN void groupconc__emit_refused(groupconc_executor *ex, const char *g
                                            const char *task_id, int reason);
 GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc__batch *b);
 GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex);
+GROUPCONC__FN void groupconc__pool_needed_locked(groupconc_executor *ex);
 GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_task *t, int reason,
                                             bool in_submit);
 GROUPCONC__FN void groupconc__fill_result(const groupconc_task *t, groupconc_result *r);
@@ -6466,8 +6483,10 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
    Go's sysmon): it starts one for each waiting task when none finished for GROUPCONC__BLOCKED_NS
    while a worker sleeps in its task (a stall), or one for a task running past GROUPCONC__STUCK_NS
    while others finish; up to max_threads + nblocked. A worker that runs or waits for a CPU (Linux:
-   /proc, groupconc__runnable) is never taken for blocked. The workers it started stay until their
-   keep-alive runs out; kick_locked wakes idle ones before it starts any.
+   /proc, groupconc__runnable) is never taken for blocked. kick_locked wakes idle workers before it
+   starts any. The workers beyond the pool's cap retire as they next go idle once it started or woke
+   none beyond its size for keep_alive_ns (pool.needed_at, groupconc__pool_surplus_locked): their own
+   keep-alive starts again each time one is woken, which a trickle of work does to each in turn.
    worker_main runs one locked step at a time (worker_step_locked): admit the
    inbox, finish the tasks it ran (hand their permits on), claim the next ready tasks (FIFO), then
    run them unlocked (worker_run_batch). In a serial run (one key's queue drained by one worker,
@@ -6611,6 +6630,7 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     atomic_fetch_add_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1 */
     w->next = ex->pool.workers;
     ex->pool.workers = w;
+    groupconc__pool_needed_locked(ex);
     return GROUPCONC_OK;
 }
 
@@ -6623,6 +6643,28 @@ GROUPCONC__FN size_t groupconc__pool_cap(groupconc_executor *ex, size_t blocked)
     size_t cap = atomic_load_explicit(&ex->pool.size, memory_order_relaxed) +
                  atomic_load_explicit(&ex->pool.nhinted, memory_order_relaxed);
     return (cap < max ? cap : max) + blocked;
+}
+
+/* A worker was started or woken (spawn_locked, kick_locked): if more are awake than the pool's size
+   (for tasks that block: the watch's, hinted, blocked in a wait), the pool needed them just now.
+   Under ex->lock. */
+GROUPCONC__FN void groupconc__pool_needed_locked(groupconc_executor *ex) {
+    size_t awake = atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) -
+                   atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) +
+                   atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed);
+    if (awake > atomic_load_explicit(&ex->pool.size, memory_order_relaxed))
+        ex->pool.needed_at = groupconc__coarse_now_ns();
+}
+
+/* A worker with nothing to do is one too many, and retires at once (worker_sleep_locked): the pool
+   has more workers than its cap (blocked ones counted) and needed none beyond its size for
+   keep_alive_ns. The workers the watch started for tasks that block would otherwise stay as long as
+   work trickles in: the idle ones are woken in turn, each one's keep-alive starting again, and
+   they run whatever comes next, computing tasks too, beyond one per CPU. */
+GROUPCONC__FN bool groupconc__pool_surplus_locked(groupconc_executor *ex, uint64_t now) {
+    size_t blocked = atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed);
+    return atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) > groupconc__pool_cap(ex, blocked) &&
+           now - ex->pool.needed_at >= (uint64_t)ex->policy.keep_alive_ns;
 }
 
 /* The pool is at its size, ready tasks wait for a worker: make sure the housekeeper watches
@@ -6667,6 +6709,7 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
            atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) > waking) { /* written under the lock */
         groupconc__cond_signal(&ex->pool.work_cv);
         atomic_fetch_add_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1 */
+        groupconc__pool_needed_locked(ex);
         waking++;
         covered++;
     }
@@ -7264,6 +7307,9 @@ GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uin
     groupconc__shard *sh = groupconc__home_shard(ex, w->self);
     bool signalled;
     uint64_t until;
+    if (sh->ready.count == 0 && groupconc__pool_surplus_locked(ex, groupconc__coarse_now_ns()) &&
+        groupconc__worker_retire_locked(w))
+        return false; /* one too many (it looked at the inbox under the stripe locks) */
     /* P1, the worker's end: both before its last look at the inbox */
     atomic_fetch_add_explicit(&ex->pool.nidle, 1, memory_order_seq_cst);
     if (nap) atomic_fetch_add_explicit(&ex->pool.nnapping, 1, memory_order_seq_cst);

@@ -219,6 +219,55 @@ static void test_blocked_tasks_grow_the_pool_hinted(void **state) {
     run_rendezvous(true);
 }
 
+/* ---- the grown pool shrinks back while work trickles in ---------------------------------------- */
+/* After tasks that blocked grew the pool to max_threads, a trickle of short tasks (one every 2 ms)
+   must not keep the extra workers: each is woken in turn for it, and its keep-alive started again
+   every time, so they stayed for as long as the trickle lasted (and ran computing tasks beyond one
+   per CPU). Now a worker retires as it goes idle once the pool needed none beyond its size for
+   keep_alive_ns: within a few keep-alives of the burst the pool is back at its size. */
+static void test_grown_pool_shrinks_under_a_trickle(void **state) {
+    (void)state;
+    enum { N = 16 };
+    size_t ncpu = test_ncpu();
+    if (ncpu == 0 || ncpu + 2 > N || tu_under_valgrind()) skip(); /* the pool is max_threads already */
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = N;
+    p.keep_alive_ns = 100 * TU_MS;
+    groupconc_executor *ex = tu_executor(&p);
+    rendezvous r;
+    tu_latch_init(&r.inside, N);
+    atomic_init(&r.met, 0);
+    atomic_init(&r.hint_rc, 0);
+    r.hint = true; /* grows at once, no watch needed */
+    groupconc_task *t[N];
+    for (int i = 0; i < N; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "k%d", i);
+        t[i] = tu_submit(ex, key, NULL, rendezvous_fn, &r);
+    }
+    for (int i = 0; i < N; i++) {
+        tu_wait_status(t[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(t[i]);
+    }
+    assert_int_equal(atomic_load(&r.met), N);
+    assert_true(tu_xstats(ex).threads >= N);
+    int64_t until = tu_now_ns() + 10 * p.keep_alive_ns;
+    size_t threads = N;
+    while (tu_now_ns() < until) {
+        groupconc_task *u = tu_submit(ex, "trickle", NULL, tu_noop_fn, NULL);
+        tu_wait_status(u, GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(u);
+        threads = tu_xstats(ex).threads;
+        tu_sleep_ns(2 * TU_MS);
+    }
+    print_message("after the trickle: %zu threads (CPUs %zu)\n", threads, ncpu);
+#if !defined(POOL_UNDER_TSAN) /* there a no-op task may look blocked, and the watch grow the pool */
+    assert_true(threads <= ncpu);
+#endif
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&r.inside);
+}
+
 /* ---- a long blocked task among busy ones -------------------------------------------------------- */
 /* One task sleeps (on a latch) while the others compute: tasks still finish nowhere, but the process
    is busy, so this is no stall; the blocked task's age (past GROUPCONC__STUCK_NS) gets a worker
@@ -1718,6 +1767,7 @@ int main(void) {
         cmocka_unit_test(test_noop_tasks_stay_within_cpus),
         cmocka_unit_test(test_blocked_tasks_grow_the_pool),
         cmocka_unit_test(test_blocked_tasks_grow_the_pool_hinted),
+        cmocka_unit_test(test_grown_pool_shrinks_under_a_trickle),
         cmocka_unit_test(test_short_sleeps_grow_the_pool),
         cmocka_unit_test(test_long_blocked_task_among_busy_ones),
         cmocka_unit_test(test_hint_starts_a_worker_at_once),
