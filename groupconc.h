@@ -443,7 +443,7 @@
          costs O(keys in it), about 30 us at 100,000 keys, and stays until its fields are back to
          GROUPCONC_DEFAULT. Set live limits for tenants, not for every client address.
        - Under CALLER_RUNS a refused task runs holding no permits: no cap counts it, nor the
-         stats' running / ready gauges. Its group is not idle meanwhile (a shutdown of the group must
+         stats' running gauge (a re-run waiting for a worker is in ready). Its group is not idle meanwhile (a shutdown of the group must
          reach it): it is not reclaimed, and at max_groups it can be why a new key is refused
          (GROUPCONC_EGROUPS_FULL) although every gauge of the group reads 0.
        - When at least one worker exists, a failed start of another is not reported: the task queues
@@ -1110,8 +1110,8 @@ typedef struct groupconc_deferred groupconc_deferred;
                   else, the task completes with that, and the deferred handle is void: it must not
                   be completed. A body that returns GROUPCONC_TASK_PENDING without deferring
                   completes FAILED with result.error GROUPCONC_TASK_PENDING. Its cleanup runs when
-                  the deferred task is completed (first thing in groupconc_deferred_complete),
-                  never while the work may still use `arg`. */
+                  the deferred task is completed (as groupconc_deferred_complete says), never
+                  while the work may still use `arg`. */
 GROUPCONC_API int groupconc_context_defer(groupconc_context *ctx, groupconc_deferred **out_deferred);
 
 /* groupconc_deferred_complete: deliver a deferred task's result, as if its function returned `rc`
@@ -2743,6 +2743,8 @@ typedef struct groupconc__counters {
 typedef struct groupconc__group_cold {
     uint64_t outcome[GROUPCONC__C_OUTCOMES]; /* [GROUPCONC__C_SUCCEEDED] unused: in the group */
     uint64_t caller_runs;                    /* refused, then run under CALLER_RUNS */
+    uint64_t undecided;                      /* refused, the outcome not decided yet (B_UNDECIDED):
+                                                in the group's submitted (group_submitted) */
 } groupconc__group_cold;
 
 /* The bounded table's LRU link, allocated in front of each group of such an executor only (see
@@ -2782,8 +2784,9 @@ typedef struct groupconc__group_queues {
 /* 73 bytes before the key: with a key of up to 15 bytes, a 96-byte malloc chunk (112 up to 31),
    plus a 64-byte queues block once a task of it has waited. The key table keeps the hash; the key's
    length is looked up rarely (strlen). A group keeps no `submitted` count: whenever ex->lock is
-   free, every task that reached the group has completed (an outcome counter) or is waiting, ready
-   or on a worker, so the stats add those up (groupconc__group_submitted). */
+   free, every task that reached the group has completed (an outcome counter), is waiting, ready
+   or on a worker, or was refused with its outcome still to decide (cold->undecided: a handler's,
+   or CALLER_RUNS's), so the stats add those up (groupconc__group_submitted). */
 struct groupconc__group {
     groupconc_executor *exec;
     groupconc__permits bulkhead;   /* GROUPCONC__L_BULKHEAD (its waiters: queues->bulkhead) */
@@ -2956,8 +2959,9 @@ typedef struct groupconc__pool {
     unsigned nchains;              /* workers with a chain (chain_len > 0): whoever takes ex->lock
                                       ends them first (groupconc__exec_lock) */
     uint64_t needed_at;            /* when a worker was last started or woken beyond the pool's size
-                                      (the coarse clock; under ex->lock): the workers beyond its
-                                      cap retire keep_alive_ns later (groupconc__pool_surplus_locked) */
+                                      for tasks that block (the coarse clock; under ex->lock;
+                                      groupconc__pool_needed_locked): the workers beyond its cap
+                                      retire keep_alive_ns later (groupconc__pool_surplus_locked) */
 } groupconc__pool;
 
 /* The fleet layer ("module: fleet layer"); under ex->lock. */
@@ -3530,6 +3534,15 @@ GROUPCONC__FN uint32_t groupconc__fleet_waiting(const groupconc__group *g) {
     return ((const groupconc__group_fleet *)(const void *)((const char *)g - groupconc__group_front(g)))->waiting;
 }
 
+/* g's cold block, allocated on first need; NULL if there is no memory for it. Under ex->lock. */
+GROUPCONC__FN groupconc__group_cold *groupconc__group_cold_get(groupconc__group *g) {
+    if (!g->cold) {
+        g->cold = (groupconc__group_cold *)GROUPCONC_MALLOC(sizeof *g->cold);
+        if (g->cold) memset(g->cold, 0, sizeof *g->cold);
+    }
+    return g->cold;
+}
+
 /* Add delta (+1 or -1) to one outcome counter of g and of the executor. Under ex->lock. A group's
    first rare outcome allocates its cold block; if that fails the outcome is counted in the
    executor's totals only (counts_unattributed says how many). */
@@ -3539,10 +3552,7 @@ GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__gr
     if (which == GROUPCONC__C_SUCCEEDED) {
         g->succeeded += (uint64_t)(int64_t)delta;
     } else {
-        if (!g->cold && delta > 0) {
-            g->cold = (groupconc__group_cold *)GROUPCONC_MALLOC(sizeof *g->cold);
-            if (g->cold) memset(g->cold, 0, sizeof *g->cold);
-        }
+        if (delta > 0) (void)groupconc__group_cold_get(g);
         if (g->cold && (delta > 0 || g->cold->outcome[which] > 0))
             g->cold->outcome[which] += (uint64_t)(int64_t)delta;
         else
@@ -3561,11 +3571,7 @@ GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__gr
 GROUPCONC__FN void groupconc__count_caller_run_locked(groupconc_executor *ex, groupconc__group *g) {
     groupconc__shard *sh = groupconc__shard_of(ex, g);
     sh->counts.caller_runs++;
-    if (!g->cold) {
-        g->cold = (groupconc__group_cold *)GROUPCONC_MALLOC(sizeof *g->cold);
-        if (g->cold) memset(g->cold, 0, sizeof *g->cold);
-    }
-    if (g->cold) g->cold->caller_runs++;
+    if (groupconc__group_cold_get(g)) g->cold->caller_runs++;
 }
 
 GROUPCONC__FN void groupconc__group_free(groupconc__group *g) {
@@ -4188,8 +4194,10 @@ GROUPCONC__FN bool groupconc__exec_wait_all(groupconc_executor *ex, groupconc__c
    it is asked again or leaves the layer (waiting_dec). SKIPPED under the lock by groupconc__run
    for a fork whose scope was shut down before it started. SETTLING under the lock by the thread
    settling a CALLER_RUNS refusal, from just before its REJECTED event until it is re-queued or
-   completed (settle_rejected). Whether a task passed the fleet layer is
-   t->held > GROUPCONC__L_FLEET. */
+   completed (settle_rejected). UNDECIDED under the lock by reject_locked, for a refusal whose
+   outcome a handler or CALLER_RUNS decides; cleared under the lock by the thread that owns it
+   when the outcome is counted or the task queued again (groupconc__refusal_decided_locked).
+   Whether a task passed the fleet layer is t->held > GROUPCONC__L_FLEET. */
 
 /* t->stage (under ex->lock). */
 enum {
@@ -4241,6 +4249,9 @@ enum {
                                          completes it CANCELLED after the event, not a re-run) */
 #define GROUPCONC__B_SKIPPED 4096u    /* a fork whose scope was shut down before it started: run did
                                          not call it (not a CALLER_RUNS run: caller_runs skips it) */
+#define GROUPCONC__B_UNDECIDED 8192u  /* refused, its outcome for a handler or CALLER_RUNS to decide:
+                                         in no outcome counter yet, so counted in its group's
+                                         cold->undecided (groupconc__refusal_decided_locked) */
 
 /* The stage transitions allowed, as the table "Stage transitions" above lists them: row `from`, bit
    `to`. Every stage change goes through groupconc__set_stage, which checks it against this table
@@ -4359,7 +4370,8 @@ GROUPCONC__FN void groupconc__waiting_dec(groupconc_executor *ex, groupconc_task
    handler, no CALLER_RUNS: a queue deadline is a promise not to run late) or a refusal under ABORT
    or DISCARD. Otherwise a rejection handler or CALLER_RUNS decides the outcome later, and whoever
    settles it counts it then (groupconc__apply_handler, the run's end, a cancel): the counters never
-   count a task before its COMPLETED event, nor go down. */
+   count an outcome that is still open, nor go down. Meanwhile the task is in its group's
+   cold->undecided (B_UNDECIDED), which the group's submitted adds. */
 GROUPCONC__FN bool groupconc__refusal_counted(const groupconc_policy *p, int reason) {
     return groupconc__is_expiry(reason) || (!p->reject_handler && p->rejection != GROUPCONC_REJECT_CALLER_RUNS);
 }
@@ -4375,7 +4387,20 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
     groupconc__set_stage(t, GROUPCONC__REJECTED);
     if (groupconc__refusal_counted(&ex->policy, reason))
         groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), 1);
+    else if (groupconc__group_cold_get(t->group)) { /* no memory: the group's submitted dips meanwhile */
+        t->group->cold->undecided++;
+        t->bits |= GROUPCONC__B_UNDECIDED;
+    }
     groupconc__fifo_push(&b->rejected, t);
+}
+
+/* A refusal's outcome is decided (counted, or the task is ready for its CALLER_RUNS re-run, in the
+   group's gauges again): it leaves the group's undecided. Under ex->lock, by the thread that owns
+   the task's bits. */
+GROUPCONC__FN void groupconc__refusal_decided_locked(groupconc_task *t) {
+    if (!(t->bits & GROUPCONC__B_UNDECIDED)) return;
+    t->bits &= (uint16_t)~GROUPCONC__B_UNDECIDED;
+    t->group->cold->undecided--;
 }
 
 /* Take a not-yet-started task out of whatever queue holds it. Permits are not released here, so a
@@ -5109,7 +5134,7 @@ GROUPCONC__FN void groupconc__emit_refused(groupconc_executor *ex, const char *g
                                            const char *task_id, int reason);
 GROUPCONC__FN void groupconc__flush_and_retire(groupconc_executor *ex, groupconc__batch *b);
 GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex);
-GROUPCONC__FN void groupconc__pool_needed_locked(groupconc_executor *ex);
+GROUPCONC__FN void groupconc__pool_needed_locked(groupconc_executor *ex, bool started);
 GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_task *t, int reason,
                                             bool in_submit);
 GROUPCONC__FN void groupconc__fill_result(const groupconc_task *t, groupconc_result *r);
@@ -5347,6 +5372,7 @@ GROUPCONC__FN void groupconc__refusal_cancelled_locked(groupconc_executor *ex, g
     t->error = 0;
     t->start_ns = groupconc__now_ns();
     groupconc__set_stage(t, GROUPCONC__DONE);
+    groupconc__refusal_decided_locked(t);
     groupconc__count_locked(ex, t->group, GROUPCONC__C_CANCELLED, 1);
 }
 
@@ -5397,6 +5423,7 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
             t->bits |= GROUPCONC__B_RAN;  /* in no list now: nobody else reads its bits */
             if (!(t->bits & GROUPCONC__B_SKIPPED)) /* else a fork of a shut-down scope: it did not run */
                 groupconc__count_caller_run_locked(ex, g);
+            groupconc__refusal_decided_locked(t);
             groupconc__count_locked(ex, g, groupconc__outcome_index(t->status, 0), 1);
             groupconc__exec_unlock(ex);
         }
@@ -5822,6 +5849,7 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
     if (status != GROUPCONC_STATUS_SUCCESS && status != GROUPCONC_STATUS_FAILED &&
         status != GROUPCONC_STATUS_CANCELLED) { /* REJECTED, or not a final status: the default stands */
         groupconc__exec_lock(ex);
+        groupconc__refusal_decided_locked(t);
         groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), 1);
         groupconc__exec_unlock(ex);
         return;
@@ -5834,6 +5862,7 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
         t->bits |= GROUPCONC__B_RAN;
     }
     groupconc__exec_lock(ex);
+    groupconc__refusal_decided_locked(t);
     groupconc__count_locked(ex, t->group, groupconc__outcome_index(status, 0), 1);
     groupconc__exec_unlock(ex);
 }
@@ -5887,6 +5916,7 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
         if (cancelled) {
             groupconc__refusal_cancelled_locked(ex, t);
         } else {
+            groupconc__refusal_decided_locked(t);
             t->bits |= GROUPCONC__B_NO_PERMITS;
             t->status = GROUPCONC_STATUS_PENDING;
             t->error = 0;
@@ -6584,10 +6614,12 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
    sleeping  idle otherwise: nidle raised (P1), a last     work_cv signalled: step; keep_alive_ns
              look at the inbox; waits on work_cv until     idle with nothing ready: retiring
              its keep-alive runs out                       (worker_sleep_locked)
-   retiring  idle keep_alive_ns: under every stripe lock   the inbox empty: gone, nthreads lowered,
-             (where submit checks for a worker and         moved to ex->pool.zombies, joined by the next
-             pushes), it looks at the inbox once more      spawn_locked or by destroy; else: step
-                                                           (worker_retire_locked)
+   retiring  idle keep_alive_ns, or one beyond the     the inbox empty: gone, nthreads lowered,
+             pool's cap as it goes idle once none was      moved to ex->pool.zombies, joined by the next
+             needed for keep_alive_ns (pool_surplus):      spawn_locked or by destroy; else: step
+             under every stripe lock (where submit         (worker_retire_locked)
+             checks for a worker and pushes), it looks
+             at the inbox once more
    exiting   an idle turn once destroy set ex->stopping    it returns; destroy joins it
              (and broadcast on work_cv)                    (worker_idle_locked)
    stuck     (a condition) a batch's task has run past      the housekeeper's watch counts it
@@ -6630,7 +6662,7 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     atomic_fetch_add_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1 */
     w->next = ex->pool.workers;
     ex->pool.workers = w;
-    groupconc__pool_needed_locked(ex);
+    groupconc__pool_needed_locked(ex, true);
     return GROUPCONC_OK;
 }
 
@@ -6645,14 +6677,18 @@ GROUPCONC__FN size_t groupconc__pool_cap(groupconc_executor *ex, size_t blocked)
     return (cap < max ? cap : max) + blocked;
 }
 
-/* A worker was started or woken (spawn_locked, kick_locked): if more are awake than the pool's size
-   (for tasks that block: the watch's, hinted, blocked in a wait), the pool needed them just now.
-   Under ex->lock. */
-GROUPCONC__FN void groupconc__pool_needed_locked(groupconc_executor *ex) {
+/* A worker was started (spawn_locked: `started`) or woken (kick_locked): if that makes more awake
+   than the pool's size for tasks that block, the pool needed it just now. A start beyond the size
+   is for them (the watch's, or the cap that hinted and waiting tasks raise); a wake-up only while
+   such tasks are counted (hinted, blocked in a wait): an idle worker woken for a burst of ready
+   tasks, which the busy ones would take in turn, does not make itself needed. Under ex->lock. */
+GROUPCONC__FN void groupconc__pool_needed_locked(groupconc_executor *ex, bool started) {
     size_t awake = atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) -
                    atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) +
                    atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed);
-    if (awake > atomic_load_explicit(&ex->pool.size, memory_order_relaxed))
+    if (awake <= atomic_load_explicit(&ex->pool.size, memory_order_relaxed)) return;
+    if (started || atomic_load_explicit(&ex->pool.nhinted, memory_order_relaxed) ||
+        atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed))
         ex->pool.needed_at = groupconc__coarse_now_ns();
 }
 
@@ -6709,7 +6745,7 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
            atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) > waking) { /* written under the lock */
         groupconc__cond_signal(&ex->pool.work_cv);
         atomic_fetch_add_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1 */
-        groupconc__pool_needed_locked(ex);
+        groupconc__pool_needed_locked(ex, false);
         waking++;
         covered++;
     }
@@ -7279,7 +7315,8 @@ GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, grou
            b->rejected.count != 0 || b->asks;
 }
 
-/* Retiring: idle for keep_alive_ns. Under every stripe lock, where submit checks for a worker and
+/* Retiring: idle for keep_alive_ns, or one too many as it goes idle (groupconc__pool_surplus_locked,
+   worker_sleep_locked). Under every stripe lock, where submit checks for a worker and
    pushes in one step (under its key's stripe lock): either it sees this worker gone, or this worker
    sees its task (and does not retire: false). A retired worker is joined by the next spawn_locked,
    or by destroy. */
@@ -8451,12 +8488,12 @@ GROUPCONC__FN int groupconc__limit_out(int32_t limit) {
    inbox drained: a task is counted in one of these from its admission (in the same locked step that
    reaches the group) to the end (see groupconc__group). A CALLER_RUNS re-run on a worker is in no
    gauge (it holds no permits): those are found in ex->running, which holds at most BATCH_MAX tasks
-   per worker. */
+   per worker; a refusal whose outcome is not decided yet is in cold->undecided. */
 GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, const groupconc__group *g) {
     const groupconc__shard *sh = groupconc__shard_of(ex, g);
     uint64_t n = groupconc__group_completed(g) + groupconc__waiting_global_of(g) +
                  groupconc__waiting_bulkhead_of(g) + groupconc__waiting_conc_of(g) + groupconc__waiting_running_of(g) +
-                 g->ready + g->running + groupconc__fleet_waiting(g);
+                 g->ready + g->running + groupconc__fleet_waiting(g) + (g->cold ? g->cold->undecided : 0);
     const groupconc_task *t;
     /* held == 0 is NO_PERMITS here (held is the lock's; bits may be written by a worker now) */
     for (t = sh->running.head; t; t = t->next)

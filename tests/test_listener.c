@@ -512,18 +512,19 @@ static void test_caller_runs_late_refusals_and_cancel(void **state) {
     }
 }
 
-/* The counters never count a task before its COMPLETED event, nor go down: a task refused in its
+/* The counters never count an outcome still open, nor go down: a task refused in its
    submit whose outcome CALLER_RUNS or a rejection handler decides counts once it is decided, as
    that outcome. Checked from inside the CALLER_RUNS body and the handler (and every event of the
    task): completed equals the COMPLETED events so far, and rejected_concurrency stays 0. It counted
    the refusal at once (completed 2 with one COMPLETED event, rejected_concurrency 1) and took it
-   back when the run ended (a counter that went down). Round 0: CALLER_RUNS; round 1: a handler
+   back when the run ended (a counter that went down); the group's submitted (a sum of outcomes and
+   gauges) must not dip meanwhile either. Round 0: CALLER_RUNS; round 1: a handler
    that decides SUCCESS; round 2: a handler that keeps REJECTED (counted then, once). */
 typedef struct count_probe {
     groupconc_executor *ex;
     atomic_int completed_events;
-    atomic_int checks, bad;
-    atomic_long max_rejected;
+    atomic_int checks, bad, group_went_down;
+    atomic_long max_rejected, group_submitted, decider_saw; /* the group's submitted, in the body / handler */
 } count_probe;
 
 static void count_probe_check(count_probe *p) {
@@ -533,6 +534,10 @@ static void count_probe_check(count_probe *p) {
     if (xs.completed != (uint64_t)atomic_load(&p->completed_events)) atomic_fetch_add(&p->bad, 1);
     if ((long)xs.rejected_concurrency > atomic_load(&p->max_rejected))
         atomic_store(&p->max_rejected, (long)xs.rejected_concurrency);
+    groupconc_group_stats gs;
+    assert_int_equal(groupconc_group_stats_get(p->ex, "g", &gs), GROUPCONC_OK);
+    if ((long)gs.submitted < atomic_load(&p->group_submitted)) atomic_fetch_add(&p->group_went_down, 1);
+    atomic_store(&p->group_submitted, (long)gs.submitted);
 }
 
 static void count_probe_listener(const groupconc_event *e, void *ud) {
@@ -542,16 +547,20 @@ static void count_probe_listener(const groupconc_event *e, void *ud) {
 }
 
 static int count_probe_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    count_probe *p = arg;
     (void)ctx;
     (void)out_value;
-    count_probe_check((count_probe *)arg);
+    count_probe_check(p);
+    atomic_store(&p->decider_saw, atomic_load(&p->group_submitted));
     return 0;
 }
 
 static void count_probe_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *ud) {
     (void)rj;
+    count_probe *p = ud;
     (void)out; /* REJECTED stands */
-    count_probe_check((count_probe *)ud);
+    count_probe_check(p);
+    atomic_store(&p->decider_saw, atomic_load(&p->group_submitted));
 }
 
 static void count_probe_success(const groupconc_rejection *rj, groupconc_reject_result *out, void *ud) {
@@ -587,6 +596,9 @@ static void test_counters_wait_for_the_outcome(void **state) {
         assert_int_equal(r.status, round == 2 ? GROUPCONC_STATUS_REJECTED : GROUPCONC_STATUS_SUCCESS);
         assert_true(atomic_load(&p.checks) >= 3); /* SUBMITTED, REJECTED, body or handler, ... */
         assert_int_equal(atomic_load(&p.bad), 0);
+        assert_int_equal(atomic_load(&p.group_went_down), 0);
+        assert_int_equal(atomic_load(&p.group_submitted), 2); /* the last look: its COMPLETED event */
+        assert_int_equal(atomic_load(&p.decider_saw), 2);     /* both tasks, while its outcome is open */
         assert_int_equal(atomic_load(&p.max_rejected), round == 2 ? 1 : 0);
         groupconc_executor_stats xs = tu_xstats(ex);
         assert_int_equal(xs.completed, 1);

@@ -221,12 +221,24 @@ static void test_blocked_tasks_grow_the_pool_hinted(void **state) {
 
 /* ---- the grown pool shrinks back while work trickles in ---------------------------------------- */
 /* After tasks that blocked grew the pool to max_threads, a trickle of short tasks (one every 2 ms)
-   must not keep the extra workers: each is woken in turn for it, and its keep-alive started again
-   every time, so they stayed for as long as the trickle lasted (and ran computing tasks beyond one
-   per CPU). Now a worker retires as it goes idle once the pool needed none beyond its size for
-   keep_alive_ns: within a few keep-alives of the burst the pool is back at its size. */
-static void test_grown_pool_shrinks_under_a_trickle(void **state) {
-    (void)state;
+   or bursts of 12 computing ones (every 10 ms) must not keep the extra workers: each is woken in
+   turn for them, and its keep-alive started again every time, so they stayed for as long as the
+   work came (and ran computing tasks beyond one per CPU); with the bursts, 4 stayed after the first
+   fix, whose wake-ups for a burst counted as the pool needing them. Now a worker retires as it goes
+   idle once the pool needed none beyond its size for tasks that block for keep_alive_ns: within a
+   few keep-alives of the blocked tasks the pool is back at its size. */
+static int spin_ms_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    int64_t until = tu_now_ns() + TU_MS;
+    while (tu_now_ns() < until) {}
+    return 0;
+}
+
+/* burst: 0, one no-op task at a time; else bursts of that many 1 ms computing tasks (woken idle
+   workers take them: a wake-up for a burst must not count as the pool needing its extra ones) */
+static void run_grown_pool_shrinks(int burst) {
     enum { N = 16 };
     size_t ncpu = test_ncpu();
     if (ncpu == 0 || ncpu + 2 > N || tu_under_valgrind()) skip(); /* the pool is max_threads already */
@@ -254,18 +266,36 @@ static void test_grown_pool_shrinks_under_a_trickle(void **state) {
     int64_t until = tu_now_ns() + 10 * p.keep_alive_ns;
     size_t threads = N;
     while (tu_now_ns() < until) {
-        groupconc_task *u = tu_submit(ex, "trickle", NULL, tu_noop_fn, NULL);
-        tu_wait_status(u, GROUPCONC_STATUS_SUCCESS);
-        groupconc_task_release(u);
+        groupconc_task *u[N];
+        int n = burst ? burst : 1;
+        for (int i = 0; i < n; i++) {
+            char key[32];
+            snprintf(key, sizeof key, "w%d", i);
+            u[i] = tu_submit(ex, key, NULL, burst ? spin_ms_fn : tu_noop_fn, NULL);
+        }
+        for (int i = 0; i < n; i++) {
+            tu_wait_status(u[i], GROUPCONC_STATUS_SUCCESS);
+            groupconc_task_release(u[i]);
+        }
         threads = tu_xstats(ex).threads;
-        tu_sleep_ns(2 * TU_MS);
+        tu_sleep_ns((burst ? 10 : 2) * TU_MS);
     }
-    print_message("after the trickle: %zu threads (CPUs %zu)\n", threads, ncpu);
+    print_message("after the %s: %zu threads (CPUs %zu)\n", burst ? "bursts" : "trickle", threads, ncpu);
 #if !defined(POOL_UNDER_TSAN) /* there a no-op task may look blocked, and the watch grow the pool */
     assert_true(threads <= ncpu);
 #endif
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     tu_latch_destroy(&r.inside);
+}
+
+static void test_grown_pool_shrinks_under_a_trickle(void **state) {
+    (void)state;
+    run_grown_pool_shrinks(0);
+}
+
+static void test_grown_pool_shrinks_under_bursts(void **state) {
+    (void)state;
+    run_grown_pool_shrinks(12);
 }
 
 /* ---- a long blocked task among busy ones -------------------------------------------------------- */
@@ -1768,6 +1798,7 @@ int main(void) {
         cmocka_unit_test(test_blocked_tasks_grow_the_pool),
         cmocka_unit_test(test_blocked_tasks_grow_the_pool_hinted),
         cmocka_unit_test(test_grown_pool_shrinks_under_a_trickle),
+        cmocka_unit_test(test_grown_pool_shrinks_under_bursts),
         cmocka_unit_test(test_short_sleeps_grow_the_pool),
         cmocka_unit_test(test_long_blocked_task_among_busy_ones),
         cmocka_unit_test(test_hint_starts_a_worker_at_once),
