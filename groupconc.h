@@ -2800,6 +2800,9 @@ struct groupconc__group {
     uint32_t ready;                /* in ex->ready (CALLER_RUNS re-runs included) */
     uint32_t running;              /* in ex->running holding permits (CALLER_RUNS re-runs not) */
     uint8_t flags;                 /* GROUPCONC__GF_* */
+#if GROUPCONC__SHARDS > 1
+    uint8_t shard;                 /* its shard (ex->shards), from its key's hash; never changes */
+#endif
     char key[];
 };
 
@@ -2848,6 +2851,10 @@ typedef struct groupconc__worker {
     unsigned chain_len;
     groupconc_task *chain[GROUPCONC_BATCH_MAX];
     groupconc__fifo chain_done;
+#if GROUPCONC__SHARDS > 1
+    unsigned home;                 /* its home shard (ex->shards): where it looks for ready tasks
+                                      first (groupconc__ready_shard_locked); the spawn count masked */
+#endif
 } groupconc__worker;
 
 typedef struct groupconc__limits_entry {
@@ -2936,6 +2943,9 @@ typedef struct groupconc__pool {
     groupconc__cond work_cv;       /* idle workers sleep here (with ex->lock) */
     groupconc__worker *workers;    /* live workers */
     groupconc__worker *zombies;    /* retired workers, to be joined */
+#if GROUPCONC__SHARDS > 1
+    unsigned spawned;              /* workers started, ever: the next one's home shard, masked */
+#endif
     char pad4[GROUPCONC__LINE];
     /* Written under the lock when workers come and go or idle, read by submit without it. */
     _Atomic size_t nthreads, nidle;
@@ -2975,27 +2985,39 @@ typedef struct groupconc__fleet {
 } groupconc__fleet;
 
 /* ==== shards ==================================================================================== */
-/* The executor's per-task state (its queues of tasks and their counters), and the lock that guards
-   it, is kept in shards: a group's tasks live in its shard (groupconc__shard_of), a worker takes
-   tasks from its home shard (groupconc__home_shard). A call that must see everything (stats, the
-   dump, pause, live limits, shutdown, eviction, the housekeeper's sweep) takes every shard's lock
-   and reads the sums (GROUPCONC__EACH_SHARD). docs/lock-measurements.md ("Past two cores") designs
-   the sharded executor and the steps that build it; this is its first: one shard, whose lock is
-   "the executor lock" (ex->lock in the protocols' text), so every accessor below names shard 0.
-   Where a per-task path names no group (what the inbox brings, kicks, the watch), it uses
-   groupconc__locked_shard, the shard whose lock the caller holds: the step that adds shards
-   passes that shard in, and re-argues each such place (the steps' list says how). */
+/* The executor's per-task state (its queues of tasks and their counters) is kept in shards, each
+   with a lock: a group's tasks live in its shard (groupconc__shard_of: g->shard, fixed when the
+   group is made, from its key's hash: the key-table stripe's index, widened by more of the same
+   hash bits when there are more shards than stripes), a worker takes tasks from its home shard
+   first (groupconc__home_shard), then from the others (groupconc__ready_shard_locked). A call that
+   must see everything (stats, the dump, pause, live limits, shutdown, eviction, the housekeeper's
+   sweep) takes every shard's lock and reads the sums (GROUPCONC__EACH_SHARD, groupconc__totals_locked).
+   docs/lock-measurements.md ("Past two cores") designs the sharded executor and the steps that
+   build it. Built so far (steps 1, 2 and 5a): GROUPCONC__SHARDS shards (a power of two; 1 by
+   default, the tests' builds use 16), but every lock of either kind takes every shard's lock, in
+   index order ("the executor lock", ex->lock in the protocols' text, is all of them; with one
+   shard, shard 0's), so that no new race is possible: what more than one shard changes is only
+   where each datum lives, and which shards a per-task path must look at (a worker's claim, its
+   serial step, steal and sleep, kick_locked and the watch look at every shard's ready tasks).
+   Two counts a batch of completions retires without knowing their shards live in the executor
+   (unfinished, retired). Step 5b narrows the per-task lock to one shard, which needs the protocols
+   of "Step 5 on paper" (sleep and wake-up across shards, an atomic unfinished, per-shard chains,
+   help by a batch's shard). */
 #ifndef GROUPCONC__SHARDS
 #define GROUPCONC__SHARDS 1
 #endif
-#if GROUPCONC__SHARDS != 1
-#error "groupconc: more than one shard is not built yet (docs/lock-measurements.md, step 5)"
+#if GROUPCONC__SHARDS < 1 || GROUPCONC__SHARDS > 256 || (GROUPCONC__SHARDS & (GROUPCONC__SHARDS - 1)) != 0
+#error "GROUPCONC__SHARDS must be a power of two from 1 to 256 (a group's shard is a byte)"
 #endif
 
 typedef struct groupconc__shard {
-    groupconc__mutex lock;         /* the executor lock (see above) */
-    groupconc__fifo refused;       /* tasks a quiet admission refused, for the next drain to settle
-                                      (groupconc__admit_inbox_quiet_locked) */
+#if GROUPCONC__SHARDS > 1
+    char pad[GROUPCONC__LINE];     /* each shard on lines of its own: none shared with the one before
+                                      (or, for shard 0, with the inbox) */
+#endif
+    groupconc__mutex lock;         /* taken with every other shard's (see above) */
+    groupconc__fifo refused;       /* tasks of its groups a quiet admission refused, for the next
+                                      drain to settle (groupconc__admit_inbox_quiet_locked) */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
@@ -3004,17 +3026,25 @@ typedef struct groupconc__shard {
                                       (flagged likewise; nothing else reads the list) */
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, its groups */
-    size_t unfinished;             /* accepted tasks not yet completed */
-    uint64_t retired;              /* tasks completed, ever (the watch: did any finish?) */
-    groupconc__counters counts;    /* its groups, evicted ones included */
+    groupconc__counters counts;    /* its groups, evicted ones included (submits refused before
+                                      they had a group: shard 0's) */
 } groupconc__shard;
 
-/* The shard of group g (NULL: a task of no group yet), of worker w, the one whose lock the caller
-   holds; and every shard, in index order (the order their locks are taken in). */
+/* The shard of group g (NULL: a task of no group yet: shard 0), of worker w; and every shard, in
+   index order (the order their locks are taken in). With one shard every one of them is shard 0, a
+   constant offset. groupconc__locked_shard is gone with step 5a: each place that used it names
+   its shard(s) now. */
+#if GROUPCONC__SHARDS == 1
 #define groupconc__shard_of(ex, g) ((void)(g), &(ex)->shards[0])
 #define groupconc__home_shard(ex, w) ((void)(w), &(ex)->shards[0])
-#define groupconc__locked_shard(ex) (&(ex)->shards[0])
+#else
+#define groupconc__shard_of(ex, g) (&(ex)->shards[(g) ? (g)->shard : 0])
+#define groupconc__home_shard(ex, w) (&(ex)->shards[(w)->home])
+#endif
 #define GROUPCONC__EACH_SHARD(ex, sh) for ((sh) = (ex)->shards; (sh) < (ex)->shards + GROUPCONC__SHARDS; (sh)++)
+/* The shard of a key's hash: its stripe's index (groupconc__stripe_of) masked, or, with more shards
+   than stripes, more of the same bits (so the shard's low bits are still the stripe's). */
+#define GROUPCONC__SHARD_OF_HASH(hash) ((uint8_t)((size_t)((hash) >> 32) & (GROUPCONC__SHARDS - 1)))
 
 struct groupconc_executor {
     /* Read-mostly: everyone reads these, hardly anyone writes them. */
@@ -3040,6 +3070,16 @@ struct groupconc_executor {
     /* The workers' side. The shards' locks guard everything below unless noted (all of them: see
        "shards"); lock order: the shards (in index order), then done_lock. */
     groupconc__shard shards[GROUPCONC__SHARDS];
+#if GROUPCONC__SHARDS > 1
+    char pad_shards[GROUPCONC__LINE]; /* the last shard's lines its own too */
+#endif
+    /* Executor-wide, not per shard: a worker retires (retire_locked) a count of completions it
+       gathered outside the lock over a batch whose tasks may be of several shards (it steals), and
+       graceful shutdown and destroy wait for the whole count. Under the shards' locks (all of them,
+       for now); step 5b, which narrows the per-task lock to one shard, makes both atomics
+       (docs/lock-measurements.md, "Step 5 on paper"). */
+    size_t unfinished;             /* accepted tasks not yet completed */
+    uint64_t retired;              /* tasks completed, ever (the watch: did any finish?) */
     groupconc__cond idle_cv;       /* graceful shutdown / destroy wait for ex->unfinished == 0 */
     groupconc__mutex done_lock;    /* guards task watchers lists */
 
@@ -3840,6 +3880,9 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, groupconc__stripe
     memcpy(g->key, key, len);
     g->key[len] = '\0';
     g->exec = ex;
+#if GROUPCONC__SHARDS > 1
+    g->shard = GROUPCONC__SHARD_OF_HASH(hash); /* its stripe's, masked: see "shards" */
+#endif
     g->flags = (uint8_t)((bounded ? GROUPCONC__GF_LRU : 0u) | (p->fleet.acquire ? GROUPCONC__GF_FLEET : 0u));
     atomic_init(&g->refs, 1); /* the table's */
     e = groupconc__limits_find(ex, g->key);
@@ -4034,6 +4077,7 @@ static GROUPCONC__TLS char groupconc__me;
    "worker pool"), so that whatever it reads or changes under the lock is exact. */
 GROUPCONC__FN void groupconc__chains_end_locked(groupconc_executor *ex);
 
+#if GROUPCONC__SHARDS == 1
 GROUPCONC__FN void groupconc__exec_lock(groupconc_executor *ex) {
     groupconc__mutex_lock(&ex->shards[0].lock);
     if (ex->pool.nchains) groupconc__chains_end_locked(ex);
@@ -4060,6 +4104,75 @@ GROUPCONC__FN bool groupconc__exec_wait(groupconc_executor *ex, groupconc__cond 
 GROUPCONC__FN void groupconc__exec_unlock(groupconc_executor *ex) {
     GROUPCONC__ALL_HELD_CHECK(ex, false);
     groupconc__mutex_unlock(&ex->shards[0].lock);
+}
+#else
+/* Step 5a (see "shards"): the per-task lock is still every shard's, taken in index order and let go
+   of in reverse, so it excludes exactly what the one lock did. Shard 0's is taken first, so whoever
+   holds it alone keeps every other taker out (the white-box tests rely on that). */
+GROUPCONC__FN void groupconc__exec_lock_shards(groupconc_executor *ex, size_t from) {
+    size_t i;
+    for (i = from; i < GROUPCONC__SHARDS; i++) groupconc__mutex_lock(&ex->shards[i].lock);
+}
+
+GROUPCONC__FN void groupconc__exec_unlock_shards(groupconc_executor *ex, size_t down_to) {
+    size_t i = GROUPCONC__SHARDS;
+    while (i-- > down_to) groupconc__mutex_unlock(&ex->shards[i].lock);
+}
+
+GROUPCONC__FN void groupconc__exec_lock(groupconc_executor *ex) {
+    groupconc__exec_lock_shards(ex, 0);
+    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+}
+
+/* The same only if every lock is free: false (none held) otherwise. */
+GROUPCONC__FN bool groupconc__exec_trylock(groupconc_executor *ex) {
+    size_t i;
+    for (i = 0; i < GROUPCONC__SHARDS; i++) {
+        if (!groupconc__mutex_trylock(&ex->shards[i].lock)) {
+            while (i-- > 0) groupconc__mutex_unlock(&ex->shards[i].lock);
+            return false;
+        }
+    }
+    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    return true;
+}
+
+/* Wait on cv until signalled or `until`: shards N-1..1 let go of, the wait with shard 0's lock
+   (whoever signals cv holds every shard's, so holds shard 0's: no signal is lost), then 1..N-1
+   taken again in order. */
+GROUPCONC__FN bool groupconc__exec_wait(groupconc_executor *ex, groupconc__cond *cv, uint64_t until) {
+    bool signalled = true;
+    GROUPCONC__ALL_HELD_CHECK(ex, false);
+    groupconc__exec_unlock_shards(ex, 1);
+    if (until == UINT64_MAX) groupconc__cond_wait(cv, &ex->shards[0].lock);
+    else signalled = groupconc__cond_wait_until(cv, &ex->shards[0].lock, until);
+    groupconc__exec_lock_shards(ex, 1);
+    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    return signalled;
+}
+
+GROUPCONC__FN void groupconc__exec_unlock(groupconc_executor *ex) {
+    GROUPCONC__ALL_HELD_CHECK(ex, false);
+    groupconc__exec_unlock_shards(ex, 0);
+}
+#endif
+
+/* Every shard's lock made (an error: none is), and destroyed. */
+GROUPCONC__FN int groupconc__shard_locks_init(groupconc_executor *ex) {
+    size_t i;
+    int rc = GROUPCONC_OK;
+    for (i = 0; i < GROUPCONC__SHARDS; i++) {
+        if ((rc = groupconc__mutex_init(&ex->shards[i].lock)) != GROUPCONC_OK) {
+            while (i-- > 0) groupconc__mutex_destroy(&ex->shards[i].lock);
+            break;
+        }
+    }
+    return rc;
+}
+
+GROUPCONC__FN void groupconc__shard_locks_destroy(groupconc_executor *ex) {
+    size_t i;
+    for (i = 0; i < GROUPCONC__SHARDS; i++) groupconc__mutex_destroy(&ex->shards[i].lock);
 }
 
 /* Every shard's lock, in index order, for a call that must see the whole executor ("shards": stats,
@@ -4639,15 +4752,64 @@ GROUPCONC__FN groupconc__totals groupconc__totals_locked(const groupconc_executo
         all.running += sh->running.count;
         all.deferred += sh->deferred.count;
         all.nrunning += sh->nrunning;
-        all.unfinished += sh->unfinished;
-        all.retired += sh->retired;
         all.counts.submitted += sh->counts.submitted;
         all.counts.admitted += sh->counts.admitted;
         all.counts.caller_runs += sh->counts.caller_runs;
         for (i = 0; i < GROUPCONC__C_OUTCOMES; i++) all.counts.outcome[i] += sh->counts.outcome[i];
     }
+    all.unfinished = ex->unfinished; /* executor-wide (see its field) */
+    all.retired = ex->retired;
     return all;
 }
+
+/* Ready tasks, every shard's, and running ones likewise (listed in a shard's running: claimed, not
+   necessarily started): what a per-task path that names no group looks at (kick_locked, a worker's
+   serial step and sleep, the watch). Under the lock. With one shard, shard 0's count itself. */
+#if GROUPCONC__SHARDS == 1
+#define GROUPCONC__READY_COUNT(ex) ((ex)->shards[0].ready.count)
+#define GROUPCONC__RUNNING_COUNT(ex) ((ex)->shards[0].running.count)
+#else
+#define GROUPCONC__READY_COUNT(ex) groupconc__ready_count_locked(ex)
+#define GROUPCONC__RUNNING_COUNT(ex) groupconc__running_count_locked(ex)
+GROUPCONC__FN size_t groupconc__ready_count_locked(const groupconc_executor *ex) {
+    const groupconc__shard *sh;
+    size_t n = 0;
+    GROUPCONC__EACH_SHARD(ex, sh) n += sh->ready.count;
+    return n;
+}
+
+GROUPCONC__FN size_t groupconc__running_count_locked(const groupconc_executor *ex) {
+    const groupconc__shard *sh;
+    size_t n = 0;
+    GROUPCONC__EACH_SHARD(ex, sh) n += sh->running.count;
+    return n;
+}
+#endif
+
+/* Every shard as worker w sees them: its home shard first (k 0), then the others in index order
+   after it, wrapping around. */
+#if GROUPCONC__SHARDS == 1
+#define groupconc__shard_from(ex, w, k) ((void)(w), (void)(k), &(ex)->shards[0])
+#else
+#define groupconc__shard_from(ex, w, k) (&(ex)->shards[((w)->home + (k)) & (GROUPCONC__SHARDS - 1)])
+#endif
+#define GROUPCONC__EACH_SHARD_FROM(ex, w, k, sh)                                                      \
+    for ((k) = 0; (k) < GROUPCONC__SHARDS && ((sh) = groupconc__shard_from(ex, w, k), 1); (k)++)
+
+/* The shard whose ready tasks worker w takes: its home shard, else the first other one (in the order
+   above) with ready tasks; the home shard when none has any. So no worker finds nothing to do while
+   any shard has a ready task. */
+#if GROUPCONC__SHARDS == 1
+#define groupconc__ready_shard_locked(ex, w) groupconc__home_shard(ex, w)
+#else
+GROUPCONC__FN groupconc__shard *groupconc__ready_shard_locked(groupconc_executor *ex, const groupconc__worker *w) {
+    groupconc__shard *sh;
+    unsigned k;
+    GROUPCONC__EACH_SHARD_FROM(ex, w, k, sh)
+        if (sh->ready.count) return sh;
+    return groupconc__home_shard(ex, w);
+}
+#endif
 
 /* The waiter of layer `layer` that a free permit goes to: the oldest one not shut out, or NULL. */
 GROUPCONC__FN groupconc_task *groupconc__next_waiter(groupconc_executor *ex, groupconc__group *g,
@@ -4925,8 +5087,9 @@ GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
    the table while one of its tasks is in the inbox (evict and reclaim drain under the group's stripe
    lock, and a push happens under that lock with the group found in the table). */
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
-    groupconc__shard *sh = groupconc__locked_shard(ex);
-    if (sh->refused.count) groupconc__fifo_append(&b->rejected, &sh->refused); /* settled as ours */
+    groupconc__shard *sh;
+    GROUPCONC__EACH_SHARD(ex, sh) /* every shard's refusals, settled as ours (every shard is held) */
+        if (sh->refused.count) groupconc__fifo_append(&b->rejected, &sh->refused);
     if (!close && !groupconc__inbox_pending(ex)) return 0;
     groupconc__help_locked(ex, b, false); /* a permit it needs may sit with a finished task */
     return groupconc__admit_inbox_locked(ex, b, close);
@@ -4935,7 +5098,6 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
 /* groupconc__drain_locked without the help: only admission. */
 GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, groupconc__batch *b,
                                                   bool close) {
-    groupconc__shard *sh = groupconc__locked_shard(ex);
     groupconc_task *list, *fifo = NULL, *t;
     uint32_t nrun = 0; /* tasks left in the run of one group's tasks whose references are taken */
     size_t n = 0;
@@ -4955,14 +5117,14 @@ GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, group
             const groupconc_task *u;
             for (nrun = 1, u = fifo; u && u->group == g; u = u->next) nrun++;
             atomic_fetch_add_explicit(&g->refs, nrun, memory_order_relaxed);
+            groupconc__shard_of(ex, g)->counts.submitted += nrun; /* the run's group's shard */
         }
         nrun--;
         n++;
         groupconc__admit(ex, t, b);
         groupconc__debug_check(ex, g);
     }
-    sh->unfinished += n;
-    sh->counts.submitted += n;
+    ex->unfinished += n; /* executor-wide: see its field */
     return n;
 }
 
@@ -4973,11 +5135,18 @@ GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, group
    here; settling it (events, handler, CALLER_RUNS, callbacks) is left to the next drain
    (ex->refused), whose thread may run them: an idle worker is called. */
 GROUPCONC__FN void groupconc__admit_inbox_quiet_locked(groupconc_executor *ex, groupconc__batch *b) {
-    groupconc__shard *sh = groupconc__locked_shard(ex);
     size_t n = groupconc__admit_inbox_locked(ex, b, false);
     if (b->rejected.count) {
         groupconc__pump(ex, b); /* a refused task's permits: to waiters */
-        groupconc__fifo_append(&sh->refused, &b->rejected);
+#if GROUPCONC__SHARDS == 1
+        groupconc__fifo_append(&ex->shards[0].refused, &b->rejected);
+#else
+        { /* each to its group's shard, where group_idle_locked looks for it */
+            groupconc_task *t;
+            while ((t = groupconc__fifo_pop(&b->rejected)) != NULL)
+                groupconc__fifo_push(&groupconc__shard_of(ex, t->group)->refused, t);
+        }
+#endif
         groupconc__call_helper_locked(ex);
     }
     if (n) (void)groupconc__kick_locked(ex);
@@ -5244,7 +5413,7 @@ GROUPCONC__FN int groupconc__timer_reserve_locked(groupconc_executor *ex) {
 GROUPCONC__FN void groupconc__refused(groupconc_executor *ex, const char *group, const char *task_id,
                                       int rc, bool locked) {
     if (!locked) groupconc__exec_lock(ex);
-    groupconc__locked_shard(ex)->counts.submitted++; /* no group may exist: anywhere the sums see */
+    ex->shards[0].counts.submitted++; /* no group may exist: shard 0 (the sums see it) */
     ex->rejected_other++;
     groupconc__exec_unlock(ex);
     if (ex->policy.listener) {
@@ -5459,14 +5628,14 @@ GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupco
     atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
     sh = groupconc__shard_of(ex, g);
     sh->counts.submitted++;
-    sh->unfinished++;
+    ex->unfinished++;
     groupconc__admit(ex, t, &b);
     groupconc__debug_check(ex, g);
     sync_reject = t->stage == GROUPCONC__REJECTED;
     if (sync_reject) {
         groupconc__fifo_remove(&b.rejected, t); /* its rejection is handled here, synchronously */
         if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
-            sh->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
+            ex->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
             t->bits &= (uint16_t)~GROUPCONC__B_COUNTED;
         } else if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
             /* listed from its refusal on (before any shutdown can come: this lock saw none), so
@@ -6650,6 +6819,9 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     w->chain_len = 0;
     w->chain_done.head = w->chain_done.tail = NULL;
     w->chain_done.count = 0;
+#if GROUPCONC__SHARDS > 1
+    w->home = ex->pool.spawned++ & (GROUPCONC__SHARDS - 1);
+#endif
     rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
     if (rc != GROUPCONC_OK) {
         GROUPCONC_FREE(w);
@@ -6732,16 +6904,15 @@ GROUPCONC__FN bool groupconc__watch_start_locked(groupconc_executor *ex) {
    the pool's cap (pool_cap); beyond it the housekeeper's watch starts more if tasks block. Busy
    workers are not woken for: they pick up the next ready task themselves when they finish. */
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
-    groupconc__shard *sh = groupconc__locked_shard(ex);
     size_t waking = atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed);
     size_t covered = waking + atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed);
     size_t blocked = atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed);
     int rc = GROUPCONC_OK;
-    if (sh->ready.count > covered && atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed)) {
+    if (GROUPCONC__READY_COUNT(ex) > covered && atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed)) {
         atomic_store_explicit(&ex->pool.spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
         covered++;
     }
-    while (sh->ready.count > covered &&
+    while (GROUPCONC__READY_COUNT(ex) > covered &&
            atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) > waking) { /* written under the lock */
         groupconc__cond_signal(&ex->pool.work_cv);
         atomic_fetch_add_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1 */
@@ -6751,17 +6922,17 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
     }
     /* the common cases: every ready task has a thread, or no more can start (busy workers take
        the next ready task themselves) */
-    if (sh->ready.count <= covered ||
+    if (GROUPCONC__READY_COUNT(ex) <= covered ||
         atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) >= (size_t)ex->policy.max_threads + blocked)
         return rc;
     for (;;) {
         size_t cap = groupconc__pool_cap(ex, blocked);
-        while (sh->ready.count > covered && atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) < cap) {
+        while (GROUPCONC__READY_COUNT(ex) > covered && atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) < cap) {
             rc = groupconc__spawn_locked(ex);
             if (rc != GROUPCONC_OK) return rc; /* tasks stay ready; an existing or later worker takes them */
             covered++;
         }
-        if (sh->ready.count <= covered || atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed) ||
+        if (GROUPCONC__READY_COUNT(ex) <= covered || atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed) ||
             atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) >=
                 (size_t)ex->policy.max_threads + blocked ||
             groupconc__watch_start_locked(ex))
@@ -6770,12 +6941,12 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
     }
 }
 
+/* n completions leave ex->unfinished (executor-wide: a batch's tasks may be of several shards). */
 GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
-    groupconc__shard *sh = groupconc__locked_shard(ex);
-    GROUPCONC_ASSERT(sh->unfinished >= n);
-    sh->unfinished -= n;
-    sh->retired += n;
-    if (n && sh->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+    GROUPCONC_ASSERT(ex->unfinished >= n);
+    ex->unfinished -= n;
+    ex->retired += n;
+    if (n && ex->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
         groupconc__cond_broadcast(&ex->idle_cv);
 }
 
@@ -6886,17 +7057,20 @@ GROUPCONC__FN unsigned groupconc__others(groupconc_executor *ex, const groupconc
 /* A worker with nothing to do takes over a task another worker took in a batch but has not started:
    its owner may be stuck in a long task, which may even be waiting for this one. The owner sees
    ST_TAKEN and lets go (as after a cancel); ST_STARTED makes a later cancel only flag it. */
-GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex) {
-    groupconc__shard *sh = groupconc__locked_shard(ex);
+GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex, const groupconc__worker *self) {
     const uint32_t gone = GROUPCONC__ST_STARTED | GROUPCONC__ST_TAKEN;
+    groupconc__shard *sh;
     groupconc_task *t;
-    for (t = sh->running.head; t; t = t->next) {
-        uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
-        while (!(cur & gone))
-            if (atomic_compare_exchange_weak_explicit(&t->state, &cur,
-                                                      cur | gone | GROUPCONC__ST_CLAIM_REF,
-                                                      memory_order_acq_rel, memory_order_acquire))
-                return t;
+    unsigned k;
+    GROUPCONC__EACH_SHARD_FROM(ex, self, k, sh) { /* its home shard's first */
+        for (t = sh->running.head; t; t = t->next) {
+            uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
+            while (!(cur & gone))
+                if (atomic_compare_exchange_weak_explicit(&t->state, &cur,
+                                                          cur | gone | GROUPCONC__ST_CLAIM_REF,
+                                                          memory_order_acq_rel, memory_order_acquire))
+                    return t;
+        }
     }
     return NULL;
 }
@@ -7033,7 +7207,7 @@ GROUPCONC__FN unsigned groupconc__worker_finish_locked(groupconc__worker_loop *w
    hands back what it claimed and did not start. */
 GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
     groupconc_executor *ex = w->ex;
-    groupconc__shard *sh = groupconc__home_shard(ex, w->self);
+    groupconc__shard *sh = groupconc__ready_shard_locked(ex, w->self); /* home first, then the others */
     groupconc__claims *mine = &w->mine;
     size_t share;
     unsigned n;
@@ -7244,14 +7418,13 @@ GROUPCONC__FN bool groupconc__worker_pass(groupconc__worker_loop *w, groupconc_t
    chain's end finished are in w->done, to complete). */
 GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
     groupconc_executor *ex = w->ex;
-    groupconc__shard *sh = groupconc__home_shard(ex, w->self);
     groupconc__worker *self = w->self;
     groupconc_task *t, *n;
     groupconc__group *g;
     /* w->mine: a batch a waiter cut short (publish) keeps the claims it did not start, which the
        full step keeps, or lets go of where a cancel or a thief took them */
     if (w->nran != self->nfinished + 1 || w->mine.count != 0 || w->slow ||
-        w->serial >= GROUPCONC__SERIAL_MAX || sh->ready.count != 0 || ex->paused ||
+        w->serial >= GROUPCONC__SERIAL_MAX || GROUPCONC__READY_COUNT(ex) != 0 || ex->paused ||
         ex->policy.listener || ex->global.waiters.count != 0 || ex->run_cap.waiters.count != 0 ||
         ex->run_cap.permits.used > ex->run_cap.permits.limit)
         return false;
@@ -7295,7 +7468,6 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
    are settled with the rest of the step. True if there is something to do outside the lock. */
 GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, groupconc__batch *b) {
     groupconc_executor *ex = w->ex;
-    groupconc__shard *sh = groupconc__home_shard(ex, w->self);
     size_t drained = groupconc__drain_locked(ex, b, false);
     unsigned ndone = w->self->chain_done.count; /* a chain's end finished them, before the rest */
     groupconc__fifo_append(&w->done, &w->self->chain_done);
@@ -7305,9 +7477,9 @@ GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, grou
     groupconc__nodes_return(ex, &w->dead);
     w->serial = w->chain_len = w->chained = 0;
     groupconc__worker_claim_locked(w);
-    if (w->mine.count == 0 && w->nran == 0 && sh->running.count > 0) {
+    if (w->mine.count == 0 && w->nran == 0 && GROUPCONC__RUNNING_COUNT(ex) > 0) {
         groupconc__help_locked(ex, b, false); /* idle: what a stuck worker left */
-        w->stolen = groupconc__steal_locked(ex);
+        w->stolen = groupconc__steal_locked(ex, w->self); /* any shard's, its home shard's first */
     }
     w->nran = 0;
     if (drained || ndone || b->todo.count) (void)groupconc__kick_locked(ex);
@@ -7341,7 +7513,6 @@ GROUPCONC__FN bool groupconc__worker_retire_locked(groupconc__worker_loop *w) {
    retired. */
 GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uint64_t now, bool nap) {
     groupconc_executor *ex = w->ex;
-    groupconc__shard *sh = groupconc__home_shard(ex, w->self);
     bool signalled;
     uint64_t until;
     if (sh->ready.count == 0 && groupconc__pool_surplus_locked(ex, groupconc__coarse_now_ns()) &&
@@ -7366,7 +7537,7 @@ GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uin
     if (nap) atomic_fetch_sub_explicit(&ex->pool.nnapping, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed))
         atomic_fetch_sub_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1: before its next look */
-    if (!signalled && sh->ready.count == 0 && !ex->stopping &&
+    if (!signalled && GROUPCONC__READY_COUNT(ex) == 0 && !ex->stopping &&
         groupconc__now_ns() - w->idle_since >= (uint64_t)ex->policy.keep_alive_ns)
         return !groupconc__worker_retire_locked(w); /* idle too long */
     return true;
@@ -7658,16 +7829,18 @@ GROUPCONC__FN bool groupconc__runnable(const groupconc__worker *w) {
    workers, the tasks those claimed in a batch and have not started (an idle worker would steal
    them, a new one will). Under ex->lock. */
 GROUPCONC__FN size_t groupconc__unserved_locked(groupconc_executor *ex, size_t stuck) {
-    groupconc__shard *sh = groupconc__locked_shard(ex);
     const uint32_t gone = GROUPCONC__ST_STARTED | GROUPCONC__ST_TAKEN;
     size_t covered = atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed) +
                      atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed) +
                      (size_t)atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed);
-    size_t n = sh->ready.count > covered ? sh->ready.count - covered : 0;
+    size_t ready = GROUPCONC__READY_COUNT(ex); /* every shard's */
+    size_t n = ready > covered ? ready - covered : 0;
+    groupconc__shard *sh;
     groupconc_task *t;
     if (!stuck || atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed)) return n;
-    for (t = sh->running.head; t && n < (size_t)ex->policy.max_threads; t = t->next)
-        if (!(atomic_load_explicit(&t->state, memory_order_acquire) & gone)) n++;
+    GROUPCONC__EACH_SHARD(ex, sh)
+        for (t = sh->running.head; t && n < (size_t)ex->policy.max_threads; t = t->next)
+            if (!(atomic_load_explicit(&t->state, memory_order_acquire) & gone)) n++;
     return n;
 }
 
@@ -8167,7 +8340,7 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     ex->keeper.watch_every = GROUPCONC__WATCH_NS;
     atomic_init(&ex->inbox_ok, groupconc__never_refuses(policy));
     if ((rc = groupconc__copy_limits(ex, policy)) != GROUPCONC_OK) goto fail;
-    if ((rc = groupconc__mutex_init(&ex->shards[0].lock)) != GROUPCONC_OK) goto fail;
+    if ((rc = groupconc__shard_locks_init(ex)) != GROUPCONC_OK) goto fail;
     stage = 1;
     if ((rc = groupconc__mutex_init(&ex->done_lock)) != GROUPCONC_OK) goto fail;
     stage = 2;
@@ -8199,7 +8372,7 @@ fail: /* undo in reverse */
     if (stage >= 4) groupconc__cond_destroy(&ex->idle_cv);
     if (stage >= 3) groupconc__cond_destroy(&ex->pool.work_cv);
     if (stage >= 2) groupconc__mutex_destroy(&ex->done_lock);
-    if (stage >= 1) groupconc__mutex_destroy(&ex->shards[0].lock);
+    if (stage >= 1) groupconc__shard_locks_destroy(ex);
     groupconc__limits_free(ex);
     GROUPCONC_FREE(ex);
     return rc;
@@ -8426,7 +8599,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__cond_destroy(&ex->idle_cv);
     groupconc__cond_destroy(&ex->pool.work_cv);
     groupconc__mutex_destroy(&ex->done_lock);
-    groupconc__mutex_destroy(&ex->shards[0].lock);
+    groupconc__shard_locks_destroy(ex);
     GROUPCONC_FREE(ex);
     return GROUPCONC_OK;
 }

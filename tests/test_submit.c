@@ -785,11 +785,12 @@ static void test_ready_queue_fifo(void **state) {
     tu_latch_init(&started, 2);
     tu_park parks[N];
     groupconc_task *h[N];
+    char keys[N][16];
     for (int i = 0; i < N; i++) {
-        char key[8];
-        snprintf(key, sizeof key, "r%d", i); /* own group each: only the thread cap holds them */
+        /* own group each: only the thread cap holds them; one shard (FIFO across groups holds there) */
+        tu_shard_key(keys[i], sizeof keys[i], "r", i);
         tu_park_init(&parks[i], &started, &order);
-        h[i] = tu_submit(ex, key, NULL, tu_park_fn, &parks[i]);
+        h[i] = tu_submit(ex, keys[i], NULL, tu_park_fn, &parks[i]);
     }
     assert_true(tu_latch_wait(&started));
     groupconc_executor_stats xs = tu_xstats(ex);
@@ -797,8 +798,8 @@ static void test_ready_queue_fifo(void **state) {
     assert_int_equal(xs.ready, N - 2);
     assert_int_equal(xs.waiting, 0);
     assert_int_equal(xs.threads, 2);
-    assert_int_equal(tu_gstats(ex, "r2").ready, 1);
-    assert_int_equal(tu_gstats(ex, "r2").running, 0);
+    assert_int_equal(tu_gstats(ex, keys[2]).ready, 1);
+    assert_int_equal(tu_gstats(ex, keys[2]).running, 0);
     /* one at a time: each freed thread takes the oldest ready task */
     for (int i = 0; i < N - 2; i++) {
         tu_latch_add(&started, 1);

@@ -260,7 +260,17 @@ static void test_existing_worker_takes_queued_tasks(void **state) {
     h[0] = submit_ok("a", &parked);
     assert_true(counter_wait(&E.arrived, 1));
     set_start_mode(START_FAILS);
-    static const char *const groups[6] = {"b", "c", "d", "e", "f", "g"};
+    /* six groups of one shard (GROUPCONC__SHARDS: the ready queue is FIFO across groups within a
+       shard); with one shard "q0" .. "q5" */
+    char groups[6][16];
+    for (int i = 0, j = 0; i < 6; j++) {
+        size_t len = 0;
+        uint64_t hash = 0, first = 0;
+        snprintf(groups[i], sizeof groups[i], "q%d", j);
+        (void)groupconc__key_hash(groups[i], &len, &hash);
+        (void)groupconc__key_hash("q0", &len, &first);
+        if (GROUPCONC__SHARD_OF_HASH(hash) == GROUPCONC__SHARD_OF_HASH(first)) i++;
+    }
     for (int i = 0; i < 6; i++) h[i + 1] = submit_ok(groups[i], &r[i]);
     assert_true(atomic_load(&g_start_calls) >= 1); /* it did try to start more workers */
     groupconc_executor_stats s = stats();

@@ -437,6 +437,28 @@ static inline groupconc_group_stats tu_gstats(groupconc_executor *ex, const char
     return s;
 }
 
+/* The shard (GROUPCONC__SHARDS, "shards" in groupconc.h) of key's group; 0 with one shard. */
+static inline unsigned tu_key_shard(const char *key) {
+    size_t len = 0;
+    uint64_t hash = 0;
+    (void)groupconc__key_hash(key, &len, &hash);
+    return GROUPCONC__SHARD_OF_HASH(hash);
+}
+
+/* The i-th (from 0) of the keys "<prefix>0", "<prefix>1", ... whose group falls in the shard of
+   "<prefix>0": with one shard (the default build) simply "<prefix><i>". For the tests of the ready
+   queue's FIFO order across groups, which a sharded build keeps only within a shard (a worker takes
+   its home shard's ready tasks first: docs/lock-measurements.md). */
+static inline void tu_shard_key(char *buf, size_t size, const char *prefix, int i) {
+    char first[64];
+    snprintf(first, sizeof first, "%s0", prefix);
+    unsigned want = tu_key_shard(first);
+    for (int j = 0;; j++) {
+        snprintf(buf, size, "%s%d", prefix, j);
+        if (tu_key_shard(buf) == want && i-- == 0) return;
+    }
+}
+
 static inline groupconc_executor_stats tu_xstats(groupconc_executor *ex) {
     groupconc_executor_stats s;
     memset(&s, 0, sizeof s);
