@@ -1966,7 +1966,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
      configuration       the user's macros, checked; the internal tunables, each with its reason
      platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32
      internal types      task node, fair semaphore, group, worker; shards (the per-task queues and
-                         counters, and the executor lock: one shard so far); the executor, its
+                         counters, each shard with a lock: GROUPCONC__SHARDS, 1 by default, every
+                         lock of the executor still all of them); the executor, its
                          fields grouped by owner: table (key table stripes, LRU, node caches),
                          inbox, shards, keeper (housekeeper, deadline heap), pool, fleet
      calling thread      per-thread frames: what user code of this library runs on this thread
@@ -2001,13 +2002,18 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    ex->lock, then ex->scope_lock, then a scope's lock (the dump; a scope's shutdown reads its forks
    under them while it cancels them as one step);
    table.caches_lock (the list of the threads' node caches) is taken alone or inside a stripe lock.
-   ex->lock ("the executor lock": shard 0's lock, see "shards") is taken only through
-   groupconc__exec_lock, _trylock and _wait, and let go of only through _unlock
-   (.ci/check_lifecycle.py checks): the first thing under it is to end the workers' chains (worker
-   pool, "chains"). A call that must see the whole executor takes it as every shard's lock
-   (groupconc__exec_lock_all, lock_all, lock_quiet_all) and lets go of it as such (_unlock_all): the
-   same lock while there is one shard, the two kinds told apart for the sharded executor
-   (docs/lock-measurements.md) and checked in a debug build.
+   ex->lock ("the executor lock": every shard's lock, taken in index order, see "shards"; with one
+   shard, shard 0's) is taken only through groupconc__exec_lock, _trylock and _wait, and let go of
+   only through _unlock (.ci/check_lifecycle.py checks): the first thing under it is to end the
+   workers' chains (worker pool, "chains"). A call that must see the whole executor takes it as
+   every shard's lock (groupconc__exec_lock_all, lock_all, lock_quiet_all) and lets go of it as such
+   (_unlock_all): the same locks for now (step 5a: the per-task kind takes every shard too), the two
+   kinds told apart for step 5b, which narrows the per-task kind to one shard
+   (docs/lock-measurements.md), and checked in a debug build. Where a datum lives: a group's tasks
+   and counts in its shard (groupconc__shard_of), the counts a worker retires over a batch
+   (unfinished, retired) in the executor; a per-task path that names no group (a worker's claim,
+   serial step, steal and sleep, kick_locked, the watch) looks at every shard's ready tasks, its
+   worker's home shard first.
    A submit takes its key's stripe alone: it finds or creates the group, takes a node and pushes
    onto the inbox under it. Whatever must see the whole table takes every stripe
    (groupconc__table_lock_all): a group is reclaimed only with ex->lock and every stripe held and the
@@ -4071,7 +4077,8 @@ static GROUPCONC__TLS char groupconc__me;
 #endif
 
 /* ---- the executor lock ----
-   Every thread takes ex->lock (shard 0's: see "shards") through these three and lets go of it
+   Every thread takes ex->lock (every shard's, in index order; with one shard, shard 0's: see
+   "shards") through these three and lets go of it
    through groupconc__exec_unlock (CI checks that nothing else does): the first to take it while a
    worker runs a chain ends the chain (groupconc__chains_end_locked, "serial runs: chains" in
    "worker pool"), so that whatever it reads or changes under the lock is exact. */
@@ -4178,8 +4185,8 @@ GROUPCONC__FN void groupconc__shard_locks_destroy(groupconc_executor *ex) {
 /* Every shard's lock, in index order, for a call that must see the whole executor ("shards": stats,
    the dump, pause, live limits, group and executor shutdown, eviction, the housekeeper, gates'
    and scopes' cold paths); let go of with groupconc__exec_unlock_all, waited in with _wait_all.
-   With one shard the same lock as groupconc__exec_lock's: what the split says now is which kind
-   each call site is, and a debug build checks that a hold is let go of as the kind it was taken
+   For now (step 5a) the same locks as groupconc__exec_lock's, at any number of shards: what the
+   split says now is which kind each call site is, and a debug build checks that a hold is let go of as the kind it was taken
    as (ex->all_held_by). */
 GROUPCONC__FN void groupconc__exec_lock_all(groupconc_executor *ex) {
     groupconc__exec_lock(ex);
