@@ -1797,6 +1797,70 @@ static void test_chain_meets_dump(void **state) {
 }
 #endif
 
+/* ---- shards (GROUPCONC__SHARDS): every shard's ready tasks served ---------------------------------- */
+
+/* One worker, parked, while one task of each of 64 groups goes ready: the groups fall in many shards
+   (every one of 16), and the stats sum them; released, the worker, whose home shard is one of them,
+   runs every task (it takes from the other shards once its own is empty, and never sleeps while
+   one has a ready task). Each group is in its key's shard. At one shard the same test, all in
+   shard 0. */
+static void test_shards_every_ready_task_served(void **state) {
+    (void)state;
+    enum { G = 64 };
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 1;
+    groupconc_executor *ex = tu_executor(&p);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park park;
+    tu_park_init(&park, &started, NULL);
+    groupconc_task *parked = tu_submit(ex, "park", NULL, tu_park_fn, &park), *h[G];
+    assert_true(tu_latch_wait(&started));
+    bool seen[GROUPCONC__SHARDS] = {false};
+    unsigned nseen = 0;
+    for (int i = 0; i < G; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "s%d", i);
+        h[i] = tu_submit(ex, key, NULL, tu_noop_fn, NULL);
+        unsigned sh = tu_key_shard(key);
+        if (!seen[sh]) nseen++;
+        seen[sh] = true;
+    }
+    assert_true(nseen == GROUPCONC__SHARDS || nseen > 8); /* 64 keys over 16 shards: most of them */
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.ready, G);
+    assert_int_equal(xs.running, 1);
+#if GROUPCONC__SHARDS > 1
+    { /* white box: each group in its key's shard, every ready task in its group's shard's queue */
+        size_t ready = 0;
+        for (unsigned s = 0; s < GROUPCONC__SHARDS; s++) {
+            groupconc__exec_lock(ex);
+            for (groupconc_task *t = ex->shards[s].ready.head; t; t = t->next) {
+                assert_int_equal(t->group->shard, s);
+                assert_int_equal(tu_key_shard(t->group->key), s);
+                ready++;
+            }
+            groupconc__exec_unlock(ex);
+        }
+        assert_int_equal(ready, G);
+    }
+#endif
+    tu_park_release(&park);
+    tu_wait_status(parked, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(parked);
+    for (int i = 0; i < G; i++) {
+        tu_wait_status(h[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(h[i]);
+    }
+    xs = tu_xstats(ex);
+    assert_int_equal(xs.ready, 0);
+    assert_int_equal(xs.threads, 1);
+    assert_int_equal(xs.submitted, G + 1);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_park_destroy(&park);
+    tu_latch_destroy(&started);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_noop_tasks_stay_within_cpus),
@@ -1823,6 +1887,7 @@ int main(void) {
 #ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(test_chain_meets_dump),
 #endif
+        cmocka_unit_test(test_shards_every_ready_task_served),
     };
     const char *only = getenv("GROUPCONC_TEST_ONLY"); /* a cmocka test-name pattern, to rerun one */
     if (only && *only) cmocka_set_test_filter(only);
