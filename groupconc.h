@@ -4186,8 +4186,8 @@ GROUPCONC__FN void groupconc__shard_locks_destroy(groupconc_executor *ex) {
    the dump, pause, live limits, group and executor shutdown, eviction, the housekeeper, gates'
    and scopes' cold paths); let go of with groupconc__exec_unlock_all, waited in with _wait_all.
    For now (step 5a) the same locks as groupconc__exec_lock's, at any number of shards: what the
-   split says now is which kind each call site is, and a debug build checks that a hold is let go of as the kind it was taken
-   as (ex->all_held_by). */
+   split says now is which kind each call site is, and a debug build checks that a hold is let go
+   of as the kind it was taken as (ex->all_held_by). */
 GROUPCONC__FN void groupconc__exec_lock_all(groupconc_executor *ex) {
     groupconc__exec_lock(ex);
     GROUPCONC__ALL_HELD_SET(ex, true);
@@ -4809,7 +4809,8 @@ GROUPCONC__FN size_t groupconc__running_count_locked(const groupconc_executor *e
 #if GROUPCONC__SHARDS == 1
 #define groupconc__ready_shard_locked(ex, w) groupconc__home_shard(ex, w)
 #else
-GROUPCONC__FN groupconc__shard *groupconc__ready_shard_locked(groupconc_executor *ex, const groupconc__worker *w) {
+GROUPCONC__FN groupconc__shard *groupconc__ready_shard_locked(groupconc_executor *ex,
+                                                              const groupconc__worker *w) {
     groupconc__shard *sh;
     unsigned k;
     GROUPCONC__EACH_SHARD_FROM(ex, w, k, sh)
@@ -6909,13 +6910,15 @@ GROUPCONC__FN bool groupconc__watch_start_locked(groupconc_executor *ex) {
 /* Give every ready task a thread that will take it: a worker already waking or starting, or the
    spinning one (poked), else an idle one (woken: ~7 us, so only when needed), else a new one up to
    the pool's cap (pool_cap); beyond it the housekeeper's watch starts more if tasks block. Busy
-   workers are not woken for: they pick up the next ready task themselves when they finish. */
+   workers are not woken for: they pick up the next ready task themselves when they finish. The
+   ready tasks counted are every shard's (GROUPCONC__READY_COUNT): a worker takes any shard's. */
 GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
     size_t waking = atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed);
     size_t covered = waking + atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed);
     size_t blocked = atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed);
     int rc = GROUPCONC_OK;
-    if (GROUPCONC__READY_COUNT(ex) > covered && atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed)) {
+    if (GROUPCONC__READY_COUNT(ex) > covered &&
+        atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed)) {
         atomic_store_explicit(&ex->pool.spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
         covered++;
     }
@@ -6934,12 +6937,14 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
         return rc;
     for (;;) {
         size_t cap = groupconc__pool_cap(ex, blocked);
-        while (GROUPCONC__READY_COUNT(ex) > covered && atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) < cap) {
+        while (GROUPCONC__READY_COUNT(ex) > covered &&
+               atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) < cap) {
             rc = groupconc__spawn_locked(ex);
             if (rc != GROUPCONC_OK) return rc; /* tasks stay ready; an existing or later worker takes them */
             covered++;
         }
-        if (GROUPCONC__READY_COUNT(ex) <= covered || atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed) ||
+        if (GROUPCONC__READY_COUNT(ex) <= covered ||
+            atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed) ||
             atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) >=
                 (size_t)ex->policy.max_threads + blocked ||
             groupconc__watch_start_locked(ex))
