@@ -7527,7 +7527,7 @@ GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uin
     groupconc_executor *ex = w->ex;
     bool signalled;
     uint64_t until;
-    if (sh->ready.count == 0 && groupconc__pool_surplus_locked(ex, groupconc__coarse_now_ns()) &&
+    if (GROUPCONC__READY_COUNT(ex) == 0 && groupconc__pool_surplus_locked(ex, groupconc__coarse_now_ns()) &&
         groupconc__worker_retire_locked(w))
         return false; /* one too many (it looked at the inbox under the stripe locks) */
     /* P1, the worker's end: both before its last look at the inbox */
