@@ -2860,6 +2860,8 @@ typedef struct groupconc__worker {
 #if GROUPCONC__SHARDS > 1
     unsigned home;                 /* its home shard (ex->shards): where it looks for ready tasks
                                       first (groupconc__ready_shard_locked); the spawn count masked */
+    unsigned claims, turn;         /* its claims, and the shard every GROUPCONC__SHARD_TURN-th one
+                                      looks at first (then the next): under the lock */
 #endif
 } groupconc__worker;
 
@@ -3032,6 +3034,11 @@ typedef struct groupconc__shard {
                                       (flagged likewise; nothing else reads the list) */
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, its groups */
+#if GROUPCONC__SHARDS == 1 /* the executor's (see GROUPCONC__UNFINISHED), here where one shard has
+                              had them: beside what the lock holder writes per task */
+    size_t unfinished;
+    uint64_t retired;
+#endif
     groupconc__counters counts;    /* its groups, evicted ones included (submits refused before
                                       they had a group: shard 0's) */
 } groupconc__shard;
@@ -3050,6 +3057,15 @@ typedef struct groupconc__shard {
 #define GROUPCONC__EACH_SHARD(ex, sh) for ((sh) = (ex)->shards; (sh) < (ex)->shards + GROUPCONC__SHARDS; (sh)++)
 /* The shard of a key's hash: its stripe's index (groupconc__stripe_of) masked, or, with more shards
    than stripes, more of the same bits (so the shard's low bits are still the stripe's). */
+/* The executor's two counts of completions (see its fields): with one shard they stay in it, beside
+   the fields the lock holder writes per task (the executor's layout as before step 5a). */
+#if GROUPCONC__SHARDS == 1
+#define GROUPCONC__UNFINISHED(ex) ((ex)->shards[0].unfinished)
+#define GROUPCONC__RETIRED(ex) ((ex)->shards[0].retired)
+#else
+#define GROUPCONC__UNFINISHED(ex) ((ex)->unfinished)
+#define GROUPCONC__RETIRED(ex) ((ex)->retired)
+#endif
 #define GROUPCONC__SHARD_OF_HASH(hash) ((uint8_t)((size_t)((hash) >> 32) & (GROUPCONC__SHARDS - 1)))
 
 struct groupconc_executor {
@@ -3084,8 +3100,10 @@ struct groupconc_executor {
        graceful shutdown and destroy wait for the whole count. Under the shards' locks (all of them,
        for now); step 5b, which narrows the per-task lock to one shard, makes both atomics
        (docs/lock-measurements.md, "Step 5 on paper"). */
+#if GROUPCONC__SHARDS > 1
     size_t unfinished;             /* accepted tasks not yet completed */
     uint64_t retired;              /* tasks completed, ever (the watch: did any finish?) */
+#endif
     groupconc__cond idle_cv;       /* graceful shutdown / destroy wait for ex->unfinished == 0 */
     groupconc__mutex done_lock;    /* guards task watchers lists */
 
@@ -4764,8 +4782,8 @@ GROUPCONC__FN groupconc__totals groupconc__totals_locked(const groupconc_executo
         all.counts.caller_runs += sh->counts.caller_runs;
         for (i = 0; i < GROUPCONC__C_OUTCOMES; i++) all.counts.outcome[i] += sh->counts.outcome[i];
     }
-    all.unfinished = ex->unfinished; /* executor-wide (see its field) */
-    all.retired = ex->retired;
+    all.unfinished = GROUPCONC__UNFINISHED(ex); /* executor-wide (see its field) */
+    all.retired = GROUPCONC__RETIRED(ex);
     return all;
 }
 
@@ -4805,16 +4823,21 @@ GROUPCONC__FN size_t groupconc__running_count_locked(const groupconc_executor *e
 
 /* The shard whose ready tasks worker w takes: its home shard, else the first other one (in the order
    above) with ready tasks; the home shard when none has any. So no worker finds nothing to do while
-   any shard has a ready task. */
+   any shard has a ready task. But every GROUPCONC__SHARD_TURN-th claim looks first at the next shard
+   in turn (w->turn, then the ones after it): a home shard that never runs dry (a group that submits
+   again from its tasks) must not keep another shard's ready tasks waiting for ever; each shard is
+   looked at first within TURN * SHARDS claims of any one worker (review helper-61). */
 #if GROUPCONC__SHARDS == 1
 #define groupconc__ready_shard_locked(ex, w) groupconc__home_shard(ex, w)
 #else
-GROUPCONC__FN groupconc__shard *groupconc__ready_shard_locked(groupconc_executor *ex,
-                                                              const groupconc__worker *w) {
-    groupconc__shard *sh;
-    unsigned k;
-    GROUPCONC__EACH_SHARD_FROM(ex, w, k, sh)
+#define GROUPCONC__SHARD_TURN 8u
+GROUPCONC__FN groupconc__shard *groupconc__ready_shard_locked(groupconc_executor *ex, groupconc__worker *w) {
+    unsigned first = w->home, k;
+    if (++w->claims % GROUPCONC__SHARD_TURN == 0) first = w->turn++ & (GROUPCONC__SHARDS - 1);
+    for (k = 0; k < GROUPCONC__SHARDS; k++) {
+        groupconc__shard *sh = &ex->shards[(first + k) & (GROUPCONC__SHARDS - 1)];
         if (sh->ready.count) return sh;
+    }
     return groupconc__home_shard(ex, w);
 }
 #endif
@@ -5125,14 +5148,19 @@ GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, group
             const groupconc_task *u;
             for (nrun = 1, u = fifo; u && u->group == g; u = u->next) nrun++;
             atomic_fetch_add_explicit(&g->refs, nrun, memory_order_relaxed);
+#if GROUPCONC__SHARDS > 1
             groupconc__shard_of(ex, g)->counts.submitted += nrun; /* the run's group's shard */
+#endif
         }
         nrun--;
         n++;
         groupconc__admit(ex, t, b);
         groupconc__debug_check(ex, g);
     }
-    ex->unfinished += n; /* executor-wide: see its field */
+    GROUPCONC__UNFINISHED(ex) += n; /* executor-wide: see its field */
+#if GROUPCONC__SHARDS == 1
+    ex->shards[0].counts.submitted += n; /* one add per drain */
+#endif
     return n;
 }
 
@@ -5636,14 +5664,14 @@ GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupco
     atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
     sh = groupconc__shard_of(ex, g);
     sh->counts.submitted++;
-    ex->unfinished++;
+    GROUPCONC__UNFINISHED(ex)++;
     groupconc__admit(ex, t, &b);
     groupconc__debug_check(ex, g);
     sync_reject = t->stage == GROUPCONC__REJECTED;
     if (sync_reject) {
         groupconc__fifo_remove(&b.rejected, t); /* its rejection is handled here, synchronously */
         if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
-            ex->unfinished--; /* never accepted: no handle; its COMPLETED event comes below */
+            GROUPCONC__UNFINISHED(ex)--; /* never accepted: no handle; its COMPLETED event comes below */
             t->bits &= (uint16_t)~GROUPCONC__B_COUNTED;
         } else if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
             /* listed from its refusal on (before any shutdown can come: this lock saw none), so
@@ -6829,6 +6857,8 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     w->chain_done.count = 0;
 #if GROUPCONC__SHARDS > 1
     w->home = ex->pool.spawned++ & (GROUPCONC__SHARDS - 1);
+    w->claims = 0;
+    w->turn = w->home + 1;
 #endif
     rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
     if (rc != GROUPCONC_OK) {
@@ -6955,10 +6985,10 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
 
 /* n completions leave ex->unfinished (executor-wide: a batch's tasks may be of several shards). */
 GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
-    GROUPCONC_ASSERT(ex->unfinished >= n);
-    ex->unfinished -= n;
-    ex->retired += n;
-    if (n && ex->unfinished == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+    GROUPCONC_ASSERT(GROUPCONC__UNFINISHED(ex) >= n);
+    GROUPCONC__UNFINISHED(ex) -= n;
+    GROUPCONC__RETIRED(ex) += n;
+    if (n && GROUPCONC__UNFINISHED(ex) == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
         groupconc__cond_broadcast(&ex->idle_cv);
 }
 
@@ -7214,7 +7244,8 @@ GROUPCONC__FN unsigned groupconc__worker_finish_locked(groupconc__worker_loop *w
     return ndone;
 }
 
-/* Take the next ready tasks (FIFO, so a busy group cannot starve the others): as many as the last
+/* Take the next ready tasks (FIFO within a shard, and every shard looked at first in turn: see
+   groupconc__ready_shard_locked; so a busy group cannot starve the others): as many as the last
    batch earned (w->want), but no more than a fair share of the ready queue. A slow worker first
    hands back what it claimed and did not start. */
 GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {

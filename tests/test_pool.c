@@ -1799,6 +1799,54 @@ static void test_chain_meets_dump(void **state) {
 
 /* ---- shards (GROUPCONC__SHARDS): every shard's ready tasks served ---------------------------------- */
 
+/* A group that submits again from its own tasks keeps its shard's ready queue from running dry; a
+   task of another group, in another shard, must still run (review helper-61: with a worker that
+   looked at its home shard first it never did, 22,000 hog runs in 3 s). One worker; the victim is
+   submitted behind the hog's first tasks. At one shard, FIFO serves it at once. */
+static groupconc_executor *hog_ex;
+static atomic_int hog_stop;
+static atomic_long hog_runs;
+static char hog_key[32];
+
+static int hog_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    atomic_fetch_add(&hog_runs, 1);
+    tu_sleep_ns(50000);
+    if (!atomic_load(&hog_stop)) (void)groupconc_submit(hog_ex, hog_key, NULL, hog_fn, NULL, NULL);
+    return 0;
+}
+
+static void test_busy_shard_starves_no_other(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 1;
+    hog_ex = tu_executor(&p);
+    atomic_init(&hog_stop, 0);
+    atomic_init(&hog_runs, 0);
+    char vkey[32] = "victim";
+    for (int j = 0;; j++) {
+        snprintf(hog_key, sizeof hog_key, "hog%d", j);
+        if (tu_key_shard(hog_key) == 0) break; /* the one worker's home shard */
+    }
+    for (int j = 0; GROUPCONC__SHARDS > 1; j++) {
+        snprintf(vkey, sizeof vkey, "v%d", j);
+        if (tu_key_shard(vkey) != 0) break;
+    }
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(groupconc_submit(hog_ex, hog_key, NULL, hog_fn, NULL, NULL), GROUPCONC_OK);
+    groupconc_task *v = tu_submit(hog_ex, vkey, NULL, tu_noop_fn, NULL);
+    groupconc_result r;
+    int rc = groupconc_task_wait_for(v, TU_TIMEOUT_NS, &r);
+    atomic_store(&hog_stop, 1);
+    assert_int_equal(rc, GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_task_release(v), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_shutdown_graceful(hog_ex, TU_TIMEOUT_NS), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(hog_ex), GROUPCONC_OK);
+}
+
 /* One worker, parked, while one task of each of 64 groups goes ready: the groups fall in many shards
    (every one of 16), and the stats sum them; released, the worker, whose home shard is one of them,
    runs every task (it takes from the other shards once its own is empty, and never sleeps while
@@ -1888,6 +1936,7 @@ int main(void) {
         cmocka_unit_test(test_chain_meets_dump),
 #endif
         cmocka_unit_test(test_shards_every_ready_task_served),
+        cmocka_unit_test(test_busy_shard_starves_no_other),
     };
     const char *only = getenv("GROUPCONC_TEST_ONLY"); /* a cmocka test-name pattern, to rerun one */
     if (only && *only) cmocka_set_test_filter(only);
