@@ -384,9 +384,13 @@
                    (GROUPCONC_GROUP_STATS_FIELDS)
        tasks[]     each task that waits, is ready, runs or is deferred: group, id (or null), state
                    (waiting_global, waiting_bulkhead, waiting_concurrency, waiting_running,
-                   waiting_fleet, ready, running, deferred), age_ns since it first had to wait, from
-                   a coarse clock (a few ms: 0 for a short wait; null for a task that never waited,
-                   and for running and deferred tasks)
+                   waiting_fleet, ready, running, deferred; and two for tasks a layer refused whose
+                   outcome is not final: caller_runs, refused under CALLER_RUNS, its REJECTED event
+                   under way or its run inside its submit, on the submitting thread; refused, by an
+                   admission where no callback may run, its REJECTED event left to the next
+                   locked step), age_ns since it first had to wait, from a coarse clock (a few ms:
+                   0 for a short wait; null for a task that never waited, and for running,
+                   deferred, caller_runs and refused tasks)
        scopes[]    each open scope: id (opaque), name (or null), parent (its parent's id, or null),
                    policy, shut_down, joined (0/1), age_ns since it was opened (the coarse clock:
                    0 for the first few ms), children (open child scopes), forks[] (index, group,
@@ -9804,8 +9808,10 @@ GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, int
     }
     while ((s = groupconc__scope_top) != NULL && s->body == body) {
         int rc = groupconc_scope_close(s);
-        if (rc != GROUPCONC_OK && rc != GROUPCONC_ENOTJOINED) break; /* not expected: it is the top,
-                                                                         opened in this body */
+        /* it is the top, opened on this thread in this body: its close cannot be refused (the
+           break only keeps a broken invariant from looping for ever in a release build) */
+        GROUPCONC_ASSERT(rc == GROUPCONC_OK || rc == GROUPCONC_ENOTJOINED);
+        if (rc != GROUPCONC_OK && rc != GROUPCONC_ENOTJOINED) break;
     }
 }
 
@@ -10884,6 +10890,9 @@ GROUPCONC__FN void groupconc__dump_locked(groupconc_executor *ex, groupconc__out
     GROUPCONC__EACH_SHARD(ex, sh) /* their times are their workers' */
         groupconc__dump_fifo(o, &sh->running, "running", now, &first, false);
     GROUPCONC__EACH_SHARD(ex, sh) groupconc__dump_fifo(o, &sh->deferred, "deferred", now, &first, false);
+    GROUPCONC__EACH_SHARD(ex, sh) /* outside the queues, on their submitting threads */
+        groupconc__dump_fifo(o, &sh->caller_running, "caller_runs", now, &first, false);
+    GROUPCONC__EACH_SHARD(ex, sh) groupconc__dump_fifo(o, &sh->refused, "refused", now, &first, false);
     groupconc__puts(o, "],\"scopes\":[");
 #ifndef GROUPCONC_NO_SCOPES /* without scopes the list is empty */
     first = true;

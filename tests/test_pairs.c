@@ -1650,7 +1650,22 @@ static void pair_reject_shutdown(void **state) {
 }
 
 #ifndef GROUPCONC_NO_DUMP
-/* The dump's group counters show the rejection as the stats do. */
+/* A CALLER_RUNS body dumps the executor from inside its submit: it is listed, by id, as caller_runs
+   (no stats field counts it), and nowhere else. */
+static int dump_caller_runs_fn(groupconc_context *ctx, void **out, void *arg) {
+    (void)arg;
+    size_t need = 0;
+    static char buf[1 << 16];
+    int rc = groupconc_executor_dump(groupconc_context_executor(ctx), buf, sizeof buf, &need);
+    static const char listed[] = "\"group\":\"g\",\"id\":\"x\",\"state\":\"caller_runs\"";
+    const char *me = strstr(buf, listed);
+    *out = (void *)(intptr_t)(rc == GROUPCONC_OK && me && !strstr(me + sizeof listed - 1, "\"id\":\"x\"") &&
+                              strstr(buf, "\"id\":\"x\"") == me + strlen("\"group\":\"g\","));
+    return 0;
+}
+
+/* The dump's group counters show the rejection as the stats do; a refused task running under
+   CALLER_RUNS inside its submit is in its task list. */
 static void pair_reject_dump(void **state) {
     (void)state;
     px_reset();
@@ -1669,6 +1684,21 @@ static void pair_reject_dump(void **state) {
     assert_int_equal(dump_int(ex, "g", "running"), 1);
     pk_finish(&k, t);
     assert_int_equal(dump_int(ex, "g", "completed"), (long long)tu_gstats(ex, "g").completed);
+    OK(groupconc_executor_destroy(ex));
+
+    p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+    ex = tu_executor(&p);
+    t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    x = sub(ex, "g", "x", dump_caller_runs_fn, NULL);
+    groupconc_result r = tu_wait(x);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_ptr_equal(r.value, (void *)(intptr_t)1); /* it saw itself, once, as caller_runs */
+    OK(groupconc_task_release(x));
+    char *d = dump(ex);
+    assert_null(strstr(d, "\"state\":\"caller_runs\"")); /* done: listed no more */
+    free(d);
+    pk_finish(&k, t);
     OK(groupconc_executor_destroy(ex));
 }
 #endif

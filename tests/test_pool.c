@@ -182,29 +182,37 @@ static int rendezvous_fn(groupconc_context *ctx, void **out_value, void *arg) {
     return 0;
 }
 
-static void run_rendezvous(bool hint) {
-    enum { N = 16 };
-    groupconc_policy p = groupconc_policy_default();
-    p.max_threads = N;
-    groupconc_executor *ex = tu_executor(&p);
-    rendezvous r;
-    tu_latch_init(&r.inside, N);
-    atomic_init(&r.met, 0);
-    atomic_init(&r.hint_rc, 0);
-    r.hint = hint;
+enum { RENDEZVOUS_N = 16 };
+
+/* RENDEZVOUS_N tasks of as many keys on ex (max_threads >= RENDEZVOUS_N), each blocked until all
+   are inside: they complete only if the pool grew to run them all at once. */
+static void rendezvous_all(groupconc_executor *ex, rendezvous *r, bool hint) {
+    enum { N = RENDEZVOUS_N };
+    tu_latch_init(&r->inside, N);
+    atomic_init(&r->met, 0);
+    atomic_init(&r->hint_rc, 0);
+    r->hint = hint;
     groupconc_task *t[N];
     for (int i = 0; i < N; i++) {
         char key[32];
         snprintf(key, sizeof key, "k%d", i);
-        t[i] = tu_submit(ex, key, NULL, rendezvous_fn, &r);
+        t[i] = tu_submit(ex, key, NULL, rendezvous_fn, r);
     }
     for (int i = 0; i < N; i++) {
         tu_wait_status(t[i], GROUPCONC_STATUS_SUCCESS);
         groupconc_task_release(t[i]);
     }
-    assert_int_equal(atomic_load(&r.met), N); /* none gave up: all were running at once */
-    assert_int_equal(atomic_load(&r.hint_rc), 0);
+    assert_int_equal(atomic_load(&r->met), N); /* none gave up: all were running at once */
+    assert_int_equal(atomic_load(&r->hint_rc), 0);
     assert_true(tu_xstats(ex).threads >= N);
+}
+
+static void run_rendezvous(bool hint) {
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = RENDEZVOUS_N;
+    groupconc_executor *ex = tu_executor(&p);
+    rendezvous r;
+    rendezvous_all(ex, &r, hint);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     tu_latch_destroy(&r.inside);
 }
@@ -239,7 +247,7 @@ static int spin_ms_fn(groupconc_context *ctx, void **out_value, void *arg) {
 /* burst: 0, one no-op task at a time; else bursts of that many 1 ms computing tasks (woken idle
    workers take them: a wake-up for a burst must not count as the pool needing its extra ones) */
 static void run_grown_pool_shrinks(int burst) {
-    enum { N = 16 };
+    enum { N = RENDEZVOUS_N };
     size_t ncpu = test_ncpu();
     if (ncpu == 0 || ncpu + 2 > N || tu_under_valgrind()) skip(); /* the pool is max_threads already */
     groupconc_policy p = groupconc_policy_default();
@@ -247,22 +255,7 @@ static void run_grown_pool_shrinks(int burst) {
     p.keep_alive_ns = 100 * TU_MS;
     groupconc_executor *ex = tu_executor(&p);
     rendezvous r;
-    tu_latch_init(&r.inside, N);
-    atomic_init(&r.met, 0);
-    atomic_init(&r.hint_rc, 0);
-    r.hint = true; /* grows at once, no watch needed */
-    groupconc_task *t[N];
-    for (int i = 0; i < N; i++) {
-        char key[32];
-        snprintf(key, sizeof key, "k%d", i);
-        t[i] = tu_submit(ex, key, NULL, rendezvous_fn, &r);
-    }
-    for (int i = 0; i < N; i++) {
-        tu_wait_status(t[i], GROUPCONC_STATUS_SUCCESS);
-        groupconc_task_release(t[i]);
-    }
-    assert_int_equal(atomic_load(&r.met), N);
-    assert_true(tu_xstats(ex).threads >= N);
+    rendezvous_all(ex, &r, true); /* hinted: grows at once, no watch needed */
     int64_t until = tu_now_ns() + 10 * p.keep_alive_ns;
     size_t threads = N;
     while (tu_now_ns() < until) {
