@@ -133,7 +133,8 @@
                       executor (started on first need) watches a heap of deadlines. A task with a
                       deadline costs 16 more bytes and takes the locked submit path.
        Bounded table  max_groups and group_idle_ns: an idle group (nothing waiting, ready, running,
-                      no CALLER_RUNS run, no gate permit, not paused) is reclaimed after
+                      no refusal whose outcome CALLER_RUNS or a rejection handler has yet to
+                      decide, no gate permit, not paused) is reclaimed after
                       group_idle_ns, or when a new key needs room at max_groups (least recently
                       used first; none idle: GROUPCONC_EGROUPS_FULL). Its limits are resolved
                       again on next use.
@@ -447,9 +448,11 @@
          costs O(keys in it), about 30 us at 100,000 keys, and stays until its fields are back to
          GROUPCONC_DEFAULT. Set live limits for tenants, not for every client address.
        - Under CALLER_RUNS a refused task runs holding no permits: no cap counts it, nor the
-         stats' running gauge (a re-run waiting for a worker is in ready). Its group is not idle meanwhile (a shutdown of the group must
-         reach it): it is not reclaimed, and at max_groups it can be why a new key is refused
-         (GROUPCONC_EGROUPS_FULL) although every gauge of the group reads 0.
+         stats' running gauge (a re-run waiting for a worker is in ready). Its group is not idle
+         from the refusal until the run ends (a shutdown of the group must reach it; so, with a
+         rejection handler, until the handler decided): it is not reclaimed, and at max_groups it
+         can be why a new key is refused (GROUPCONC_EGROUPS_FULL) although every gauge of the
+         group reads 0.
        - When at least one worker exists, a failed start of another is not reported: the task queues
          for the existing workers (ETHREAD only when no worker exists and none can start).
        - The pool's size is the CPU count read at create (a later change of affinity is not seen).
@@ -623,7 +626,9 @@ typedef enum groupconc_cancel_outcome {
     GROUPCONC_CANCEL_FLAGGED,      /* it is running: its cancellation flag is set (cooperative); or
                                       it is a CALLER_RUNS refusal whose REJECTED event is under way:
                                       it completes CANCELLED after the event, without running */
-    GROUPCONC_CANCEL_TOO_LATE      /* it had already finished: unaffected */
+    GROUPCONC_CANCEL_TOO_LATE      /* it had already finished, or a layer refused it and its outcome
+                                      is not a cancel's to decide (REJECTED is final, or a rejection
+                                      handler decides it): unaffected */
 } groupconc_cancel_outcome;
 
 /* ---- [3] opaque types, results and callbacks --------------------------------------------------- */
@@ -1007,7 +1012,9 @@ GROUPCONC_API int groupconc_task_is_done(groupconc_task *task, bool *out_done);
    CANCELLED (also one a worker had taken but not started: it never runs); a running one is flagged
    (cooperative); a finished one is unaffected. A CALLER_RUNS refusal whose REJECTED event is under
    way on another thread (or on this one: a cancel from its listener) is flagged (FLAGGED): it
-   completes CANCELLED, never run, once the event returns, so that COMPLETED follows REJECTED.
+   completes CANCELLED, never run, once the event returns, so that COMPLETED follows REJECTED. Any
+   other refused task is unaffected (TOO_LATE) even before it is done: its REJECTED outcome is
+   final (ABORT, DISCARD, an expired queue deadline), or its rejection handler decides it.
    Params:        out_outcome (may be NULL): DEQUEUED / FLAGGED / TOO_LATE.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL (task NULL); GROUPCONC_ERELEASED (as in wait).
    Thread safety: any thread.
@@ -1145,8 +1152,10 @@ GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *def
 /* groupconc_execute_all: submit every spec (with its cleanup), then collect results in input order
    (no fail-fast).
    Params:        timeout_ns: a deadline from the call (GROUPCONC_FOREVER, any negative: none). At
-                  the deadline the unfinished tasks are cancelled: one that never started is reported CANCELLED;
-                  one that was running is flagged and waited for, and reports its true outcome.
+                  the deadline the unfinished tasks are cancelled: one that never started is reported CANCELLED
+                  (but a refusal a rejection handler is deciding, which reports the handler's
+                  outcome: see groupconc_task_cancel); one that was running is flagged and waited
+                  for, and reports its true outcome.
                   out_results[i].group / task_id point into `tasks`.
                   Ownership: once the call gets past its checks (it returns OK, ETIMEDOUT or
                   ESHUTDOWN), it owns every element's `arg` and runs each element's cleanup exactly
@@ -2754,7 +2763,14 @@ typedef struct groupconc__group_cold {
     uint64_t outcome[GROUPCONC__C_OUTCOMES]; /* [GROUPCONC__C_SUCCEEDED] unused: in the group */
     uint64_t caller_runs;                    /* refused, then run under CALLER_RUNS */
     uint64_t undecided;                      /* refused, the outcome not decided yet (B_UNDECIDED):
-                                                in the group's submitted (group_submitted) */
+                                                in the group's submitted (group_submitted); the
+                                                group is not idle meanwhile */
+    uint64_t swept_ns;                       /* the last group shutdown or evict that found
+                                                undecided refusals (the precise clock, under the
+                                                lock): a CALLER_RUNS refusal made before it
+                                                (t->start_ns <= swept_ns) was in no list the sweep
+                                                could flag (its settling thread's batch), so it is
+                                                cancelled when that thread lists it */
 } groupconc__group_cold;
 
 /* The bounded table's LRU link, allocated in front of each group of such an executor only (see
@@ -3773,7 +3789,7 @@ GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, co
     const groupconc_task *t;
     if ((g->flags & GROUPCONC__GF_PAUSED) || groupconc__waiting_global_of(g) != 0 ||
         g->bulkhead.used != 0 || groupconc__waiting_bulkhead_of(g) != 0 || g->conc.used != 0 ||
-        g->ready != 0)
+        g->ready != 0 || (g->cold && g->cold->undecided != 0))
         return false;
     for (t = sh->refused.head; t; t = t->next) /* its rejection is not settled yet */
         if (t->group == g) return false;
@@ -4532,6 +4548,8 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
     else if (groupconc__group_cold_get(t->group)) { /* no memory: the group's submitted dips meanwhile */
         t->group->cold->undecided++;
         t->bits |= GROUPCONC__B_UNDECIDED;
+        if (t->start_ns <= t->group->cold->swept_ns) /* the clock did not move since a sweep: this */
+            t->start_ns = t->group->cold->swept_ns + 1; /* refusal comes after it (see swept_ns) */
     }
     groupconc__fifo_push(&b->rejected, t);
 }
@@ -4649,6 +4667,8 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
     else if (!g) GROUPCONC__EACH_SHARD(ex, sh) groupconc__sweep_shared(ex, &sh->ready, NULL, &victims);
     if (!g || groupconc__fleet_waiting(g) > 0) groupconc__sweep_shared(ex, &ex->fleet.layer.waiters, g, &victims);
     while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
+    if (g && g->cold && g->cold->undecided) /* refusals in settling threads' batches: see swept_ns */
+        g->cold->swept_ns = groupconc__now_ns();
     GROUPCONC__EACH_SHARD(ex, sh) {
         if (g && sh != groupconc__shard_of(ex, g)) continue;
         for (t = sh->running.head; t; t = next) { /* after the queues: what it frees goes nowhere */
@@ -6097,6 +6117,9 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
         if (!taken) { /* listed meanwhile: a shutdown, or its group's, flags it */
             t->bits |= GROUPCONC__B_SETTLING;
             groupconc__fifo_push(&groupconc__shard_of(ex, t->group)->caller_running, t);
+            /* a group shutdown or evict since its refusal did not find it (in our batch): as if */
+            if ((t->bits & GROUPCONC__B_UNDECIDED) && t->start_ns <= t->group->cold->swept_ns)
+                atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
         }
         groupconc__exec_unlock(ex);
         if (taken) {

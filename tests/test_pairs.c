@@ -1626,6 +1626,89 @@ static void pair_reject_groupshut(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+/* CALLER_RUNS refusals made in one locked step of a worker wait in that worker's batch while the
+   ones before them settle (their REJECTED events run first). A group shutdown (v 0) or evict (v 1)
+   of such a task's group must still reach it: it completes CANCELLED, never run; and while its
+   outcome is open its group is not idle (v 2: a bounded table at max_groups does not reclaim it).
+   Before, the task was in no list the sweep or the idle check looked at: it ran after its group's
+   shutdown, and its group was reclaimed (helper-63, defect 1). Here g2 and g3 wait at the global
+   in-flight cap; h1's end hands both a permit, and both are refused at their groups' concurrency;
+   g2's REJECTED event holds the worker while the test acts on g3's group k. */
+static tu_latch g_settle_in, g_settle_go;
+static void settle_listener(const groupconc_event *e, void *ud) {
+    listener(e, ud);
+    if (e->type == GROUPCONC_EVENT_REJECTED && e->task_id && strcmp(e->task_id, "g2") == 0) {
+        tu_latch_count_down(&g_settle_in);
+        (void)tu_latch_wait(&g_settle_go);
+    }
+}
+static int count_run_fn(groupconc_context *ctx, void **out, void *arg) {
+    (void)ctx;
+    (void)out;
+    atomic_fetch_add((atomic_int *)arg, 1);
+    return 0;
+}
+static void pair_reject_groupshut_while_settling(void **state) {
+    (void)state;
+    for (int v = 0; v < 3; v++) {
+        px_reset();
+        groupconc_policy p = pol();
+        p.listener = settle_listener;
+        p.rejection = GROUPCONC_REJECT_CALLER_RUNS;
+        p.global_max_in_flight = 3;
+        p.default_queue_threshold = 0;
+        if (v == 2) p.max_groups = 3;
+        groupconc_executor *ex = tu_executor(&p);
+        tu_latch_init(&g_settle_in, 1);
+        tu_latch_init(&g_settle_go, 1);
+        atomic_int ran;
+        atomic_init(&ran, 0);
+        pk kg, kh, kk;
+        groupconc_task *tg = pk_sub(&kg, ex, "g", "g1");
+        pk_started(&kg);
+        groupconc_task *th = pk_sub(&kh, ex, "h", "h1");
+        pk_started(&kh);
+        groupconc_task *tk = pk_sub(&kk, ex, "k", "k1");
+        pk_started(&kk);
+        if (v == 2) OK(groupconc_group_pause(ex, "h")); /* h is not idle either once h1 ended */
+        groupconc_task *g2 = sub(ex, "g", "g2", tu_noop_fn, NULL);
+        groupconc_task *g3 = sub(ex, "k", "g3", count_run_fn, &ran);
+        assert_int_equal(tu_xstats(ex).waiting, 2); /* both at the global cap */
+        pk_go(&kh);
+        assert_true(tu_latch_wait(&g_settle_in)); /* g3 refused, in the worker's batch */
+        if (v == 0) OK(groupconc_group_shutdown(ex, "k"));
+        if (v == 1) OK(groupconc_group_evict(ex, "k"));
+        if (v == 2) {
+            pk_finish(&kk, tk); /* k's running task gone: only g3's open refusal keeps k */
+            groupconc_task *n = NULL;
+            assert_int_equal(groupconc_submit(ex, "n", "n1", tu_noop_fn, NULL, &n), GROUPCONC_EGROUPS_FULL);
+            assert_int_equal(tu_xstats(ex).groups_reclaimed, 0);
+            assert_int_equal(tu_gstats(ex, "k").submitted, 2);
+        }
+        tu_latch_count_down(&g_settle_go);
+        groupconc_result r = tu_wait(g3);
+        if (v < 2) {
+            assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
+            assert_int_equal(atomic_load(&ran), 0);
+        } else {
+            assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS); /* its CALLER_RUNS re-run */
+            assert_int_equal(atomic_load(&ran), 1);
+            assert_int_equal(tu_gstats(ex, "k").caller_runs, 1);
+        }
+        OK(groupconc_task_release(g3));
+        if (v == 0) assert_int_equal(tu_gstats(ex, "k").cancelled, 1);
+        done_rel(g2, GROUPCONC_STATUS_SUCCESS, 0); /* g's: run on a worker (CALLER_RUNS) */
+        done_rel(th, GROUPCONC_STATUS_SUCCESS, 0);
+        pk_free(&kh);
+        if (v < 2) pk_finish(&kk, tk);
+        pk_finish(&kg, tg);
+        if (v == 2) OK(groupconc_group_resume(ex, "h"));
+        OK(groupconc_executor_destroy(ex));
+        tu_latch_destroy(&g_settle_in);
+        tu_latch_destroy(&g_settle_go);
+    }
+}
+
 /* After shutdown a submit fails with ESHUTDOWN under every rejection policy; the handler is not
    called and CALLER_RUNS runs nothing. */
 static void pair_reject_shutdown(void **state) {
@@ -4675,6 +4758,7 @@ int main(void) {
         cmocka_unit_test(pair_reject_runcap),
         cmocka_unit_test(pair_reject_fleet),
         cmocka_unit_test(pair_reject_groupshut),
+        cmocka_unit_test(pair_reject_groupshut_while_settling),
         cmocka_unit_test(pair_reject_shutdown),
 #ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_reject_dump),
