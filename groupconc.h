@@ -2968,7 +2968,13 @@ typedef struct groupconc__keeper {
 /* The worker pool ("worker pool"): under ex->lock unless noted; its counters are written under the
    lock and read by submit without it. */
 typedef struct groupconc__pool {
-    groupconc__cond work_cv;       /* idle workers sleep here (with ex->lock) */
+    groupconc__cond work_cv;       /* idle workers sleep here (with ex->lock; with more than one
+                                      shard, with `lock`) */
+#if GROUPCONC__SHARDS > 1
+    groupconc__mutex lock;         /* work_cv's mutex: a sleeper lets go of the shards' locks to wait,
+                                      and whoever signals work_cv holds this one (lock order: the
+                                      shards, then this; never a shard's while holding it) */
+#endif
     groupconc__worker *workers;    /* live workers */
     groupconc__worker *zombies;    /* retired workers, to be joined */
 #if GROUPCONC__SHARDS > 1
@@ -3030,7 +3036,12 @@ typedef struct groupconc__fleet {
    Two counts a batch of completions retires without knowing their shards live in the executor
    (unfinished, retired). Step 5b narrows the per-task lock to one shard, which needs the protocols
    of "Step 5 on paper" (sleep and wake-up across shards, an atomic unfinished, per-shard chains,
-   help by a batch's shard). */
+   help by a batch's shard). Built of those so far, each still under every shard's lock, so that
+   the narrowing has only the lock functions left to change ("Step 5b, first stages, as built"):
+     - sleep and wake-up: with more than one shard, work_cv's mutex is the pool's lock (pool.lock),
+       not a shard's: an idle worker takes it while it still holds the shards, lets go of them and
+       waits (groupconc__work_wait); every signal and broadcast of work_cv is under it
+       (groupconc__work_signal, destroy). Lock order: the shards, then the pool's lock. */
 #ifndef GROUPCONC__SHARDS
 #define GROUPCONC__SHARDS 1
 #endif
@@ -4200,6 +4211,42 @@ GROUPCONC__FN void groupconc__exec_unlock(groupconc_executor *ex) {
     GROUPCONC__ALL_HELD_CHECK(ex, false);
     groupconc__exec_unlock_shards(ex, 0);
 }
+
+/* An idle worker's sleep (P1 across shards, "Step 5b" in docs/lock-measurements.md): work_cv's mutex
+   is the pool's lock, not a shard's, so that a kick from a thread holding any one shard's lock (5b)
+   reaches a sleeper. The sleeper raised nidle (seq_cst) and looked at the inbox before; it takes the
+   pool lock while it still holds the shards' (order: shards, then pool), looks at the inbox once
+   more under it, lets go of every shard and waits; woken, it lets go of the pool lock before it
+   takes the shards again, in index order. Whoever signals work_cv does so under the pool lock
+   (groupconc__work_signal), after making its task ready and reading nidle: it either runs before
+   the sleeper's look (which sees its task) or signals once the sleeper waits. For now every kicker
+   holds every shard's lock as well, so the sleeper's ready count (read under them) is still exact;
+   when the lock narrows, this look must also read every shard's ready count without its lock (an
+   atomic mirror per shard: "Step 5 on paper"). Returns as groupconc__exec_wait. */
+GROUPCONC__FN bool groupconc__work_wait(groupconc_executor *ex, uint64_t until) {
+    bool signalled = true;
+    GROUPCONC__ALL_HELD_CHECK(ex, false);
+    groupconc__mutex_lock(&ex->pool.lock);
+    if (groupconc__inbox_pending(ex)) { /* P1: a push since its last look */
+        groupconc__mutex_unlock(&ex->pool.lock);
+        return true;
+    }
+    groupconc__exec_unlock_shards(ex, 0);
+    if (until == UINT64_MAX) groupconc__cond_wait(&ex->pool.work_cv, &ex->pool.lock);
+    else signalled = groupconc__cond_wait_until(&ex->pool.work_cv, &ex->pool.lock, until);
+    groupconc__mutex_unlock(&ex->pool.lock);
+    groupconc__exec_lock_shards(ex, 0);
+    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    return signalled;
+}
+
+/* Wake one idle worker: under the pool lock, work_cv's mutex (see groupconc__work_wait). Called
+   holding shard locks (kick_locked, call_helper_locked). */
+GROUPCONC__FN void groupconc__work_signal(groupconc_executor *ex) {
+    groupconc__mutex_lock(&ex->pool.lock);
+    groupconc__cond_signal(&ex->pool.work_cv);
+    groupconc__mutex_unlock(&ex->pool.lock);
+}
 #endif
 
 /* Every shard's lock made (an error: none is), and destroyed. */
@@ -4212,12 +4259,19 @@ GROUPCONC__FN int groupconc__shard_locks_init(groupconc_executor *ex) {
             break;
         }
     }
+#if GROUPCONC__SHARDS > 1 /* the pool's lock with them (work_cv's mutex: see groupconc__work_wait) */
+    if (rc == GROUPCONC_OK && (rc = groupconc__mutex_init(&ex->pool.lock)) != GROUPCONC_OK)
+        for (i = 0; i < GROUPCONC__SHARDS; i++) groupconc__mutex_destroy(&ex->shards[i].lock);
+#endif
     return rc;
 }
 
 GROUPCONC__FN void groupconc__shard_locks_destroy(groupconc_executor *ex) {
     size_t i;
     for (i = 0; i < GROUPCONC__SHARDS; i++) groupconc__mutex_destroy(&ex->shards[i].lock);
+#if GROUPCONC__SHARDS > 1
+    groupconc__mutex_destroy(&ex->pool.lock);
+#endif
 }
 
 /* Every shard's lock, in index order, for a call that must see the whole executor ("shards": stats,
@@ -6981,7 +7035,11 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
     }
     while (GROUPCONC__READY_COUNT(ex) > covered &&
            atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) > waking) { /* written under the lock */
+#if GROUPCONC__SHARDS > 1
+        groupconc__work_signal(ex);
+#else
         groupconc__cond_signal(&ex->pool.work_cv);
+#endif
         atomic_fetch_add_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1 */
         groupconc__pool_needed_locked(ex, false);
         waking++;
@@ -7054,7 +7112,11 @@ GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex) {
         atomic_store_explicit(&ex->pool.spin_poke, 1, memory_order_relaxed);
     } else if (atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) > /* written under the lock */
                atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed)) {
+#if GROUPCONC__SHARDS > 1
+        groupconc__work_signal(ex);
+#else
         groupconc__cond_signal(&ex->pool.work_cv);
+#endif
         atomic_fetch_add_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1 */
     }
 }
@@ -7602,7 +7664,11 @@ GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uin
                 : now;
     if (nap && until - now > GROUPCONC__HELP_NS)
         until = now + GROUPCONC__HELP_NS; /* a nap: come back to help a stuck worker */
+#if GROUPCONC__SHARDS > 1
+    signalled = groupconc__work_wait(ex, until);
+#else
     signalled = groupconc__exec_wait(ex, &ex->pool.work_cv, until);
+#endif
     atomic_fetch_sub_explicit(&ex->pool.nidle, 1, memory_order_seq_cst);
     if (nap) atomic_fetch_sub_explicit(&ex->pool.nnapping, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed))
@@ -8628,7 +8694,13 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     }
     ex->stopping = true;
     ex->keeper.stop = true;
+#if GROUPCONC__SHARDS > 1
+    groupconc__mutex_lock(&ex->pool.lock); /* work_cv's mutex (see groupconc__work_signal) */
     groupconc__cond_broadcast(&ex->pool.work_cv);
+    groupconc__mutex_unlock(&ex->pool.lock);
+#else
+    groupconc__cond_broadcast(&ex->pool.work_cv);
+#endif
     groupconc__cond_signal(&ex->keeper.cv);
     list = ex->pool.workers;
     ex->pool.workers = NULL;

@@ -28,7 +28,10 @@
      - chains meet the calls that take the executor lock mid-drain (each ends them first): live
        limits (concurrency 1 -> 2 -> 1), queue deadlines, group shutdown, graceful and immediate
        executor shutdown, the JSON dump: every task runs once or completes with the exact status,
-       FIFO and one at a time where the cap is 1, the counters add up, at most the cap runs.
+       FIFO and one at a time where the cap is 1, the counters add up, at most the cap runs;
+     - no wake-up is lost across shards (an idle worker sleeps on work_cv with the pool's lock at
+       more than one shard): 200 rounds of every worker asleep, then one task of a shard that is no
+       worker's home, which must run within 5 s (keep_alive 10 min).
    The CPU count is computed here as the library computes it: on Linux the affinity mask
    (_GNU_SOURCE), on Windows the active processors (winpthreads' count under its backend),
    elsewhere the online count. Known states are built with latches, not sleeps. */
@@ -1902,6 +1905,73 @@ static void test_shards_every_ready_task_served(void **state) {
     tu_latch_destroy(&started);
 }
 
+/* No wake-up is lost across shards (P1 across shards: an idle worker sleeps on work_cv with the
+   pool's lock, and whoever signals it holds that lock): many rounds of every worker asleep, then one
+   task of a key in a shard none of them calls home (with one shard, any key); it must run within
+   5 s. keep_alive is long and the task has no deadline, so only the kick that its submit makes
+   (inbox_look: idle workers, none napping, so the submitter locks and kicks) can wake a worker: a
+   lost one would leave the task until a napper's HELP_NS look at best, or the keep-alive. The
+   workers' idleness is waited for through the stats (every thread idle), not assumed after a sleep. */
+static bool pool_all_idle(groupconc_executor *ex, size_t want) {
+    int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
+    for (;;) {
+        groupconc_executor_stats xs = tu_xstats(ex);
+        if (xs.threads >= want && xs.idle_threads == xs.threads && xs.ready == 0 && xs.running == 0)
+            return true;
+        if (tu_now_ns() > deadline) return false;
+        tu_sleep_ns(100000);
+    }
+}
+
+static void test_idle_workers_woken_in_any_shard(void **state) {
+    (void)state;
+    enum { ROUNDS = 200, W = 2 };
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = W;
+    p.keep_alive_ns = 600 * 1000000000LL;
+    groupconc_executor *ex = tu_executor(&p);
+    /* W workers alive (homes 0 .. W-1 at more than one shard): W tasks parked side by side */
+    tu_latch started;
+    tu_latch_init(&started, W);
+    tu_park park[W];
+    groupconc_task *parked[W];
+    char key[32];
+    for (int i = 0; i < W; i++) {
+        tu_park_init(&park[i], &started, NULL);
+        snprintf(key, sizeof key, "park%d", i);
+        parked[i] = tu_submit(ex, key, NULL, tu_park_fn, &park[i]);
+    }
+    assert_true(tu_latch_wait(&started));
+    for (int i = 0; i < W; i++) tu_park_release(&park[i]);
+    for (int i = 0; i < W; i++) {
+        tu_wait_status(parked[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(parked[i]);
+    }
+    size_t threads = tu_xstats(ex).threads;
+    assert_true(threads >= 1);
+    for (int round = 0; round < ROUNDS; round++) {
+        /* a shard that is no worker's home (the homes are the spawn count masked: 0 .. threads-1) */
+        unsigned want = GROUPCONC__SHARDS > threads ? (unsigned)(threads + (size_t)round % (GROUPCONC__SHARDS - threads)) : 0;
+        for (int j = 0;; j++) {
+            snprintf(key, sizeof key, "w%d_%d", round, j);
+            if (tu_key_shard(key) == want) break;
+        }
+        assert_true(pool_all_idle(ex, threads));
+        tu_latch ran;
+        tu_latch_init(&ran, 1);
+        assert_int_equal(groupconc_submit(ex, key, NULL, tu_count_down_fn, &ran, NULL), GROUPCONC_OK);
+        bool ok = tu_latch_wait_for(&ran, 5 * 1000000000LL);
+        if (!ok) fprintf(stderr, "round %d: the task of shard %u did not run within 5 s\n", round, want);
+        assert_true(ok);
+        tu_latch_destroy(&ran);
+    }
+    groupconc_executor_stats xs = tu_xstats(ex);
+    assert_int_equal(xs.threads, threads); /* none retired, none started: only wake-ups served */
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    for (int i = 0; i < W; i++) tu_park_destroy(&park[i]);
+    tu_latch_destroy(&started);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_noop_tasks_stay_within_cpus),
@@ -1930,6 +2000,7 @@ int main(void) {
 #endif
         cmocka_unit_test(test_shards_every_ready_task_served),
         cmocka_unit_test(test_busy_shard_starves_no_other),
+        cmocka_unit_test(test_idle_workers_woken_in_any_shard),
     };
     const char *only = getenv("GROUPCONC_TEST_ONLY"); /* a cmocka test-name pattern, to rerun one */
     if (only && *only) cmocka_set_test_filter(only);
