@@ -3041,7 +3041,11 @@ typedef struct groupconc__fleet {
      - sleep and wake-up: with more than one shard, work_cv's mutex is the pool's lock (pool.lock),
        not a shard's: an idle worker takes it while it still holds the shards, lets go of them and
        waits (groupconc__work_wait); every signal and broadcast of work_cv is under it
-       (groupconc__work_signal, destroy). Lock order: the shards, then the pool's lock. */
+       (groupconc__work_signal, destroy). Lock order: the shards, then the pool's lock.
+     - unfinished and retired: the executor's atomics (groupconc__retire_locked); graceful shutdown
+       and destroy wait on idle_cv with the pool's lock (groupconc__idle_wait_all), and whoever
+       broadcasts idle_cv holds it (the retirer that takes unfinished to 0 during a shutdown,
+       shutdown itself, the fleet's last answer). */
 #ifndef GROUPCONC__SHARDS
 #define GROUPCONC__SHARDS 1
 #endif
@@ -3093,10 +3097,7 @@ typedef struct groupconc__shard {
 #if GROUPCONC__SHARDS == 1
 #define GROUPCONC__UNFINISHED(ex) ((ex)->shards[0].unfinished)
 #define GROUPCONC__RETIRED(ex) ((ex)->shards[0].retired)
-#else
-#define GROUPCONC__UNFINISHED(ex) ((ex)->unfinished)
-#define GROUPCONC__RETIRED(ex) ((ex)->retired)
-#endif
+#endif /* more shards: the executor's atomics, each site explicit (step 5b) */
 #define GROUPCONC__SHARD_OF_HASH(hash) ((uint8_t)((size_t)((hash) >> 32) & (GROUPCONC__SHARDS - 1)))
 
 struct groupconc_executor {
@@ -3128,14 +3129,16 @@ struct groupconc_executor {
 #endif
     /* Executor-wide, not per shard: a worker retires (retire_locked) a count of completions it
        gathered outside the lock over a batch whose tasks may be of several shards (it steals), and
-       graceful shutdown and destroy wait for the whole count. Under the shards' locks (all of them,
-       for now); step 5b, which narrows the per-task lock to one shard, makes both atomics
-       (docs/lock-measurements.md, "Step 5 on paper"). */
+       graceful shutdown and destroy wait for the whole count. Atomics (step 5b's first stages), so
+       that no shard's lock guards them: `unfinished` added per drained batch or locked submit,
+       subtracted per retired batch; whoever takes it to 0 during a shutdown broadcasts idle_cv
+       under the pool's lock, which the waiters wait with (groupconc__idle_wait_all). */
 #if GROUPCONC__SHARDS > 1
-    size_t unfinished;             /* accepted tasks not yet completed */
-    uint64_t retired;              /* tasks completed, ever (the watch: did any finish?) */
+    _Atomic size_t unfinished;     /* accepted tasks not yet completed */
+    _Atomic uint64_t retired;      /* tasks completed, ever (the watch: did any finish?): relaxed */
 #endif
-    groupconc__cond idle_cv;       /* graceful shutdown / destroy wait for ex->unfinished == 0 */
+    groupconc__cond idle_cv;       /* graceful shutdown / destroy wait for ex->unfinished == 0 (with
+                                      ex->lock; with more than one shard, with pool.lock) */
     groupconc__mutex done_lock;    /* guards task watchers lists */
 
     groupconc__sem global;         /* GROUPCONC__L_GLOBAL */
@@ -4300,6 +4303,43 @@ GROUPCONC__FN bool groupconc__exec_wait_all(groupconc_executor *ex, groupconc__c
     return signalled;
 }
 
+#if GROUPCONC__SHARDS > 1
+/* idle_cv's waits and broadcasts (graceful shutdown and destroy wait for ex->unfinished, destroy for
+   the fleet's outstanding requests), with the pool's lock as its mutex: a retirer that takes
+   unfinished to 0 holds no shard it could share with the waiter once the lock narrows. The waiter,
+   holding every shard, takes the pool lock (order: shards, then pool), looks at `count` once more
+   under it (NULL: nothing to look at; a fence orders the look after its own shutdown store, against
+   retire_locked's fetch_sub then load of `shutdown`), lets go of the shards and waits; woken, it
+   lets go of the pool lock, then takes every shard again. Whoever broadcasts idle_cv holds the pool
+   lock (groupconc__idle_broadcast, retire_locked), so nothing it says is lost. Returns as
+   groupconc__exec_wait_all (true at once when count reads 0). */
+GROUPCONC__FN bool groupconc__idle_wait_all(groupconc_executor *ex, uint64_t until, _Atomic size_t *count) {
+    bool signalled = true;
+    GROUPCONC__ALL_HELD_CHECK(ex, true);
+    groupconc__mutex_lock(&ex->pool.lock);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (count && atomic_load_explicit(count, memory_order_seq_cst) == 0) {
+        groupconc__mutex_unlock(&ex->pool.lock);
+        return true;
+    }
+    GROUPCONC__ALL_HELD_SET(ex, false);
+    groupconc__exec_unlock_shards(ex, 0);
+    if (until == UINT64_MAX) groupconc__cond_wait(&ex->idle_cv, &ex->pool.lock);
+    else signalled = groupconc__cond_wait_until(&ex->idle_cv, &ex->pool.lock, until);
+    groupconc__mutex_unlock(&ex->pool.lock);
+    groupconc__exec_lock_shards(ex, 0);
+    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    GROUPCONC__ALL_HELD_SET(ex, true);
+    return signalled;
+}
+
+GROUPCONC__FN void groupconc__idle_broadcast(groupconc_executor *ex) {
+    groupconc__mutex_lock(&ex->pool.lock);
+    groupconc__cond_broadcast(&ex->idle_cv);
+    groupconc__mutex_unlock(&ex->pool.lock);
+}
+#endif
+
 /* ==== task life cycle =========================================================================== */
 /* A task's life is kept in three fields of its node:
      stage  GROUPCONC__NEW .. DEFERRED: where it is. Plain; changed only under ex->lock (or by the
@@ -4860,8 +4900,13 @@ GROUPCONC__FN groupconc__totals groupconc__totals_locked(const groupconc_executo
         all.counts.caller_runs += sh->counts.caller_runs;
         for (i = 0; i < GROUPCONC__C_OUTCOMES; i++) all.counts.outcome[i] += sh->counts.outcome[i];
     }
+#if GROUPCONC__SHARDS > 1
+    all.unfinished = atomic_load_explicit(&ex->unfinished, memory_order_seq_cst); /* executor-wide */
+    all.retired = atomic_load_explicit(&ex->retired, memory_order_relaxed);
+#else
     all.unfinished = GROUPCONC__UNFINISHED(ex); /* executor-wide (see its field) */
     all.retired = GROUPCONC__RETIRED(ex);
+#endif
     return all;
 }
 
@@ -5235,7 +5280,11 @@ GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, group
         groupconc__admit(ex, t, b);
         groupconc__debug_check(ex, g);
     }
+#if GROUPCONC__SHARDS > 1
+    if (n) atomic_fetch_add_explicit(&ex->unfinished, n, memory_order_seq_cst); /* one per drain */
+#else
     GROUPCONC__UNFINISHED(ex) += n; /* executor-wide: see its field */
+#endif
 #if GROUPCONC__SHARDS == 1
     ex->shards[0].counts.submitted += n; /* one add per drain */
 #endif
@@ -5742,14 +5791,22 @@ GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupco
     atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); /* the lock publishes it */
     sh = groupconc__shard_of(ex, g);
     sh->counts.submitted++;
+#if GROUPCONC__SHARDS > 1
+    atomic_fetch_add_explicit(&ex->unfinished, 1, memory_order_seq_cst);
+#else
     GROUPCONC__UNFINISHED(ex)++;
+#endif
     groupconc__admit(ex, t, &b);
     groupconc__debug_check(ex, g);
     sync_reject = t->stage == GROUPCONC__REJECTED;
     if (sync_reject) {
         groupconc__fifo_remove(&b.rejected, t); /* its rejection is handled here, synchronously */
         if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_ABORT) {
+#if GROUPCONC__SHARDS > 1 /* never accepted: no handle; its COMPLETED event comes below */
+            atomic_fetch_sub_explicit(&ex->unfinished, 1, memory_order_seq_cst);
+#else
             GROUPCONC__UNFINISHED(ex)--; /* never accepted: no handle; its COMPLETED event comes below */
+#endif
             t->bits &= (uint16_t)~GROUPCONC__B_COUNTED;
         } else if (!p->reject_handler && p->rejection == GROUPCONC_REJECT_CALLER_RUNS) {
             /* listed from its refusal on (before any shutdown can come: this lock saw none), so
@@ -7068,13 +7125,30 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
     }
 }
 
-/* n completions leave ex->unfinished (executor-wide: a batch's tasks may be of several shards). */
+/* n completions leave ex->unfinished (executor-wide: a batch's tasks may be of several shards). With
+   more than one shard an atomic: the retirer that takes it to 0 while a shutdown is on broadcasts
+   idle_cv under the pool's lock, the waiters' mutex (groupconc__idle_wait_all: the waiter reads
+   unfinished under that lock after its shutdown store, the retirer reads `shutdown` after its
+   fetch_sub, both sequentially consistent: one sees the other). */
 GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
+#if GROUPCONC__SHARDS > 1
+    size_t before;
+    if (!n) return;
+    before = atomic_fetch_sub_explicit(&ex->unfinished, n, memory_order_seq_cst);
+    GROUPCONC_ASSERT(before >= n);
+    atomic_fetch_add_explicit(&ex->retired, n, memory_order_relaxed);
+    if (before == n && atomic_load_explicit(&ex->shutdown, memory_order_seq_cst)) {
+        groupconc__mutex_lock(&ex->pool.lock);
+        groupconc__cond_broadcast(&ex->idle_cv);
+        groupconc__mutex_unlock(&ex->pool.lock);
+    }
+#else
     GROUPCONC_ASSERT(GROUPCONC__UNFINISHED(ex) >= n);
     GROUPCONC__UNFINISHED(ex) -= n;
     GROUPCONC__RETIRED(ex) += n;
     if (n && GROUPCONC__UNFINISHED(ex) == 0 && atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
         groupconc__cond_broadcast(&ex->idle_cv);
+#endif
 }
 
 /* Poll the inbox (and spin_poke) without the lock for up to GROUPCONC_SPIN_NS, as the only spinner.
@@ -8524,7 +8598,11 @@ GROUPCONC__PUBLIC int groupconc_executor_shutdown(groupconc_executor *ex) {
     groupconc__drain_locked(ex, &b, true);
     groupconc__sweep_locked(ex, NULL, &b);
     (void)groupconc__kick_locked(ex);
+#if GROUPCONC__SHARDS > 1
+    if (groupconc__totals_locked(ex).unfinished == 0) groupconc__idle_broadcast(ex);
+#else
     if (groupconc__totals_locked(ex).unfinished == 0) groupconc__cond_broadcast(&ex->idle_cv);
+#endif
     groupconc__exec_unlock_all(ex);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
@@ -8607,7 +8685,11 @@ GROUPCONC__FN bool groupconc__wait_quiet_locked(groupconc_executor *ex, uint64_t
             until = groupconc__deadline(GROUPCONC__PAUSED_POLL_NS);
             if (until > deadline) until = deadline;
         }
+#if GROUPCONC__SHARDS > 1
+        if (!groupconc__idle_wait_all(ex, until, &ex->unfinished) && until == deadline)
+#else
         if (!groupconc__exec_wait_all(ex, &ex->idle_cv, until) && until == deadline)
+#endif
             return groupconc__totals_locked(ex).unfinished == 0;
     }
     return true;
@@ -8685,7 +8767,11 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
         groupconc__exec_lock_all(ex);
     }
     while (ex->fleet.outstanding > 0) /* the provider still holds requests: they name this executor */
+#if GROUPCONC__SHARDS > 1
+        (void)groupconc__idle_wait_all(ex, UINT64_MAX, NULL);
+#else
         (void)groupconc__exec_wait_all(ex, &ex->idle_cv, UINT64_MAX);
+#endif
     {
         groupconc__totals all = groupconc__totals_locked(ex); /* not called inside the assertion */
         GROUPCONC_ASSERT(ex->global.permits.used == 0 && all.ready == 0 && all.running == 0 &&
@@ -10706,7 +10792,11 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
     /* Last: destroy waits for the count, and frees ex once it is 0. */
     groupconc__exec_lock(ex);
     old = keep_ref ? 0u : atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_acq_rel);
+#if GROUPCONC__SHARDS > 1
+    if (--ex->fleet.outstanding == 0) groupconc__idle_broadcast(ex);
+#else
     if (--ex->fleet.outstanding == 0) groupconc__cond_broadcast(&ex->idle_cv);
+#endif
     groupconc__exec_unlock(ex);
     if (!keep_ref && (old & GROUPCONC__ST_REFS) == GROUPCONC__ST_FLEET_REF) groupconc__task_free(t);
     return GROUPCONC_OK;

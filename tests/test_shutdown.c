@@ -1,6 +1,7 @@
 /* test_shutdown.c - executor shutdown: refusing new work, idempotence, the immediate form
    (cancel queued and ready tasks, flag running ones), the graceful form (finish, or time out and
-   cancel what is left). */
+   cancel what is left), and, in rounds, that a graceful shutdown's wait is woken by the last task's
+   retire with tasks in every shard. */
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 
@@ -464,6 +465,48 @@ static void test_destroy_shuts_down(void **state) {
     tu_latch_destroy(&started);
 }
 
+/* Graceful shutdown's wait is not lost across shards (at more than one shard `unfinished` is an
+   atomic, and idle_cv's mutex the pool's lock: the retirer that takes it to 0 broadcasts under
+   that lock): rounds of a graceful shutdown that begins while one task is parked and 48 more of
+   as many keys (every shard at 16) are queued or running; the park is let go of once the call
+   began, so the last retire, on a worker, wakes the waiter. Each call must return OK within 5 s
+   having run every task (a lost broadcast would leave it waiting for ever). */
+static void test_shutdown_graceful_rounds_across_shards(void **state) {
+    (void)state;
+    enum { ROUNDS = 30, G = 48 };
+    for (int round = 0; round < ROUNDS; round++) {
+        groupconc_policy p = groupconc_policy_default();
+        p.max_threads = 4;
+        groupconc_executor *ex = tu_executor(&p);
+        tu_latch started;
+        tu_latch_init(&started, 1);
+        tu_park park;
+        tu_park_init(&park, &started, NULL);
+        assert_int_equal(groupconc_submit(ex, "park", NULL, tu_park_fn, &park, NULL), GROUPCONC_OK);
+        assert_true(tu_latch_wait(&started));
+        atomic_int ran;
+        atomic_init(&ran, 0);
+        for (int i = 0; i < G; i++) {
+            char key[16];
+            snprintf(key, sizeof key, "gs%d", i);
+            assert_int_equal(groupconc_submit(ex, key, NULL, tu_count_fn, &ran, NULL), GROUPCONC_OK);
+        }
+        tu_graceful g;
+        tu_graceful_start(&g, ex);
+        assert_true(tu_latch_wait(&g.begun));
+        if (round & 1) tu_spin(1000u * (unsigned)round); /* the call's wait begun, or not yet */
+        tu_park_release(&park);
+        bool done = tu_latch_wait_for(&g.done, 5 * 1000000000LL);
+        if (!done) fprintf(stderr, "round %d: graceful shutdown still waiting after 5 s\n", round);
+        assert_true(done);
+        assert_int_equal(tu_graceful_join(&g), GROUPCONC_OK);
+        assert_int_equal(atomic_load(&ran), G);
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        tu_park_destroy(&park);
+        tu_latch_destroy(&started);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_submit_after_shutdown),
@@ -476,6 +519,7 @@ int main(void) {
         cmocka_unit_test(test_shutdown_flags_a_caller_run),
         cmocka_unit_test(test_shutdown_during_a_refusal_in_submit),
         cmocka_unit_test(test_destroy_shuts_down),
+        cmocka_unit_test(test_shutdown_graceful_rounds_across_shards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
