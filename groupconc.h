@@ -2882,6 +2882,8 @@ typedef struct groupconc__worker {
                                       first (groupconc__ready_shard_locked); the spawn count masked */
     unsigned claims, turn;         /* its claims, and the shard every GROUPCONC__SHARD_TURN-th one
                                       looks at first (then the next): under the lock */
+    unsigned chain_shard;          /* its chain's group's shard, while chain_len > 0 (that shard's
+                                      nchains counts it) */
 #endif
 } groupconc__worker;
 
@@ -3000,8 +3002,12 @@ typedef struct groupconc__pool {
                                       pool may start this many beyond its size (up to max_threads) */
     _Atomic size_t size;           /* workers kick_locked starts for ready tasks: min(CPUs,
                                       max_threads); max_threads if the housekeeper cannot start */
+    /* One shard: by default the macro is defined only below ("shards"), hence the test's form.
+       More shards: per shard (sh->nchains), a chain being one group's. */
+#if !(GROUPCONC__SHARDS > 1)
     unsigned nchains;              /* workers with a chain (chain_len > 0): whoever takes ex->lock
                                       ends them first (groupconc__exec_lock) */
+#endif
     uint64_t needed_at;            /* when a worker was last started or woken beyond the pool's size
                                       for tasks that block (the coarse clock; under ex->lock;
                                       groupconc__pool_needed_locked): the workers beyond its cap
@@ -3045,7 +3051,10 @@ typedef struct groupconc__fleet {
      - unfinished and retired: the executor's atomics (groupconc__retire_locked); graceful shutdown
        and destroy wait on idle_cv with the pool's lock (groupconc__idle_wait_all), and whoever
        broadcasts idle_cv holds it (the retirer that takes unfinished to 0 during a shutdown,
-       shutdown itself, the fleet's last answer). */
+       shutdown itself, the fleet's last answer).
+     - chains per shard: each shard counts the chains of its groups (sh->nchains, w->chain_shard);
+       whoever takes a shard's lock ends that shard's chains (groupconc__chains_end_from_locked:
+       every shard, for now). */
 #ifndef GROUPCONC__SHARDS
 #define GROUPCONC__SHARDS 1
 #endif
@@ -3069,6 +3078,11 @@ typedef struct groupconc__shard {
                                       (flagged likewise; nothing else reads the list) */
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, its groups */
+#if GROUPCONC__SHARDS > 1
+    unsigned nchains;              /* workers with a chain of its groups (w->chain_shard): whoever
+                                      takes this shard's lock ends them first (a chain is one group's,
+                                      so only its shard's holder needs it ended) */
+#endif
 #if GROUPCONC__SHARDS == 1 /* the executor's (see GROUPCONC__UNFINISHED), here where one shard has
                               had them: beside what the lock holder writes per task */
     size_t unfinished;
@@ -4133,8 +4147,14 @@ static GROUPCONC__TLS char groupconc__me;
    "shards") through these three and lets go of it
    through groupconc__exec_unlock (CI checks that nothing else does): the first to take it while a
    worker runs a chain ends the chain (groupconc__chains_end_locked, "serial runs: chains" in
-   "worker pool"), so that whatever it reads or changes under the lock is exact. */
+   "worker pool"), so that whatever it reads or changes under the lock is exact. With more than one
+   shard each shard counts its groups' chains, and a taker ends those of the shards it took
+   (groupconc__chains_end_from_locked; every shard, for now). */
+#if GROUPCONC__SHARDS == 1
 GROUPCONC__FN void groupconc__chains_end_locked(groupconc_executor *ex);
+#else /* per shard: the chains of the shards it takes (groupconc__chains_end_from_locked) */
+GROUPCONC__FN void groupconc__shard_chains_end_locked(groupconc_executor *ex, groupconc__shard *sh);
+#endif
 
 #if GROUPCONC__SHARDS == 1
 GROUPCONC__FN void groupconc__exec_lock(groupconc_executor *ex) {
@@ -4173,6 +4193,15 @@ GROUPCONC__FN void groupconc__exec_lock_shards(groupconc_executor *ex, size_t fr
     for (i = from; i < GROUPCONC__SHARDS; i++) groupconc__mutex_lock(&ex->shards[i].lock);
 }
 
+/* The holder of shards [from, N) (all of them, for now) ends their workers' chains ("serial runs:
+   chains"): each shard's own (sh->nchains), so that once the lock narrows a holder of one shard
+   ends only the chains whose tasks it can see. */
+GROUPCONC__FN void groupconc__chains_end_from_locked(groupconc_executor *ex, size_t from) {
+    size_t i;
+    for (i = from; i < GROUPCONC__SHARDS; i++)
+        if (ex->shards[i].nchains) groupconc__shard_chains_end_locked(ex, &ex->shards[i]);
+}
+
 GROUPCONC__FN void groupconc__exec_unlock_shards(groupconc_executor *ex, size_t down_to) {
     size_t i = GROUPCONC__SHARDS;
     while (i-- > down_to) groupconc__mutex_unlock(&ex->shards[i].lock);
@@ -4180,7 +4209,7 @@ GROUPCONC__FN void groupconc__exec_unlock_shards(groupconc_executor *ex, size_t 
 
 GROUPCONC__FN void groupconc__exec_lock(groupconc_executor *ex) {
     groupconc__exec_lock_shards(ex, 0);
-    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    groupconc__chains_end_from_locked(ex, 0);
 }
 
 /* The same only if every lock is free: false (none held) otherwise. */
@@ -4192,7 +4221,7 @@ GROUPCONC__FN bool groupconc__exec_trylock(groupconc_executor *ex) {
             return false;
         }
     }
-    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    groupconc__chains_end_from_locked(ex, 0);
     return true;
 }
 
@@ -4206,7 +4235,7 @@ GROUPCONC__FN bool groupconc__exec_wait(groupconc_executor *ex, groupconc__cond 
     if (until == UINT64_MAX) groupconc__cond_wait(cv, &ex->shards[0].lock);
     else signalled = groupconc__cond_wait_until(cv, &ex->shards[0].lock, until);
     groupconc__exec_lock_shards(ex, 1);
-    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    groupconc__chains_end_from_locked(ex, 0); /* shard 0's too: let go of in the wait */
     return signalled;
 }
 
@@ -4239,7 +4268,7 @@ GROUPCONC__FN bool groupconc__work_wait(groupconc_executor *ex, uint64_t until) 
     else signalled = groupconc__cond_wait_until(&ex->pool.work_cv, &ex->pool.lock, until);
     groupconc__mutex_unlock(&ex->pool.lock);
     groupconc__exec_lock_shards(ex, 0);
-    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    groupconc__chains_end_from_locked(ex, 0);
     return signalled;
 }
 
@@ -4328,7 +4357,7 @@ GROUPCONC__FN bool groupconc__idle_wait_all(groupconc_executor *ex, uint64_t unt
     else signalled = groupconc__cond_wait_until(&ex->idle_cv, &ex->pool.lock, until);
     groupconc__mutex_unlock(&ex->pool.lock);
     groupconc__exec_lock_shards(ex, 0);
-    if (ex->pool.nchains) groupconc__chains_end_locked(ex);
+    groupconc__chains_end_from_locked(ex, 0);
     GROUPCONC__ALL_HELD_SET(ex, true);
     return signalled;
 }
@@ -7498,7 +7527,12 @@ GROUPCONC__FN void groupconc__chain_start_locked(groupconc__worker_loop *w, grou
     if (len == 0) return;
     self->chain_len = len;
     atomic_store_explicit(&self->chain_word, 0, memory_order_relaxed); /* read after the unlock */
+#if GROUPCONC__SHARDS > 1
+    self->chain_shard = n->group->shard; /* a chain is one group's: its shard's holder ends it */
+    w->ex->shards[self->chain_shard].nchains++;
+#else
     w->ex->pool.nchains++;
+#endif
     /* as a batch does (claim_locked): an idle worker naps, to end the chain and complete what it
        finished should this worker's next task be long */
     if (!atomic_load_explicit(&w->ex->pool.nnapping, memory_order_relaxed)) groupconc__call_helper_locked(w->ex);
@@ -7519,7 +7553,12 @@ GROUPCONC__FN void groupconc__chain_end_locked(groupconc_executor *ex, groupconc
     uint32_t i, succeeded = 0;
     GROUPCONC_ASSERT(!(k & GROUPCONC__CHAIN_OFF) && k <= self->chain_len && self->nfinished == 0);
     self->chain_len = 0;
+#if GROUPCONC__SHARDS > 1
+    GROUPCONC_ASSERT(self->chain_shard == g->shard && ex->shards[g->shard].nchains > 0);
+    ex->shards[self->chain_shard].nchains--;
+#else
     ex->pool.nchains--;
+#endif
     GROUPCONC_TEST_CHAIN_END(k);
     if (k == 0) return;
     self->nfinished = k; /* published by the CAS that won the next one, never in self->ret */
@@ -7554,11 +7593,21 @@ GROUPCONC__FN void groupconc__chain_end_locked(groupconc_executor *ex, groupconc
     groupconc__debug_check(ex, g);
 }
 
+#if GROUPCONC__SHARDS > 1
+/* The chains of shard sh's groups (its lock held): those of the workers whose chain_shard it is. */
+GROUPCONC__FN void groupconc__shard_chains_end_locked(groupconc_executor *ex, groupconc__shard *sh) {
+    groupconc__worker *w;
+    unsigned idx = (unsigned)(sh - ex->shards);
+    for (w = ex->pool.workers; w && sh->nchains; w = w->next)
+        if (w->chain_len && w->chain_shard == idx) groupconc__chain_end_locked(ex, w);
+}
+#else
 GROUPCONC__FN void groupconc__chains_end_locked(groupconc_executor *ex) {
     groupconc__worker *w;
     for (w = ex->pool.workers; w && ex->pool.nchains; w = w->next)
         if (w->chain_len) groupconc__chain_end_locked(ex, w);
 }
+#endif
 
 /* The next task of w's chain, once it won it: NULL if the chain ended (or is used up), or if tasks
    arrived in the inbox (the lock then admits them: a chain would keep them waiting). Winning it
