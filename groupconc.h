@@ -3054,7 +3054,9 @@ typedef struct groupconc__fleet {
        shutdown itself, the fleet's last answer).
      - chains per shard: each shard counts the chains of its groups (sh->nchains, w->chain_shard);
        whoever takes a shard's lock ends that shard's chains (groupconc__chains_end_from_locked:
-       every shard, for now). */
+       every shard, for now).
+     - help by shard: a published task's shard is its group's (fixed), and a debug build asserts
+       that a helper holds it (sh->held_by, groupconc__help_locked). */
 #ifndef GROUPCONC__SHARDS
 #define GROUPCONC__SHARDS 1
 #endif
@@ -3078,6 +3080,9 @@ typedef struct groupconc__shard {
                                       (flagged likewise; nothing else reads the list) */
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, its groups */
+#if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG
+    const char *held_by;           /* the thread holding its lock (groupconc__shard_held) */
+#endif
 #if GROUPCONC__SHARDS > 1
     unsigned nchains;              /* workers with a chain of its groups (w->chain_shard): whoever
                                       takes this shard's lock ends them first (a chain is one group's,
@@ -4141,6 +4146,15 @@ static GROUPCONC__TLS char groupconc__me;
 #define GROUPCONC__ALL_HELD_SET(ex, on) ((void)0)
 #define GROUPCONC__ALL_HELD_CHECK(ex, on) ((void)0)
 #endif
+#if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG
+/* Which shards this thread holds (sh->held_by: written by each shard's holder just after taking its
+   lock and just before letting go of it, read by the holder itself), for the assertions of the
+   protocols that will hold only one shard (help: groupconc__help_locked). */
+#define GROUPCONC__SHARD_HELD_SET(sh, on) ((sh)->held_by = (on) ? &groupconc__me : NULL)
+#define GROUPCONC__SHARD_HELD(sh) ((sh)->held_by == &groupconc__me)
+#else
+#define GROUPCONC__SHARD_HELD_SET(sh, on) ((void)0)
+#endif
 
 /* ---- the executor lock ----
    Every thread takes ex->lock (every shard's, in index order; with one shard, shard 0's: see
@@ -4190,7 +4204,10 @@ GROUPCONC__FN void groupconc__exec_unlock(groupconc_executor *ex) {
    holds it alone keeps every other taker out (the white-box tests rely on that). */
 GROUPCONC__FN void groupconc__exec_lock_shards(groupconc_executor *ex, size_t from) {
     size_t i;
-    for (i = from; i < GROUPCONC__SHARDS; i++) groupconc__mutex_lock(&ex->shards[i].lock);
+    for (i = from; i < GROUPCONC__SHARDS; i++) {
+        groupconc__mutex_lock(&ex->shards[i].lock);
+        GROUPCONC__SHARD_HELD_SET(&ex->shards[i], true);
+    }
 }
 
 /* The holder of shards [from, N) (all of them, for now) ends their workers' chains ("serial runs:
@@ -4204,7 +4221,10 @@ GROUPCONC__FN void groupconc__chains_end_from_locked(groupconc_executor *ex, siz
 
 GROUPCONC__FN void groupconc__exec_unlock_shards(groupconc_executor *ex, size_t down_to) {
     size_t i = GROUPCONC__SHARDS;
-    while (i-- > down_to) groupconc__mutex_unlock(&ex->shards[i].lock);
+    while (i-- > down_to) {
+        GROUPCONC__SHARD_HELD_SET(&ex->shards[i], false);
+        groupconc__mutex_unlock(&ex->shards[i].lock);
+    }
 }
 
 GROUPCONC__FN void groupconc__exec_lock(groupconc_executor *ex) {
@@ -4217,9 +4237,13 @@ GROUPCONC__FN bool groupconc__exec_trylock(groupconc_executor *ex) {
     size_t i;
     for (i = 0; i < GROUPCONC__SHARDS; i++) {
         if (!groupconc__mutex_trylock(&ex->shards[i].lock)) {
-            while (i-- > 0) groupconc__mutex_unlock(&ex->shards[i].lock);
+            while (i-- > 0) {
+                GROUPCONC__SHARD_HELD_SET(&ex->shards[i], false);
+                groupconc__mutex_unlock(&ex->shards[i].lock);
+            }
             return false;
         }
+        GROUPCONC__SHARD_HELD_SET(&ex->shards[i], true);
     }
     groupconc__chains_end_from_locked(ex, 0);
     return true;
@@ -4232,8 +4256,10 @@ GROUPCONC__FN bool groupconc__exec_wait(groupconc_executor *ex, groupconc__cond 
     bool signalled = true;
     GROUPCONC__ALL_HELD_CHECK(ex, false);
     groupconc__exec_unlock_shards(ex, 1);
+    GROUPCONC__SHARD_HELD_SET(&ex->shards[0], false); /* let go of in the wait */
     if (until == UINT64_MAX) groupconc__cond_wait(cv, &ex->shards[0].lock);
     else signalled = groupconc__cond_wait_until(cv, &ex->shards[0].lock, until);
+    GROUPCONC__SHARD_HELD_SET(&ex->shards[0], true);
     groupconc__exec_lock_shards(ex, 1);
     groupconc__chains_end_from_locked(ex, 0); /* shard 0's too: let go of in the wait */
     return signalled;
@@ -7237,7 +7263,11 @@ GROUPCONC__FN bool groupconc__publish(groupconc_executor *ex, groupconc__worker 
 }
 
 /* Finish, on this thread, tasks that workers ran but left unfinished in their batches: their
-   permits are handed on now, and their completion runs from b->todo. Under the lock. A waiter
+   permits are handed on now, and their completion runs from b->todo. Under the lock: each task
+   under its group's shard's (with more than one shard the record of a published task's shard is
+   its group's, t->group->shard, fixed: a batch's claims come from one shard, a stolen task or a
+   chain's tasks from one group each; a debug build asserts that the helper holds it, so that a
+   helper holding one shard (step 5b) can be told which tasks are its). A waiter
    takes all (`all`); a new task's admission and an idle worker take only those of a worker that
    has been in its current task for longer than a batch lasts, so that nothing it ran before waits
    behind it (a worker that is moving finishes its own, cheaper). */
@@ -7253,9 +7283,16 @@ GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__bat
             /* NOT_BUSY (0 from busy_ns): on its way to finish them itself */
             if (groupconc__busy_ns(since, now) < GROUPCONC__BATCH_NS) continue;
         }
+#if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG /* a chain is one group's: its shard (w->chain_shard) */
+        GROUPCONC_ASSERT(!w->chain_done.count ||
+                         GROUPCONC__SHARD_HELD(groupconc__shard_of(ex, w->chain_done.head->group)));
+#endif
         groupconc__fifo_append(&b->todo, &w->chain_done); /* finished by a chain's end: complete */
         for (; w->nfinished < n; w->nfinished++) {
             groupconc_task *t = w->ret[w->nfinished];
+#if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG
+            GROUPCONC_ASSERT(GROUPCONC__SHARD_HELD(groupconc__shard_of(ex, t->group)));
+#endif
             groupconc__finish_locked(ex, t, b);
             groupconc__fifo_push(&b->todo, t);
         }

@@ -31,7 +31,9 @@
        FIFO and one at a time where the cap is 1, the counters add up, at most the cap runs;
      - no wake-up is lost across shards (an idle worker sleeps on work_cv with the pool's lock at
        more than one shard): 200 rounds of every worker asleep, then one task of a shard that is no
-       worker's home, which must run within 5 s (keep_alive 10 min).
+       worker's home, which must run within 5 s (keep_alive 10 min);
+     - (white box, a debug build at more than one shard) the lock functions keep each shard's
+       holder, which help's assertion reads.
    The CPU count is computed here as the library computes it: on Linux the affinity mask
    (_GNU_SOURCE), on Windows the active processors (winpthreads' count under its backend),
    elsewhere the online count. Known states are built with latches, not sleeps. */
@@ -1972,6 +1974,36 @@ static void test_idle_workers_woken_in_any_shard(void **state) {
     tu_latch_destroy(&started);
 }
 
+#if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG
+/* White box (a debug build at more than one shard): the lock functions keep each shard's holder
+   (sh->held_by), which help_locked's assertion reads (a helper finishes only tasks of the shards it
+   holds): every shard held after exec_lock and after a wait with it, none after exec_unlock, and
+   none while another thread holds them. */
+static void shard_holds_probe(void *arg) {
+    groupconc_executor *ex = arg;
+    for (unsigned s = 0; s < GROUPCONC__SHARDS; s++) assert_false(GROUPCONC__SHARD_HELD(&ex->shards[s]));
+}
+
+static void test_shard_holds_tracked(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc__exec_lock(ex);
+    for (unsigned s = 0; s < GROUPCONC__SHARDS; s++) assert_true(GROUPCONC__SHARD_HELD(&ex->shards[s]));
+    tu_thread th; /* another thread sees none of them as its own */
+    assert_true(tu_thread_start(&th, shard_holds_probe, ex));
+    tu_thread_join(th);
+    (void)groupconc__exec_wait(ex, &ex->keeper.cv, groupconc__now_ns() + 1000000); /* 1 ms */
+    for (unsigned s = 0; s < GROUPCONC__SHARDS; s++) assert_true(GROUPCONC__SHARD_HELD(&ex->shards[s]));
+    groupconc__exec_unlock(ex);
+    for (unsigned s = 0; s < GROUPCONC__SHARDS; s++) assert_false(GROUPCONC__SHARD_HELD(&ex->shards[s]));
+    assert_true(groupconc__exec_trylock(ex));
+    for (unsigned s = 0; s < GROUPCONC__SHARDS; s++) assert_true(GROUPCONC__SHARD_HELD(&ex->shards[s]));
+    groupconc__exec_unlock(ex);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+#endif
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_noop_tasks_stay_within_cpus),
@@ -2001,6 +2033,9 @@ int main(void) {
         cmocka_unit_test(test_shards_every_ready_task_served),
         cmocka_unit_test(test_busy_shard_starves_no_other),
         cmocka_unit_test(test_idle_workers_woken_in_any_shard),
+#if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG
+        cmocka_unit_test(test_shard_holds_tracked),
+#endif
     };
     const char *only = getenv("GROUPCONC_TEST_ONLY"); /* a cmocka test-name pattern, to rerun one */
     if (only && *only) cmocka_set_test_filter(only);
