@@ -4273,19 +4273,21 @@ GROUPCONC__FN void groupconc__exec_unlock(groupconc_executor *ex) {
 /* An idle worker's sleep (P1 across shards, "Step 5b" in docs/lock-measurements.md): work_cv's mutex
    is the pool's lock, not a shard's, so that a kick from a thread holding any one shard's lock (5b)
    reaches a sleeper. The sleeper raised nidle (seq_cst) and looked at the inbox before; it takes the
-   pool lock while it still holds the shards' (order: shards, then pool), looks at the inbox once
-   more under it, lets go of every shard and waits; woken, it lets go of the pool lock before it
-   takes the shards again, in index order. Whoever signals work_cv does so under the pool lock
+   pool lock while it still holds the shards' (order: shards, then pool), looks once more under it
+   at every shard's ready count and at the inbox (either: no sleep, the caller steps again), lets go
+   of every shard and waits; woken, it lets go of the pool lock before it takes the shards again, in
+   index order. Whoever signals work_cv does so under the pool lock
    (groupconc__work_signal), after making its task ready and reading nidle: it either runs before
    the sleeper's look (which sees its task) or signals once the sleeper waits. For now every kicker
    holds every shard's lock as well, so the sleeper's ready count (read under them) is still exact;
    when the lock narrows, this look must also read every shard's ready count without its lock (an
    atomic mirror per shard: "Step 5 on paper"). Returns as groupconc__exec_wait. */
+GROUPCONC__FN size_t groupconc__ready_count_locked(const groupconc_executor *ex);
 GROUPCONC__FN bool groupconc__work_wait(groupconc_executor *ex, uint64_t until) {
     bool signalled = true;
     GROUPCONC__ALL_HELD_CHECK(ex, false);
     groupconc__mutex_lock(&ex->pool.lock);
-    if (groupconc__inbox_pending(ex)) { /* P1: a push since its last look */
+    if (groupconc__ready_count_locked(ex) != 0 || groupconc__inbox_pending(ex)) { /* P1: since its look */
         groupconc__mutex_unlock(&ex->pool.lock);
         return true;
     }
