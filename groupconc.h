@@ -2184,6 +2184,12 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #if GROUPCONC__STRIPES < 1 || (GROUPCONC__STRIPES & (GROUPCONC__STRIPES - 1)) != 0
 #error "GROUPCONC__STRIPES must be a power of two (a key's stripe is its hash's top bits, masked)"
 #endif
+#ifndef GROUPCONC__SHARDS /* the executor's shards ("shards"): 1; the tests' builds choose 16 */
+#define GROUPCONC__SHARDS 1
+#endif
+#if GROUPCONC__SHARDS < 1 || GROUPCONC__SHARDS > 256 || (GROUPCONC__SHARDS & (GROUPCONC__SHARDS - 1)) != 0
+#error "GROUPCONC__SHARDS must be a power of two from 1 to 256 (a group's shard is a byte)"
+#endif
 
 #ifndef GROUPCONC_TEST_THREAD_START_FAILS
 #define GROUPCONC_TEST_THREAD_START_FAILS() 0
@@ -3002,9 +3008,8 @@ typedef struct groupconc__pool {
                                       pool may start this many beyond its size (up to max_threads) */
     _Atomic size_t size;           /* workers kick_locked starts for ready tasks: min(CPUs,
                                       max_threads); max_threads if the housekeeper cannot start */
-    /* One shard: by default the macro is defined only below ("shards"), hence the test's form.
-       More shards: per shard (sh->nchains), a chain being one group's. */
-#if !(GROUPCONC__SHARDS > 1)
+    /* with more shards, per shard (sh->nchains), a chain being one group's */
+#if GROUPCONC__SHARDS == 1
     unsigned nchains;              /* workers with a chain (chain_len > 0): whoever takes ex->lock
                                       ends them first (groupconc__exec_lock) */
 #endif
@@ -3057,12 +3062,8 @@ typedef struct groupconc__fleet {
        every shard, for now).
      - help by shard: a published task's shard is its group's (fixed), and a debug build asserts
        that a helper holds it (sh->held_by, groupconc__help_locked). */
-#ifndef GROUPCONC__SHARDS
-#define GROUPCONC__SHARDS 1
-#endif
-#if GROUPCONC__SHARDS < 1 || GROUPCONC__SHARDS > 256 || (GROUPCONC__SHARDS & (GROUPCONC__SHARDS - 1)) != 0
-#error "GROUPCONC__SHARDS must be a power of two from 1 to 256 (a group's shard is a byte)"
-#endif
+/* GROUPCONC__SHARDS: defined with the tunables ("configuration defaults and checks"), before the
+   structs that test it. */
 
 typedef struct groupconc__shard {
 #if GROUPCONC__SHARDS > 1
@@ -7185,8 +7186,9 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
 /* n completions leave ex->unfinished (executor-wide: a batch's tasks may be of several shards). With
    more than one shard an atomic: the retirer that takes it to 0 while a shutdown is on broadcasts
    idle_cv under the pool's lock, the waiters' mutex (groupconc__idle_wait_all: the waiter reads
-   unfinished under that lock after its shutdown store, the retirer reads `shutdown` after its
-   fetch_sub, both sequentially consistent: one sees the other). */
+   unfinished under that lock after its shutdown store and a seq_cst fence, the retirer reads
+   `shutdown` (seq_cst) after its seq_cst fetch_sub: one sees the other. The store itself is
+   relaxed, ordered by the shard locks while every retirer holds one; the fence is for 5b). */
 GROUPCONC__FN void groupconc__retire_locked(groupconc_executor *ex, size_t n) {
 #if GROUPCONC__SHARDS > 1
     size_t before;
@@ -8628,6 +8630,10 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->pool.nstarting, 0);
     atomic_init(&ex->pool.nblocked, 0);
     atomic_init(&ex->pool.nhinted, 0);
+#if GROUPCONC__SHARDS > 1
+    atomic_init(&ex->unfinished, 0);
+    atomic_init(&ex->retired, 0);
+#endif
     { /* the pool's size: min(CPUs, max_threads); max_threads where the count is unknown (0) */
         size_t ncpu = groupconc__cpu_count(), max = (size_t)policy->max_threads;
         /* cppcheck (no system headers: no CPU count compiled in) sees ncpu as always 0 */
