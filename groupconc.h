@@ -781,7 +781,9 @@ typedef struct groupconc_group_limits {
 
 typedef struct groupconc_policy {
     int default_concurrency;       /* >= 1; default 1 */
-    int default_max_in_flight;     /* per group (bulkhead); >= 1 or UNLIMITED; default UNLIMITED */
+    int default_max_in_flight;     /* per group (bulkhead); >= 1 or UNLIMITED; default UNLIMITED.
+                                      Here and for the two global caps INT_MAX is UNLIMITED (the
+                                      stats report it as GROUPCONC_UNLIMITED) */
     int default_queue_threshold;   /* per group (bulkhead + concurrency); >= 0 or UNLIMITED; default UNLIMITED */
     int global_max_in_flight;      /* global in-flight (counts WAITING tasks too: see CONCEPTS, Global cap);
                                       >= 1 or UNLIMITED; default UNLIMITED */
@@ -3082,7 +3084,7 @@ typedef struct groupconc__shard {
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, its groups */
 #if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG
-    const char *held_by;           /* the thread holding its lock (groupconc__shard_held) */
+    const char *held_by;           /* the thread holding its lock (GROUPCONC__SHARD_HELD) */
 #endif
 #if GROUPCONC__SHARDS > 1
     unsigned nchains;              /* workers with a chain of its groups (w->chain_shard): whoever
@@ -7287,7 +7289,8 @@ GROUPCONC__FN void groupconc__help_locked(groupconc_executor *ex, groupconc__bat
             /* NOT_BUSY (0 from busy_ns): on its way to finish them itself */
             if (groupconc__busy_ns(since, now) < GROUPCONC__BATCH_NS) continue;
         }
-#if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG /* a chain is one group's: its shard (w->chain_shard) */
+#if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG /* a chain is one group's: its shard (not w->chain_shard,
+                                                stale once the chain ended) */
         GROUPCONC_ASSERT(!w->chain_done.count ||
                          GROUPCONC__SHARD_HELD(groupconc__shard_of(ex, w->chain_done.head->group)));
 #endif
@@ -7596,6 +7599,9 @@ GROUPCONC__FN void groupconc__chain_end_locked(groupconc_executor *ex, groupconc
     self->chain_len = 0;
 #if GROUPCONC__SHARDS > 1
     GROUPCONC_ASSERT(self->chain_shard == g->shard && ex->shards[g->shard].nchains > 0);
+#if GROUPCONC_DEBUG /* whoever ends a chain holds its shard (review helper-66) */
+    GROUPCONC_ASSERT(GROUPCONC__SHARD_HELD(&ex->shards[self->chain_shard]));
+#endif
     ex->shards[self->chain_shard].nchains--;
 #else
     ex->pool.nchains--;
