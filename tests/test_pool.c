@@ -280,7 +280,12 @@ static void run_grown_pool_shrinks(int burst) {
     }
     print_message("after the %s: %zu threads (CPUs %zu)\n", burst ? "bursts" : "trickle", threads, ncpu);
 #if !defined(POOL_UNDER_TSAN) /* there a no-op task may look blocked, and the watch grow the pool */
-    assert_true(threads <= ncpu);
+#if !defined(__linux__) /* no /proc: 1 ms computing tasks waiting in a burst look like blocked ones
+                           to the watch (the manual: only Linux tells them apart), which may grow
+                           the pool again (seen once under wine); the trickle's no-op tasks do not */
+    if (burst == 0)
+#endif
+        assert_true(threads <= ncpu);
 #endif
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     tu_latch_destroy(&r.inside);
