@@ -1559,5 +1559,5 @@ int main(void) {
         cmocka_unit_test(test_recipe_16_overall_2_per_host),
         cmocka_unit_test(test_names_and_durations),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -1113,5 +1113,5 @@ int main(void) {
 #endif
         cmocka_unit_test(test_reclaim_batch),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -1028,5 +1028,5 @@ int main(void) {
 #endif
         cmocka_unit_test(test_quiet_leftovers_finished_by_idle_worker),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -395,5 +395,5 @@ int main(void) {
         cmocka_unit_test(test_cancel_finished_too_late),
         cmocka_unit_test(test_concurrent_cancel_once),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

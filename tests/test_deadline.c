@@ -2149,5 +2149,5 @@ int main(void) {
         cmocka_unit_test(test_cancel_inside_expiry_event),
         cmocka_unit_test(test_cancel_inside_expiry_event_counts),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -5182,5 +5182,7 @@ int main(void) {
         tests[n].initial_state = &code_rows[i];
         n++;
     }
+    const char *only = getenv("GROUPCONC_TEST_ONLY"); /* a cmocka test-name pattern, to rerun one */
+    if (only && *only) cmocka_set_test_filter(only);
     return _cmocka_run_group_tests("errors", tests, n, NULL, NULL);
 }

@@ -2821,5 +2821,5 @@ int main(void) {
     /* FLEET_TEST=<pattern>: run only the matching tests (cmocka's filter) */
     tu_mutex_init(&mk_reg_lock);
     if (getenv("FLEET_TEST")) cmocka_set_test_filter(getenv("FLEET_TEST"));
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -229,5 +229,5 @@ int main(void) {
         cmocka_unit_test(test_read_only_calls_never_ask),
         cmocka_unit_test(test_graceful_waits_for_fleet_beside_a_pause),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

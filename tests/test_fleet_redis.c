@@ -1528,5 +1528,5 @@ int main(void) {
         cmocka_unit_test_teardown(test_leaving_waiter_group_shutdown, teardown_server),
         cmocka_unit_test_teardown(test_fail_closed_caller_runs, teardown_server),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -973,5 +973,5 @@ int main(void) {
         cmocka_unit_test(test_deferral_misuse),
         cmocka_unit_test(test_gate_stats_int_max_cap),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -456,5 +456,5 @@ int main(void) {
         cmocka_unit_test(test_hash_collision_keys),
         cmocka_unit_test(test_group_functions_bad_input),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -820,5 +820,5 @@ int main(void) {
         cmocka_unit_test(test_executor_pause_during_graceful),
         cmocka_unit_test(test_graceful_runs_paused_ready_task),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -832,5 +832,5 @@ int main(void) {
         cmocka_unit_test(test_fifo_concurrency),
         cmocka_unit_test(test_global_permits_returned),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

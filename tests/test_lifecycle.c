@@ -190,5 +190,5 @@ int main(void) {
         cmocka_unit_test(test_illegal_transition_aborts),
         cmocka_unit_test(test_executor_runs_checked),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -627,5 +627,5 @@ int main(void) {
         cmocka_unit_test(test_caller_runs_late_refusals_and_cancel),
         cmocka_unit_test(test_counters_wait_for_the_outcome),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

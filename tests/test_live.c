@@ -1731,5 +1731,5 @@ int main(void) {
         cmocka_unit_test(test_resolver_calls_refused),
         cmocka_unit_test(test_stats_of_limits_without_state),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

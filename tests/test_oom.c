@@ -3994,5 +3994,7 @@ int main(void) {
         cmocka_unit_test_setup(test_fleet_any_thread, reset_counts),
         cmocka_unit_test_setup(test_execute_all_cleanups, reset_counts),
     };
+    const char *only = getenv("GROUPCONC_TEST_ONLY"); /* a cmocka test-name pattern, to rerun one */
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -450,5 +450,5 @@ int main(void) {
         cmocka_unit_test(test_first_resolution_fixed),
         cmocka_unit_test(test_policy_is_copied),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

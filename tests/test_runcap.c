@@ -1123,5 +1123,5 @@ int main(void) {
         cmocka_unit_test(test_crawler_running_cap_work_conserving),
         cmocka_unit_test(test_crawler_in_flight_contrast_timed),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

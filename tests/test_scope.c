@@ -1625,5 +1625,5 @@ int main(void) {
 #endif
         cmocka_unit_test(test_scope_bad_input),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -608,5 +608,5 @@ int main(void) {
         cmocka_unit_test(test_close_without_join_shuts_down_first),
         cmocka_unit_test(test_close_after_join_only_frees),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

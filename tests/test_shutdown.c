@@ -521,5 +521,5 @@ int main(void) {
         cmocka_unit_test(test_destroy_shuts_down),
         cmocka_unit_test(test_shutdown_graceful_rounds_across_shards),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -539,5 +539,5 @@ int main(void) {
         cmocka_unit_test_prestate(test_stress_three_layers, (void *)&abort_policy),
         cmocka_unit_test_prestate(test_stress_three_layers, (void *)&discard_policy),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

@@ -1262,5 +1262,5 @@ int main(void) {
         cmocka_unit_test(test_context_accessors),
         cmocka_unit_test(test_node_caches_per_thread),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TU_RUN_TESTS(tests);
 }

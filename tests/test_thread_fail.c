@@ -719,5 +719,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_async_caller_runs_without_new_workers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hint_without_new_workers, setup, teardown),
     };
+    const char *only = getenv("GROUPCONC_TEST_ONLY"); /* a cmocka test-name pattern, to rerun one */
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

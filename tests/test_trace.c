@@ -338,5 +338,7 @@ int main(void) {
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_oom_loops),
     };
+    const char *only = getenv("GROUPCONC_TEST_ONLY"); /* a cmocka test-name pattern, to rerun one */
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

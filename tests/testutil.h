@@ -12,7 +12,8 @@
      - tu_park: a task that records that it started, then parks on its own latch until the test
        opens it (optionally leaving early, cooperatively, when its cancellation flag is set);
      - tu_peak: a running counter that remembers its maximum, to check caps from inside tasks;
-     - small wrappers that assert on the test's main thread only.
+     - small wrappers that assert on the test's main thread only;
+     - TU_RUN_TESTS: cmocka_run_group_tests honouring GROUPCONC_TEST_ONLY=<pattern>.
 
    Rule for every test: cmocka asserts run on the test's main thread only. Worker tasks and
    callbacks record what they saw in atomics or per-task slots; the main thread asserts after a
@@ -58,6 +59,14 @@
 #define TU_SEC ((int64_t)1000000000)
 
 /* ---- clock and sleep ---------------------------------------------------------------------------- */
+
+/* Every cmocka test binary: GROUPCONC_TEST_ONLY=<pattern> (cmocka's test filter, '*' and '?'
+   wildcards) runs only the matching tests, to rerun one. */
+#define TU_RUN_TESTS(tests) (tu_test_filter(), cmocka_run_group_tests(tests, NULL, NULL))
+static inline void tu_test_filter(void) {
+    const char *only = getenv("GROUPCONC_TEST_ONLY");
+    if (only && *only) cmocka_set_test_filter(only);
+}
 
 static inline int64_t tu_now_ns(void) {
     struct timespec ts;
