@@ -91,7 +91,7 @@ static void *scratch(size_t size) {
    in "vip" (conc 2, fire-and-forget), P3 runs in "b", P4 runs in "solo" (conc 1, in-flight 1,
    threshold 0). All wait on `gate`. P0, P1, P3, P4 have on_complete callbacks. */
 
-#define MAX_HANDLES 16
+#define MAX_HANDLES 32
 
 typedef struct world {
     groupconc_executor *ex;
