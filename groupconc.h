@@ -3437,8 +3437,8 @@ GROUPCONC__FN void groupconc__fifo_append(groupconc__fifo *q, groupconc__fifo *f
    stop at the terminator), then eight bytes at a time, the last word read where it ends
    (overlapping the one before), a key under eight bytes from two overlapping halves or three of
    its bytes; the length is in the seed. A final mix spreads the low bits (a slot) and the top
-   ones (a stripe). FNV-1a, a byte at a time, cost W2's 11-byte keys 110 instructions a submit; this, 72 with
-   memchr's. */
+   ones (a stripe). FNV-1a, a byte at a time, cost W2's 11-byte keys 110 instructions a submit;
+   this, 72 with memchr's. */
 GROUPCONC__FN int groupconc__key_hash(const char *key, size_t *out_len, uint64_t *out_hash) {
     const char *end = (const char *)memchr(key, 0, GROUPCONC_MAX_KEY_LEN + 1);
     uint64_t h, w;
