@@ -387,11 +387,14 @@
                    (waiting_global, waiting_bulkhead, waiting_concurrency, waiting_running,
                    waiting_fleet, ready, running, deferred; and two for tasks a layer refused whose
                    outcome is not final: caller_runs, refused under CALLER_RUNS, its REJECTED event
-                   under way or its run inside its submit, on the submitting thread; refused, by an
-                   admission where no callback may run, its REJECTED event left to the next
-                   locked step), age_ns since it first had to wait, from a coarse clock (a few ms:
-                   0 for a short wait; null for a task that never waited, and for running,
-                   deferred, caller_runs and refused tasks)
+                   under way (on the thread that refused it: its submitter, or a worker) or its
+                   run inside its submit; refused, by an admission where no callback may run, its
+                   REJECTED event left to the next locked step. Not listed: a refusal waiting on
+                   its refusing thread for the REJECTED events before it, and one a rejection
+                   handler is deciding; each is in its group's submitted, not yet in completed,
+                   and in no other count), age_ns since it first had to wait, from a coarse
+                   clock (a few ms: 0 for a short wait; null for a task that never waited, and
+                   for running, deferred, caller_runs and refused tasks)
        scopes[]    each open scope: id (opaque), name (or null), parent (its parent's id, or null),
                    policy, shut_down, joined (0/1), age_ns since it was opened (the coarse clock:
                    0 for the first few ms), children (open child scopes), forks[] (index, group,
@@ -1442,7 +1445,9 @@ GROUPCONC_API int groupconc_executor_limits_set(groupconc_executor *ex,
                   tasks ask for no fleet lease and hold none until the resume (section [10]).
                   A pause holds back what waits: a task refused instead of waiting (its queue
                   threshold reached: with a threshold of 0, every new one) still runs under
-                  CALLER_RUNS, in its submit, as any refused task does.
+                  CALLER_RUNS, as any refused task does: in its submit, or, refused later (a
+                  task handed a global permit, then refused at the paused group's full queue),
+                  on a worker, after its REJECTED event, holding no permits.
    Returns:       GROUPCONC_OK; GROUPCONC_EINVAL; GROUPCONC_EKEYEMPTY / EKEYTOOLONG;
                   GROUPCONC_ESHUTDOWN; GROUPCONC_ENOMEM; GROUPCONC_EGROUPS_FULL (a new key, table full).
    Thread safety: any thread.
@@ -2783,7 +2788,12 @@ typedef struct groupconc__group_cold {
                                                 lock): a CALLER_RUNS refusal made before it
                                                 (t->start_ns <= swept_ns) was in no list the sweep
                                                 could flag (its settling thread's batch), so it is
-                                                cancelled when that thread lists it */
+                                                cancelled when that thread lists it. Never goes
+                                                back, and never below refused_ns: a second sweep
+                                                in the same clock tick, or after the clock stepped
+                                                back, still covers every refusal before it */
+    uint64_t refused_ns;                     /* the latest stamp (t->start_ns) an undecided refusal
+                                                of the group got: each is > swept_ns when made */
 } groupconc__group_cold;
 
 /* The bounded table's LRU link, allocated in front of each group of such an executor only (see
@@ -4729,6 +4739,7 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
         t->bits |= GROUPCONC__B_UNDECIDED;
         if (t->start_ns <= t->group->cold->swept_ns) /* the clock did not move since a sweep: this */
             t->start_ns = t->group->cold->swept_ns + 1; /* refusal comes after it (see swept_ns) */
+        if (t->start_ns > t->group->cold->refused_ns) t->group->cold->refused_ns = t->start_ns;
     }
     groupconc__fifo_push(&b->rejected, t);
 }
@@ -4846,8 +4857,11 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
     else if (!g) GROUPCONC__EACH_SHARD(ex, sh) groupconc__sweep_shared(ex, &sh->ready, NULL, &victims);
     if (!g || groupconc__fleet_waiting(g) > 0) groupconc__sweep_shared(ex, &ex->fleet.layer.waiters, g, &victims);
     while ((t = groupconc__fifo_pop(&victims)) != NULL) groupconc__cancel_locked(ex, t, b);
-    if (g && g->cold && g->cold->undecided) /* refusals in settling threads' batches: see swept_ns */
-        g->cold->swept_ns = groupconc__now_ns();
+    if (g && g->cold && g->cold->undecided) { /* refusals in settling threads' batches: swept_ns */
+        uint64_t now = groupconc__now_ns(), at = g->cold->swept_ns + 1;
+        if (at < g->cold->refused_ns) at = g->cold->refused_ns;
+        g->cold->swept_ns = now > at ? now : at;
+    }
     GROUPCONC__EACH_SHARD(ex, sh) {
         if (g && sh != groupconc__shard_of(ex, g)) continue;
         for (t = sh->running.head; t; t = next) { /* after the queues: what it frees goes nowhere */

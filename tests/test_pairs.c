@@ -1631,7 +1631,10 @@ static void pair_reject_groupshut(void **state) {
    of such a task's group must still reach it: it completes CANCELLED, never run; and while its
    outcome is open its group is not idle (v 2: a bounded table at max_groups does not reclaim it).
    Before, the task was in no list the sweep or the idle check looked at: it ran after its group's
-   shutdown, and its group was reclaimed (helper-63, defect 1). Here g2 and g3 wait at the global
+   shutdown, and its group was reclaimed (helper-63, defect 1). v 3: a group shutdown in the clock
+   tick of an earlier sweep and of g3's refusal (a coarse clock: simulated by that sweep's stamp
+   10 s ahead) must reach g3 too; before, its stamp fell behind g3's (helper-67, defect 2).
+   Here g2 and g3 wait at the global
    in-flight cap; h1's end hands both a permit, and both are refused at their groups' concurrency;
    g2's REJECTED event holds the worker while the test acts on g3's group k. */
 static tu_latch g_settle_in, g_settle_go;
@@ -1648,9 +1651,17 @@ static int count_run_fn(groupconc_context *ctx, void **out, void *arg) {
     atomic_fetch_add((atomic_int *)arg, 1);
     return 0;
 }
+/* The key table's hash of key (internal: groupconc__key_hash). */
+static uint64_t hash_of(const char *key) {
+    size_t len = 0;
+    uint64_t hash = 0;
+    (void)groupconc__key_hash(key, &len, &hash);
+    return hash;
+}
+
 static void pair_reject_groupshut_while_settling(void **state) {
     (void)state;
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < 4; v++) {
         px_reset();
         groupconc_policy p = pol();
         p.listener = settle_listener;
@@ -1674,9 +1685,19 @@ static void pair_reject_groupshut_while_settling(void **state) {
         groupconc_task *g2 = sub(ex, "g", "g2", tu_noop_fn, NULL);
         groupconc_task *g3 = sub(ex, "k", "g3", count_run_fn, &ran);
         assert_int_equal(tu_xstats(ex).waiting, 2); /* both at the global cap */
+        if (v == 3) { /* a sweep of k stamped 10 s ahead: as if it came in the clock tick that g3's
+                         refusal and the group shutdown below come in (a coarse clock), or the
+                         clock stepped back since (white-box) */
+            groupconc__exec_lock(ex);
+            groupconc__group *gk = groupconc__find_locked(ex, "k", 1, hash_of("k"));
+            assert_non_null(gk);
+            assert_non_null(groupconc__group_cold_get(gk));
+            gk->cold->swept_ns = groupconc__now_ns() + INT64_C(10000000000);
+            groupconc__exec_unlock(ex);
+        }
         pk_go(&kh);
         assert_true(tu_latch_wait(&g_settle_in)); /* g3 refused, in the worker's batch */
-        if (v == 0) OK(groupconc_group_shutdown(ex, "k"));
+        if (v == 0 || v == 3) OK(groupconc_group_shutdown(ex, "k"));
         if (v == 1) OK(groupconc_group_evict(ex, "k"));
         if (v == 2) {
             pk_finish(&kk, tk); /* k's running task gone: only g3's open refusal keeps k */
@@ -1687,7 +1708,7 @@ static void pair_reject_groupshut_while_settling(void **state) {
         }
         tu_latch_count_down(&g_settle_go);
         groupconc_result r = tu_wait(g3);
-        if (v < 2) {
+        if (v != 2) {
             assert_int_equal(r.status, GROUPCONC_STATUS_CANCELLED);
             assert_int_equal(atomic_load(&ran), 0);
         } else {
@@ -1696,11 +1717,11 @@ static void pair_reject_groupshut_while_settling(void **state) {
             assert_int_equal(tu_gstats(ex, "k").caller_runs, 1);
         }
         OK(groupconc_task_release(g3));
-        if (v == 0) assert_int_equal(tu_gstats(ex, "k").cancelled, 1);
+        if (v == 0 || v == 3) assert_int_equal(tu_gstats(ex, "k").cancelled, 1);
         done_rel(g2, GROUPCONC_STATUS_SUCCESS, 0); /* g's: run on a worker (CALLER_RUNS) */
         done_rel(th, GROUPCONC_STATUS_SUCCESS, 0);
         pk_free(&kh);
-        if (v < 2) pk_finish(&kk, tk);
+        if (v != 2) pk_finish(&kk, tk);
         pk_finish(&kg, tg);
         if (v == 2) OK(groupconc_group_resume(ex, "h"));
         OK(groupconc_executor_destroy(ex));
