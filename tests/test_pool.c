@@ -29,6 +29,13 @@
        limits (concurrency 1 -> 2 -> 1), queue deadlines, group shutdown, graceful and immediate
        executor shutdown, the JSON dump: every task runs once or completes with the exact status,
        FIFO and one at a time where the cap is 1, the counters add up, at most the cap runs;
+     - chains in shard 0 and in a second shard (at 16 shards; review helper-66), with one worker and
+       with two drains at once, each stalled on a gate task: stats, the dump, a waiter, a live
+       limit, a cancel, a pause and a graceful shutdown arriving then see and leave exact state
+       (the tasks before the gate finished, the gate running, the rest waiting; nothing run twice
+       or lost, FIFO, the cap kept); the housekeeper woken for queue deadlines of tasks that a
+       chain ran expires none of them, and an idle worker woken from its nap ends the chain and
+       completes what it finished;
      - no wake-up is lost across shards (an idle worker sleeps on work_cv with the pool's lock at
        more than one shard): 200 rounds of every worker asleep, then one task of a shard that is no
        worker's home, which must run within 5 s (keep_alive 10 min);
@@ -871,8 +878,13 @@ static void test_serial_run_after_a_cut_batch(void **state) {
 /* ---- chains: a serial run of short tasks without a locked step per task (issue 26) ------------- */
 
 static atomic_long chain_ends_committed; /* chains that ended with chained tasks committed to */
+/* the same, ended by this thread's lock entries (a test's own calls: test_chain_shards_*) */
+static GROUPCONC__TLS long chain_ends_here;
 static void pool_chain_end(unsigned committed) {
-    if (committed) atomic_fetch_add(&chain_ends_committed, 1);
+    if (committed) {
+        atomic_fetch_add(&chain_ends_committed, 1);
+        chain_ends_here++;
+    }
 }
 
 enum { CHAIN_N = 20000 };
@@ -1800,6 +1812,498 @@ static void test_chain_meets_dump(void **state) {
 }
 #endif
 
+/* ---- chains in shard 0 and in a second shard, met by each kind of lock entry (review helper-66) - */
+/* At 16 shards the tests above chain one key, "c", in one shard (5), never shard 0, never two chains
+   at once, and their napper ends most chains before another lock entry meets one. Here cap-1 keys in
+   shard 0 and in shard XC_SHARD2 (9: no worker's home; at one shard both keys are in shard 0) drain
+   XC_N tasks each behind a blocker; a gate task (index gate) stalls the drain, in a chain when the
+   worker chained up to it. With one worker the keys drain one after the other; with two, at once,
+   in two shards (while every lock entry takes every shard and ends every chain, the drain that
+   reaches its gate first loses its chain to the other worker's next step: one chain is left to
+   meet; once 5b narrows the lock both stay). While every drain is stalled this thread makes one
+   call that takes the lock (stats, dump, a wait, a live limit, a cancel, a pause, a graceful
+   shutdown), which must end the chains first: what it sees and does is checked exactly (the tasks
+   before the gate finished, the gate running, the rest waiting; nothing run twice, nothing lost,
+   FIFO, the cap kept). The chain-end hook counts, per thread, the ends with tasks committed to
+   that this thread's calls made (chain_ends_here): such a call met a chain. The tests print how
+   many did and assert only that chains formed (as the tests above): how far they reach is timing.
+   In a plain build the calls meet a chain 14 times in 16 at one worker; under TSan almost never (a
+   locked step takes longer than GROUPCONC__SHORT_NS there: a chain commits to one task at most). */
+enum { XC_N = 40, XC_SHARD2 = GROUPCONC__SHARDS > 1 ? 9 : 0 };
+
+typedef struct xc_group xc_group;
+
+typedef struct xc_slot {
+    xc_group *g;
+    int i;
+} xc_slot;
+
+struct xc_group {
+    char key[32];
+    int gate;                         /* the gate task's index */
+    groupconc_task *h[XC_N];
+    xc_slot slot[XC_N];
+    groupconc_result r[XC_N];
+    atomic_int ran[XC_N];             /* times its function was entered */
+    atomic_int seq[XC_N];             /* the order it started in, from 1 (0: never ran) */
+    atomic_int next_seq;
+    atomic_bool gate_saw_cancel;
+    tu_peak peak;
+    tu_latch gate_in, gate_go, blocked;
+    tu_park blocker;
+    groupconc_task *b;
+};
+
+static int xc_fn(groupconc_context *ctx, void **out_value, void *arg) {
+    xc_group *g = ((xc_slot *)arg)->g;
+    int i = ((xc_slot *)arg)->i;
+    (void)out_value;
+    tu_peak_enter(&g->peak);
+    atomic_fetch_add(&g->ran[i], 1);
+    atomic_store(&g->seq[i], atomic_fetch_add(&g->next_seq, 1) + 1);
+    if (i == g->gate) {
+        tu_latch_count_down(&g->gate_in);
+        (void)tu_latch_wait(&g->gate_go);
+        if (groupconc_context_is_cancelled(ctx)) atomic_store(&g->gate_saw_cancel, true);
+    }
+    tu_peak_leave(&g->peak);
+    return 0;
+}
+
+/* The first key "<prefix><j>" whose group falls in shard `shard`. */
+static void xc_key(char *buf, size_t size, const char *prefix, unsigned shard) {
+    for (int j = 0;; j++) {
+        snprintf(buf, size, "%s%d", prefix, j);
+        if (tu_key_shard(buf) == shard) return;
+    }
+}
+
+/* Key `prefix` in `shard`, held by a parked blocker while XC_N tasks queue (max_wait: each one's
+   queue deadline, NULL: none); the drain waits for xc_release. */
+static void xc_begin(groupconc_executor *ex, xc_group *g, const char *prefix, unsigned shard, int gate,
+                     const int64_t *max_wait) {
+    memset(g, 0, sizeof *g);
+    xc_key(g->key, sizeof g->key, prefix, shard);
+    assert_int_equal(tu_key_shard(g->key), shard);
+    g->gate = gate;
+    tu_peak_init(&g->peak);
+    tu_latch_init(&g->gate_in, 1);
+    tu_latch_init(&g->gate_go, 1);
+    tu_latch_init(&g->blocked, 1);
+    tu_park_init(&g->blocker, &g->blocked, NULL);
+    g->b = tu_submit(ex, g->key, NULL, tu_park_fn, &g->blocker);
+    assert_true(tu_latch_wait(&g->blocked));
+    for (int i = 0; i < XC_N; i++) {
+        groupconc_task_spec s;
+        memset(&s, 0, sizeof s);
+        s.group = g->key;
+        s.task_id = i == gate ? "gate" : NULL;
+        s.fn = xc_fn;
+        g->slot[i].g = g;
+        g->slot[i].i = i;
+        s.arg = &g->slot[i];
+        s.max_wait_ns = max_wait ? max_wait[i] : 0;
+        assert_int_equal(groupconc_submit_spec(ex, &s, &g->h[i]), GROUPCONC_OK);
+    }
+}
+
+static void xc_release(xc_group *g) { tu_park_release(&g->blocker); }
+
+/* Every task done, its result in g->r; the handles released. */
+static void xc_collect(xc_group *g) {
+    for (int i = 0; i < XC_N; i++) {
+        g->r[i] = tu_wait(g->h[i]);
+        assert_int_equal(groupconc_task_release(g->h[i]), GROUPCONC_OK);
+    }
+    tu_wait_status(g->b, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_task_release(g->b), GROUPCONC_OK);
+}
+
+/* Each task ran exactly once and succeeded, except those in [lo, hi), which never ran and completed
+   with `other` / `reason`; those that ran started in FIFO order, and at most `cap` at a time. */
+static void xc_check(xc_group *g, int lo, int hi, groupconc_status other, int reason, int cap) {
+    int last = 0, ran = 0;
+    for (int i = 0; i < XC_N; i++) {
+        int seq = atomic_load(&g->seq[i]);
+        if (i >= lo && i < hi) {
+            assert_int_equal(g->r[i].status, other);
+            assert_int_equal(g->r[i].reason, reason);
+            assert_int_equal(atomic_load(&g->ran[i]), 0);
+            assert_int_equal(seq, 0);
+            continue;
+        }
+        assert_int_equal(g->r[i].status, GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(atomic_load(&g->ran[i]), 1);
+        assert_true(seq > last);
+        last = seq;
+        ran++;
+    }
+    assert_int_equal(atomic_load(&g->next_seq), ran);
+    assert_true(tu_peak_max(&g->peak) <= cap);
+}
+
+static void xc_end(xc_group *g) {
+    tu_park_destroy(&g->blocker);
+    tu_latch_destroy(&g->blocked);
+    tu_latch_destroy(&g->gate_in);
+    tu_latch_destroy(&g->gate_go);
+}
+
+/* The group's counts while its drain is stalled on the gate, with `ready` tasks after it admitted:
+   the blocker and the tasks before the gate finished (a chain's end finished them), the gate
+   running, the rest waiting at concurrency. */
+static void xc_stalled_stats(groupconc_executor *ex, const xc_group *g, int ready) {
+    groupconc_group_stats st = tu_gstats(ex, g->key);
+    assert_int_equal(st.running, 1);
+    assert_int_equal(st.ready, (uint64_t)ready);
+    assert_int_equal(st.waiting_concurrency, (uint64_t)(XC_N - g->gate - 1 - ready));
+    assert_int_equal(st.succeeded, (uint64_t)g->gate + 1);
+    assert_int_equal(st.completed, (uint64_t)g->gate + 1);
+    assert_int_equal(st.submitted, (uint64_t)XC_N + 1);
+}
+
+#ifndef GROUPCONC_NO_DUMP
+/* Group `key`'s object's field `name` in a dump. */
+static long xc_dump_field(const char *s, const char *key, const char *name) {
+    char pat[64];
+    (void)snprintf(pat, sizeof pat, "{\"key\":\"%s\"", key);
+    const char *g = strstr(s, pat);
+    assert_non_null(g);
+    (void)snprintf(pat, sizeof pat, ",\"%s\":", name);
+    const char *f = strstr(g, pat);
+    assert_non_null(f);
+    return strtol(f + strlen(pat), NULL, 10);
+}
+#endif
+
+enum { XC_STATS, XC_DUMP, XC_WAITER, XC_LIMITS, XC_CANCEL, XC_PAUSE, XC_GRACEFUL, XC_KINDS };
+static const char *const xc_kind_name[XC_KINDS] = {"stats", "dump", "waiter", "limits", "cancel", "pause",
+                                                   "graceful"};
+
+/* The call of kind `kind` while the drains of g[0 .. n) are stalled on their gates, and its checks;
+   then the gates open and every task's outcome is checked. Returns how many chains with tasks
+   committed to the call (this thread) ended: with two workers, up to two at once. */
+static long xc_observe(groupconc_executor *ex, xc_group *g, int n, int kind) {
+    long before = chain_ends_here;
+    int lo = XC_N, hi = XC_N, cap = 1;
+    groupconc_status other = GROUPCONC_STATUS_SUCCESS;
+    int reason = 0;
+    switch (kind) {
+    case XC_STATS: {
+        groupconc_executor_stats xs = tu_xstats(ex);
+        assert_int_equal(xs.running, (uint64_t)n);
+        assert_int_equal(xs.ready, 0);
+        for (int k = 0; k < n; k++) xc_stalled_stats(ex, &g[k], 0);
+        break;
+    }
+#ifndef GROUPCONC_NO_DUMP
+    case XC_DUMP: {
+        size_t size = 1 << 16, need = 0;
+        char *buf = malloc(size);
+        assert_non_null(buf);
+        int rc;
+        while ((rc = groupconc_executor_dump(ex, buf, size, &need)) == GROUPCONC_ERANGE) {
+            free(buf);
+            size = need * 2;
+            buf = malloc(size);
+            assert_non_null(buf);
+        }
+        assert_int_equal(rc, GROUPCONC_OK);
+        assert_int_equal(count_str(buf, "\"state\":\"running\""), n);
+        assert_int_equal(count_str(buf, "\"id\":\"gate\",\"state\":\"running\""), n);
+        assert_int_equal(count_str(buf, "\"state\":\"ready\""), 0);
+        long waiting = 0;
+        for (int k = 0; k < n; k++) {
+            waiting += XC_N - g[k].gate - 1;
+            assert_int_equal(xc_dump_field(buf, g[k].key, "running"), 1);
+            assert_int_equal(xc_dump_field(buf, g[k].key, "waiting_concurrency"), XC_N - g[k].gate - 1);
+            assert_int_equal(xc_dump_field(buf, g[k].key, "succeeded"), g[k].gate + 1);
+        }
+        assert_int_equal(count_str(buf, "\"state\":\"waiting_concurrency\""), waiting);
+        free(buf);
+        break;
+    }
+#endif
+    case XC_WAITER: /* the task before the gate completes (its worker is in the gate: this waiter
+                       completes it), the one after waits */
+        for (int k = 0; k < n; k++) {
+            groupconc_result r;
+            assert_int_equal(groupconc_task_wait_for(g[k].h[g[k].gate - 1], 5 * 1000000000LL, &r), GROUPCONC_OK);
+            assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+            assert_int_equal(groupconc_task_wait_for(g[k].h[g[k].gate + 1], TU_MS, &r), GROUPCONC_ETIMEDOUT);
+            xc_stalled_stats(ex, &g[k], 0);
+        }
+        break;
+    case XC_LIMITS: /* a raise admits the task after the gate (no worker is free to start it), the
+                       lowering back preempts nothing */
+        for (int k = 0; k < n; k++) {
+            groupconc_group_limits l = groupconc_group_limits_keep(g[k].key);
+            l.concurrency = 2;
+            assert_int_equal(groupconc_group_limits_set(ex, &l), GROUPCONC_OK);
+            xc_stalled_stats(ex, &g[k], 1);
+            l.concurrency = 1;
+            assert_int_equal(groupconc_group_limits_set(ex, &l), GROUPCONC_OK);
+            xc_stalled_stats(ex, &g[k], 1);
+        }
+        cap = 2;
+        break;
+    case XC_CANCEL: /* the task before the gate finished (too late), the gate is flagged, the one
+                       after it dequeued */
+        for (int k = 0; k < n; k++) {
+            groupconc_cancel_outcome o = GROUPCONC_CANCEL_DEQUEUED;
+            assert_int_equal(groupconc_task_cancel(g[k].h[g[k].gate - 1], &o), GROUPCONC_OK);
+            assert_int_equal(o, GROUPCONC_CANCEL_TOO_LATE);
+            assert_int_equal(groupconc_task_cancel(g[k].h[g[k].gate], &o), GROUPCONC_OK);
+            assert_int_equal(o, GROUPCONC_CANCEL_FLAGGED);
+            assert_int_equal(groupconc_task_cancel(g[k].h[g[k].gate + 1], &o), GROUPCONC_OK);
+            assert_int_equal(o, GROUPCONC_CANCEL_DEQUEUED);
+        }
+        lo = g[0].gate + 1;
+        hi = lo + 1;
+        other = GROUPCONC_STATUS_CANCELLED;
+        reason = GROUPCONC_ECANCELLED;
+        break;
+    case XC_PAUSE: /* once the gate returns, nothing more of the key starts until the resume */
+        for (int k = 0; k < n; k++) assert_int_equal(groupconc_group_pause(ex, g[k].key), GROUPCONC_OK);
+        for (int k = 0; k < n; k++) xc_stalled_stats(ex, &g[k], 0);
+        break;
+    case XC_GRACEFUL: /* it times out on the gates, then cancels what waits behind them */
+        assert_int_equal(groupconc_executor_shutdown_graceful(ex, 2 * TU_MS), GROUPCONC_ETIMEDOUT);
+        lo = g[0].gate + 1;
+        hi = XC_N;
+        other = GROUPCONC_STATUS_CANCELLED;
+        reason = GROUPCONC_ECANCELLED;
+        break;
+    default:
+        fail();
+    }
+    long met = chain_ends_here - before;
+    for (int k = 0; k < n; k++) tu_latch_open(&g[k].gate_go);
+    if (kind == XC_PAUSE) {
+        for (int k = 0; k < n; k++) { /* the gate done (polled: a waiter would end the chain) */
+            int64_t deadline = tu_now_ns() + 5 * 1000000000LL;
+            for (bool done = false; !done;) {
+                assert_int_equal(groupconc_task_is_done(g[k].h[g[k].gate], &done), GROUPCONC_OK);
+                assert_true(tu_now_ns() < deadline);
+                if (!done) tu_spin(200);
+            }
+        }
+        for (int k = 0; k < n; k++) {
+            groupconc_group_stats st = tu_gstats(ex, g[k].key);
+            assert_int_equal(st.running + st.ready, 0);
+            assert_int_equal(st.waiting_concurrency, (uint64_t)(XC_N - g[k].gate - 1));
+            assert_int_equal(atomic_load(&g[k].seq[g[k].gate + 1]), 0);
+            assert_int_equal(atomic_load(&g[k].next_seq), g[k].gate + 1);
+            assert_int_equal(groupconc_group_resume(ex, g[k].key), GROUPCONC_OK);
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        xc_collect(&g[k]);
+        xc_check(&g[k], lo, hi, other, reason, cap);
+        if (kind == XC_CANCEL) assert_true(atomic_load(&g[k].gate_saw_cancel));
+        if (kind == XC_GRACEFUL) assert_true(atomic_load(&g[k].gate_saw_cancel));
+        if (kind != XC_GRACEFUL) {
+            groupconc_group_stats st = tu_gstats(ex, g[k].key);
+            assert_int_equal(st.completed, st.submitted);
+            assert_int_equal(st.running + st.ready + st.waiting_concurrency, 0);
+        }
+    }
+    return met;
+}
+
+/* One executor of W workers (1 or 2), keys in shard 0 and XC_SHARD2, each stalled on its gate
+   (index `gate`), met by a call of kind `kind`: with one worker each key in turn (a graceful
+   shutdown at the last one, stats before), with two both at once. Returns how many chains the calls
+   met. */
+static long xc_round(int W, int kind, int gate) {
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = W;
+    p.default_concurrency = 1;
+    p.keep_alive_ns = 600 * 1000000000LL;
+    groupconc_executor *ex = tu_executor(&p);
+    static xc_group g[2];
+    const unsigned shard[2] = {0, XC_SHARD2};
+    long met = 0;
+    if (W == 1) {
+        for (int k = 0; k < 2; k++) {
+            xc_begin(ex, &g[k], k ? "xb" : "xa", shard[k], gate, NULL);
+            xc_release(&g[k]);
+            assert_true(tu_latch_wait(&g[k].gate_in));
+            met += xc_observe(ex, &g[k], 1, kind == XC_GRACEFUL && k == 0 ? XC_STATS : kind);
+            xc_end(&g[k]);
+        }
+    } else {
+        for (int k = 0; k < 2; k++) xc_begin(ex, &g[k], k ? "xb" : "xa", shard[k], gate, NULL);
+        for (int k = 0; k < 2; k++) xc_release(&g[k]);
+        for (int k = 0; k < 2; k++) assert_true(tu_latch_wait(&g[k].gate_in));
+        met += xc_observe(ex, g, 2, kind);
+        for (int k = 0; k < 2; k++) xc_end(&g[k]);
+    }
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    return met;
+}
+
+/* Every kind of call, with one worker and with two, the gate at 8 places (a chain of up to
+   GROUPCONC_BATCH_MAX tasks starts at some task of the drain: the gate falls at various places of
+   one). */
+static void xc_kinds(int W) {
+    long met[XC_KINDS] = {0};
+    int rounds = 0;
+    int64_t t0 = tu_now_ns();
+    long g0 = atomic_load(&chain_ends_committed);
+    for (int kind = 0; kind < XC_KINDS; kind++) {
+#ifdef GROUPCONC_NO_DUMP
+        if (kind == XC_DUMP) continue;
+#endif
+        for (int gate = 13; gate < 37; gate += 3, rounds++) met[kind] += xc_round(W, kind, gate);
+    }
+    print_message("chains across shards, %d worker(s): %d rounds in %.0f ms; chains the calls met:", W, rounds,
+                  (double)(tu_now_ns() - t0) / 1e6);
+    for (int kind = 0; kind < XC_KINDS; kind++) print_message(" %s %ld", xc_kind_name[kind], met[kind]);
+    print_message(" (all threads %ld)\n", atomic_load(&chain_ends_committed) - g0);
+    /* chains form only while tasks are short: not under valgrind. How many the calls meet depends on
+       how far they reach (printed: see above) */
+    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > g0);
+}
+
+static void test_chain_shards_one_worker(void **state) {
+    (void)state;
+    xc_kinds(1);
+}
+
+static void test_chain_shards_two_at_once(void **state) {
+    (void)state;
+    xc_kinds(2);
+}
+
+/* The housekeeper's wake-up meets a chain (its wait's lock entry must end it): one worker, a key in
+   shard 0, then one in XC_SHARD2, whose tasks before the gate have a queue deadline (XC_WAIT_NS)
+   that passes while the gate stalls the drain; nobody else takes the lock meanwhile (this thread
+   only sleeps). Those tasks ran long before: the housekeeper, woken for their deadlines, must find
+   them finished, not expire them (an expired task that ran, or the chain's end finding it expired,
+   is the failure). A task that really waited past its deadline before the drain reached it may
+   expire, and then never runs. */
+enum { XC_WAIT_NS = 100 * TU_MS };
+
+static void test_chain_shards_meet_the_housekeeper(void **state) {
+    (void)state;
+    static int64_t max_wait[XC_N];
+    static xc_group g;
+    const unsigned shard[2] = {0, XC_SHARD2};
+    long met = 0, ends_before = atomic_load(&chain_ends_committed);
+    int64_t t0 = tu_now_ns();
+    for (int round = 0; round < 8; round++) {
+        groupconc_policy p = groupconc_policy_default();
+        p.max_threads = 1;
+        p.default_concurrency = 1;
+        groupconc_executor *ex = tu_executor(&p);
+        int gate = 13 + 3 * (round / 2);
+        for (int i = 0; i < XC_N; i++) max_wait[i] = i < gate ? XC_WAIT_NS : GROUPCONC_FOREVER;
+        xc_begin(ex, &g, "xk", shard[round % 2], gate, max_wait);
+        int64_t submitted = tu_now_ns();
+        xc_release(&g);
+        assert_true(tu_latch_wait(&g.gate_in));
+        long before = atomic_load(&chain_ends_committed);
+        while (tu_now_ns() < submitted + XC_WAIT_NS + 20 * TU_MS) tu_sleep_ns(TU_MS); /* the deadlines pass */
+        met += atomic_load(&chain_ends_committed) > before; /* only the housekeeper can end it */
+        tu_latch_open(&g.gate_go);
+        xc_collect(&g);
+        int expired = 0, last = 0;
+        for (int i = 0; i < XC_N; i++) {
+            int seq = atomic_load(&g.seq[i]);
+            if (g.r[i].status != GROUPCONC_STATUS_SUCCESS) { /* expired while it waited: never ran */
+                assert_int_equal(g.r[i].status, GROUPCONC_STATUS_REJECTED);
+                assert_int_equal(g.r[i].reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+                assert_int_equal(atomic_load(&g.ran[i]), 0);
+                assert_true(i < gate);
+                expired++;
+                continue;
+            }
+            assert_int_equal(atomic_load(&g.ran[i]), 1);
+            assert_true(seq > last);
+            last = seq;
+        }
+        assert_int_equal(tu_peak_max(&g.peak), 1);
+        groupconc_group_stats st = tu_gstats(ex, g.key);
+        assert_int_equal(st.expired, (uint64_t)expired);
+        assert_int_equal(st.succeeded, (uint64_t)(XC_N - expired) + 1);
+        assert_int_equal(st.completed, st.submitted);
+        xc_end(&g);
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    }
+    print_message("housekeeper: 8 rounds in %.0f ms, %ld met a chain\n", (double)(tu_now_ns() - t0) / 1e6, met);
+    /* under TSan a few hundred tasks may form no chain at all (they commit to one task at most) */
+#if !defined(POOL_UNDER_TSAN)
+    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+#else
+    (void)ends_before;
+#endif
+}
+
+/* An idle worker's wake-up meets a chain (the lock entry after its sleep must end it): two workers,
+   one key at a time (shard 0, then XC_SHARD2), its drain stalled on the gate. The other worker naps
+   (a chain's start calls it) and, woken, ends the chain and completes what the chain finished: the
+   task before the gate is done within 5 s while the gate holds, with nobody else taking the lock
+   (this thread polls groupconc_task_is_done, which does not lock). */
+static void test_chain_shards_meet_a_woken_worker(void **state) {
+    (void)state;
+    static xc_group g;
+    const unsigned shard[2] = {0, XC_SHARD2};
+    long met = 0, ends_before = atomic_load(&chain_ends_committed);
+    int64_t t0 = tu_now_ns();
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 1;
+    p.keep_alive_ns = 600 * 1000000000LL;
+    groupconc_executor *ex = tu_executor(&p);
+    { /* both workers alive: two tasks parked side by side */
+        tu_latch started;
+        tu_latch_init(&started, 2);
+        tu_park park[2];
+        groupconc_task *parked[2];
+        for (int i = 0; i < 2; i++) {
+            tu_park_init(&park[i], &started, NULL);
+            parked[i] = tu_submit(ex, i ? "xp1" : "xp0", NULL, tu_park_fn, &park[i]);
+        }
+        assert_true(tu_latch_wait(&started));
+        for (int i = 0; i < 2; i++) tu_park_release(&park[i]);
+        for (int i = 0; i < 2; i++) {
+            tu_wait_status(parked[i], GROUPCONC_STATUS_SUCCESS);
+            groupconc_task_release(parked[i]);
+            tu_park_destroy(&park[i]);
+        }
+        tu_latch_destroy(&started);
+    }
+    for (int round = 0; round < 32; round++) {
+        int gate = 13 + 3 * (round / 2 % 8);
+        xc_begin(ex, &g, round % 2 ? "xwb" : "xwa", shard[round % 2], gate, NULL);
+        xc_release(&g);
+        assert_true(tu_latch_wait(&g.gate_in));
+        long before = atomic_load(&chain_ends_committed);
+        int64_t deadline = tu_now_ns() + 5 * 1000000000LL;
+        for (bool done = false; !done;) {
+            assert_int_equal(groupconc_task_is_done(g.h[gate - 1], &done), GROUPCONC_OK);
+            if (!done && tu_now_ns() > deadline)
+                fail_msg("round %d: the task before the gate (shard %u) not done within 5 s", round,
+                         tu_key_shard(g.key));
+            if (!done) tu_spin(200);
+        }
+        met += atomic_load(&chain_ends_committed) > before;
+        assert_int_equal(atomic_load(&g.next_seq), gate + 1); /* the gate still holds the key */
+        tu_latch_open(&g.gate_go);
+        xc_collect(&g);
+        xc_check(&g, XC_N, XC_N, GROUPCONC_STATUS_SUCCESS, 0, 1);
+        xc_end(&g);
+    }
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    print_message("woken worker: 32 rounds in %.0f ms, %ld met a chain\n", (double)(tu_now_ns() - t0) / 1e6, met);
+#if !defined(POOL_UNDER_TSAN)
+    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+#else
+    (void)ends_before;
+#endif
+}
+
 /* ---- shards (GROUPCONC__SHARDS): every shard's ready tasks served ---------------------------------- */
 
 /* A group that submits again from its own tasks keeps its shard's ready queue from running dry; a
@@ -2045,6 +2549,10 @@ int main(void) {
 #ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(test_chain_meets_dump),
 #endif
+        cmocka_unit_test(test_chain_shards_one_worker),
+        cmocka_unit_test(test_chain_shards_two_at_once),
+        cmocka_unit_test(test_chain_shards_meet_the_housekeeper),
+        cmocka_unit_test(test_chain_shards_meet_a_woken_worker),
         cmocka_unit_test(test_shards_every_ready_task_served),
         cmocka_unit_test(test_busy_shard_starves_no_other),
         cmocka_unit_test(test_idle_workers_woken_in_any_shard),
