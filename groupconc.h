@@ -3099,7 +3099,8 @@ typedef struct groupconc__shard {
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, its groups */
 #if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG
-    const char *held_by;           /* the thread holding its lock (GROUPCONC__SHARD_HELD) */
+    _Atomic(const char *) held_by; /* the thread holding its lock (GROUPCONC__SHARD_HELD): relaxed,
+                                      so that a look at a shard the reader does not hold is no race */
 #endif
 #if GROUPCONC__SHARDS > 1
     unsigned nchains;              /* workers with a chain of its groups (w->chain_shard): whoever
@@ -4187,9 +4188,13 @@ static GROUPCONC__TLS char groupconc__me;
 #if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG
 /* Which shards this thread holds (sh->held_by: written by each shard's holder just after taking its
    lock and just before letting go of it, read by the holder itself), for the assertions of the
-   protocols that will hold only one shard (help: groupconc__help_locked). */
-#define GROUPCONC__SHARD_HELD_SET(sh, on) ((sh)->held_by = (on) ? &groupconc__me : NULL)
-#define GROUPCONC__SHARD_HELD(sh) ((sh)->held_by == &groupconc__me)
+   protocols that will hold only one shard (help: groupconc__help_locked). A relaxed atomic: once
+   the lock narrows, a thread asks about shards it does not hold, whose holder writes it meanwhile;
+   the answer needs no order (only this thread stores its own address, so it reads its own stores:
+   "mine" is exact, "not mine" may be any other holder or none). */
+#define GROUPCONC__SHARD_HELD_SET(sh, on) \
+    atomic_store_explicit(&(sh)->held_by, (on) ? &groupconc__me : NULL, memory_order_relaxed)
+#define GROUPCONC__SHARD_HELD(sh) (atomic_load_explicit(&(sh)->held_by, memory_order_relaxed) == &groupconc__me)
 #else
 #define GROUPCONC__SHARD_HELD_SET(sh, on) ((void)0)
 #endif
@@ -4352,6 +4357,9 @@ GROUPCONC__FN int groupconc__shard_locks_init(groupconc_executor *ex) {
     size_t i;
     int rc = GROUPCONC_OK;
     for (i = 0; i < GROUPCONC__SHARDS; i++) {
+#if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG
+        atomic_init(&ex->shards[i].held_by, NULL);
+#endif
         if ((rc = groupconc__mutex_init(&ex->shards[i].lock)) != GROUPCONC_OK) {
             while (i-- > 0) groupconc__mutex_destroy(&ex->shards[i].lock);
             break;
