@@ -391,8 +391,8 @@
                    run inside its submit; refused, by an admission where no callback may run, its
                    REJECTED event left to the next locked step. Not listed: a refusal waiting on
                    its refusing thread for the REJECTED events before it, and one a rejection
-                   handler is deciding; each is in its group's submitted, not yet in completed,
-                   and in no other count), age_ns since it first had to wait, from a coarse
+                   handler is deciding; each is in its group's refusing (and submitted, not yet
+                   completed)), age_ns since it first had to wait, from a coarse
                    clock (a few ms: 0 for a short wait; null for a task that never waited, and
                    for running, deferred, caller_runs and refused tasks)
        scopes[]    each open scope: id (opaque), name (or null), parent (its parent's id, or null),
@@ -1257,6 +1257,12 @@ typedef struct groupconc_group_stats {
                                    layer refused it is its REJECTED event's reason) */
     uint64_t oldest_wait_ns;    /* age of the oldest waiting task (0 if none); measured with a
                                    coarse clock where there is one: a few ms resolution */
+    size_t refusing;            /* refused by a layer, the outcome not decided yet: a rejection
+                                   handler decides it, or CALLER_RUNS (until the task is queued
+                                   again, or has run in its submit); in submitted, not yet in
+                                   completed, and in no other gauge (the dump lists some of them:
+                                   caller_runs, refused). Not counted if memory ran out at the
+                                   refusal (counts_unattributed's rule) */
 } groupconc_group_stats;
 
 /* GROUPCONC_GROUP_STATS_FIELDS(X): every field of groupconc_group_stats, in declaration order, as
@@ -1276,7 +1282,7 @@ typedef struct groupconc_group_stats {
     X(uint64_t, failed, U) X(uint64_t, cancelled, U) X(uint64_t, rejected_global, U)                 \
     X(uint64_t, rejected_bulkhead, U) X(uint64_t, rejected_concurrency, U)                           \
     X(uint64_t, rejected_waiting, U) X(uint64_t, expired, U) X(uint64_t, rejected_fleet, U)          \
-    X(uint64_t, caller_runs, U) X(uint64_t, oldest_wait_ns, U)
+    X(uint64_t, caller_runs, U) X(uint64_t, oldest_wait_ns, U) X(size_t, refusing, U)
 
 typedef struct groupconc_executor_stats {
     size_t groups;              /* groups with cached state (with one another thread is creating
@@ -1315,6 +1321,8 @@ typedef struct groupconc_executor_stats {
                                    on local caps alone (one cancelled after the answer, before it
                                    ran, counts too; an answer to a task gone already does not) */
     uint64_t fleet_renew_failed; /* lease renewals that failed (groupconc_fleet_report) */
+    size_t refusing;            /* refused, the outcome not decided yet: every group's (see
+                                   groupconc_group_stats), evicted ones' too */
 } groupconc_executor_stats;
 
 /* GROUPCONC_EXECUTOR_STATS_FIELDS(X): every field of groupconc_executor_stats, in declaration
@@ -1332,7 +1340,7 @@ typedef struct groupconc_executor_stats {
     X(uint64_t, rejected_waiting, U) X(uint64_t, expired, U) X(uint64_t, rejected_other, U)          \
     X(uint64_t, caller_runs, U) X(uint64_t, groups_reclaimed, U) X(uint64_t, counts_unattributed, U) \
     X(size_t, waiting_fleet, U) X(uint64_t, rejected_fleet, U) X(uint64_t, fleet_open, U)            \
-    X(uint64_t, fleet_renew_failed, U)
+    X(uint64_t, fleet_renew_failed, U) X(size_t, refusing, U)
 
 /* groupconc_group_stats_get: a snapshot of one group (consistent: taken under the executor lock;
    stale as soon as it returns).
@@ -3098,6 +3106,7 @@ typedef struct groupconc__shard {
                                       (flagged likewise; nothing else reads the list) */
     size_t nrunning;               /* running tasks holding permits */
     size_t waiting_groups;         /* tasks waiting at bulkhead and concurrency, its groups */
+    size_t refusing;               /* its groups' cold->undecided, summed (executor stats) */
 #if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG
     _Atomic(const char *) held_by; /* the thread holding its lock (GROUPCONC__SHARD_HELD): relaxed,
                                       so that a look at a shard the reader does not hold is no race */
@@ -4724,6 +4733,7 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
         groupconc__count_locked(ex, t->group, groupconc__outcome_index(GROUPCONC_STATUS_REJECTED, reason), 1);
     else if (groupconc__group_cold_get(t->group)) { /* no memory: the group's submitted dips meanwhile */
         t->group->cold->undecided++;
+        groupconc__shard_of(ex, t->group)->refusing++;
         t->bits |= GROUPCONC__B_UNDECIDED;
         if (t->start_ns <= t->group->cold->swept_ns) /* the clock did not move since a sweep: this */
             t->start_ns = t->group->cold->swept_ns + 1; /* refusal comes after it (see swept_ns) */
@@ -4739,6 +4749,7 @@ GROUPCONC__FN void groupconc__refusal_decided_locked(groupconc_task *t) {
     if (!(t->bits & GROUPCONC__B_UNDECIDED)) return;
     t->bits &= (uint16_t)~GROUPCONC__B_UNDECIDED;
     t->group->cold->undecided--;
+    groupconc__shard_of(t->group->exec, t->group)->refusing--;
 }
 
 /* Take a not-yet-started task out of whatever queue holds it. Permits are not released here, so a
@@ -9102,6 +9113,7 @@ GROUPCONC__FN void groupconc__group_stats_locked(groupconc_executor *ex, const g
     out_stats->rejected_fleet = groupconc__group_outcome(g, GROUPCONC__C_REJ_FLEET);
     out_stats->caller_runs = g->cold ? g->cold->caller_runs : 0;
     out_stats->completed = groupconc__group_completed(g);
+    out_stats->refusing = g->cold ? (size_t)g->cold->undecided : 0;
     /* the oldest waiter is the head of one of the group's FIFOs (submit time) */
     if (groupconc__waiting_global_of(g))
         for (t = ex->global.waiters.head; t && !oldest; t = t->next)
@@ -9170,6 +9182,7 @@ GROUPCONC__PUBLIC int groupconc_group_stats_get(groupconc_executor *ex, const ch
    the inbox admitted. */
 GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, groupconc_executor_stats *out_stats) {
     const groupconc__totals all = groupconc__totals_locked(ex);
+    const groupconc__shard *sh;
     out_stats->groups = atomic_load_explicit(&ex->table.ngroups, memory_order_relaxed);
     out_stats->gate_permits = GROUPCONC__GATE_PERMITS_LOCKED(ex, NULL);
     out_stats->running = all.nrunning + out_stats->gate_permits;
@@ -9206,6 +9219,8 @@ GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, grou
     out_stats->rejected_concurrency = all.counts.outcome[GROUPCONC__C_REJ_CONCURRENCY];
     out_stats->rejected_other = ex->rejected_other;
     out_stats->completed = groupconc__outcomes_sum(all.counts.outcome) + ex->rejected_other;
+    out_stats->refusing = 0;
+    GROUPCONC__EACH_SHARD(ex, sh) out_stats->refusing += sh->refusing;
 }
 
 GROUPCONC__PUBLIC int groupconc_executor_stats_get(groupconc_executor *ex,

@@ -46,7 +46,8 @@
          P_groups_reclaimed_total, P_counts_unattributed_total, P_fleet_open_total,
          P_fleet_renew_failed_total                                              counter
          P_running_tasks, P_ready_tasks, P_waiting_tasks (every layer),
-         P_waiting_running_tasks (global running), P_waiting_fleet_tasks, P_global_in_flight_tasks,
+         P_waiting_running_tasks (global running), P_waiting_fleet_tasks, P_refusing_tasks
+         (refused, the outcome not decided yet), P_global_in_flight_tasks,
          P_global_running_tasks, P_gate_permits, P_threads, P_idle_threads, P_groups,
          P_paused_groups, P_paused (0/1), P_shutdown (0/1), P_groups_listed      gauge
          P_global_max_in_flight_tasks, P_global_max_running_tasks, P_max_waiting_tasks,
@@ -55,7 +56,7 @@
          P_group_tasks_submitted_total, P_group_tasks_admitted_total             counter
          P_group_tasks_completed_total{outcome} (the outcomes above but rejected_other),
          P_group_tasks_caller_runs_total                                         counter
-         P_group_running_tasks, P_group_ready_tasks, P_group_in_flight_tasks,
+         P_group_running_tasks, P_group_ready_tasks, P_group_in_flight_tasks, P_group_refusing_tasks,
          P_group_gate_permits, P_group_paused (0/1), P_group_oldest_wait_seconds  gauge
          P_group_waiting_tasks{layer}: global bulkhead concurrency running fleet  gauge
          P_group_concurrency_tasks, P_group_max_in_flight_tasks,
@@ -392,6 +393,7 @@ static const groupconc_prometheus__metric groupconc_prometheus__executor_metrics
     {"waiting_tasks", "gauge", "tasks waiting at any layer", NULL, NULL, GROUPCONC_PROMETHEUS__E(waiting), GROUPCONC_PROMETHEUS__SIZE},
     {"waiting_running_tasks", "gauge", "tasks waiting at the global running layer", NULL, NULL, GROUPCONC_PROMETHEUS__E(waiting_running), GROUPCONC_PROMETHEUS__SIZE},
     {"waiting_fleet_tasks", "gauge", "tasks waiting at the fleet layer", NULL, NULL, GROUPCONC_PROMETHEUS__E(waiting_fleet), GROUPCONC_PROMETHEUS__SIZE},
+    {"refusing_tasks", "gauge", "refused tasks whose outcome a rejection handler or CALLER_RUNS has yet to decide", NULL, NULL, GROUPCONC_PROMETHEUS__E(refusing), GROUPCONC_PROMETHEUS__SIZE},
     {"global_in_flight_tasks", "gauge", "tasks past the global in-flight layer", NULL, NULL, GROUPCONC_PROMETHEUS__E(global_in_flight), GROUPCONC_PROMETHEUS__SIZE},
     {"global_running_tasks", "gauge", "global running permits held", NULL, NULL, GROUPCONC_PROMETHEUS__E(global_running), GROUPCONC_PROMETHEUS__SIZE},
     {"gate_permits", "gauge", "executor gate permits held", NULL, NULL, GROUPCONC_PROMETHEUS__E(gate_permits), GROUPCONC_PROMETHEUS__SIZE},
@@ -428,6 +430,7 @@ static const groupconc_prometheus__metric groupconc_prometheus__group_metrics[] 
     {"group_waiting_tasks", "gauge", NULL, "layer", "running", GROUPCONC_PROMETHEUS__G(waiting_running), GROUPCONC_PROMETHEUS__SIZE},
     {"group_waiting_tasks", "gauge", NULL, "layer", "fleet", GROUPCONC_PROMETHEUS__G(waiting_fleet), GROUPCONC_PROMETHEUS__SIZE},
     {"group_in_flight_tasks", "gauge", "the group's tasks past its bulkhead", NULL, NULL, GROUPCONC_PROMETHEUS__G(in_flight), GROUPCONC_PROMETHEUS__SIZE},
+    {"group_refusing_tasks", "gauge", "the group's refused tasks whose outcome is not decided yet", NULL, NULL, GROUPCONC_PROMETHEUS__G(refusing), GROUPCONC_PROMETHEUS__SIZE},
     {"group_gate_permits", "gauge", "executor gate permits held in the group", NULL, NULL, GROUPCONC_PROMETHEUS__G(gate_permits), GROUPCONC_PROMETHEUS__SIZE},
     {"group_paused", "gauge", "1 while the group is paused (%other: how many are)", NULL, NULL, GROUPCONC_PROMETHEUS__G(paused), GROUPCONC_PROMETHEUS__BOOL},
     {"group_oldest_wait_seconds", "gauge", "age of the group's oldest waiting task (%other: the oldest)", NULL, NULL, GROUPCONC_PROMETHEUS__G(oldest_wait_ns), GROUPCONC_PROMETHEUS__AGE_NS},

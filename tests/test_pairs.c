@@ -1266,6 +1266,41 @@ static void handler(const groupconc_rejection *rej, groupconc_reject_result *out
     out->value = (void *)&g_h_seen;
 }
 
+/* A handler deciding a refusal: the task is in its group's refusing (and the executor's) while it
+   decides, in submitted and not in completed; out of it once decided (helper-67, defect 1: the
+   dump lists no such task; its stats count it now). */
+static groupconc_group_stats g_h_gstats;
+static groupconc_executor_stats g_h_xstats;
+static void stats_handler(const groupconc_rejection *rej, groupconc_reject_result *out, void *ud) {
+    (void)ud;
+    (void)groupconc_group_stats_get(rej->executor, rej->group, &g_h_gstats);
+    (void)groupconc_executor_stats_get(rej->executor, &g_h_xstats);
+    out->status = GROUPCONC_STATUS_FAILED;
+    out->error = 7;
+}
+static void pair_reject_handler_refusing(void **state) {
+    (void)state;
+    px_reset();
+    groupconc_policy p = pol();
+    p.default_queue_threshold = 0;
+    p.reject_handler = stats_handler;
+    groupconc_executor *ex = tu_executor(&p);
+    pk k;
+    groupconc_task *t = pk_sub(&k, ex, "g", "held");
+    pk_started(&k);
+    groupconc_task *x = sub(ex, "g", "x", tu_noop_fn, NULL);
+    done_rel(x, GROUPCONC_STATUS_FAILED, 0); /* the handler's outcome */
+    assert_int_equal(g_h_gstats.refusing, 1);
+    assert_int_equal(g_h_xstats.refusing, 1);
+    assert_int_equal(g_h_gstats.submitted - g_h_gstats.completed, g_h_gstats.running + g_h_gstats.refusing);
+    groupconc_group_stats gs = tu_gstats(ex, "g");
+    assert_int_equal(gs.refusing, 0);
+    assert_int_equal(gs.failed, 1);
+    assert_int_equal(tu_xstats(ex).refusing, 0);
+    pk_finish(&k, t);
+    OK(groupconc_executor_destroy(ex));
+}
+
 /* CALLER_RUNS refused in submit: REJECTED event (concurrency), then the task runs on the caller
    with no STARTED event, COMPLETED SUCCESS, counted as succeeded. */
 static void pair_reject_listener(void **state) {
@@ -1697,6 +1732,13 @@ static void pair_reject_groupshut_while_settling(void **state) {
         }
         pk_go(&kh);
         assert_true(tu_latch_wait(&g_settle_in)); /* g3 refused, in the worker's batch */
+        /* both refusals' outcomes are open: each is in its group's refusing (g2 in its event, g3
+           waiting for its turn, in no list the dump shows), in submitted, not in completed */
+        assert_int_equal(tu_gstats(ex, "g").refusing, 1);
+        assert_int_equal(tu_gstats(ex, "k").refusing, 1);
+        assert_int_equal(tu_xstats(ex).refusing, 2);
+        assert_int_equal(tu_gstats(ex, "k").submitted - tu_gstats(ex, "k").completed,
+                         tu_gstats(ex, "k").running + tu_gstats(ex, "k").refusing);
         if (v == 0 || v == 3) OK(groupconc_group_shutdown(ex, "k"));
         if (v == 1) OK(groupconc_group_evict(ex, "k"));
         if (v == 2) {
@@ -1718,6 +1760,7 @@ static void pair_reject_groupshut_while_settling(void **state) {
         }
         OK(groupconc_task_release(g3));
         if (v == 0 || v == 3) assert_int_equal(tu_gstats(ex, "k").cancelled, 1);
+        if (v != 1) assert_int_equal(tu_gstats(ex, "k").refusing, 0);
         done_rel(g2, GROUPCONC_STATUS_SUCCESS, 0); /* g's: run on a worker (CALLER_RUNS) */
         done_rel(th, GROUPCONC_STATUS_SUCCESS, 0);
         pk_free(&kh);
@@ -4780,6 +4823,7 @@ int main(void) {
         cmocka_unit_test(pair_reject_fleet),
         cmocka_unit_test(pair_reject_groupshut),
         cmocka_unit_test(pair_reject_groupshut_while_settling),
+        cmocka_unit_test(pair_reject_handler_refusing),
         cmocka_unit_test(pair_reject_shutdown),
 #ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_reject_dump),

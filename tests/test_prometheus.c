@@ -116,6 +116,8 @@ static void test_values_match_stats(void **st) {
     assert_int_equal(num(text, "groupconc_running_tasks"), 3);
     assert_int_equal(num(text, "groupconc_running_tasks"), es.running);
     assert_int_equal(num(text, "groupconc_waiting_tasks"), 3);
+    assert_int_equal(num(text, "groupconc_refusing_tasks"), 0); /* refusals here are DISCARD's: decided at once */
+    assert_int_equal(num(text, "groupconc_group_refusing_tasks{group=\"a\"}"), 0);
     assert_int_equal(num(text, "groupconc_threads"), es.threads);
     assert_int_equal(num(text, "groupconc_groups"), 4);
     assert_int_equal(num(text, "groupconc_groups_listed"), 4);

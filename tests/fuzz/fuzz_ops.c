@@ -1912,6 +1912,7 @@ static void check_stats(bool all_quiet) {
         FZ_CHECK(parked_hi == 0, "every task finished, but %zu deferred tasks are parked", parked_hi);
         FZ_CHECK(es.submitted == es.completed, "every task finished: submitted %llu, completed %llu", (unsigned long long)es.submitted,
                  (unsigned long long)es.completed);
+        FZ_CHECK(es.refusing == 0, "every task finished, but %zu refusals' outcomes are open", es.refusing);
         FZ_CHECK(es.caller_runs <= es.completed, "every task finished: caller_runs %llu > completed %llu",
                  (unsigned long long)es.caller_runs, (unsigned long long)es.completed);
         /* every task is done, every event has run: the totals are the COMPLETED events by final status

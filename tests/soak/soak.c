@@ -1762,17 +1762,17 @@ static void check_stats(groupconc_executor *ex) {
                   s.succeeded == (uint64_t)atomic_load(&R.ev_succ) && s.failed == (uint64_t)atomic_load(&R.ev_fail) &&
                   s.cancelled == (uint64_t)atomic_load(&R.ev_canc) && rej == (uint64_t)atomic_load(&R.ev_rej) &&
                   s.running == 0 && s.ready == 0 && s.waiting == 0 && s.global_running == 0 && s.gate_permits == 0 &&
-                  s.waiting_fleet == 0 && s.waiting_running == 0;
+                  s.waiting_fleet == 0 && s.waiting_running == 0 && s.refusing == 0;
         if (ok) break;
         if (tries == 50)
             soak_fail("stats disagree once quiet: submitted %llu/%ld completed %llu/%ld succeeded %llu/%ld failed %llu/%ld "
                       "cancelled %llu/%ld rejected %llu/%ld (stats/listener); running %zu ready %zu waiting %zu "
-                      "global_running %zu gate_permits %zu waiting_fleet %zu",
+                      "global_running %zu gate_permits %zu waiting_fleet %zu refusing %zu",
                       (unsigned long long)s.submitted, atomic_load(&R.ev_sub), (unsigned long long)s.completed,
                       atomic_load(&R.ev_comp), (unsigned long long)s.succeeded, atomic_load(&R.ev_succ),
                       (unsigned long long)s.failed, atomic_load(&R.ev_fail), (unsigned long long)s.cancelled,
                       atomic_load(&R.ev_canc), (unsigned long long)rej, atomic_load(&R.ev_rej), s.running, s.ready,
-                      s.waiting, s.global_running, s.gate_permits, s.waiting_fleet);
+                      s.waiting, s.global_running, s.gate_permits, s.waiting_fleet, s.refusing);
         nap_us(2000);
     }
     CHECK(s.shutdown, "stats: not shut down");
