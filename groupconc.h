@@ -1165,7 +1165,8 @@ GROUPCONC_API bool groupconc_deferred_is_cancelled(const groupconc_deferred *def
                   Ownership: once the call gets past its checks (it returns OK, ETIMEDOUT or
                   ESHUTDOWN), it owns every element's `arg` and runs each element's cleanup exactly
                   once, whatever its fate: ran, cancelled, rejected later, or refused in submit (then
-                  on the calling thread, before the call returns); a rejection handler that sets
+                  on the calling thread, before the call returns, and before the element's
+                  COMPLETED event, as for any task); a rejection handler that sets
                   arg_taken takes the argument over instead. Any other return code: nothing was
                   submitted, no cleanup ran, every `arg` is still the caller's.
    Returns:       all elements owned, results filled: GROUPCONC_OK; GROUPCONC_ETIMEDOUT (the
@@ -1555,7 +1556,8 @@ typedef struct groupconc_gate_stats {
                                group's concurrency; without: GROUPCONC_UNLIMITED */
     int available;          /* permits a try-acquire could take now (GROUPCONC_UNLIMITED: no
                                bound); for a group: the fewest free at its local layers, 0 while
-                               tasks wait at the global in-flight, bulkhead or concurrency layer or the group or executor is paused */
+                               tasks wait at the global in-flight, bulkhead or concurrency layer,
+                               the group or executor is paused, or the executor is shut down */
     size_t in_flight;       /* this gate's permits held (for a group: in that group) */
     uint64_t admitted, rejected; /* attempts, since creation (the whole gate) */
     uint64_t released_success, released_failure, released_cancelled;
@@ -5668,19 +5670,35 @@ GROUPCONC__FN int groupconc__timer_reserve_locked(groupconc_executor *ex) {
     return GROUPCONC_OK;
 }
 
-/* Submit failed after SUBMITTED was reported (ESHUTDOWN, ENOMEM, ETHREAD): count it, then the
-   REJECTED and COMPLETED events (COMPLETED comes once per SUBMITTED). `locked`: ex->lock is held
-   (it is released before the events). */
-GROUPCONC__FN void groupconc__refused(groupconc_executor *ex, const char *group, const char *task_id,
-                                      int rc, bool locked) {
+GROUPCONC__FN void groupconc__release_arg(groupconc_executor *ex, groupconc_task *t);
+
+/* A refused submit's argument, when its caller owns it (groupconc_execute_all: `cleaned` not NULL):
+   its cleanup runs here, before the COMPLETED event, as any task's does (EVENTS AND COUNTERS), and
+   *cleaned tells the caller not to run it again. A plain submit (NULL) leaves arg to its caller. */
+GROUPCONC__FN void groupconc__refused_cleanup(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                              bool *cleaned) {
+    if (!cleaned) return;
+    if (spec->cleanup) {
+        groupconc__frame f;
+        groupconc__frame_push(&f, ex, NULL);
+        spec->cleanup(spec->arg);
+        groupconc__frame_pop(&f);
+    }
+    *cleaned = true;
+}
+
+/* Submit failed after SUBMITTED was reported (ESHUTDOWN, ENOMEM, ETHREAD, EGROUPS_FULL): count it,
+   then the REJECTED event, the cleanup of an argument the caller owns, the COMPLETED event
+   (COMPLETED comes once per SUBMITTED). `locked`: ex->lock is held (released before the events). */
+GROUPCONC__FN void groupconc__refused(groupconc_executor *ex, const groupconc_task_spec *spec, int rc,
+                                      bool locked, bool *cleaned) {
     if (!locked) groupconc__exec_lock(ex);
     ex->shards[0].counts.submitted++; /* no group may exist: shard 0 (the sums see it) */
     ex->rejected_other++;
     groupconc__exec_unlock(ex);
-    if (ex->policy.listener) {
-        groupconc__emit(ex, NULL, GROUPCONC_EVENT_REJECTED, group, task_id, rc, NULL);
-        groupconc__emit_refused(ex, group, task_id, rc);
-    }
+    if (ex->policy.listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_REJECTED, spec->group, spec->task_id, rc, NULL);
+    groupconc__refused_cleanup(ex, spec, cleaned);
+    if (ex->policy.listener) groupconc__emit_refused(ex, spec->group, spec->task_id, rc);
 }
 
 /* The inbox path (ex->inbox_ok): look the group up and push, without ex->lock, under the key's
@@ -5688,8 +5706,8 @@ GROUPCONC__FN void groupconc__refused(groupconc_executor *ex, const char *group,
    stripe lock). */
 GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupconc_task_spec *spec,
                                           size_t klen, uint64_t hash, size_t idlen,
-                                          groupconc_task **out_task, groupconc_task *t) {
-    const char *group = spec->group, *task_id = spec->task_id;
+                                          groupconc_task **out_task, groupconc_task *t, bool *cleaned) {
+    const char *group = spec->group;
     groupconc__group *g = NULL;
     groupconc_task *old = NULL; /* set before use; some gcc -O levels cannot tell */
     groupconc__stripe *st = groupconc__stripe_of(ex, hash);
@@ -5719,7 +5737,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     if (rc != GROUPCONC_OK) {
         GROUPCONC_ASSERT(rc != GROUPCONC__NO_WORKER); /* the caller goes on with t after that one */
         if (t) GROUPCONC_FREE(t);
-        groupconc__refused(ex, group, task_id, rc, false);
+        groupconc__refused(ex, spec, rc, false, cleaned);
         return rc;
     }
     if (out_task) *out_task = t;
@@ -5811,14 +5829,19 @@ GROUPCONC__FN void groupconc__refusal_cancelled_locked(groupconc_executor *ex, g
    CALLER_RUNS runs it here, DISCARD completes it REJECTED. */
 GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_task *t,
                                              groupconc__group *g, const char *task_id,
-                                             groupconc_task **out_task) {
+                                             groupconc_task **out_task, bool *cleaned) {
     const groupconc_policy *p = &ex->policy;
     int rc = t->reject_reason;
     if (p->listener) groupconc__emit(ex, t, GROUPCONC_EVENT_REJECTED, g->key, task_id, rc, NULL);
     if (p->reject_handler) {
         groupconc__apply_handler(ex, t, rc, true);
     } else if (p->rejection == GROUPCONC_REJECT_ABORT) {
-        /* not accepted: no cleanup (arg is still the caller's), no handle */
+        /* not accepted: no cleanup (arg is still the caller's, unless it is execute_all, which
+           owns it: then here, before COMPLETED), no handle */
+        if (cleaned) {
+            groupconc__release_arg(ex, t);
+            *cleaned = true;
+        }
         if (p->listener) {
             groupconc_result r;
             groupconc__fill_result(t, &r);
@@ -5868,7 +5891,7 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
    (groupconc__submit_rejected). */
 GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupconc_task_spec *spec,
                                            size_t klen, uint64_t hash, size_t idlen, bool deadline_block,
-                                           groupconc_task **out_task, groupconc_task *t) {
+                                           groupconc_task **out_task, groupconc_task *t, bool *cleaned) {
     groupconc__batch b = GROUPCONC__BATCH_INIT; /* here only: the inbox path spares its 11 stores */
     const groupconc_policy *p = &ex->policy;
     groupconc__group *g = NULL;
@@ -5880,7 +5903,7 @@ GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupco
     rc = groupconc__submit_prepare_locked(ex, spec, klen, hash, deadline_block, &b, &g, &t, &deadline_at);
     if (rc != GROUPCONC_OK) {
         if (t) GROUPCONC_FREE(t);
-        groupconc__refused(ex, spec->group, spec->task_id, rc, true); /* unlocks */
+        groupconc__refused(ex, spec, rc, true, cleaned); /* unlocks */
         groupconc__flush_and_retire(ex, &b);
         return rc;
     }
@@ -5917,13 +5940,16 @@ GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupco
     (void)groupconc__kick_locked(ex); /* a failure here leaves the task ready for the live worker */
     groupconc__exec_unlock(ex);
     groupconc__flush_and_retire(ex, &b);
-    if (sync_reject) return groupconc__submit_rejected(ex, t, g, spec->task_id, out_task);
+    if (sync_reject) return groupconc__submit_rejected(ex, t, g, spec->task_id, out_task, cleaned);
     if (out_task) *out_task = t;
     return GROUPCONC_OK;
 }
 
+/* `cleaned`: NULL for a plain submit, whose refusal leaves spec->arg to its caller; execute_all's,
+   which owns its elements' arguments: a refusal after SUBMITTED runs the cleanup before COMPLETED
+   and sets *cleaned (groupconc__refused_cleanup). */
 GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task_spec *spec,
-                                    groupconc_task **out_task) {
+                                    groupconc_task **out_task, bool *cleaned) {
     const groupconc_policy *p;
     const char *group = spec->group, *task_id = spec->task_id;
     groupconc_task *t = NULL;
@@ -5949,10 +5975,10 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
     if (p->listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
     if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed) && !deadline_block &&
         (p->group_idle_ns <= 0 || atomic_load_explicit(&ex->keeper.started, memory_order_relaxed))) {
-        rc = groupconc__submit_inbox(ex, spec, klen, hash, idlen, out_task, t);
+        rc = groupconc__submit_inbox(ex, spec, klen, hash, idlen, out_task, t, cleaned);
         if (rc != GROUPCONC__NO_WORKER) return rc;
     }
-    return groupconc__submit_direct(ex, spec, klen, hash, idlen, deadline_block, out_task, t);
+    return groupconc__submit_direct(ex, spec, klen, hash, idlen, deadline_block, out_task, t, cleaned);
 }
 
 GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group, const char *task_id,
@@ -5964,14 +5990,14 @@ GROUPCONC__PUBLIC int groupconc_submit(groupconc_executor *ex, const char *group
     spec.arg = arg;
     spec.cleanup = NULL;
     spec.max_wait_ns = 0;
-    return groupconc__submit(ex, &spec, out_task);
+    return groupconc__submit(ex, &spec, out_task, NULL);
 }
 
 GROUPCONC__PUBLIC int groupconc_submit_spec(groupconc_executor *ex, const groupconc_task_spec *spec,
                                             groupconc_task **out_task) {
     if (out_task) *out_task = NULL;
     if (!spec) return GROUPCONC_EINVAL;
-    return groupconc__submit(ex, spec, out_task);
+    return groupconc__submit(ex, spec, out_task, NULL);
 }
 
 /* ==== completion and events ===================================================================== */
@@ -6850,15 +6876,16 @@ GROUPCONC__PUBLIC bool groupconc_deferred_is_cancelled(const groupconc_deferred 
 }
 
 /* An element of execute_all refused in submit: the call owns its argument all the same (SPEC), so
-   its cleanup runs here, on the calling thread, as a cleanup of this executor (a blocking call
-   from it is refused as from any cleanup). Its result: REJECTED, the submit's code as the reason. */
+   its cleanup runs on the calling thread, as a cleanup of this executor (a blocking call from it is
+   refused as from any cleanup): in submit, before its COMPLETED event, if it was refused after its
+   SUBMITTED (`cleaned`), else here. Its result: REJECTED, the submit's code as the reason. */
 GROUPCONC__FN void groupconc__execute_refused(groupconc_executor *ex, const groupconc_task_spec *spec,
-                                              int rc, groupconc_result *r) {
+                                              int rc, bool cleaned, groupconc_result *r) {
     memset(r, 0, sizeof *r);
     r->status = GROUPCONC_STATUS_REJECTED;
     r->reason = rc;
     r->start_ns = r->end_ns = groupconc__now_ns();
-    if (spec->cleanup) {
+    if (spec->cleanup && !cleaned) { /* refused before SUBMITTED (else submit ran it, before COMPLETED) */
         groupconc__frame f;
         groupconc__frame_push(&f, ex, NULL);
         spec->cleanup(spec->arg);
@@ -6893,9 +6920,10 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
     deadline = groupconc__deadline(timeout_ns);
     for (i = 0; i < count; i++) { /* from here on, every element's argument is execute_all's */
         groupconc_task *h = NULL;
-        rc = groupconc__submit(ex, &tasks[i], &h);
+        bool cleaned = false;
+        rc = groupconc__submit(ex, &tasks[i], &h, &cleaned);
         if (rc != GROUPCONC_OK) { /* refused in submit: that element is REJECTED, the rest go on */
-            groupconc__execute_refused(ex, &tasks[i], rc, &out_results[i]);
+            groupconc__execute_refused(ex, &tasks[i], rc, cleaned, &out_results[i]);
             if (rc == GROUPCONC_ESHUTDOWN) result = GROUPCONC_ESHUTDOWN;
         } else {
             out_results[i].value = h;
@@ -10016,6 +10044,8 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
         }
         out_stats->limit = (int)g->conc.limit;
         out_stats->available = bounded ? (int)avail : GROUPCONC_UNLIMITED;
+        if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+            out_stats->available = 0; /* a try-acquire says ESHUTDOWN (helper-69, defect 2) */
     }
     groupconc__mutex_lock_plain(&gate->lock);
     if (g) {

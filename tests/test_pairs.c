@@ -864,6 +864,56 @@ static void pair_tasks_dump(void **state) {
 
 /* ==== execall × ... ============================================================================== */
 
+/* An element of execute_all refused in its submit after its SUBMITTED event (ABORT at a queue
+   threshold of 0, EGROUPS_FULL, ESHUTDOWN from a SUBMITTED listener) has its cleanup run before
+   its COMPLETED event, as any task does (execute_all owns the argument). Before, submit sent the
+   events and execute_all ran the cleanup after it returned (helper-69, defect 1). */
+static atomic_int g_e_completed, g_e_early; /* COMPLETED events of "e*" elements; before their cleanup */
+static atomic_bool g_e_shut;                /* v 2: e1's SUBMITTED shuts the executor down */
+static void cleanup_first_listener(const groupconc_event *e, void *ud) {
+    listener(e, ud);
+    if (!e->task_id || e->task_id[0] != 'e') return;
+    if (e->type == GROUPCONC_EVENT_SUBMITTED && atomic_load(&g_e_shut) && strcmp(e->task_id, "e1") == 0)
+        (void)groupconc_executor_shutdown(*(groupconc_executor **)ud);
+    if (e->type == GROUPCONC_EVENT_COMPLETED &&
+        atomic_fetch_add(&g_e_completed, 1) + 1 > atomic_load(&g_cleanups))
+        atomic_fetch_add(&g_e_early, 1);
+}
+static void pair_execall_reject_cleanup_first(void **state) {
+    (void)state;
+    for (int v = 0; v < 3; v++) {
+        px_reset();
+        atomic_store(&g_e_completed, 0);
+        atomic_store(&g_e_early, 0);
+        atomic_store(&g_e_shut, v == 2);
+        groupconc_policy p = pol();
+        p.listener = cleanup_first_listener;
+        p.default_queue_threshold = 0; /* ABORT (the default) refuses a second task of g in submit */
+        if (v == 1) p.max_groups = 1;
+        static groupconc_executor *ex_slot;
+        p.listener_user_data = &ex_slot;
+        groupconc_executor *ex = tu_executor(&p);
+        ex_slot = ex;
+        pk k;
+        groupconc_task *t = pk_sub(&k, ex, "g", "held");
+        pk_started(&k);
+        groupconc_task_spec s[2] = {spec(v == 1 ? "other" : "g", "e0", tu_noop_fn, NULL, 0),
+                                    spec("g", "e1", tu_noop_fn, NULL, 0)};
+        groupconc_result r[2];
+        int rc = groupconc_execute_all(ex, s, 2, GROUPCONC_FOREVER, r);
+        assert_int_equal(rc, v == 2 ? GROUPCONC_ESHUTDOWN : GROUPCONC_OK);
+        assert_int_equal(r[0].status, GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(r[0].reason, v == 1 ? GROUPCONC_EGROUPS_FULL : GROUPCONC_EREJECTED_CONCURRENCY);
+        assert_int_equal(r[1].status, GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(r[1].reason, v == 2 ? GROUPCONC_ESHUTDOWN : GROUPCONC_EREJECTED_CONCURRENCY);
+        assert_int_equal(atomic_load(&g_cleanups), 2);     /* each once */
+        assert_int_equal(atomic_load(&g_e_completed), 2);
+        assert_int_equal(atomic_load(&g_e_early), 0);      /* never a COMPLETED before its cleanup */
+        pk_finish(&k, t);
+        OK(groupconc_executor_destroy(ex));
+    }
+}
+
 /* DISCARD: elements refused later (a held permit, threshold 0) are REJECTED at concurrency, each
    cleanup once. ABORT: an element refused in submit gets its cleanup too (item 2). */
 static void pair_execall_reject(void **state) {
@@ -3003,7 +3053,15 @@ static void pair_gate_shutdown(void **state) {
     groupconc_gate *g = xgate(ex);
     groupconc_permit pm, pm2;
     OK(groupconc_gate_try_acquire(g, "g", &pm));
+    groupconc_gate_stats gs;
+    OK(groupconc_gate_try_acquire(g, "h", &pm2)); /* h's state, its permit free again */
+    OK(groupconc_permit_release(&pm2, GROUPCONC_RELEASE_SUCCESS, 0));
+    OK(groupconc_gate_stats_get(g, "h", &gs));
+    assert_int_equal(gs.available, 1);
     OK(groupconc_executor_shutdown(ex));
+    assert_int_equal(groupconc_gate_try_acquire(g, "h", &pm2), GROUPCONC_ESHUTDOWN);
+    OK(groupconc_gate_stats_get(g, "h", &gs)); /* what a try-acquire could take: none (helper-69) */
+    assert_int_equal(gs.available, 0);
     assert_int_equal(groupconc_gate_try_acquire(g, "g", &pm2), GROUPCONC_ESHUTDOWN);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_EBUSY);
     assert_int_equal(groupconc_gate_destroy(g), GROUPCONC_EBUSY);
@@ -4784,6 +4842,7 @@ int main(void) {
         cmocka_unit_test(pair_tasks_dump),
 #endif
         cmocka_unit_test(pair_execall_reject),
+        cmocka_unit_test(pair_execall_reject_cleanup_first),
         cmocka_unit_test(pair_execall_listener),
         cmocka_unit_test(pair_execall_resolver),
         cmocka_unit_test(pair_execall_deferred),
