@@ -707,8 +707,9 @@ typedef struct groupconc_rejection {
 
 /* What a rejection handler decides. Pre-filled {REJECTED, NULL, 0, false}. */
 typedef struct groupconc_reject_result {
-    groupconc_status status;          /* SUCCESS (a fallback or cached value), FAILED, CANCELLED, or
-                                         REJECTED (default); anything else counts as REJECTED */
+    groupconc_status status;          /* GROUPCONC_STATUS_SUCCESS (a fallback or cached value),
+                                         _FAILED, _CANCELLED, or _REJECTED (default); anything
+                                         else counts as REJECTED */
     void *value;                      /* SUCCESS / FAILED: result.value */
     int error;                        /* FAILED: result.error */
     bool arg_taken;                   /* true: the handler took over `arg` (e.g. resubmitted it with
@@ -3114,6 +3115,9 @@ typedef struct groupconc__shard {
                                       so that a look at a shard the reader does not hold is no race */
 #endif
 #if GROUPCONC__SHARDS > 1
+    _Atomic size_t nready;         /* ready.count, mirrored (seq_cst) after each change under the lock
+                                      (GROUPCONC__READY_MIRROR), for a look without this shard's
+                                      lock: the sleeper's (groupconc__work_wait, step 5b) */
     unsigned nchains;              /* workers with a chain of its groups (w->chain_shard): whoever
                                       takes this shard's lock ends them first (a chain is one group's,
                                       so only its shard's holder needs it ended) */
@@ -3148,6 +3152,13 @@ typedef struct groupconc__shard {
 #define GROUPCONC__RETIRED(ex) ((ex)->shards[0].retired)
 #endif /* more shards: the executor's atomics, each site explicit (step 5b) */
 #define GROUPCONC__SHARD_OF_HASH(hash) ((uint8_t)((size_t)((hash) >> 32) & (GROUPCONC__SHARDS - 1)))
+/* After each change of a shard's ready queue, under its lock: its mirror (sh->nready), which a
+   sleeper reads without the shard's lock. One shard: no mirror. */
+#if GROUPCONC__SHARDS > 1
+#define GROUPCONC__READY_MIRROR(sh) atomic_store_explicit(&(sh)->nready, (sh)->ready.count, memory_order_seq_cst)
+#else
+#define GROUPCONC__READY_MIRROR(sh) ((void)(sh))
+#endif
 
 struct groupconc_executor {
     /* Read-mostly: everyone reads these, hardly anyone writes them. */
@@ -4312,16 +4323,18 @@ GROUPCONC__FN void groupconc__exec_unlock(groupconc_executor *ex) {
    of every shard and waits; woken, it lets go of the pool lock before it takes the shards again, in
    index order. Whoever signals work_cv does so under the pool lock
    (groupconc__work_signal), after making its task ready and reading nidle: it either runs before
-   the sleeper's look (which sees its task) or signals once the sleeper waits. For now every kicker
-   holds every shard's lock as well, so the sleeper's ready count (read under them) is still exact;
-   when the lock narrows, this look must also read every shard's ready count without its lock (an
-   atomic mirror per shard: "Step 5 on paper"). Returns as groupconc__exec_wait. */
-GROUPCONC__FN size_t groupconc__ready_count_locked(const groupconc_executor *ex);
+   the sleeper's look (which sees its task) or signals once the sleeper waits. The look reads each
+   shard's ready count from its mirror (sh->nready, stored seq_cst under the shard's lock after
+   each change of its queue), not from the queue: when the lock narrows (5b) a kicker holds only
+   its own shard's lock, and the mirror is what a sleeper can read of the others. For now every
+   kicker holds every shard, so the mirror equals the count here (a debug build asserts it
+   wherever the counts are summed). Returns as groupconc__exec_wait. */
+GROUPCONC__FN size_t groupconc__ready_mirrored(groupconc_executor *ex);
 GROUPCONC__FN bool groupconc__work_wait(groupconc_executor *ex, uint64_t until) {
     bool signalled = true;
     GROUPCONC__ALL_HELD_CHECK(ex, false);
     groupconc__mutex_lock(&ex->pool.lock);
-    if (groupconc__ready_count_locked(ex) != 0 || groupconc__inbox_pending(ex)) { /* P1: since its look */
+    if (groupconc__ready_mirrored(ex) != 0 || groupconc__inbox_pending(ex)) { /* P1: since its look */
         groupconc__mutex_unlock(&ex->pool.lock);
         return true;
     }
@@ -4350,6 +4363,9 @@ GROUPCONC__FN int groupconc__shard_locks_init(groupconc_executor *ex) {
     for (i = 0; i < GROUPCONC__SHARDS; i++) {
 #if GROUPCONC__SHARDS > 1 && GROUPCONC_DEBUG
         atomic_init(&ex->shards[i].held_by, NULL);
+#endif
+#if GROUPCONC__SHARDS > 1
+        atomic_init(&ex->shards[i].nready, 0);
 #endif
         if ((rc = groupconc__mutex_init(&ex->shards[i].lock)) != GROUPCONC_OK) {
             while (i-- > 0) groupconc__mutex_destroy(&ex->shards[i].lock);
@@ -4691,6 +4707,7 @@ GROUPCONC__FN void groupconc__push_ready(groupconc_executor *ex, groupconc_task 
     groupconc__set_stage(t, GROUPCONC__READY);
     t->group->ready++;
     groupconc__fifo_push(&sh->ready, t);
+    GROUPCONC__READY_MIRROR(sh);
 }
 
 /* One task fewer waiting at `layer` (which counts it: the group, or the executor). */
@@ -4764,6 +4781,7 @@ GROUPCONC__FN void groupconc__unlink_waiting(groupconc_executor *ex, groupconc_t
     } else {
         GROUPCONC_ASSERT(t->stage == GROUPCONC__READY);
         groupconc__fifo_remove(&sh->ready, t);
+        GROUPCONC__READY_MIRROR(sh);
         t->group->ready--;
     }
 }
@@ -4911,6 +4929,7 @@ GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__
         groupconc__set_stage(t, GROUPCONC__READY);
         t->group->ready++;
         groupconc__fifo_push_front(&sh->ready, t);
+        GROUPCONC__READY_MIRROR(sh);
     }
     claims->head = 0;
     (void)groupconc__kick_locked(ex);
@@ -5022,7 +5041,20 @@ GROUPCONC__FN groupconc__totals groupconc__totals_locked(const groupconc_executo
 GROUPCONC__FN size_t groupconc__ready_count_locked(const groupconc_executor *ex) {
     const groupconc__shard *sh;
     size_t n = 0;
-    GROUPCONC__EACH_SHARD(ex, sh) n += sh->ready.count;
+    GROUPCONC__EACH_SHARD(ex, sh) {
+        /* each change of a ready queue mirrored (the whole suite checks it at N shards) */
+        GROUPCONC_ASSERT(atomic_load_explicit(&sh->nready, memory_order_relaxed) == sh->ready.count);
+        n += sh->ready.count;
+    }
+    return n;
+}
+
+/* Every shard's ready tasks as their mirrors say (sh->nready), without their locks: the sleeper's
+   look (groupconc__work_wait). seq_cst, against the mirror's store in a kicker. */
+GROUPCONC__FN size_t groupconc__ready_mirrored(groupconc_executor *ex) {
+    groupconc__shard *sh;
+    size_t n = 0;
+    GROUPCONC__EACH_SHARD(ex, sh) n += atomic_load_explicit(&sh->nready, memory_order_seq_cst);
     return n;
 }
 
@@ -7567,6 +7599,7 @@ GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
         groupconc__start_locked(ex, t);
         mine->t[mine->count++] = t;
     }
+    GROUPCONC__READY_MIRROR(sh);
     if (mine->count > 1) groupconc__call_helper_locked(ex); /* see steal_locked */
 }
 
