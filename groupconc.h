@@ -10035,13 +10035,40 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
     return GROUPCONC_OK;
 }
 
+/* What an executor gate's try-acquire for g would find free now: the fewest free permits over the
+   group's layers and the global ones, GROUPCONC_UNLIMITED if none bounds it, 0 once the executor
+   is shut down (a try-acquire says ESHUTDOWN: helper-69, defect 2). Under every shard's lock. */
+GROUPCONC__FN int groupconc__gate_available_locked(groupconc_executor *ex, groupconc__group *g) {
+    /* INT32_MAX is "no bound" at the global, in-flight and running layers (groupconc__cap), but a
+       cap like any other at the concurrency layer (which has no unlimited value) */
+    int32_t avail = INT32_MAX;
+    bool bounded = false;
+    int layer;
+    if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return 0;
+    for (layer = 0; layer < GROUPCONC__LAYERS; layer++) {
+        const groupconc__permits *s = groupconc__permits_of(ex, g, layer);
+        int32_t free_here;
+        if (layer == GROUPCONC__L_FLEET) continue; /* as the gate: a permit here does not pass it */
+        if ((groupconc__waiters_of(ex, g, layer)->count > 0 && layer != GROUPCONC__L_RUNNING) ||
+            s->used >= s->limit || (layer >= GROUPCONC__L_CONCURRENCY && groupconc__paused(ex, g)))
+            free_here = 0;
+        else if (s->limit == INT32_MAX && layer != GROUPCONC__L_CONCURRENCY)
+            continue;
+        else
+            free_here = s->limit - s->used;
+        bounded = true;
+        if (free_here < avail) avail = free_here;
+    }
+    return bounded ? (int)avail : GROUPCONC_UNLIMITED;
+}
+
 GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char *group,
                                                groupconc_gate_stats *out_stats) {
     groupconc_executor *ex;
     groupconc__group *g = NULL;
     uint64_t hash = 0; /* set when group is (gcc -O3 cannot see it: -Wmaybe-uninitialized) */
     size_t len = 0;
-    int rc, layer;
+    int rc;
     if (!gate || !out_stats || (!gate->ex && group)) return GROUPCONC_EINVAL;
     ex = gate->ex;
     GROUPCONC__NOT_IN_RESOLVER(ex);
@@ -10056,29 +10083,8 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     }
     memset(out_stats, 0, sizeof *out_stats);
     if (g) {
-        /* INT32_MAX is "no bound" at the global, in-flight and running layers (groupconc__cap), but
-           a cap like any other at the concurrency layer (which has no unlimited value) */
-        int32_t avail = INT32_MAX;
-        bool bounded = false;
-        for (layer = 0; layer < GROUPCONC__LAYERS; layer++) {
-            const groupconc__permits *s = groupconc__permits_of(ex, g, layer);
-            int32_t free_here;
-            if (layer == GROUPCONC__L_FLEET) continue; /* as the gate: a permit here does not pass it */
-            if ((groupconc__waiters_of(ex, g, layer)->count > 0 && layer != GROUPCONC__L_RUNNING) ||
-                s->used >= s->limit ||
-                (layer >= GROUPCONC__L_CONCURRENCY && groupconc__paused(ex, g)))
-                free_here = 0;
-            else if (s->limit == INT32_MAX && layer != GROUPCONC__L_CONCURRENCY)
-                continue;
-            else
-                free_here = s->limit - s->used;
-            bounded = true;
-            if (free_here < avail) avail = free_here;
-        }
         out_stats->limit = (int)g->conc.limit;
-        out_stats->available = bounded ? (int)avail : GROUPCONC_UNLIMITED;
-        if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
-            out_stats->available = 0; /* a try-acquire says ESHUTDOWN (helper-69, defect 2) */
+        out_stats->available = groupconc__gate_available_locked(ex, g);
     }
     groupconc__mutex_lock_plain(&gate->lock);
     if (g) {
