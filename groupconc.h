@@ -286,9 +286,10 @@
          groupconc_executor_shutdown_graceful  starts the shutdown, does not wait: GROUPCONC_EDEADLK
          groupconc_executor_destroy  GROUPCONC_EDEADLK, nothing done
          groupconc_executor_shutdown never waits: fine anywhere
-       A task that waits keeps its permits meanwhile: waiting on a task that needs one of them (a
-       child queued behind it in its own group of concurrency 1, or behind a full global cap) waits
-       forever, as with any semaphore; give such children a group of their own.
+       A task that waits keeps its permits meanwhile, and so does its cleanup (permits go after
+       it): waiting on a task that needs one of them (a child queued behind it in its own group of
+       concurrency 1, or behind a full global cap) waits forever, as with any semaphore; give such
+       children a group of their own.
        With a queue deadline or group_idle_ns in use, or once every worker the pool's size allows
        is busy with tasks waiting, each executor has one housekeeper thread:
        expired tasks complete (events, cleanups, callbacks) there. It must not block: a wait on a
@@ -434,7 +435,10 @@
          permits, handles, callbacks and the COMPLETED event normally follow within ~20 us of the
          return, later if the worker started a long task next and nothing else picked them up (a
          blocked wait always does; in a drain of one key, a task that had a callback or a waiter
-         when it returned is completed before its worker starts another). Any call that takes the executor lock
+         when it returned is completed before its worker starts another). Callbacks run in turn
+         on the thread that settles a step: its finished tasks' first, then its refusals' (a
+         rejection handler, a REJECTED event). One that takes long holds back those after it (a
+         wait from another thread waits too; from inside the callback it completes them first). Any call that takes the executor lock
          (stats, the dump, a submit that must lock) ends the chain it meets, so frequent polling
          slows such a drain. After short tasks an idle
          worker spins up to GROUPCONC_SPIN_NS. A task submitted while one worker runs short tasks
@@ -1264,7 +1268,9 @@ typedef struct groupconc_group_stats {
                                    again, or has run in its submit); in submitted, not yet in
                                    completed, and in no other gauge (the dump lists some of them:
                                    caller_runs, refused). Not counted if memory ran out at the
-                                   refusal (counts_unattributed's rule) */
+                                   refusal (counts_unattributed's rule). A CALLER_RUNS re-run on a
+                                   worker is in ready until it starts, then in no gauge (it holds
+                                   no permits) until it completes */
 } groupconc_group_stats;
 
 /* GROUPCONC_GROUP_STATS_FIELDS(X): every field of groupconc_group_stats, in declaration order, as
@@ -6428,10 +6434,12 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
     return groupconc__complete(ex, t, NULL, NULL);
 }
 
-/* Settle what a locked section collected, with no lock held: handle the rejections, then complete
-   the finished and cancelled tasks, oldest first. Both lists are this thread's debt, named in a frame
-   so that a wait inside one of these callbacks settles the task it waits for first
-   (groupconc__pay). Returns how many tasks to retire. */
+/* Settle what a locked section collected, with no lock held: complete the finished and cancelled
+   tasks, oldest first, then handle the rejections (a rejection handler or a REJECTED listener may
+   take long: a task that already returned is not held back behind another's refusal, helper-72).
+   Both lists are this thread's debt, named in a frame so that a wait inside one of these callbacks
+   settles the task it waits for first (groupconc__pay); a wait on another thread cannot take them
+   over (LIMITATIONS). Returns how many tasks to retire. */
 GROUPCONC__FN size_t groupconc__settle(groupconc_executor *ex, groupconc__fifo *rejected,
                                        groupconc__fifo *todo, groupconc__claims *claimed,
                                        groupconc__nodes *recycle) {
@@ -6442,8 +6450,8 @@ GROUPCONC__FN size_t groupconc__settle(groupconc_executor *ex, groupconc__fifo *
     groupconc__frame_push(&f, ex, NULL);
     f.owed_rejected = rejected;
     f.owed = todo;
-    while ((t = groupconc__fifo_pop(rejected)) != NULL) retired += groupconc__settle_rejected(ex, t, claimed);
     while ((t = groupconc__fifo_pop(todo)) != NULL) retired += groupconc__complete(ex, t, claimed, recycle);
+    while ((t = groupconc__fifo_pop(rejected)) != NULL) retired += groupconc__settle_rejected(ex, t, claimed);
     retired += f.settled;
     groupconc__frame_pop(&f);
     return retired;

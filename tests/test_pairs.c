@@ -1351,6 +1351,74 @@ static void pair_reject_handler_refusing(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+/* A refusal's slow callback does not hold back another task's completion (helper-72, defect 1).
+   One step of a worker finishes g1 and refuses a2 (g1's end hands a2 the global permit, a2's group
+   holds its only concurrency permit): that worker settles both. a2's rejection handler (v 0) or its
+   REJECTED event (v 1 CALLER_RUNS, v 2 ABORT) blocks until the test lets go; meanwhile a wait on
+   g1 from the test's thread must return, with g1's COMPLETED event seen. Before, the worker handled
+   the rejections first: the wait timed out and g1 completed after the callback. */
+static tu_latch g_slowrej_in, g_slowrej_go;
+static atomic_int g_slowrej_g1_completed;
+static void slowrej_block(void) {
+    tu_latch_count_down(&g_slowrej_in);
+    (void)tu_latch_wait(&g_slowrej_go);
+}
+static void slowrej_handler(const groupconc_rejection *rej, groupconc_reject_result *out, void *ud) {
+    (void)ud;
+    if (!rej->in_submit) slowrej_block();
+    out->status = GROUPCONC_STATUS_SUCCESS;
+}
+static void slowrej_listener(const groupconc_event *e, void *ud) {
+    listener(e, ud);
+    if (!e->task_id) return;
+    if (e->type == GROUPCONC_EVENT_COMPLETED && strcmp(e->task_id, "g1") == 0)
+        atomic_store(&g_slowrej_g1_completed, 1);
+    if (e->type == GROUPCONC_EVENT_REJECTED && strcmp(e->task_id, "a2") == 0 && (intptr_t)ud != 0)
+        slowrej_block();
+}
+static void pair_reject_slow_callback_not_before_completion(void **state) {
+    (void)state;
+    for (int v = 0; v < 3; v++) {
+        px_reset();
+        tu_latch_init(&g_slowrej_in, 1);
+        tu_latch_init(&g_slowrej_go, 1);
+        atomic_store(&g_slowrej_g1_completed, 0);
+        groupconc_group_limits gl[1] = {{"a", 1, GROUPCONC_DEFAULT, 0, 0}};
+        groupconc_policy p = pol();
+        p.listener = slowrej_listener;
+        p.listener_user_data = (void *)(intptr_t)(v != 0);
+        p.global_max_in_flight = 2;
+        p.groups = gl;
+        p.group_count = 1;
+        if (v == 0) p.reject_handler = slowrej_handler;
+        p.rejection = v == 1 ? GROUPCONC_REJECT_CALLER_RUNS : GROUPCONC_REJECT_ABORT;
+        groupconc_executor *ex = tu_executor(&p);
+        pk ka, kg;
+        groupconc_task *a1 = pk_sub(&ka, ex, "a", "a1");
+        pk_started(&ka);
+        groupconc_task *g1 = pk_sub(&kg, ex, "g", "g1");
+        pk_started(&kg);
+        groupconc_task *a2 = sub(ex, "a", "a2", tu_noop_fn, NULL); /* waits at the global layer */
+        pk_go(&kg);
+        assert_true(tu_latch_wait(&g_slowrej_in)); /* a2's callback runs, on g1's worker */
+        groupconc_result r;
+        int rc = groupconc_task_wait_for(g1, TU_TIMEOUT_NS / 3, &r);
+        int completed_seen = atomic_load(&g_slowrej_g1_completed);
+        tu_latch_open(&g_slowrej_go);
+        assert_int_equal(rc, GROUPCONC_OK);
+        assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(completed_seen, 1);
+        done_rel(a2, v == 2 ? GROUPCONC_STATUS_REJECTED : GROUPCONC_STATUS_SUCCESS,
+                 v == 2 ? GROUPCONC_EREJECTED_CONCURRENCY : 0);
+        OK(groupconc_task_release(g1));
+        pk_free(&kg);
+        pk_finish(&ka, a1);
+        OK(groupconc_executor_destroy(ex));
+        tu_latch_destroy(&g_slowrej_in);
+        tu_latch_destroy(&g_slowrej_go);
+    }
+}
+
 /* CALLER_RUNS refused in submit: REJECTED event (concurrency), then the task runs on the caller
    with no STARTED event, COMPLETED SUCCESS, counted as succeeded. */
 static void pair_reject_listener(void **state) {
@@ -4883,6 +4951,7 @@ int main(void) {
         cmocka_unit_test(pair_reject_groupshut),
         cmocka_unit_test(pair_reject_groupshut_while_settling),
         cmocka_unit_test(pair_reject_handler_refusing),
+        cmocka_unit_test(pair_reject_slow_callback_not_before_completion),
         cmocka_unit_test(pair_reject_shutdown),
 #ifndef GROUPCONC_NO_DUMP
         cmocka_unit_test(pair_reject_dump),
