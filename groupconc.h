@@ -421,7 +421,8 @@
          MSVC needs Visual Studio 2022 17.5 or later with /std:c11 /experimental:c11atomics.
        - Fleet layer: executor gate permits do not pass through it; a provider's REJECT is always
          asynchronous (the task was accepted: under ABORT its handle completes REJECTED), and under
-         CALLER_RUNS a refused task runs holding neither local permits nor a lease; within a process a
+         CALLER_RUNS a refused task runs holding neither local permits nor a lease (but one refused
+         past the fleet layer, which only a failed allocation does, keeps its lease); within a process a
          group's BUSY tasks are asked again oldest first, across processes there is no order.
        - Win32 timed waits take whole milliseconds and the system timer's tick (1-16 ms): queue
          deadlines, idle reclaim and timed waits are that much coarser there.
@@ -1890,7 +1891,9 @@ GROUPCONC_API int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out
    Pause: a paused group (or executor) asks for no lease and holds none while it waits: its tasks
    answered BUSY are not asked again (notifies pass them by), a task that enters the layer or whose
    lease is granted after the pause waits as BUSY (the lease given back at once), and the resume
-   asks again for each of its tasks answered BUSY, oldest first. Its running tasks keep theirs.
+   asks again for each of its tasks answered BUSY, oldest first. Its running tasks keep theirs, and
+   so does a task granted before the pause that waits at the global running cap (it holds every
+   permit below that cap; the pause holds it there).
    A REJECT answer goes through the rejection policy as any layer's refusal: under
    GROUPCONC_REJECT_CALLER_RUNS the task fires REJECTED (reason GROUPCONC_EREJECTED_FLEET) and then
    runs on a worker holding no lease and no permit, counted in caller_runs (and by its run's status):
@@ -6434,24 +6437,89 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
     return groupconc__complete(ex, t, NULL, NULL);
 }
 
+/* Fleet requests this thread makes once its current ones are made (see groupconc__fleet_ask). */
+static GROUPCONC__TLS groupconc_task *groupconc__asks_later, *groupconc__asks_later_tail;
+static GROUPCONC__TLS bool groupconc__asking;
+
+/* Make this thread's list of fleet requests, oldest first, with no lock held. */
+GROUPCONC__FN void groupconc__fleet_asks_make(void) {
+    groupconc_task *t;
+    bool outer = groupconc__asking;
+    groupconc__asking = true;
+    while ((t = groupconc__asks_later) != NULL) {
+        groupconc_executor *ex = t->group->exec;
+        groupconc__frame f;
+        groupconc__asks_later = groupconc__fleet_of(t)->ask_next; /* before: the answer may free t */
+        if (!groupconc__asks_later) groupconc__asks_later_tail = NULL;
+        groupconc__frame_push(&f, ex, NULL);
+        ex->policy.fleet.acquire(ex->policy.fleet.user_data, (groupconc_fleet_request *)(void *)t,
+                                 t->group->key);
+        groupconc__frame_pop(&f);
+    }
+    groupconc__asking = outer;
+}
+
+/* Put the fleet requests a locked section collected on this thread's list, not made yet: a wait
+   before they are made (in a callback the section's settling runs) makes them first
+   (groupconc__fleet_asks_before_block). */
+GROUPCONC__FN void groupconc__fleet_defer(groupconc__batch *b) {
+    if (!b->asks) return;
+    if (groupconc__asks_later_tail) groupconc__fleet_of(groupconc__asks_later_tail)->ask_next = b->asks;
+    else groupconc__asks_later = b->asks;
+    groupconc__asks_later_tail = b->asks_tail;
+    b->asks = b->asks_tail = NULL;
+}
+
+/* Make this thread's fleet requests, unless an outer call (an acquire that answered at once) is
+   making them: a provider that answers inside acquire can lead to more requests (a REJECT hands
+   local permits on); they join this thread's list and the outermost call makes them, in order,
+   without recursion. */
+GROUPCONC__FN void groupconc__fleet_asks_now(void) {
+    if (groupconc__asks_later && !groupconc__asking) groupconc__fleet_asks_make();
+}
+
+/* Make the fleet requests a locked section collected. */
+GROUPCONC__FN void groupconc__fleet_ask(groupconc__batch *b) {
+    groupconc__fleet_defer(b);
+    groupconc__fleet_asks_now();
+}
+
+/* Before this thread blocks (a wait, graceful shutdown, destroy): make the requests it holds back.
+   Inside a provider's acquire that answered at once, the code the answer ran (a rejection handler,
+   an event, a completion callback) may wait for a task whose request waits in this thread's list,
+   which the outer call would make only after acquire returned: nobody else would. So acquire is
+   called again on this thread before its first call returned ("fleet layer" in the manual). */
+GROUPCONC__FN void groupconc__fleet_asks_before_block(void) {
+    if (groupconc__asks_later) groupconc__fleet_asks_make();
+}
+
 /* Settle what a locked section collected, with no lock held: complete the finished and cancelled
    tasks, oldest first, then handle the rejections (a rejection handler or a REJECTED listener may
    take long: a task that already returned is not held back behind another's refusal, helper-72).
    Both lists are this thread's debt, named in a frame so that a wait inside one of these callbacks
    settles the task it waits for first (groupconc__pay); a wait on another thread cannot take them
-   over (LIMITATIONS). Returns how many tasks to retire. */
-GROUPCONC__FN size_t groupconc__settle(groupconc_executor *ex, groupconc__fifo *rejected,
-                                       groupconc__fifo *todo, groupconc__claims *claimed,
-                                       groupconc__nodes *recycle) {
+   over (LIMITATIONS). The section's fleet requests (b's) are made between the two, and by any wait
+   inside a callback before that (helper-73: a completion callback waiting for the task its end
+   handed the group's permit to waited for a request nobody would make). Returns how many tasks
+   to retire. */
+GROUPCONC__FN size_t groupconc__settle(groupconc_executor *ex, groupconc__batch *b,
+                                       groupconc__fifo *rejected, groupconc__fifo *todo,
+                                       groupconc__claims *claimed, groupconc__nodes *recycle) {
     groupconc__frame f;
     groupconc_task *t;
     size_t retired = 0;
-    if (rejected->count == 0 && todo->count == 0) return 0;
+    groupconc__fleet_defer(b);
+    if (rejected->count == 0 && todo->count == 0) {
+        groupconc__fleet_asks_now();
+        return 0;
+    }
     groupconc__frame_push(&f, ex, NULL);
     f.owed_rejected = rejected;
     f.owed = todo;
     while ((t = groupconc__fifo_pop(todo)) != NULL) retired += groupconc__complete(ex, t, claimed, recycle);
+    groupconc__fleet_asks_now();
     while ((t = groupconc__fifo_pop(rejected)) != NULL) retired += groupconc__settle_rejected(ex, t, claimed);
+    groupconc__fleet_asks_now();
     retired += f.settled;
     groupconc__frame_pop(&f);
     return retired;
@@ -6487,53 +6555,8 @@ GROUPCONC__FN bool groupconc__pay(groupconc_executor *ex, groupconc__frame *f, c
     return false;
 }
 
-/* Fleet requests this thread makes once its current ones are made (see groupconc__fleet_ask). */
-static GROUPCONC__TLS groupconc_task *groupconc__asks_later, *groupconc__asks_later_tail;
-static GROUPCONC__TLS bool groupconc__asking;
-
-/* Make this thread's list of fleet requests, oldest first, with no lock held. */
-GROUPCONC__FN void groupconc__fleet_asks_make(void) {
-    groupconc_task *t;
-    bool outer = groupconc__asking;
-    groupconc__asking = true;
-    while ((t = groupconc__asks_later) != NULL) {
-        groupconc_executor *ex = t->group->exec;
-        groupconc__frame f;
-        groupconc__asks_later = groupconc__fleet_of(t)->ask_next; /* before: the answer may free t */
-        if (!groupconc__asks_later) groupconc__asks_later_tail = NULL;
-        groupconc__frame_push(&f, ex, NULL);
-        ex->policy.fleet.acquire(ex->policy.fleet.user_data, (groupconc_fleet_request *)(void *)t,
-                                 t->group->key);
-        groupconc__frame_pop(&f);
-    }
-    groupconc__asking = outer;
-}
-
-/* Make the fleet requests a locked section collected. A provider that answers inside acquire can
-   lead to more requests (a REJECT hands local permits on): they join this thread's list and the
-   outermost call makes them, in order, without recursion. */
-GROUPCONC__FN void groupconc__fleet_ask(groupconc__batch *b) {
-    if (!b->asks) return;
-    if (groupconc__asks_later_tail) groupconc__fleet_of(groupconc__asks_later_tail)->ask_next = b->asks;
-    else groupconc__asks_later = b->asks;
-    groupconc__asks_later_tail = b->asks_tail;
-    b->asks = b->asks_tail = NULL;
-    if (!groupconc__asking) groupconc__fleet_asks_make();
-}
-
-/* Before this thread blocks (a wait, graceful shutdown, destroy): make the requests it holds back.
-   Inside a provider's acquire that answered at once, the code the answer ran (a rejection handler,
-   an event, a completion callback) may wait for a task whose request waits in this thread's list,
-   which the outer call would make only after acquire returned: nobody else would. So acquire is
-   called again on this thread before its first call returned ("fleet layer" in the manual). */
-GROUPCONC__FN void groupconc__fleet_asks_before_block(void) {
-    if (groupconc__asks_later) groupconc__fleet_asks_make();
-}
-
 GROUPCONC__FN size_t groupconc__flush(groupconc_executor *ex, groupconc__batch *b) {
-    size_t n = groupconc__settle(ex, &b->rejected, &b->todo, NULL, NULL);
-    groupconc__fleet_ask(b);
-    return n;
+    return groupconc__settle(ex, b, &b->rejected, &b->todo, NULL, NULL);
 }
 
 /* From an API call (not a worker, which retires at its next locked step): retire n tasks now. */
@@ -7982,11 +8005,10 @@ GROUPCONC__FN bool groupconc__worker_idle_locked(groupconc__worker_loop *w) {
 }
 
 /* Unlocked, before the batch: complete what the step finished (its own tasks first, then what it
-   finished by helping), handle its rejections, make its fleet requests. */
+   finished by helping), make its fleet requests, handle its rejections. */
 GROUPCONC__FN void groupconc__worker_settle(groupconc__worker_loop *w, groupconc__batch *b) {
     groupconc__fifo_append(&w->done, &b->todo); /* finished by helping: after ours */
-    w->to_retire += groupconc__settle(w->ex, &b->rejected, &w->done, &w->mine, &w->dead);
-    groupconc__fleet_ask(b);
+    w->to_retire += groupconc__settle(w->ex, b, &b->rejected, &w->done, &w->mine, &w->dead);
 }
 
 /* After a batch: pool.short_tasks, the hint groupconc__inbox_look reads, says whether it was of short

@@ -1751,6 +1751,70 @@ static void pair_reject_fleet(void **state) {
     OK(groupconc_executor_destroy(ex));
 }
 
+/* A callback waits for the task its own task's end handed the group's permit to (concurrency 1),
+   which must then ask the fleet provider (helper-73, defect 1): v 0 a completion callback on the
+   worker that ran x; v 1 a rejection handler run by a REJECT answer on the test's thread; v 2 the
+   completion callback of a cancel of x (at the fleet layer, asked). Before, y's request was made
+   only after the step's callbacks returned: the wait never saw it made (a plain wait hung). */
+static groupconc_task *g_fcw_y;
+static atomic_int g_fcw_rc;
+static void fcw_wait_y(void) {
+    groupconc_result r;
+    atomic_store(&g_fcw_rc, groupconc_task_wait_for(g_fcw_y, TU_TIMEOUT_NS / 3, &r));
+}
+static void fcw_on_complete(groupconc_task *t, const groupconc_result *r, void *ud) {
+    (void)t;
+    (void)r;
+    (void)ud;
+    fcw_wait_y();
+}
+static void fcw_handler(const groupconc_rejection *rej, groupconc_reject_result *out, void *ud) {
+    (void)rej;
+    (void)ud;
+    fcw_wait_y();
+    out->status = GROUPCONC_STATUS_SUCCESS;
+}
+static void pair_fleet_callback_waits_for_next(void **state) {
+    (void)state;
+    for (int v = 0; v < 3; v++) {
+        px_reset();
+        atomic_store(&g_fcw_rc, 999);
+        groupconc_policy p = fpol(v == 0 ? FP_GRANT : FP_HOLD);
+        if (v == 1) p.reject_handler = fcw_handler;
+        groupconc_executor *ex = tu_executor(&p);
+        pk k;
+        groupconc_task *x;
+        if (v == 0) {
+            x = pk_sub(&k, ex, "g", "x");
+            pk_started(&k);
+        } else {
+            x = sub(ex, "g", "x", tu_noop_fn, NULL);
+            fp_wait_asks(1);
+        }
+        g_fcw_y = sub(ex, "g", "y", tu_noop_fn, NULL); /* waits at concurrency */
+        assert_int_equal(tu_gstats(ex, "g").waiting_concurrency, 1);
+        if (v != 1) OK(groupconc_task_on_complete(x, fcw_on_complete, NULL));
+        if (v == 0) {
+            pk_go(&k);
+        } else {
+            tu_mutex_lock(&g_fp.m);
+            g_fp.mode = FP_GRANT; /* y's request is answered at once, when it is made */
+            tu_mutex_unlock(&g_fp.m);
+            if (v == 1) fp_answer(GROUPCONC_FLEET_REJECT);
+            else OK(groupconc_task_cancel(x, NULL));
+        }
+        groupconc_result r = tu_wait(x);
+        assert_int_equal(atomic_load(&g_fcw_rc), GROUPCONC_OK);
+        assert_int_equal(r.status, v == 2 ? GROUPCONC_STATUS_CANCELLED : GROUPCONC_STATUS_SUCCESS);
+        OK(groupconc_task_release(x));
+        done_rel(g_fcw_y, GROUPCONC_STATUS_SUCCESS, 0);
+        if (v == 0) pk_free(&k);
+        if (v == 2) fp_answer(GROUPCONC_FLEET_GRANTED); /* x's request, answered late: given back */
+        OK(groupconc_executor_destroy(ex));
+        assert_int_equal(fp_get(&g_fp.out), 0);
+    }
+}
+
 /* DISCARD rejects one task of the group, group_shutdown cancels its waiter: each counted where its
    status puts it; the group stays usable. */
 static void pair_reject_groupshut(void **state) {
@@ -4948,6 +5012,7 @@ int main(void) {
         cmocka_unit_test(pair_reject_bounded),
         cmocka_unit_test(pair_reject_runcap),
         cmocka_unit_test(pair_reject_fleet),
+        cmocka_unit_test(pair_fleet_callback_waits_for_next),
         cmocka_unit_test(pair_reject_groupshut),
         cmocka_unit_test(pair_reject_groupshut_while_settling),
         cmocka_unit_test(pair_reject_handler_refusing),
