@@ -2182,8 +2182,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             lot is taken whole when a submitter's cache runs dry, so it must
                             outlast a burst: at 1024, 84 % of W1's nodes went through malloc and
                             free (callgrind, 1,240 instructions per task; 4096: 1,120). At most
-                            4096 x 80 bytes (320 KiB) per worker, per submitting thread's cache
-                            and in transit, kept until the worker retires or destroy.
+                            4096 nodes of each size (56 and 72 bytes: a 64- and an 80-byte
+                            chunk, 576 KiB) per worker, per submitting thread's cache and in
+                            transit, kept until the worker retires or destroy.
    GROUPCONC__NODE_CACHES   submitting threads with a node cache of their own, per executor: each
                             keeps at most one lot of recycled nodes; more threads allocate theirs.
    GROUPCONC__SERIAL_MAX    tasks of one group a worker runs in a serial run (worker_serial_locked),
@@ -2723,10 +2724,21 @@ GROUPCONC__FN uint64_t groupconc__deadline(int64_t timeout_ns) {
 typedef struct groupconc__group groupconc__group;
 typedef struct groupconc__watch groupconc__watch;
 
-/* 72 bytes (an 80-byte malloc chunk) with no task id and no cleanup: a waiting task costs nothing
-   else. What only some tasks have lives inline after the struct, in this order: the queue deadline
-   (B_HAS_DEADLINE), the fleet slot (B_FLEET), the cleanup function (B_HAS_CLEANUP), then the task id
-   (B_HAS_ID); such nodes are never recycled. */
+/* t->state's word: 16 bits where 16-bit atomics are lock-free (everywhere this builds: x86, ARM,
+   MSVC), else 32 (a 64-byte node then, not 56). The GROUPCONC__ST_* bits use 10. */
+#if defined(ATOMIC_SHORT_LOCK_FREE) && ATOMIC_SHORT_LOCK_FREE == 2
+typedef uint16_t groupconc__st;
+#else
+typedef uint32_t groupconc__st;
+#endif
+
+/* 56 bytes (a 64-byte malloc chunk) on a 64-bit target for a plain task: a waiting task costs
+   nothing else. What only some tasks have lives inline after the struct, in this order: the
+   observed block (B_OBSERVED: a handle or a listener can see the result; its watchers and error,
+   groupconc__observed), the queue deadline (B_HAS_DEADLINE), the fleet slot (B_FLEET), the cleanup
+   function (B_HAS_CLEANUP), then the task id (B_HAS_ID). A node with nothing inline but the
+   observed block is 72 bytes (an 80-byte chunk); plain and observed nodes are recycled each in a
+   cache of their own size ("task nodes"), nodes with other extras never. */
 struct groupconc_task {
     groupconc_task *next, *prev;   /* links in exactly one FIFO (a layer, ready, running, a todo) */
     groupconc__group *group;       /* counted reference */
@@ -2740,17 +2752,26 @@ struct groupconc_task {
     };
     uint64_t start_ns;             /* first enqueue while waiting; start once running; else the
                                       moment it was rejected or cancelled (zero duration) */
-    groupconc__watch *watchers;    /* guarded by ex->done_lock */
-    _Atomic uint32_t state;        /* GROUPCONC__ST_* */
-    int32_t error;
+    _Atomic groupconc__st state;   /* GROUPCONC__ST_* */
+    uint16_t bits;                 /* GROUPCONC__B_* */
     uint8_t stage;                 /* GROUPCONC__NEW .. DONE, under the executor lock */
     uint8_t held;                  /* permits held: layers [0, held) */
     uint8_t status;                /* groupconc_status once decided */
-    uint16_t bits;                 /* GROUPCONC__B_* */
-    int16_t reject_reason;         /* GROUPCONC_EREJECTED_* once refused; never changed after, so the
+    int8_t reject_reason;          /* GROUPCONC_EREJECTED_* / EEXPIRED_* once refused (every library
+                                      code fits: -41 is the lowest); never changed after, so the
                                       thread handling the rejection reads it without the lock; it is
                                       result.reason for a REJECTED result */
 };
+#if defined(ATOMIC_SHORT_LOCK_FREE) && ATOMIC_SHORT_LOCK_FREE == 2 && UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct groupconc_task) == 56, "a plain task node is 56 bytes (a 64-byte chunk)");
+#endif
+
+/* The observed block, inline first after the struct when B_OBSERVED (groupconc__observed_of). */
+typedef struct groupconc__observed {
+    groupconc__watch *watchers;    /* guarded by ex->done_lock */
+    int32_t error;                 /* result.error: written only when the status becomes FAILED */
+    uint32_t pad;
+} groupconc__observed;
 
 /* The context a task function receives is the task itself. */
 #define GROUPCONC__TASK(ctx) ((groupconc_task *)(void *)(ctx))
@@ -2946,7 +2967,8 @@ typedef struct groupconc__limits_entry {
 typedef struct groupconc__node_cache {
     struct groupconc__node_cache *next; /* ex->table.caches */
     const void *owner;             /* its thread's token: the address of its groupconc__my_nodes */
-    groupconc_task *head;          /* linked by `next` (no task id) */
+    groupconc_task *head[2];       /* linked by `next`: plain nodes [0], observed ones [1] (each
+                                      groupconc__node_size(observed) bytes; no other extra) */
 } groupconc__node_cache;
 
 /* One stripe of the key table ("key table"): the groups whose hash's top bits name it; under its
@@ -2981,7 +3003,8 @@ typedef struct groupconc__inbox {
        the executor shuts down: a push that finds it fails. */
     _Atomic(groupconc_task *) head;
     char pad2[GROUPCONC__LINE];
-    _Atomic(groupconc_task *) node_returns; /* nodes the workers freed (lock-free; taken whole) */
+    _Atomic(groupconc_task *) node_returns[2]; /* nodes the workers freed (lock-free; taken whole),
+                                                  plain [0] and observed [1] (groupconc__node_size) */
     char pad3[GROUPCONC__LINE];
 } groupconc__inbox;
 
@@ -3270,8 +3293,8 @@ typedef struct groupconc__claims {
    group references of the tasks it completed, let go of together (groupconc__nodes_unref) while
    they are of one group (a serial run: one atomic write per round, not per task). */
 typedef struct groupconc__nodes {
-    groupconc_task *head;
-    size_t count;
+    groupconc_task *head[2];       /* plain nodes [0], observed ones [1] (groupconc__node_size) */
+    size_t count[2];
     groupconc__group *unref;       /* the group they are of (NULL: none held) */
     uint32_t nunref;
 } groupconc__nodes;
@@ -4551,7 +4574,7 @@ GROUPCONC__FN void groupconc__idle_broadcast(groupconc_executor *ex) {
    node (complete, groupconc_task_release, drop_claim_ref, groupconc_fleet_answer). Each is an
    acq_rel RMW, so the thread that frees has seen every write of the others.
 
-   Bits (t->bits): HAS_ID, HAS_CLEANUP, COUNTED, TIMED are set by task_init before the task is
+   Bits (t->bits): HAS_ID, HAS_CLEANUP, COUNTED, OBSERVED are set by task_init before the task is
    visible (submit clears COUNTED under the lock for a task refused under ABORT); QUEUED_ONCE by
    admit, under the lock; RAN under the lock when a task that ran is finished (finish_locked: while
    it is listed in ex->running, others read its bits under the lock), or by the thread that owns a
@@ -4607,7 +4630,8 @@ enum {
 #define GROUPCONC__B_NO_PERMITS 2u    /* running under CALLER_RUNS: holds no permits, not counted */
 #define GROUPCONC__B_COUNTED 4u       /* counted in ex->unfinished */
 #define GROUPCONC__B_RAN 8u           /* the function returned: end_ns and value are valid */
-#define GROUPCONC__B_TIMED 16u        /* someone can see the result: take start/end times */
+#define GROUPCONC__B_OBSERVED 16u     /* someone can see the result (a handle or a listener): its
+                                         times are taken, groupconc__observed is inline first */
 #define GROUPCONC__B_QUEUED_ONCE 32u  /* start_ns holds the time it first had to wait */
 #define GROUPCONC__B_HAS_CLEANUP 64u  /* a groupconc_cleanup_fn stored inline after the struct */
 #define GROUPCONC__B_HAS_DEADLINE 128u /* a groupconc__queue_deadline stored inline first after the struct */
@@ -4670,19 +4694,39 @@ typedef struct groupconc__fleet_slot {
     groupconc_task *ask_next;      /* in a batch's (or this thread's) list of requests to make */
 } groupconc__fleet_slot;
 
-/* The inline extras, in this order: deadline, fleet slot, cleanup, task id. */
+/* The inline extras, in this order: observed block, deadline, fleet slot, cleanup, task id. */
+GROUPCONC__FN size_t groupconc__observed_size(const groupconc_task *t) {
+    return (t->bits & GROUPCONC__B_OBSERVED) ? sizeof(groupconc__observed) : 0;
+}
+
+/* Only a task someone can see has one: a handle (the only way to wait or register a callback)
+   or a listener (its COMPLETED event). */
+GROUPCONC__FN groupconc__observed *groupconc__observed_of(groupconc_task *t) {
+    GROUPCONC_ASSERT(t->bits & GROUPCONC__B_OBSERVED);
+    return (groupconc__observed *)(void *)(t + 1);
+}
+
+/* A FAILED task's result.error, kept where someone can see it (else nobody reads it). */
+GROUPCONC__FN void groupconc__set_error(groupconc_task *t, int error) {
+    if (t->bits & GROUPCONC__B_OBSERVED) groupconc__observed_of(t)->error = error;
+}
+
 GROUPCONC__FN groupconc__queue_deadline *groupconc__deadline_of(groupconc_task *t) {
-    return (t->bits & GROUPCONC__B_HAS_DEADLINE) ? (groupconc__queue_deadline *)(void *)(t + 1) : NULL;
+    return (t->bits & GROUPCONC__B_HAS_DEADLINE)
+               ? (groupconc__queue_deadline *)(void *)((char *)(t + 1) + groupconc__observed_size(t))
+               : NULL;
 }
 
 GROUPCONC__FN groupconc__fleet_slot *groupconc__fleet_of(groupconc_task *t) {
-    return (groupconc__fleet_slot *)(void *)((char *)(t + 1) + ((t->bits & GROUPCONC__B_HAS_DEADLINE)
-                                                                    ? sizeof(groupconc__queue_deadline)
-                                                                    : 0));
+    return (groupconc__fleet_slot *)(void *)((char *)(t + 1) + groupconc__observed_size(t) +
+                                             ((t->bits & GROUPCONC__B_HAS_DEADLINE)
+                                                  ? sizeof(groupconc__queue_deadline)
+                                                  : 0));
 }
 
 GROUPCONC__FN size_t groupconc__extras_before_cleanup(const groupconc_task *t) {
-    return ((t->bits & GROUPCONC__B_HAS_DEADLINE) ? sizeof(groupconc__queue_deadline) : 0) +
+    return groupconc__observed_size(t) +
+           ((t->bits & GROUPCONC__B_HAS_DEADLINE) ? sizeof(groupconc__queue_deadline) : 0) +
            ((t->bits & GROUPCONC__B_FLEET) ? sizeof(groupconc__fleet_slot) : 0);
 }
 
@@ -4707,7 +4751,8 @@ GROUPCONC__FN void groupconc__task_free(groupconc_task *t) {
 
 /* Whoever clears the last of HANDLE_REF, EXEC_REF and CLAIM_REF frees the task. */
 GROUPCONC__FN void groupconc__drop_claim_ref(groupconc_task *t) {
-    uint32_t old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_CLAIM_REF, memory_order_acq_rel);
+    groupconc__st old = atomic_fetch_and_explicit(&t->state, (groupconc__st)~GROUPCONC__ST_CLAIM_REF,
+                                                  memory_order_acq_rel);
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_CLAIM_REF) groupconc__task_free(t);
 }
 
@@ -4753,8 +4798,8 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
     groupconc__timer_drop(ex, t);
     groupconc__release_permits(ex, t, b); /* before any rejection handling runs */
     t->status = GROUPCONC_STATUS_REJECTED;
-    t->error = reason;
-    t->reject_reason = (int16_t)reason;
+    GROUPCONC_ASSERT(reason >= INT8_MIN && reason < 0);
+    t->reject_reason = (int8_t)reason; /* result.reason (result.error is a FAILED task's alone) */
     t->start_ns = groupconc__now_ns();
     groupconc__set_stage(t, GROUPCONC__REJECTED);
     if (groupconc__refusal_counted(&ex->policy, reason))
@@ -4800,7 +4845,6 @@ GROUPCONC__FN void groupconc__cancel_locked(groupconc_executor *ex, groupconc_ta
     groupconc__timer_drop(ex, t);
     groupconc__release_permits(ex, t, b);
     t->status = GROUPCONC_STATUS_CANCELLED;
-    t->error = 0;
     t->start_ns = groupconc__now_ns();
     groupconc__set_stage(t, GROUPCONC__DONE);
     groupconc__count_locked(ex, t->group, GROUPCONC__C_CANCELLED, 1);
@@ -4814,7 +4858,7 @@ GROUPCONC__FN void groupconc__cancel_locked(groupconc_executor *ex, groupconc_ta
 GROUPCONC__FN bool groupconc__take_or_flag_locked(groupconc_executor *ex, groupconc_task *t,
                                                   groupconc__batch *b) {
     groupconc__shard *sh = groupconc__shard_of(ex, t->group);
-    uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
+    groupconc__st cur = atomic_load_explicit(&t->state, memory_order_acquire);
     for (;;) {
         if (cur & GROUPCONC__ST_STARTED) {
             atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_CANCEL, memory_order_relaxed);
@@ -5599,7 +5643,7 @@ GROUPCONC__FN int groupconc__inbox_look(groupconc_executor *ex) {
 /* ==== submit: the public entry points, task nodes, the locked path ============================= */
 /* Submit reaches forward: into completion (a task refused or run in submit completes at once), the
    handles (execute_all waits) and the pool (a worker for a ready task, a recycled node). */
-GROUPCONC__FN groupconc_task *groupconc__node_get(groupconc_executor *ex);
+GROUPCONC__FN groupconc_task *groupconc__node_get(groupconc_executor *ex, bool observed);
 GROUPCONC__FN void groupconc__emit(groupconc_executor *ex, const groupconc_task *self,
                                    groupconc_event_type type, const char *group, const char *task_id,
                                    int reason, const groupconc_result *result);
@@ -5617,26 +5661,37 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
 GROUPCONC__FN void groupconc__retire(groupconc_executor *ex, size_t n);
 GROUPCONC__FN bool groupconc__task_wait_ok(int64_t v);
 
+/* The size of a node with nothing inline but, if `observed`, the observed block: the two sizes the
+   node caches keep, one cache each ("task nodes"). */
+GROUPCONC__FN size_t groupconc__node_size(bool observed) {
+    return sizeof(groupconc_task) + (observed ? sizeof(groupconc__observed) : 0);
+}
+
 /* A fresh node for a task of group g. The group reference is taken when it is admitted. */
 /* `fleet_slot`: the executor has a fleet provider (ex->policy.fleet.acquire), passed in so that
    submit touches no line of the group that workers write (its first line holds the bulkhead's count):
    the group is only stored here, never read. */
 GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
                                         const groupconc_task_spec *spec, size_t idlen, bool handle,
-                                        bool timed, bool deadline_block, uint64_t deadline_at,
+                                        bool observed, bool deadline_block, uint64_t deadline_at,
                                         bool fleet_slot) {
     char *extra = (char *)(t + 1);
     memset(t, 0, sizeof *t);
-    if (deadline_block) { /* first: it is the one with alignment needs */
+    if (observed) { /* first: the handle functions and completion find it at t + 1 */
+        memset(extra, 0, sizeof(groupconc__observed));
+        extra += sizeof(groupconc__observed);
+        t->bits = GROUPCONC__B_OBSERVED; /* someone can see its result: its times are taken */
+    }
+    if (deadline_block) { /* 8-byte aligned: the struct and the observed block are */
         groupconc__queue_deadline d;
         d.at_ns = deadline_at;
         d.index = deadline_at ? GROUPCONC__TIMER_RESERVED : GROUPCONC__TIMER_NONE;
         d.pad = 0;
         memcpy(extra, &d, sizeof d);
         extra += sizeof d;
-        t->bits = GROUPCONC__B_HAS_DEADLINE;
+        t->bits |= GROUPCONC__B_HAS_DEADLINE;
     }
-    if (fleet_slot) { /* 8-byte aligned: the struct and the deadline are */
+    if (fleet_slot) { /* 8-byte aligned: so is all before it */
         memset(extra, 0, sizeof(groupconc__fleet_slot));
         extra += sizeof(groupconc__fleet_slot);
         t->bits |= GROUPCONC__B_FLEET;
@@ -5654,8 +5709,9 @@ GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
     t->arg = spec->arg;
     t->group = g;
     t->bits |= GROUPCONC__B_COUNTED;
-    if (timed) t->bits |= GROUPCONC__B_TIMED; /* someone can see its times */
-    atomic_init(&t->state, GROUPCONC__ST_EXEC_REF | (handle ? GROUPCONC__ST_HANDLE_REF : 0u));
+    GROUPCONC_ASSERT(observed || !handle); /* a handle sees the result */
+    atomic_init(&t->state,
+                (groupconc__st)(GROUPCONC__ST_EXEC_REF | (handle ? GROUPCONC__ST_HANDLE_REF : 0u)));
 }
 
 /* Find or create the group and take a node, under the key's stripe lock st (groupconc__group_get
@@ -5663,12 +5719,12 @@ GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
    to free). */
 GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, groupconc__stripe *st,
                                              const char *group, size_t klen, uint64_t hash,
-                                             groupconc__batch *b, bool all, groupconc__group **g,
-                                             groupconc_task **t) {
+                                             groupconc__batch *b, bool all, bool observed,
+                                             groupconc__group **g, groupconc_task **t) {
     int rc = groupconc__group_get(ex, st, group, klen, hash, b, all, g);
-    if (rc == GROUPCONC_OK && !*t) {
-        *t = groupconc__node_get(ex);
-        if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(sizeof **t);
+    if (rc == GROUPCONC_OK && !*t) { /* a plain node, or one with the observed block alone */
+        *t = groupconc__node_get(ex, observed);
+        if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(groupconc__node_size(observed));
         if (!*t) rc = GROUPCONC_ENOMEM;
     }
     return rc;
@@ -5758,7 +5814,8 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
         groupconc__mutex_unlock(&st->lock);
         return GROUPCONC__NO_WORKER; /* the locked path starts one, or refuses */
     }
-    rc = groupconc__prepare_tlocked(ex, st, group, klen, hash, NULL, false, &g, &t);
+    rc = groupconc__prepare_tlocked(ex, st, group, klen, hash, NULL, false,
+                                    out_task || ex->policy.listener, &g, &t);
     if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: reclaiming takes the executor lock */
         groupconc__mutex_unlock(&st->lock);
         return GROUPCONC__NO_WORKER;
@@ -5796,13 +5853,15 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     return GROUPCONC_OK;
 }
 
-/* The node of a task with extras (a task id, a cleanup, a queue deadline, a fleet slot): its own
-   size, the task id's length in *idlen. NULL when out of memory. A plain task takes a recycled node
-   under its stripe's lock instead. */
+/* The node of a task with extras (a task id, a cleanup, a queue deadline, a fleet slot; and the
+   observed block if `observed`): its own size, the task id's length in *idlen. NULL when out of
+   memory. A task with no extra but the observed block takes a recycled node under its stripe's lock
+   instead. */
 GROUPCONC__FN groupconc_task *groupconc__node_with_extras(const groupconc_executor *ex,
                                                          const groupconc_task_spec *spec,
-                                                         bool deadline_block, size_t *idlen) {
-    size_t size = sizeof(groupconc_task);
+                                                         bool deadline_block, bool observed,
+                                                         size_t *idlen) {
+    size_t size = groupconc__node_size(observed);
     *idlen = spec->task_id ? strlen(spec->task_id) + 1 : 0;
     size += *idlen + (spec->cleanup ? sizeof spec->cleanup : 0) +
             (deadline_block ? sizeof(groupconc__queue_deadline) : 0) +
@@ -5817,8 +5876,9 @@ GROUPCONC__FN groupconc_task *groupconc__node_with_extras(const groupconc_execut
 GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
                                                    const groupconc_task_spec *spec,
                                                    size_t klen, uint64_t hash, bool deadline_block,
-                                                   groupconc__batch *b, groupconc__group **g,
-                                                   groupconc_task **t, uint64_t *deadline_at) {
+                                                   bool observed, groupconc__batch *b,
+                                                   groupconc__group **g, groupconc_task **t,
+                                                   uint64_t *deadline_at) {
     int rc = GROUPCONC_OK;
     if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) rc = GROUPCONC_ESHUTDOWN;
     else if (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) == 0)
@@ -5829,12 +5889,12 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
         groupconc__stripe *st = groupconc__stripe_of(ex, hash);
         bool all = false;
         groupconc__mutex_lock(&st->lock);
-        rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, false, g, t);
+        rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, false, observed, g, t);
         if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: a reclaim needs every stripe */
             groupconc__mutex_unlock(&st->lock);
             groupconc__table_lock_all(ex);
             all = true;
-            rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, true, g, t);
+            rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, true, observed, g, t);
         }
         if (rc == GROUPCONC_OK && deadline_block)
             *deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, (*g)->key);
@@ -5858,7 +5918,6 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
    shard's lock; the caller completes it (groupconc__complete) once the lock is let go of. */
 GROUPCONC__FN void groupconc__refusal_cancelled_locked(groupconc_executor *ex, groupconc_task *t) {
     t->status = GROUPCONC_STATUS_CANCELLED;
-    t->error = 0;
     t->start_ns = groupconc__now_ns();
     groupconc__set_stage(t, GROUPCONC__DONE);
     groupconc__refusal_decided_locked(t);
@@ -5906,7 +5965,6 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
         } else {
             t->bits |= GROUPCONC__B_NO_PERMITS;
             t->status = GROUPCONC_STATUS_PENDING;
-            t->error = 0;
             atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
         }
         groupconc__exec_unlock(ex);
@@ -5941,7 +5999,8 @@ GROUPCONC__FN int groupconc__submit_direct(groupconc_executor *ex, const groupco
     bool sync_reject;
     int rc;
     groupconc__lock(ex, &b);
-    rc = groupconc__submit_prepare_locked(ex, spec, klen, hash, deadline_block, &b, &g, &t, &deadline_at);
+    rc = groupconc__submit_prepare_locked(ex, spec, klen, hash, deadline_block, out_task || p->listener, &b,
+                                          &g, &t, &deadline_at);
     if (rc != GROUPCONC_OK) {
         if (t) GROUPCONC_FREE(t);
         groupconc__refused(ex, spec, rc, true, cleaned); /* unlocks */
@@ -6010,7 +6069,7 @@ GROUPCONC__FN int groupconc__submit(groupconc_executor *ex, const groupconc_task
     deadline_block = spec->max_wait_ns > 0 ||
                      (spec->max_wait_ns == 0 && groupconc__any_max_wait(ex));
     if (task_id || spec->cleanup || deadline_block || p->fleet.acquire) { /* extras: its own size */
-        t = groupconc__node_with_extras(ex, spec, deadline_block, &idlen);
+        t = groupconc__node_with_extras(ex, spec, deadline_block, out_task || p->listener, &idlen);
         if (!t) return GROUPCONC_ENOMEM;
     }
     if (p->listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_SUBMITTED, group, task_id, 0, NULL);
@@ -6056,13 +6115,17 @@ GROUPCONC__FN void groupconc__release_arg(groupconc_executor *ex, groupconc_task
     groupconc__frame_pop(&f);
 }
 
+/* Only for a task someone can see (B_OBSERVED: its times were taken, its error kept). */
 GROUPCONC__FN void groupconc__fill_result(const groupconc_task *t, groupconc_result *r) {
     bool ran = (t->bits & GROUPCONC__B_RAN) != 0;
+    GROUPCONC_ASSERT(t->bits & GROUPCONC__B_OBSERVED);
     r->group = t->group->key;
     r->task_id = groupconc__task_id(t);
     r->status = (groupconc_status)t->status;
     r->value = ran ? t->value : NULL;
-    r->error = t->status == GROUPCONC_STATUS_FAILED ? t->error : 0;
+    r->error = t->status == GROUPCONC_STATUS_FAILED
+                   ? ((const groupconc__observed *)(const void *)(t + 1))->error
+                   : 0;
     r->reason = t->status == GROUPCONC_STATUS_REJECTED    ? t->reject_reason
                 : t->status == GROUPCONC_STATUS_CANCELLED ? GROUPCONC_ECANCELLED
                                                           : 0;
@@ -6106,13 +6169,14 @@ GROUPCONC__FN void groupconc__emit_refused(groupconc_executor *ex, const char *g
    nodes stay listed until then (a waiter that times out unlinks its own). */
 GROUPCONC__FN void groupconc__done_watched(groupconc_executor *ex, groupconc_task *t,
                                            groupconc__claims *claimed) {
+    groupconc__observed *ob = groupconc__observed_of(t); /* watched: it has a handle */
     groupconc__watch *w, **pw, *cbs;
     groupconc_result r;
     bool filled = false;
     groupconc__mutex_lock(&ex->done_lock);
     for (;;) {
         cbs = NULL;
-        for (pw = &t->watchers; (w = *pw) != NULL;) { /* newest first: prepending restores order */
+        for (pw = &ob->watchers; (w = *pw) != NULL;) { /* newest first: prepending restores order */
             if (w->fn) {
                 *pw = w->next;
                 w->next = cbs;
@@ -6143,8 +6207,8 @@ GROUPCONC__FN void groupconc__done_watched(groupconc_executor *ex, groupconc_tas
     }
     (void)atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_DONE, memory_order_acq_rel); /* publishes
                                                                          the result and the callbacks' work */
-    w = t->watchers; /* only waiters are left: wake them (their cv lives on their stack) */
-    t->watchers = NULL;
+    w = ob->watchers; /* only waiters are left: wake them (their cv lives on their stack) */
+    ob->watchers = NULL;
     for (; w; w = w->next) groupconc__cond_signal(w->cv);
     groupconc__mutex_unlock(&ex->done_lock);
 }
@@ -6155,7 +6219,7 @@ GROUPCONC__FN void groupconc__done_watched(groupconc_executor *ex, groupconc_tas
    watched: groupconc__done_watched. */
 GROUPCONC__FN void groupconc__mark_done(groupconc_executor *ex, groupconc_task *t,
                                         groupconc__claims *claimed) {
-    uint32_t cur = atomic_load_explicit(&t->state, memory_order_relaxed);
+    groupconc__st cur = atomic_load_explicit(&t->state, memory_order_relaxed);
     while (!(cur & GROUPCONC__ST_WATCHED))
         if (atomic_compare_exchange_weak_explicit(&t->state, &cur, cur | GROUPCONC__ST_DONE,
                                                   memory_order_acq_rel, memory_order_relaxed))
@@ -6172,7 +6236,7 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
                                          groupconc__claims *claimed, groupconc__nodes *recycle) {
     size_t counted = (t->bits & GROUPCONC__B_COUNTED) ? 1 : 0;
     groupconc_result r;
-    uint32_t old;
+    groupconc__st old;
     if (t->bits & GROUPCONC__B_LEASED) { /* first: the fleet's capacity is the scarcest */
         groupconc__frame f;
         t->bits &= (uint16_t)~GROUPCONC__B_LEASED; /* DONE, in no list: this thread owns its bits */
@@ -6195,7 +6259,8 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
        reference appear; freed at once, with no atomic write. Else: ST_DONE, then let go. */
     if ((old & (GROUPCONC__ST_REFS | GROUPCONC__ST_WATCHED)) != GROUPCONC__ST_EXEC_REF) {
         groupconc__mark_done(ex, t, claimed);
-        old = atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_EXEC_REF, memory_order_acq_rel);
+        old = atomic_fetch_and_explicit(&t->state, (groupconc__st)~GROUPCONC__ST_EXEC_REF,
+                                        memory_order_acq_rel);
     }
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_EXEC_REF) {
         if (!recycle) {
@@ -6203,12 +6268,13 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
             return counted;
         }
         groupconc__nodes_unref(recycle, t->group); /* a worker's: let go of with the others */
+        size_t k = (t->bits & GROUPCONC__B_OBSERVED) ? 1 : 0; /* its size: groupconc__node_size */
         if (!(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE |
                          GROUPCONC__B_FLEET)) &&
-            recycle->count < GROUPCONC__NODE_CACHE_MAX) { /* handed back to the submitters */
-            t->next = recycle->head;
-            recycle->head = t;
-            recycle->count++;
+            recycle->count[k] < GROUPCONC__NODE_CACHE_MAX) { /* handed back to the submitters */
+            t->next = recycle->head[k];
+            recycle->head[k] = t;
+            recycle->count[k]++;
         } else {
             GROUPCONC_FREE(t);
         }
@@ -6236,13 +6302,11 @@ GROUPCONC__FN void groupconc__set_result(groupconc_executor *ex, groupconc_task 
     t->value = value;
     if (rc == 0) {
         t->status = GROUPCONC_STATUS_SUCCESS;
-        t->error = 0;
     } else if (rc == GROUPCONC_TASK_CANCELLED) {
         t->status = GROUPCONC_STATUS_CANCELLED;
-        t->error = 0;
     } else { /* GROUPCONC_TASK_PENDING without a deferral too */
         t->status = GROUPCONC_STATUS_FAILED;
-        t->error = rc;
+        groupconc__set_error(t, rc);
     }
 }
 
@@ -6265,7 +6329,7 @@ GROUPCONC__FN void groupconc__scopes_free(groupconc_executor *ex);
    worker is done with it). */
 GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uint64_t start, bool on_worker) {
     groupconc__shard *sh = groupconc__shard_of(ex, t->group);
-    bool timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* nobody sees a fire-and-forget's times */
+    bool timed = (t->bits & GROUPCONC__B_OBSERVED) != 0; /* nobody sees a fire-and-forget's times */
     void *value = NULL;
     groupconc__frame f;
     int rc;
@@ -6360,7 +6424,7 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
         return;
     }
     t->status = (uint8_t)status;
-    t->error = status == GROUPCONC_STATUS_FAILED ? out.error : 0;
+    if (status == GROUPCONC_STATUS_FAILED) groupconc__set_error(t, out.error);
     if (status != GROUPCONC_STATUS_CANCELLED) { /* the value goes where fn and arg were */
         t->value = out.value;
         t->end_ns = t->start_ns;
@@ -6427,7 +6491,6 @@ GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupcon
             groupconc__refusal_decided_locked(t);
             t->bits |= GROUPCONC__B_NO_PERMITS;
             t->status = GROUPCONC_STATUS_PENDING;
-            t->error = 0;
             groupconc__push_ready(ex, t);
             (void)groupconc__kick_locked(ex);
         }
@@ -6639,11 +6702,12 @@ GROUPCONC__FN int groupconc__wait_on(groupconc_task *t, uint64_t deadline, group
     groupconc__mutex_lock(&ex->done_lock);
     if (!(atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_WATCHED, memory_order_acq_rel) &
           GROUPCONC__ST_DONE)) {
+        groupconc__observed *ob = groupconc__observed_of(t); /* waited on: it has a handle */
         w.fn = NULL;
         w.user_data = NULL;
         w.cv = cv;
-        w.next = t->watchers;
-        t->watchers = &w;
+        w.next = ob->watchers;
+        ob->watchers = &w;
         while (!groupconc__is_done(t)) {
             if (deadline == UINT64_MAX) {
                 groupconc__cond_wait(cv, &ex->done_lock);
@@ -6652,7 +6716,7 @@ GROUPCONC__FN int groupconc__wait_on(groupconc_task *t, uint64_t deadline, group
                 break;
             }
         }
-        for (pw = &t->watchers; *pw; pw = &(*pw)->next) /* still listed unless completion took it */
+        for (pw = &ob->watchers; *pw; pw = &(*pw)->next) /* still listed unless completion took it */
             if (*pw == &w) {
                 *pw = w.next;
                 break;
@@ -6805,8 +6869,8 @@ GROUPCONC__FN bool groupconc__watch_add(groupconc_task *task, groupconc__watch *
     groupconc__mutex_lock(&ex->done_lock);
     if (!(atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_WATCHED, memory_order_acq_rel) &
           GROUPCONC__ST_DONE)) {
-        node->next = task->watchers;
-        task->watchers = node;
+        node->next = groupconc__observed_of(task)->watchers;
+        groupconc__observed_of(task)->watchers = node;
         added = true;
     }
     groupconc__mutex_unlock(&ex->done_lock);
@@ -6834,8 +6898,8 @@ GROUPCONC__PUBLIC int groupconc_task_on_complete(groupconc_task *task, groupconc
         groupconc__mutex_lock(&ex->done_lock);
         if (!(atomic_fetch_or_explicit(&task->state, GROUPCONC__ST_WATCHED, memory_order_acq_rel) &
               GROUPCONC__ST_DONE)) {
-            node->next = task->watchers;
-            task->watchers = node;
+            node->next = groupconc__observed_of(task)->watchers;
+            groupconc__observed_of(task)->watchers = node;
             groupconc__mutex_unlock(&ex->done_lock);
             return GROUPCONC_OK;
         }
@@ -6853,10 +6917,11 @@ GROUPCONC__PUBLIC int groupconc_task_on_complete(groupconc_task *task, groupconc
 }
 
 GROUPCONC__PUBLIC int groupconc_task_release(groupconc_task *task) {
-    uint32_t old;
+    groupconc__st old;
     if (!task) return GROUPCONC_EINVAL;
     GROUPCONC__NOT_IN_RESOLVER(groupconc__task_exec(task));
-    old = atomic_fetch_and_explicit(&task->state, ~GROUPCONC__ST_HANDLE_REF, memory_order_acq_rel);
+    old = atomic_fetch_and_explicit(&task->state, (groupconc__st)~GROUPCONC__ST_HANDLE_REF,
+                                    memory_order_acq_rel);
     if (!(old & GROUPCONC__ST_HANDLE_REF)) return GROUPCONC_ERELEASED;
     if ((old & GROUPCONC__ST_REFS) == GROUPCONC__ST_HANDLE_REF) groupconc__task_free(task);
     return GROUPCONC_OK;
@@ -6922,7 +6987,7 @@ GROUPCONC__PUBLIC int groupconc_deferred_complete(groupconc_deferred *deferred, 
     groupconc__set_stage(t, GROUPCONC__RUNNING);
     groupconc__exec_unlock(ex);
     GROUPCONC_FREE(deferred);
-    t->end_ns = (t->bits & GROUPCONC__B_TIMED) ? groupconc__now_ns() : t->start_ns;
+    t->end_ns = (t->bits & GROUPCONC__B_OBSERVED) ? groupconc__now_ns() : t->start_ns;
     groupconc__set_result(ex, t, rc, value); /* its cleanup, on this thread, no lock held */
     groupconc__exec_lock(ex);
     groupconc__finish_locked(ex, t, &b);
@@ -7471,7 +7536,7 @@ GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex, co
     unsigned k;
     GROUPCONC__EACH_SHARD_FROM(ex, self, k, sh) { /* its home shard's first */
         for (t = sh->running.head; t; t = t->next) {
-            uint32_t cur = atomic_load_explicit(&t->state, memory_order_acquire);
+            groupconc__st cur = atomic_load_explicit(&t->state, memory_order_acquire);
             while (!(cur & gone))
                 if (atomic_compare_exchange_weak_explicit(&t->state, &cur,
                                                           cur | gone | GROUPCONC__ST_CLAIM_REF,
@@ -7487,12 +7552,15 @@ GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex, co
    them; one lot in transit; one per worker) without a counter that every submit would have to
    write. */
 GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__nodes *d) {
-    groupconc_task *none = NULL;
-    if (d->head && atomic_load_explicit(&ex->inbox.node_returns, memory_order_relaxed) == NULL &&
-        atomic_compare_exchange_strong_explicit(&ex->inbox.node_returns, &none, d->head,
-                                                memory_order_release, memory_order_relaxed)) {
-        d->head = NULL;
-        d->count = 0;
+    size_t k;
+    for (k = 0; k < 2; k++) { /* plain, observed: each size its own lot */
+        groupconc_task *none = NULL;
+        if (d->head[k] && atomic_load_explicit(&ex->inbox.node_returns[k], memory_order_relaxed) == NULL &&
+            atomic_compare_exchange_strong_explicit(&ex->inbox.node_returns[k], &none, d->head[k],
+                                                    memory_order_release, memory_order_relaxed)) {
+            d->head[k] = NULL;
+            d->count[k] = 0;
+        }
     }
 }
 
@@ -7525,7 +7593,7 @@ GROUPCONC__FN groupconc__node_cache *groupconc__node_cache_find(groupconc_execut
         (c = ex->table.ncaches == 0 ? &ex->table.cache0
                                     : (groupconc__node_cache *)GROUPCONC_MALLOC(sizeof *c)) != NULL) {
         c->owner = me;
-        c->head = NULL;
+        c->head[0] = c->head[1] = NULL;
         c->next = ex->table.caches;
         ex->table.caches = c;
         ex->table.ncaches++;
@@ -7539,17 +7607,19 @@ GROUPCONC__FN groupconc__node_cache *groupconc__node_cache_find(groupconc_execut
     return c;
 }
 
-/* A recycled node, or NULL: this thread's cache, refilled when empty with the workers' lot. */
-GROUPCONC__FN groupconc_task *groupconc__node_get(groupconc_executor *ex) {
+/* A recycled node of groupconc__node_size(observed) bytes, or NULL: this thread's cache of that
+   size, refilled when empty with the workers' lot. */
+GROUPCONC__FN groupconc_task *groupconc__node_get(groupconc_executor *ex, bool observed) {
     groupconc__node_cache *c = groupconc__my_nodes.gen == ex->node_gen ? groupconc__my_nodes.cache
                                                                        : groupconc__node_cache_find(ex);
+    size_t k = observed ? 1 : 0;
     groupconc_task *t;
     if (!c) return NULL;
-    t = c->head;
-    if (!t && atomic_load_explicit(&ex->inbox.node_returns, memory_order_relaxed))
-        t = atomic_exchange_explicit(&ex->inbox.node_returns, NULL, memory_order_acquire);
+    t = c->head[k];
+    if (!t && atomic_load_explicit(&ex->inbox.node_returns[k], memory_order_relaxed))
+        t = atomic_exchange_explicit(&ex->inbox.node_returns[k], NULL, memory_order_acquire);
     if (t) {
-        c->head = t->next;
+        c->head[k] = t->next;
         if (t->next) GROUPCONC__PREFETCH(t->next); /* last written by a worker: fetch it early */
     }
     return t;
@@ -7560,7 +7630,8 @@ GROUPCONC__FN void groupconc__node_caches_free(groupconc_executor *ex) {
     while (ex->table.caches) {
         groupconc__node_cache *c = ex->table.caches;
         ex->table.caches = c->next;
-        groupconc__nodes_free(c->head);
+        groupconc__nodes_free(c->head[0]);
+        groupconc__nodes_free(c->head[1]);
         if (c != &ex->table.cache0) GROUPCONC_FREE(c);
     }
     ex->table.ncaches = 0;
@@ -7805,7 +7876,7 @@ GROUPCONC__FN groupconc_task *groupconc__chain_next(groupconc__worker_loop *w) {
 GROUPCONC__FN groupconc_task *groupconc__worker_next_claim(groupconc__claims *mine) {
     while (mine->count > 0) {
         groupconc_task *t = mine->t[mine->head++];
-        uint32_t st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
+        groupconc__st st = atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_STARTED, memory_order_acq_rel);
         mine->count--;
         if (!(st & GROUPCONC__ST_TAKEN)) return t;
         groupconc__drop_claim_ref(t);
@@ -8066,7 +8137,7 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         bool timed, ran;
         next = NULL;
         if (!t) break;
-        timed = (t->bits & GROUPCONC__B_TIMED) != 0; /* ours now: nobody else writes its bits */
+        timed = (t->bits & GROUPCONC__B_OBSERVED) != 0; /* ours now: nobody else writes its bits */
         ran = groupconc__run(ex, t, fresh, true);
         if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
         /* its cleanup ran after its end was read */
@@ -8168,7 +8239,8 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     GROUPCONC_ASSERT(w.mine.count == 0 && w.nran == 0);
     groupconc__exec_unlock(ex);
     groupconc__frame_pop(&base);
-    groupconc__nodes_free(w.dead.head);
+    groupconc__nodes_free(w.dead.head[0]);
+    groupconc__nodes_free(w.dead.head[1]);
     return 0;
 }
 
@@ -8753,7 +8825,8 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->keeper.started, false);
     atomic_init(&ex->shutdown, 0);
     atomic_init(&ex->inbox.head, NULL);
-    atomic_init(&ex->inbox.node_returns, NULL);
+    atomic_init(&ex->inbox.node_returns[0], NULL);
+    atomic_init(&ex->inbox.node_returns[1], NULL);
     atomic_init(&ex->pool.nthreads, 0);
     atomic_init(&ex->pool.nidle, 0);
     atomic_init(&ex->pool.nspinning, 0);
@@ -9047,7 +9120,8 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
         if (ex->table.stripes[s].slots) GROUPCONC_FREE(ex->table.stripes[s].slots); /* and hashes */
     }
     groupconc__node_caches_free(ex);
-    groupconc__nodes_free(atomic_load_explicit(&ex->inbox.node_returns, memory_order_acquire));
+    groupconc__nodes_free(atomic_load_explicit(&ex->inbox.node_returns[0], memory_order_acquire));
+    groupconc__nodes_free(atomic_load_explicit(&ex->inbox.node_returns[1], memory_order_acquire));
     groupconc__limits_free(ex);
     if (ex->keeper.timers) GROUPCONC_FREE(ex->keeper.timers);
     if (ex->spare_queues) GROUPCONC_FREE(ex->spare_queues);
@@ -10963,7 +11037,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
     groupconc__group *g;
     const char *task_id = NULL;
     bool late = false, open = false, keep_ref = false, group_ref = false;
-    uint32_t old;
+    groupconc__st old;
     if (!t || (int)verdict < (int)GROUPCONC_FLEET_GRANTED || (int)verdict > (int)GROUPCONC_FLEET_OPEN)
         return GROUPCONC_EINVAL;
     g = t->group;
@@ -10980,7 +11054,8 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
            the resume asks again (groupconc__fleet_resume_locked). */
         late = true;
         groupconc__fleet_park_locked(t);
-        atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_relaxed); /* as BUSY below */
+        atomic_fetch_and_explicit(&t->state, (groupconc__st)~GROUPCONC__ST_FLEET_REF,
+                                  memory_order_relaxed); /* as BUSY below */
         keep_ref = true;
         /* t may be freed once the lock is dropped (an evict cancels it, its group goes with it):
            g->key must outlive the release below */
@@ -10997,7 +11072,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
         g->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED; /* paused: the resume asks again */
         groupconc__fleet_park_locked(t);
         /* under the lock, before a notify can ask again; never the last reference (EXEC_REF) */
-        atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_relaxed);
+        atomic_fetch_and_explicit(&t->state, (groupconc__st)~GROUPCONC__ST_FLEET_REF, memory_order_relaxed);
         keep_ref = true;
     } else {
         if (verdict == GROUPCONC_FLEET_REJECT) {
@@ -11032,7 +11107,9 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
     groupconc__flush_and_retire(ex, &b);
     /* Last: destroy waits for the count, and frees ex once it is 0. */
     groupconc__exec_lock(ex);
-    old = keep_ref ? 0u : atomic_fetch_and_explicit(&t->state, ~GROUPCONC__ST_FLEET_REF, memory_order_acq_rel);
+    old = keep_ref ? 0u
+                   : atomic_fetch_and_explicit(&t->state, (groupconc__st)~GROUPCONC__ST_FLEET_REF,
+                                               memory_order_acq_rel);
 #if GROUPCONC__SHARDS > 1
     if (--ex->fleet.outstanding == 0) groupconc__idle_broadcast(ex);
 #else
