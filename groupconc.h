@@ -4699,14 +4699,15 @@ GROUPCONC__FN size_t groupconc__observed_size(const groupconc_task *t) {
     return (t->bits & GROUPCONC__B_OBSERVED) ? sizeof(groupconc__observed) : 0;
 }
 
-/* Only a task someone can see has one: a handle (the only way to wait or register a callback)
-   or a listener (its COMPLETED event). */
+/* Only a task someone can see has one: a handle (the only way to wait or register a callback:
+   task_init asserts that a handle means B_OBSERVED) or a listener (its COMPLETED event). Reads no
+   bits: the handle functions run without the lock while a worker writes them under it. */
 GROUPCONC__FN groupconc__observed *groupconc__observed_of(groupconc_task *t) {
-    GROUPCONC_ASSERT(t->bits & GROUPCONC__B_OBSERVED);
     return (groupconc__observed *)(void *)(t + 1);
 }
 
-/* A FAILED task's result.error, kept where someone can see it (else nobody reads it). */
+/* A FAILED task's result.error, kept where someone can see it (else nobody reads it). On the
+   thread that owns t (its bits are not written meanwhile). */
 GROUPCONC__FN void groupconc__set_error(groupconc_task *t, int error) {
     if (t->bits & GROUPCONC__B_OBSERVED) groupconc__observed_of(t)->error = error;
 }
