@@ -2766,12 +2766,19 @@ struct groupconc_task {
 _Static_assert(sizeof(struct groupconc_task) == 56, "a plain task node is 56 bytes (a 64-byte chunk)");
 #endif
 
-/* The observed block, inline first after the struct when B_OBSERVED (groupconc__observed_of). */
+/* The observed block, inline first after the struct when B_OBSERVED (groupconc__observed_of). 16
+   bytes on every target: the extras after it hold uint64_t fields, which 32-bit ARM, MIPS and PPC
+   want 8-byte aligned (helper-74). */
 typedef struct groupconc__observed {
-    groupconc__watch *watchers;    /* guarded by ex->done_lock */
+    union {
+        groupconc__watch *watchers; /* guarded by ex->done_lock */
+        uint64_t align_;            /* 8 bytes where pointers are 4 */
+    };
     int32_t error;                 /* result.error: written only when the status becomes FAILED */
     uint32_t pad;
 } groupconc__observed;
+_Static_assert(sizeof(struct groupconc_task) % 8 == 0 && sizeof(groupconc__observed) == 16,
+               "the inline extras after a node and its observed block stay 8-byte aligned");
 
 /* The context a task function receives is the task itself. */
 #define GROUPCONC__TASK(ctx) ((groupconc_task *)(void *)(ctx))
