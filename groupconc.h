@@ -2757,14 +2757,18 @@ struct groupconc_task {
     uint8_t stage;                 /* GROUPCONC__NEW .. DONE, under the executor lock */
     uint8_t held;                  /* permits held: layers [0, held) */
     uint8_t status;                /* groupconc_status once decided */
-    int8_t reject_reason;          /* GROUPCONC_EREJECTED_* / EEXPIRED_* once refused (every library
-                                      code fits: -41 is the lowest); never changed after, so the
-                                      thread handling the rejection reads it without the lock; it is
-                                      result.reason for a REJECTED result */
+    uint8_t reject_code;           /* -reason once refused (GROUPCONC_EREJECTED_* / EEXPIRED_*: every
+                                      library code is -1 .. -41; unsigned: no signed char widening),
+                                      read through groupconc__reject_reason; never changed after, so
+                                      the thread handling the rejection reads it without the lock; it
+                                      is result.reason for a REJECTED result */
 };
 #if defined(ATOMIC_SHORT_LOCK_FREE) && ATOMIC_SHORT_LOCK_FREE == 2 && UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(struct groupconc_task) == 56, "a plain task node is 56 bytes (a 64-byte chunk)");
 #endif
+
+/* A refused task's reason (GROUPCONC_EREJECTED_* / EEXPIRED_*). */
+GROUPCONC__FN int groupconc__reject_reason(const groupconc_task *t) { return -(int)t->reject_code; }
 
 /* The observed block, inline first after the struct when B_OBSERVED (groupconc__observed_of). 16
    bytes on every target: the extras after it hold uint64_t fields, which 32-bit ARM, MIPS and PPC
@@ -4806,8 +4810,8 @@ GROUPCONC__FN void groupconc__reject_locked(groupconc_executor *ex, groupconc_ta
     groupconc__timer_drop(ex, t);
     groupconc__release_permits(ex, t, b); /* before any rejection handling runs */
     t->status = GROUPCONC_STATUS_REJECTED;
-    GROUPCONC_ASSERT(reason >= INT8_MIN && reason < 0);
-    t->reject_reason = (int8_t)reason; /* result.reason (result.error is a FAILED task's alone) */
+    GROUPCONC_ASSERT(reason >= -UINT8_MAX && reason < 0);
+    t->reject_code = (uint8_t)-reason; /* result.reason (result.error is a FAILED task's alone) */
     t->start_ns = groupconc__now_ns();
     groupconc__set_stage(t, GROUPCONC__REJECTED);
     if (groupconc__refusal_counted(&ex->policy, reason))
@@ -5939,7 +5943,7 @@ GROUPCONC__FN int groupconc__submit_rejected(groupconc_executor *ex, groupconc_t
                                              groupconc__group *g, const char *task_id,
                                              groupconc_task **out_task, bool *cleaned) {
     const groupconc_policy *p = &ex->policy;
-    int rc = t->reject_reason;
+    int rc = groupconc__reject_reason(t);
     if (p->listener) groupconc__emit(ex, t, GROUPCONC_EVENT_REJECTED, g->key, task_id, rc, NULL);
     if (p->reject_handler) {
         groupconc__apply_handler(ex, t, rc, true);
@@ -6134,7 +6138,7 @@ GROUPCONC__FN void groupconc__fill_result(const groupconc_task *t, groupconc_res
     r->error = t->status == GROUPCONC_STATUS_FAILED
                    ? ((const groupconc__observed *)(const void *)(t + 1))->error
                    : 0;
-    r->reason = t->status == GROUPCONC_STATUS_REJECTED    ? t->reject_reason
+    r->reason = t->status == GROUPCONC_STATUS_REJECTED    ? groupconc__reject_reason(t)
                 : t->status == GROUPCONC_STATUS_CANCELLED ? GROUPCONC_ECANCELLED
                                                           : 0;
     r->start_ns = t->start_ns;
@@ -6451,7 +6455,7 @@ GROUPCONC__FN void groupconc__apply_handler(groupconc_executor *ex, groupconc_ta
 GROUPCONC__FN size_t groupconc__settle_rejected(groupconc_executor *ex, groupconc_task *t,
                                                 groupconc__claims *claimed) {
     const groupconc_policy *p = &ex->policy;
-    int reason = t->reject_reason;
+    int reason = groupconc__reject_reason(t);
     bool caller_runs = !groupconc__is_expiry(reason) && !p->reject_handler &&
                        p->rejection == GROUPCONC_REJECT_CALLER_RUNS;
     groupconc__give_back(ex, claimed); /* user code next: it may wait on what we took */
@@ -6777,7 +6781,7 @@ GROUPCONC__FN bool groupconc__flag_only_locked(groupconc_task *t) {
     /* its bits are read only where they are written under the lock: a CALLER_RUNS refusal (a
        handler's thread, or an expiry's, owns the bits of its task without the lock) */
     p = &t->group->exec->policy;
-    return !groupconc__is_expiry(t->reject_reason) && !p->reject_handler &&
+    return !groupconc__is_expiry(groupconc__reject_reason(t)) && !p->reject_handler &&
            p->rejection == GROUPCONC_REJECT_CALLER_RUNS && (t->bits & GROUPCONC__B_SETTLING);
 }
 
@@ -6804,7 +6808,7 @@ GROUPCONC__PUBLIC int groupconc_task_cancel(groupconc_task *task,
             outcome = GROUPCONC_CANCEL_FLAGGED;
         } else if (task->stage == GROUPCONC__REJECTED && !ex->policy.reject_handler &&
                    ex->policy.rejection == GROUPCONC_REJECT_CALLER_RUNS &&
-                   !groupconc__is_expiry(task->reject_reason)) { /* an expiry is final: too late */
+                   !groupconc__is_expiry(groupconc__reject_reason(task))) { /* an expiry is final: too late */
             /* refused, its CALLER_RUNS re-run not queued yet: call it off and complete it here.
                It may still be linked in the batch of the thread handling its rejection, so its
                links are left alone; that thread sees ST_TAKEN under the lock and lets go. */
