@@ -8344,6 +8344,18 @@ GROUPCONC__FN bool groupconc__runnable(const groupconc__worker *w) {
 #endif
 }
 
+/* Whether worker w, whose busy_since read `since` (a task's start), sleeps in that task: its thread
+   neither runs nor waits for a CPU, and busy_since, read again after /proc, still holds that start.
+   The second read is what makes it sound: the watch holds ex->lock, and a worker that ends its batch
+   meanwhile stores NOT_BUSY and then sleeps on that lock, which /proc shows as asleep; read only
+   before /proc, the start it left would have made that wait a task asleep (on a loaded machine the
+   idle-CPU sign then grew a pool of no-op tasks to max_threads). The store comes before the
+   worker's futex call and the keeper's read after its own read() of /proc: both system calls order
+   them. */
+GROUPCONC__FN bool groupconc__asleep_in_task(const groupconc__worker *w, uint64_t since) {
+    return !groupconc__runnable(w) && atomic_load_explicit(&w->busy_since, memory_order_seq_cst) == since;
+}
+
 /* The tasks that wait for a worker: ready ones no worker on its way covers, and, with `stuck`
    workers, the tasks those claimed in a batch and have not started (an idle worker would steal
    them, a new one will). Under ex->lock. */
@@ -8388,7 +8400,7 @@ GROUPCONC__FN void groupconc__watch_count_locked(groupconc_executor *ex, uint64_
         /* idle, NOT_BUSY, or a task started after this look read the clock: age 0 (busy_ns) */
         if (groupconc__busy_ns(since, now) < GROUPCONC__BLOCKED_NS) continue;
         long_task = since != w->watched && groupconc__busy_ns(since, now) >= GROUPCONC__STUCK_NS;
-        if ((!long_task && *blocked) || groupconc__runnable(w)) continue; /* a stall needs one */
+        if ((!long_task && *blocked) || !groupconc__asleep_in_task(w, since)) continue; /* a stall needs one */
         (*blocked)++;
         if (long_task) (*stuck)++;
     }
@@ -8401,7 +8413,7 @@ GROUPCONC__FN bool groupconc__watch_any_asleep_locked(groupconc_executor *ex, ui
     for (w = ex->pool.workers; w; w = w->next) {
         uint64_t since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
         /* in a task (not idle, not NOT_BUSY, started before `now`) */
-        if (groupconc__busy_ns(since, now) > 0 && !groupconc__runnable(w)) return true;
+        if (groupconc__busy_ns(since, now) > 0 && groupconc__asleep_in_task(w, since)) return true;
     }
     return false;
 }

@@ -10,7 +10,9 @@
      and with this many tasks submitted at once every group must reach it;
    - the group's counters agree: every task submitted, completed and succeeded.
    The demo exits 0 only if every call returned GROUPCONC_OK, every task succeeded, and every group
-   ran exactly up to its cap; otherwise it says what differed and exits 1.
+   ran exactly up to its cap; otherwise it says what differed and exits 1. Reaching a cap needs the
+   tasks to overlap in time, which the OS decides: on a busy machine a round where a group fell
+   short of its cap (and none went over) is run again, up to 3 rounds.
 
    Build and run from the repository root (nothing but a C11 compiler needed):
        cc -std=c11 -Wall -Wextra -pedantic -O2 -I. -o demo examples/02_multi_tenant.c -lpthread
@@ -190,19 +192,17 @@ static void print_timeline(const groupconc_result *res, const int *caps) {
     }
 }
 
-int main(void) {
-    static const groupconc_group_limits table[] = {
-        {"db-write", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
-    };
-    groupconc_policy policy = groupconc_policy_default();
-    policy.default_concurrency = 1; /* every tenant the resolver does not answer for */
-    policy.resolver = vip_resolver;
-    policy.groups = table;
-    policy.group_count = sizeof table / sizeof table[0];
+/* One round: a fresh executor, all tasks submitted at once, waited for, checked, and drawn.
+   Returns ROUND_OK, ROUND_FAILED, or ROUND_SHORT: every check held but some group never ran as many
+   tasks at once as its cap allows (its tasks did not overlap in time: the OS ran the workers late,
+   a busy machine). A cap exceeded is always ROUND_FAILED. A short round that may be run again
+   (`last` false) prints one line instead of its timeline. */
+enum { ROUND_OK, ROUND_FAILED, ROUND_SHORT };
 
+static int demo_round(const groupconc_policy *policy, int last) {
     groupconc_executor *ex;
-    int rc = groupconc_executor_create(&policy, &ex);
-    if (!check(rc, "executor_create")) return EXIT_FAILURE;
+    int rc = groupconc_executor_create(policy, &ex);
+    if (!check(rc, "executor_create")) return ROUND_FAILED;
     printf("executor_create: %s\n", groupconc_errname(rc));
 
     int ok = 1;
@@ -266,16 +266,27 @@ int main(void) {
         }
     }
 
+    int verdict = ok ? ROUND_OK : ROUND_FAILED;
     if (ok) {
-        print_timeline(res, caps);
-        printf("peak concurrency observed (from the recorded start/end times):\n");
+        int peaks[NGROUPS], exceeded = 0, short_of = 0;
         for (size_t g = 0; g < NGROUPS; g++) {
-            int peak = peak_concurrency(GROUPS[g], res);
-            printf("  %-18s%d of %d%s\n", GROUPS[g], peak, caps[g],
-                   peak > caps[g]   ? "  <-- CAP EXCEEDED"
-                   : peak < caps[g] ? "  <-- cap never reached"
-                                    : "");
-            if (peak != caps[g]) ok = 0;
+            peaks[g] = peak_concurrency(GROUPS[g], res);
+            exceeded |= peaks[g] > caps[g];
+            short_of |= peaks[g] < caps[g];
+        }
+        verdict = exceeded ? ROUND_FAILED : short_of ? ROUND_SHORT : ROUND_OK;
+        if (verdict == ROUND_SHORT && !last) {
+            printf("a group's tasks never ran as many at once as its cap allows (the OS ran the workers "
+                   "late: a busy machine); once more\n");
+        } else {
+            print_timeline(res, caps);
+            printf("peak concurrency observed (from the recorded start/end times):\n");
+            for (size_t g = 0; g < NGROUPS; g++) {
+                printf("  %-18s%d of %d%s\n", GROUPS[g], peaks[g], caps[g],
+                       peaks[g] > caps[g]   ? "  <-- CAP EXCEEDED"
+                       : peaks[g] < caps[g] ? "  <-- cap never reached"
+                                            : "");
+            }
         }
     }
 
@@ -283,7 +294,24 @@ int main(void) {
     if (check(rc, "executor_destroy")) {
         printf("executor_destroy: %s\n", groupconc_errname(rc));
     } else {
-        ok = 0;
+        verdict = ROUND_FAILED;
     }
-    return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+    return verdict;
+}
+
+int main(void) {
+    static const groupconc_group_limits table[] = {
+        {"db-write", 2, GROUPCONC_DEFAULT, GROUPCONC_DEFAULT, 0},
+    };
+    groupconc_policy policy = groupconc_policy_default();
+    policy.default_concurrency = 1; /* every tenant the resolver does not answer for */
+    policy.resolver = vip_resolver;
+    policy.groups = table;
+    policy.group_count = sizeof table / sizeof table[0];
+
+    /* Reaching every cap needs the tasks to overlap in time, which the OS decides: a short round is
+       run again, up to 3 rounds. */
+    int verdict = ROUND_SHORT;
+    for (int round = 1; round <= 3 && verdict == ROUND_SHORT; round++) verdict = demo_round(&policy, round == 3);
+    return verdict == ROUND_OK ? EXIT_SUCCESS : EXIT_FAILURE;
 }
