@@ -163,10 +163,11 @@ static void test_noop_tasks_stay_within_cpus(void **state) {
     /* valgrind runs one thread at a time: a worker waiting for its turn looks blocked there. Only on
        Linux can the pool tell a preempted worker from a blocked one (/proc): elsewhere a worker
        preempted for 10 ms counts as blocked (manual, LIMITATIONS), which a loaded machine does.
-       Under TSan a no-op task's worker sleeps in the sanitizer's own locks (state S in /proc, in
-       its task), which the watch rightly reads as a task asleep: on a loaded machine the pool then
-       grew to max_threads in about 1 run of 8, with the code before and after issue 26 item 2 */
-#if defined(__linux__) && !defined(POOL_UNDER_TSAN)
+       On a loaded machine (beside a CPU hog) this failed with peak 32 in 7 of 16 runs under TSan
+       and 2 of 30 in the debug+coverage build, before the watch read busy_since again after /proc
+       (groupconc__asleep_in_task: a worker asleep on the lock the watch held, just out of its
+       batch, looked asleep in its task); 0 of 16 and 0 of 40 after */
+#if defined(__linux__)
     if (ncpu && ncpu + 1 < 32 && !tu_under_valgrind()) assert_true(atomic_load(&s.peak) <= (long)ncpu + 1);
 #endif
     assert_true(atomic_load(&s.peak) <= 32);
@@ -286,14 +287,12 @@ static void run_grown_pool_shrinks(int burst) {
         tu_sleep_ns((burst ? 10 : 2) * TU_MS);
     }
     print_message("after the %s: %zu threads (CPUs %zu)\n", burst ? "bursts" : "trickle", threads, ncpu);
-#if !defined(POOL_UNDER_TSAN) /* there a no-op task may look blocked, and the watch grow the pool */
 #if !defined(__linux__) /* no /proc: 1 ms computing tasks waiting in a burst look like blocked ones
                            to the watch (the manual: only Linux tells them apart), which may grow
                            the pool again (seen once under wine); the trickle's no-op tasks do not */
     if (burst == 0)
 #endif
         assert_true(threads <= ncpu);
-#endif
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     tu_latch_destroy(&r.inside);
 }
