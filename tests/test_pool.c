@@ -2027,7 +2027,7 @@ static long xc_observe(groupconc_executor *ex, xc_group *g, int n, int kind) {
                        completes it), the one after waits */
         for (int k = 0; k < n; k++) {
             groupconc_result r;
-            assert_int_equal(groupconc_task_wait_for(g[k].h[g[k].gate - 1], 5 * 1000000000LL, &r), GROUPCONC_OK);
+            assert_int_equal(groupconc_task_wait_for(g[k].h[g[k].gate - 1], TU_TIMEOUT_NS, &r), GROUPCONC_OK);
             assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
             assert_int_equal(groupconc_task_wait_for(g[k].h[g[k].gate + 1], TU_MS, &r), GROUPCONC_ETIMEDOUT);
             xc_stalled_stats(ex, &g[k], 0);
@@ -2080,7 +2080,7 @@ static long xc_observe(groupconc_executor *ex, xc_group *g, int n, int kind) {
     for (int k = 0; k < n; k++) tu_latch_open(&g[k].gate_go);
     if (kind == XC_PAUSE) {
         for (int k = 0; k < n; k++) { /* the gate done (polled: a waiter would end the chain) */
-            int64_t deadline = tu_now_ns() + 5 * 1000000000LL;
+            int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
             for (bool done = false; !done;) {
                 assert_int_equal(groupconc_task_is_done(g[k].h[g[k].gate], &done), GROUPCONC_OK);
                 assert_true(tu_now_ns() < deadline);
@@ -2282,11 +2282,11 @@ static void test_chain_shards_meet_a_woken_worker(void **state) {
         xc_release(&g);
         assert_true(tu_latch_wait(&g.gate_in));
         long before = atomic_load(&chain_ends_committed);
-        int64_t deadline = tu_now_ns() + 5 * 1000000000LL;
+        int64_t deadline = tu_now_ns() + TU_TIMEOUT_NS;
         for (bool done = false; !done;) {
             assert_int_equal(groupconc_task_is_done(g.h[gate - 1], &done), GROUPCONC_OK);
             if (!done && tu_now_ns() > deadline)
-                fail_msg("round %d: the task before the gate (shard %u) not done within 5 s", round,
+                fail_msg("round %d: the task before the gate (shard %u) not done within TU_TIMEOUT_NS", round,
                          tu_key_shard(g.key));
             if (!done) tu_spin(200);
         }
@@ -2478,8 +2478,8 @@ static void run_idle_workers_woken(int W) {
         tu_latch ran;
         tu_latch_init(&ran, 1);
         assert_int_equal(groupconc_submit(ex, key, NULL, tu_count_down_fn, &ran, NULL), GROUPCONC_OK);
-        bool ok = tu_latch_wait_for(&ran, 5 * 1000000000LL);
-        if (!ok) fprintf(stderr, "round %d: the task of shard %u did not run within 5 s\n", round, want);
+        bool ok = tu_latch_wait_for(&ran, TU_TIMEOUT_NS);
+        if (!ok) fprintf(stderr, "round %d: the task of shard %u did not run within TU_TIMEOUT_NS\n", round, want);
         assert_true(ok);
         tu_latch_destroy(&ran);
     }
