@@ -2929,6 +2929,7 @@ typedef enum groupconc__layer_id {
    while any thread is blocked in a wait. */
 #define GROUPCONC__CHAIN_OFF 0x80000000u /* a worker's chain_word: the chain ended */
 
+#define GROUPCONC__NOT_BUSY UINT64_MAX /* a worker's busy_since: out of its tasks (see groupconc__busy_ns) */
 typedef struct groupconc__worker {
     struct groupconc__worker *next;
     groupconc__thread thread;
@@ -2939,7 +2940,8 @@ typedef struct groupconc__worker {
     groupconc_task *ret[GROUPCONC_BATCH_MAX];
     _Atomic unsigned nret;
     unsigned nfinished;
-    _Atomic uint64_t busy_since;   /* when the task it runs now started (batches only) */
+    _Atomic uint64_t busy_since;   /* when the task it runs now started (batches only); 0 idle,
+                                      GROUPCONC__NOT_BUSY out of its tasks (groupconc__busy_ns) */
     uint64_t watched;              /* the busy_since the watch started a worker for (under ex->lock) */
     _Atomic int tid;               /* Linux: its thread's id in /proc (0: not known yet) */
     /* Its chain ("serial runs: chains"): chain[0] the task it claimed in a serial step (RUNNING),
@@ -4258,9 +4260,38 @@ GROUPCONC__FN void groupconc__chains_end_locked(groupconc_executor *ex);
 GROUPCONC__FN void groupconc__shard_chains_end_locked(groupconc_executor *ex, groupconc__shard *sh);
 #endif
 
+/* A worker of ex that is about to sleep on one of ex's locks from inside its batch (a deferred
+   task's hand-off, a library call from a body, a callback) shows NOT_BUSY while it waits: the
+   housekeeper's watch holds those locks while it looks for workers asleep in their tasks, and would
+   take this wait for one (and grow the pool for it: groupconc__asleep_in_task). Its task's start
+   is back as soon as it holds the lock, before anyone else can look. Only the worker itself writes
+   its busy_since. Off the fast path: only once the lock was found taken. */
+static GROUPCONC__TLS groupconc__worker *groupconc__my_worker; /* set by worker_main */
+
+GROUPCONC__FN void groupconc__exec_mutex_lock_slow(groupconc_executor *ex, groupconc__mutex *m) {
+    groupconc__worker *w = groupconc__my_worker;
+    uint64_t since;
+    if (!w || w->exec != ex) {
+        groupconc__mutex_lock(m);
+        return;
+    }
+    since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+    if (since == 0 || since == GROUPCONC__NOT_BUSY) { /* its own step, or idle: no task to mistake */
+        groupconc__mutex_lock(m);
+        return;
+    }
+    atomic_store_explicit(&w->busy_since, GROUPCONC__NOT_BUSY, memory_order_relaxed);
+    groupconc__mutex_lock(m);
+    atomic_store_explicit(&w->busy_since, since, memory_order_relaxed);
+}
+
+GROUPCONC__FN void groupconc__exec_mutex_lock(groupconc_executor *ex, groupconc__mutex *m) {
+    if (!groupconc__mutex_trylock(m)) groupconc__exec_mutex_lock_slow(ex, m);
+}
+
 #if GROUPCONC__SHARDS == 1
 GROUPCONC__FN void groupconc__exec_lock(groupconc_executor *ex) {
-    groupconc__mutex_lock(&ex->shards[0].lock);
+    groupconc__exec_mutex_lock(ex, &ex->shards[0].lock);
     if (ex->pool.nchains) groupconc__chains_end_locked(ex);
 }
 
@@ -4293,7 +4324,7 @@ GROUPCONC__FN void groupconc__exec_unlock(groupconc_executor *ex) {
 GROUPCONC__FN void groupconc__exec_lock_shards(groupconc_executor *ex, size_t from) {
     size_t i;
     for (i = from; i < GROUPCONC__SHARDS; i++) {
-        groupconc__mutex_lock(&ex->shards[i].lock);
+        groupconc__exec_mutex_lock(ex, &ex->shards[i].lock);
         GROUPCONC__SHARD_HELD_SET(&ex->shards[i], true);
     }
 }
@@ -5541,7 +5572,6 @@ GROUPCONC__FN void groupconc__call_helper_locked(groupconc_executor *ex);
    stored after the caller read `now` would wrap to nearly 2^64. So every age is taken here: 0 for
    both sentinels and for a start after `now` (that task has only just begun). Callers that give a
    sentinel a meaning of its own (groupconc__others: NOT_BUSY counts as active) test it first. */
-#define GROUPCONC__NOT_BUSY UINT64_MAX
 GROUPCONC__FN uint64_t groupconc__busy_ns(uint64_t since, uint64_t now) {
     if (since == 0 || since == GROUPCONC__NOT_BUSY || since >= now) return 0;
     return now - since;
@@ -8214,6 +8244,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
         if (tid > 0 && tid <= INT_MAX) atomic_store_explicit(&w.self->tid, (int)tid, memory_order_relaxed);
     }
 #endif
+    groupconc__my_worker = w.self; /* its waits for ex->lock inside a task: groupconc__exec_mutex_lock */
     GROUPCONC_TEST_WORKER_STARTING(); /* a test holds it here: still counted in nstarting */
     groupconc__exec_lock(ex);
     atomic_fetch_sub_explicit(&ex->pool.nstarting, 1, memory_order_seq_cst); /* P1: before its first look */
@@ -8250,6 +8281,7 @@ GROUPCONC__FN int groupconc__worker_main(void *arg) {
     }
     GROUPCONC_ASSERT(w.mine.count == 0 && w.nran == 0);
     groupconc__exec_unlock(ex);
+    groupconc__my_worker = NULL;
     groupconc__frame_pop(&base);
     groupconc__nodes_free(w.dead.head[0]);
     groupconc__nodes_free(w.dead.head[1]);
@@ -8349,9 +8381,12 @@ GROUPCONC__FN bool groupconc__runnable(const groupconc__worker *w) {
    The second read is what makes it sound: the watch holds ex->lock, and a worker that ends its batch
    meanwhile stores NOT_BUSY and then sleeps on that lock, which /proc shows as asleep; read only
    before /proc, the start it left would have made that wait a task asleep (on a loaded machine the
-   idle-CPU sign then grew a pool of no-op tasks to max_threads). The store comes before the
-   worker's futex call and the keeper's read after its own read() of /proc: both system calls order
-   them. */
+   idle-CPU sign then grew a pool of no-op tasks to max_threads). A worker that waits for the lock
+   from inside its task (a deferred task's hand-off, a library call from its body) shows NOT_BUSY
+   meanwhile too (groupconc__exec_mutex_lock). The store comes before the worker's futex call and
+   the keeper's read after its own read() of /proc: both system calls order them. No ABA: the
+   keeper holds every shard's lock for the whole look, and a worker stores a start again (maybe the
+   same value: run_batch's t0 may be its last end) only after it took that lock. */
 GROUPCONC__FN bool groupconc__asleep_in_task(const groupconc__worker *w, uint64_t since) {
     return !groupconc__runnable(w) && atomic_load_explicit(&w->busy_since, memory_order_seq_cst) == since;
 }

@@ -41,6 +41,9 @@ typedef struct replica_call {
 static int read_replica(groupconc_context *ctx, void **out_value, void *arg) {
     const replica_call *c = (const replica_call *)arg;
     struct timespec ms = {0, 1000000};
+    /* a network call waits: said first, the pool starts a worker for the next replica at once (the
+       pool keeps to one worker per CPU while tasks compute) */
+    if (c->delay_ms > 0) (void)groupconc_context_blocking(ctx);
     for (int i = 0; i < c->delay_ms; i++) {
         if (groupconc_context_is_cancelled(ctx)) return GROUPCONC_TASK_CANCELLED; /* lost the race */
         nanosleep(&ms, NULL);
@@ -88,8 +91,8 @@ int main(void) {
     char one[512], all[1024] = "";
     policy.max_threads = 4;
     if (groupconc_executor_create(&policy, &ex) != GROUPCONC_OK) return EXIT_FAILURE;
-    /* a: slow; b: answers after 20 ms; c: fails at once (a failure does not end the race) */
-    const replica_call race[3] = {{5000, 0, "v41"}, {20, 0, "v42"}, {0, 500, NULL}};
+    /* a: slow; b: answers after 50 ms; c: fails at once (a failure does not end the race) */
+    const replica_call race[3] = {{5000, 0, "v41"}, {50, 0, "v42"}, {0, 500, NULL}};
     const replica_call down[3] = {{1, 503, NULL}, {2, 503, NULL}, {3, 503, NULL}};
     int rc1 = hedged_read(ex, 1, race, one, sizeof one);
     strcat(all, one);
