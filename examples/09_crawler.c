@@ -4,8 +4,7 @@
    - the work-conserving global running cap: policy.global_max_running = 16 with 2 per host
      (default_concurrency); 40 hosts x 4 fetches of 20 ms, submitted host by host, run 16 at a
      time from first to last (a peak counter in the task checks it), and the makespan stays close
-     to the ideal, total work / 16; each fetch says first that it waits
-     (groupconc_context_blocking), so the pool starts a worker for the next one at once;
+     to the ideal, total work / 16;
    - live limits: half-way, groupconc_executor_limits_set raises the cap to 24, and the crawl goes
      on 24 at a time (the peak after the change is checked too);
    - pause: host "slow.example" is paused before its fetches are submitted; they queue, start
@@ -49,11 +48,9 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* A fetch waits on the network: it says so first (groupconc_context_blocking), and the pool starts
-   a worker for the next fetch at once instead of when its watch sees the workers asleep. */
 static int fetch(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
     (void)out_value;
-    (void)groupconc_context_blocking(ctx);
     int now = atomic_fetch_add(&running, 1) + 1, p = atomic_load(&peak);
     while (now > p && !atomic_compare_exchange_weak(&peak, &p, now)) {}
     if (arg) atomic_fetch_add(&slow_started, 1);
