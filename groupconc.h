@@ -4268,7 +4268,7 @@ GROUPCONC__FN void groupconc__shard_chains_end_locked(groupconc_executor *ex, gr
    its busy_since. Off the fast path: only once the lock was found taken. */
 static GROUPCONC__TLS groupconc__worker *groupconc__my_worker; /* set by worker_main */
 
-GROUPCONC__FN void groupconc__exec_mutex_lock_slow(groupconc_executor *ex, groupconc__mutex *m) {
+GROUPCONC__FN void groupconc__exec_mutex_lock_slow(const groupconc_executor *ex, groupconc__mutex *m) {
     groupconc__worker *w = groupconc__my_worker;
     uint64_t since;
     if (!w || w->exec != ex) {
