@@ -4270,13 +4270,8 @@ static GROUPCONC__TLS groupconc__worker *groupconc__my_worker; /* set by worker_
 
 GROUPCONC__FN void groupconc__exec_mutex_lock_slow(const groupconc_executor *ex, groupconc__mutex *m) {
     groupconc__worker *w = groupconc__my_worker;
-    uint64_t since;
-    if (!w || w->exec != ex) {
-        groupconc__mutex_lock(m);
-        return;
-    }
-    since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
-    if (since == 0 || since == GROUPCONC__NOT_BUSY) { /* its own step, or idle: no task to mistake */
+    uint64_t since = w && w->exec == ex ? atomic_load_explicit(&w->busy_since, memory_order_relaxed) : 0;
+    if (since == 0 || since == GROUPCONC__NOT_BUSY) { /* not ex's worker, idle, or its own step */
         groupconc__mutex_lock(m);
         return;
     }
@@ -7231,7 +7226,9 @@ GROUPCONC__PUBLIC int groupconc_execute_all(groupconc_executor *ex, const groupc
              each (self->ret, P2), then its chain, each    slow, then step; the chain ended, used
              task won by a CAS that publishes the one      up, or the inbox not empty: step
              before; busy_since is its current task's      (worker_settle, worker_run_batch,
-             start; `want` doubles while tasks are short   worker_pass)
+             start (NOT_BUSY while it sleeps on ex->lock   worker_pass)
+             from inside it: exec_mutex_lock); `want`
+             doubles while tasks are short
    slow      its last batch ran past BATCH_NS: the next    a batch within BATCH_NS
              step hands back the claims it did not start   (worker_run_batch clears w->slow)
              (worker_claim_locked) and takes one; no spin.
