@@ -2177,6 +2177,11 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             work waits and every worker is busy); it doubles, up to
                             GROUPCONC__WATCH_MAX_NS, while its looks find tasks finishing and none
                             stuck (short tasks pay ~100 looks a second), and drops back at a stuck one.
+   GROUPCONC__TIME_SCALE    multiplies the seven times above (1). Only for counting instructions
+                            under valgrind, whose clock runs ~100x slower than the code it counts:
+                            at 1 every no-op task there looks long to the pacing, and the count is
+                            of a locked step per task, a path no native run of such tasks takes
+                            (tests/bench/run.sh builds its callgrind binary with 100).
    GROUPCONC__NODE_CACHE_MAX  task nodes a worker keeps for the submitters: a node freed on a worker
                             and allocated on the submitting thread is malloc's costliest case. A
                             lot is taken whole when a submitter's cache runs dry, so it must
@@ -2201,13 +2206,16 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #ifndef GROUPCONC__SPIN_PAUSES
 #define GROUPCONC__SPIN_PAUSES 64
 #endif
-#define GROUPCONC__SHORT_NS 2000
-#define GROUPCONC__BATCH_NS 20000
-#define GROUPCONC__HELP_NS 100000
-#define GROUPCONC__BLOCKED_NS 1000000
-#define GROUPCONC__STUCK_NS 10000000
-#define GROUPCONC__WATCH_NS 250000
-#define GROUPCONC__WATCH_MAX_NS 8000000
+#ifndef GROUPCONC__TIME_SCALE /* the bench's callgrind build: its clock runs ~100x slow (run.sh) */
+#define GROUPCONC__TIME_SCALE 1
+#endif
+#define GROUPCONC__SHORT_NS (INT64_C(2000) * GROUPCONC__TIME_SCALE)
+#define GROUPCONC__BATCH_NS (INT64_C(20000) * GROUPCONC__TIME_SCALE)
+#define GROUPCONC__HELP_NS (INT64_C(100000) * GROUPCONC__TIME_SCALE)
+#define GROUPCONC__BLOCKED_NS (INT64_C(1000000) * GROUPCONC__TIME_SCALE)
+#define GROUPCONC__STUCK_NS (INT64_C(10000000) * GROUPCONC__TIME_SCALE)
+#define GROUPCONC__WATCH_NS (INT64_C(250000) * GROUPCONC__TIME_SCALE)
+#define GROUPCONC__WATCH_MAX_NS (INT64_C(8000000) * GROUPCONC__TIME_SCALE)
 #define GROUPCONC__NODE_CACHE_MAX 4096
 #define GROUPCONC__SERIAL_MAX 64
 #define GROUPCONC__NODE_CACHES 64

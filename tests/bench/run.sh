@@ -10,8 +10,9 @@
 # groupconc alone), interleaved, 5 runs by default, and prints the table of medians [min..max] with
 # the groupconc/peer ratios and the cost curves; then the admission gate's cost per try-acquire +
 # release beside a mutex-protected counter and a semaphore (bench_gate.c); then the hot-path figure:
-# instructions per submit->complete of a no-op task, counted by valgrind's callgrind (not
-# time-dependent), with its target (groupconc <= libdispatch; n/a without it). The last line counts
+# instructions per submit->complete of a no-op task, counted by valgrind's callgrind (groupconc's
+# with its pacing times scaled to callgrind's slow clock, see count_ir), with its target
+# (groupconc <= libdispatch; n/a without it). The last line counts
 # every target printed: the table's (groupconc-bench's "targets:" line) and the instruction count's.
 #   --with-dispatch PREFIX  also libdispatch, as installed in PREFIX by build_dispatch.sh
 #   --no-callgrind   skip the instruction count
@@ -50,7 +51,7 @@ while [ $# -gt 0 ]; do
         ;;
     --with-dispatch=*) dispatch=${1#--with-dispatch=} ;;
     -h | --help)
-        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *) bench_args="$bench_args $1" ;;
@@ -118,9 +119,11 @@ else
 fi
 targets="tests/bench/groupconc-bench tests/bench/groupconc-gate-bench"
 [ "$lockstat" = 1 ] && targets="$targets tests/bench/groupconc-lockstat"
+[ "$callgrind" = 1 ] && targets="$targets tests/bench/groupconc-bench-callgrind"
 # shellcheck disable=SC2086
 quiet ninja -C "$build" $targets
 bin=$build/tests/bench/groupconc-bench
+bin_cg=$build/tests/bench/groupconc-bench-callgrind
 
 # ---- the table ----
 status=0
@@ -144,8 +147,12 @@ set -e
 # ---- the hot path, counted ----
 # --fair-sched=yes: valgrind runs threads round-robin, so the count does not depend on how the OS
 # happened to schedule them; the median of 3 pairs smooths what is left (GLib's idle timeouts).
-count_ir() { # mode n out -> total Ir over all threads
-    valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$3" "$bin" hotpath "$1" "$2" 2>&1 |
+# groupconc's rows run groupconc-bench-callgrind, built with GROUPCONC__TIME_SCALE=100: the
+# worker's pacing judges tasks by the clock, and under callgrind's ~100x slower run a no-op task
+# looks long, so at scale 1 every task takes a locked step of its own, which no native run of
+# no-op tasks does (docs/performance.md); the scale-1 count is printed too, as info.
+count_ir() { # binary mode n out -> total Ir over all threads
+    valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$4" "$1" hotpath "$2" "$3" 2>&1 |
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 if [ "$callgrind" = 1 ]; then
@@ -157,14 +164,19 @@ if [ "$callgrind" = 1 ]; then
     printf '%s\n' "---------------------+------------------------+---------------"
     gc_per=""
     disp_per=""
-    modes="groupconc groupconc-handles glib uv"
+    modes="groupconc groupconc-handles groupconc-scale1 glib uv"
     [ -n "$dispatch" ] && modes="$modes dispatch"
     for mode in $modes; do
         pers=""
         r=1
         while [ "$r" -le "$reps" ]; do
-            a=$(count_ir "$mode" "$n1" "$build/callgrind.$mode.$n1.out")
-            b=$(count_ir "$mode" "$n2" "$build/callgrind.$mode.$n2.out")
+            case $mode in
+            groupconc-scale1) cbin=$bin; cmode=groupconc ;;
+            groupconc*) cbin=$bin_cg; cmode=$mode ;;
+            *) cbin=$bin; cmode=$mode ;;
+            esac
+            a=$(count_ir "$cbin" "$cmode" "$n1" "$build/callgrind.$mode.$n1.out")
+            b=$(count_ir "$cbin" "$cmode" "$n2" "$build/callgrind.$mode.$n2.out")
             if [ -z "$a" ] || [ -z "$b" ]; then
                 echo "callgrind failed for $mode" >&2
                 status=1
@@ -184,6 +196,7 @@ if [ "$callgrind" = 1 ]; then
         rel=$(awk -v g="$gc_per" -v p="$per" 'BEGIN { if (p > 0) printf "%.2f", g / p; else print "-" }')
         label=$mode
         [ "$mode" = groupconc ] && label="groupconc (f&f)"
+        [ "$mode" = groupconc-scale1 ] && label="(f&f, clock x1)"
         [ "$mode" = glib ] && label="GThreadPool"
         [ "$mode" = uv ] && label="libuv"
         [ "$mode" = dispatch ] && label="libdispatch"
