@@ -11,9 +11,9 @@
 # the groupconc/peer ratios and the cost curves; then the admission gate's cost per try-acquire +
 # release beside a mutex-protected counter and a semaphore (bench_gate.c); then the hot-path figure:
 # instructions per submit->complete of a no-op task, counted by valgrind's callgrind (groupconc's
-# with its pacing times scaled to callgrind's slow clock, see count_ir), with its target
-# (groupconc <= libdispatch; n/a without it). The last line counts
-# every target printed: the table's (groupconc-bench's "targets:" line) and the instruction count's.
+# in a build with its pacing times scaled to callgrind's slow clock: GROUPCONC__TIME_SCALE), with
+# its target (groupconc <= libdispatch; n/a without it). The last line counts every target
+# printed: the table's (groupconc-bench's "targets:" line) and the instruction count's.
 #   --with-dispatch PREFIX  also libdispatch, as installed in PREFIX by build_dispatch.sh
 #   --no-callgrind   skip the instruction count
 #   --profile        also print callgrind_annotate's top functions for groupconc's hot path
@@ -194,6 +194,7 @@ if [ "$callgrind" = 1 ]; then
         [ "$mode" = groupconc ] && gc_per=$per
         [ "$mode" = dispatch ] && disp_per=$per
         rel=$(awk -v g="$gc_per" -v p="$per" 'BEGIN { if (p > 0) printf "%.2f", g / p; else print "-" }')
+        [ "$mode" = groupconc-scale1 ] && rel="(info: groupconc at scale 1)"
         label=$mode
         [ "$mode" = groupconc ] && label="groupconc (f&f)"
         [ "$mode" = groupconc-scale1 ] && label="(f&f, clock x1)"
