@@ -2179,7 +2179,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             stuck (short tasks pay ~100 looks a second), and drops back at a stuck one.
    GROUPCONC__TIME_SCALE    multiplies the seven times above (1). Only for counting instructions
                             under valgrind, whose clock runs ~100x slower than the code it counts:
-                            at 1 every no-op task there looks long to the pacing, and the count is
+                            at 1 most no-op tasks there look long to the pacing, and the count is
                             of a locked step per task, a path no native run of such tasks takes
                             (tests/bench/run.sh builds its callgrind binary with 100).
    GROUPCONC__NODE_CACHE_MAX  task nodes a worker keeps for the submitters: a node freed on a worker

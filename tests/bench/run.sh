@@ -149,7 +149,7 @@ set -e
 # happened to schedule them; the median of 3 pairs smooths what is left (GLib's idle timeouts).
 # groupconc's rows run groupconc-bench-callgrind, built with GROUPCONC__TIME_SCALE=100: the
 # worker's pacing judges tasks by the clock, and under callgrind's ~100x slower run a no-op task
-# looks long, so at scale 1 every task takes a locked step of its own, which no native run of
+# looks long, so at scale 1 most tasks take a locked step of their own, which no native run of
 # no-op tasks does (docs/performance.md); the scale-1 count is printed too, as info.
 count_ir() { # binary mode n out -> total Ir over all threads
     valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$4" "$1" hotpath "$2" "$3" 2>&1 |
