@@ -2156,6 +2156,14 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 /* Internal tunables (not part of the API; measured on 2-core VMs):
    GROUPCONC__SPIN_TRIES    trylock attempts before a mutex blocks: locks are held for a few hundred
                             ns, while sleeping on a contended mutex and being woken costs us.
+   GROUPCONC__EXEC_SPIN_TRIES  as many more for a worker that finds the executor lock taken
+                            (groupconc__exec_mutex_lock_slow): a locked step may admit a whole
+                            inbox and hold the lock for microseconds, and a worker that sleeps on
+                            it pays a futex wait, a wake and a context switch per hand-off. At 32
+                            the two workers of W2 (10,000 cap-1 keys) spent a quarter of their
+                            time in futex calls; 256 doubled W2 and W7b. Not for other threads: a
+                            submitter spinning there took the CPU from the workers (W5 -10 %).
+                            See docs/performance.md.
    GROUPCONC__SPIN_PAUSES   cpu-relax pauses between two polls of a spinning worker: a poll steals
                             the inbox's cache line from the submitter.
    GROUPCONC__SHORT_NS      a task that returns within this is "short": the worker doubles how many
@@ -2203,6 +2211,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             pair, and the calls that take every stripe (a bounded table's reclaim,
                             live changes, stats of all groups) take 16 uncontended locks. */
 #define GROUPCONC__SPIN_TRIES 32
+#ifndef GROUPCONC__EXEC_SPIN_TRIES /* the bench's A/B builds set it */
+#define GROUPCONC__EXEC_SPIN_TRIES 256
+#endif
 #ifndef GROUPCONC__SPIN_PAUSES
 #define GROUPCONC__SPIN_PAUSES 64
 #endif
@@ -3088,6 +3099,8 @@ typedef struct groupconc__pool {
     _Atomic size_t nwaiters;       /* threads blocked in a wait: workers then finish at once */
     _Atomic size_t nblocked;       /* workers blocked in a wait inside a task or callback: the pool
                                       may start this many threads beyond max_threads */
+    _Atomic size_t nlocking;       /* threads other than the workers blocked for the executor lock:
+                                      a worker does not spin past them (exec_mutex_lock_slow) */
     _Atomic size_t nhinted;        /* running tasks that called groupconc_context_blocking: the
                                       pool may start this many beyond its size (up to max_threads) */
     _Atomic size_t size;           /* workers kick_locked starts for ready tasks: min(CPUs,
@@ -4276,13 +4289,30 @@ GROUPCONC__FN void groupconc__shard_chains_end_locked(groupconc_executor *ex, gr
    housekeeper's watch holds those locks while it looks for workers asleep in their tasks, and would
    take this wait for one (and grow the pool for it: groupconc__asleep_in_task). Its task's start
    is back as soon as it holds the lock, before anyone else can look. Only the worker itself writes
-   its busy_since. Off the fast path: only once the lock was found taken. */
+   its busy_since. Off the fast path: only once the lock was found taken. A worker spins for the
+   lock first (GROUPCONC__EXEC_SPIN_TRIES; still busy meanwhile: microseconds, far below what the
+   watch calls asleep), other threads do not, and a worker stops spinning while one of them waits
+   (pool.nlocking): spinners that take the lock the moment it is free would keep a woken submitter
+   out of it (W8's submitter reclaims under it: -9 % with them barging). */
 static GROUPCONC__TLS groupconc__worker *groupconc__my_worker; /* set by worker_main */
 
-GROUPCONC__FN void groupconc__exec_mutex_lock_slow(const groupconc_executor *ex, groupconc__mutex *m) {
+GROUPCONC__FN void groupconc__exec_mutex_lock_slow(groupconc_executor *ex, groupconc__mutex *m) {
     groupconc__worker *w = groupconc__my_worker;
-    uint64_t since = w && w->exec == ex ? atomic_load_explicit(&w->busy_since, memory_order_relaxed) : 0;
-    if (since == 0 || since == GROUPCONC__NOT_BUSY) { /* not ex's worker, idle, or its own step */
+    uint64_t since;
+    int i;
+    if (!w || w->exec != ex) { /* not ex's worker: no spin of its own, and workers let it in */
+        atomic_fetch_add_explicit(&ex->pool.nlocking, 1, memory_order_relaxed);
+        groupconc__mutex_lock(m);
+        atomic_fetch_sub_explicit(&ex->pool.nlocking, 1, memory_order_relaxed);
+        return;
+    }
+    for (i = 0; i < GROUPCONC__EXEC_SPIN_TRIES; i++) { /* a hand-off without a futex */
+        GROUPCONC__CPU_RELAX();
+        if (atomic_load_explicit(&ex->pool.nlocking, memory_order_relaxed)) break; /* no barging */
+        if (groupconc__mutex_trylock(m)) return;
+    }
+    since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+    if (since == 0 || since == GROUPCONC__NOT_BUSY) { /* idle, or its own step */
         groupconc__mutex_lock(m);
         return;
     }
