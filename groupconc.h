@@ -186,14 +186,17 @@
                       max_threads, and retire after keep_alive_ns idle. More start, up to max_threads,
                       only when running tasks block: the housekeeper thread watches while ready tasks
                       wait and every worker is busy. It starts one for each waiting task when a
-                      worker sleeps in its task (sleeps, I/O) and the process used under half a CPU
-                      for about 1 ms with no task finishing, or (Linux) since its last look (every
-                      0.25-8 ms); and one for a task running past 10 ms while others finish. On
+                      worker sleeps in its task (sleeps, I/O), or in the code that runs on it after
+                      the task (its cleanup, COMPLETED event, completion callbacks), and the process
+                      used under half a CPU for about 1 ms with no task finishing, or (Linux) since
+                      its last look (every 0.25-8 ms); and one for a task running past 10 ms while
+                      others finish. On
                       Linux a worker that computes or waits for a CPU never counts as blocked (its
                       state in /proc); elsewhere a long computation counts.
                       A task that knows it will block says so first, groupconc_context_blocking(ctx):
                       a worker starts at once (as Go's runtime does around a blocking call, or Java's
-                      ManagedBlocker). On Windows there is no idle-CPU sign (only Linux reads /proc):
+                      ManagedBlocker). On Windows there is no idle-CPU sign (only Linux reads /proc;
+                      nor in a strict ISO TU there, see LIMITATIONS):
                       tasks that sleep briefly (a few ms, while others finish: no stall, none past
                       10 ms) get few workers by themselves, so they should call
                       groupconc_context_blocking to get more workers quickly. A worker blocked in a
@@ -415,8 +418,10 @@
          timespec_get(TIME_UTC); with glibc, readlink is not declared either (with -pthread too),
          and the pool cannot read each worker's state in /proc: as on other systems, a task that
          computes past 10 ms while others finish then counts as blocked and one more worker starts
-         for it (CPU-bound tasks of 10 ms or more run beyond one per CPU). Include groupconc.h
-         first in the implementation TU, or define _POSIX_C_SOURCE=200809L.
+         for it (CPU-bound tasks of 10 ms or more run beyond one per CPU), and, as on Windows,
+         tasks that sleep briefly get few workers unless they call groupconc_context_blocking (2000
+         sleeps of 1 ms with 4 allowed at once: most runs stayed at 2 workers and took 14x as long).
+         Include groupconc.h first in the implementation TU, or define _POSIX_C_SOURCE=200809L.
        - Backends: C11 threads, POSIX threads and Win32. Atomics are C11 <stdatomic.h> in all three:
          MSVC needs Visual Studio 2022 17.5 or later with /std:c11 /experimental:c11atomics.
        - Fleet layer: executor gate permits do not pass through it; a provider's REJECT is always
@@ -5067,9 +5072,28 @@ GROUPCONC__FN void groupconc__unclaim_locked(groupconc_executor *ex, groupconc__
     (void)groupconc__kick_locked(ex);
 }
 
+/* User code is next on this thread, outside any task's body (a fleet release, a cleanup, a listener's
+   event, completion callbacks, a rejection handler): on a worker of ex between its batches
+   (busy_since NOT_BUSY, or 0 after an idle turn) its busy_since takes the clock, as a task's
+   start would, so that the watch sees it should that code block (groupconc__asleep_in_task):
+   showing NOT_BUSY, a worker asleep in a COMPLETED event or a callback never let the pool grow,
+   and a task that would have woken it waited behind it for good (found by a hunt helper). Its
+   next batch, or the NOT_BUSY store after it, puts it back. Elsewhere (a body's call, another
+   thread): nothing. */
+GROUPCONC__FN void groupconc__user_code_next(const groupconc_executor *ex) {
+    groupconc__worker *w = groupconc__my_worker;
+    uint64_t since;
+    if (!w || w->exec != ex) return;
+    since = atomic_load_explicit(&w->busy_since, memory_order_relaxed);
+    if (since == 0 || since == GROUPCONC__NOT_BUSY)
+        atomic_store_explicit(&w->busy_since, groupconc__now_ns(), memory_order_relaxed);
+}
+
 /* The same before user code runs on a worker (listener, callbacks, rejection handlers), so that it
-   may wait on those tasks. Takes the lock. */
+   may wait on those tasks; and the worker shows that it runs it (groupconc__user_code_next). Takes
+   the lock. */
 GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claims *claims) {
+    groupconc__user_code_next(ex);
     if (!claims || claims->count == 0) return;
     groupconc__exec_lock(ex);
     groupconc__unclaim_locked(ex, claims);
@@ -6318,6 +6342,7 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
     if (t->bits & GROUPCONC__B_LEASED) { /* first: the fleet's capacity is the scarcest */
         groupconc__frame f;
         t->bits &= (uint16_t)~GROUPCONC__B_LEASED; /* DONE, in no list: this thread owns its bits */
+        groupconc__user_code_next(ex); /* a provider may wait on its server */
         groupconc__frame_push(&f, ex, t);
         ex->policy.fleet.release(ex->policy.fleet.user_data, t->group->key, groupconc__fleet_of(t)->lease);
         groupconc__frame_pop(&f);

@@ -9,6 +9,9 @@
        grow the pool: the CPUs idle while tasks wait (the watch's idle-CPU sign);
      - one task blocked past 10 ms while the others compute (no stall: the process is busy) gets a
        worker started for a task that waits;
+     - a worker blocked after its task, in its COMPLETED event or a completion callback, is seen as
+       blocked too: with every worker of the pool's size there, a later task that opens their
+       latch gets a worker started (it waited behind them for good; hunt helper-78);
      - groupconc_context_blocking lets the pool start a worker at once: with every worker in a task
        that said it blocks, a new task gets a new worker inside its submit;
      - a serial run (issue 26: a worker hands a cap-1 group's permit to its next waiter in a short
@@ -328,6 +331,104 @@ static void test_grown_pool_shrinks_under_a_trickle(void **state) {
 static void test_grown_pool_shrinks_under_bursts(void **state) {
     (void)state;
     run_grown_pool_shrinks(12);
+}
+
+/* ---- a worker blocked in user code after its task: a COMPLETED event, a completion callback ---- */
+/* Every worker the pool's size allows finished a task and blocks in its COMPLETED event (or its
+   completion callback) on a latch that only a later task of another group opens, with no hint.
+   The watch must see those workers as blocked and start one for that task: while they showed
+   "between batches" it never did, and the setter waited behind them for good (hunt helper-78: 24
+   of 24 runs hung, COMPLETED event and on_complete, max_threads 3 and 32). */
+typedef struct cb_block {
+    tu_latch inside;      /* counted down by each blocked event or callback */
+    tu_latch open;        /* opened by the setter task */
+    tu_latch go;          /* the tasks' bodies wait for it: their callbacks are registered first */
+    atomic_int timeouts;  /* waits on `open` that ran out */
+    bool in_callback;     /* block in on_complete, else in the COMPLETED event */
+} cb_block;
+
+static cb_block cbb;
+
+static void cb_block_here(void) {
+    tu_latch_count_down(&cbb.inside);
+    if (!tu_latch_wait(&cbb.open)) atomic_fetch_add(&cbb.timeouts, 1);
+}
+
+static void cb_block_listener(const groupconc_event *e, void *user_data) {
+    (void)user_data;
+    if (!cbb.in_callback && e->type == GROUPCONC_EVENT_COMPLETED && strcmp(e->group, "w") == 0) cb_block_here();
+}
+
+static void cb_block_on_complete(groupconc_task *t, const groupconc_result *r, void *user_data) {
+    (void)t;
+    (void)r;
+    (void)user_data;
+    cb_block_here();
+}
+
+static int cb_block_body(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    (void)tu_latch_wait(&cbb.go);
+    return 0;
+}
+
+static int cb_block_setter(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    tu_latch_open(&cbb.open);
+    return 0;
+}
+
+static void run_blocked_in_completion(bool in_callback) {
+    size_t ncpu = test_ncpu();
+    if (ncpu == 0 || ncpu > 16) skip(); /* K = the pool's size: every worker blocked */
+    int k = (int)ncpu;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = k + 2;
+    p.default_concurrency = k + 2;
+    p.listener = cb_block_listener;
+    cbb.in_callback = in_callback;
+    atomic_init(&cbb.timeouts, 0);
+    tu_latch_init(&cbb.inside, k);
+    tu_latch_init(&cbb.open, 1);
+    tu_latch_init(&cbb.go, 1);
+    groupconc_executor *ex = tu_executor(&p);
+    groupconc_task *w[16], *setter;
+    for (int i = 0; i < k; i++) {
+        w[i] = tu_submit(ex, "w", NULL, cb_block_body, NULL);
+        if (in_callback) assert_int_equal(groupconc_task_on_complete(w[i], cb_block_on_complete, NULL), GROUPCONC_OK);
+    }
+    tu_latch_open(&cbb.go);
+    assert_true(tu_latch_wait(&cbb.inside)); /* every one of the pool's workers blocked after its task */
+    setter = tu_submit(ex, "s", NULL, cb_block_setter, NULL);
+    groupconc_result r;
+    int rc = groupconc_task_wait_for(setter, 10000 * TU_MS, &r);
+    if (rc != GROUPCONC_OK) tu_latch_open(&cbb.open); /* let the workers go, to end the test */
+    assert_int_equal(rc, GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    for (int i = 0; i < k; i++) {
+        tu_wait_status(w[i], GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(w[i]);
+    }
+    groupconc_task_release(setter);
+    assert_int_equal(atomic_load(&cbb.timeouts), 0);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&cbb.inside);
+    tu_latch_destroy(&cbb.open);
+    tu_latch_destroy(&cbb.go);
+}
+
+static void test_blocked_completed_event_grows_the_pool(void **state) {
+    (void)state;
+    run_blocked_in_completion(false);
+}
+
+static void test_blocked_completion_callback_grows_the_pool(void **state) {
+    (void)state;
+    run_blocked_in_completion(true);
 }
 
 /* ---- a long blocked task among busy ones -------------------------------------------------------- */
@@ -2559,6 +2660,8 @@ int main(void) {
         cmocka_unit_test(test_grown_pool_shrinks_under_bursts),
         cmocka_unit_test(test_short_sleeps_grow_the_pool),
         cmocka_unit_test(test_long_blocked_task_among_busy_ones),
+        cmocka_unit_test(test_blocked_completed_event_grows_the_pool),
+        cmocka_unit_test(test_blocked_completion_callback_grows_the_pool),
         cmocka_unit_test(test_hint_starts_a_worker_at_once),
         cmocka_unit_test(test_submit_while_starting_starts_another),
         cmocka_unit_test(test_serial_run_keeps_observers_exact),
