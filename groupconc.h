@@ -2161,13 +2161,16 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 /* Internal tunables (not part of the API; measured on 2-core VMs):
    GROUPCONC__SPIN_TRIES    trylock attempts before a mutex blocks: locks are held for a few hundred
                             ns, while sleeping on a contended mutex and being woken costs us.
-   GROUPCONC__EXEC_SPIN_TRIES  as many more for a worker that finds the executor lock taken
-                            (groupconc__exec_mutex_lock_slow): a locked step may admit a whole
-                            inbox and hold the lock for microseconds, and a worker that sleeps on
-                            it pays a futex wait, a wake and a context switch per hand-off. At 32
-                            the two workers of W2 (10,000 cap-1 keys) spent a quarter of their
-                            time in futex calls; 256 doubled W2 and W7b. Not for other threads: a
-                            submitter spinning there took the CPU from the workers (W5 -10 %).
+   GROUPCONC__EXEC_SPIN_TRIES  tries more, each after a yield of the CPU, for a worker that finds
+                            the executor lock taken (groupconc__exec_mutex_lock_slow): a locked
+                            step may admit a whole inbox and hold the lock for microseconds, and a
+                            worker that sleeps on it pays a futex wait, a wake and a context switch
+                            per hand-off (the two workers of W2, 10,000 cap-1 keys, spent a
+                            quarter of their time in futex calls). A yield, not a pause: with
+                            more threads than CPUs (four submitters, W7a) a spinning worker took
+                            the CPU from the submitters (W7a -23 % at 256 pauses); a yield gives it
+                            to them, and returns at once when none waits. Not for other threads:
+                            a submitter spinning there took the CPU from the workers (W5 -10 %).
                             See docs/performance.md.
    GROUPCONC__SPIN_PAUSES   cpu-relax pauses between two polls of a spinning worker: a poll steals
                             the inbox's cache line from the submitter.
@@ -2217,7 +2220,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             live changes, stats of all groups) take 16 uncontended locks. */
 #define GROUPCONC__SPIN_TRIES 32
 #ifndef GROUPCONC__EXEC_SPIN_TRIES /* the bench's A/B builds set it */
-#define GROUPCONC__EXEC_SPIN_TRIES 256
+#define GROUPCONC__EXEC_SPIN_TRIES 32
 #endif
 #ifndef GROUPCONC__SPIN_PAUSES
 #define GROUPCONC__SPIN_PAUSES 64
@@ -2302,6 +2305,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #include <process.h> /* _beginthreadex: it sets up the C runtime for the thread, CreateThread does not */
 #elif defined(GROUPCONC_USE_PTHREADS)
 #include <errno.h>
+#include <sched.h> /* sched_yield */
 #include <pthread.h>
 #else
 #include <threads.h>
@@ -2484,6 +2488,7 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
     AcquireSRWLockExclusive(m);
 }
 GROUPCONC__FN bool groupconc__mutex_trylock(groupconc__mutex *m) { return TryAcquireSRWLockExclusive(m) != 0; }
+GROUPCONC__FN void groupconc__thread_yield(void) { (void)SwitchToThread(); }
 #ifndef GROUPCONC_NO_GATE /* the gate's lock */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) { AcquireSRWLockExclusive(m); }
 #endif
@@ -2566,6 +2571,7 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
     (void)rc;
 }
 GROUPCONC__FN bool groupconc__mutex_trylock(groupconc__mutex *m) { return pthread_mutex_trylock(m) == 0; }
+GROUPCONC__FN void groupconc__thread_yield(void) { (void)sched_yield(); }
 /* Without the trylock spin: for locks held a few dozen ns by threads that contend (the gate's). */
 #ifndef GROUPCONC_NO_GATE /* the gate's lock */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) {
@@ -2679,6 +2685,7 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
     (void)rc;
 }
 GROUPCONC__FN bool groupconc__mutex_trylock(groupconc__mutex *m) { return mtx_trylock(m) == thrd_success; }
+GROUPCONC__FN void groupconc__thread_yield(void) { thrd_yield(); }
 #ifndef GROUPCONC_NO_GATE /* the gate's lock */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) {
     int rc = mtx_lock(m);
@@ -4295,10 +4302,10 @@ GROUPCONC__FN void groupconc__shard_chains_end_locked(groupconc_executor *ex, gr
    take this wait for one (and grow the pool for it: groupconc__asleep_in_task). Its task's start
    is back as soon as it holds the lock, before anyone else can look. Only the worker itself writes
    its busy_since. Off the fast path: only once the lock was found taken. A worker spins for the
-   lock first (GROUPCONC__EXEC_SPIN_TRIES; still busy meanwhile: microseconds, far below what the
-   watch calls asleep), other threads do not, and a worker stops spinning while one of them waits
-   (pool.nlocking): spinners that take the lock the moment it is free would keep a woken submitter
-   out of it (W8's submitter reclaims under it: -9 % with them barging). */
+   lock first, yielding between tries (GROUPCONC__EXEC_SPIN_TRIES; still busy meanwhile: far below
+   what the watch calls asleep), other threads do not, and a worker stops spinning while one of
+   them waits (pool.nlocking): spinners that take the lock the moment it is free would keep a woken
+   submitter out of it (W8's submitter reclaims under it: -9 % with them barging). */
 static GROUPCONC__TLS groupconc__worker *groupconc__my_worker; /* set by worker_main */
 
 GROUPCONC__FN void groupconc__exec_mutex_lock_slow(groupconc_executor *ex, groupconc__mutex *m) {
@@ -4312,7 +4319,7 @@ GROUPCONC__FN void groupconc__exec_mutex_lock_slow(groupconc_executor *ex, group
         return;
     }
     for (i = 0; i < GROUPCONC__EXEC_SPIN_TRIES; i++) { /* a hand-off without a futex */
-        GROUPCONC__CPU_RELAX();
+        groupconc__thread_yield(); /* the CPU to a runnable submitter, if there is one */
         if (atomic_load_explicit(&ex->pool.nlocking, memory_order_relaxed)) break; /* no barging */
         if (groupconc__mutex_trylock(m)) return;
     }
