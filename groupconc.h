@@ -190,9 +190,8 @@
                       the task (its cleanup, COMPLETED event, completion callbacks), and the process
                       used under half a CPU for about 1 ms with no task finishing, or (Linux) since
                       its last look (every 0.25-8 ms); and one for a task running past 10 ms while
-                      others finish. On
-                      Linux a worker that computes or waits for a CPU never counts as blocked (its
-                      state in /proc); elsewhere a long computation counts.
+                      others finish. On Linux a worker that computes or waits for a CPU never
+                      counts as blocked (its state in /proc); elsewhere a long computation counts.
                       A task that knows it will block says so first, groupconc_context_blocking(ctx):
                       a worker starts at once (as Go's runtime does around a blocking call, or Java's
                       ManagedBlocker). On Windows there is no idle-CPU sign (only Linux reads /proc;
