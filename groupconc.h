@@ -411,10 +411,11 @@
        - No "wait until idle" short of a graceful shutdown: to wait for fire-and-forget tasks
          without stopping, count them down in their cleanup or in the COMPLETED event.
        - C11 <threads.h> offers only wall-clock timed waits: with that backend a clock jump stretches
-         or shortens timed waits (the POSIX backend waits on CLOCK_MONOTONIC).
+         or shortens timed waits (the POSIX backend waits on CLOCK_MONOTONIC but in the case below).
        - Task timestamps use CLOCK_MONOTONIC. In a strict ISO TU (-std=c11) that includes a system
          header before this one, clock_gettime is not declared and timestamps fall back to
-         timespec_get(TIME_UTC); with glibc, readlink is not declared either (with -pthread too),
+         timespec_get(TIME_UTC); with glibc, readlink and pthread_condattr_setclock are not
+         declared either (with -pthread too: the POSIX backend's timed waits then use the wall clock),
          and the pool cannot read each worker's state in /proc: as on other systems, a task that
          computes past 10 ms while others finish then counts as blocked and one more worker starts
          for it (CPU-bound tasks of 10 ms or more run beyond one per CPU), and, as on Windows,
@@ -2376,10 +2377,18 @@ GROUPCONC__FN uint64_t groupconc__now_ns(void) {
 }
 GROUPCONC__FN uint64_t groupconc__coarse_now_ns(void) { return groupconc__now_ns(); }
 #else
+/* POSIX condition variables wait on CLOCK_MONOTONIC where pthread_condattr_setclock exists: not on
+   macOS, not in mingw's winpthreads (it refuses the call), and not where glibc declares no
+   POSIX.1-2001 function (a strict ISO TU with a system header first, -pthread's _REENTRANT giving
+   only CLOCK_MONOTONIC: LIMITATIONS). */
+#if defined(GROUPCONC_USE_PTHREADS) && defined(CLOCK_MONOTONIC) && !defined(__APPLE__) && \
+    !defined(_WIN32) && (!defined(__GLIBC__) || defined(__USE_XOPEN2K))
+#define GROUPCONC__COND_MONOTONIC 1
+#endif
 /* Wall clock, for C11 timed waits, for POSIX ones where a condition variable cannot wait on
-   CLOCK_MONOTONIC (macOS; mingw's winpthreads refuses pthread_condattr_setclock), and as the
-   fallback clock. Failure is a platform bug. Only where it is used. */
-#if !defined(GROUPCONC_USE_PTHREADS) || !defined(CLOCK_MONOTONIC) || defined(__APPLE__) || defined(_WIN32)
+   CLOCK_MONOTONIC (above), and as the fallback clock. Failure is a platform bug. Only where it is
+   used. */
+#if !defined(GROUPCONC__COND_MONOTONIC)
 static void groupconc__utc_now(struct timespec *ts) {
 #if defined(GROUPCONC_USE_PTHREADS) && defined(_WIN32)
     int rc = clock_gettime(CLOCK_REALTIME, ts); /* mingw's msvcrt has no timespec_get */
@@ -2588,7 +2597,7 @@ GROUPCONC__FN int groupconc__cond_init(groupconc__cond *c) {
     pthread_condattr_t attr;
     int rc;
     if (pthread_condattr_init(&attr) != 0) return GROUPCONC_ENOMEM;
-#if defined(CLOCK_MONOTONIC) && !defined(__APPLE__) && !defined(_WIN32)
+#if defined(GROUPCONC__COND_MONOTONIC)
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 #endif
     rc = pthread_cond_init(c, &attr);
@@ -2616,7 +2625,7 @@ GROUPCONC__FN bool groupconc__cond_wait_until(groupconc__cond *c, groupconc__mut
                                               uint64_t deadline_ns) {
     struct timespec ts;
     int rc;
-#if defined(CLOCK_MONOTONIC) && !defined(__APPLE__) && !defined(_WIN32)
+#if defined(GROUPCONC__COND_MONOTONIC)
     ts.tv_sec = (time_t)(deadline_ns / 1000000000u);
     ts.tv_nsec = (long)(deadline_ns % 1000000000u);
 #else
