@@ -20,7 +20,8 @@
        keys that come and go (the bounded table); completion callbacks that register another,
        an expired task's callbacks (mostly run by the housekeeper) that open a scope, refused
        there with EDEADLK, and submit a follow-up instead; cleanups that submit, a listener that
-       reads the stats;
+       reads the stats; a COMPLETED event and a completion callback now and then that sleep 0.5 ms
+       without a hint (the pool's watch must count a worker blocked there: session 22's hang);
      - a canceller: cancels handles it is handed;
      - a controller: live group and global limits, pause / resume of groups and of the executor,
        group shutdown and evict, stats, keys, the dump;
@@ -106,7 +107,7 @@ static void soak_chain_end(unsigned committed);
     X(group_evict) X(shutdown_graceful) X(shutdown_now) X(shutdown_in_task) X(destroy)              \
     SOAK_FEATURES_DUMP(X) X(stats) X(stats_in_listener) X(followup) X(submit_in_cleanup)            \
     SOAK_FEATURES_FORK_IN_FORK(X) X(failed_task) X(cancelled_task) X(blocking_hint) X(burst)        \
-    X(chain_ended)
+    X(chain_ended) X(listener_blocks) X(callback_blocks)
 
 enum {
 #define SOAK_F_ENUM(name) F_##name,
@@ -461,6 +462,10 @@ static void rec_cb(groupconc_task *t, const groupconc_result *res, void *ud) {
           groupconc_status_name(res->status), groupconc_status_name((groupconc_status)atomic_load(&r->ev_status)));
     atomic_fetch_add(&r->cb_runs, 1);
     FEAT(callback_run);
+    if (r->id % 64 == 29) { /* user code after a task that blocks, with no hint */
+        nap_us(500);
+        FEAT(callback_blocks);
+    }
     if (res->status == GROUPCONC_STATUS_REJECTED && !atomic_load(&R.stop) &&
         ((res->reason <= GROUPCONC_EEXPIRED_GLOBAL && res->reason >= GROUPCONC_EEXPIRED_RUNNING) ||
          res->reason == GROUPCONC_EEXPIRED_FLEET))
@@ -534,6 +539,10 @@ static void soak_listener(const groupconc_event *e, void *ud) {
         default: atomic_fetch_add(&R.ev_rej, 1); break;
         }
         if (gi >= 0) atomic_fetch_sub(&R.outstanding[gi], 1);
+        if (r && r->id % 128 == 45) { /* a listener that blocks now and then, with no hint */
+            nap_us(500);
+            FEAT(listener_blocks);
+        }
         if (r && r->id % 256 == 3) { /* the read-only calls work from a listener */
             groupconc_executor_stats es;
             groupconc_group_stats gs;
