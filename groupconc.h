@@ -294,7 +294,10 @@
        children a group of their own.
        With a queue deadline or group_idle_ns in use, or once every worker the pool's size allows
        is busy with tasks waiting, each executor has one housekeeper thread:
-       expired tasks complete (events, cleanups, callbacks) there. It must not block: a wait on a
+       expired tasks complete (events, cleanups, callbacks) there, and so do the refusals that
+       their expiry causes (a permit an expired task held, handed to a waiter its group's queue
+       threshold then refuses: its REJECTED event and rejection handler; see LIMITATIONS). It must
+       not block: a wait on a
        task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
        waits for), and so do groupconc_execute_all (nothing submitted) and groupconc_scope_open
        (a scope's join and close wait); groupconc_task_wait_for with timeout 0 (a poll) works, and
@@ -470,9 +473,10 @@
          for the existing workers (ETHREAD only when no worker exists and none can start).
        - The pool's size is the CPU count read at create (a later change of affinity is not seen).
          Blocked tasks are noticed after about 1 ms (a stall) or 10 ms (one long task among moving
-         ones), unless the task says so (groupconc_context_blocking); a completion callback that
-         blocks is not seen at all (its worker is between tasks), nor on Linux a task that waits by
-         spinning (it runs): such a task must say so first.
+         ones), unless the task says so (groupconc_context_blocking); on Linux a task that waits by
+         spinning is not seen at all (it runs): such a task must say so first. User code that runs
+         on the housekeeper (an expired task's events and callbacks, and the refusals its expiry
+         causes) must not block: while it does, the pool does not grow either.
        - Gate permits are not tasks: a graceful shutdown does not wait for them.
        - Cancelling a fork through its handle flags that fork only; shutting its scope down also
          reaches the scopes opened inside it.
@@ -8596,11 +8600,7 @@ GROUPCONC__FN uint64_t groupconc__watch_locked(groupconc_executor *ex, groupconc
     if (now < ex->keeper.watch_at) return ex->keeper.watch_at;
     /* tasks pushed while it watched: admitted as lock_quiet does, without helping (what a stuck
        worker finished completes on a worker, not here, where a callback could not wait) */
-    if (atomic_load_explicit(&ex->inbox_ok, memory_order_relaxed)) {
-        if (groupconc__inbox_pending(ex)) groupconc__admit_inbox_quiet_locked(ex, b);
-    } else if (groupconc__drain_locked(ex, b, false)) {
-        (void)groupconc__kick_locked(ex);
-    }
+    if (groupconc__inbox_pending(ex)) groupconc__admit_inbox_quiet_locked(ex, b);
     cpu = groupconc__cpu_time_ns();
     retired = groupconc__totals_locked(ex).retired; /* every shard's: it looks at the whole pool */
     if (retired != ex->keeper.watch_retired) { /* tasks move: the stall's window starts again */
@@ -8647,7 +8647,10 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
         if (ex->policy.group_idle_ns > 0) {
             uint64_t w;
             groupconc__table_lock_all(ex);
-            (void)groupconc__drain_locked(ex, &b, false); /* no task of a group may be on its way in */
+            /* no task of a group may be on its way in: the inbox admitted, quietly (a drain would
+               help a busy worker and settle refusals here, running other tasks' events, callbacks
+               and handlers on this thread, where a wait is EDEADLK and a block stops the watch) */
+            if (groupconc__inbox_pending(ex)) groupconc__admit_inbox_quiet_locked(ex, &b);
             groupconc__mutex_lock(&ex->table.lru_lock);
             w = groupconc__sweep_idle_tlocked(ex);
             groupconc__mutex_unlock(&ex->table.lru_lock);

@@ -1089,6 +1089,72 @@ static void test_reclaim_batch(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* The housekeeper's idle sweep admits the inbox without helping (hunt helper-79): it drained, which
+   finished what a busy worker had left in its batch and ran those tasks' COMPLETED events on the
+   housekeeper, where a wait on another task returns EDEADLK (and a block stops the pool's watch).
+   Both workers end up in a 30 ms task with short ones of their batch finished behind it while the
+   sweep runs every 2 ms; a COMPLETED event on a thread that ran no body waits 100 us on a task of a
+   paused group: it must time out, never be refused. Old code: ~20 EDEADLK in 40 rounds. */
+static _Thread_local bool sweep_ran_body;
+static groupconc_task *sweep_target;
+static atomic_int sweep_edeadlk, sweep_waits, sweep_other;
+static int sweep_short(groupconc_context *c, void **o, void *a) {
+    (void)c; (void)o; (void)a;
+    sweep_ran_body = true;
+    return 0;
+}
+static int sweep_long(groupconc_context *c, void **o, void *a) {
+    (void)c; (void)o; (void)a;
+    sweep_ran_body = true;
+    tu_sleep_ns(30 * TU_MS);
+    return 0;
+}
+static void sweep_listener(const groupconc_event *e, void *u) {
+    groupconc_result r;
+    int rc;
+    (void)u;
+    if (e->type != GROUPCONC_EVENT_COMPLETED || strcmp(e->group, "t") == 0 || sweep_ran_body) return;
+    rc = groupconc_task_wait_for(sweep_target, 100000, &r); /* another task's: a wait */
+    atomic_fetch_add(&sweep_waits, 1);
+    if (rc == GROUPCONC_EDEADLK) atomic_fetch_add(&sweep_edeadlk, 1);
+    else if (rc != GROUPCONC_ETIMEDOUT) atomic_fetch_add(&sweep_other, 1); /* checked on the main thread */
+}
+static void test_idle_sweep_runs_no_completion(void **state) {
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex;
+    groupconc_result r;
+    (void)state;
+    p.max_threads = 2;
+    p.default_concurrency = 64;
+    p.group_idle_ns = 2 * TU_MS;
+    p.listener = sweep_listener;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_group_pause(ex, "t"), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "t", "target", sweep_short, NULL, &sweep_target), GROUPCONC_OK);
+    for (int round = 0; round < 40; round++) {
+        for (int j = 0; j < 8; j++) {
+            for (int i = 0; i < 3; i++)
+                assert_int_equal(groupconc_submit(ex, "a", NULL, sweep_short, NULL, NULL), GROUPCONC_OK);
+            assert_int_equal(groupconc_submit(ex, "a", NULL, j >= 6 ? sweep_long : sweep_short, NULL, NULL),
+                             GROUPCONC_OK);
+        }
+        for (int i = 0; i < 5; i++) {
+            tu_sleep_ns(3 * TU_MS);
+            assert_int_equal(groupconc_submit(ex, "c", NULL, sweep_short, NULL, NULL), GROUPCONC_OK);
+        }
+        tu_sleep_ns(30 * TU_MS);
+    }
+    assert_int_equal(groupconc_group_resume(ex, "t"), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait(sweep_target, &r), GROUPCONC_OK);
+    assert_int_equal(r.status, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_task_release(sweep_target), GROUPCONC_OK);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    printf("idle sweep: %d waits in COMPLETED events off the workers, %d refused\n", atomic_load(&sweep_waits),
+           atomic_load(&sweep_edeadlk));
+    assert_int_equal(atomic_load(&sweep_edeadlk), 0);
+    assert_int_equal(atomic_load(&sweep_other), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_idle_reclaim),
@@ -1112,6 +1178,7 @@ int main(void) {
         cmocka_unit_test(test_idle_reclaim_without_submit),
 #endif
         cmocka_unit_test(test_reclaim_batch),
+        cmocka_unit_test(test_idle_sweep_runs_no_completion),
     };
     return TU_RUN_TESTS(tests);
 }
