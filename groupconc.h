@@ -294,10 +294,9 @@
        children a group of their own.
        With a queue deadline or group_idle_ns in use, or once every worker the pool's size allows
        is busy with tasks waiting, each executor has one housekeeper thread:
-       expired tasks complete (events, cleanups, callbacks) there, and so do the refusals that
-       their expiry causes (a permit an expired task held, handed to a waiter its group's queue
-       threshold then refuses: its REJECTED event and rejection handler; see LIMITATIONS). It must
-       not block: a wait on a
+       expired tasks complete (events, cleanups, callbacks) there (a refusal that an expiry
+       causes, a permit handed to a waiter its group's queue threshold then refuses, is settled
+       on a worker: its rejection handler may wait). It must not block: a wait on a
        task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
        waits for), and so do groupconc_execute_all (nothing submitted) and groupconc_scope_open
        (a scope's join and close wait); groupconc_task_wait_for with timeout 0 (a poll) works, and
@@ -475,8 +474,8 @@
          Blocked tasks are noticed after about 1 ms (a stall) or 10 ms (one long task among moving
          ones), unless the task says so (groupconc_context_blocking); on Linux a task that waits by
          spinning is not seen at all (it runs): such a task must say so first. User code that runs
-         on the housekeeper (an expired task's events and callbacks, and the refusals its expiry
-         causes) must not block: while it does, the pool does not grow either.
+         on the housekeeper (an expired task's events, cleanup and callbacks) must not block:
+         while it does, the pool does not grow either.
        - Gate permits are not tasks: a graceful shutdown does not wait for them.
        - Cancelling a fork through its handle flags that fork only; shutting its scope down also
          reaches the scopes opened inside it.
@@ -5598,6 +5597,43 @@ GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, group
     return n;
 }
 
+GROUPCONC__FN int groupconc__kick_for_locked(groupconc_executor *ex, size_t need);
+
+/* The refusals left to a worker's next drain (every shard's `refused`). Under ex->lock. */
+GROUPCONC__FN size_t groupconc__refused_count_locked(const groupconc_executor *ex) {
+#if GROUPCONC__SHARDS == 1
+    return ex->shards[0].refused.count;
+#else
+    const groupconc__shard *sh;
+    size_t n = 0;
+    GROUPCONC__EACH_SHARD(ex, sh) n += sh->refused.count;
+    return n;
+#endif
+}
+
+/* Leave the refusals in b->rejected to the next drain (ex->refused: each in its group's shard, where
+   group_idle_locked looks for it), and call an idle worker to do it: settling one (its events,
+   rejection handler, CALLER_RUNS run, callbacks) runs user code that may wait, which a worker can
+   and a quiet caller or the housekeeper cannot. `keep_expired`: the expired tasks stay in b (their
+   completion is the housekeeper's: no handler runs for them). Under ex->lock (every shard). */
+GROUPCONC__FN void groupconc__refusals_defer_locked(groupconc_executor *ex, groupconc__batch *b, bool keep_expired) {
+    groupconc__fifo kept = {0};
+    groupconc_task *t;
+    size_t moved = 0;
+    while ((t = groupconc__fifo_pop(&b->rejected)) != NULL) {
+        if (keep_expired && groupconc__is_expiry(-(int)t->reject_code)) {
+            groupconc__fifo_push(&kept, t);
+        } else {
+            groupconc__fifo_push(&groupconc__shard_of(ex, t->group)->refused, t);
+            moved++;
+        }
+    }
+    groupconc__fifo_append(&b->rejected, &kept);
+    /* a thread for each: an idle worker, a new one, else the watch (every worker may sleep in a
+       task that waits for what a handler does) */
+    if (moved) (void)groupconc__kick_for_locked(ex, GROUPCONC__READY_COUNT(ex) + groupconc__refused_count_locked(ex));
+}
+
 /* The inbox admitted where no user code may run: groupconc__lock_quiet (the read-only calls, a
    gate's try-acquire), a reclaim at max_groups, the housekeeper's watch. There a task is refused
    only when the memory for its group's queues runs out (see groupconc__queues_get; a threshold
@@ -5608,16 +5644,7 @@ GROUPCONC__FN void groupconc__admit_inbox_quiet_locked(groupconc_executor *ex, g
     size_t n = groupconc__admit_inbox_locked(ex, b, false);
     if (b->rejected.count) {
         groupconc__pump(ex, b); /* a refused task's permits: to waiters */
-#if GROUPCONC__SHARDS == 1
-        groupconc__fifo_append(&ex->shards[0].refused, &b->rejected);
-#else
-        { /* each to its group's shard, where group_idle_locked looks for it */
-            groupconc_task *t;
-            while ((t = groupconc__fifo_pop(&b->rejected)) != NULL)
-                groupconc__fifo_push(&groupconc__shard_of(ex, t->group)->refused, t);
-        }
-#endif
-        groupconc__call_helper_locked(ex);
+        groupconc__refusals_defer_locked(ex, b, false);
     }
     if (n) (void)groupconc__kick_locked(ex);
 }
@@ -7457,18 +7484,20 @@ GROUPCONC__FN bool groupconc__watch_start_locked(groupconc_executor *ex) {
    spinning one (poked), else an idle one (woken: ~7 us, so only when needed), else a new one up to
    the pool's cap (pool_cap); beyond it the housekeeper's watch starts more if tasks block. Busy
    workers are not woken for: they pick up the next ready task themselves when they finish. The
-   ready tasks counted are every shard's (GROUPCONC__READY_COUNT): a worker takes any shard's. */
-GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
+   ready tasks counted are every shard's (GROUPCONC__READY_COUNT): a worker takes any shard's.
+   kick_for_locked gives `need` tasks a thread: the ready ones and the refusals left to a worker
+   (groupconc__refusals_defer_locked), which a worker's next step settles. */
+GROUPCONC__FN int groupconc__kick_for_locked(groupconc_executor *ex, size_t need) {
     size_t waking = atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed);
     size_t covered = waking + atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed);
     size_t blocked = atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed);
     int rc = GROUPCONC_OK;
-    if (GROUPCONC__READY_COUNT(ex) > covered &&
+    if (need > covered &&
         atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed)) {
         atomic_store_explicit(&ex->pool.spin_poke, 1, memory_order_relaxed); /* cheaper than a wake-up */
         covered++;
     }
-    while (GROUPCONC__READY_COUNT(ex) > covered &&
+    while (need > covered &&
            atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) > waking) { /* written under the lock */
 #if GROUPCONC__SHARDS > 1
         groupconc__work_signal(ex);
@@ -7482,18 +7511,18 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
     }
     /* the common cases: every ready task has a thread, or no more can start (busy workers take
        the next ready task themselves) */
-    if (GROUPCONC__READY_COUNT(ex) <= covered ||
+    if (need <= covered ||
         atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) >= (size_t)ex->policy.max_threads + blocked)
         return rc;
     for (;;) {
         size_t cap = groupconc__pool_cap(ex, blocked);
-        while (GROUPCONC__READY_COUNT(ex) > covered &&
+        while (need > covered &&
                atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) < cap) {
             rc = groupconc__spawn_locked(ex);
             if (rc != GROUPCONC_OK) return rc; /* tasks stay ready; an existing or later worker takes them */
             covered++;
         }
-        if (GROUPCONC__READY_COUNT(ex) <= covered ||
+        if (need <= covered ||
             atomic_load_explicit(&ex->keeper.watching, memory_order_relaxed) ||
             atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) >=
                 (size_t)ex->policy.max_threads + blocked ||
@@ -7501,6 +7530,10 @@ GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
             return rc;
         /* no housekeeper: pool.size is max_threads now, start them on demand */
     }
+}
+
+GROUPCONC__FN int groupconc__kick_locked(groupconc_executor *ex) {
+    return groupconc__kick_for_locked(ex, GROUPCONC__READY_COUNT(ex));
 }
 
 /* n completions leave ex->unfinished (executor-wide: a batch's tasks may be of several shards). With
@@ -8473,15 +8506,15 @@ GROUPCONC__FN bool groupconc__asleep_in_task(const groupconc__worker *w, uint64_
     return !groupconc__runnable(w) && atomic_load_explicit(&w->busy_since, memory_order_seq_cst) == since;
 }
 
-/* The tasks that wait for a worker: ready ones no worker on its way covers, and, with `stuck`
-   workers, the tasks those claimed in a batch and have not started (an idle worker would steal
-   them, a new one will). Under ex->lock. */
+/* The tasks that wait for a worker: ready ones and refusals left to a worker's drain that no worker
+   on its way covers, and, with `stuck` workers, the tasks those claimed in a batch and have not
+   started (an idle worker would steal them, a new one will). Under ex->lock. */
 GROUPCONC__FN size_t groupconc__unserved_locked(groupconc_executor *ex, size_t stuck) {
     const uint32_t gone = GROUPCONC__ST_STARTED | GROUPCONC__ST_TAKEN;
     size_t covered = atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed) +
                      atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed) +
                      (size_t)atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed);
-    size_t ready = GROUPCONC__READY_COUNT(ex); /* every shard's */
+    size_t ready = GROUPCONC__READY_COUNT(ex) + groupconc__refused_count_locked(ex); /* every shard's */
     size_t n = ready > covered ? ready - covered : 0;
     groupconc__shard *sh;
     groupconc_task *t;
@@ -8665,6 +8698,9 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
             uint64_t w = groupconc__watch_locked(ex, &b);
             if (w < wake) wake = w;
         }
+        /* what an expiry's hand-off refused (another group's threshold) settles on a worker, as
+           the quiet admission's refusals do: its rejection handler may wait for a task */
+        if (b.rejected.count) groupconc__refusals_defer_locked(ex, &b, true);
         if (b.todo.count || b.rejected.count || groupconc__totals_locked(ex).ready) /* every shard held */
             (void)groupconc__kick_locked(ex);
         if (b.todo.count || b.rejected.count || b.asks) { /* asks: fleet requests of tasks it admitted */

@@ -2122,6 +2122,168 @@ static void test_keeper_callbacks_cannot_block(void **state) {
     }
 }
 
+/* An expiry hands the expired task's global permit to a task of another group, which that group's
+   threshold then refuses: its rejection handler runs on a worker, not on the housekeeper (where a
+   wait would be EDEADLK and a block would stop the pool's watch), so it may wait for a task of its
+   own. Shape: global in-flight 3; b1 (group "b", concurrency 1, threshold 0) and e1 ("e",
+   concurrency 1) run until S runs; e2 waits at e's concurrency with a 20 ms deadline, holding the
+   third global permit; r ("b") waits at global. e2 expires, r is handed its permit and refused at
+   b's concurrency; the handler submits S and waits for it. */
+typedef struct expiry_refusal {
+    tu_latch started;  /* b1 and e1 run */
+    tu_latch release;  /* S ran: b1 and e1 may end */
+    atomic_int handled, wait_rc, s_status;
+} expiry_refusal;
+
+static int held_until_s(groupconc_context *ctx, void **out_value, void *arg) {
+    expiry_refusal *x = (expiry_refusal *)arg;
+    (void)ctx;
+    (void)out_value;
+    tu_latch_count_down(&x->started);
+    assert_true(tu_latch_wait(&x->release));
+    return 0;
+}
+
+static int s_body(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    tu_latch_open(&((expiry_refusal *)arg)->release);
+    return 0;
+}
+
+static void expiry_refusal_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
+    expiry_refusal *x = (expiry_refusal *)user_data;
+    groupconc_task *s;
+    groupconc_result r;
+    int rc;
+    atomic_fetch_add(&x->handled, 1);
+    assert_int_equal(rj->reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_false(rj->in_submit);
+    assert_int_equal(groupconc_submit(rj->executor, "s", "S", s_body, x, &s), GROUPCONC_OK);
+    rc = groupconc_task_wait(s, &r);
+    atomic_store(&x->wait_rc, rc);
+    if (rc == GROUPCONC_OK) atomic_store(&x->s_status, (int)r.status);
+    else tu_latch_open(&x->release); /* refused: let b1 and e1 end all the same */
+    groupconc_task_release(s);
+    out->status = GROUPCONC_STATUS_SUCCESS; /* a fallback */
+}
+
+static void test_expiry_refusal_handled_on_worker(void **state) {
+    expiry_refusal x;
+    groupconc_group_limits lim[2] = {{"b", 1, GROUPCONC_UNLIMITED, 0, 0}, {"e", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex;
+    groupconc_task *b1, *e1, *e2, *r;
+    groupconc_task_spec spec = {0};
+    groupconc_result res;
+    (void)state;
+    tu_latch_init(&x.started, 2);
+    tu_latch_init(&x.release, 1);
+    atomic_init(&x.handled, 0);
+    atomic_init(&x.wait_rc, 1);
+    atomic_init(&x.s_status, -1);
+    p.max_threads = 4;
+    p.global_max_in_flight = 3;
+    p.groups = lim;
+    p.group_count = 2;
+    p.reject_handler = expiry_refusal_handler;
+    p.reject_user_data = &x;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "b", "b1", held_until_s, &x, &b1), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "e", "e1", held_until_s, &x, &e1), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&x.started));
+    spec.group = "e";
+    spec.task_id = "e2";
+    spec.fn = tu_noop_fn;
+    spec.max_wait_ns = GROUPCONC_MS(20);
+    assert_int_equal(groupconc_submit_spec(ex, &spec, &e2), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "b", "r", tu_noop_fn, NULL, &r), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait(e2, &res), GROUPCONC_OK);
+    assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(res.reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+    assert_int_equal(groupconc_task_wait(r, &res), GROUPCONC_OK);
+    assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS); /* the handler's fallback */
+    assert_int_equal(atomic_load(&x.handled), 1);
+    assert_int_equal(atomic_load(&x.wait_rc), GROUPCONC_OK); /* EDEADLK on the housekeeper */
+    assert_int_equal(atomic_load(&x.s_status), GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(groupconc_task_wait(b1, &res), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait(e1, &res), GROUPCONC_OK);
+    groupconc_task_release(b1);
+    groupconc_task_release(e1);
+    groupconc_task_release(e2);
+    groupconc_task_release(r);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&x.release);
+    tu_latch_destroy(&x.started);
+}
+
+/* The same refusal while every worker sleeps in a task that waits for what the handler does (here
+   it opens their latch): the refusal is settled all the same, by a worker started for it (the
+   pool's cap allows more; the watch sees the refusal wait for a worker). Global in-flight 5: b1,
+   e1, x1 and x2 sleep, e2 waits at e's concurrency with a 20 ms deadline, r waits at global. */
+static atomic_int sleepers_handled;
+static tu_latch sleepers_open;
+
+static int sleeper(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    tu_latch_count_down((tu_latch *)arg);
+    assert_true(tu_latch_wait(&sleepers_open));
+    return 0;
+}
+
+static void open_sleepers_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
+    (void)user_data;
+    (void)out;
+    assert_int_equal(rj->reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    atomic_fetch_add(&sleepers_handled, 1);
+    tu_latch_open(&sleepers_open);
+}
+
+static void test_expiry_refusal_while_workers_sleep(void **state) {
+    groupconc_group_limits lim[3] = {{"b", 1, GROUPCONC_UNLIMITED, 0, 0},
+                                     {"e", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0},
+                                     {"x", 2, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex;
+    groupconc_task *e2, *r;
+    groupconc_task_spec spec = {0};
+    groupconc_result res;
+    tu_latch started;
+    (void)state;
+    tu_latch_init(&started, 4);
+    tu_latch_init(&sleepers_open, 1);
+    atomic_init(&sleepers_handled, 0);
+    p.max_threads = 8;
+    p.global_max_in_flight = 5;
+    p.groups = lim;
+    p.group_count = 3;
+    p.reject_handler = open_sleepers_handler;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "b", "b1", sleeper, &started, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "e", "e1", sleeper, &started, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "x", "x1", sleeper, &started, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "x", "x2", sleeper, &started, NULL), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&started)); /* every worker there is (at least 4) sleeps in one */
+    spec.group = "e";
+    spec.task_id = "e2";
+    spec.fn = tu_noop_fn;
+    spec.max_wait_ns = GROUPCONC_MS(20);
+    assert_int_equal(groupconc_submit_spec(ex, &spec, &e2), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "b", "r", tu_noop_fn, NULL, &r), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait(r, &res), GROUPCONC_OK); /* hung (30 s latch) if no worker came */
+    assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(res.reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(atomic_load(&sleepers_handled), 1);
+    assert_int_equal(groupconc_task_wait(e2, &res), GROUPCONC_OK);
+    assert_int_equal(res.reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+    groupconc_task_release(e2);
+    groupconc_task_release(r);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK); /* waits for the sleepers */
+    tu_latch_destroy(&sleepers_open);
+    tu_latch_destroy(&started);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expire_global_in_flight),
@@ -2146,6 +2308,8 @@ int main(void) {
         cmocka_unit_test(test_counters),
         cmocka_unit_test(test_load_deadlines_and_handoffs),
         cmocka_unit_test(test_keeper_callbacks_cannot_block),
+        cmocka_unit_test(test_expiry_refusal_handled_on_worker),
+        cmocka_unit_test(test_expiry_refusal_while_workers_sleep),
         cmocka_unit_test(test_cancel_inside_expiry_event),
         cmocka_unit_test(test_cancel_inside_expiry_event_counts),
     };

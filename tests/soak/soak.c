@@ -99,7 +99,8 @@ static void soak_chain_end(unsigned committed);
 #define SOAK_FEATURES(X)                                                                            \
     X(submit) X(submit_spec) X(wait) X(wait_for) X(is_done) X(cancel) X(cancel_dequeued) X(release) \
     X(on_complete) X(on_complete_in_callback) X(callback_run) X(execute_all) X(reject_abort)        \
-    X(reject_discard) X(caller_runs) X(reject_handler) X(handler_resubmit) X(listener_event)        \
+    X(reject_discard) X(caller_runs) X(reject_handler) X(handler_resubmit) X(handler_waits)         \
+    X(listener_event)                                                                           \
     X(resolver) X(defer) X(deferred_complete) SOAK_FEATURES_GATE(X) SOAK_FEATURES_SCOPES(X)         \
     X(deadline_expired) X(group_pause) X(executor_pause) X(group_limits) X(executor_limits)         \
     X(groups_reclaimed) X(cap_check) X(cap_reached) X(global_cap_check) X(fleet_ask) X(fleet_grant) \
@@ -308,6 +309,7 @@ enum { POL_ABORT, POL_DISCARD, POL_CALLER, POL_HANDLER };
 typedef struct round_state {
     groupconc_executor *ex;
     int policy;
+    bool fleet; /* this round has a fleet provider */
     rec *recs;
     atomic_uint nrec;
     unsigned cap;
@@ -787,7 +789,26 @@ static void soak_handler(const groupconc_rejection *rj, groupconc_reject_result 
             FEAT(handler_resubmit);
         }
         break;
-    default: break;
+    default:
+        /* a handler may wait for a task: it runs on a worker or the refusing thread, never on the
+           housekeeper for a refusal an expiry caused (hunt helper-79: EDEADLK there). EDEADLK
+           only where the housekeeper refused it itself: in a submit from its callbacks, or in a
+           fleet answer given inside an ask it made */
+        if (rnd(g, 4) == 0 && !atomic_load(&R.stop)) {
+            rec *f = rec_new(R_FOLLOW, key_names[rnd(g, NG)], M_QUICK);
+            groupconc_task *h = NULL;
+            if (f && submit_rec(rj->executor, f, 0, &h) == GROUPCONC_OK && h) {
+                groupconc_result res;
+                int w = groupconc_task_wait_for(h, GROUPCONC_MS(2), &res);
+                CHECK(w == GROUPCONC_OK || w == GROUPCONC_ETIMEDOUT ||
+                          (w == GROUPCONC_EDEADLK && (rj->in_submit || R.fleet)),
+                      "task %u: a wait in its rejection handler (%s, %s): %s", r->id, groupconc_errname(rj->reason),
+                      rj->in_submit ? "in submit" : "settled later", groupconc_errname(w));
+                FEAT(handler_waits);
+                drop_ref(f);
+            }
+        }
+        break;
     }
 }
 
@@ -1943,6 +1964,7 @@ static void run_round(int round, int64_t slice_ns) {
     int ending = round % 3; /* 0 graceful, 1 immediate, 2 from inside a task */
     bool graceful = ending == 0;
     bool fleet = (round / 2) % 3 != 0;
+    R.fleet = fleet;
 
     groupconc_policy p = groupconc_policy_default();
     p.resolver = soak_resolver;
