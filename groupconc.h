@@ -3191,8 +3191,9 @@ typedef struct groupconc__shard {
                                       (or, for shard 0, with the inbox) */
 #endif
     groupconc__mutex lock;         /* taken with every other shard's (see above) */
-    groupconc__fifo refused;       /* tasks of its groups a quiet admission refused, for the next
-                                      drain to settle (groupconc__admit_inbox_quiet_locked) */
+    groupconc__fifo refused;       /* tasks of its groups a quiet admission or an expiry's
+                                      hand-off refused, for the next drain to settle
+                                      (groupconc__refusals_defer_locked) */
     groupconc__fifo ready;
     groupconc__fifo running;       /* running tasks (flagged on shutdown / group shutdown) */
     groupconc__fifo deferred;      /* tasks whose body returned PENDING (flagged likewise) */
@@ -8124,8 +8125,8 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
    waiter of a group becomes ready), retire the previous completions, take the next ready tasks, or,
    with none and nothing of its own left to finish, help a stuck worker. An inbox drain refuses
    nothing unless a live change added a threshold meanwhile (ex->inbox_ok cleared) or a group's
-   queues could not be allocated: such rejections, and those a quiet admission left (ex->refused),
-   are settled with the rest of the step. True if there is something to do outside the lock. */
+   queues could not be allocated: such rejections, and those a quiet admission or the housekeeper
+   left (ex->refused), are settled with the rest of the step. True if there is something to do outside the lock. */
 GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, groupconc__batch *b) {
     groupconc_executor *ex = w->ex;
     size_t drained = groupconc__drain_locked(ex, b, false);
