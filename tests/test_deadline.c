@@ -2168,13 +2168,24 @@ static void expiry_refusal_handler(const groupconc_rejection *rj, groupconc_reje
     out->status = GROUPCONC_STATUS_SUCCESS; /* a fallback */
 }
 
+/* e2: group "e", 20 ms for its permits, behind e1 at e's concurrency; then r: group "b", behind
+   the full global in-flight cap. */
+static void submit_e2_and_r(groupconc_executor *ex, groupconc_task **e2, groupconc_task **r) {
+    groupconc_task_spec spec = {0};
+    spec.group = "e";
+    spec.task_id = "e2";
+    spec.fn = tu_noop_fn;
+    spec.max_wait_ns = GROUPCONC_MS(20);
+    assert_int_equal(groupconc_submit_spec(ex, &spec, e2), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "b", "r", tu_noop_fn, NULL, r), GROUPCONC_OK);
+}
+
 static void test_expiry_refusal_handled_on_worker(void **state) {
     expiry_refusal x;
     groupconc_group_limits lim[2] = {{"b", 1, GROUPCONC_UNLIMITED, 0, 0}, {"e", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0}};
     groupconc_policy p = groupconc_policy_default();
     groupconc_executor *ex;
     groupconc_task *b1, *e1, *e2, *r;
-    groupconc_task_spec spec = {0};
     groupconc_result res;
     (void)state;
     tu_latch_init(&x.started, 2);
@@ -2192,12 +2203,7 @@ static void test_expiry_refusal_handled_on_worker(void **state) {
     assert_int_equal(groupconc_submit(ex, "b", "b1", held_until_s, &x, &b1), GROUPCONC_OK);
     assert_int_equal(groupconc_submit(ex, "e", "e1", held_until_s, &x, &e1), GROUPCONC_OK);
     assert_true(tu_latch_wait(&x.started));
-    spec.group = "e";
-    spec.task_id = "e2";
-    spec.fn = tu_noop_fn;
-    spec.max_wait_ns = GROUPCONC_MS(20);
-    assert_int_equal(groupconc_submit_spec(ex, &spec, &e2), GROUPCONC_OK);
-    assert_int_equal(groupconc_submit(ex, "b", "r", tu_noop_fn, NULL, &r), GROUPCONC_OK);
+    submit_e2_and_r(ex, &e2, &r);
     assert_int_equal(groupconc_task_wait(e2, &res), GROUPCONC_OK);
     assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
     assert_int_equal(res.reason, GROUPCONC_EEXPIRED_CONCURRENCY);
@@ -2247,7 +2253,6 @@ static void test_expiry_refusal_while_workers_sleep(void **state) {
     groupconc_policy p = groupconc_policy_default();
     groupconc_executor *ex;
     groupconc_task *e2, *r;
-    groupconc_task_spec spec = {0};
     groupconc_result res;
     tu_latch started;
     (void)state;
@@ -2265,12 +2270,7 @@ static void test_expiry_refusal_while_workers_sleep(void **state) {
     assert_int_equal(groupconc_submit(ex, "x", "x1", sleeper, &started, NULL), GROUPCONC_OK);
     assert_int_equal(groupconc_submit(ex, "x", "x2", sleeper, &started, NULL), GROUPCONC_OK);
     assert_true(tu_latch_wait(&started)); /* every worker there is (at least 4) sleeps in one */
-    spec.group = "e";
-    spec.task_id = "e2";
-    spec.fn = tu_noop_fn;
-    spec.max_wait_ns = GROUPCONC_MS(20);
-    assert_int_equal(groupconc_submit_spec(ex, &spec, &e2), GROUPCONC_OK);
-    assert_int_equal(groupconc_submit(ex, "b", "r", tu_noop_fn, NULL, &r), GROUPCONC_OK);
+    submit_e2_and_r(ex, &e2, &r);
     assert_int_equal(groupconc_task_wait(r, &res), GROUPCONC_OK); /* hung (30 s latch) if no worker came */
     assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
     assert_int_equal(res.reason, GROUPCONC_EREJECTED_CONCURRENCY);
