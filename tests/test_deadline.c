@@ -2128,7 +2128,11 @@ static void test_keeper_callbacks_cannot_block(void **state) {
    own. Shape: global in-flight 3; b1 (group "b", concurrency 1, threshold 0) and e1 ("e",
    concurrency 1) run until S runs; e2 waits at e's concurrency with a 20 ms deadline, holding the
    third global permit; r ("b") waits at global. e2 expires, r is handed its permit and refused at
-   b's concurrency; the handler submits S and waits for it. */
+   b's concurrency; the handler submits S and waits for it. Should e2 expire before r's submit (a
+   loaded machine, valgrind), r is refused in its submit instead: again with a longer deadline. */
+static int64_t e2_max_wait;
+static atomic_int r_in_submit; /* r was refused in its own submit: the shape was missed */
+
 typedef struct expiry_refusal {
     tu_latch started;  /* b1 and e1 run */
     tu_latch release;  /* S ran: b1 and e1 may end */
@@ -2158,7 +2162,7 @@ static void expiry_refusal_handler(const groupconc_rejection *rj, groupconc_reje
     int rc;
     atomic_fetch_add(&x->handled, 1);
     assert_int_equal(rj->reason, GROUPCONC_EREJECTED_CONCURRENCY);
-    assert_false(rj->in_submit);
+    if (rj->in_submit) atomic_store(&r_in_submit, 1);
     assert_int_equal(groupconc_submit(rj->executor, "s", "S", s_body, x, &s), GROUPCONC_OK);
     rc = groupconc_task_wait(s, &r);
     atomic_store(&x->wait_rc, rc);
@@ -2168,26 +2172,26 @@ static void expiry_refusal_handler(const groupconc_rejection *rj, groupconc_reje
     out->status = GROUPCONC_STATUS_SUCCESS; /* a fallback */
 }
 
-/* e2: group "e", 20 ms for its permits, behind e1 at e's concurrency; then r: group "b", behind
+/* e2: group "e", e2_max_wait for its permits, behind e1 at e's concurrency; then r: group "b", behind
    the full global in-flight cap. */
 static void submit_e2_and_r(groupconc_executor *ex, groupconc_task **e2, groupconc_task **r) {
     groupconc_task_spec spec = {0};
     spec.group = "e";
     spec.task_id = "e2";
     spec.fn = tu_noop_fn;
-    spec.max_wait_ns = GROUPCONC_MS(20);
+    spec.max_wait_ns = e2_max_wait;
     assert_int_equal(groupconc_submit_spec(ex, &spec, e2), GROUPCONC_OK);
     assert_int_equal(groupconc_submit(ex, "b", "r", tu_noop_fn, NULL, r), GROUPCONC_OK);
 }
 
-static void test_expiry_refusal_handled_on_worker(void **state) {
+static bool expiry_refusal_run(void) {
     expiry_refusal x;
     groupconc_group_limits lim[2] = {{"b", 1, GROUPCONC_UNLIMITED, 0, 0}, {"e", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0}};
     groupconc_policy p = groupconc_policy_default();
     groupconc_executor *ex;
     groupconc_task *b1, *e1, *e2, *r;
     groupconc_result res;
-    (void)state;
+    atomic_store(&r_in_submit, 0);
     tu_latch_init(&x.started, 2);
     tu_latch_init(&x.release, 1);
     atomic_init(&x.handled, 0);
@@ -2221,12 +2225,29 @@ static void test_expiry_refusal_handled_on_worker(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     tu_latch_destroy(&x.release);
     tu_latch_destroy(&x.started);
+    return !atomic_load(&r_in_submit);
+}
+
+/* Runs `run` with a 20 ms deadline for e2, longer while the shape is missed. */
+static void expiry_refusal_tries(bool (*run)(void)) {
+    int tries = 0;
+    e2_max_wait = GROUPCONC_MS(20);
+    while (!run()) {
+        assert_true(++tries < 5);
+        e2_max_wait *= 4;
+    }
+}
+
+static void test_expiry_refusal_handled_on_worker(void **state) {
+    (void)state;
+    expiry_refusal_tries(expiry_refusal_run);
 }
 
 /* The same refusal while every worker sleeps in a task that waits for what the handler does (here
    it opens their latch): the refusal is settled all the same, by a worker started for it (the
    pool's cap allows more; the watch sees the refusal wait for a worker). Global in-flight 5: b1,
-   e1, x1 and x2 sleep, e2 waits at e's concurrency with a 20 ms deadline, r waits at global. */
+   e1, x1 and x2 sleep, e2 waits at e's concurrency with a 20 ms deadline, r waits at global
+   (tried again as above if r is refused in its submit). */
 static atomic_int sleepers_handled;
 static tu_latch sleepers_open;
 
@@ -2242,11 +2263,12 @@ static void open_sleepers_handler(const groupconc_rejection *rj, groupconc_rejec
     (void)user_data;
     (void)out;
     assert_int_equal(rj->reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    if (rj->in_submit) atomic_store(&r_in_submit, 1);
     atomic_fetch_add(&sleepers_handled, 1);
     tu_latch_open(&sleepers_open);
 }
 
-static void test_expiry_refusal_while_workers_sleep(void **state) {
+static bool sleepers_run(void) {
     groupconc_group_limits lim[3] = {{"b", 1, GROUPCONC_UNLIMITED, 0, 0},
                                      {"e", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0},
                                      {"x", 2, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0}};
@@ -2255,7 +2277,7 @@ static void test_expiry_refusal_while_workers_sleep(void **state) {
     groupconc_task *e2, *r;
     groupconc_result res;
     tu_latch started;
-    (void)state;
+    atomic_store(&r_in_submit, 0);
     tu_latch_init(&started, 4);
     tu_latch_init(&sleepers_open, 1);
     atomic_init(&sleepers_handled, 0);
@@ -2282,6 +2304,12 @@ static void test_expiry_refusal_while_workers_sleep(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK); /* waits for the sleepers */
     tu_latch_destroy(&sleepers_open);
     tu_latch_destroy(&started);
+    return !atomic_load(&r_in_submit);
+}
+
+static void test_expiry_refusal_while_workers_sleep(void **state) {
+    (void)state;
+    expiry_refusal_tries(sleepers_run);
 }
 
 int main(void) {
