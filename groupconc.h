@@ -294,11 +294,13 @@
        children a group of their own.
        With a queue deadline or group_idle_ns in use, or once every worker the pool's size allows
        is busy with tasks waiting, each executor has one housekeeper thread:
-       expired tasks complete (events, cleanups, callbacks) there (a refusal that an expiry
-       causes, a permit handed to a waiter its group's queue threshold then refuses, is settled
-       on a worker: its rejection handler may wait). It must not block: a wait on a
-       task there returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it
-       waits for), and so do groupconc_execute_all (nothing submitted) and groupconc_scope_open
+       expired tasks complete (events, cleanups, callbacks) there; a call made from there (a
+       retry's submit) leaves what the workers have pending to them. A refusal that an expiry
+       causes (a permit handed to a waiter its group's queue threshold then refuses) is settled
+       on a worker, where its rejection handler may wait; only when none can come (every worker
+       busy at max_threads) on the housekeeper. It must not block: a wait on a task there
+       returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it waits for),
+       and so do groupconc_execute_all (nothing submitted) and groupconc_scope_open
        (a scope's join and close wait); groupconc_task_wait_for with timeout 0 (a poll) works, and
        follow-up work goes in with groupconc_submit (it waits for no task).
        The resolver runs under a lock of the key table, its key's stripe's (with queue thresholds in
@@ -393,8 +395,8 @@
                    waiting_fleet, ready, running, deferred; and two for tasks a layer refused whose
                    outcome is not final: caller_runs, refused under CALLER_RUNS, its REJECTED event
                    under way (on the thread that refused it: its submitter, or a worker) or its
-                   run inside its submit; refused, by an admission where no callback may run, its
-                   REJECTED event left to the next locked step. Not listed: a refusal waiting on
+                   run inside its submit; refused, by an admission where no callback may run or by
+                   a hand-off from an expiry, its REJECTED event left to a worker's next locked step. Not listed: a refusal waiting on
                    its refusing thread for the REJECTED events before it, and one a rejection
                    handler is deciding; each is in its group's refusing (and submitted, not yet
                    completed)), age_ns since it first had to wait, from a coarse
@@ -474,8 +476,9 @@
          Blocked tasks are noticed after about 1 ms (a stall) or 10 ms (one long task among moving
          ones), unless the task says so (groupconc_context_blocking); on Linux a task that waits by
          spinning is not seen at all (it runs): such a task must say so first. User code that runs
-         on the housekeeper (an expired task's events, cleanup and callbacks) must not block:
-         while it does, the pool does not grow either.
+         on the housekeeper (an expired task's events, cleanup and callbacks; with every worker
+         busy at max_threads, the rejection handler of a refusal its expiry causes) must not
+         block: while it does, the pool does not grow either.
        - Gate permits are not tasks: a graceful shutdown does not wait for them.
        - Cancelling a fork through its handle flags that fork only; shutting its scope down also
          reaches the scopes opened inside it.
@@ -5543,15 +5546,35 @@ GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
     return head != NULL && head != GROUPCONC__INBOX_CLOSED(ex);
 }
 
+GROUPCONC__FN void groupconc__refusals_defer_locked(groupconc_executor *ex, groupconc__batch *b, bool keep_expired);
+
 /* Admit every task in the inbox, oldest first. Under ex->lock; `close` (shutdown) leaves the inbox
    closed, so that a later push fails. The submitter took no group reference: a group cannot leave
    the table while one of its tasks is in the inbox (evict and reclaim drain under the group's stripe
-   lock, and a push happens under that lock with the group found in the table). */
+   lock, and a push happens under that lock with the group found in the table). On the housekeeper
+   (an API call from an expired task's callback) it runs no other task's code but the shutdown's:
+   it admits as a quiet caller does, the refusals left to a worker. */
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
     groupconc__shard *sh;
+    int keeper = -1; /* on the housekeeper (a call from an expired task's callback)? asked once, if at all */
     GROUPCONC__EACH_SHARD(ex, sh) /* every shard's refusals, settled as ours (every shard is held) */
-        if (sh->refused.count) groupconc__fifo_append(&b->rejected, &sh->refused);
+        if (sh->refused.count) {
+            if (keeper < 0) keeper = groupconc__in_keeper(ex);
+            if (keeper && !close) break; /* left to a worker: their handlers may wait (a shutdown takes them) */
+            groupconc__fifo_append(&b->rejected, &sh->refused);
+        }
     if (!close && !groupconc__inbox_pending(ex)) return 0;
+    if (keeper < 0) keeper = groupconc__in_keeper(ex);
+    if (keeper && !close) { /* as a quiet admission: no helping (it completes other tasks), and */
+        groupconc__fifo before = b->rejected, empty = {0}; /* others' submits' refusals: a worker's */
+        size_t n;
+        b->rejected = empty;
+        n = groupconc__admit_inbox_locked(ex, b, false);
+        groupconc__refusals_defer_locked(ex, b, true);
+        groupconc__fifo_append(&before, &b->rejected); /* those it kept (no worker can come) */
+        b->rejected = before;
+        return n;
+    }
     groupconc__help_locked(ex, b, false); /* a permit it needs may sit with a finished task */
     return groupconc__admit_inbox_locked(ex, b, close);
 }
@@ -5612,15 +5635,32 @@ GROUPCONC__FN size_t groupconc__refused_count_locked(const groupconc_executor *e
 #endif
 }
 
+/* Whether a worker will take the lock without finishing its task first: one spinning, waking,
+   starting or idle, or room for one more (kick_for_locked starts it, or the watch does once the
+   busy ones sleep). Under ex->lock. */
+GROUPCONC__FN bool groupconc__worker_can_come_locked(groupconc_executor *ex) {
+    return atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed) ||
+           atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) ||
+           atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed) ||
+           atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed) ||
+           atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) <
+               (size_t)ex->policy.max_threads + atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed);
+}
+
 /* Leave the refusals in b->rejected to the next drain (ex->refused: each in its group's shard, where
    group_idle_locked looks for it), and call an idle worker to do it: settling one (its events,
    rejection handler, CALLER_RUNS run, callbacks) runs user code that may wait, which a worker can
-   and a quiet caller or the housekeeper cannot. `keep_expired`: the expired tasks stay in b (their
-   completion is the housekeeper's: no handler runs for them). Under ex->lock (every shard). */
+   and a quiet caller or the housekeeper cannot. `keep_expired` (the housekeeper): the expired tasks
+   stay in b (their completion is the housekeeper's: no handler runs for them), and so does every
+   refusal when no worker can come (groupconc__worker_can_come_locked: every one busy at
+   max_threads), which could otherwise wait for tasks that wait for its handler. Under ex->lock
+   (every shard). */
 GROUPCONC__FN void groupconc__refusals_defer_locked(groupconc_executor *ex, groupconc__batch *b, bool keep_expired) {
     groupconc__fifo kept = {0};
     groupconc_task *t;
     size_t moved = 0;
+    if (keep_expired && !groupconc__worker_can_come_locked(ex))
+        return; /* every worker busy at max_threads: settled here, as before (they may wait for it) */
     while ((t = groupconc__fifo_pop(&b->rejected)) != NULL) {
         if (keep_expired && groupconc__is_expiry(-(int)t->reject_code)) {
             groupconc__fifo_push(&kept, t);
@@ -8176,8 +8216,8 @@ GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uin
     groupconc_executor *ex = w->ex;
     bool signalled;
     uint64_t until;
-    if (GROUPCONC__READY_COUNT(ex) == 0 && groupconc__pool_surplus_locked(ex, groupconc__coarse_now_ns()) &&
-        groupconc__worker_retire_locked(w))
+    if (GROUPCONC__READY_COUNT(ex) == 0 && groupconc__refused_count_locked(ex) == 0 &&
+        groupconc__pool_surplus_locked(ex, groupconc__coarse_now_ns()) && groupconc__worker_retire_locked(w))
         return false; /* one too many (it looked at the inbox under the stripe locks) */
     /* P1, the worker's end: both before its last look at the inbox */
     atomic_fetch_add_explicit(&ex->pool.nidle, 1, memory_order_seq_cst);
@@ -8202,8 +8242,9 @@ GROUPCONC__FN bool groupconc__worker_sleep_locked(groupconc__worker_loop *w, uin
     if (nap) atomic_fetch_sub_explicit(&ex->pool.nnapping, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed))
         atomic_fetch_sub_explicit(&ex->pool.nwaking, 1, memory_order_seq_cst); /* P1: before its next look */
-    if (!signalled && GROUPCONC__READY_COUNT(ex) == 0 && !ex->stopping &&
-        groupconc__now_ns() - w->idle_since >= (uint64_t)ex->policy.keep_alive_ns)
+    /* nothing ready nor refused: a kick counted it idle and woke nobody else (kick_for_locked) */
+    if (!signalled && GROUPCONC__READY_COUNT(ex) == 0 && groupconc__refused_count_locked(ex) == 0 &&
+        !ex->stopping && groupconc__now_ns() - w->idle_since >= (uint64_t)ex->policy.keep_alive_ns)
         return !groupconc__worker_retire_locked(w); /* idle too long */
     return true;
 }

@@ -2132,6 +2132,16 @@ static void test_keeper_callbacks_cannot_block(void **state) {
    loaded machine, valgrind), r is refused in its submit instead: again with a longer deadline. */
 static int64_t e2_max_wait;
 static atomic_int r_in_submit; /* r was refused in its own submit: the shape was missed */
+static bool e2_cb_submits;         /* e2's completion callback (on the housekeeper) submits */
+static groupconc_executor *e2_ex;
+
+/* A retry on expiry: its submit's drain on the housekeeper must leave r's refusal to a worker. */
+static void e2_retry_cb(groupconc_task *task, const groupconc_result *result, void *user_data) {
+    (void)task;
+    (void)result;
+    (void)user_data;
+    assert_int_equal(groupconc_submit(e2_ex, "z", "retry", tu_noop_fn, NULL, NULL), GROUPCONC_OK);
+}
 
 typedef struct expiry_refusal {
     tu_latch started;  /* b1 and e1 run */
@@ -2181,6 +2191,8 @@ static void submit_e2_and_r(groupconc_executor *ex, groupconc_task **e2, groupco
     spec.fn = tu_noop_fn;
     spec.max_wait_ns = e2_max_wait;
     assert_int_equal(groupconc_submit_spec(ex, &spec, e2), GROUPCONC_OK);
+    e2_ex = ex;
+    if (e2_cb_submits) assert_int_equal(groupconc_task_on_complete(*e2, e2_retry_cb, NULL), GROUPCONC_OK);
     assert_int_equal(groupconc_submit(ex, "b", "r", tu_noop_fn, NULL, r), GROUPCONC_OK);
 }
 
@@ -2243,6 +2255,15 @@ static void test_expiry_refusal_handled_on_worker(void **state) {
     expiry_refusal_tries(expiry_refusal_run);
 }
 
+/* The same with a callback of e2 that submits (hunt helper-80 D1: that submit's drain, on the
+   housekeeper, took r's refusal and settled it there). */
+static void test_expiry_refusal_callback_submits(void **state) {
+    (void)state;
+    e2_cb_submits = true;
+    expiry_refusal_tries(expiry_refusal_run);
+    e2_cb_submits = false;
+}
+
 /* The same refusal while every worker sleeps in a task that waits for what the handler does (here
    it opens their latch): the refusal is settled all the same, by a worker started for it (the
    pool's cap allows more; the watch sees the refusal wait for a worker). Global in-flight 5: b1,
@@ -2268,6 +2289,8 @@ static void open_sleepers_handler(const groupconc_rejection *rj, groupconc_rejec
     tu_latch_open(&sleepers_open);
 }
 
+static int sleepers_max_threads;
+
 static bool sleepers_run(void) {
     groupconc_group_limits lim[3] = {{"b", 1, GROUPCONC_UNLIMITED, 0, 0},
                                      {"e", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0},
@@ -2281,7 +2304,7 @@ static bool sleepers_run(void) {
     tu_latch_init(&started, 4);
     tu_latch_init(&sleepers_open, 1);
     atomic_init(&sleepers_handled, 0);
-    p.max_threads = 8;
+    p.max_threads = sleepers_max_threads;
     p.global_max_in_flight = 5;
     p.groups = lim;
     p.group_count = 3;
@@ -2293,7 +2316,13 @@ static bool sleepers_run(void) {
     assert_int_equal(groupconc_submit(ex, "x", "x2", sleeper, &started, NULL), GROUPCONC_OK);
     assert_true(tu_latch_wait(&started)); /* every worker there is (at least 4) sleeps in one */
     submit_e2_and_r(ex, &e2, &r);
-    assert_int_equal(groupconc_task_wait(r, &res), GROUPCONC_OK); /* hung (30 s latch) if no worker came */
+    /* polled: a wait on r would settle its refusal on this thread (a waiter finishes what it can) */
+    int64_t until = tu_now_ns() + 10 * TU_SEC;
+    bool done = false;
+    while (assert_int_equal(groupconc_task_is_done(r, &done), GROUPCONC_OK), !done && tu_now_ns() < until)
+        tu_sleep_ns(TU_MS);
+    assert_true(done); /* else nobody settled it: the sleepers wait for its handler */
+    assert_int_equal(groupconc_task_wait(r, &res), GROUPCONC_OK);
     assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
     assert_int_equal(res.reason, GROUPCONC_EREJECTED_CONCURRENCY);
     assert_int_equal(atomic_load(&sleepers_handled), 1);
@@ -2309,6 +2338,16 @@ static bool sleepers_run(void) {
 
 static void test_expiry_refusal_while_workers_sleep(void **state) {
     (void)state;
+    sleepers_max_threads = 8;
+    expiry_refusal_tries(sleepers_run);
+}
+
+/* The same at max_threads: no worker can come (all four sleep), so the housekeeper settles the
+   refusal itself, as an expired task's completion (hunt helper-80 D2: it waited for the sleepers'
+   timeout). */
+static void test_expiry_refusal_at_max_threads(void **state) {
+    (void)state;
+    sleepers_max_threads = 4;
     expiry_refusal_tries(sleepers_run);
 }
 
@@ -2338,6 +2377,8 @@ int main(void) {
         cmocka_unit_test(test_keeper_callbacks_cannot_block),
         cmocka_unit_test(test_expiry_refusal_handled_on_worker),
         cmocka_unit_test(test_expiry_refusal_while_workers_sleep),
+        cmocka_unit_test(test_expiry_refusal_callback_submits),
+        cmocka_unit_test(test_expiry_refusal_at_max_threads),
         cmocka_unit_test(test_cancel_inside_expiry_event),
         cmocka_unit_test(test_cancel_inside_expiry_event_counts),
     };
