@@ -294,15 +294,20 @@
        children a group of their own.
        With a queue deadline or group_idle_ns in use, or once every worker the pool's size allows
        is busy with tasks waiting, each executor has one housekeeper thread:
-       expired tasks complete (events, cleanups, callbacks) there; a call made from there (a
-       retry's submit) leaves what the workers have pending to them. A refusal that an expiry
-       causes (a permit handed to a waiter its group's queue threshold then refuses) is settled
-       on a worker, where its rejection handler may wait; only when none can come (every worker
-       busy at max_threads) on the housekeeper. It must not block: a wait on a task there
-       returns GROUPCONC_EDEADLK (it would hold up every deadline, maybe the one it waits for),
-       and so do groupconc_execute_all (nothing submitted) and groupconc_scope_open
-       (a scope's join and close wait); groupconc_task_wait_for with timeout 0 (a poll) works, and
-       follow-up work goes in with groupconc_submit (it waits for no task).
+       expired tasks complete (events, cleanups, callbacks) there. A refusal that a hand-off
+       made there causes (a permit that an expired task held, or that a call from its callback
+       frees: a cancel, a group shutdown, a raised cap, handed to a waiter its group's queue
+       threshold then refuses) is settled on a worker, started for it if none is idle, where its
+       rejection handler may wait; only when none can come (every worker busy at max_threads, or
+       a thread start failed) on the housekeeper, and so are an executor shutdown's from there. A
+       call made there (a retry's submit) leaves what the workers have pending to them. It must
+       not block: a wait on a task there returns GROUPCONC_EDEADLK (it would hold up every
+       deadline, maybe the one it waits for), and so do groupconc_execute_all (nothing submitted)
+       and groupconc_scope_open (a scope's join and close wait); groupconc_task_wait_for with
+       timeout 0 (a poll) works, and follow-up work goes in with groupconc_submit (it waits for no
+       task; a refusal in that submit is its own, handled there). A fleet provider's acquire may
+       be called there too (an expired task's permit took a waiter to the fleet layer): an answer
+       given inside it runs what it leads to there (see groupconc_fleet_provider).
        The resolver runs under a lock of the key table, its key's stripe's (with queue thresholds in
        the policy, or from an executor gate's try-acquire or a pause, under the executor lock too;
        at max_groups, or from groupconc_group_limits_set, every stripe's), so that it is called
@@ -476,9 +481,9 @@
          Blocked tasks are noticed after about 1 ms (a stall) or 10 ms (one long task among moving
          ones), unless the task says so (groupconc_context_blocking); on Linux a task that waits by
          spinning is not seen at all (it runs): such a task must say so first. User code that runs
-         on the housekeeper (an expired task's events, cleanup and callbacks; with every worker
-         busy at max_threads, the rejection handler of a refusal its expiry causes) must not
-         block: while it does, the pool does not grow either.
+         on the housekeeper (an expired task's events, cleanup and callbacks; when no worker can
+         come, the rejection handler of a refusal its expiry causes) must not block: while it
+         does, the pool does not grow either.
        - Gate permits are not tasks: a graceful shutdown does not wait for them.
        - Cancelling a fork through its handle flags that fork only; shutting its scope down also
          reaches the scopes opened inside it.
@@ -3129,6 +3134,8 @@ typedef struct groupconc__pool {
                                       a worker does not spin past them (exec_mutex_lock_slow) */
     _Atomic size_t nhinted;        /* running tasks that called groupconc_context_blocking: the
                                       pool may start this many beyond its size (up to max_threads) */
+    bool start_failed;             /* the last worker start failed: none may come for a refusal
+                                      (groupconc__worker_can_come_locked) */
     _Atomic size_t size;           /* workers kick_locked starts for ready tasks: min(CPUs,
                                       max_threads); max_threads if the housekeeper cannot start */
     /* with more shards, per shard (sh->nchains), a chain being one group's */
@@ -5523,12 +5530,29 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
 
 /* Hand-offs can cascade (a task handed a global permit may be rejected at its group and pass the
    permit on), so they are processed from a worklist, never by recursion. */
+GROUPCONC__FN void groupconc__refusals_defer_locked(groupconc_executor *ex, groupconc__fifo *rejected, bool keeper);
+
+/* The refusals a hand-off made on the housekeeper (the expiry's, or a call's from an expired task's
+   callback: a cancel, a shutdown of a group, a raised cap), the last of b->rejected from `before`
+   on: left to a worker, whose thread may wait in their handlers (refusals_defer_locked); an
+   executor shutdown's are settled by its caller. The first `before` stay (a submit's own). */
+GROUPCONC__FN void groupconc__pump_refusals_locked(groupconc_executor *ex, groupconc__batch *b, uint32_t before) {
+    groupconc__fifo first = {0};
+    if (!groupconc__in_keeper(ex) || atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return;
+    while (before--) groupconc__fifo_push(&first, groupconc__fifo_pop(&b->rejected));
+    groupconc__refusals_defer_locked(ex, &b->rejected, true);
+    groupconc__fifo_append(&first, &b->rejected); /* the ones kept: no worker can come */
+    b->rejected = first;
+}
+
 GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) {
     groupconc_task *t;
+    uint32_t before = b->rejected.count;
     while ((t = groupconc__fifo_pop(&b->advance)) != NULL) {
         groupconc__admit(ex, t, b);
         groupconc__debug_check(ex, t->group);
     }
+    if (b->rejected.count != before) groupconc__pump_refusals_locked(ex, b, before);
 }
 
 /* ==== inbox: submitting without the executor lock =============================================== */
@@ -5545,8 +5569,6 @@ GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
     groupconc_task *head = atomic_load_explicit(&ex->inbox.head, memory_order_seq_cst);
     return head != NULL && head != GROUPCONC__INBOX_CLOSED(ex);
 }
-
-GROUPCONC__FN void groupconc__refusals_defer_locked(groupconc_executor *ex, groupconc__batch *b, bool keep_expired);
 
 /* Admit every task in the inbox, oldest first. Under ex->lock; `close` (shutdown) leaves the inbox
    closed, so that a later push fails. The submitter took no group reference: a group cannot leave
@@ -5570,7 +5592,7 @@ GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__
         size_t n;
         b->rejected = empty;
         n = groupconc__admit_inbox_locked(ex, b, false);
-        groupconc__refusals_defer_locked(ex, b, true);
+        groupconc__refusals_defer_locked(ex, &b->rejected, true);
         groupconc__fifo_append(&before, &b->rejected); /* those it kept (no worker can come) */
         b->rejected = before;
         return n;
@@ -5635,44 +5657,61 @@ GROUPCONC__FN size_t groupconc__refused_count_locked(const groupconc_executor *e
 #endif
 }
 
-/* Whether a worker will take the lock without finishing its task first: one spinning, waking,
-   starting or idle, or room for one more (kick_for_locked starts it, or the watch does once the
-   busy ones sleep). Under ex->lock. */
-GROUPCONC__FN bool groupconc__worker_can_come_locked(groupconc_executor *ex) {
+/* Whether a worker is on its way to the lock: spinning, idle (a kick wakes it), waking or starting.
+   Under ex->lock. */
+GROUPCONC__FN bool groupconc__worker_on_way_locked(groupconc_executor *ex) {
     return atomic_load_explicit(&ex->pool.nspinning, memory_order_relaxed) ||
            atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed) ||
            atomic_load_explicit(&ex->pool.nwaking, memory_order_relaxed) ||
-           atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed) ||
-           atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) <
-               (size_t)ex->policy.max_threads + atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed);
+           atomic_load_explicit(&ex->pool.nstarting, memory_order_relaxed);
 }
 
-/* Leave the refusals in b->rejected to the next drain (ex->refused: each in its group's shard, where
-   group_idle_locked looks for it), and call an idle worker to do it: settling one (its events,
+/* Whether a worker will take the lock without finishing its task first: one on its way, or room
+   for one more that can start (kick_for_locked starts it, or the watch does once the busy ones
+   sleep; not after a start failed). Under ex->lock. */
+GROUPCONC__FN bool groupconc__worker_can_come_locked(groupconc_executor *ex) {
+    return groupconc__worker_on_way_locked(ex) ||
+           (!ex->pool.start_failed &&
+            atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) <
+                (size_t)ex->policy.max_threads + atomic_load_explicit(&ex->pool.nblocked, memory_order_relaxed));
+}
+
+/* Every shard's refusals left to a worker, taken into `to` (by a caller that settles them). Under
+   ex->lock (every shard). */
+GROUPCONC__FN void groupconc__refused_take_locked(groupconc_executor *ex, groupconc__fifo *to) {
+    groupconc__shard *sh;
+    GROUPCONC__EACH_SHARD(ex, sh)
+        if (sh->refused.count) groupconc__fifo_append(to, &sh->refused);
+}
+
+GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex);
+
+/* Leave the refusals in `rejected` to the next drain (ex->refused: each in its group's shard, where
+   group_idle_locked looks for it), and find a thread for them: settling one (its events,
    rejection handler, CALLER_RUNS run, callbacks) runs user code that may wait, which a worker can
-   and a quiet caller or the housekeeper cannot. `keep_expired` (the housekeeper): the expired tasks
-   stay in b (their completion is the housekeeper's: no handler runs for them), and so does every
-   refusal when no worker can come (groupconc__worker_can_come_locked: every one busy at
-   max_threads), which could otherwise wait for tasks that wait for its handler. Under ex->lock
-   (every shard). */
-GROUPCONC__FN void groupconc__refusals_defer_locked(groupconc_executor *ex, groupconc__batch *b, bool keep_expired) {
-    groupconc__fifo kept = {0};
+   and a quiet caller or the housekeeper cannot. `keeper` (on the housekeeper): the expired tasks
+   stay (their completion is the housekeeper's: no handler runs for them); with no worker on its
+   way one is started for the others, beyond the pool's size if need be (the busy ones may compute
+   for long, or wait for the handler; it retires as a surplus one), and when none can start
+   (max_threads reached, a start failed) they stay too: the housekeeper settles them, as its own.
+   Under ex->lock (every shard). */
+GROUPCONC__FN void groupconc__refusals_defer_locked(groupconc_executor *ex, groupconc__fifo *rejected, bool keeper) {
+    groupconc__fifo kept = {0}, defer = {0};
     groupconc_task *t;
-    size_t moved = 0;
-    if (keep_expired && !groupconc__worker_can_come_locked(ex))
-        return; /* every worker busy at max_threads: settled here, as before (they may wait for it) */
-    while ((t = groupconc__fifo_pop(&b->rejected)) != NULL) {
-        if (keep_expired && groupconc__is_expiry(-(int)t->reject_code)) {
-            groupconc__fifo_push(&kept, t);
-        } else {
-            groupconc__fifo_push(&groupconc__shard_of(ex, t->group)->refused, t);
-            moved++;
-        }
+    while ((t = groupconc__fifo_pop(rejected)) != NULL)
+        groupconc__fifo_push(keeper && groupconc__is_expiry(-(int)t->reject_code) ? &kept : &defer, t);
+    groupconc__fifo_append(rejected, &kept);
+    if (!defer.count) return;
+    if (keeper && !groupconc__worker_on_way_locked(ex) &&
+        (!groupconc__worker_can_come_locked(ex) || groupconc__spawn_locked(ex) != GROUPCONC_OK)) {
+        groupconc__fifo_append(rejected, &defer); /* no worker can come: settled here */
+        return;
     }
-    groupconc__fifo_append(&b->rejected, &kept);
+    while ((t = groupconc__fifo_pop(&defer)) != NULL)
+        groupconc__fifo_push(&groupconc__shard_of(ex, t->group)->refused, t);
     /* a thread for each: an idle worker, a new one, else the watch (every worker may sleep in a
        task that waits for what a handler does) */
-    if (moved) (void)groupconc__kick_for_locked(ex, GROUPCONC__READY_COUNT(ex) + groupconc__refused_count_locked(ex));
+    (void)groupconc__kick_for_locked(ex, GROUPCONC__READY_COUNT(ex) + groupconc__refused_count_locked(ex));
 }
 
 /* The inbox admitted where no user code may run: groupconc__lock_quiet (the read-only calls, a
@@ -5685,7 +5724,7 @@ GROUPCONC__FN void groupconc__admit_inbox_quiet_locked(groupconc_executor *ex, g
     size_t n = groupconc__admit_inbox_locked(ex, b, false);
     if (b->rejected.count) {
         groupconc__pump(ex, b); /* a refused task's permits: to waiters */
-        groupconc__refusals_defer_locked(ex, b, false);
+        groupconc__refusals_defer_locked(ex, &b->rejected, groupconc__in_keeper(ex));
     }
     if (n) (void)groupconc__kick_locked(ex);
 }
@@ -7428,6 +7467,7 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
         GROUPCONC_FREE(w);
     }
     w = (groupconc__worker *)GROUPCONC_MALLOC(sizeof *w);
+    ex->pool.start_failed = !w;
     if (!w) return GROUPCONC_ENOMEM;
     w->exec = ex;
     atomic_init(&w->nret, 0);
@@ -7445,6 +7485,7 @@ GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex) {
     w->turn = w->home + 1;
 #endif
     rc = groupconc__thread_start_(&w->thread, groupconc__worker_main, w);
+    ex->pool.start_failed = rc != GROUPCONC_OK;
     if (rc != GROUPCONC_OK) {
         GROUPCONC_FREE(w);
         return rc;
@@ -8742,7 +8783,10 @@ GROUPCONC__FN int groupconc__keeper_main(void *arg) {
         }
         /* what an expiry's hand-off refused (another group's threshold) settles on a worker, as
            the quiet admission's refusals do: its rejection handler may wait for a task */
-        if (b.rejected.count) groupconc__refusals_defer_locked(ex, &b, true);
+        if (b.rejected.count) groupconc__refusals_defer_locked(ex, &b.rejected, true);
+        /* deferred, then no worker could come after all (the watch's starts failed, max_threads
+           reached): settled here */
+        if (!groupconc__worker_can_come_locked(ex)) groupconc__refused_take_locked(ex, &b.rejected);
         if (b.todo.count || b.rejected.count || groupconc__totals_locked(ex).ready) /* every shard held */
             (void)groupconc__kick_locked(ex);
         if (b.todo.count || b.rejected.count || b.asks) { /* asks: fleet requests of tasks it admitted */

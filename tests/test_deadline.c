@@ -2351,6 +2351,243 @@ static void test_expiry_refusal_at_max_threads(void **state) {
     expiry_refusal_tries(sleepers_run);
 }
 
+/* A hand-off made by a call on the housekeeper: e2's completion callback (e2 expired: it runs
+   there) cancels c, whose global permit goes to r, which b's threshold refuses. r's handler runs
+   on a worker all the same (hunt helper-82 F1: the cancel settled it where it ran). Global
+   in-flight 4: b1 ("b": concurrency 1, threshold 0), e1 ("e") and o1 run until released; c ("e")
+   holds the fourth global permit and waits at e's concurrency; e2 ("z", 20 ms) and r ("b") wait at
+   global. */
+static groupconc_task *cancel_c;
+static atomic_int cancel_handled, cancel_wait_rc;
+static tu_latch cancel_started, cancel_release;
+
+static int cancel_held(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    (void)arg;
+    tu_latch_count_down(&cancel_started);
+    assert_true(tu_latch_wait(&cancel_release));
+    return 0;
+}
+
+static void cancel_c_cb(groupconc_task *task, const groupconc_result *result, void *user_data) {
+    groupconc_cancel_outcome oc;
+    (void)task;
+    (void)result;
+    (void)user_data;
+    assert_int_equal(groupconc_task_cancel(cancel_c, &oc), GROUPCONC_OK);
+}
+
+static void cancel_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
+    groupconc_task *f;
+    groupconc_result res;
+    (void)user_data;
+    (void)out;
+    if (rj->in_submit) atomic_store(&r_in_submit, 1);
+    atomic_fetch_add(&cancel_handled, 1);
+    assert_int_equal(groupconc_submit(rj->executor, "f", "f", tu_noop_fn, NULL, &f), GROUPCONC_OK);
+    atomic_store(&cancel_wait_rc, groupconc_task_wait(f, &res)); /* EDEADLK on the housekeeper */
+    groupconc_task_release(f);
+}
+
+static bool cancel_run(void) {
+    groupconc_group_limits lim[2] = {{"b", 1, GROUPCONC_UNLIMITED, 0, 0},
+                                     {"e", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex;
+    groupconc_task *b1, *e1, *o1, *e2, *r;
+    groupconc_task_spec spec = {0};
+    groupconc_result res;
+    atomic_store(&r_in_submit, 0);
+    atomic_store(&cancel_handled, 0);
+    atomic_store(&cancel_wait_rc, 1);
+    tu_latch_init(&cancel_started, 3);
+    tu_latch_init(&cancel_release, 1);
+    p.max_threads = 8;
+    p.global_max_in_flight = 4;
+    p.groups = lim;
+    p.group_count = 2;
+    p.reject_handler = cancel_handler;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "b", "b1", cancel_held, NULL, &b1), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "e", "e1", cancel_held, NULL, &e1), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "o", "o1", cancel_held, NULL, &o1), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&cancel_started));
+    assert_int_equal(groupconc_submit(ex, "e", "c", tu_noop_fn, NULL, &cancel_c), GROUPCONC_OK);
+    spec.group = "z";
+    spec.task_id = "e2";
+    spec.fn = tu_noop_fn;
+    spec.max_wait_ns = e2_max_wait;
+    assert_int_equal(groupconc_submit_spec(ex, &spec, &e2), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_on_complete(e2, cancel_c_cb, NULL), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "b", "r", tu_noop_fn, NULL, &r), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait(r, &res), GROUPCONC_OK);
+    assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED); /* the handler left it so */
+    assert_int_equal(res.reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(atomic_load(&cancel_handled), 1);
+    if (!atomic_load(&r_in_submit)) assert_int_equal(atomic_load(&cancel_wait_rc), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait(cancel_c, &res), GROUPCONC_OK);
+    assert_int_equal(res.status, GROUPCONC_STATUS_CANCELLED);
+    tu_latch_open(&cancel_release);
+    groupconc_task_release(b1);
+    groupconc_task_release(e1);
+    groupconc_task_release(o1);
+    groupconc_task_release(e2);
+    groupconc_task_release(r);
+    groupconc_task_release(cancel_c);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&cancel_release);
+    tu_latch_destroy(&cancel_started);
+    return !atomic_load(&r_in_submit);
+}
+
+static void test_expiry_callback_cancel_refusal_on_worker(void **state) {
+    (void)state;
+    expiry_refusal_tries(cancel_run);
+}
+
+/* Every worker the pool's size allows computes (no wait, no hint) for up to 5 s, below max_threads:
+   the refusal an expiry causes gets a worker started for it at once (hunt helper-82 F4: it waited
+   for a computing task to end), and its handler stops them. */
+static atomic_int compute_stop;
+static const int64_t compute_ns = 5 * TU_SEC; /* how long they compute at most */
+
+static int computer(groupconc_context *ctx, void **out_value, void *arg) {
+    int64_t until = tu_now_ns() + compute_ns;
+    (void)ctx;
+    (void)out_value;
+    tu_latch_count_down((tu_latch *)arg);
+    while (!atomic_load(&compute_stop) && tu_now_ns() < until) tu_spin(64);
+    return 0;
+}
+
+static void compute_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
+    (void)user_data;
+    (void)out;
+    if (rj->in_submit) atomic_store(&r_in_submit, 1);
+    atomic_store(&compute_stop, 1);
+}
+
+static bool compute_run(void) {
+    groupconc_group_limits lim[2] = {{"b", 1, GROUPCONC_UNLIMITED, 0, 0},
+                                     {"e", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex;
+    groupconc_task *b1, *e1, *e2, *r;
+    groupconc_result res;
+    tu_latch started;
+    int64_t t0;
+    atomic_store(&r_in_submit, 0);
+    atomic_store(&compute_stop, 0);
+    tu_latch_init(&started, 2);
+    p.max_threads = 8;
+    p.global_max_in_flight = 3;
+    p.groups = lim;
+    p.group_count = 2;
+    p.reject_handler = compute_handler;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "b", "b1", computer, &started, &b1), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "e", "e1", computer, &started, &e1), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&started));
+    t0 = tu_now_ns();
+    submit_e2_and_r(ex, &e2, &r);
+    /* no wait until the handler ran: a waiting thread would settle the refusal itself */
+    while (!atomic_load(&compute_stop) && tu_now_ns() - t0 < compute_ns - TU_SEC) tu_sleep_ns(TU_MS);
+    if (atomic_load(&r_in_submit)) { /* the shape missed (see expiry_refusal_tries) */
+        atomic_store(&compute_stop, 1);
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        groupconc_task_release(b1);
+        groupconc_task_release(e1);
+        groupconc_task_release(e2);
+        groupconc_task_release(r);
+        tu_latch_destroy(&started);
+        return false;
+    }
+    /* the handler came while they computed: well before their end (the expiry is at 20 ms) */
+    assert_true(atomic_load(&compute_stop));
+    assert_int_equal(groupconc_task_wait(e2, &res), GROUPCONC_OK);
+    assert_int_equal(res.reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+    assert_int_equal(groupconc_task_wait(b1, &res), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait(r, &res), GROUPCONC_OK);
+    assert_int_equal(res.reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    groupconc_task_release(b1);
+    groupconc_task_release(e1);
+    groupconc_task_release(e2);
+    groupconc_task_release(r);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&started);
+    return !atomic_load(&r_in_submit);
+}
+
+static void test_expiry_refusal_while_workers_compute(void **state) {
+    (void)state;
+    if (tu_under_valgrind()) skip(); /* its scheduler may leave the keeper and a new worker waiting
+                                        for seconds behind threads that compute */
+    expiry_refusal_tries(compute_run);
+}
+
+/* At max_threads with one worker idle (a quick task ran on it): the refusal goes to that worker
+   (nothing needs starting), whose handler may wait (hunt helper-81's mutant M06: counting only
+   the room below max_threads left it on the housekeeper). b1, e1 and x1 run until S runs; q ran
+   on the fourth worker, idle now (keep-alive 60 s). */
+static bool idle_at_max_run(void) {
+    expiry_refusal x;
+    groupconc_group_limits lim[2] = {{"b", 1, GROUPCONC_UNLIMITED, 0, 0}, {"e", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex;
+    groupconc_task *b1, *e1, *x1, *q, *e2, *r;
+    groupconc_executor_stats st;
+    groupconc_result res;
+    int64_t until = tu_now_ns() + 10 * TU_SEC;
+    atomic_store(&r_in_submit, 0);
+    tu_latch_init(&x.started, 3);
+    tu_latch_init(&x.release, 1);
+    atomic_init(&x.handled, 0);
+    atomic_init(&x.wait_rc, 1);
+    atomic_init(&x.s_status, -1);
+    p.max_threads = 4;
+    p.keep_alive_ns = GROUPCONC_SEC(60);
+    p.global_max_in_flight = 4;
+    p.groups = lim;
+    p.group_count = 2;
+    p.reject_handler = expiry_refusal_handler;
+    p.reject_user_data = &x;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "b", "b1", held_until_s, &x, &b1), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "e", "e1", held_until_s, &x, &e1), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "x", "x1", held_until_s, &x, &x1), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&x.started));
+    assert_int_equal(groupconc_submit(ex, "q", "q", tu_noop_fn, NULL, &q), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait(q, &res), GROUPCONC_OK); /* global permit 4 back */
+    do { /* until its worker idles: every thread max_threads allows exists */
+        assert_int_equal(groupconc_executor_stats_get(ex, &st), GROUPCONC_OK);
+        if (st.threads == 4 && st.idle_threads >= 1) break;
+        tu_sleep_ns(TU_MS);
+    } while (tu_now_ns() < until);
+    assert_int_equal(st.threads, 4);
+    submit_e2_and_r(ex, &e2, &r);
+    while (!atomic_load(&x.handled) && tu_now_ns() < until) tu_sleep_ns(TU_MS); /* no wait: see above */
+    assert_int_equal(groupconc_task_wait(r, &res), GROUPCONC_OK);
+    assert_int_equal(atomic_load(&x.handled), 1);
+    if (!atomic_load(&r_in_submit)) assert_int_equal(atomic_load(&x.wait_rc), GROUPCONC_OK); /* not EDEADLK */
+    assert_int_equal(groupconc_task_wait(b1, &res), GROUPCONC_OK);
+    groupconc_task_release(b1);
+    groupconc_task_release(e1);
+    groupconc_task_release(x1);
+    groupconc_task_release(q);
+    groupconc_task_release(e2);
+    groupconc_task_release(r);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&x.release);
+    tu_latch_destroy(&x.started);
+    return !atomic_load(&r_in_submit);
+}
+
+static void test_expiry_refusal_idle_worker_at_max_threads(void **state) {
+    (void)state;
+    expiry_refusal_tries(idle_at_max_run);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expire_global_in_flight),
@@ -2379,6 +2616,9 @@ int main(void) {
         cmocka_unit_test(test_expiry_refusal_while_workers_sleep),
         cmocka_unit_test(test_expiry_refusal_callback_submits),
         cmocka_unit_test(test_expiry_refusal_at_max_threads),
+        cmocka_unit_test(test_expiry_callback_cancel_refusal_on_worker),
+        cmocka_unit_test(test_expiry_refusal_while_workers_compute),
+        cmocka_unit_test(test_expiry_refusal_idle_worker_at_max_threads),
         cmocka_unit_test(test_cancel_inside_expiry_event),
         cmocka_unit_test(test_cancel_inside_expiry_event_counts),
     };

@@ -704,6 +704,84 @@ static void test_hint_without_new_workers(void **state) {
     counter_destroy(&x.gate);
 }
 
+/* A refusal an expiry causes while every worker sleeps in a task that waits for its handler (it
+   opens their gate) and no thread can start: the housekeeper settles it itself (hunt helper-82 F3:
+   it was left to a worker that never came; the sleepers waited out their bound). Global in-flight
+   5: b1 ("b": concurrency 1, threshold 0), e1 ("e"), x1 and x2 park; e2 ("e", 20 ms) waits at e's
+   concurrency, r ("b") at global; e2 expires, r is handed its permit and refused at b's. */
+static counter g_expiry_gate;
+static atomic_int g_expiry_handled;
+
+static int expiry_noop(groupconc_context *ctx, void **out_value, void *user_data) {
+    (void)ctx;
+    (void)out_value;
+    (void)user_data;
+    return 0;
+}
+
+static void expiry_open_gate(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
+    (void)rj;
+    (void)out;
+    (void)user_data;
+    atomic_fetch_add(&g_expiry_handled, 1);
+    latch_open(&g_expiry_gate);
+}
+
+static void test_expiry_refusal_when_no_thread_starts(void **state) {
+    groupconc_group_limits lim[3] = {{"b", 1, GROUPCONC_UNLIMITED, 0, 0},
+                                     {"e", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0},
+                                     {"x", 2, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_task *h[4], *e2, *r;
+    groupconc_task_spec spec = {0};
+    groupconc_result res;
+    const char *keys[4] = {"b", "e", "x", "x"};
+    struct timespec until;
+    bool done = false;
+    (void)state;
+    counter_init(&g_expiry_gate);
+    atomic_store(&g_expiry_handled, 0);
+    p.max_threads = 8;
+    p.global_max_in_flight = 5;
+    p.groups = lim;
+    p.group_count = 3;
+    p.reject_handler = expiry_open_gate;
+    create(&p);
+    spec.group = "k";
+    spec.fn = expiry_noop;
+    spec.max_wait_ns = GROUPCONC_SEC(60); /* the housekeeper starts now, before starts fail */
+    assert_int_equal(groupconc_submit_spec(E.ex, &spec, &h[0]), GROUPCONC_OK);
+    assert_int_equal(wait_done(h[0]).status, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(h[0]);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(groupconc_submit(E.ex, keys[i], NULL, task_park, &g_expiry_gate, &h[i]), GROUPCONC_OK);
+    assert_true(counter_wait(&g_expiry_gate, 4)); /* every worker there is (at least 4) parks */
+    set_start_mode(START_FAILS);
+    spec.group = "e";
+    spec.max_wait_ns = GROUPCONC_MS(20);
+    assert_int_equal(groupconc_submit_spec(E.ex, &spec, &e2), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(E.ex, "b", "r", expiry_noop, NULL, &r), GROUPCONC_OK);
+    until = deadline_after(BOUND_NS); /* polled: a wait on r would settle its refusal on this thread */
+    for (;;) {
+        assert_int_equal(groupconc_task_is_done(r, &done), GROUPCONC_OK);
+        if (done || deadline_passed(&until)) break;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    assert_true(done);
+    assert_int_equal(atomic_load(&g_expiry_handled), 1);
+    res = wait_done(r);
+    assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(res.reason, GROUPCONC_EREJECTED_CONCURRENCY);
+    assert_int_equal(wait_done(e2).reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+    set_start_mode(START_OK);
+    for (int i = 0; i < 4; i++) assert_int_equal(wait_done(h[i]).status, GROUPCONC_STATUS_SUCCESS);
+    destroy_and_check_leaks();
+    assert_int_equal(groupconc_task_release(e2), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(r), GROUPCONC_OK);
+    release_all(h, 4);
+    counter_destroy(&g_expiry_gate);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_no_worker_submit_fails, setup, teardown),
@@ -718,6 +796,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_destroy_with_ready_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_async_caller_runs_without_new_workers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hint_without_new_workers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_expiry_refusal_when_no_thread_starts, setup, teardown),
     };
     const char *only = getenv("GROUPCONC_TEST_ONLY"); /* a cmocka test-name pattern, to rerun one */
     if (only && *only) cmocka_set_test_filter(only);
