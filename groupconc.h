@@ -5532,15 +5532,13 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
    permit on), so they are processed from a worklist, never by recursion. */
 GROUPCONC__FN void groupconc__refusals_defer_locked(groupconc_executor *ex, groupconc__fifo *rejected, bool keeper);
 
-/* The refusals a hand-off made on the housekeeper (the expiry's, or a call's from an expired task's
-   callback: a cancel, a shutdown of a group, a raised cap), the last of b->rejected from `before`
-   on: left to a worker, whose thread may wait in their handlers (refusals_defer_locked); an
-   executor shutdown's are settled by its caller. The first `before` stay (a submit's own). */
-GROUPCONC__FN void groupconc__pump_refusals_locked(groupconc_executor *ex, groupconc__batch *b, uint32_t before) {
+/* The refusals of b->rejected from `before` on (the first `before` stay: a submit's own, the
+   housekeeper's expired tasks) left to a worker: groupconc__refusals_defer_locked. */
+GROUPCONC__FN void groupconc__refusals_defer_tail_locked(groupconc_executor *ex, groupconc__batch *b, uint32_t before,
+                                                         bool keeper) {
     groupconc__fifo first = {0};
-    if (!groupconc__in_keeper(ex) || atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) return;
     while (before--) groupconc__fifo_push(&first, groupconc__fifo_pop(&b->rejected));
-    groupconc__refusals_defer_locked(ex, &b->rejected, true);
+    groupconc__refusals_defer_locked(ex, &b->rejected, keeper);
     groupconc__fifo_append(&first, &b->rejected); /* the ones kept: no worker can come */
     b->rejected = first;
 }
@@ -5552,7 +5550,12 @@ GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) 
         groupconc__admit(ex, t, b);
         groupconc__debug_check(ex, t->group);
     }
-    if (b->rejected.count != before) groupconc__pump_refusals_locked(ex, b, before);
+    /* the refusals a hand-off made on the housekeeper (the expiry's, or a call's from an expired
+       task's callback: a cancel, a shutdown of a group, a raised cap): to a worker, whose thread
+       may wait in their handlers; an executor shutdown's stay with its caller */
+    if (b->rejected.count != before && groupconc__in_keeper(ex) &&
+        !atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+        groupconc__refusals_defer_tail_locked(ex, b, before, true);
 }
 
 /* ==== inbox: submitting without the executor lock =============================================== */
@@ -5721,10 +5724,13 @@ GROUPCONC__FN void groupconc__refusals_defer_locked(groupconc_executor *ex, grou
    here; settling it (events, handler, CALLER_RUNS, callbacks) is left to the next drain
    (ex->refused), whose thread may run them: an idle worker is called. */
 GROUPCONC__FN void groupconc__admit_inbox_quiet_locked(groupconc_executor *ex, groupconc__batch *b) {
+    uint32_t before = b->rejected.count; /* the housekeeper's expired tasks stay its own */
     size_t n = groupconc__admit_inbox_locked(ex, b, false);
-    if (b->rejected.count) {
+    if (b->rejected.count != before) {
         groupconc__pump(ex, b); /* a refused task's permits: to waiters */
-        groupconc__refusals_defer_locked(ex, &b->rejected, groupconc__in_keeper(ex));
+        /* every one to a worker: a quiet caller settles nothing (the housekeeper takes them back
+           when none can come, keeper_main) */
+        groupconc__refusals_defer_tail_locked(ex, b, before, false);
     }
     if (n) (void)groupconc__kick_locked(ex);
 }
