@@ -5579,25 +5579,21 @@ GROUPCONC__FN bool groupconc__inbox_pending(groupconc_executor *ex) {
    lock, and a push happens under that lock with the group found in the table). On the housekeeper
    (an API call from an expired task's callback) it runs no other task's code but the shutdown's:
    it admits as a quiet caller does, the refusals left to a worker. */
+GROUPCONC__FN size_t groupconc__refused_count_locked(const groupconc_executor *ex);
+GROUPCONC__FN void groupconc__refused_take_locked(groupconc_executor *ex, groupconc__fifo *to);
+
 GROUPCONC__FN size_t groupconc__drain_locked(groupconc_executor *ex, groupconc__batch *b, bool close) {
-    groupconc__shard *sh;
-    int keeper = -1; /* on the housekeeper (a call from an expired task's callback)? asked once, if at all */
-    GROUPCONC__EACH_SHARD(ex, sh) /* every shard's refusals, settled as ours (every shard is held) */
-        if (sh->refused.count) {
-            if (keeper < 0) keeper = groupconc__in_keeper(ex);
-            if (keeper && !close) break; /* left to a worker: their handlers may wait (a shutdown takes them) */
-            groupconc__fifo_append(&b->rejected, &sh->refused);
-        }
-    if (!close && !groupconc__inbox_pending(ex)) return 0;
-    if (keeper < 0) keeper = groupconc__in_keeper(ex);
-    if (keeper && !close) { /* as a quiet admission: no helping (it completes other tasks), and */
-        groupconc__fifo before = b->rejected, empty = {0}; /* others' submits' refusals: a worker's */
-        size_t n;
-        b->rejected = empty;
-        n = groupconc__admit_inbox_locked(ex, b, false);
-        groupconc__refusals_defer_locked(ex, &b->rejected, true);
-        groupconc__fifo_append(&before, &b->rejected); /* those it kept (no worker can come) */
-        b->rejected = before;
+    bool pending = close || groupconc__inbox_pending(ex);
+    /* on the housekeeper (a call from an expired task's callback)? asked only if there is work */
+    bool keeper = !close && (pending || groupconc__refused_count_locked(ex)) && groupconc__in_keeper(ex);
+    if (!keeper) /* every shard's refusals, settled as ours (every shard is held) */
+        groupconc__refused_take_locked(ex, &b->rejected);
+    if (!pending) return 0;
+    if (keeper) { /* as a quiet admission: no helping (it completes other tasks), and the refusals of
+                     others' submits left to a worker */
+        uint32_t before = b->rejected.count;
+        size_t n = groupconc__admit_inbox_locked(ex, b, false);
+        groupconc__refusals_defer_tail_locked(ex, b, before, true);
         return n;
     }
     groupconc__help_locked(ex, b, false); /* a permit it needs may sit with a finished task */
