@@ -306,8 +306,9 @@
        and groupconc_scope_open (a scope's join and close wait); groupconc_task_wait_for with
        timeout 0 (a poll) works, and follow-up work goes in with groupconc_submit (it waits for no
        task; a refusal in that submit is its own, handled there). A fleet provider's acquire may
-       be called there too (an expired task's permit took a waiter to the fleet layer): an answer
-       given inside it runs what it leads to there (see groupconc_fleet_provider).
+       be called there too (an expired task's permit took a waiter to the fleet layer): a REJECT
+       given inside it is settled on a worker like the refusals above; the events of an OPEN
+       answer are emitted there.
        The resolver runs under a lock of the key table, its key's stripe's (with queue thresholds in
        the policy, or from an executor gate's try-acquire or a pause, under the executor lock too;
        at max_groups, or from groupconc_group_limits_set, every stripe's), so that it is called
@@ -772,7 +773,8 @@ typedef struct groupconc_fleet_provider {
        from inside this call or later from any thread; `group` stays valid until then. Called with no
        lock held, on a submitting thread, a worker or the housekeeper: must not block (queue the
        request, answer from the provider's own thread). An answer from inside this call runs what
-       it leads to there (a rejection handler, events, completion callbacks); if that code waits
+       it leads to there (a rejection handler, events, completion callbacks; on the housekeeper
+       the refusals go to a worker, as in section 5); if that code waits
        (for a task, a scope, a shutdown), acquire is called again on this thread, for the requests
        that wait would otherwise never see made, before this call returns: hold no lock of your
        own while answering. NULL: no fleet layer (the default). */
@@ -11355,6 +11357,10 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
             groupconc__hand(ex, t, GROUPCONC__L_FLEET, &b); /* on to global running, then ready */
         }
         groupconc__pump(ex, &b);
+        /* answered inside an acquire the housekeeper made (an expired task's permit took t to the
+           fleet layer): t's refusal goes to a worker, as the pump's own do there */
+        if (b.rejected.count && groupconc__in_keeper(ex) && !atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+            groupconc__refusals_defer_tail_locked(ex, &b, 0, true);
         (void)groupconc__kick_locked(ex);
         groupconc__debug_check(ex, g);
     }

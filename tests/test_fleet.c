@@ -2571,6 +2571,140 @@ static void test_keeper_admissions_ask(void **state) {
     tu_mutex_destroy(&k.m);
 }
 
+/* An expired task's permit takes a waiter to the fleet layer: the housekeeper asks for it, and a
+   provider that answers REJECT inside that acquire refused it on the housekeeper. Its rejection
+   handler ran there (helper-82 F2), where a wait returns EDEADLK and a block holds up every
+   deadline; now that refusal goes to a worker too. Global in-flight 2: e1 runs until S runs, e2
+   waits at e's concurrency (holding the second permit) with a short deadline, w ("f", whose
+   provider refuses) waits at global; e2 expires, its permit goes to w, w's request is made on the
+   housekeeper and refused inside it. The handler submits S and waits for it. Tried again with a
+   longer deadline when e2 expired before w was queued (then the submitter's thread asked). */
+typedef struct keeper_refusal {
+    tu_latch started, release;
+    atomic_int handled, wait_rc, s_status, asked_by_main;
+    tu_thread_id main_thread;
+} keeper_refusal;
+
+static void kr_acquire(void *ud, groupconc_fleet_request *rq, const char *group) {
+    keeper_refusal *k = ud;
+    if (strcmp(group, "f") != 0) { /* e1, S: pass */
+        assert_int_equal(groupconc_fleet_answer(rq, GROUPCONC_FLEET_OPEN, 0), GROUPCONC_OK);
+        return;
+    }
+    if (tu_same_thread(tu_self(), k->main_thread)) atomic_store(&k->asked_by_main, 1);
+    assert_int_equal(groupconc_fleet_answer(rq, GROUPCONC_FLEET_REJECT, 0), GROUPCONC_OK);
+}
+
+static void kr_release(void *ud, const char *group, uint64_t lease) {
+    (void)ud;
+    (void)group;
+    (void)lease;
+    fail_msg("no lease was granted");
+}
+
+static int kr_held(groupconc_context *ctx, void **out_value, void *arg) {
+    keeper_refusal *k = arg;
+    (void)ctx;
+    (void)out_value;
+    tu_latch_count_down(&k->started);
+    assert_true(tu_latch_wait(&k->release));
+    return 0;
+}
+
+static int kr_s(groupconc_context *ctx, void **out_value, void *arg) {
+    (void)ctx;
+    (void)out_value;
+    tu_latch_open(&((keeper_refusal *)arg)->release);
+    return 0;
+}
+
+static void kr_handler(const groupconc_rejection *rj, groupconc_reject_result *out, void *user_data) {
+    keeper_refusal *k = user_data;
+    groupconc_task *s;
+    groupconc_result r;
+    int rc;
+    (void)out;
+    assert_int_equal(rj->reason, GROUPCONC_EREJECTED_FLEET);
+    atomic_fetch_add(&k->handled, 1);
+    assert_int_equal(groupconc_submit(rj->executor, "s", "S", kr_s, k, &s), GROUPCONC_OK);
+    rc = groupconc_task_wait(s, &r);
+    atomic_store(&k->wait_rc, rc);
+    if (rc == GROUPCONC_OK) atomic_store(&k->s_status, (int)r.status);
+    else tu_latch_open(&k->release); /* on the housekeeper: let e1 end all the same */
+    groupconc_task_release(s);
+}
+
+static bool keeper_refusal_run(int64_t max_wait) {
+    keeper_refusal k;
+    groupconc_group_limits lim[1] = {{"e", 1, GROUPCONC_UNLIMITED, GROUPCONC_UNLIMITED, 0}};
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_task_spec spec = {0};
+    groupconc_executor *ex;
+    groupconc_task *e1, *e2, *w;
+    groupconc_result res;
+    tu_latch_init(&k.started, 1);
+    tu_latch_init(&k.release, 1);
+    atomic_init(&k.handled, 0);
+    atomic_init(&k.wait_rc, 1);
+    atomic_init(&k.s_status, -1);
+    atomic_init(&k.asked_by_main, 0);
+    k.main_thread = tu_self();
+    p.max_threads = 4;
+    p.global_max_in_flight = 2;
+    p.groups = lim;
+    p.group_count = 1;
+    p.reject_handler = kr_handler;
+    p.reject_user_data = &k;
+    p.fleet.acquire = kr_acquire;
+    p.fleet.release = kr_release;
+    p.fleet.user_data = &k;
+    assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "e", "e1", kr_held, &k, &e1), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&k.started));
+    spec.group = "e";
+    spec.task_id = "e2";
+    spec.fn = tu_noop_fn;
+    spec.max_wait_ns = max_wait;
+    assert_int_equal(groupconc_submit_spec(ex, &spec, &e2), GROUPCONC_OK);
+    assert_int_equal(groupconc_submit(ex, "f", "w", tu_noop_fn, NULL, &w), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_wait(e2, &res), GROUPCONC_OK);
+    assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(res.reason, GROUPCONC_EEXPIRED_CONCURRENCY);
+    /* polled: a wait on w could settle its refusal on this thread (a waiter finishes what it can) */
+    int64_t until = tu_now_ns() + 10 * TU_SEC;
+    bool done = false;
+    while (assert_int_equal(groupconc_task_is_done(w, &done), GROUPCONC_OK), !done && tu_now_ns() < until)
+        tu_sleep_ns(TU_MS);
+    assert_true(done);
+    assert_int_equal(groupconc_task_wait(w, &res), GROUPCONC_OK);
+    assert_int_equal(res.status, GROUPCONC_STATUS_REJECTED);
+    assert_int_equal(res.reason, GROUPCONC_EREJECTED_FLEET);
+    assert_int_equal(atomic_load(&k.handled), 1);
+    bool shape = !atomic_load(&k.asked_by_main);
+    if (shape) {
+        assert_int_equal(atomic_load(&k.wait_rc), GROUPCONC_OK); /* EDEADLK on the housekeeper */
+        assert_int_equal(atomic_load(&k.s_status), GROUPCONC_STATUS_SUCCESS);
+    }
+    assert_int_equal(groupconc_task_wait(e1, &res), GROUPCONC_OK);
+    assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+    groupconc_task_release(e1);
+    groupconc_task_release(e2);
+    groupconc_task_release(w);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    tu_latch_destroy(&k.release);
+    tu_latch_destroy(&k.started);
+    return shape;
+}
+
+static void test_keeper_ask_refusal_on_worker(void **state) {
+    (void)state;
+    int64_t max_wait = GROUPCONC_MS(20);
+    for (int tries = 0; !keeper_refusal_run(max_wait); tries++) {
+        assert_true(tries < 4);
+        max_wait *= 4;
+    }
+}
+
 /* ==== pause (issue 24) ============================================================================== */
 
 /* A paused group asks for no lease and holds none: a GRANTED answer that comes after the pause is
@@ -2816,6 +2950,7 @@ int main(void) {
         cmocka_unit_test(test_chaos_async),
         cmocka_unit_test(test_shutdown_under_load),
         cmocka_unit_test(test_keeper_admissions_ask),
+        cmocka_unit_test(test_keeper_ask_refusal_on_worker),
         cmocka_unit_test(test_pause_holds_no_lease),
     };
     /* FLEET_TEST=<pattern>: run only the matching tests (cmocka's filter) */

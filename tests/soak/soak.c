@@ -309,7 +309,6 @@ enum { POL_ABORT, POL_DISCARD, POL_CALLER, POL_HANDLER };
 typedef struct round_state {
     groupconc_executor *ex;
     int policy;
-    bool fleet; /* this round has a fleet provider */
     rec *recs;
     atomic_uint nrec;
     unsigned cap;
@@ -791,9 +790,9 @@ static void soak_handler(const groupconc_rejection *rj, groupconc_reject_result 
         break;
     default:
         /* a handler may wait for a task: it runs on a worker or the refusing thread, never on the
-           housekeeper for a refusal an expiry caused (hunt helper-79: EDEADLK there). EDEADLK
-           only where the housekeeper refused it itself: in a submit from its callbacks, or in a
-           fleet answer given inside an ask it made */
+           housekeeper for a refusal an expiry caused (hunt helper-79: EDEADLK there), nor for a
+           fleet answer given inside an ask it made (helper-82 F2). EDEADLK only where the
+           housekeeper refused it itself: in a submit from its callbacks */
         if (rnd(g, 4) == 0 && !atomic_load(&R.stop)) {
             rec *f = rec_new(R_FOLLOW, key_names[rnd(g, NG)], M_QUICK);
             groupconc_task *h = NULL;
@@ -801,7 +800,7 @@ static void soak_handler(const groupconc_rejection *rj, groupconc_reject_result 
                 groupconc_result res;
                 int w = groupconc_task_wait_for(h, GROUPCONC_MS(2), &res);
                 CHECK(w == GROUPCONC_OK || w == GROUPCONC_ETIMEDOUT ||
-                          (w == GROUPCONC_EDEADLK && (rj->in_submit || R.fleet)),
+                          (w == GROUPCONC_EDEADLK && rj->in_submit),
                       "task %u: a wait in its rejection handler (%s, %s): %s", r->id, groupconc_errname(rj->reason),
                       rj->in_submit ? "in submit" : "settled later", groupconc_errname(w));
                 FEAT(handler_waits);
@@ -1964,7 +1963,6 @@ static void run_round(int round, int64_t slice_ns) {
     int ending = round % 3; /* 0 graceful, 1 immediate, 2 from inside a task */
     bool graceful = ending == 0;
     bool fleet = (round / 2) % 3 != 0;
-    R.fleet = fleet;
 
     groupconc_policy p = groupconc_policy_default();
     p.resolver = soak_resolver;
