@@ -1941,7 +1941,8 @@ GROUPCONC_API int groupconc_fleet_answer(groupconc_fleet_request *request,
    BUSY is asked again (a new request), unless its group (or the executor) is paused: then nothing
    is asked, and the resume asks again for each of them. Call it once per lease freed.
    Params:        group: a key, or NULL: every task answered BUSY, all groups, is asked again (a
-                  provider's polling fallback, or after its backend came back).
+                  provider's polling fallback, or after its backend came back), and every group
+                  whose requests are out remembers it (as for a named notify: section [10]).
    Returns:       GROUPCONC_OK (also when nothing of that group waits); GROUPCONC_EINVAL (ex NULL,
                   or no fleet provider in its policy); GROUPCONC_EKEYEMPTY / EKEYTOOLONG.
    Thread safety: any thread.
@@ -4643,8 +4644,8 @@ GROUPCONC__FN void groupconc__idle_broadcast(groupconc_executor *ex) {
                          (CANCELLED, never run)
    At the fleet layer a QUEUED task changes no stage while it is asked for (ST_FLEET_REF), answered
    BUSY (B_FLEET_BUSY set, or GRANTED while its group is paused: the lease given back at once),
-   asked again (a notify naming its group, the resume, or a BUSY answer after a notify came while
-   the request was out: GF_NOTIFIED). A task taken there (cancel, shutdown, evict, its deadline)
+   asked again (a notify naming its group or none, the resume, or a BUSY answer after a notify came
+   while the request was out: GF_NOTIFIED). A task taken there (cancel, shutdown, evict, its deadline)
    leaves as from any layer; the answer that comes later finds it no longer QUEUED.
    A task rejected under ABORT or DISCARD, or with a rejection handler, is completed from REJECTED
    by the thread handling the rejection, which owns it. Under CALLER_RUNS (no handler) that thread
@@ -11413,9 +11414,12 @@ GROUPCONC__PUBLIC int groupconc_fleet_notify(groupconc_executor *ex, const char 
     } else if (g && groupconc__gfleet(g)->waiting > 0) {
         g->flags |= GROUPCONC__GF_NOTIFIED; /* its requests are out: the next BUSY asks again */
     } else if (!group) {
-        for (t = ex->fleet.layer.waiters.head; t; t = t->next)
-            if ((t->bits & GROUPCONC__B_FLEET_BUSY) && !groupconc__paused(ex, t->group))
+        for (t = ex->fleet.layer.waiters.head; t; t = t->next) {
+            if (!(t->bits & GROUPCONC__B_FLEET_BUSY))
+                t->group->flags |= GROUPCONC__GF_NOTIFIED; /* its request is out: remembered, as above */
+            else if (!groupconc__paused(ex, t->group))
                 groupconc__fleet_ask_locked(ex, t, &b);
+        }
     }
     groupconc__exec_unlock(ex);
     groupconc__fleet_ask(&b);
