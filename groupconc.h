@@ -1903,7 +1903,8 @@ GROUPCONC_API int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out
    global running permit, until the provider calls groupconc_fleet_notify for its group (a notify that
    comes while the group's requests are out is remembered: the next BUSY answer is asked again).
    While a group has tasks answered BUSY it asks for one lease at a time; its later tasks queue
-   behind them unasked.
+   behind them unasked. A task answered REJECT or OPEN took no lease: its group's oldest task
+   answered BUSY is asked at once (a provider whose backend is down sends no notify).
    Cancellation, shutdown, queue deadlines (GROUPCONC_EEXPIRED_FLEET), stats and the listener cover
    tasks at the fleet layer as at the others. Executor gate permits do not pass through it.
    Pause: a paused group (or executor) asks for no lease and holds none while it waits: its tasks
@@ -11219,7 +11220,8 @@ GROUPCONC__PUBLIC size_t groupconc_scope_fork_count(groupconc_scope *scope) {
    group's order holds. groupconc_fleet_notify asks again for a group's oldest BUSY task (for every
    BUSY task when it names no group): a provider notifies once per lease freed, and a freed lease
    costs one request. The answer GRANTED or OPEN hands the task the layer's permit (on to global
-   running), REJECT completes it REJECTED (EREJECTED_FLEET), BUSY parks it (B_FLEET_BUSY). A task
+   running), REJECT completes it REJECTED (EREJECTED_FLEET), BUSY parks it (B_FLEET_BUSY); after
+   REJECT or OPEN (no lease taken) the group's oldest BUSY task is asked, unless it is paused. A task
    taken meanwhile (cancel, shutdown, its deadline) is no longer QUEUED when its answer comes: a
    lease granted then is given back at once. ST_FLEET_REF keeps the node alive while a request is
    out; ex->fleet.outstanding counts them, and destroy waits for it to reach 0. Without a provider
@@ -11357,6 +11359,10 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
             ex->fleet.layer.permits.used++;
             groupconc__hand(ex, t, GROUPCONC__L_FLEET, &b); /* on to global running, then ready */
         }
+        /* REJECT and OPEN took no lease: the one a notify announced is still free, so the group's
+           next task answered BUSY is asked (else it waits for a notify that a provider whose
+           backend is down never sends: hunt helper-84) */
+        if (verdict != GROUPCONC_FLEET_GRANTED && !groupconc__paused(ex, g)) groupconc__fleet_ask_next_locked(ex, g, &b);
         groupconc__pump(ex, &b);
         /* answered inside an acquire the housekeeper made (an expired task's permit took t to the
            fleet layer): t's refusal goes to a worker, as the pump's own do there */

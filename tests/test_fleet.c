@@ -1757,6 +1757,74 @@ static void test_notify_one_and_all(void **state) {
     tu_latch_destroy(&started);
 }
 
+/* A re-asked task answered REJECT or OPEN took no lease: the one the notify announced is still
+   free, so the group's next task answered BUSY is asked at once. Before, it waited for the next
+   notify, which a provider whose backend is down (the reason for REJECT / OPEN) never sends (hunt
+   helper-84). HOLD, local concurrency 4: A is answered BUSY, B queues behind it unasked; a notify
+   asks A again; its answer asks B. A GRANTED answer takes the lease: B is not asked. */
+static void reasked_answer_asks_next(groupconc_fleet_verdict v) {
+    mock *m = mk_new(MK_HOLD, MK_SYNC, 1);
+    m->track = v != GROUPCONC_FLEET_OPEN; /* A runs without a lease after OPEN */
+    groupconc_policy p = fleet_policy(m, NULL);
+    p.default_concurrency = 4;
+    groupconc_executor *ex = fleet_executor(&p, m);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park a, b;
+    tu_park_init(&a, &started, NULL);
+    tu_park_init(&b, &started, NULL);
+    groupconc_task *ha = fp_submit(ex, "rn", "A", &a, false, 0);
+    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
+    assert_int_equal(mk_answer(m, GROUPCONC_FLEET_BUSY), GROUPCONC_OK);
+    groupconc_task *hb = fp_submit(ex, "rn", "B", &b, false, 0);
+    assert_true(wait_waiting_fleet(ex, "rn", 2));
+    assert_int_equal(mk_get(m, &m->asks), 1); /* B behind A, unasked */
+    assert_int_equal(groupconc_fleet_notify(ex, "rn"), GROUPCONC_OK);
+    assert_int_equal(mk_get(m, &m->asks), 2); /* A again */
+    assert_int_equal(mk_answer(m, v), GROUPCONC_OK);
+    if (v == GROUPCONC_FLEET_GRANTED) { /* A holds the lease: B waits for the next notify */
+        assert_int_equal(mk_get(m, &m->asks), 2);
+        assert_int_equal(groupconc_fleet_notify(ex, "rn"), GROUPCONC_OK);
+    }
+    assert_int_equal(mk_get(m, &m->asks), 3); /* B asked */
+    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
+    assert_int_equal(mk_answer(m, GROUPCONC_FLEET_GRANTED), GROUPCONC_OK);
+    tu_park_release(&a);
+    tu_park_release(&b);
+    groupconc_result ra = tu_wait(ha);
+    if (v == GROUPCONC_FLEET_REJECT) {
+        assert_int_equal(ra.status, GROUPCONC_STATUS_REJECTED);
+        assert_int_equal(ra.reason, GROUPCONC_EREJECTED_FLEET);
+    } else {
+        assert_int_equal(ra.status, GROUPCONC_STATUS_SUCCESS);
+    }
+    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
+    mk_check_all_returned(m);
+    check_totals_settled(ex);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    mk_finish(m);
+    assert_int_equal(groupconc_task_release(ha), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(hb), GROUPCONC_OK);
+    tu_park_destroy(&a);
+    tu_park_destroy(&b);
+    tu_latch_destroy(&started);
+}
+
+static void test_reasked_reject_asks_next(void **state) {
+    (void)state;
+    reasked_answer_asks_next(GROUPCONC_FLEET_REJECT);
+}
+
+static void test_reasked_open_asks_next(void **state) {
+    (void)state;
+    reasked_answer_asks_next(GROUPCONC_FLEET_OPEN);
+}
+
+static void test_reasked_granted_asks_nobody(void **state) {
+    (void)state;
+    reasked_answer_asks_next(GROUPCONC_FLEET_GRANTED);
+}
+
 /* A notify that arrives while the group's task is asked (its request outstanding) and before the
    provider's BUSY answer is processed: the provider's answer and its pub/sub message race in any
    real provider. The notify is remembered (section [10]): the BUSY answer asks again at once. The
@@ -2944,6 +3012,9 @@ int main(void) {
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_stats_waiting_fleet),
         cmocka_unit_test(test_notify_one_and_all),
+        cmocka_unit_test(test_reasked_reject_asks_next),
+        cmocka_unit_test(test_reasked_open_asks_next),
+        cmocka_unit_test(test_reasked_granted_asks_nobody),
         cmocka_unit_test(test_notify_while_asked),
         cmocka_unit_test(test_notify_all_while_asked),
         cmocka_unit_test(test_shutdown_immediate),
