@@ -371,7 +371,8 @@
        permit_release                               gl; other tasks' rej (hand-offs); fleet
        executor_create                              fleet attach
        fleet_answer                                 what the verdict leads to: rej / done of its
-                                                    task, ev (FLEET), fleet release
+                                                    task, ev (FLEET), fleet release and acquire
+                                                    (its group's next request)
        fleet_notify                                 fleet (acquire)
        fleet_report                                 ev (FLEET)
 
@@ -756,7 +757,9 @@ typedef void (*groupconc_complete_fn)(groupconc_task *task, const groupconc_resu
 typedef enum groupconc_fleet_verdict {
     GROUPCONC_FLEET_GRANTED = 0, /* a lease is held: the task runs; `lease` comes back through release */
     GROUPCONC_FLEET_BUSY,        /* no capacity now: the task waits (FIFO in its group, no thread)
-                                    until groupconc_fleet_notify names its group */
+                                    until a notify (naming its group or none), the resume of
+                                    its group, or another task of its group answered REJECT or
+                                    OPEN asks it again */
     GROUPCONC_FLEET_REJECT,      /* refused (fail-closed): the task completes REJECTED with
                                     GROUPCONC_EREJECTED_FLEET, through the rejection policy */
     GROUPCONC_FLEET_OPEN         /* undecided, failing open (the provider's backend is unreachable):
@@ -1903,8 +1906,9 @@ GROUPCONC_API int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out
    global running permit, until the provider calls groupconc_fleet_notify for its group (a notify that
    comes while the group's requests are out is remembered: the next BUSY answer is asked again).
    While a group has tasks answered BUSY it asks for one lease at a time; its later tasks queue
-   behind them unasked. A task answered REJECT or OPEN took no lease: its group's oldest task
-   answered BUSY is asked at once (a provider whose backend is down sends no notify).
+   behind them unasked. A task answered REJECT or OPEN took no lease (nor did one cancelled or
+   expired while asked): its group's oldest task answered BUSY is asked at once (a provider whose
+   backend is down sends no notify).
    Cancellation, shutdown, queue deadlines (GROUPCONC_EEXPIRED_FLEET), stats and the listener cover
    tasks at the fleet layer as at the others. Executor gate permits do not pass through it.
    Pause: a paused group (or executor) asks for no lease and holds none while it waits: its tasks
@@ -1932,9 +1936,11 @@ GROUPCONC_API int groupconc_executor_dump_file(groupconc_executor *ex, FILE *out
                   GROUPCONC_EDEADLK (from the resolver: unanswered).
    Thread safety: any thread, including inside the provider's acquire call.
    Callbacks:     runs what the verdict leads to on this thread (a rejection handler, completion
-                  callbacks, the listener), with no lock held; must not be called with a lock held
-                  that those callbacks take.
-                  Runs here: rej / done of its task, ev (FLEET), the fleet provider's release. */
+                  callbacks, the listener; on the housekeeper a refusal goes to a worker, see
+                  section 5), and the provider's acquire for its group's next request, with no
+                  lock held; must not be called with a lock held that those callbacks take.
+                  Runs here: rej / done of its task, ev (FLEET), the fleet provider's release and
+                  acquire. */
 GROUPCONC_API int groupconc_fleet_answer(groupconc_fleet_request *request,
                                          groupconc_fleet_verdict verdict, uint64_t lease);
 
@@ -1943,7 +1949,8 @@ GROUPCONC_API int groupconc_fleet_answer(groupconc_fleet_request *request,
    is asked, and the resume asks again for each of them. Call it once per lease freed.
    Params:        group: a key, or NULL: every task answered BUSY, all groups, is asked again (a
                   provider's polling fallback, or after its backend came back), and every group
-                  whose requests are out remembers it (as for a named notify: section [10]).
+                  whose requests are out remembers it (its next BUSY answer asks again at once,
+                  as after a named notify that found no BUSY task: section [10]).
    Returns:       GROUPCONC_OK (also when nothing of that group waits); GROUPCONC_EINVAL (ex NULL,
                   or no fleet provider in its policy); GROUPCONC_EKEYEMPTY / EKEYTOOLONG.
    Thread safety: any thread.
@@ -4645,8 +4652,8 @@ GROUPCONC__FN void groupconc__idle_broadcast(groupconc_executor *ex) {
                          (CANCELLED, never run)
    At the fleet layer a QUEUED task changes no stage while it is asked for (ST_FLEET_REF), answered
    BUSY (B_FLEET_BUSY set, or GRANTED while its group is paused: the lease given back at once),
-   asked again (a notify naming its group or none, the resume, or a BUSY answer after a notify came
-   while the request was out: GF_NOTIFIED). A task taken there (cancel, shutdown, evict, its deadline)
+   asked again (a notify naming its group or none, the resume, a REJECT or OPEN answer to another
+   task of its group, or a BUSY answer after a notify came while the request was out: GF_NOTIFIED). A task taken there (cancel, shutdown, evict, its deadline)
    leaves as from any layer; the answer that comes later finds it no longer QUEUED.
    A task rejected under ABORT or DISCARD, or with a rejection handler, is completed from REJECTED
    by the thread handling the rejection, which owns it. Under CALLER_RUNS (no handler) that thread
@@ -11221,7 +11228,8 @@ GROUPCONC__PUBLIC size_t groupconc_scope_fork_count(groupconc_scope *scope) {
    BUSY task when it names no group): a provider notifies once per lease freed, and a freed lease
    costs one request. The answer GRANTED or OPEN hands the task the layer's permit (on to global
    running), REJECT completes it REJECTED (EREJECTED_FLEET), BUSY parks it (B_FLEET_BUSY); after
-   REJECT or OPEN (no lease taken) the group's oldest BUSY task is asked, unless it is paused. A task
+   REJECT or OPEN (no lease taken; also for a task taken meanwhile) the group's oldest BUSY task is
+   asked, unless it is paused (groupconc__fleet_pass_on_locked). A task
    taken meanwhile (cancel, shutdown, its deadline) is no longer QUEUED when its answer comes: a
    lease granted then is given back at once. ST_FLEET_REF keeps the node alive while a request is
    out; ex->fleet.outstanding counts them, and destroy waits for it to reach 0. Without a provider
@@ -11243,8 +11251,9 @@ GROUPCONC__FN void groupconc__fleet_ask_locked(groupconc_executor *ex, groupconc
     b->asks_tail = t;
 }
 
-/* t waits at the fleet layer unasked (answered BUSY, or its group paused) until a notify or the
-   resume asks again. Under ex->lock. */
+/* t waits at the fleet layer unasked (answered BUSY, or its group paused) until a notify, the
+   resume or a REJECT / OPEN of its group (groupconc__fleet_pass_on_locked) asks again. Under
+   ex->lock. */
 GROUPCONC__FN void groupconc__fleet_park_locked(groupconc_task *t) {
     GROUPCONC_ASSERT(!(t->bits & GROUPCONC__B_FLEET_BUSY));
     t->bits |= GROUPCONC__B_FLEET_BUSY;
@@ -11259,6 +11268,18 @@ GROUPCONC__FN void groupconc__fleet_ask_next_locked(groupconc_executor *ex, grou
     for (t = ex->fleet.layer.waiters.head; t && !(t->group == g && (t->bits & GROUPCONC__B_FLEET_BUSY)); t = t->next) {}
     GROUPCONC_ASSERT(t != NULL);
     groupconc__fleet_ask_locked(ex, t, b);
+}
+
+/* An answer that took no lease (REJECT, OPEN, or one for a task taken meanwhile): the lease a
+   notify announced may still be free, so g's oldest task answered BUSY is asked, and takes the
+   notify's flag with it (one freed lease, one request). Else that task would wait for a notify
+   that a provider whose backend is down never sends (hunt helper-84). Not while g is paused: the
+   resume asks. Under ex->lock. */
+GROUPCONC__FN void groupconc__fleet_pass_on_locked(groupconc_executor *ex, groupconc__group *g,
+                                                   groupconc__batch *b) {
+    if (groupconc__gfleet(g)->busy == 0 || groupconc__paused(ex, g)) return;
+    g->flags &= (uint8_t)~GROUPCONC__GF_NOTIFIED;
+    groupconc__fleet_ask_next_locked(ex, g, b);
 }
 
 /* t holds its group's permits (up to concurrency) and has a provider: it waits at the fleet layer.
@@ -11317,6 +11338,7 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
                      (t->held == GROUPCONC__L_FLEET && !(t->bits & GROUPCONC__B_FLEET_BUSY)));
     if (t->stage != GROUPCONC__QUEUED) { /* taken meanwhile (cancel, shutdown, deadline) */
         late = verdict == GROUPCONC_FLEET_GRANTED;
+        if (verdict == GROUPCONC_FLEET_REJECT || verdict == GROUPCONC_FLEET_OPEN) groupconc__fleet_pass_on_locked(ex, g, &b);
     } else if (verdict == GROUPCONC_FLEET_GRANTED && groupconc__paused(ex, g)) {
         /* paused meanwhile: a paused group holds no lease (it would keep the capacity from every
            other process for the whole pause). Give it back at once and wait as if answered BUSY:
@@ -11359,11 +11381,8 @@ GROUPCONC__PUBLIC int groupconc_fleet_answer(groupconc_fleet_request *request,
             ex->fleet.layer.permits.used++;
             groupconc__hand(ex, t, GROUPCONC__L_FLEET, &b); /* on to global running, then ready */
         }
-        /* REJECT and OPEN took no lease: the one a notify announced is still free, so the group's
-           next task answered BUSY is asked (else it waits for a notify that a provider whose
-           backend is down never sends: hunt helper-84) */
-        if (verdict != GROUPCONC_FLEET_GRANTED && !groupconc__paused(ex, g)) groupconc__fleet_ask_next_locked(ex, g, &b);
-        groupconc__pump(ex, &b);
+        groupconc__pump(ex, &b); /* first: a waiter t's refusal let in queues behind the BUSY ones */
+        if (verdict != GROUPCONC_FLEET_GRANTED) groupconc__fleet_pass_on_locked(ex, g, &b); /* no lease taken */
         /* answered inside an acquire the housekeeper made (an expired task's permit took t to the
            fleet layer): t's refusal goes to a worker, as the pump's own do there */
         if (b.rejected.count && groupconc__in_keeper(ex) && !atomic_load_explicit(&ex->shutdown, memory_order_relaxed))

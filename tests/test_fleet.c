@@ -1810,6 +1810,60 @@ static void reasked_answer_asks_next(groupconc_fleet_verdict v) {
     tu_latch_destroy(&started);
 }
 
+/* The same when the re-asked task was cancelled while its request was out (or its deadline
+   passed): the late REJECT or OPEN took no lease either, so B is asked (review of the change
+   above: the late answer asked nobody). */
+static void taken_then_answer_asks_next(groupconc_fleet_verdict v) {
+    mock *m = mk_new(MK_HOLD, MK_SYNC, 1);
+    groupconc_policy p = fleet_policy(m, NULL);
+    p.default_concurrency = 4;
+    groupconc_executor *ex = fleet_executor(&p, m);
+    tu_latch started;
+    tu_latch_init(&started, 1);
+    tu_park a, b;
+    tu_park_init(&a, &started, NULL);
+    tu_park_init(&b, &started, NULL);
+    groupconc_task *ha = fp_submit(ex, "rt", "A", &a, false, 0);
+    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
+    assert_int_equal(mk_answer(m, GROUPCONC_FLEET_BUSY), GROUPCONC_OK);
+    groupconc_task *hb = fp_submit(ex, "rt", "B", &b, false, 0);
+    assert_true(wait_waiting_fleet(ex, "rt", 2));
+    assert_int_equal(groupconc_fleet_notify(ex, "rt"), GROUPCONC_OK);
+    assert_int_equal(mk_get(m, &m->asks), 2); /* A again; B behind it */
+    groupconc_cancel_outcome how;
+    assert_int_equal(groupconc_task_cancel(ha, &how), GROUPCONC_OK);
+    assert_int_equal(how, GROUPCONC_CANCEL_DEQUEUED);
+    tu_wait_status(ha, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(mk_get(m, &m->asks), 2); /* the cancel asks nobody: A's answer is to come */
+    assert_int_equal(mk_answer(m, v), GROUPCONC_OK); /* late */
+    assert_int_equal(mk_get(m, &m->asks), 3); /* B asked */
+    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
+    assert_int_equal(mk_answer(m, GROUPCONC_FLEET_GRANTED), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&started));
+    tu_park_release(&b);
+    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&a.ran), 0);
+    mk_check_all_returned(m);
+    check_totals_settled(ex);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+    mk_finish(m);
+    assert_int_equal(groupconc_task_release(ha), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(hb), GROUPCONC_OK);
+    tu_park_destroy(&a);
+    tu_park_destroy(&b);
+    tu_latch_destroy(&started);
+}
+
+static void test_cancelled_then_reject_asks_next(void **state) {
+    (void)state;
+    taken_then_answer_asks_next(GROUPCONC_FLEET_REJECT);
+}
+
+static void test_cancelled_then_open_asks_next(void **state) {
+    (void)state;
+    taken_then_answer_asks_next(GROUPCONC_FLEET_OPEN);
+}
+
 static void test_reasked_reject_asks_next(void **state) {
     (void)state;
     reasked_answer_asks_next(GROUPCONC_FLEET_REJECT);
@@ -3015,6 +3069,8 @@ int main(void) {
         cmocka_unit_test(test_reasked_reject_asks_next),
         cmocka_unit_test(test_reasked_open_asks_next),
         cmocka_unit_test(test_reasked_granted_asks_nobody),
+        cmocka_unit_test(test_cancelled_then_reject_asks_next),
+        cmocka_unit_test(test_cancelled_then_open_asks_next),
         cmocka_unit_test(test_notify_while_asked),
         cmocka_unit_test(test_notify_all_while_asked),
         cmocka_unit_test(test_shutdown_immediate),

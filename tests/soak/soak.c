@@ -309,6 +309,7 @@ enum { POL_ABORT, POL_DISCARD, POL_CALLER, POL_HANDLER };
 typedef struct round_state {
     groupconc_executor *ex;
     int policy;
+    int max_threads; /* the round's policy.max_threads */
     rec *recs;
     atomic_uint nrec;
     unsigned cap;
@@ -792,15 +793,23 @@ static void soak_handler(const groupconc_rejection *rj, groupconc_reject_result 
         /* a handler may wait for a task: it runs on a worker or the refusing thread, never on the
            housekeeper for a refusal an expiry caused (hunt helper-79: EDEADLK there), nor for a
            fleet answer given inside an ask it made (helper-82 F2). EDEADLK only where the
-           housekeeper refused it itself: in a submit from its callbacks */
+           housekeeper refused it itself (in a submit from its callbacks), or where no worker
+           could come for it (every one busy at max_threads, or a thread start failed: --oom),
+           when the housekeeper settles it itself (manual section 5) */
         if (rnd(g, 4) == 0 && !atomic_load(&R.stop)) {
             rec *f = rec_new(R_FOLLOW, key_names[rnd(g, NG)], M_QUICK);
             groupconc_task *h = NULL;
             if (f && submit_rec(rj->executor, f, 0, &h) == GROUPCONC_OK && h) {
                 groupconc_result res;
                 int w = groupconc_task_wait_for(h, GROUPCONC_MS(2), &res);
+                bool no_worker = opt_oom;
+                if (w == GROUPCONC_EDEADLK && !rj->in_submit && !no_worker) {
+                    groupconc_executor_stats xs;
+                    no_worker = groupconc_executor_stats_get(rj->executor, &xs) != GROUPCONC_OK ||
+                                xs.threads >= (size_t)R.max_threads;
+                }
                 CHECK(w == GROUPCONC_OK || w == GROUPCONC_ETIMEDOUT ||
-                          (w == GROUPCONC_EDEADLK && rj->in_submit),
+                          (w == GROUPCONC_EDEADLK && (rj->in_submit || no_worker)),
                       "task %u: a wait in its rejection handler (%s, %s): %s", r->id, groupconc_errname(rj->reason),
                       rj->in_submit ? "in submit" : "settled later", groupconc_errname(w));
                 FEAT(handler_waits);
@@ -1972,6 +1981,7 @@ static void run_round(int round, int64_t slice_ns) {
                                            : GROUPCONC_REJECT_ABORT;
     if (R.policy == POL_HANDLER) p.reject_handler = soak_handler;
     p.max_threads = 1 + rnd(&g, 13); /* a worker blocked in a nested scope's join lets one more start */
+    R.max_threads = p.max_threads;
     p.keep_alive_ns = rnd(&g, 4) == 0 ? 0 : GROUPCONC_MS(1 + rnd(&g, 50));
     /* nested scopes block up to 2 forks per scope user on their children: the global running cap
        stays above what they hold */
