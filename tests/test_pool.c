@@ -182,8 +182,13 @@ static void run_short_tasks_stay_within_cpus(groupconc_task_fn fn) {
        (groupconc__asleep_in_task: a worker asleep on the lock the watch held, just out of its
        batch, looked asleep in its task); 0 of 16 and 0 of 40 after. The deferring tasks take the
        lock from inside the batch: beside the CI's load they read peak 32 in 10 of 16 runs of a
-       helper's program before groupconc__exec_mutex_lock showed such a wait as NOT_BUSY, 0 after */
-#if defined(__linux__)
+       helper's program before groupconc__exec_mutex_lock showed such a wait as NOT_BUSY, 0 after.
+       Not under TSan: there a task's body can itself sleep, in the runtime's own lock
+       (__sanitizer::FutexWait, read from the worker's /proc/self/task/<id>/syscall at the watch's
+       look), held for 10-23 ms by a thread the load preempted: a task that blocks while the process
+       uses under half a CPU, for which the pool grows as it should (peak 32 in 3 of 16 TSan runs
+       beside two CPU hogs; 0 of 40, 20 and 16 in the -O2, debug+coverage and ASan builds) */
+#if defined(__linux__) && !defined(POOL_UNDER_TSAN)
     if (ncpu && ncpu + 1 < 32 && !tu_under_valgrind()) assert_true(atomic_load(&s.peak) <= (long)ncpu + 1);
 #endif
     assert_true(atomic_load(&s.peak) <= 32);
