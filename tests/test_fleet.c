@@ -1757,101 +1757,98 @@ static void test_notify_one_and_all(void **state) {
     tu_latch_destroy(&started);
 }
 
+/* Two tasks of one group under HOLD, local concurrency 4: A answered BUSY, B queued behind it
+   unasked, then a notify that asks A again (its answer still to come). */
+typedef struct busy_pair {
+    mock *m;
+    groupconc_executor *ex;
+    tu_latch started;
+    tu_park a, b;
+    groupconc_task *ha, *hb;
+} busy_pair;
+
+static void busy_pair_setup(busy_pair *bp, const char *key, bool track) {
+    bp->m = mk_new(MK_HOLD, MK_SYNC, 1);
+    bp->m->track = track;
+    groupconc_policy p = fleet_policy(bp->m, NULL);
+    p.default_concurrency = 4;
+    bp->ex = fleet_executor(&p, bp->m);
+    tu_latch_init(&bp->started, 1);
+    tu_park_init(&bp->a, &bp->started, NULL);
+    tu_park_init(&bp->b, &bp->started, NULL);
+    bp->ha = fp_submit(bp->ex, key, "A", &bp->a, false, 0);
+    assert_true(mk_wait_held(bp->m, 1, TU_TIMEOUT_NS));
+    assert_int_equal(mk_answer(bp->m, GROUPCONC_FLEET_BUSY), GROUPCONC_OK);
+    bp->hb = fp_submit(bp->ex, key, "B", &bp->b, false, 0);
+    assert_true(wait_waiting_fleet(bp->ex, key, 2));
+    assert_int_equal(mk_get(bp->m, &bp->m->asks), 1); /* B behind A, unasked */
+    assert_int_equal(groupconc_fleet_notify(bp->ex, key), GROUPCONC_OK);
+    assert_int_equal(mk_get(bp->m, &bp->m->asks), 2); /* A again */
+}
+
+/* B asked and granted; both let go once they run. */
+static void busy_pair_grant_b(busy_pair *bp) {
+    assert_int_equal(mk_get(bp->m, &bp->m->asks), 3); /* B asked */
+    assert_true(mk_wait_held(bp->m, 1, TU_TIMEOUT_NS));
+    assert_int_equal(mk_answer(bp->m, GROUPCONC_FLEET_GRANTED), GROUPCONC_OK);
+    assert_true(tu_latch_wait(&bp->started));
+    tu_park_release(&bp->a);
+    tu_park_release(&bp->b);
+}
+
+/* B succeeded, everything settled; all freed. */
+static void busy_pair_end(busy_pair *bp) {
+    tu_wait_status(bp->hb, GROUPCONC_STATUS_SUCCESS);
+    mk_check_all_returned(bp->m);
+    check_totals_settled(bp->ex);
+    assert_int_equal(groupconc_executor_destroy(bp->ex), GROUPCONC_OK);
+    mk_finish(bp->m);
+    assert_int_equal(groupconc_task_release(bp->ha), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_release(bp->hb), GROUPCONC_OK);
+    tu_park_destroy(&bp->a);
+    tu_park_destroy(&bp->b);
+    tu_latch_destroy(&bp->started);
+}
+
 /* A re-asked task answered REJECT or OPEN took no lease: the one the notify announced is still
    free, so the group's next task answered BUSY is asked at once. Before, it waited for the next
    notify, which a provider whose backend is down (the reason for REJECT / OPEN) never sends (hunt
-   helper-84). HOLD, local concurrency 4: A is answered BUSY, B queues behind it unasked; a notify
-   asks A again; its answer asks B. A GRANTED answer takes the lease: B is not asked. */
+   helper-84). A GRANTED answer takes the lease: B is asked only at the next notify. */
 static void reasked_answer_asks_next(groupconc_fleet_verdict v) {
-    mock *m = mk_new(MK_HOLD, MK_SYNC, 1);
-    m->track = v != GROUPCONC_FLEET_OPEN; /* A runs without a lease after OPEN */
-    groupconc_policy p = fleet_policy(m, NULL);
-    p.default_concurrency = 4;
-    groupconc_executor *ex = fleet_executor(&p, m);
-    tu_latch started;
-    tu_latch_init(&started, 1);
-    tu_park a, b;
-    tu_park_init(&a, &started, NULL);
-    tu_park_init(&b, &started, NULL);
-    groupconc_task *ha = fp_submit(ex, "rn", "A", &a, false, 0);
-    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
-    assert_int_equal(mk_answer(m, GROUPCONC_FLEET_BUSY), GROUPCONC_OK);
-    groupconc_task *hb = fp_submit(ex, "rn", "B", &b, false, 0);
-    assert_true(wait_waiting_fleet(ex, "rn", 2));
-    assert_int_equal(mk_get(m, &m->asks), 1); /* B behind A, unasked */
-    assert_int_equal(groupconc_fleet_notify(ex, "rn"), GROUPCONC_OK);
-    assert_int_equal(mk_get(m, &m->asks), 2); /* A again */
-    assert_int_equal(mk_answer(m, v), GROUPCONC_OK);
+    busy_pair bp;
+    busy_pair_setup(&bp, "rn", v != GROUPCONC_FLEET_OPEN); /* A runs without a lease after OPEN */
+    assert_int_equal(mk_answer(bp.m, v), GROUPCONC_OK);
     if (v == GROUPCONC_FLEET_GRANTED) { /* A holds the lease: B waits for the next notify */
-        assert_int_equal(mk_get(m, &m->asks), 2);
-        assert_int_equal(groupconc_fleet_notify(ex, "rn"), GROUPCONC_OK);
+        assert_int_equal(mk_get(bp.m, &bp.m->asks), 2);
+        assert_int_equal(groupconc_fleet_notify(bp.ex, "rn"), GROUPCONC_OK);
     }
-    assert_int_equal(mk_get(m, &m->asks), 3); /* B asked */
-    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
-    assert_int_equal(mk_answer(m, GROUPCONC_FLEET_GRANTED), GROUPCONC_OK);
-    tu_park_release(&a);
-    tu_park_release(&b);
-    groupconc_result ra = tu_wait(ha);
+    busy_pair_grant_b(&bp);
+    groupconc_result ra = tu_wait(bp.ha);
     if (v == GROUPCONC_FLEET_REJECT) {
         assert_int_equal(ra.status, GROUPCONC_STATUS_REJECTED);
         assert_int_equal(ra.reason, GROUPCONC_EREJECTED_FLEET);
     } else {
         assert_int_equal(ra.status, GROUPCONC_STATUS_SUCCESS);
     }
-    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
-    mk_check_all_returned(m);
-    check_totals_settled(ex);
-    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
-    mk_finish(m);
-    assert_int_equal(groupconc_task_release(ha), GROUPCONC_OK);
-    assert_int_equal(groupconc_task_release(hb), GROUPCONC_OK);
-    tu_park_destroy(&a);
-    tu_park_destroy(&b);
-    tu_latch_destroy(&started);
+    busy_pair_end(&bp);
 }
 
 /* The same when the re-asked task was cancelled while its request was out (or its deadline
    passed): the late REJECT or OPEN took no lease either, so B is asked (review of the change
    above: the late answer asked nobody). */
 static void taken_then_answer_asks_next(groupconc_fleet_verdict v) {
-    mock *m = mk_new(MK_HOLD, MK_SYNC, 1);
-    groupconc_policy p = fleet_policy(m, NULL);
-    p.default_concurrency = 4;
-    groupconc_executor *ex = fleet_executor(&p, m);
-    tu_latch started;
-    tu_latch_init(&started, 1);
-    tu_park a, b;
-    tu_park_init(&a, &started, NULL);
-    tu_park_init(&b, &started, NULL);
-    groupconc_task *ha = fp_submit(ex, "rt", "A", &a, false, 0);
-    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
-    assert_int_equal(mk_answer(m, GROUPCONC_FLEET_BUSY), GROUPCONC_OK);
-    groupconc_task *hb = fp_submit(ex, "rt", "B", &b, false, 0);
-    assert_true(wait_waiting_fleet(ex, "rt", 2));
-    assert_int_equal(groupconc_fleet_notify(ex, "rt"), GROUPCONC_OK);
-    assert_int_equal(mk_get(m, &m->asks), 2); /* A again; B behind it */
+    busy_pair bp;
+    busy_pair_setup(&bp, "rt", true);
     groupconc_cancel_outcome how;
-    assert_int_equal(groupconc_task_cancel(ha, &how), GROUPCONC_OK);
+    assert_int_equal(groupconc_task_cancel(bp.ha, &how), GROUPCONC_OK);
     assert_int_equal(how, GROUPCONC_CANCEL_DEQUEUED);
-    tu_wait_status(ha, GROUPCONC_STATUS_CANCELLED);
-    assert_int_equal(mk_get(m, &m->asks), 2); /* the cancel asks nobody: A's answer is to come */
-    assert_int_equal(mk_answer(m, v), GROUPCONC_OK); /* late */
-    assert_int_equal(mk_get(m, &m->asks), 3); /* B asked */
-    assert_true(mk_wait_held(m, 1, TU_TIMEOUT_NS));
-    assert_int_equal(mk_answer(m, GROUPCONC_FLEET_GRANTED), GROUPCONC_OK);
-    assert_true(tu_latch_wait(&started));
-    tu_park_release(&b);
-    tu_wait_status(hb, GROUPCONC_STATUS_SUCCESS);
-    assert_int_equal(atomic_load(&a.ran), 0);
-    mk_check_all_returned(m);
-    check_totals_settled(ex);
-    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
-    mk_finish(m);
-    assert_int_equal(groupconc_task_release(ha), GROUPCONC_OK);
-    assert_int_equal(groupconc_task_release(hb), GROUPCONC_OK);
-    tu_park_destroy(&a);
-    tu_park_destroy(&b);
-    tu_latch_destroy(&started);
+    tu_wait_status(bp.ha, GROUPCONC_STATUS_CANCELLED);
+    assert_int_equal(mk_get(bp.m, &bp.m->asks), 2); /* the cancel asks nobody: A's answer is to come */
+    assert_int_equal(mk_answer(bp.m, v), GROUPCONC_OK); /* late */
+    busy_pair_grant_b(&bp);
+    tu_wait_status(bp.hb, GROUPCONC_STATUS_SUCCESS);
+    assert_int_equal(atomic_load(&bp.a.ran), 0);
+    busy_pair_end(&bp);
 }
 
 static void test_cancelled_then_reject_asks_next(void **state) {
