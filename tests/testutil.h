@@ -45,6 +45,7 @@
 
 #if defined(TU_PTHREADS)
 #include <pthread.h>
+#include <sched.h>
 #else
 #include <threads.h>
 #endif
@@ -82,6 +83,16 @@ static inline void tu_sleep_ns(int64_t ns) {
     ts.tv_nsec = (long)(ns % TU_SEC);
     while (nanosleep(&ts, &ts) != 0) {
     }
+}
+
+/* Hands the CPU to another runnable thread (under valgrind, which runs one thread at a time, the
+   turn goes to the next thread). */
+static inline void tu_yield(void) {
+#if defined(TU_PTHREADS)
+    sched_yield();
+#else
+    thrd_yield();
+#endif
 }
 
 /* A little CPU work that the compiler cannot drop. */
