@@ -1051,7 +1051,7 @@ static void chain_cancel_main(void *arg) {
         if (i == CHAIN_N / 2 + 1) continue; /* cancelled before the drain */
         groupconc_cancel_outcome o = GROUPCONC_CANCEL_DEQUEUED;
         while (atomic_load(&chain->next_seq) + ahead < i && !atomic_load(&chain->done)) {
-            if (vg) tu_sleep_ns(20000); /* as the sampler: valgrind's turns to the drain */
+            if (vg) tu_sleep_ns(20000); /* under valgrind a spin holds the only running turn: nap */
             else tu_spin(20);
         }
         atomic_store(&chain->cancel_rc[i], groupconc_task_cancel(chain->h[i], &o));
