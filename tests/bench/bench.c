@@ -246,6 +246,8 @@ static void usage(FILE *f) {
             "  --no-curves       leave them out\n"
             "  --curve-runs R    curves run in the first R runs only (default 2)\n"
             "  --no-dispatch     leave libdispatch out even though it is built in\n"
+            "  --peers LIST      the peers beside groupconc, e.g. glib,dispatch (default: all built\n"
+            "                    in: glib,uv%s; none: groupconc alone)\n"
             "  --scale F         multiply every task/key count by F (quick runs: 0.1)\n"
             "  --threads T       workers for W1, W2, W3, W5, W6, W7 (default 2)\n"
             "  --w1-tasks N      (1000000)   --w2-tasks N (1000000)  --w2-keys K (10000)\n"
@@ -266,7 +268,34 @@ static void usage(FILE *f) {
             "  --scale F scales W1, W2, W3, W5, W6, W8 and the curves (keys); W4 and W9 (sleeps) not\n"
             "  --timeout S       per measurement, seconds (default 180)\n"
             "  --raw             also print every measurement\n",
-            HAVE_DISPATCH ? ", dispatch" : "");
+            HAVE_DISPATCH ? ", dispatch" : "", HAVE_DISPATCH ? ",dispatch" : "");
+}
+
+/* --peers LIST: which of glib, uv, dispatch run beside groupconc ("none": groupconc alone). */
+static int parse_peers(const char *list) {
+    for (int i = 1; i < BENCH_IMPL_COUNT; i++) impl_on[i] = 0;
+    if (strcmp(list, "none") == 0) return 0;
+    const char *s = list;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        int found = 0;
+        for (int i = 1; i < BENCH_IMPL_COUNT; i++)
+            if (strlen(impl_names[i]) == len && strncmp(s, impl_names[i], len) == 0) {
+                if (i == BENCH_DISPATCH && !HAVE_DISPATCH) {
+                    fprintf(stderr, "groupconc-bench: --peers: libdispatch is not built in\n");
+                    return -1;
+                }
+                impl_on[i] = found = 1;
+            }
+        if (!found) {
+            fprintf(stderr, "groupconc-bench: --peers: unknown peer '%.*s' (glib, uv, dispatch)\n",
+                    (int)len, s);
+            return -1;
+        }
+        s += len;
+        if (*s == ',') s++;
+    }
+    return 0;
 }
 
 static long parse_long(const char *s, const char *opt) {
@@ -782,6 +811,8 @@ int main(int argc, char **argv) {
             curves = 0;
         } else if (strcmp(a, "--no-dispatch") == 0) {
             impl_on[BENCH_DISPATCH] = 0;
+        } else if (OPT("--peers")) {
+            if (parse_peers(v) != 0) return 2;
         } else if (OPT("--runs")) {
             p.runs = (int)parse_long(v, a);
         } else if (OPT("--timeout")) {
@@ -924,14 +955,17 @@ int main(int argc, char **argv) {
     results = calloc((size_t)njobs * (size_t)nruns, sizeof *results);
     if (!results) return 1;
 
-    printf("groupconc %s vs GLib %u.%u.%u GThreadPool vs libuv %s work queue", groupconc_version(),
-           glib_major_version, glib_minor_version, glib_micro_version, uv_version_string());
+    printf("groupconc %s", groupconc_version());
+    if (impl_on[BENCH_GLIB])
+        printf(" vs GLib %u.%u.%u GThreadPool", glib_major_version, glib_minor_version,
+               glib_micro_version);
+    if (impl_on[BENCH_UV]) printf(" vs libuv %s work queue", uv_version_string());
     if (impl_on[BENCH_DISPATCH])
         printf(" vs libdispatch (swift-corelibs, %s)", BENCH_DISPATCH_PREFIX);
     else if (HAVE_DISPATCH)
         printf(" (libdispatch built in, left out: --no-dispatch)");
-    printf("; %ld CPUs; %d runs (W6a, W6b: %d); groupconc built %s\n", sysconf(_SC_NPROCESSORS_ONLN), p.runs,
-           w6_runs,
+    printf("; %ld CPUs (of %ld online); %d runs (W6a, W6b: %d); groupconc built %s\n",
+           bench_cpu_count(), sysconf(_SC_NPROCESSORS_ONLN), p.runs, w6_runs,
 #ifdef NDEBUG
            "with NDEBUG"
 #else
@@ -956,9 +990,10 @@ int main(int argc, char **argv) {
            "running overall\n",
            p.w8_keys, p.w8_max_groups, p.w8_idle_ms, p.w5_threads, p.w8_runs, p.w9_hosts,
            p.w9_per_host, p.w9_sleep_us, p.w9_cap, p.w9_global);
-    if (impl_on[BENCH_DISPATCH] && sysconf(_SC_NPROCESSORS_ONLN) != p.w1_threads)
-        printf("NOTE: libdispatch sizes its pool by the CPU count (%ld), not by --threads (%d)\n",
-               sysconf(_SC_NPROCESSORS_ONLN), p.w1_threads);
+    if (impl_on[BENCH_DISPATCH] && bench_cpu_count() != p.w1_threads)
+        printf("NOTE: libdispatch sizes its pool by the CPU count (%ld: the affinity mask; "
+               "taskset sets it), not by --threads (%d)\n",
+               bench_cpu_count(), p.w1_threads);
     double load0 = loadavg();
     printf("parallel capacity: 2 spinning threads do %.2fx the work per second of 1 "
            "(2.00 = two real cores); load average before: %.2f\n",

@@ -146,6 +146,9 @@ uint64_t bench_now_ns(void);
 uint64_t bench_cpu_ns(void);
 uint64_t bench_thread_cpu_ns(void); /* the calling thread's CPU time */
 void bench_sleep_us(long us);
+/* The CPUs this process may run on: its affinity mask, else the online count (libdispatch sizes
+   its pool by the same count). */
+long bench_cpu_count(void);
 /* Fields of /proc/self/status, in bytes (kB * 1024) or as a count; -1 when missing. */
 long long bench_status_field(const char *name);
 /* Reset VmHWM to the current RSS (/proc/self/clear_refs "5"); returns 0 on success. */

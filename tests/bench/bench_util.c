@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 bench_shard bench_shards[BENCH_SHARDS];
 _Atomic unsigned bench_next_shard;
@@ -281,4 +283,12 @@ void bench_verify(const bench_params *p, bench_workload w, long expected, bench_
         }
     }
     out->ok = 1;
+}
+
+long bench_cpu_count(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
 }

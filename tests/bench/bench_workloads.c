@@ -71,14 +71,6 @@ static void *w1d_sample(void *v) {
     return NULL;
 }
 
-static long cpu_count(void) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? n : 1;
-}
-
 static void run_w1d(const bench_ops *ops, const bench_params *p, bench_out *out) {
     long n = p->w1_tasks;
     if (strcmp(ops->name, "groupconc") != 0) {
@@ -110,7 +102,7 @@ static void run_w1d(const bench_ops *ops, const bench_params *p, bench_out *out)
     out->m[BENCH_M_W1D_END] = (double)end;
     out->m[BENCH_M_W1D_RATE] = rate(n, t0, t1);
     out->m[BENCH_M_W1D_SAMPLES] = (double)s.samples;
-    out->m[BENCH_M_W1D_CPUS] = (double)cpu_count();
+    out->m[BENCH_M_W1D_CPUS] = (double)bench_cpu_count();
     out->m[BENCH_M_CPU] = per_task(c0, c1, n);
     bench_verify(p, BENCH_W1D, n, out);
 }
