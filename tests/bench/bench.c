@@ -237,6 +237,8 @@ static void usage(FILE *f) {
             "                                                   W7b, W1d, C5a..C5c, C2a..C2c; in\n"
             "                                                   this process; W8, W1d: groupconc\n"
             "                                                   only)\n"
+            "       groupconc-bench capacity [T]   (k spinning threads' work per second against\n"
+            "                                       one's, k = 1, 2, 4 .. T; and the steal time)\n"
             "       MODE: groupconc, groupconc-handles, glib, uv%s\n"
             "  --runs R          repetitions of every measurement (default 5)\n"
             "  --only LIST       workloads, e.g. W1,W3,W4 (a prefix: W4 = W4a,W4b; W1 = W1,W1d; C = the\n"
@@ -379,19 +381,73 @@ static void *spin_fn(void *arg) {
     return (void *)(uintptr_t)x; /* read x: keeps the loop and quiets "set but not used" */
 }
 
-/* Time n iterations on one thread, then on each of two threads at once: ~2.0 means two cores of
-   throughput, ~1.0 means the two vCPUs share one core's worth. Joined before any fork. */
-static double parallel_capacity(void) {
+/* Time n iterations on one thread, then on each of k threads at once: ~k means k cores of
+   throughput, ~1.0 means the k vCPUs share one core's worth. Joined before any fork. */
+static double parallel_capacity_k(int k) {
+    enum { K_MAX = 256 };
     uint64_t n = 50000000;
-    pthread_t th[2];
+    pthread_t th[K_MAX];
+    if (k < 1 || k > K_MAX) return NAN;
     uint64_t t0 = bench_now_ns();
     spin_fn(&n);
     uint64_t t1 = bench_now_ns();
-    for (int i = 0; i < 2; i++)
-        if (pthread_create(&th[i], NULL, spin_fn, &n) != 0) return NAN;
-    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    int started = 0;
+    for (; started < k; started++)
+        if (pthread_create(&th[started], NULL, spin_fn, &n) != 0) break;
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
     uint64_t t2 = bench_now_ns();
-    return 2.0 * (double)(t1 - t0) / (double)(t2 - t1);
+    if (started < k) return NAN;
+    return (double)k * (double)(t1 - t0) / (double)(t2 - t1);
+}
+
+static double parallel_capacity(void) { return parallel_capacity_k(2); }
+
+/* The median of 3 (one try is ~50 ms: a noisy VM's minute shows in one, seldom in two). */
+static double parallel_capacity_med3(int k) {
+    double a = parallel_capacity_k(k), b = parallel_capacity_k(k), c = parallel_capacity_k(k);
+    if (a > b) { double x = a; a = b; b = x; }
+    if (b > c) b = c;
+    return a > b ? a : b;
+}
+
+/* The machine's steal and busy jiffies from /proc/stat's "cpu" line (0 where it cannot be read). */
+static void cpu_jiffies(unsigned long long *busy, unsigned long long *steal, unsigned long long *all) {
+    unsigned long long v[8] = {0};
+    *busy = *steal = *all = 0;
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f) return;
+    if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+               &v[5], &v[6], &v[7]) == 8) {
+        for (int i = 0; i < 8; i++) *all += v[i];
+        *busy = v[0] + v[1] + v[2] + v[5] + v[6];
+        *steal = v[7];
+    }
+    fclose(f);
+}
+
+/* "capacity [T]": k spinning threads' throughput against one, for k = 1, 2, 4, .. T (default: the
+   CPU count), and the steal time the hypervisor reported meanwhile: what parallelism this machine
+   really gives (scaling.sh prints it beside its table). */
+static int capacity_cmd(const char **pos, int npos) {
+    long t = npos >= 2 ? parse_long(pos[1], "T") : bench_cpu_count();
+    if (t < 1 || t > 256) {
+        fprintf(stderr, "groupconc-bench: capacity: T must be 1..256\n");
+        return 2;
+    }
+    printf("parallel capacity (%ld CPUs): k spinning threads do x times the work per second of 1 "
+           "(k = k real cores; median of 3):", bench_cpu_count());
+    unsigned long long b0, s0, a0, b1, s1, a1;
+    cpu_jiffies(&b0, &s0, &a0);
+    for (long k = 1;; k = k * 2 < t ? k * 2 : t) { /* 1, 2, 4 .. and t itself */
+        printf(" k=%ld %.2fx", k, k == 1 ? 1.0 : parallel_capacity_med3((int)k));
+        fflush(stdout);
+        if (k == t) break;
+    }
+    cpu_jiffies(&b1, &s1, &a1);
+    double all = (double)(a1 - a0);
+    printf("; steal %.1f%% of all CPU time, busy %.1f%%\n", all > 0 ? 100.0 * (double)(s1 - s0) / all : 0,
+           all > 0 ? 100.0 * (double)(b1 - b0) / all : 0);
+    return 0;
 }
 
 /* 1-minute load average, or -1. */
@@ -932,6 +988,7 @@ int main(int argc, char **argv) {
     }
     if (p.w8_max_groups > INT_MAX) p.w8_max_groups = INT_MAX;
     if (p.w7_submitters > 64) p.w7_submitters = 64;
+    if (npos > 0 && strcmp(pos[0], "capacity") == 0) return capacity_cmd(pos, npos);
     if (npos > 0) return single(&p, pos, npos);
     /* the curves: on by default; --only picks them by name (C, C5, C2a...); --curves adds them to
        an --only list, --no-curves takes them out */

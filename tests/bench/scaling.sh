@@ -4,7 +4,9 @@
 # CPUs (taskset -c 0..T-1: groupconc and GLib get --threads T, libdispatch sizes its pool by the
 # same affinity mask), groupconc against GLib's GThreadPool and libdispatch, interleaved, medians of
 # R runs; then groupconc-lockstat at each T (the executor lock's hold per task and the projected
-# saturation). Prints one markdown table last.
+# saturation), and `groupconc-bench capacity T` (what parallelism the T CPUs really give: k
+# spinning threads' work against one's, and the hypervisor's steal time). Prints one markdown table
+# last.
 #
 #   tests/bench/scaling.sh [--threads "2 4 8 16"] [--runs R] [--out DIR] [--peers LIST]
 #                          [groupconc-bench options...]
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --peers) peers=$2; shift ;;
     -h | --help)
-        sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *) extra="$extra $1" ;;
@@ -69,6 +71,8 @@ for t in $threads; do
     fi
     last=$((t - 1))
     echo "scaling.sh: T=$t on CPUs 0-$last ($(date -u +%H:%M:%S))"
+    # what parallelism these T CPUs really give (a VM's vCPUs may share cores, or be stolen)
+    taskset -c "0-$last" "$bench" capacity "$t" >"$out/capacity-$t.txt" 2>&1 || status=1
     # shellcheck disable=SC2086
     taskset -c "0-$last" "$bench" --only W1,W2,W7 --no-curves --runs "$runs" --threads "$t" \
         --w7-submitters "$t" --peers "$peers" $extra >"$out/scale-$t.txt" 2>&1 || status=1
@@ -117,6 +121,10 @@ done
         done
         peak=$(grep -E '^W1d peak worker threads' "$f" | awk -F'|' '{ split($2, a, " "); print a[1] }')
         [ -z "$peak" ] || echo "| $t | W1d peak worker threads, default policy (1e6 no-op) | $peak | | | | | |"
+    done
+    echo
+    for t in $threads; do
+        [ -f "$out/capacity-$t.txt" ] && echo "T=$t: $(cat "$out/capacity-$t.txt")"
     done
 } >"$out/table.md"
 echo
