@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --peers) peers=$2; shift ;;
     -h | --help)
-        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *) extra="$extra $1" ;;
