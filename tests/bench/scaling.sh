@@ -13,7 +13,8 @@
 #
 #   --threads LIST   the Ts (default "2 4 8 16"; a T above this machine's CPU count is skipped)
 #   --runs R         runs per measurement (default 5)
-#   --out DIR        keep each T's full output there (scale-T.txt, lockstat-T.txt, table.md)
+#   --out DIR        keep each T's full output there (scale-T.txt, lockstat-T.txt, capacity-T.txt,
+#                    table.md; default: a temporary folder, removed at the end)
 #   --peers LIST     peers beside groupconc (default glib,dispatch; dispatch needs a build with
 #                    --with-dispatch)
 # Environment: BIN_DIR, the folder holding groupconc-bench and groupconc-lockstat (default
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --peers) peers=$2; shift ;;
     -h | --help)
-        sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *) extra="$extra $1" ;;
@@ -56,7 +57,11 @@ command -v taskset >/dev/null 2>&1 || {
     echo "scaling.sh: needs taskset (util-linux)" >&2
     exit 2
 }
-[ -n "$out" ] || out=$(mktemp -d)
+keep=$out
+if [ -z "$out" ]; then
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' EXIT
+fi
 mkdir -p "$out"
 cpus=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
     awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')
@@ -64,11 +69,13 @@ echo "scaling.sh: $cpus CPUs here ($(uname -srm)); Ts: $threads; $runs runs; pee
 echo "scaling.sh: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 
 status=0
+ran=""
 for t in $threads; do
     if [ "$t" -gt "$cpus" ]; then
         echo "scaling.sh: T=$t skipped: $cpus CPUs"
         continue
     fi
+    ran="$ran $t"
     last=$((t - 1))
     echo "scaling.sh: T=$t on CPUs 0-$last ($(date -u +%H:%M:%S))"
     # what parallelism these T CPUs really give (a VM's vCPUs may share cores, or be stolen)
@@ -127,8 +134,20 @@ done
         [ -f "$out/capacity-$t.txt" ] && echo "T=$t: $(cat "$out/capacity-$t.txt")"
     done
 } >"$out/table.md"
+# every T that ran has its 5 rows (W1, W2, W7a, W7b, W1d), each with a groupconc figure
+for t in $ran; do
+    rows=$(grep -c "^| $t | W[0-9][a-z]* .*| [0-9.]*[kM]\{0,1\} |" "$out/table.md" || true)
+    if [ "$rows" -ne 5 ]; then
+        echo "scaling.sh: T=$t: $rows of the 5 rows in the table (see $out/scale-$t.txt)" >&2
+        status=1
+    fi
+done
+[ -n "$ran" ] || {
+    echo "scaling.sh: no T ran ($cpus CPUs)" >&2
+    status=1
+}
 echo
-echo "full outputs: $out"
+[ -n "$keep" ] && echo "full outputs: $out"
 grep -h "^targets:\|failed:" "$out"/scale-*.txt 2>/dev/null | sed 's/^/  /' || true
 echo
 cat "$out/table.md"
