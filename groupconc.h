@@ -464,9 +464,11 @@
          call admits them; oldest_wait_ns counts from admission, so it can under-report that wait.
        - Admission, hand-off and completion share one executor lock (submits without thresholds do
          not take it; workers take it once per batch); with many cores and many busy workers it
-         becomes the bottleneck (docs/lock-measurements.md). The key table is 16 stripes, each
-         with its own lock: submitting threads share one only when their keys share a stripe (one
-         key always does), and a slow resolver, run under one, stalls the submits of that stripe's
+         becomes the bottleneck (on 16 vCPUs it was held 76-82 % of a run with one submitter:
+         docs/lock-measurements.md). The key table is 16 stripes, each with its own lock:
+         submitting threads share one only when their keys share a stripe (one key always does:
+         16 threads submitting to one key on 16 vCPUs ran at half libdispatch's rate, see
+         docs/performance.md), and a slow resolver, run under one, stalls the submits of that stripe's
          keys meanwhile (of every key, where it runs under all of them: see the resolver).
        - The per-group table of live limits (groupconc_group_limits_set) is a sorted array: a new key
          costs O(keys in it), about 30 us at 100,000 keys, and stays until its fields are back to
@@ -2182,7 +2184,11 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 
 /* Internal tunables (not part of the API; measured on 2-core VMs):
    GROUPCONC__SPIN_TRIES    trylock attempts before a mutex blocks: locks are held for a few hundred
-                            ns, while sleeping on a contended mutex and being woken costs us.
+                            ns, while sleeping on a contended mutex and being woken costs us. Few:
+                            each try is a locked write to the lock's line, so many spinners slow
+                            the holder (16 submitters of one key on 16 CPUs: its stripe lock held
+                            417 ns instead of 133, W7a 1.1 M tasks/s and 12.9 us of CPU per task at
+                            32 tries, 2.0 M and 7.0 us at 8, the same at 0; docs/lock-measurements.md).
    GROUPCONC__EXEC_SPIN_TRIES  tries more, each after a yield of the CPU, for a worker that finds
                             the executor lock taken (groupconc__exec_mutex_lock_slow): a locked
                             step may admit a whole inbox and hold the lock for microseconds, and a
@@ -2240,7 +2246,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             submitters of different keys meet on one stripe 1 time in 16 for each
                             pair, and the calls that take every stripe (a bounded table's reclaim,
                             live changes, stats of all groups) take 16 uncontended locks. */
-#define GROUPCONC__SPIN_TRIES 32
+#ifndef GROUPCONC__SPIN_TRIES /* the bench's A/B builds set it */
+#define GROUPCONC__SPIN_TRIES 8
+#endif
 #ifndef GROUPCONC__EXEC_SPIN_TRIES /* the bench's A/B builds set it */
 #define GROUPCONC__EXEC_SPIN_TRIES 32
 #endif
