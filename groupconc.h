@@ -464,10 +464,11 @@
          call admits them; oldest_wait_ns counts from admission, so it can under-report that wait.
        - Admission, hand-off and completion share one executor lock (submits without thresholds do
          not take it; workers take it once per batch); with many cores and many busy workers it
-         becomes the bottleneck (on 16 vCPUs it was held 76-82 % of a run with one submitter:
+         becomes the bottleneck (on 16 vCPUs it was held 76-81 % of a run with one submitter:
          docs/lock-measurements.md). The key table is 16 stripes, each with its own lock:
          submitting threads share one only when their keys share a stripe (one key always does:
-         16 threads submitting to one key on 16 vCPUs ran at half libdispatch's rate, see
+         16 threads submitting to one key on 16 vCPUs ran at 0.46x libdispatch's rate with
+         GROUPCONC__SPIN_TRIES at 32, ~0.8x projected at today's 8, see
          docs/performance.md), and a slow resolver, run under one, stalls the submits of that stripe's
          keys meanwhile (of every key, where it runs under all of them: see the resolver).
        - The per-group table of live limits (groupconc_group_limits_set) is a sorted array: a new key
@@ -2182,13 +2183,14 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 /* After a configuration #error, the rest would only bury it under follow-on errors. */
 #if !defined(GROUPCONC__CONFIG_BAD)
 
-/* Internal tunables (not part of the API; measured on 2-core VMs):
+/* Internal tunables (not part of the API; measured on 2-core VMs, SPIN_TRIES also on 16 vCPUs;
+   the Win32 and C11 backends' mutexes take SPIN_TRIES too, not measured there):
    GROUPCONC__SPIN_TRIES    trylock attempts before a mutex blocks: locks are held for a few hundred
                             ns, while sleeping on a contended mutex and being woken costs us. Few:
                             each try is a locked write to the lock's line, so many spinners slow
                             the holder (16 submitters of one key on 16 CPUs: its stripe lock held
                             417 ns instead of 133, W7a 1.1 M tasks/s and 12.9 us of CPU per task at
-                            32 tries, 2.0 M and 7.0 us at 8, the same at 0; docs/lock-measurements.md).
+                            32 tries, 1.9 M and 7.0 us at 8 (medians), the same at 0; docs/lock-measurements.md).
    GROUPCONC__EXEC_SPIN_TRIES  tries more, each after a yield of the CPU, for a worker that finds
                             the executor lock taken (groupconc__exec_mutex_lock_slow): a locked
                             step may admit a whole inbox and hold the lock for microseconds, and a

@@ -17,6 +17,9 @@
 #                    table.md; default: a temporary folder, removed at the end)
 #   --peers LIST     peers beside groupconc (default glib,dispatch; dispatch needs a build with
 #                    --with-dispatch)
+#   --lockstat-tasks N  tasks per lockstat workload (default 1000000)
+# Each T runs on the first T CPUs of this process's affinity mask. Other options go to
+# groupconc-bench (--scale 0.1, --timeout 60, ...; not --only or --peers: the table needs its rows).
 # Environment: BIN_DIR, the folder holding groupconc-bench and groupconc-lockstat (default
 # <repo>/build-bench/tests/bench: build them with `tests/bench/run.sh --with-dispatch PREFIX
 # --lockstat` once, or `ninja -C build-bench tests/bench/groupconc-bench
@@ -30,6 +33,7 @@ threads="2 4 8 16"
 runs=5
 out=""
 peers="glib,dispatch"
+lockstat_tasks=1000000
 extra=""
 while [ $# -gt 0 ]; do
     case $1 in
@@ -37,8 +41,13 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift ;;
     --out) out=$2; shift ;;
     --peers) peers=$2; shift ;;
+    --lockstat-tasks) lockstat_tasks=$2; shift ;;
+    --only | --no-dispatch)
+        echo "scaling.sh: $1: the table needs W1, W2, W7 and the peers of --peers" >&2
+        exit 2
+        ;;
     -h | --help)
-        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *) extra="$extra $1" ;;
@@ -61,30 +70,43 @@ keep=$out
 if [ -z "$out" ]; then
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT
+    trap 'exit 1' INT TERM HUP
 fi
 mkdir -p "$out"
-cpus=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
-    awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')
+rm -f "$out"/scale-*.txt "$out"/lockstat-*.txt "$out"/capacity-*.txt "$out"/table.md
+# this process's CPUs, one per line, in order (from the affinity mask: "0-3,8-11")
+cpu_list=$(LC_ALL=C taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
+    awk -F- '{ hi = NF == 2 ? $2 : $1; for (c = $1; c <= hi; c++) print c }')
+cpus=$(echo "$cpu_list" | grep -c .)
+# the first T of them, as taskset -c takes them: "0,1,2,3"
+first_cpus() { echo "$cpu_list" | head -n "$1" | paste -s -d, -; }
 echo "scaling.sh: $cpus CPUs here ($(uname -srm)); Ts: $threads; $runs runs; peers: $peers"
 echo "scaling.sh: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 
 status=0
 ran=""
-for t in $threads; do
+# a step that failed: its output to stderr (the folder may be a temporary one, removed at the end)
+failed() {
+    status=1
+    echo "scaling.sh: T=$1: $2 failed; its output:" >&2
+    tail -n 40 "$out/$2-$1.txt" >&2
+}
+for t in $(echo "$threads" | tr ' ' '\n' | grep . | awk '!seen[$0]++'); do
     if [ "$t" -gt "$cpus" ]; then
         echo "scaling.sh: T=$t skipped: $cpus CPUs"
         continue
     fi
     ran="$ran $t"
-    last=$((t - 1))
-    echo "scaling.sh: T=$t on CPUs 0-$last ($(date -u +%H:%M:%S))"
+    set_cpus=$(first_cpus "$t")
+    echo "scaling.sh: T=$t on CPUs $set_cpus ($(date -u +%H:%M:%S))"
     # what parallelism these T CPUs really give (a VM's vCPUs may share cores, or be stolen)
-    taskset -c "0-$last" "$bench" capacity "$t" >"$out/capacity-$t.txt" 2>&1 || status=1
+    taskset -c "$set_cpus" "$bench" capacity "$t" >"$out/capacity-$t.txt" 2>&1 || failed "$t" capacity
     # shellcheck disable=SC2086
-    taskset -c "0-$last" "$bench" --only W1,W2,W7 --no-curves --runs "$runs" --threads "$t" \
-        --w7-submitters "$t" --peers "$peers" $extra >"$out/scale-$t.txt" 2>&1 || status=1
-    taskset -c "0-$last" "$lockstat" W1 W2 W7a W7b --threads "$t" --w7-submitters "$t" \
-        >"$out/lockstat-$t.txt" 2>&1 || status=1
+    taskset -c "$set_cpus" "$bench" --only W1,W2,W7 --no-curves --runs "$runs" --threads "$t" \
+        --w7-submitters "$t" --peers "$peers" $extra >"$out/scale-$t.txt" 2>&1 || failed "$t" scale
+    taskset -c "$set_cpus" "$lockstat" W1 W2 W7a W7b --threads "$t" --w7-submitters "$t" \
+        --w1-tasks "$lockstat_tasks" --w2-tasks "$lockstat_tasks" \
+        >"$out/lockstat-$t.txt" 2>&1 || failed "$t" lockstat
 done
 
 # The table: one row per T and workload, the groupconc-bench medians and its per-run ratios; the
@@ -92,7 +114,7 @@ done
 {
     echo "| T (CPUs, workers, W7 submitters) | workload | groupconc | GThreadPool | libdispatch | gc/glib | gc/disp | executor lock (lockstat): hold / task, saturates at, ≈ workers |"
     echo "|---|---|---|---|---|---|---|---|"
-    for t in $threads; do
+    for t in $ran; do
         f=$out/scale-$t.txt
         [ -f "$f" ] || continue
         for w in W1 W2 W7a W7b; do
@@ -104,7 +126,8 @@ done
             esac
             # "executor lock: held H ns per task => it saturates at S tasks/s; at this run's ...
             #  per worker that is ~N workers" -> "H ns, S/s, ~N workers"
-            sat=$(awk -v w="$w:" '$1 == w { on = 1; next } on && /executor lock: held/ {
+            sat=$(awk -v w="$w:" '$1 == w { on = 1; next } /^W[0-9][a-z]*:/ { on = 0 }
+                on && /executor lock: held/ {
                     for (i = 1; i <= NF; i++) {
                         if ($i == "held") h = $(i + 1)
                         if ($i == "at" && $(i - 1) == "saturates") s = $(i + 1)
@@ -127,19 +150,20 @@ done
                 }'
         done
         peak=$(grep -E '^W1d peak worker threads' "$f" | awk -F'|' '{ split($2, a, " "); print a[1] }')
-        [ -z "$peak" ] || echo "| $t | W1d peak worker threads, default policy (1e6 no-op) | $peak | | | | | |"
+        [ -z "$peak" ] || echo "| $t | W1d peak worker threads, default policy (W1's no-op tasks) | $peak | | | | | |"
     done
     echo
-    for t in $threads; do
+    for t in $ran; do
         [ -f "$out/capacity-$t.txt" ] && echo "T=$t: $(cat "$out/capacity-$t.txt")"
     done
 } >"$out/table.md"
 # every T that ran has its 5 rows (W1, W2, W7a, W7b, W1d), each with a groupconc figure
 for t in $ran; do
-    rows=$(grep -c "^| $t | W[0-9][a-z]* .*| [0-9.]*[kM]\{0,1\} |" "$out/table.md" || true)
+    # the third cell, groupconc's figure, a number
+    rows=$(grep -c "^| $t | W[0-9][a-z]*[^|]*| [0-9][0-9.]*[kM]\{0,1\} |" "$out/table.md" || true)
     if [ "$rows" -ne 5 ]; then
-        echo "scaling.sh: T=$t: $rows of the 5 rows in the table (see $out/scale-$t.txt)" >&2
-        status=1
+        echo "scaling.sh: T=$t: $rows of the 5 rows in the table" >&2
+        failed "$t" scale
     fi
 done
 [ -n "$ran" ] || {
@@ -148,7 +172,7 @@ done
 }
 echo
 [ -n "$keep" ] && echo "full outputs: $out"
-grep -h "^targets:\|failed:" "$out"/scale-*.txt 2>/dev/null | sed 's/^/  /' || true
+grep -h -E '^targets:|failed:' "$out"/scale-*.txt 2>/dev/null | sed 's/^/  /' || true
 echo
 cat "$out/table.md"
 exit $status
