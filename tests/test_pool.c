@@ -1006,6 +1006,19 @@ static void test_serial_run_after_a_cut_batch(void **state) {
 /* ---- chains: a serial run of short tasks without a locked step per task (issue 26) ------------- */
 
 static atomic_long chain_ends_committed; /* chains that ended with chained tasks committed to */
+/* Whether a test's rounds surely meet a chain: not under valgrind (one thread at a time), nor
+   under TSan, where an instrumented task often takes more than GROUPCONC__SHORT_NS (2 us) and a
+   serial run of tasks that are not short does not chain (on a 2-vCPU EPYC VM, 2026-12-04: the
+   deadline, group and executor shutdown, dump and two-drains rounds met none in 1 to 4 of those 5
+   tests in each of 14 TSan runs, with 8 or 32 spin tries; 0 of 5 plain runs). The plain, ASan and
+   coverage builds assert it. */
+static bool chains_assured(void) {
+#if defined(POOL_UNDER_TSAN)
+    return false;
+#else
+    return !tu_under_valgrind();
+#endif
+}
 /* the same, ended by this thread's lock entries (a test's own calls: test_chain_shards_*) */
 static GROUPCONC__TLS long chain_ends_here;
 static void pool_chain_end(unsigned committed) {
@@ -1771,7 +1784,7 @@ static void test_chain_meets_deadlines(void **state) {
     assert_int_equal(st.completed, st.submitted);
     assert_int_equal(st.submitted, (uint64_t)mix->n + 1);
     assert_int_equal(st.running + st.ready + st.waiting_concurrency, 0);
-    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+    if (chains_assured()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
     print_message("deadlines: %ld ran, %ld expired (%ld behind the gate)\n", ran, expired, behind);
     mix_end();
 }
@@ -1814,7 +1827,7 @@ static void test_chain_meets_group_shutdown(void **state) {
         mix_end();
         if (at_call >= SHUT_N && ++retries < 5) round--; /* the drain ended first: again */
     }
-    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+    if (chains_assured()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
 }
 
 /* (4) Executor shutdown mid-drain: graceful (everything runs, once, in order), immediate at a
@@ -1859,7 +1872,7 @@ static void test_chain_meets_executor_shutdown(void **state) {
         assert_int_equal(atomic_load(&pool_live_blocks), live_before); /* nothing kept alive */
         if (at_call >= SHUT_N && ++retries < 5) round--; /* the drain ended first: again */
     }
-    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+    if (chains_assured()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
 }
 
 #ifndef GROUPCONC_NO_DUMP
@@ -1948,7 +1961,7 @@ static void test_chain_meets_dump(void **state) {
     }
     print_message("dump: %ld samples, %ld with tasks waiting\n", samples, mid_drain);
     free(buf);
-    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
+    if (chains_assured()) assert_true(atomic_load(&chain_ends_committed) > ends_before);
 }
 #endif
 
@@ -2306,7 +2319,7 @@ static void xc_kinds(int W) {
     print_message(" (all threads %ld)\n", atomic_load(&chain_ends_committed) - g0);
     /* chains form only while tasks are short: not under valgrind. How many the calls meet depends on
        how far they reach (printed: see above) */
-    if (!tu_under_valgrind()) assert_true(atomic_load(&chain_ends_committed) > g0);
+    if (chains_assured()) assert_true(atomic_load(&chain_ends_committed) > g0);
 }
 
 static void test_chain_shards_one_worker(void **state) {
