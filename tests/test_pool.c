@@ -1008,10 +1008,10 @@ static void test_serial_run_after_a_cut_batch(void **state) {
 static atomic_long chain_ends_committed; /* chains that ended with chained tasks committed to */
 /* Whether a test's rounds surely meet a chain: not under valgrind (one thread at a time), nor
    under TSan, where an instrumented task often takes more than GROUPCONC__SHORT_NS (2 us) and a
-   serial run of tasks that are not short does not chain (on a 2-vCPU EPYC VM, 2026-12-04: the
-   deadline, group and executor shutdown, dump and two-drains rounds met none in 1 to 4 of those 5
-   tests in each of 14 TSan runs, with 8 or 32 spin tries; 0 of 5 plain runs). The plain, ASan and
-   coverage builds assert it. */
+   serial run of tasks that are not short does not chain (on a 2-vCPU EPYC VM, 2026-12-04: 1 to 4
+   of the deadline, group and executor shutdown, dump and two-drains tests met no chain in 14 of
+   18 TSan runs: 6 of 10 with 8 spin tries, 8 of 8 with 32; in 0 of 5 plain runs). The plain, ASan
+   and coverage builds assert it. */
 static bool chains_assured(void) {
 #if defined(POOL_UNDER_TSAN)
     return false;
