@@ -522,7 +522,10 @@ static void test_stress_three_layers(void **state) {
         assert_true(refused > 0);
     else
         assert_true(refused == 0 && by_status[GROUPCONC_STATUS_REJECTED] > 0);
-    assert_true(by_status[GROUPCONC_STATUS_SUCCESS] > st->n / 10);
+    /* a fair share ran to success (not all refused or cancelled): 6-27 % of 200,000 under Wine on
+       a 2-vCPU EPYC VM (2026-12-04, the Win32 backend with 8 or 32 spin tries: the cancellers and
+       evictions there win more races; 10 %, the floor before, failed 7 times in 8) */
+    assert_true(by_status[GROUPCONC_STATUS_SUCCESS] > st->n / 50);
     assert_true(atomic_load(&st->cancels) > 0);
     assert_true(atomic_load(&st->evictions) > 0);
 
