@@ -371,6 +371,32 @@ static void measure(const bench_job *j, const bench_params *p, bench_out *res) {
     }
 }
 
+/* ---- statistics ------------------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct summary {
+    int n;
+    double med, min, max;
+} summary;
+
+static summary summarize(const double *v, int n) {
+    summary s = {n, NAN, NAN, NAN};
+    if (n == 0) return s;
+    double *c = malloc((size_t)n * sizeof *c);
+    if (!c) return s;
+    memcpy(c, v, (size_t)n * sizeof *c);
+    qsort(c, (size_t)n, sizeof *c, cmp_double);
+    s.min = c[0];
+    s.max = c[n - 1];
+    s.med = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+    free(c);
+    return s;
+}
+
 /* ---- machine check: how much parallel CPU this machine really gives ---------------------------- */
 
 static void *spin_fn(void *arg) {
@@ -410,16 +436,11 @@ static double parallel_capacity(void) {
    one only reads slower) against the median of 3 k-thread tries (one try is ~50 ms: a noisy VM's
    minute shows in one, seldom in two). */
 static double parallel_capacity_k(int k) {
-    uint64_t one = 0, t[3];
-    for (int i = 0; i < 3; i++) {
-        uint64_t x = spin_ns(1);
-        if (x && (!one || x < one)) one = x;
-    }
-    for (int i = 0; i < 3; i++) t[i] = spin_ns(k);
-    if (t[0] > t[1]) { uint64_t x = t[0]; t[0] = t[1]; t[1] = x; }
-    if (t[1] > t[2]) t[1] = t[2];
-    uint64_t med = t[0] > t[1] ? t[0] : t[1];
-    return one && med ? (double)k * (double)one / (double)med : NAN;
+    double one[3], many[3];
+    for (int i = 0; i < 3; i++) one[i] = (double)spin_ns(1);
+    for (int i = 0; i < 3; i++) many[i] = (double)spin_ns(k);
+    summary s1 = summarize(one, 3), sk = summarize(many, 3);
+    return s1.min > 0 && sk.min > 0 ? (double)k * s1.min / sk.med : NAN; /* spin_ns: 0 on error */
 }
 
 /* The machine's steal and busy jiffies from /proc/stat's "cpu" line (0 where it cannot be read). */
@@ -474,31 +495,7 @@ static double loadavg(void) {
     return l;
 }
 
-/* ---- statistics and formatting --------------------------------------------------------------- */
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-typedef struct summary {
-    int n;
-    double med, min, max;
-} summary;
-
-static summary summarize(const double *v, int n) {
-    summary s = {n, NAN, NAN, NAN};
-    if (n == 0) return s;
-    double *c = malloc((size_t)n * sizeof *c);
-    if (!c) return s;
-    memcpy(c, v, (size_t)n * sizeof *c);
-    qsort(c, (size_t)n, sizeof *c, cmp_double);
-    s.min = c[0];
-    s.max = c[n - 1];
-    s.med = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-    free(c);
-    return s;
-}
+/* ---- formatting ------------------------------------------------------------------------------ */
 
 static void fmt_value(char *buf, size_t len, double v, fmt_kind f) {
     if (isnan(v)) {
