@@ -2066,7 +2066,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    Names: groupconc__* is private. A function named *_locked is called with ex->lock held, *_tlocked
    with a stripe lock of the key table held (its comment says which: the key's, or all); it does not
    release the lock (spin_locked does for a while, and says so). The key table is GROUPCONC__STRIPES
-   stripes, each its own lock and slots; a key's stripe is its hash's top bits. Lock order:
+   stripes, each its own lock and slots; a key's stripe is its hash's top bits; a thread's memo of
+   the group it last found (groupconc__group_memo_find) spares a repeated key's submit the table's
+   and the group's cache lines, and a removal from the stripe voids every memo of it. Lock order:
    ex->lock, then the stripe locks in index order, then table.lru_lock (the bounded table's LRU
    list, taken only by executors with max_groups or group_idle_ns); ex->lock, then done_lock;
    ex->lock, then ex->scope_lock, then a scope's lock (the dump; a scope's shutdown reads its forks
@@ -3065,6 +3067,8 @@ typedef struct groupconc__stripe {
     groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
     uint32_t *hashes;              /* hashes[i]: 0 if slots[i] is empty, else its key's hash */
     size_t nslots, ngroups;
+    uint64_t removals;             /* groups removed from it, ever: a thread's memo of a group it
+                                      found here is good while this is unchanged (key table) */
     char pad[GROUPCONC__LINE];     /* two stripes' fields never share a cache line */
 } groupconc__stripe;
 
@@ -3445,6 +3449,20 @@ typedef struct groupconc__node_memo {
 static GROUPCONC__TLS groupconc__node_memo groupconc__my_nodes;
 static _Atomic uint64_t groupconc__node_gens; /* the last node_gen given out */
 
+/* A thread's memo of the group it last found or made, with a copy of its key ("key table":
+   groupconc__group_memo_find). Keys longer than GROUPCONC__MEMO_KEY - 1 bytes are not noted. */
+#define GROUPCONC__MEMO_KEY 40
+typedef struct groupconc__group_memo {
+    uint64_t gen;                  /* the executor's node_gen (0: none) */
+    const void *stripe;            /* the group's stripe, and its `removals` when it was noted */
+    uint64_t removals;
+    uint64_t hash;
+    groupconc__group *group;
+    size_t len;
+    char key[GROUPCONC__MEMO_KEY];
+} groupconc__group_memo;
+static GROUPCONC__TLS groupconc__group_memo groupconc__my_group;
+
 /* Calls from a resolver: the one rule, enforced here. A resolver runs under its executor's table
    lock (and maybe its lock too), so any call that would take a lock of that executor would wait
    for itself, or take the locks in the wrong order. The executors whose resolvers are running on
@@ -3703,6 +3721,37 @@ GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, uint32_t *ha
     slots[i] = g;
 }
 
+/* The group this thread last found or made under stripe st, if it is key's and no group has left
+   st since: then it is still in the table (a removal happens under st's lock, which the caller
+   holds, and counts in st->removals), and the lookup reads no line of the table nor of the group.
+   Those lines are what workers write per task (the group's counts sit beside its key) and, for a
+   busy key, what several submitters share: a submitter that read the key there paid a cache miss
+   per submit (issue 26; docs/performance.md). NULL otherwise. Under st's lock. */
+GROUPCONC__FN groupconc__group *groupconc__group_memo_find(const groupconc_executor *ex,
+                                                           const groupconc__stripe *st,
+                                                           const char *key, size_t len, uint64_t hash) {
+    const groupconc__group_memo *m = &groupconc__my_group;
+    if (m->hash != hash || m->gen != ex->node_gen || m->stripe != (const void *)st ||
+        m->removals != st->removals || m->len != len || !groupconc__key_equal(m->key, key, len))
+        return NULL;
+    return m->group;
+}
+
+/* Note g (key's, in stripe st) as this thread's memo. Under st's lock. */
+GROUPCONC__FN void groupconc__group_memo_note(const groupconc_executor *ex, const groupconc__stripe *st,
+                                              groupconc__group *g, const char *key, size_t len,
+                                              uint64_t hash) {
+    groupconc__group_memo *m = &groupconc__my_group;
+    if (len >= GROUPCONC__MEMO_KEY) return;
+    m->gen = ex->node_gen;
+    m->stripe = (const void *)st;
+    m->removals = st->removals;
+    m->hash = hash;
+    m->group = g;
+    m->len = len;
+    memcpy(m->key, key, len + 1); /* with its terminator, as groupconc__key_equal reads it */
+}
+
 /* Room for one more group in the stripe: grows at 3/4 load; no fixed maximum of groups (below 2^32
    slots: the hash words hold 32 bits of position). One allocation holds both arrays. Apart from
    the insertion, so that a creation that reclaims first cannot fail after the reclaim. */
@@ -3749,6 +3798,7 @@ GROUPCONC__FN void groupconc__table_remove(groupconc__stripe *st, const groupcon
         }
     }
     st->ngroups--;
+    st->removals++; /* every thread's memo of a group of this stripe is stale */
 }
 
 /* ==== groups ==================================================================================== */
@@ -4113,11 +4163,13 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, groupconc__stripe
                                        groupconc__group **out) {
     const groupconc_policy *p = &ex->policy;
     groupconc__limits_entry *e;
-    groupconc__group *g = groupconc__table_find(st, key, len, hash);
+    groupconc__group *g = groupconc__group_memo_find(ex, st, key, len, hash);
     bool bounded = p->max_groups != GROUPCONC_UNLIMITED || p->group_idle_ns > 0, full;
     size_t front = (bounded ? sizeof(groupconc__lru) : 0) + (p->fleet.acquire ? sizeof(groupconc__group_fleet) : 0);
     char *block;
     int rc;
+    if (!g && (g = groupconc__table_find(st, key, len, hash)) != NULL)
+        groupconc__group_memo_note(ex, st, g, key, len, hash);
     if (g) {
         if (bounded) {
             groupconc__mutex_lock(&ex->table.lru_lock);
@@ -4145,6 +4197,7 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, groupconc__stripe
     g->bulkhead.limit = groupconc__cap(groupconc__resolve(ex, g, e, 1));
     g->threshold = groupconc__resolve(ex, g, e, 2);
     groupconc__table_insert(st, g, hash);
+    groupconc__group_memo_note(ex, st, g, key, len, hash);
     if (bounded) {
         uint64_t now = groupconc__coarse_now_ns();
         atomic_init(&groupconc__lru_of(g)->last_used, now);

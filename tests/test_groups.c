@@ -149,6 +149,93 @@ static void test_evict_reresolves(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* A submitting thread's memo of the group it last found (groupconc__group_memo_find, "key
+   table") never outlives the group: after an evict by another thread, after a reclaim, and across
+   executors (a destroyed one and the next, which may get its address), the next submit of the same
+   key from the same thread gets a fresh group (its counters start again, its limit is resolved
+   again). Keys of 39 bytes (the longest noted, with its terminator) and of 40 (not noted). Under
+   ASan a stale memo is a use after free. */
+typedef struct evict_arg {
+    groupconc_executor *ex;
+    const char *key;
+    int rc;
+} evict_arg;
+
+static void evict_main(void *arg) {
+    evict_arg *a = (evict_arg *)arg;
+    a->rc = groupconc_group_evict(a->ex, a->key);
+}
+
+static void test_memo_never_outlives_its_group(void **state) {
+    (void)state;
+    char k39[40], k40[41];
+    memset(k39, 'k', sizeof k39 - 1);
+    k39[sizeof k39 - 1] = '\0';
+    memset(k40, 'k', sizeof k40 - 1);
+    k40[sizeof k40 - 1] = '\0';
+    const char *keys[] = {"m", k39, k40};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        answer_resolver ar;
+        atomic_init(&ar.calls, 0);
+        atomic_init(&ar.answer, 2);
+        groupconc_policy p = groupconc_policy_default();
+        p.resolver = answer_fn;
+        p.resolver_user_data = &ar;
+        p.max_threads = 1;
+        groupconc_executor *ex = tu_executor(&p);
+        for (int round = 0; round < 20; round++) {
+            for (int i = 0; i < 2; i++) { /* the second submit finds the group through the memo */
+                groupconc_task *t = tu_submit(ex, keys[k], NULL, tu_noop_fn, NULL);
+                tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+                groupconc_task_release(t);
+            }
+            assert_int_equal(tu_gstats(ex, keys[k]).submitted, 2);
+            assert_int_equal(atomic_load(&ar.calls), round + 1);
+            evict_arg a = {ex, keys[k], INT_MIN};
+            tu_thread th;
+            assert_true(tu_thread_start(&th, evict_main, &a)); /* another thread's evict */
+            tu_thread_join(th);
+            assert_int_equal(a.rc, GROUPCONC_OK);
+            assert_int_equal(tu_xstats(ex).groups, 0);
+        }
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+
+        /* a reclaim for room (max_groups 1) between two submits of the key */
+        p = groupconc_policy_default();
+        p.max_groups = 1;
+        ex = tu_executor(&p);
+        for (int round = 0; round < 20; round++) {
+            const char *other = (round % 2) ? "other-a" : "other-b";
+            for (int i = 0; i < 2; i++) {
+                groupconc_task *t = tu_submit(ex, keys[k], NULL, tu_noop_fn, NULL);
+                tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+                groupconc_task_release(t);
+            }
+            assert_int_equal(tu_gstats(ex, keys[k]).submitted, 2);
+            groupconc_task *t = tu_submit(ex, other, NULL, tu_noop_fn, NULL); /* reclaims keys[k] */
+            tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+            groupconc_task_release(t);
+            groupconc_group_stats s;
+            assert_int_equal(groupconc_group_stats_get(ex, keys[k], &s), GROUPCONC_ENOTFOUND);
+        }
+        assert_int_equal(tu_xstats(ex).groups_reclaimed, 39);
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+
+        /* executor after executor, the key submitted twice to each */
+        p = groupconc_policy_default();
+        for (int round = 0; round < 20; round++) {
+            ex = tu_executor(&p);
+            for (int i = 0; i < 2; i++) {
+                groupconc_task *t = tu_submit(ex, keys[k], NULL, tu_noop_fn, NULL);
+                tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+                groupconc_task_release(t);
+            }
+            assert_int_equal(tu_gstats(ex, keys[k]).submitted, 2);
+            assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        }
+    }
+}
+
 /* Evicting while a task runs: its queued peers are cancelled, it is flagged, and a new submit gets
    fresh state at once (documented overlap: it may run beside the old task). */
 static void test_evict_while_running(void **state) {
@@ -449,6 +536,7 @@ int main(void) {
         cmocka_unit_test(test_shutdown_group_leaves_others),
         cmocka_unit_test(test_evict_reresolves),
         cmocka_unit_test(test_evict_while_running),
+        cmocka_unit_test(test_memo_never_outlives_its_group),
         cmocka_unit_test(test_stats_latched_state),
         cmocka_unit_test(test_stats_submitted_everywhere),
         cmocka_unit_test(test_stats_unknown_group),
