@@ -821,7 +821,7 @@ enum { A_SELF_BODY, A_SELF_EVENT, A_SELF_HANDLER, A_SELF_CLEANUP, A_SELF_CALLBAC
        A_SC_JOIN_TIMEOUT, A_SC_CLOSE_OK, A_SC_CLOSE_NOTJOINED, A_SC_CLOSE_EORDER, A_SC_FOREIGN, A_SC_PARK_RELEASED,
        A_SC_PARK_CANCELLED, A_SC_DESTROY_BUSY, A_SC_HANDLER, A_DUMP_OK, A_DUMP_ERANGE, A_DUMP_FILE_OK, A_DUMP_FILE_EIO,
        A_LV_LIMITS_OK, A_LV_LIMITS_BAD, A_LV_XLIMITS_OK, A_LV_XLIMITS_BAD, A_LV_PAUSE, A_LV_RESUME, A_LV_XPAUSE, A_LV_XRESUME,
-       A_LV_DEADLINE_SUBMIT, A_LV_EXPIRED, A_LV_EXPIRED_GLOBAL, A_LV_EXPIRED_BULKHEAD, A_LV_EXPIRED_CONC, A_LV_EXPIRED_RUNNING, A_LV_GROUPS_FULL, A_LV_REJ_WAITING, A_LV_OVER_CAP, A_LV_DRAINED, A_LV_RECLAIMED,
+       A_LV_DEADLINE_SUBMIT, A_LV_EXPIRED, A_LV_EXPIRED_GLOBAL, A_LV_EXPIRED_BULKHEAD, A_LV_EXPIRED_CONC, A_LV_EXPIRED_RUNNING, A_LV_GROUPS_FULL, A_LV_REJ_WAITING, A_LV_OVER_CAP, A_LV_DRAINED, A_LV_RECLAIMED, A_LV_MADE_BETWEEN,
        A_LV_PAUSED_CHECKED, A_LV_GATE_PAUSED, A_LV_GATE_RUNNING, A_LV_DUMP_LIVE,
        A_FL_ASK_PENDING, A_FL_ASK_SYNC, A_FL_GRANTED, A_FL_BUSY, A_FL_REJECT, A_FL_OPEN, A_FL_CAPPED, A_FL_RELEASED,
        A_FL_LATE, A_FL_NOTIFY, A_FL_REPORT, A_FL_BAD, A_FL_REJECTED, A_FL_EXPIRED, A_FL_OPEN_EVENT, A_FL_WAIT_EXACT,
@@ -855,7 +855,7 @@ static const char *const acounter_names[A_COUNT] = {
     "deadline:   at the bulkhead", "deadline:   at concurrency", "deadline:   at the global running cap",
     "bounded: EGROUPS_FULL (submit, fork, gate, pause)", "max_waiting: EREJECTED_WAITING results",
     "live: a count over the cap in force (lowered)", "live: high-water mark drained to a lower cap",
-    "bounded: groups reclaimed (stats)", "pause: admitted counts held still", "gate: EPAUSED",
+    "bounded: groups reclaimed (stats)", "stats: a group made between its stats and the key list", "pause: admitted counts held still", "gate: EPAUSED",
     "gate: EREJECTED_RUNNING", "dump: gauges checked (no idle permit with waiters)",
     "fleet: requests kept pending", "fleet: requests answered in acquire", "fleet: GRANTED", "fleet: BUSY",
     "fleet: REJECT", "fleet: OPEN", "fleet: GRANTED wanted at the cap", "fleet: leases released",
@@ -1947,9 +1947,7 @@ static void check_stats(bool all_quiet) {
     size_t found = 0;
     for (int g = 0; g < NG; g++) {
         groupconc_group_stats gs;
-#ifndef GROUPCONC_NO_GATE
         long gws0 = wsub_mark();
-#endif
         int rc = fz_code(fz_group_stats(g, &gs));
 #ifndef GROUPCONC_NO_GATE
         check_gate_group(g, rc != GROUPCONC_ENOTFOUND, &gs, gws0);
@@ -1960,6 +1958,17 @@ static void check_stats(bool all_quiet) {
             continue;
         }
         FZ_CHECK(rc == GROUPCONC_OK, "group_stats(%s): %s", group_names[g], groupconc_errname(rc));
+        if (gs.concurrency == GROUPCONC_DEFAULT) {
+            /* the stats read g's limits entry while g had no state (a state's concurrency is >= 1;
+               GROUPCONC_DEFAULT: the resolver will decide), and the key list read after them has g:
+               made in between, which only a fork made in a fork body does */
+            FZ_CHECK(LV.resolver && !wsub_still(gws0), "group_stats(%s): a limits entry with no state (concurrency "
+                     "GROUPCONC_DEFAULT), but group_keys lists it and nothing could have made it since (resolver %d)",
+                     group_names[g], (int)LV.resolver);
+            atomic_fetch_add(&acounters[A_LV_MADE_BETWEEN], 1);
+            lv_fresh(g);
+            continue;
+        }
         found++;
         size_t gheld = held_cur(g);
         FZ_CHECK(gs.running >= gheld + parked_g[g], "group %s: running %zu < %zu gate permits + %zu parked deferred tasks",
