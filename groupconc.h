@@ -33,7 +33,8 @@
    2. CONFIGURATION
        macro                      where            default              effect
        GROUPCONC_IMPLEMENTATION   one TU           -                    compile the implementation here (as C, not C++)
-       GROUPCONC_STATIC           every TU         -                    make every function static (private copy per TU)
+       GROUPCONC_STATIC           every TU         -                    make every function static (private copy per TU:
+                                                                        LIMITATIONS)
        GROUPCONC_API              every TU         extern               decoration of public declarations
        GROUPCONC_NO_GATE          every TU         -                    leave the admission gate out (section [8]): its
                                                                         types, functions, groupconc_release_kind_name,
@@ -435,6 +436,12 @@
          Include groupconc.h first in the implementation TU, or define _POSIX_C_SOURCE=200809L.
        - Backends: C11 threads, POSIX threads and Win32. Atomics are C11 <stdatomic.h> in all three:
          MSVC needs Visual Studio 2022 17.5 or later with /std:c11 /experimental:c11atomics.
+       - GROUPCONC_STATIC: each TU's copy has its own process-wide and per-thread state (executor
+         numbers, a thread's memos of its task nodes and of its last group, which thread is a
+         worker or a scope's owner, the resolver call rule, the inbox's closed mark), so an
+         executor and its gates, scopes and handles are used only through the copy that made
+         them: passed to another copy's functions they may misbehave (a memo may name a
+         destroyed executor's group).
        - Fleet layer: executor gate permits do not pass through it; a provider's REJECT is always
          asynchronous (the task was accepted: under ABORT its handle completes REJECTED), and under
          CALLER_RUNS a refused task runs holding neither local permits nor a lease (but one refused
