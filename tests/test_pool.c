@@ -51,17 +51,40 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT: the library's CPU count sees them too */
 #endif
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
-/* The library's blocks, counted: a task node lost on the way back leaves one behind its executor. */
+/* The library's blocks, counted: a task node lost on the way back leaves one behind its executor.
+   Each block's size sits in front of it, so that a freed block can be handed out again
+   (test_memo_of_a_destroyed_executor): pool_free keeps the block named by pool_keep instead of
+   freeing it, and the next allocation of its size gets it back. */
+typedef union pool_header {
+    size_t size;
+    max_align_t align; /* the block after it keeps malloc's alignment */
+} pool_header;
 static atomic_long pool_live_blocks;
+static void *_Atomic pool_keep; /* set by the test */
+static void *_Atomic pool_kept; /* pool_keep's block, freed and kept */
 static void *pool_malloc(size_t size) {
-    void *p = malloc(size);
-    if (p) atomic_fetch_add(&pool_live_blocks, 1);
-    return p;
+    void *k = atomic_load(&pool_kept);
+    if (k && ((pool_header *)k - 1)->size == size && atomic_compare_exchange_strong(&pool_kept, &k, NULL)) {
+        atomic_fetch_add(&pool_live_blocks, 1);
+        return k;
+    }
+    if (size > (size_t)-1 - sizeof(pool_header)) return NULL;
+    pool_header *h = malloc(sizeof *h + size);
+    if (!h) return NULL;
+    h->size = size;
+    atomic_fetch_add(&pool_live_blocks, 1);
+    return h + 1;
 }
 static void pool_free(void *p) {
-    if (p) atomic_fetch_sub(&pool_live_blocks, 1);
-    free(p);
+    if (!p) return;
+    atomic_fetch_sub(&pool_live_blocks, 1);
+    if (p == atomic_load(&pool_keep)) {
+        atomic_store(&pool_kept, p);
+        return;
+    }
+    free((pool_header *)p - 1);
 }
 #define GROUPCONC_MALLOC(sz) pool_malloc(sz)
 #define GROUPCONC_FREE(p) pool_free(p)
@@ -2648,6 +2671,40 @@ static void run_idle_workers_woken(int W) {
     tu_latch_destroy(&started);
 }
 
+/* A thread's memos (its node cache, its last group: "task nodes", "key table") name their
+   executor by its number, not its address: an executor made at the address of a destroyed one,
+   with the same key, stripe and removal count, must find neither memo current. The allocator
+   hands the destroyed executor's block to the next one of its size; a memo taken as current would
+   put the task in the destroyed executor's freed group (ASan: use after free; else the group is
+   not in the new table and its stats fail). */
+static void test_memo_of_a_destroyed_executor(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 1;
+    for (int round = 0; round < 3; round++) {
+        groupconc_executor *a = tu_executor(&p);
+        groupconc_task *t = tu_submit(a, "k", NULL, tu_noop_fn, NULL); /* both memos now name a */
+        tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+        groupconc_task_release(t);
+        atomic_store(&pool_keep, (void *)a);
+        assert_int_equal(groupconc_executor_destroy(a), GROUPCONC_OK);
+        assert_ptr_equal(atomic_load(&pool_kept), (void *)a);
+        groupconc_executor *b = tu_executor(&p);
+        atomic_store(&pool_keep, NULL);
+        assert_ptr_equal((void *)b, (void *)a); /* made where a was */
+        for (int i = 0; i < 2; i++) {
+            t = tu_submit(b, "k", NULL, tu_noop_fn, NULL);
+            tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+            groupconc_task_release(t);
+        }
+        assert_int_equal(tu_gstats(b, "k").submitted, 2);
+        assert_int_equal(tu_gstats(b, "k").succeeded, 2);
+        assert_int_equal(tu_xstats(b).groups, 1);
+        assert_int_equal(groupconc_executor_destroy(b), GROUPCONC_OK);
+    }
+    assert_null(atomic_load(&pool_kept));
+}
+
 static void test_idle_workers_woken_in_any_shard(void **state) {
     (void)state;
     run_idle_workers_woken(1);
@@ -2698,6 +2755,7 @@ int main(void) {
         cmocka_unit_test(test_blocked_completion_callback_grows_the_pool),
         cmocka_unit_test(test_hint_starts_a_worker_at_once),
         cmocka_unit_test(test_submit_while_starting_starts_another),
+        cmocka_unit_test(test_memo_of_a_destroyed_executor),
         cmocka_unit_test(test_serial_run_keeps_observers_exact),
         cmocka_unit_test(test_serial_run_lets_other_groups_in),
         cmocka_unit_test(test_serial_run_keeps_deadlines),
