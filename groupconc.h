@@ -475,8 +475,9 @@
          docs/lock-measurements.md). The key table is 16 stripes, each with its own lock:
          submitting threads share one only when their keys share a stripe (one key always does:
          16 threads submitting to one key on 16 vCPUs ran at 0.46x libdispatch's rate with
-         GROUPCONC__SPIN_TRIES at 32, ~0.8x projected at today's 8, and 4 of them on 2 vCPUs at
-         0.90x in the latest full run, see docs/performance.md), and a slow resolver, run under one, stalls the submits of that stripe's
+         GROUPCONC__SPIN_TRIES at 32, ~0.8x projected at today's 8; 4 of them on 2 vCPUs ran at
+         0.90x in 15f084e's full run, 1.85-1.98x since a thread keeps a memo of its last group:
+         docs/performance.md), and a slow resolver, run under one, stalls the submits of that stripe's
          keys meanwhile (of every key, where it runs under all of them: see the resolver).
        - The per-group table of live limits (groupconc_group_limits_set) is a sorted array: a new key
          costs O(keys in it), about 30 us at 100,000 keys, and stays until its fields are back to
