@@ -212,14 +212,17 @@
                       submit can refuse a task, so submit does not take the executor lock: it pushes
                       the task onto a lock-free inbox, admitted in submission order at the next locked
                       step. With a threshold, submit admits under the executor lock and can refuse at
-                      once.
+                      once; so does a submit on the locked path for another reason (max_waiting, a
+                      fleet provider, a task with a queue deadline, no worker alive yet, group_idle_ns
+                      before the housekeeper runs).
        Handles        groupconc_submit gives a handle (groupconc_task). It stays valid until
                       groupconc_task_release, even after the executor is destroyed; after release it
                       must not be used (like free()). Pass out_task = NULL for fire-and-forget.
        Gate           for work that is not a function on a worker (an event loop's requests):
                       groupconc_gate_try_acquire admits or refuses at once; the caller releases the
-                      permit exactly once. An executor gate's permit holds the group's three layer
-                      permits: one budget with the group's tasks (section [8]).
+                      permit exactly once. An executor gate's permit holds a task's four local
+                      layer permits (global in-flight, the group's bulkhead and concurrency, global
+                      running): one budget with the tasks (section [8]).
        Deferred       a task body may call groupconc_context_defer and return
                       GROUPCONC_TASK_PENDING: it keeps its permits, frees its worker, and completes
                       when groupconc_deferred_complete is called from any thread.
@@ -310,19 +313,18 @@
        be called there too (an expired task's permit took a waiter to the fleet layer): a REJECT
        given inside it is settled on a worker like the refusals above; the events of an OPEN
        answer are emitted there.
-       The resolver runs under a lock of the key table, its key's stripe's (with queue thresholds in
-       the policy, or from an executor gate's try-acquire or a pause, under the executor lock too;
-       at max_groups, or from groupconc_group_limits_set, every stripe's), so that it is called
-       exactly once per group creation: it must be quick. From a resolver, every call that takes
-       its executor or one of that executor's gates, scopes, task handles (of unfinished tasks),
-       deferred tasks, permits or fleet requests returns GROUPCONC_EDEADLK at once and does nothing
-       (it would wait for the locks held around it); the functions that return no code and take no
-       lock work (groupconc_context_is_cancelled / _group / _task_id / _executor,
-       groupconc_deferred_is_cancelled, groupconc_scope_fork_count), and so do pure functions
-       (strerror, errname, version, *_name, policy default / check, *_limits_keep,
+       The resolver runs under a lock of the key table, its key's stripe's (under the executor lock
+       too when the submit takes the locked path: see Submission in 3. CONCEPTS; or from an executor
+       gate's try-acquire or a pause; at max_groups, or from groupconc_group_limits_set, every
+       stripe's), so that it is called exactly once per group creation: it must be quick. From a
+       resolver, every call that takes its executor or one of that executor's gates, scopes, task
+       handles (of unfinished tasks), deferred tasks, permits or fleet requests returns
+       GROUPCONC_EDEADLK at once and does nothing (it would wait for the locks held around it); the
+       functions that return no code and take no lock work (groupconc_context_is_cancelled / _group /
+       _task_id / _executor, groupconc_deferred_is_cancelled, groupconc_scope_fork_count), and so do
+       pure functions (strerror, errname, version, *_name, policy default / check, *_limits_keep,
        group_keys_free), a finished task's handle (it belongs to no executor any more), standalone
        gates, and every call on another executor.
-
    6. WHERE CALLBACKS RUN (the user code a call may run on the calling thread before it returns; each
    function's "Callbacks:" line says the same on "Runs here:", where "anywhere" means anywhere but
    a resolver of the same executor, as above. Another task's code never runs inside a read-only
@@ -469,16 +471,17 @@
          and another naps can wait up to 100 us if the busy one's task turns out long.
        - While every worker is busy, submitted tasks may wait in the inbox until a worker or a stats
          call admits them; oldest_wait_ns counts from admission, so it can under-report that wait.
-       - Admission, hand-off and completion share one executor lock (submits without thresholds do
-         not take it; workers take it once per batch); with many cores and many busy workers it
-         becomes the bottleneck (on 16 vCPUs it was held 76-81 % of a run with one submitter:
-         docs/lock-measurements.md). The key table is 16 stripes, each with its own lock:
-         submitting threads share one only when their keys share a stripe (one key always does:
-         16 threads submitting to one key on 16 vCPUs ran at 0.46x libdispatch's rate with
-         GROUPCONC__SPIN_TRIES at 32, ~0.8x projected at today's 8; 4 of them on 2 vCPUs ran at
-         0.90x in 15f084e's full run, 1.85-1.98x since a thread keeps a memo of its last group:
-         docs/performance.md), and a slow resolver, run under one, stalls the submits of that stripe's
-         keys meanwhile (of every key, where it runs under all of them: see the resolver).
+       - Admission, hand-off and completion share one executor lock (submits on the inbox path,
+         the default: see Submission in 3. CONCEPTS, do not take it; workers take it once per
+         batch); with many cores and many busy workers it becomes the bottleneck (on 16 vCPUs it was
+         held 76-81 % of a run with one submitter: docs/lock-measurements.md). The key table is 16
+         stripes, each with its own lock: submitting threads share one only when their keys share a
+         stripe (one key always does: 16 threads submitting to one key on 16 vCPUs ran at 0.46x
+         libdispatch's rate with GROUPCONC__SPIN_TRIES at 32, ~0.8x projected at today's 8; 4 of them
+         on 2 vCPUs ran at 0.90x in 15f084e's full run, 1.85-1.98x since a thread keeps a memo of its
+         last group: docs/performance.md), and a slow resolver, run under one, stalls the submits of
+         that stripe's keys meanwhile (of every key, where it runs under all of them: see the
+         resolver).
        - The per-group table of live limits (groupconc_group_limits_set) is a sorted array: a new key
          costs O(keys in it), about 30 us at 100,000 keys, and stays until its fields are back to
          GROUPCONC_DEFAULT. Set live limits for tenants, not for every client address.
@@ -705,8 +708,10 @@ typedef void (*groupconc_cleanup_fn)(void *arg);
 /* Per-group concurrency resolver: store a value in *out_concurrency and return 0; a non-zero return
    means "failed", and the policy default is used. Results < 1 become 1. Runs under a lock of the
    key table (its key's stripe's; every stripe's at max_groups or from groupconc_group_limits_set)
-   and the executor lock when the policy has queue thresholds, at max_groups, from a pause, from
-   groupconc_group_limits_set, or when an executor gate's try-acquire creates the group; once per
+   and the executor lock when the submit takes the locked path (queue thresholds, max_waiting, a
+   fleet provider, a queue deadline, no worker yet: see Submission in the manual), at max_groups,
+   from a pause, from groupconc_group_limits_set, or when an executor gate's try-acquire creates
+   the group; once per
    creation of a group's state (and again when
    groupconc_group_limits_set puts its concurrency back to GROUPCONC_DEFAULT): be quick, do not call into
    groupconc. */
@@ -1348,8 +1353,10 @@ typedef struct groupconc_executor_stats {
     /* Totals since creation, all groups (evicted ones included). */
     uint64_t submitted, admitted, completed, succeeded, failed, cancelled;
     uint64_t rejected_global, rejected_bulkhead, rejected_concurrency, rejected_waiting, expired;
-    uint64_t rejected_other;    /* submit failed after SUBMITTED: ESHUTDOWN, ENOMEM, ETHREAD,
-                                   EGROUPS_FULL */
+    uint64_t rejected_other;    /* submit failed after SUBMITTED: ESHUTDOWN (a shutdown that
+                                   came while the submit was under way; a submit that finds the
+                                   executor shut down is refused before, uncounted), ENOMEM,
+                                   ETHREAD, EGROUPS_FULL */
     uint64_t caller_runs;       /* refused, then run under CALLER_RUNS (see groupconc_group_stats) */
     uint64_t groups_reclaimed;  /* idle groups dropped by the bounded table (idle time or max) */
     uint64_t counts_unattributed; /* outcomes counted here but not in their group's stats: memory
@@ -1755,7 +1762,8 @@ GROUPCONC_API int groupconc_scope_open(groupconc_executor *ex, const groupconc_s
                   (GROUPCONC_EREJECTED_*, ESHUTDOWN, ENOMEM, ETHREAD): the fork was refused there and
                   still counts in the scope, with a REJECTED result whose reason is that code (group
                   and task_id as passed), a failure under SHUTDOWN_ON_FAILURE; *out_index is set
-                  (the executor's stats count it as that submit did: see rejected_other). Tell the two
+                  (the executor's stats count it as that submit did: see rejected_other); as there,
+                  its cleanup is not called and `arg` is still the caller's. Tell the two
                   ENOMEM apart by groupconc_scope_fork_count.
    Thread safety: the owner thread, or a fork of the scope.
    Callbacks:     from the scope's forks and the owner's callbacks.
@@ -2073,25 +2081,31 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                          public calls); the JSON dump (GROUPCONC_NO_DUMP)
    Names: groupconc__* is private. A function named *_locked is called with ex->lock held, *_tlocked
    with a stripe lock of the key table held (its comment says which: the key's, or all); it does not
-   release the lock (spin_locked does for a while, and says so). The key table is GROUPCONC__STRIPES
-   stripes, each its own lock and slots; a key's stripe is its hash's top bits; a thread's memo of
+   release the lock, but for those that say so (spin_locked for a while; worker_sleep_locked,
+   worker_idle_locked and wait_quiet_locked while they wait). The key table is GROUPCONC__STRIPES
+   stripes, each its own lock and slots; a key's stripe is the low bits of its hash's upper 32 bits
+   (its shard's too: "shards"); a thread's memo of
    the group it last found (groupconc__group_memo_find) spares a repeated key's submit the table's
    and the group's cache lines, and a removal from the stripe voids every memo of it. Lock order:
    ex->lock, then the stripe locks in index order, then table.lru_lock (the bounded table's LRU
    list, taken only by executors with max_groups or group_idle_ns); ex->lock, then done_lock;
    ex->lock, then ex->scope_lock, then a scope's lock (the dump; a scope's shutdown reads its forks
-   under them while it cancels them as one step);
+   under them while it cancels them as one step); ex->lock, then a gate's lock (a leaf: "admission
+   gate"); with more than one shard, the shards' locks, then pool.lock (a leaf);
    table.caches_lock (the list of the threads' node caches) is taken alone or inside a stripe lock.
    ex->lock ("the executor lock": every shard's lock, taken in index order, see "shards"; with one
-   shard, shard 0's) is taken only through groupconc__exec_lock, _trylock and _wait, and let go of
-   only through _unlock (.ci/check_lifecycle.py checks): the first thing under it is to end the
-   workers' chains (worker pool, "chains"). A call that must see the whole executor takes it as
+   shard, shard 0's) is taken only through the functions of "the executor lock" (groupconc__exec_lock,
+   _trylock and _wait, let go of through _unlock; with more than one shard also work_wait and
+   idle_wait_all, which let go of the shards to wait on pool.lock: .ci/check_lifecycle.py checks
+   that no other section does): the first thing each of them does once it holds the lock is to end
+   the workers' chains (worker pool, "chains"). A call that must see the whole executor takes it as
    every shard's lock (groupconc__exec_lock_all, lock_all, lock_quiet_all) and lets go of it as such
    (_unlock_all): the same locks for now (step 5a: the per-task kind takes every shard too), the two
    kinds told apart for step 5b, which narrows the per-task kind to one shard
    (docs/lock-measurements.md), and checked in a debug build. Where a datum lives: a group's tasks
    and counts in its shard (groupconc__shard_of), the counts a worker retires over a batch
-   (unfinished, retired) in the executor; a per-task path that names no group (a worker's claim,
+   (unfinished, retired) executor-wide (with one shard, shard 0's fields; with more, the executor's
+   atomics: GROUPCONC__UNFINISHED); a per-task path that names no group (a worker's claim,
    serial step, steal and sleep, kick_locked, the watch) looks at every shard's ready tasks, its
    worker's home shard first.
    A submit takes its key's stripe alone: it finds or creates the group, takes a node and pushes
@@ -2105,14 +2119,21 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    once per group creation).
    Atomics: every atomic operation names its memory order (clang -Watomic-implicit-seq-cst checks
    this in CI). Most are relaxed, because a lock orders them, or acquire/release (a task's state
-   word, the node returns). seq_cst appears only in two store-then-load pairings, where each side
-   writes one variable and then reads the other's, so that at least one side sees the other; each
-   end is marked in the code:
+   word, the node returns). seq_cst marks the store-then-load pairings, where each side writes one
+   variable and then reads the other's, so that at least one side sees the other: P1 and P2 below,
+   each end marked in the code, and with more than one shard a third (the idle wait: a retirer
+   fetch_subs `unfinished`, then reads `shutdown`; a shutdown waiter stores `shutdown`, fences, then
+   reads `unfinished` under pool.lock: groupconc__retire_locked, groupconc__idle_wait_all). A few
+   lone seq_cst loads beside them (busy_since, the totals' `unfinished`) read a pairing's variable:
      P1 "inbox"    a submitter pushes onto the inbox (CAS), then reads the worker counters
                    (groupconc__inbox_look) to decide whether it must (or may) lock and kick; a worker
                    raises nidle / nnapping, or lowers nwaking / nstarting / nspinning, then looks
                    at the inbox (groupconc__inbox_pending); the housekeeper clears keeper.watching (the
                    pool's watch), then looks at the inbox likewise. So no push is left unwatched.
+                   With more than one shard the sleeper's last look (groupconc__work_wait, under
+                   pool.lock) also reads each shard's ready-count mirror (sh->nready, stored seq_cst
+                   by GROUPCONC__READY_MIRROR), against a kicker that makes a task ready, then reads
+                   nidle.
      P2 "waiters"  a worker publishes a task it ran (nret), then reads nwaiters (groupconc__publish)
                    to decide whether to finish at once; a waiter raises nwaiters, then finishes
                    what was published (groupconc__wait_until, help_locked). So no waiter waits for a
@@ -2287,7 +2308,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__STRIPES 16
 #endif
 #if GROUPCONC__STRIPES < 1 || (GROUPCONC__STRIPES & (GROUPCONC__STRIPES - 1)) != 0
-#error "GROUPCONC__STRIPES must be a power of two (a key's stripe is its hash's top bits, masked)"
+#error "GROUPCONC__STRIPES must be a power of two (a key's stripe is its hash's upper 32 bits, masked)"
 #endif
 #ifndef GROUPCONC__SHARDS /* the executor's shards ("shards"): 1; the tests' builds choose 16 */
 #define GROUPCONC__SHARDS 1
@@ -2936,7 +2957,7 @@ typedef struct groupconc__group_cold {
    "bounded group table"). Under table.lru_lock, except last_used (atomic: also stored under ex->lock
    when the group goes idle). */
 typedef struct groupconc__lru {
-    groupconc__group *prev, *next; /* ex->lru, oldest `placed` first */
+    groupconc__group *prev, *next; /* ex->table.lru_head .. lru_tail, oldest `placed` first */
     uint64_t placed;               /* when it was put at the list's tail (non-decreasing along it) */
     _Atomic uint64_t last_used;    /* last lookup or last time it went idle (>= placed) */
 } groupconc__lru;
@@ -2966,12 +2987,13 @@ typedef struct groupconc__group_queues {
     uint32_t waiting_running;      /* this group's tasks waiting at global running */
 } groupconc__group_queues;
 
-/* 73 bytes before the key: with a key of up to 15 bytes, a 96-byte malloc chunk (112 up to 31),
-   plus a 64-byte queues block once a task of it has waited. The key table keeps the hash; the key's
-   length is looked up rarely (strlen). A group keeps no `submitted` count: whenever ex->lock is
-   free, every task that reached the group has completed (an outcome counter), is waiting, ready
-   or on a worker, or was refused with its outcome still to decide (cold->undecided: a handler's,
-   or CALLER_RUNS's), so the stats add those up (groupconc__group_submitted). */
+/* 73 bytes before the key (74 with more than one shard): with a key of up to 14 bytes, a 96-byte
+   malloc chunk (112 up to 30), plus a 64-byte queues block once a task of it has waited. The key
+   table keeps the hash; the key's length is looked up rarely (strlen). A group keeps no `submitted`
+   count: whenever ex->lock is free, every task that reached the group has completed (an outcome
+   counter), is waiting, ready or on a worker, or was refused with its outcome still to decide
+   (cold->undecided: a handler's, or CALLER_RUNS's), so the stats add those up
+   (groupconc__group_submitted). */
 struct groupconc__group {
     groupconc_executor *exec;
     groupconc__permits bulkhead;   /* GROUPCONC__L_BULKHEAD (its waiters: queues->bulkhead) */
@@ -2980,10 +3002,11 @@ struct groupconc__group {
     uint64_t admitted;             /* tasks that got every permit */
     groupconc__group_cold *cold;   /* NULL until a task of it ends otherwise than SUCCESS */
     groupconc__group_queues *queues; /* NULL until a task of it first waits (but at the fleet) */
-    _Atomic uint32_t refs;         /* the table's, plus one per task */
+    _Atomic uint32_t refs;         /* the table's, plus one per task and per gate permit */
     int32_t threshold;             /* waiting at bulkhead + concurrency; -1 = unlimited */
-    uint32_t ready;                /* in ex->ready (CALLER_RUNS re-runs included) */
-    uint32_t running;              /* in ex->running holding permits (CALLER_RUNS re-runs not) */
+    uint32_t ready;                /* in its shard's ready (CALLER_RUNS re-runs included) */
+    uint32_t running;              /* in its shard's running, holding permits (CALLER_RUNS re-runs
+                                      not) */
     uint8_t flags;                 /* GROUPCONC__GF_* */
 #if GROUPCONC__SHARDS > 1
     uint8_t shard;                 /* its shard (ex->shards), from its key's hash; never changes */
@@ -3068,8 +3091,8 @@ typedef struct groupconc__node_cache {
                                       groupconc__node_size(observed) bytes; no other extra) */
 } groupconc__node_cache;
 
-/* One stripe of the key table ("key table"): the groups whose hash's top bits name it; under its
-   lock. */
+/* One stripe of the key table ("key table"): the groups whose hash's upper 32 bits, masked, name
+   it; under its lock. */
 typedef struct groupconc__stripe {
     groupconc__mutex lock;         /* lock order: ex->lock, then the stripes in index order */
     groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
@@ -3133,7 +3156,7 @@ typedef struct groupconc__keeper {
 } groupconc__keeper;
 
 /* The worker pool ("worker pool"): under ex->lock unless noted; its counters are written under the
-   lock and read by submit without it. */
+   lock (but nspinning's clearing: see there) and read by submit without it. */
 typedef struct groupconc__pool {
     groupconc__cond work_cv;       /* idle workers sleep here (with ex->lock; with more than one
                                       shard, with `lock`) */
@@ -3152,7 +3175,9 @@ typedef struct groupconc__pool {
     _Atomic size_t nthreads, nidle;
     _Atomic size_t nwaking;        /* idle workers signalled that have not taken the lock yet */
     _Atomic size_t nstarting;      /* workers spawned that have not taken the lock yet */
-    _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps */
+    _Atomic int nspinning;         /* 0 or 1: an idle worker polling before it sleeps; set under
+                                      the lock, cleared by the spinner outside it just before it
+                                      takes the lock again (P1: then it looks) */
     _Atomic int spin_poke;         /* a ready task counts on the spinner (kick_locked) */
     _Atomic size_t nnapping;       /* idle workers in naps: each looks again within HELP_NS */
     _Atomic int short_tasks;       /* the last batch a worker ran that was short or slow was of
@@ -3207,8 +3232,9 @@ typedef struct groupconc__fleet {
    shard, shard 0's), so that no new race is possible: what more than one shard changes is only
    where each datum lives, and which shards a per-task path must look at (a worker's claim, its
    serial step, steal and sleep, kick_locked and the watch look at every shard's ready tasks).
-   Two counts a batch of completions retires without knowing their shards live in the executor
-   (unfinished, retired). Step 5b narrows the per-task lock to one shard, which needs the protocols
+   Two counts a batch of completions retires without knowing their shards are executor-wide
+   (unfinished, retired: with one shard kept in shard 0, as before 5a; with more, the executor's
+   atomics). Step 5b narrows the per-task lock to one shard, which needs the protocols
    of "Step 5 on paper" (sleep and wake-up across shards, an atomic unfinished, per-shard chains,
    help by a batch's shard). Built of those so far, each still under every shard's lock, so that
    the narrowing has only the lock functions left to change ("Step 5b, first stages, as built"):
@@ -3346,7 +3372,8 @@ struct groupconc_executor {
     uint64_t counts_unattributed;  /* outcomes whose group's cold counters could not be allocated */
     groupconc__group_queues *spare_queues; /* the next group's queues block (groupconc__queues_get) */
     groupconc__fleet fleet;
-    uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD) */
+    uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD,
+                                      EGROUPS_FULL) */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
     bool graceful;                 /* a graceful shutdown began: destroy lets queued tasks finish */
     bool swept;                    /* groupconc_executor_shutdown ran (a graceful one's timeout
@@ -3636,7 +3663,8 @@ GROUPCONC__FN int groupconc__key_hash(const char *key, size_t *out_len, uint64_t
     return GROUPCONC_OK;
 }
 
-/* The key's stripe: the hash's top bits (a slot comes from its low 32 bits, so both spread). */
+/* The key's stripe: the hash's upper 32 bits, masked (a slot comes from its low 32 bits, so both
+   spread). */
 GROUPCONC__FN groupconc__stripe *groupconc__stripe_of(groupconc_executor *ex, uint64_t hash) {
     return &ex->table.stripes[(size_t)(hash >> 32) & (GROUPCONC__STRIPES - 1)];
 }
@@ -4052,7 +4080,7 @@ GROUPCONC__FN void groupconc__lru_touch(groupconc_executor *ex, groupconc__group
    group's stripe lock, so no task of g is on its way in). A CALLER_RUNS re-run on a worker holds no
    permit (held == 0): only the running and deferred lists know it, so under that policy they are
    looked through (a reclaimed group's running task would miss a group shutdown's flag), and the
-   list of runs inside their submit; so is ex->refused, whose rejections are not settled yet. */
+   list of runs inside their submit; so is its shard's refused, whose rejections are not settled yet. */
 GROUPCONC__FN bool groupconc__group_idle_locked(const groupconc_executor *ex, const groupconc__group *g) {
     const groupconc__shard *sh = groupconc__shard_of(ex, g);
     const groupconc_task *t;
@@ -4725,7 +4753,8 @@ GROUPCONC__FN void groupconc__idle_broadcast(groupconc_executor *ex) {
      RUNNING   DONE      it returned: its worker, or a helper, finishes it     finish_locked,
                                                                                help_locked
      RUNNING   DEFERRED  its body deferred and returned PENDING before the     run
-                         completion came: parked in ex->deferred, permits kept
+                         completion came: parked in its shard's deferred,
+                         permits kept
      DEFERRED  RUNNING   groupconc_deferred_complete, then as "it returned"    groupconc_deferred_
                                                                                complete
      REJECTED  READY     CALLER_RUNS on a worker: queued again, no permits     settle_rejected
@@ -4734,6 +4763,10 @@ GROUPCONC__FN void groupconc__idle_broadcast(groupconc_executor *ex) {
                          thread handling it, after the event, if it was        submit_rejected
                          flagged meanwhile or an immediate shutdown came
                          (CANCELLED, never run)
+   A serial run and a chain (worker pool, "serial runs") move a waiter QUEUED -> NEW -> READY ->
+   RUNNING in one locked step (chain_admit_locked, serial_promote_locked; chain_end_locked for the
+   tasks a chain committed to, which go on to DONE there), and finish a task RUNNING -> DONE with
+   its concurrency permit kept for the next waiter (serial_finish_locked).
    At the fleet layer a QUEUED task changes no stage while it is asked for (ST_FLEET_REF), answered
    BUSY (B_FLEET_BUSY set, or GRANTED while its group is paused: the lease given back at once),
    asked again (a notify naming its group or none, the resume, a REJECT or OPEN answer to another
@@ -4783,11 +4816,11 @@ GROUPCONC__FN void groupconc__idle_broadcast(groupconc_executor *ex) {
 
    Bits (t->bits): HAS_ID, HAS_CLEANUP, COUNTED, OBSERVED are set by task_init before the task is
    visible (submit clears COUNTED under the lock for a task refused under ABORT); QUEUED_ONCE by
-   admit, under the lock; RAN under the lock when a task that ran is finished (finish_locked: while
-   it is listed in ex->running, others read its bits under the lock), or by the thread that owns a
-   task in no other list (a CALLER_RUNS run in submit, listed only in caller_running, which nobody
-   reads bits through; a rejection handler's decision); NO_PERMITS under
-   the lock (settle_rejected) or by the submitting thread for a CALLER_RUNS run in submit.
+   admit, under the lock; RAN under the lock when a task that ran is finished (finish_locked: while it
+   is listed in its shard's running, others read its bits under the lock), or by the thread that owns
+   a task in no other list (a CALLER_RUNS run in submit, listed only in caller_running, which nobody
+   reads bits through; a rejection handler's decision); NO_PERMITS under the lock (settle_rejected) or
+   by the submitting thread for a CALLER_RUNS run in submit.
    HAS_DEADLINE and FLEET are set by task_init (a queue deadline; a provider in the policy: a fleet
    slot inline); LEASED under the lock by groupconc_fleet_answer (GRANTED), cleared by the
    completing thread when it gives the lease back (DONE, in no list: it owns the bits); FLEET_BUSY
@@ -4806,11 +4839,11 @@ enum {
     GROUPCONC__QUEUED,  /* waiting in the FIFO of layer t->held (GROUPCONC__L_*; at the fleet layer,
                            asked for or answered BUSY) */
     GROUPCONC__READY,   /* holds every permit (or none under CALLER_RUNS), in the ready queue */
-    GROUPCONC__RUNNING, /* on a thread, linked in ex->running */
+    GROUPCONC__RUNNING, /* on a thread, linked in its shard's running */
     GROUPCONC__REJECTED, /* refused by a layer, permits returned; rejection handling is pending */
     GROUPCONC__DONE,    /* left the executor's queues; completion may still be in progress */
-    GROUPCONC__DEFERRED  /* its body returned GROUPCONC_TASK_PENDING: off its worker, in ex->deferred,
-                           holding its permits until groupconc_deferred_complete */
+    GROUPCONC__DEFERRED  /* its body returned GROUPCONC_TASK_PENDING: off its worker, in its
+                           shard's deferred, holding its permits until groupconc_deferred_complete */
 };
 
 /* t->state bits (atomic: read without the lock by handle functions). */
@@ -5059,10 +5092,10 @@ GROUPCONC__FN void groupconc__cancel_locked(groupconc_executor *ex, groupconc_ta
     groupconc__fifo_push(&b->todo, t);
 }
 
-/* A task in ex->running that its worker has not started yet (ST_STARTED unset) is taken: it never
-   runs, is unlinked, and completes CANCELLED through `b`; its worker sees ST_TAKEN and lets go.
-   One already started is flagged (cooperative). The CAS and the worker's fetch_or(ST_STARTED) on
-   the same word decide which, exactly once. Returns true if taken. Under the lock. */
+/* A task in its shard's running that its worker has not started yet (ST_STARTED unset) is taken: it
+   never runs, is unlinked, and completes CANCELLED through `b`; its worker sees ST_TAKEN and lets go.
+   One already started is flagged (cooperative). The CAS and the worker's fetch_or(ST_STARTED) on the
+   same word decide which, exactly once. Returns true if taken. Under the lock. */
 GROUPCONC__FN bool groupconc__take_or_flag_locked(groupconc_executor *ex, groupconc_task *t,
                                                   groupconc__batch *b) {
     groupconc__shard *sh = groupconc__shard_of(ex, t->group);
@@ -5158,7 +5191,7 @@ GROUPCONC__FN void groupconc__sweep_locked(groupconc_executor *ex, groupconc__gr
     groupconc__pump(ex, b);
 }
 
-/* t was just popped from ex->ready. */
+/* t was just popped from its shard's ready. */
 GROUPCONC__FN void groupconc__start_locked(groupconc_executor *ex, groupconc_task *t) {
     groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     groupconc__set_stage(t, GROUPCONC__RUNNING);
@@ -5255,7 +5288,8 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
      GROUPCONC__L_CONCURRENCY  g->conc       the group/executor paused  the same
      GROUPCONC__L_FLEET        ex->fleet.    the group/executor paused  max_waiting (module "fleet
                                layer         (asks nothing)             layer")
-     GROUPCONC__L_RUNNING      ex->run_cap   the task's group paused    max_waiting
+     GROUPCONC__L_RUNNING      ex->run_cap   the task's group/executor  max_waiting
+                                             paused
    A shut layer hands out nothing: its waiters keep their places. The fleet layer is asynchronous:
    its permit is asked for, not taken, and a release there hands nothing on (next_waiter); only the
    provider's answer moves its waiters (groupconc_fleet_answer). At global running (one FIFO for all
@@ -5780,7 +5814,7 @@ GROUPCONC__FN void groupconc__refused_take_locked(groupconc_executor *ex, groupc
 
 GROUPCONC__FN int groupconc__spawn_locked(groupconc_executor *ex);
 
-/* Leave the refusals in `rejected` to the next drain (ex->refused: each in its group's shard, where
+/* Leave the refusals in `rejected` to the next drain (the shards' refused: each in its group's, where
    group_idle_locked looks for it), and find a thread for them: settling one (its events,
    rejection handler, CALLER_RUNS run, callbacks) runs user code that may wait, which a worker can
    and a quiet caller or the housekeeper cannot. `keeper` (on the housekeeper): the expired tasks
@@ -5813,7 +5847,7 @@ GROUPCONC__FN void groupconc__refusals_defer_locked(groupconc_executor *ex, grou
    only when the memory for its group's queues runs out (see groupconc__queues_get; a threshold
    added live refuses too, for the reclaim). Its rejection and what its permits hand on are done
    here; settling it (events, handler, CALLER_RUNS, callbacks) is left to the next drain
-   (ex->refused), whose thread may run them: an idle worker is called. */
+   (its shard's refused), whose thread may run them: an idle worker is called. */
 GROUPCONC__FN void groupconc__admit_inbox_quiet_locked(groupconc_executor *ex, groupconc__batch *b) {
     uint32_t before = b->rejected.count; /* the housekeeper's expired tasks stay its own */
     size_t n = groupconc__admit_inbox_locked(ex, b, false);
@@ -6611,17 +6645,16 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
 /* A deferred completion (groupconc_context_defer): the body's handle. Its two flags, under ex->lock,
    settle which side finishes the task: a completion that comes before the body returned leaves
    its result here for the worker (result_in); a body that returns first parks the task in
-   ex->deferred for the completion to finish (parked). The side that comes second frees it. */
+   its shard's deferred for the completion to finish (parked). The side that comes second frees it. */
 struct groupconc_deferred {
     groupconc_task *task;
     void *value;
     int rc;
     bool result_in, parked;
 };
-
 /* Store a task's result: its cleanup first (arg and value share a word), then the value and the
-   status its code means. On the thread that owns the task, with no lock held. B_RAN is set later,
-   under the lock (finish_locked): the task is still listed in ex->running, whose tasks' bits the
+status its code means. On the thread that owns the task, with no lock held. B_RAN is set later, under
+the lock (finish_locked): the task is still listed in its shard's running, whose tasks' bits the
    stats and the dump read under the lock. */
 GROUPCONC__FN void groupconc__set_result(groupconc_executor *ex, groupconc_task *t, int rc, void *value) {
     groupconc__release_arg(ex, t); /* the body (or the deferred work) no longer uses arg */
@@ -6651,7 +6684,7 @@ GROUPCONC__FN void groupconc__scopes_free(groupconc_executor *ex);
 
 /* Run t's body on this thread (its owner now), then store its result. `start`: the clock, read with
    nothing run since (the end of the worker's previous task), taken as t's start time; 0: read it.
-   Returns false if the body deferred its completion and the task is parked in ex->deferred (the
+   Returns false if the body deferred its completion and the task is parked in its shard's deferred (the
    worker is done with it). */
 GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uint64_t start, bool on_worker) {
     groupconc__shard *sh = groupconc__shard_of(ex, t->group);
@@ -8045,7 +8078,7 @@ GROUPCONC__FN void groupconc__worker_claim_locked(groupconc__worker_loop *w) {
    permit of its layers while nobody waits at the global, bulkhead or running layer: it is
    finished, its global and bulkhead permits counted down, its concurrency and running-cap permits
    kept for the next waiter (DONE, counted; the caller completes it). `listed`: RUNNING in
-   ex->running (else a chained task that went from its FIFO to here, chain_admit_locked). */
+   its shard's running (else a chained task that went from its FIFO to here, chain_admit_locked). */
 GROUPCONC__FN void groupconc__serial_finish_locked(groupconc_executor *ex, groupconc_task *t, bool listed) {
     groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     groupconc__group *g = t->group;
@@ -8302,9 +8335,10 @@ GROUPCONC__FN bool groupconc__worker_serial_locked(groupconc__worker_loop *w) {
 /* The locked step: admit the inbox, finish the tasks that returned (hand their permits on: the next
    waiter of a group becomes ready), retire the previous completions, take the next ready tasks, or,
    with none and nothing of its own left to finish, help a stuck worker. An inbox drain refuses
-   nothing unless a live change added a threshold meanwhile (ex->inbox_ok cleared) or a group's
-   queues could not be allocated: such rejections, and those a quiet admission or the housekeeper
-   left (ex->refused), are settled with the rest of the step. True if there is something to do outside the lock. */
+   nothing unless a live change added a threshold meanwhile (ex->inbox_ok cleared) or a group's queues
+   could not be allocated: such rejections, and those a quiet admission or the housekeeper left (its
+   shard's refused), are settled with the rest of the step. True if there is something to do outside
+   the lock. */
 GROUPCONC__FN bool groupconc__worker_step_locked(groupconc__worker_loop *w, groupconc__batch *b) {
     groupconc_executor *ex = w->ex;
     size_t drained = groupconc__drain_locked(ex, b, false);
@@ -9553,8 +9587,8 @@ GROUPCONC__FN int groupconc__limit_out(int32_t limit) {
 /* The group's SUBMITTED count: what completed plus what is still in it. Exact under ex->lock with the
    inbox drained: a task is counted in one of these from its admission (in the same locked step that
    reaches the group) to the end (see groupconc__group). A CALLER_RUNS re-run on a worker is in no
-   gauge (it holds no permits): those are found in ex->running, which holds at most BATCH_MAX tasks
-   per worker; a refusal whose outcome is not decided yet is in cold->undecided. */
+   gauge (it holds no permits): those are found in its shard's running, which holds at most BATCH_MAX
+   tasks per worker; a refusal whose outcome is not decided yet is in cold->undecided. */
 GROUPCONC__FN uint64_t groupconc__group_submitted(const groupconc_executor *ex, const groupconc__group *g) {
     const groupconc__shard *sh = groupconc__shard_of(ex, g);
     uint64_t n = groupconc__group_completed(g) + groupconc__waiting_global_of(g) +
@@ -10205,8 +10239,10 @@ GROUPCONC__PUBLIC const char *groupconc_fleet_verdict_name(groupconc_fleet_verdi
 /* A gate's permits live in a slot table under the gate's own lock. A slot's generation is odd
    while the slot is held and even while it is free; acquiring and releasing each move it on by
    one, so a permit (slot, generation) matches its slot only until its first release. An executor
-   gate's slot also keeps a reference to the group whose three layer permits it holds. Lock order:
-   ex->lock, then gate->lock; a release takes them one after the other, never nested. */
+   gate's slot also keeps a reference to the group whose four local layer permits it holds (global
+   in-flight, bulkhead, concurrency, global running). Lock order: ex->lock, then gate->lock
+   (try-acquire, release and the stats take the gate's lock inside the executor's, so that a
+   snapshot never sees a slot free while its layers are still held); the gate's lock is a leaf. */
 
 #define GROUPCONC__SLOT_NONE UINT32_MAX
 
