@@ -982,7 +982,9 @@ GROUPCONC_API int groupconc_executor_destroy(groupconc_executor *ex);
                   max_groups with no idle group); GROUPCONC_ENOMEM; GROUPCONC_ETHREAD (no worker
                   exists and none could start, or a queue deadline needs the housekeeper thread and
                   it could not start). Under DISCARD, CALLER_RUNS or a custom handler a rejected
-                  submit returns OK with a handle. On any error the task was not accepted.
+                  submit returns OK with a handle. On any error the task was not accepted; after
+                  ENOMEM, ETHREAD or ESHUTDOWN a new key's group is not left behind either (its
+                  resolver may have run; the next submit of the key resolves it again).
    Thread safety: any thread.
    Callbacks:     may be called from a task and from any callback (listener, completion callback,
                   rejection handler, cleanup). Under CALLER_RUNS a task refused in submit runs on
@@ -2930,6 +2932,11 @@ typedef struct groupconc__counters {
     uint64_t submitted, admitted;
     uint64_t outcome[GROUPCONC__C_OUTCOMES];
     uint64_t caller_runs; /* outside the outcomes: refused, then run under CALLER_RUNS */
+    uint64_t rejected_other;      /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD,
+                                     EGROUPS_FULL): no group may exist, so shard 0's */
+    uint64_t groups_reclaimed;    /* idle groups the bounded table dropped: the victim's shard */
+    uint64_t unattributed;        /* outcomes whose group's cold counters could not be allocated
+                                     (counts_unattributed): the group's shard */
 } groupconc__counters;
 
 /* A group's rare counters (every outcome but success), allocated the first time one is needed:
@@ -3250,7 +3257,10 @@ typedef struct groupconc__fleet {
        whoever takes a shard's lock ends that shard's chains (groupconc__chains_end_from_locked:
        every shard, for now).
      - help by shard: a published task's shard is its group's (fixed), and a debug build asserts
-       that a helper holds it (sh->held_by, groupconc__help_locked). */
+       that a helper holds it (sh->held_by, groupconc__help_locked).
+     - per-task fields per shard: rejected_other, groups_reclaimed and the unattributed outcomes
+       count in the shards' counters (summed for the stats), and the spare queues block is a
+       shard's (sh->spare_queues). */
 /* GROUPCONC__SHARDS: defined with the tunables ("configuration defaults and checks"), before the
    structs that test it. */
 
@@ -3291,6 +3301,8 @@ typedef struct groupconc__shard {
 #endif
     groupconc__counters counts;    /* its groups, evicted ones included (submits refused before
                                       they had a group: shard 0's) */
+    groupconc__group_queues *spare_queues; /* the next queues block for one of its groups
+                                      (groupconc__queues_get; made by submit_prepare_locked) */
 } groupconc__shard;
 
 /* The shard of group g (NULL: a task of no group yet: shard 0), of worker w; and every shard, in
@@ -3368,12 +3380,7 @@ struct groupconc_executor {
     bool paused;                   /* groupconc_executor_pause */
     size_t npaused;                /* groups with GF_PAUSED */
     size_t nlimits_cap;            /* capacity of ex->limits (policy.group_count entries used) */
-    uint64_t groups_reclaimed;     /* under ex->lock */
-    uint64_t counts_unattributed;  /* outcomes whose group's cold counters could not be allocated */
-    groupconc__group_queues *spare_queues; /* the next group's queues block (groupconc__queues_get) */
     groupconc__fleet fleet;
-    uint64_t rejected_other;       /* submit failed after SUBMITTED (ESHUTDOWN, ENOMEM, ETHREAD,
-                                      EGROUPS_FULL) */
     bool stopping;                 /* destroy: workers exit when nothing is ready */
     bool graceful;                 /* a graceful shutdown began: destroy lets queued tasks finish */
     bool swept;                    /* groupconc_executor_shutdown ran (a graceful one's timeout
@@ -3937,7 +3944,7 @@ GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__gr
         if (g->cold && (delta > 0 || g->cold->outcome[which] > 0))
             g->cold->outcome[which] += (uint64_t)(int64_t)delta;
         else
-            ex->counts_unattributed += (uint64_t)(int64_t)delta;
+            sh->counts.unattributed += (uint64_t)(int64_t)delta;
     }
     sh->counts.outcome[which] += (uint64_t)(int64_t)delta;
     if (g->flags & GROUPCONC__GF_LRU) /* its idle time counts from its last task's end */
@@ -4109,7 +4116,7 @@ GROUPCONC__FN void groupconc__reclaim_tlocked(groupconc_executor *ex, groupconc_
     groupconc__table_remove(groupconc__stripe_of(ex, hash), g, hash);
     atomic_fetch_sub_explicit(&ex->table.ngroups, 1, memory_order_relaxed);
     groupconc__lru_unlink(ex, g);
-    ex->groups_reclaimed++;
+    groupconc__shard_of(ex, g)->counts.groups_reclaimed++;
     groupconc__group_unref(g);
 }
 
@@ -4193,10 +4200,10 @@ GROUPCONC__FN int groupconc__group_make(groupconc_executor *ex, groupconc__strip
    the key's stripe st locked, and ex->lock too when b is not NULL (the locked submit path, gates,
    pause); `all`: every stripe is held (with ex->lock). The resolver runs there. A bounded table at
    its maximum reclaims an idle group first, which needs ex->lock and every stripe: without them,
-   GROUPCONC__NEED_LOCK. */
+   GROUPCONC__NEED_LOCK. *made (if not NULL) is set when this call made the group. */
 GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, groupconc__stripe *st, const char *key,
                                        size_t len, uint64_t hash, groupconc__batch *b, bool all,
-                                       groupconc__group **out) {
+                                       groupconc__group **out, bool *made) {
     const groupconc_policy *p = &ex->policy;
     groupconc__limits_entry *e;
     groupconc__group *g = groupconc__group_memo_find(ex, st, key, len, hash);
@@ -4223,6 +4230,7 @@ GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, groupconc__stripe
     memcpy(g->key, key, len);
     g->key[len] = '\0';
     g->exec = ex;
+    if (made) *made = true;
 #if GROUPCONC__SHARDS > 1
     g->shard = GROUPCONC__SHARD_OF_HASH(hash); /* its stripe's, masked: see "shards" */
 #endif
@@ -4257,11 +4265,11 @@ GROUPCONC__FN int groupconc__group_get_locked(groupconc_executor *ex, const char
     groupconc__stripe *st = groupconc__stripe_of(ex, hash);
     int rc;
     groupconc__mutex_lock(&st->lock);
-    rc = groupconc__group_get(ex, st, key, len, hash, b, false, out);
+    rc = groupconc__group_get(ex, st, key, len, hash, b, false, out, NULL);
     groupconc__mutex_unlock(&st->lock);
     if (rc == GROUPCONC__NEED_LOCK) {
         groupconc__table_lock_all(ex);
-        rc = groupconc__group_get(ex, st, key, len, hash, b, true, out);
+        rc = groupconc__group_get(ex, st, key, len, hash, b, true, out, NULL);
         groupconc__table_unlock_all(ex);
     }
     return rc;
@@ -4305,17 +4313,19 @@ GROUPCONC__FN groupconc__fifo *groupconc__waiters_of(groupconc_executor *ex, gro
 }
 
 /* g's queues block, made when a task of g first has to wait (at any layer but the fleet's): the
-   executor's spare if it has one (a direct submit makes sure of one beforehand, see
+   spare of its shard if it has one (a direct submit makes sure of one beforehand, see
    groupconc__submit_prepare_locked), else a new one. NULL if memory ran out: that task is refused
    as the memory bound refuses one (GROUPCONC_EREJECTED_WAITING), at submit or, for a task admitted
    later (the inbox, a fleet grant), through the rejection's usual path. Under ex->lock. */
 GROUPCONC__FN groupconc__group_queues *groupconc__queues_get(groupconc_executor *ex,
                                                              groupconc__group *g) {
     groupconc__group_queues *q = g->queues;
+    groupconc__shard *sh;
     if (q) return q;
-    if (ex->spare_queues) {
-        q = ex->spare_queues;
-        ex->spare_queues = NULL;
+    sh = groupconc__shard_of(ex, g);
+    if (sh->spare_queues) {
+        q = sh->spare_queues;
+        sh->spare_queues = NULL;
     } else {
         q = (groupconc__group_queues *)GROUPCONC_MALLOC(sizeof *q);
         if (!q) return NULL;
@@ -5331,6 +5341,9 @@ GROUPCONC__FN groupconc__totals groupconc__totals_locked(const groupconc_executo
         all.counts.submitted += sh->counts.submitted;
         all.counts.admitted += sh->counts.admitted;
         all.counts.caller_runs += sh->counts.caller_runs;
+        all.counts.rejected_other += sh->counts.rejected_other;
+        all.counts.groups_reclaimed += sh->counts.groups_reclaimed;
+        all.counts.unattributed += sh->counts.unattributed;
         for (i = 0; i < GROUPCONC__C_OUTCOMES; i++) all.counts.outcome[i] += sh->counts.outcome[i];
     }
 #if GROUPCONC__SHARDS > 1
@@ -6073,14 +6086,30 @@ GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
                 (groupconc__st)(GROUPCONC__ST_EXEC_REF | (handle ? GROUPCONC__ST_HANDLE_REF : 0u)));
 }
 
+/* Undo the making of g, new in this call, which failed after it (no node, no queues block, no
+   timer slot, the inbox closed): a refused submit leaves no group behind (a bounded table's place
+   is free again). Nobody else has seen g: st's lock has been held since it was made. Under st's
+   lock (ex->lock too where it was made under it). */
+GROUPCONC__FN void groupconc__group_unmake_tlocked(groupconc_executor *ex, groupconc__stripe *st,
+                                                   groupconc__group *g, uint64_t hash) {
+    groupconc__table_remove(st, g, hash);
+    atomic_fetch_sub_explicit(&ex->table.ngroups, 1, memory_order_relaxed);
+    if (g->flags & GROUPCONC__GF_LRU) {
+        groupconc__mutex_lock(&ex->table.lru_lock);
+        groupconc__lru_unlink(ex, g);
+        groupconc__mutex_unlock(&ex->table.lru_lock);
+    }
+    groupconc__group_unref(g);
+}
+
 /* Find or create the group and take a node, under the key's stripe lock st (groupconc__group_get
-   says when more is held). On failure nothing is left held (a node the caller allocated is its own
-   to free). */
+   says when more is held); *made as there. On failure nothing is left held (a node the caller
+   allocated is its own to free; a group made here, to groupconc__group_unmake_tlocked). */
 GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, groupconc__stripe *st,
                                              const char *group, size_t klen, uint64_t hash,
                                              groupconc__batch *b, bool all, bool observed,
-                                             groupconc__group **g, groupconc_task **t) {
-    int rc = groupconc__group_get(ex, st, group, klen, hash, b, all, g);
+                                             groupconc__group **g, groupconc_task **t, bool *made) {
+    int rc = groupconc__group_get(ex, st, group, klen, hash, b, all, g, made);
     if (rc == GROUPCONC_OK && !*t) { /* a plain node, or one with the observed block alone */
         *t = groupconc__node_get(ex, observed);
         if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(groupconc__node_size(observed));
@@ -6150,7 +6179,7 @@ GROUPCONC__FN void groupconc__refused(groupconc_executor *ex, const groupconc_ta
                                       bool locked, bool *cleaned) {
     if (!locked) groupconc__exec_lock(ex);
     ex->shards[0].counts.submitted++; /* no group may exist: shard 0 (the sums see it) */
-    ex->rejected_other++;
+    ex->shards[0].counts.rejected_other++;
     groupconc__exec_unlock(ex);
     if (ex->policy.listener) groupconc__emit(ex, NULL, GROUPCONC_EVENT_REJECTED, spec->group, spec->task_id, rc, NULL);
     groupconc__refused_cleanup(ex, spec, cleaned);
@@ -6167,6 +6196,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     groupconc__group *g = NULL;
     groupconc_task *old = NULL; /* set before use; some gcc -O levels cannot tell */
     groupconc__stripe *st = groupconc__stripe_of(ex, hash);
+    bool made = false;
     int rc;
     groupconc__mutex_lock(&st->lock);
     if (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) == 0) {
@@ -6174,7 +6204,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
         return GROUPCONC__NO_WORKER; /* the locked path starts one, or refuses */
     }
     rc = groupconc__prepare_tlocked(ex, st, group, klen, hash, NULL, false,
-                                    out_task || ex->policy.listener, &g, &t);
+                                    out_task || ex->policy.listener, &g, &t, &made);
     if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: reclaiming takes the executor lock */
         groupconc__mutex_unlock(&st->lock);
         return GROUPCONC__NO_WORKER;
@@ -6190,6 +6220,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
                                                         memory_order_relaxed));
         if (old == GROUPCONC__INBOX_CLOSED(ex)) rc = GROUPCONC_ESHUTDOWN;
     }
+    if (rc != GROUPCONC_OK && made) groupconc__group_unmake_tlocked(ex, st, g, hash);
     groupconc__mutex_unlock(&st->lock); /* from here on t may already be running */
     if (rc != GROUPCONC_OK) {
         GROUPCONC_ASSERT(rc != GROUPCONC__NO_WORKER); /* the caller goes on with t after that one */
@@ -6246,29 +6277,35 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
         (void)groupconc__keeper_start_locked(ex); /* if it cannot start, the next locked submit tries */
     if (rc == GROUPCONC_OK) {
         groupconc__stripe *st = groupconc__stripe_of(ex, hash);
-        bool all = false;
+        bool all = false, made = false;
         groupconc__mutex_lock(&st->lock);
-        rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, false, observed, g, t);
+        rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, false, observed, g, t, &made);
         if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: a reclaim needs every stripe */
             groupconc__mutex_unlock(&st->lock);
             groupconc__table_lock_all(ex);
             all = true;
-            rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, true, observed, g, t);
+            rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, true, observed, g, t, &made);
         }
         if (rc == GROUPCONC_OK && deadline_block)
             *deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, (*g)->key);
+        /* the group's queues block, should the task have to wait: its shard's spare ready, or
+           refuse now. Only this task's admission can take it before the lock is let go (a task
+           handed a permit in this step waited already, so its group has its block). Taken with
+           the stripe still held, as the timer slot is: a group this call made is unmade on failure. */
+        if (rc == GROUPCONC_OK && !(*g)->queues && !groupconc__shard_of(ex, *g)->spare_queues) {
+            groupconc__shard *sh = groupconc__shard_of(ex, *g);
+            sh->spare_queues = (groupconc__group_queues *)GROUPCONC_MALLOC(sizeof *sh->spare_queues);
+            if (!sh->spare_queues) rc = GROUPCONC_ENOMEM;
+        }
+        if (rc == GROUPCONC_OK && *deadline_at) /* a slot in the heap and a thread to watch it, or refuse */
+            rc = groupconc__timer_reserve_locked(ex);
+        if (rc != GROUPCONC_OK && made) {
+            groupconc__group_unmake_tlocked(ex, st, *g, hash);
+            *g = NULL;
+        }
         if (all) groupconc__table_unlock_all(ex);
         else groupconc__mutex_unlock(&st->lock);
     }
-    /* the group's queues block, should the task have to wait: a spare ready, or refuse now. Only
-       this task's admission can take it before the lock is let go (a task handed a permit in this
-       step waited already, so its group has its block). */
-    if (rc == GROUPCONC_OK && !(*g)->queues && !ex->spare_queues) {
-        ex->spare_queues = (groupconc__group_queues *)GROUPCONC_MALLOC(sizeof *ex->spare_queues);
-        if (!ex->spare_queues) rc = GROUPCONC_ENOMEM;
-    }
-    if (rc == GROUPCONC_OK && *deadline_at) /* a slot in the heap and a thread to watch it, or refuse */
-        rc = groupconc__timer_reserve_locked(ex);
     return rc;
 }
 
@@ -9436,6 +9473,7 @@ GROUPCONC__FN bool groupconc__gates_or_scopes_locked(groupconc_executor *ex) {
 
 GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__worker *list, *w;
+    groupconc__shard *sh;
     groupconc__group *g;
     size_t s = 0, i = 0;
     if (!ex) return GROUPCONC_EINVAL;
@@ -9517,7 +9555,9 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__nodes_free(atomic_load_explicit(&ex->inbox.node_returns[1], memory_order_acquire));
     groupconc__limits_free(ex);
     if (ex->keeper.timers) GROUPCONC_FREE(ex->keeper.timers);
-    if (ex->spare_queues) GROUPCONC_FREE(ex->spare_queues);
+    GROUPCONC__EACH_SHARD(ex, sh) {
+        if (sh->spare_queues) GROUPCONC_FREE(sh->spare_queues);
+    }
     groupconc__cond_destroy(&ex->keeper.cv);
 #ifndef GROUPCONC_NO_SCOPES
     groupconc__mutex_destroy(&ex->scope_lock);
@@ -9762,9 +9802,9 @@ GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, grou
     out_stats->admitted = all.counts.admitted;
     out_stats->rejected_waiting = all.counts.outcome[GROUPCONC__C_REJ_WAITING];
     out_stats->expired = all.counts.outcome[GROUPCONC__C_EXPIRED];
-    out_stats->groups_reclaimed = ex->groups_reclaimed;
+    out_stats->groups_reclaimed = all.counts.groups_reclaimed;
     out_stats->caller_runs = all.counts.caller_runs;
-    out_stats->counts_unattributed = ex->counts_unattributed;
+    out_stats->counts_unattributed = all.counts.unattributed;
     out_stats->threads = atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed); /* the lock */
     out_stats->idle_threads = atomic_load_explicit(&ex->pool.nidle, memory_order_relaxed);
     out_stats->shutdown = atomic_load_explicit(&ex->shutdown, memory_order_relaxed) != 0;
@@ -9775,8 +9815,8 @@ GROUPCONC__FN void groupconc__executor_stats_locked(groupconc_executor *ex, grou
     out_stats->rejected_global = all.counts.outcome[GROUPCONC__C_REJ_GLOBAL];
     out_stats->rejected_bulkhead = all.counts.outcome[GROUPCONC__C_REJ_BULKHEAD];
     out_stats->rejected_concurrency = all.counts.outcome[GROUPCONC__C_REJ_CONCURRENCY];
-    out_stats->rejected_other = ex->rejected_other;
-    out_stats->completed = groupconc__outcomes_sum(all.counts.outcome) + ex->rejected_other;
+    out_stats->rejected_other = all.counts.rejected_other;
+    out_stats->completed = groupconc__outcomes_sum(all.counts.outcome) + all.counts.rejected_other;
     out_stats->refusing = 0;
     GROUPCONC__EACH_SHARD(ex, sh) out_stats->refusing += sh->refusing;
 }

@@ -536,6 +536,10 @@ static void submit_loop(const submit_case *c, bool sticky) {
             if (c->handle) assert_null(t);
             snapshot after = take(w, c->group);
             assert_unchanged(&before, &after);
+            if (before.grc == GROUPCONC_ENOTFOUND && after.grc != GROUPCONC_ENOTFOUND) /* unmade */
+                fail_msg("%s, allocation %ld: refused (%s), yet group %s was left behind", c->name, n,
+                         groupconc_errname(rc), c->group);
+            assert_int_equal(after.es.groups, before.es.groups);
         }
         world_finish(w); /* also: accepted tasks terminal, no leak */
         if (c->cleanup && atomic_load(&oom_cleanups) != (rc == GROUPCONC_OK ? 1 : 0))
@@ -2551,7 +2555,7 @@ static void test_cold_counters_worker(void **state) {
 
 /* ---- a group's queues block -------------------------------------------------------------------- */
 
-/* White-box: group `key`'s queues block (NULL: none yet), and the executor's spare, under ex->lock. */
+/* White-box: group `key`'s queues block (NULL: none yet), and its shard's spare, under the lock. */
 static groupconc__group_queues *queues_of(groupconc_executor *ex, const char *key, bool *has_spare) {
     size_t len;
     uint64_t hash;
@@ -2561,10 +2565,21 @@ static groupconc__group_queues *queues_of(groupconc_executor *ex, const char *ke
     groupconc__mutex_lock(&ex->shards[0].lock);
     g = groupconc__find_locked(ex, key, len, hash);
     q = g ? g->queues : NULL;
-    if (has_spare) *has_spare = ex->spare_queues != NULL;
+    if (has_spare) *has_spare = g && groupconc__shard_of(ex, g)->spare_queues != NULL;
     groupconc__mutex_unlock(&ex->shards[0].lock);
     assert_non_null(g);
     return q;
+}
+
+/* White-box: no spare queues block left in any shard (as if other groups took them). */
+static void spares_drop(groupconc_executor *ex) {
+    groupconc__shard *sh;
+    groupconc__exec_lock_all(ex);
+    GROUPCONC__EACH_SHARD(ex, sh) {
+        if (sh->spare_queues) GROUPCONC_FREE(sh->spare_queues);
+        sh->spare_queues = NULL;
+    }
+    groupconc__exec_unlock_all(ex);
 }
 
 /* A group's FIFOs are made on its first wait. Groups whose tasks never wait have none. With no
@@ -2608,10 +2623,7 @@ static void test_group_queues_block(void **state) {
     assert_int_equal(groupconc_submit(ex, "r", NULL, task_park, latch_r, &pr), GROUPCONC_OK);
     assert_true(counter_wait(latch_r, 1));
     assert_null(queues_of(ex, "r", NULL));
-    groupconc__mutex_lock(&ex->shards[0].lock);
-    if (ex->spare_queues) GROUPCONC_FREE(ex->spare_queues);
-    ex->spare_queues = NULL;
-    groupconc__mutex_unlock(&ex->shards[0].lock);
+    spares_drop(ex);
     /* every allocation from the N-th on fails, on any thread. While N falls on the submit's own
        (its node, unless one the ten tasks gave back is at hand), submit says ENOMEM and nothing
        changed; the first N past them falls on the block, in admission */
@@ -2694,10 +2706,7 @@ static void test_group_queues_block_quiet(void **state) {
     assert_true(counter_wait(done, 4));
     assert_int_equal(groupconc_submit(ex, "g", NULL, task_park, latch, &a), GROUPCONC_OK);
     assert_true(counter_wait(latch, 1)); /* the only worker is busy with A */
-    groupconc__mutex_lock(&ex->shards[0].lock); /* white-box: no spare left (as if another group took it) */
-    if (ex->spare_queues) GROUPCONC_FREE(ex->spare_queues);
-    ex->spare_queues = NULL;
-    groupconc__mutex_unlock(&ex->shards[0].lock);
+    spares_drop(ex); /* white-box: no spare left (as if another group took it) */
     assert_null(queues_of(ex, "g", NULL));
     assert_int_equal(groupconc_submit(ex, "g", NULL, task_count, done, &b), GROUPCONC_OK);
     assert_true(groupconc__inbox_pending(ex)); /* the busy worker will look: nobody locked */
