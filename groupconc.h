@@ -1635,7 +1635,9 @@ GROUPCONC_API int groupconc_gate_destroy(groupconc_gate *gate);
 /* groupconc_gate_try_acquire: admit one unit of work now, or refuse it now. Never waits, never
    queues: a refused attempt holds nothing and is never admitted later.
    Params:        group: the group key for an executor gate (required; its state is created as a
-                  submit would); NULL for a standalone gate. *out_permit is always written.
+                  submit would, and stays when the attempt is refused, ENOMEM included: an idle
+                  group, which a bounded table reclaims); NULL for a standalone gate.
+                  *out_permit is always written.
    Returns:       GROUPCONC_OK (admitted: release *out_permit exactly once); GROUPCONC_EGATE_FULL
                   (standalone: at its limit); GROUPCONC_EREJECTED_GLOBAL / _BULKHEAD /
                   _CONCURRENCY / _RUNNING (executor gate: the first layer with no free permit, or
@@ -4178,7 +4180,9 @@ GROUPCONC__FN bool groupconc__group_count_in(groupconc_executor *ex) {
 
 /* Make the group of key in stripe st: its block, its place in the stripe, and (full: the table is at
    max_groups; ex->lock and every stripe are held) the reclaim of an idle group, in that order, so
-   that a failed call reclaims nothing. Counted in table.ngroups on success. */
+   that a failed call reclaims nothing. Counted in table.ngroups on success. (A submit that fails
+   after this, for its node, queues block or timer slot, unmakes the group; the groups it
+   reclaimed stay gone: the table has room for the retry.) */
 GROUPCONC__FN int groupconc__group_make(groupconc_executor *ex, groupconc__stripe *st, size_t len,
                                         size_t front, bool full, groupconc__batch *b, char **block) {
     int rc = GROUPCONC_OK;

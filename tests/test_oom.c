@@ -320,6 +320,16 @@ static void assert_unchanged(const snapshot *a, const snapshot *b) {
     }
 }
 
+/* After a submit refused with ENOMEM, ETHREAD or ESHUTDOWN: a key that had no group has none now
+   (the submit unmade the one it made), and the executor counts as many groups as before. */
+static void assert_no_group_left(const snapshot *before, const snapshot *after, const char *what, long n, int rc) {
+    if (before->grc == GROUPCONC_ENOTFOUND && after->grc != GROUPCONC_ENOTFOUND)
+        fail_msg("%s, allocation %ld: refused (%s), yet its new group was left behind", what, n, groupconc_errname(rc));
+    if (after->es.groups != before->es.groups)
+        fail_msg("%s, allocation %ld: refused (%s), yet %zu groups, %zu before", what, n, groupconc_errname(rc),
+                 after->es.groups, before->es.groups);
+}
+
 static void expect_enomem(int rc, long injected, const char *what, long n) {
     if (injected > 0 && rc != GROUPCONC_ENOMEM && rc != GROUPCONC_OK)
         fail_msg("%s, allocation %ld failed: returned %s, want GROUPCONC_ENOMEM", what, n, groupconc_errname(rc));
@@ -536,10 +546,7 @@ static void submit_loop(const submit_case *c, bool sticky) {
             if (c->handle) assert_null(t);
             snapshot after = take(w, c->group);
             assert_unchanged(&before, &after);
-            if (before.grc == GROUPCONC_ENOTFOUND && after.grc != GROUPCONC_ENOTFOUND) /* unmade */
-                fail_msg("%s, allocation %ld: refused (%s), yet group %s was left behind", c->name, n,
-                         groupconc_errname(rc), c->group);
-            assert_int_equal(after.es.groups, before.es.groups);
+            assert_no_group_left(&before, &after, c->name, n, rc);
         }
         world_finish(w); /* also: accepted tasks terminal, no leak */
         if (c->cleanup && atomic_load(&oom_cleanups) != (rc == GROUPCONC_OK ? 1 : 0))
@@ -565,6 +572,63 @@ static void test_submit_cases(void **state) {
 static void test_submit_cases_sticky(void **state) {
     (void)state;
     for (size_t i = 0; i < sizeof submit_cases / sizeof submit_cases[0]; i++) submit_loop(&submit_cases[i], true);
+}
+
+/* The inbox path (no queue threshold anywhere, a worker alive): a fire-and-forget submit of a new
+   key makes the group under its stripe's lock, then takes a plain node, whose cache is empty (the
+   warm-up's node was an observed one): allocation by allocation, a refused submit leaves no group
+   behind and the group count as it was; with memory back the same submit runs. */
+static void inbox_new_key_loop(bool sticky) {
+    long n;
+    for (n = 1; n < MAX_ITERS; n++) {
+        counter done;
+        counter_init(&done);
+        groupconc_policy p = groupconc_policy_default();
+        p.max_threads = 2;
+        p.keep_alive_ns = INT64_C(60000000000); /* the worker stays: the inbox path is open */
+        groupconc_executor *ex = NULL;
+        assert_int_equal(groupconc_executor_create(&p, &ex), GROUPCONC_OK);
+        groupconc_task *warm = NULL;
+        assert_int_equal(groupconc_submit(ex, "warm", NULL, task_count, &done, &warm), GROUPCONC_OK);
+        groupconc_result res;
+        assert_int_equal(groupconc_task_wait_for(warm, BOUND_NS, &res), GROUPCONC_OK);
+        assert_int_equal(res.status, GROUPCONC_STATUS_SUCCESS);
+        assert_int_equal(groupconc_task_release(warm), GROUPCONC_OK);
+        groupconc_executor_stats before;
+        assert_int_equal(groupconc_executor_stats_get(ex, &before), GROUPCONC_OK);
+        oom_arm(n, sticky, false);
+        int rc = groupconc_submit(ex, "new", NULL, task_count, &done, NULL);
+        long injected = oom_disarm();
+        expect_enomem(rc, injected, "inbox submit of a new key", n);
+        if (rc != GROUPCONC_OK) {
+            groupconc_group_stats gs;
+            groupconc_executor_stats after;
+            assert_int_equal(groupconc_executor_stats_get(ex, &after), GROUPCONC_OK);
+            if (groupconc_group_stats_get(ex, "new", &gs) != GROUPCONC_ENOTFOUND)
+                fail_msg("inbox submit of a new key, allocation %ld: refused (%s), yet its group was left behind", n,
+                         groupconc_errname(rc));
+            assert_int_equal(after.groups, before.groups);
+            assert_int_equal(after.rejected_other, before.rejected_other + 1);
+            rc = groupconc_submit(ex, "new", NULL, task_count, &done, NULL);
+            if (rc != GROUPCONC_OK) fail_msg("inbox submit of a new key again: %s", groupconc_errname(rc));
+        }
+        assert_true(counter_wait(&done, 2)); /* the warm-up and the one accepted submit */
+        assert_int_equal(groupconc_executor_shutdown_graceful(ex, BOUND_NS), GROUPCONC_OK);
+        assert_int_equal(counter_get(&done), 2);
+        assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+        assert_int_equal(live_blocks(), 0);
+        counter_destroy(&done);
+        if (injected == 0) break;
+    }
+    assert_true(n < MAX_ITERS);
+    assert_true(n > 1); /* something was allocated, so something was refused */
+    print_message("inbox submit of a new key%s: %ld allocations\n", sticky ? " (sticky)" : "", n - 1);
+}
+
+static void test_inbox_new_key(void **state) {
+    (void)state;
+    inbox_new_key_loop(false);
+    inbox_new_key_loop(true);
 }
 
 /* ==== on_complete registration =================================================================== */
@@ -2239,6 +2303,7 @@ static void deadline_submit_loop(int variant, bool sticky) {
             if (t) fail_msg("%s: %s (allocation %ld), yet a handle", what[variant], groupconc_errname(rc), n);
             snapshot after = take(w, group);
             assert_unchanged(&before, &after);
+            assert_no_group_left(&before, &after, what[variant], n, rc);
             /* refused before SUBMITTED (its node): nothing counted; after it (the group, the heap slot):
                counted once, as rejected_other, and completed */
             uint64_t k = (uint64_t)(atomic_load(&w->submitted_events) - events_before);
@@ -3390,6 +3455,7 @@ static void fleet_submit_loop(const fleet_submit_case *c, bool sticky) {
             if (c->handle) assert_null(t);
             snapshot after = take(w, c->group);
             assert_unchanged(&before, &after);
+            assert_no_group_left(&before, &after, c->name, n, rc);
             if (after.es.waiting_fleet != before.es.waiting_fleet ||
                 (after.grc == GROUPCONC_OK && after.gs.waiting_fleet != (before.grc == GROUPCONC_OK ? before.gs.waiting_fleet : 0)))
                 fail_msg("%s: %s at allocation %ld, yet waiting_fleet %zu -> %zu", c->name, groupconc_errname(rc), n,
@@ -3962,6 +4028,7 @@ int main(void) {
         cmocka_unit_test_setup(test_policy_check, reset_counts),
         cmocka_unit_test_setup(test_submit_cases, reset_counts),
         cmocka_unit_test_setup(test_submit_cases_sticky, reset_counts),
+        cmocka_unit_test_setup(test_inbox_new_key, reset_counts),
         cmocka_unit_test_setup(test_on_complete, reset_counts),
         cmocka_unit_test_setup(test_execute_all, reset_counts),
         cmocka_unit_test_setup(test_group_keys, reset_counts),
