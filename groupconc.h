@@ -4180,9 +4180,8 @@ GROUPCONC__FN bool groupconc__group_count_in(groupconc_executor *ex) {
 
 /* Make the group of key in stripe st: its block, its place in the stripe, and (full: the table is at
    max_groups; ex->lock and every stripe are held) the reclaim of an idle group, in that order, so
-   that a failed call reclaims nothing. Counted in table.ngroups on success. (A submit that fails
-   after this, for its node, queues block or timer slot, unmakes the group; the groups it
-   reclaimed stay gone: the table has room for the retry.) */
+   that a failed call reclaims nothing. Counted in table.ngroups on success. (A submit takes what
+   else a new key needs before this: groupconc__submit_reserve_new_tlocked.) */
 GROUPCONC__FN int groupconc__group_make(groupconc_executor *ex, groupconc__stripe *st, size_t len,
                                         size_t front, bool full, groupconc__batch *b, char **block) {
     int rc = GROUPCONC_OK;
@@ -6263,6 +6262,32 @@ GROUPCONC__FN groupconc_task *groupconc__node_with_extras(const groupconc_execut
     return (groupconc_task *)GROUPCONC_MALLOC(size);
 }
 
+/* A submit of a new key at max_groups, every stripe held (with ex->lock): its node, its shard's
+   spare queues block (a new group has none) and, with a queue deadline, its timer slot, all taken
+   before the reclaim that makes room, so that a failure reclaims nothing. *reserved: done here
+   (*deadline_at set, its slot taken if not 0; the caller gives the slot back should it fail
+   later: the key was made meanwhile by another submit, or the group's own allocation failed). */
+GROUPCONC__FN int groupconc__submit_reserve_new_tlocked(groupconc_executor *ex, const groupconc_task_spec *spec,
+                                                        uint64_t hash, bool deadline_block, bool observed,
+                                                        groupconc_task **t, uint64_t *deadline_at,
+                                                        bool *reserved) {
+    groupconc__shard *sh = &ex->shards[GROUPCONC__SHARD_OF_HASH(hash)];
+    int rc = GROUPCONC_OK;
+    if (!*t) { /* a plain node, or one with the observed block alone */
+        *t = groupconc__node_get(ex, observed);
+        if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(groupconc__node_size(observed));
+        if (!*t) return GROUPCONC_ENOMEM;
+    }
+    if (!sh->spare_queues) {
+        sh->spare_queues = (groupconc__group_queues *)GROUPCONC_MALLOC(sizeof *sh->spare_queues);
+        if (!sh->spare_queues) return GROUPCONC_ENOMEM;
+    }
+    if (deadline_block) *deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, spec->group);
+    if (*deadline_at) rc = groupconc__timer_reserve_locked(ex);
+    *reserved = rc == GROUPCONC_OK;
+    return rc;
+}
+
 /* The locked path, before the task is admitted: a worker to run it (none and none can start:
    refuse), the housekeeper where groups may idle, the group and a node (under the key's stripe lock,
    or every stripe where a bounded table at its maximum must reclaim first), and for a task with a
@@ -6281,16 +6306,19 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
         (void)groupconc__keeper_start_locked(ex); /* if it cannot start, the next locked submit tries */
     if (rc == GROUPCONC_OK) {
         groupconc__stripe *st = groupconc__stripe_of(ex, hash);
-        bool all = false, made = false;
+        bool all = false, made = false, reserved = false;
         groupconc__mutex_lock(&st->lock);
         rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, false, observed, g, t, &made);
         if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: a reclaim needs every stripe */
             groupconc__mutex_unlock(&st->lock);
             groupconc__table_lock_all(ex);
             all = true;
-            rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, true, observed, g, t, &made);
+            rc = groupconc__submit_reserve_new_tlocked(ex, spec, hash, deadline_block, observed, t, deadline_at,
+                                                       &reserved);
+            if (rc == GROUPCONC_OK)
+                rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, true, observed, g, t, &made);
         }
-        if (rc == GROUPCONC_OK && deadline_block)
+        if (rc == GROUPCONC_OK && deadline_block && !reserved)
             *deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, (*g)->key);
         /* the group's queues block, should the task have to wait: its shard's spare ready, or
            refuse now. Only this task's admission can take it before the lock is let go (a task
@@ -6301,8 +6329,9 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
             sh->spare_queues = (groupconc__group_queues *)GROUPCONC_MALLOC(sizeof *sh->spare_queues);
             if (!sh->spare_queues) rc = GROUPCONC_ENOMEM;
         }
-        if (rc == GROUPCONC_OK && *deadline_at) /* a slot in the heap and a thread to watch it, or refuse */
+        if (rc == GROUPCONC_OK && *deadline_at && !reserved) /* a slot in the heap and a thread to watch it, or refuse */
             rc = groupconc__timer_reserve_locked(ex);
+        if (rc != GROUPCONC_OK && reserved && *deadline_at) ex->keeper.ntimers_reserved--;
         if (rc != GROUPCONC_OK && made) {
             groupconc__group_unmake_tlocked(ex, st, *g, hash);
             *g = NULL;
@@ -9558,6 +9587,7 @@ GROUPCONC__PUBLIC int groupconc_executor_destroy(groupconc_executor *ex) {
     groupconc__nodes_free(atomic_load_explicit(&ex->inbox.node_returns[0], memory_order_acquire));
     groupconc__nodes_free(atomic_load_explicit(&ex->inbox.node_returns[1], memory_order_acquire));
     groupconc__limits_free(ex);
+    GROUPCONC_ASSERT(ex->keeper.ntimers_reserved == 0); /* each task with a deadline gave its slot back */
     if (ex->keeper.timers) GROUPCONC_FREE(ex->keeper.timers);
     GROUPCONC__EACH_SHARD(ex, sh) {
         if (sh->spare_queues) GROUPCONC_FREE(sh->spare_queues);
