@@ -6264,15 +6264,19 @@ GROUPCONC__FN groupconc_task *groupconc__node_with_extras(const groupconc_execut
 
 /* A submit of a new key at max_groups, every stripe held (with ex->lock): its node, its shard's
    spare queues block (a new group has none) and, with a queue deadline, its timer slot, all taken
-   before the reclaim that makes room, so that a failure reclaims nothing. *reserved: done here
-   (*deadline_at set, its slot taken if not 0; the caller gives the slot back should it fail
-   later: the key was made meanwhile by another submit, or the group's own allocation failed). */
+   before the reclaim that makes room, so that a failure reclaims nothing. The inbox is admitted
+   first, as the reclaim would (no push can come while every stripe is held): an inbox task that
+   must wait takes its shard's spare there, not after this. *reserved: done here (*deadline_at
+   set, its slot taken if not 0; the caller gives the slot back should the group's own making
+   fail: ENOMEM, EGROUPS_FULL). A table full of busy groups thus refuses after these are taken
+   (the node is freed, not recycled; ENOMEM or ETHREAD may come first). */
 GROUPCONC__FN int groupconc__submit_reserve_new_tlocked(groupconc_executor *ex, const groupconc_task_spec *spec,
                                                         uint64_t hash, bool deadline_block, bool observed,
-                                                        groupconc_task **t, uint64_t *deadline_at,
-                                                        bool *reserved) {
+                                                        groupconc__batch *b, groupconc_task **t,
+                                                        uint64_t *deadline_at, bool *reserved) {
     groupconc__shard *sh = &ex->shards[GROUPCONC__SHARD_OF_HASH(hash)];
     int rc = GROUPCONC_OK;
+    if (groupconc__inbox_pending(ex)) groupconc__admit_inbox_quiet_locked(ex, b);
     if (!*t) { /* a plain node, or one with the observed block alone */
         *t = groupconc__node_get(ex, observed);
         if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(groupconc__node_size(observed));
@@ -6313,8 +6317,8 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
             groupconc__mutex_unlock(&st->lock);
             groupconc__table_lock_all(ex);
             all = true;
-            rc = groupconc__submit_reserve_new_tlocked(ex, spec, hash, deadline_block, observed, t, deadline_at,
-                                                       &reserved);
+            rc = groupconc__submit_reserve_new_tlocked(ex, spec, hash, deadline_block, observed, b, t,
+                                                       deadline_at, &reserved);
             if (rc == GROUPCONC_OK)
                 rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, true, observed, g, t, &made);
         }
@@ -6322,7 +6326,8 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
             *deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, (*g)->key);
         /* the group's queues block, should the task have to wait: its shard's spare ready, or
            refuse now. Only this task's admission can take it before the lock is let go (a task
-           handed a permit in this step waited already, so its group has its block). Taken with
+           handed a permit in this step waited already, so its group has its block; the inbox was
+           admitted before, by groupconc__lock or groupconc__submit_reserve_new_tlocked). Taken with
            the stripe still held, as the timer slot is: a group this call made is unmade on failure. */
         if (rc == GROUPCONC_OK && !(*g)->queues && !groupconc__shard_of(ex, *g)->spare_queues) {
             groupconc__shard *sh = groupconc__shard_of(ex, *g);
