@@ -6089,6 +6089,21 @@ GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
                 (groupconc__st)(GROUPCONC__ST_EXEC_REF | (handle ? GROUPCONC__ST_HANDLE_REF : 0u)));
 }
 
+/* *t, if the caller has no node yet: a plain one, or one with the observed block alone, recycled
+   or new. GROUPCONC_ENOMEM if none. Under a stripe's lock. */
+GROUPCONC__FN int groupconc__node_take(groupconc_executor *ex, bool observed, groupconc_task **t) {
+    if (!*t) *t = groupconc__node_get(ex, observed);
+    if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(groupconc__node_size(observed));
+    return *t ? GROUPCONC_OK : GROUPCONC_ENOMEM;
+}
+
+/* Shard sh's spare queues block, made if it has none: GROUPCONC_ENOMEM if it cannot be. */
+GROUPCONC__FN int groupconc__spare_make(groupconc__shard *sh) {
+    if (!sh->spare_queues)
+        sh->spare_queues = (groupconc__group_queues *)GROUPCONC_MALLOC(sizeof *sh->spare_queues);
+    return sh->spare_queues ? GROUPCONC_OK : GROUPCONC_ENOMEM;
+}
+
 /* Undo the making of g, new in this call, which failed after it (no node, no queues block, no
    timer slot, the inbox closed): a refused submit leaves no group behind (a bounded table's place
    is free again). Nobody else has seen g: st's lock has been held since it was made. Under st's
@@ -6113,11 +6128,7 @@ GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, groupconc__
                                              groupconc__batch *b, bool all, bool observed,
                                              groupconc__group **g, groupconc_task **t, bool *made) {
     int rc = groupconc__group_get(ex, st, group, klen, hash, b, all, g, made);
-    if (rc == GROUPCONC_OK && !*t) { /* a plain node, or one with the observed block alone */
-        *t = groupconc__node_get(ex, observed);
-        if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(groupconc__node_size(observed));
-        if (!*t) rc = GROUPCONC_ENOMEM;
-    }
+    if (rc == GROUPCONC_OK) rc = groupconc__node_take(ex, observed, t);
     return rc;
 }
 
@@ -6277,15 +6288,8 @@ GROUPCONC__FN int groupconc__submit_reserve_new_tlocked(groupconc_executor *ex, 
     groupconc__shard *sh = &ex->shards[GROUPCONC__SHARD_OF_HASH(hash)];
     int rc = GROUPCONC_OK;
     if (groupconc__inbox_pending(ex)) groupconc__admit_inbox_quiet_locked(ex, b);
-    if (!*t) { /* a plain node, or one with the observed block alone */
-        *t = groupconc__node_get(ex, observed);
-        if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(groupconc__node_size(observed));
-        if (!*t) return GROUPCONC_ENOMEM;
-    }
-    if (!sh->spare_queues) {
-        sh->spare_queues = (groupconc__group_queues *)GROUPCONC_MALLOC(sizeof *sh->spare_queues);
-        if (!sh->spare_queues) return GROUPCONC_ENOMEM;
-    }
+    if (groupconc__node_take(ex, observed, t) != GROUPCONC_OK || groupconc__spare_make(sh) != GROUPCONC_OK)
+        return GROUPCONC_ENOMEM;
     if (deadline_block) *deadline_at = groupconc__deadline_at(ex, spec->max_wait_ns, spec->group);
     if (*deadline_at) rc = groupconc__timer_reserve_locked(ex);
     *reserved = rc == GROUPCONC_OK;
@@ -6329,11 +6333,7 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
            handed a permit in this step waited already, so its group has its block; the inbox was
            admitted before, by groupconc__lock or groupconc__submit_reserve_new_tlocked). Taken with
            the stripe still held, as the timer slot is: a group this call made is unmade on failure. */
-        if (rc == GROUPCONC_OK && !(*g)->queues && !groupconc__shard_of(ex, *g)->spare_queues) {
-            groupconc__shard *sh = groupconc__shard_of(ex, *g);
-            sh->spare_queues = (groupconc__group_queues *)GROUPCONC_MALLOC(sizeof *sh->spare_queues);
-            if (!sh->spare_queues) rc = GROUPCONC_ENOMEM;
-        }
+        if (rc == GROUPCONC_OK && !(*g)->queues) rc = groupconc__spare_make(groupconc__shard_of(ex, *g));
         if (rc == GROUPCONC_OK && *deadline_at && !reserved) /* a slot in the heap and a thread to watch it, or refuse */
             rc = groupconc__timer_reserve_locked(ex);
         if (rc != GROUPCONC_OK && reserved && *deadline_at) ex->keeper.ntimers_reserved--;
