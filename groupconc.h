@@ -63,6 +63,8 @@
                                                                         chosen automatically under ThreadSanitizer and
                                                                         where __STDC_NO_THREADS__ is defined; 0 forces
                                                                         C11 threads
+       GROUPCONC_NO_WORDLOCK      impl TU          -                    on Linux, key-table stripes take the platform mutex
+                                                                        instead of their futex word lock ("word locks")
        GROUPCONC_TEST_THREAD_START_FAILS()  impl TU  0                  test hook: non-zero makes the next worker start fail
        GROUPCONC_TEST_TASK_PUBLISHED(task)  impl TU  nothing            test hook: called on a worker for each task it ran
                                                                         and published, before it finishes it (a test
@@ -2220,8 +2222,10 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 
 /* Internal tunables (not part of the API; measured on 2-core VMs, SPIN_TRIES also on 16 vCPUs;
    the Win32 and C11 backends' mutexes take SPIN_TRIES too, not measured there):
-   GROUPCONC__SPIN_TRIES    trylock attempts before a mutex blocks: locks are held for a few hundred
-                            ns, while sleeping on a contended mutex and being woken costs us. Few:
+   GROUPCONC__SPIN_TRIES    trylock attempts before a mutex (or a stripe's word lock, whose tries
+                            read the word first and write only when it is free) blocks: locks
+                            are held for a few hundred ns, while sleeping on a contended mutex
+                            and being woken costs us. Few:
                             each try is a locked write to the lock's line, so many spinners slow
                             the holder (16 submitters of one key on 16 CPUs: its stripe lock held
                             417 ns instead of 133, W7a 1.1 M tasks/s and 12.9 us of CPU per task at
@@ -2817,6 +2821,66 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
 }
 #endif
 
+/* ---- word locks: the key table's stripes ----
+   A lock in one 32-bit word, the futex mutex of Drepper's "Futexes Are Tricky": 0 free, 1 held, 2
+   held and maybe slept on. Taking and letting go of a free one is one atomic instruction each,
+   inline: a stripe is taken once per submit, and glibc's mtx_trylock + mtx_unlock ran ~100
+   instructions in four calls for it (callgrind, W1). Taken as the mutexes are: a few tries, then
+   a sleep in the kernel until the holder's unlock wakes one sleeper; unfair as they are (the one
+   woken competes with newcomers). Linux only (the futex system call); elsewhere, or with
+   GROUPCONC_NO_WORDLOCK (the lock-hold bench wraps the platform's mutex calls), groupconc__mutex. */
+#if defined(__linux__) && !defined(GROUPCONC_NO_WORDLOCK) && !defined(GROUPCONC_USE_WIN32)
+#include <linux/futex.h> /* FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE */
+#include <sys/syscall.h> /* SYS_futex */
+#endif
+#if defined(__linux__) && !defined(GROUPCONC_NO_WORDLOCK) && !defined(GROUPCONC_USE_WIN32) && \
+    defined(SYS_futex) && defined(FUTEX_WAIT_PRIVATE)
+#define GROUPCONC__WORDLOCK 1
+/* unistd.h declares it only where the TU asked for more than POSIX (_DEFAULT_SOURCE) */
+extern long syscall(long number, ...);
+typedef _Atomic uint32_t groupconc__wordlock;
+
+GROUPCONC__FN int groupconc__wordlock_init(groupconc__wordlock *l) {
+    atomic_init(l, 0u);
+    return GROUPCONC_OK;
+}
+GROUPCONC__FN void groupconc__wordlock_destroy(groupconc__wordlock *l) {
+    GROUPCONC_ASSERT(atomic_load_explicit(l, memory_order_relaxed) == 0u); /* nobody holds it */
+    (void)l;
+}
+GROUPCONC__FN bool groupconc__wordlock_trylock(groupconc__wordlock *l) {
+    uint32_t free_word = 0u;
+    return atomic_compare_exchange_strong_explicit(l, &free_word, 1u, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+/* Held by someone: spin a little (stripe holds are short), then sleep. A taker that may have slept
+   leaves the word at 2, so that its own unlock wakes the next sleeper, if any (one spare wake-up
+   at worst). */
+GROUPCONC__FN void groupconc__wordlock_lock_slow(groupconc__wordlock *l) {
+    int i;
+    for (i = 0; i < GROUPCONC__SPIN_TRIES; i++) {
+        GROUPCONC__CPU_RELAX();
+        if (atomic_load_explicit(l, memory_order_relaxed) == 0u && groupconc__wordlock_trylock(l)) return;
+    }
+    while (atomic_exchange_explicit(l, 2u, memory_order_acquire) != 0u)
+        (void)syscall(SYS_futex, l, FUTEX_WAIT_PRIVATE, 2u, NULL, NULL, 0);
+}
+GROUPCONC__FN void groupconc__wordlock_lock(groupconc__wordlock *l) {
+    if (!groupconc__wordlock_trylock(l)) groupconc__wordlock_lock_slow(l);
+}
+GROUPCONC__FN void groupconc__wordlock_unlock(groupconc__wordlock *l) {
+    if (atomic_exchange_explicit(l, 0u, memory_order_release) == 2u)
+        (void)syscall(SYS_futex, l, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+#else
+typedef groupconc__mutex groupconc__wordlock;
+#define groupconc__wordlock_init groupconc__mutex_init
+#define groupconc__wordlock_destroy groupconc__mutex_destroy
+#define groupconc__wordlock_trylock groupconc__mutex_trylock
+#define groupconc__wordlock_lock groupconc__mutex_lock
+#define groupconc__wordlock_unlock groupconc__mutex_unlock
+#endif
+
 /* Relative timeout -> monotonic deadline; GROUPCONC_FOREVER (any negative) -> UINT64_MAX. */
 GROUPCONC__FN uint64_t groupconc__deadline(int64_t timeout_ns) {
     uint64_t now;
@@ -3103,7 +3167,7 @@ typedef struct groupconc__node_cache {
 /* One stripe of the key table ("key table"): the groups whose hash's upper 32 bits, masked, name
    it; under its lock. */
 typedef struct groupconc__stripe {
-    groupconc__mutex lock;         /* lock order: ex->lock, then the stripes in index order */
+    groupconc__wordlock lock;      /* lock order: ex->lock, then the stripes in index order */
     groupconc__group **slots;      /* open addressing, linear probing, backward-shift delete */
     uint32_t *hashes;              /* hashes[i]: 0 if slots[i] is empty, else its key's hash */
     size_t nslots, ngroups;
@@ -3682,16 +3746,16 @@ GROUPCONC__FN groupconc__stripe *groupconc__stripe_of(groupconc_executor *ex, ui
    table still, as one lock gave it: no group is created, found for a push, or removed meanwhile. */
 GROUPCONC__FN void groupconc__table_lock_all(groupconc_executor *ex) {
     size_t i;
-    for (i = 0; i < GROUPCONC__STRIPES; i++) groupconc__mutex_lock(&ex->table.stripes[i].lock);
+    for (i = 0; i < GROUPCONC__STRIPES; i++) groupconc__wordlock_lock(&ex->table.stripes[i].lock);
 }
 GROUPCONC__FN void groupconc__table_unlock_all(groupconc_executor *ex) {
     size_t i = GROUPCONC__STRIPES;
-    while (i-- > 0) groupconc__mutex_unlock(&ex->table.stripes[i].lock);
+    while (i-- > 0) groupconc__wordlock_unlock(&ex->table.stripes[i].lock);
 }
 
 /* The table's locks: the stripes' first n (all: GROUPCONC__STRIPES) and lru_lock. */
 GROUPCONC__FN void groupconc__table_locks_destroy(groupconc_executor *ex, size_t n) {
-    while (n-- > 0) groupconc__mutex_destroy(&ex->table.stripes[n].lock);
+    while (n-- > 0) groupconc__wordlock_destroy(&ex->table.stripes[n].lock);
     groupconc__mutex_destroy(&ex->table.lru_lock);
     groupconc__mutex_destroy(&ex->table.caches_lock);
 }
@@ -3707,7 +3771,7 @@ GROUPCONC__FN int groupconc__table_init(groupconc_executor *ex) {
     /* its number in the threads' node memos: never 0, never given out twice */
     ex->node_gen = atomic_fetch_add_explicit(&groupconc__node_gens, 1, memory_order_relaxed) + 1;
     for (n = 0; n < GROUPCONC__STRIPES; n++) {
-        if ((rc = groupconc__mutex_init(&ex->table.stripes[n].lock)) != GROUPCONC_OK) {
+        if ((rc = groupconc__wordlock_init(&ex->table.stripes[n].lock)) != GROUPCONC_OK) {
             groupconc__table_locks_destroy(ex, n);
             return rc;
         }
@@ -4267,9 +4331,9 @@ GROUPCONC__FN int groupconc__group_get_locked(groupconc_executor *ex, const char
                                               uint64_t hash, groupconc__batch *b, groupconc__group **out) {
     groupconc__stripe *st = groupconc__stripe_of(ex, hash);
     int rc;
-    groupconc__mutex_lock(&st->lock);
+    groupconc__wordlock_lock(&st->lock);
     rc = groupconc__group_get(ex, st, key, len, hash, b, false, out, NULL);
-    groupconc__mutex_unlock(&st->lock);
+    groupconc__wordlock_unlock(&st->lock);
     if (rc == GROUPCONC__NEED_LOCK) {
         groupconc__table_lock_all(ex);
         rc = groupconc__group_get(ex, st, key, len, hash, b, true, out, NULL);
@@ -4284,9 +4348,9 @@ GROUPCONC__FN groupconc__group *groupconc__find_locked(groupconc_executor *ex, c
                                                        size_t len, uint64_t hash) {
     groupconc__stripe *st = groupconc__stripe_of(ex, hash);
     groupconc__group *g;
-    groupconc__mutex_lock(&st->lock);
+    groupconc__wordlock_lock(&st->lock);
     g = groupconc__table_find(st, key, len, hash);
-    groupconc__mutex_unlock(&st->lock);
+    groupconc__wordlock_unlock(&st->lock);
     return g;
 }
 
@@ -6212,15 +6276,15 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
     groupconc__stripe *st = groupconc__stripe_of(ex, hash);
     bool made = false;
     int rc;
-    groupconc__mutex_lock(&st->lock);
+    groupconc__wordlock_lock(&st->lock);
     if (atomic_load_explicit(&ex->pool.nthreads, memory_order_relaxed) == 0) {
-        groupconc__mutex_unlock(&st->lock);
+        groupconc__wordlock_unlock(&st->lock);
         return GROUPCONC__NO_WORKER; /* the locked path starts one, or refuses */
     }
     rc = groupconc__prepare_tlocked(ex, st, group, klen, hash, NULL, false,
                                     out_task || ex->policy.listener, &g, &t, &made);
     if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: reclaiming takes the executor lock */
-        groupconc__mutex_unlock(&st->lock);
+        groupconc__wordlock_unlock(&st->lock);
         return GROUPCONC__NO_WORKER;
     }
     if (rc == GROUPCONC_OK) {
@@ -6235,7 +6299,7 @@ GROUPCONC__FN int groupconc__submit_inbox(groupconc_executor *ex, const groupcon
         if (old == GROUPCONC__INBOX_CLOSED(ex)) rc = GROUPCONC_ESHUTDOWN;
     }
     if (rc != GROUPCONC_OK && made) groupconc__group_unmake_tlocked(ex, st, g, hash);
-    groupconc__mutex_unlock(&st->lock); /* from here on t may already be running */
+    groupconc__wordlock_unlock(&st->lock); /* from here on t may already be running */
     if (rc != GROUPCONC_OK) {
         GROUPCONC_ASSERT(rc != GROUPCONC__NO_WORKER); /* the caller goes on with t after that one */
         if (t) GROUPCONC_FREE(t);
@@ -6315,10 +6379,10 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
     if (rc == GROUPCONC_OK) {
         groupconc__stripe *st = groupconc__stripe_of(ex, hash);
         bool all = false, made = false, reserved = false;
-        groupconc__mutex_lock(&st->lock);
+        groupconc__wordlock_lock(&st->lock);
         rc = groupconc__prepare_tlocked(ex, st, spec->group, klen, hash, b, false, observed, g, t, &made);
         if (rc == GROUPCONC__NEED_LOCK) { /* at max_groups: a reclaim needs every stripe */
-            groupconc__mutex_unlock(&st->lock);
+            groupconc__wordlock_unlock(&st->lock);
             groupconc__table_lock_all(ex);
             all = true;
             rc = groupconc__submit_reserve_new_tlocked(ex, spec, hash, deadline_block, observed, b, t,
@@ -6342,7 +6406,7 @@ GROUPCONC__FN int groupconc__submit_prepare_locked(groupconc_executor *ex,
             *g = NULL;
         }
         if (all) groupconc__table_unlock_all(ex);
-        else groupconc__mutex_unlock(&st->lock);
+        else groupconc__wordlock_unlock(&st->lock);
     }
     return rc;
 }
@@ -9624,7 +9688,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
     if ((rc = groupconc__key_hash(group, &len, &hash)) != GROUPCONC_OK) return rc;
     st = groupconc__stripe_of(ex, hash);
     groupconc__exec_lock_all(ex);
-    groupconc__mutex_lock(&st->lock); /* no push into g between the drain and the removal */
+    groupconc__wordlock_lock(&st->lock); /* no push into g between the drain and the removal */
     if (groupconc__drain_locked(ex, &b, false)) (void)groupconc__kick_locked(ex);
     g = groupconc__table_find(st, group, len, hash);
     if (g) {
@@ -9645,7 +9709,7 @@ GROUPCONC__FN int groupconc__group_op(groupconc_executor *ex, const char *group,
             groupconc__group_unref(g);
         }
     }
-    groupconc__mutex_unlock(&st->lock);
+    groupconc__wordlock_unlock(&st->lock);
     groupconc__exec_unlock_all(ex);
     groupconc__flush_and_retire(ex, &b);
     return GROUPCONC_OK;
