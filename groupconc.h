@@ -63,8 +63,6 @@
                                                                         chosen automatically under ThreadSanitizer and
                                                                         where __STDC_NO_THREADS__ is defined; 0 forces
                                                                         C11 threads
-       GROUPCONC_NO_WORDLOCK      impl TU          -                    on Linux, key-table stripes take the platform mutex
-                                                                        instead of their futex word lock ("word locks")
        GROUPCONC_TEST_THREAD_START_FAILS()  impl TU  0                  test hook: non-zero makes the next worker start fail
        GROUPCONC_TEST_TASK_PUBLISHED(task)  impl TU  nothing            test hook: called on a worker for each task it ran
                                                                         and published, before it finishes it (a test
@@ -2286,7 +2284,18 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    GROUPCONC__STRIPES       the key table's stripes, each with its own lock (a power of two): four
                             submitters of different keys meet on one stripe 1 time in 16 for each
                             pair, and the calls that take every stripe (a bounded table's reclaim,
-                            live changes, stats of all groups) take 16 uncontended locks. */
+                            live changes, stats of all groups) take 16 uncontended locks.
+   GROUPCONC__WORDLOCK      1: on Linux the stripes take a word lock of their own ("word locks")
+                            instead of the platform mutex. Off: in an interleaved A/B of 9 runs
+                            against the mutex it gained W1 1.03, W5 1.08, W7b 1.04 and callgrind's
+                            count fell from 1085 to 1036 instructions per no-op task, but W8 (the
+                            bounded table at its maximum, a locked submit per task) fell to 0.93:
+                            the submitter, faster outside the executor lock, takes it more often,
+                            the workers sleep on it twice as often and each unlock then pays a
+                            futex wake. tests/test_wordlock.c checks the lock in both settings. */
+#ifndef GROUPCONC__WORDLOCK /* the bench's A/B builds set it */
+#define GROUPCONC__WORDLOCK 0
+#endif
 #ifndef GROUPCONC__SPIN_TRIES /* the bench's A/B builds set it */
 #define GROUPCONC__SPIN_TRIES 8
 #endif
@@ -2821,21 +2830,21 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
 }
 #endif
 
-/* ---- word locks: the key table's stripes ----
+/* ---- word locks: the key table's stripes (GROUPCONC__WORDLOCK) ----
    A lock in one 32-bit word, the futex mutex of Drepper's "Futexes Are Tricky": 0 free, 1 held, 2
    held and maybe slept on. Taking and letting go of a free one is one atomic instruction each,
    inline: a stripe is taken once per submit, and glibc's mtx_trylock + mtx_unlock ran ~100
    instructions in four calls for it (callgrind, W1). Taken as the mutexes are: a few tries, then
    a sleep in the kernel until the holder's unlock wakes one sleeper; unfair as they are (the one
-   woken competes with newcomers). Linux only (the futex system call); elsewhere, or with
-   GROUPCONC_NO_WORDLOCK (the lock-hold bench wraps the platform's mutex calls), groupconc__mutex. */
-#if defined(__linux__) && !defined(GROUPCONC_NO_WORDLOCK) && !defined(GROUPCONC_USE_WIN32)
+   woken competes with newcomers). Linux only (the futex system call), and off by default (see
+   GROUPCONC__WORDLOCK for why); otherwise the stripes' lock is groupconc__mutex. */
+#if defined(__linux__) && GROUPCONC__WORDLOCK && !defined(GROUPCONC_USE_WIN32)
 #include <linux/futex.h> /* FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE */
 #include <sys/syscall.h> /* SYS_futex */
 #endif
-#if defined(__linux__) && !defined(GROUPCONC_NO_WORDLOCK) && !defined(GROUPCONC_USE_WIN32) && \
-    defined(SYS_futex) && defined(FUTEX_WAIT_PRIVATE)
-#define GROUPCONC__WORDLOCK 1
+#if defined(__linux__) && GROUPCONC__WORDLOCK && !defined(GROUPCONC_USE_WIN32) && defined(SYS_futex) && \
+    defined(FUTEX_WAIT_PRIVATE)
+#define GROUPCONC__WORDLOCK_ON 1
 /* unistd.h declares it only where the TU asked for more than POSIX (_DEFAULT_SOURCE) */
 extern long syscall(long number, ...);
 typedef _Atomic uint32_t groupconc__wordlock;

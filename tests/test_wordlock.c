@@ -1,7 +1,8 @@
 /* test_wordlock.c - the key table's stripe lock (groupconc.h, "word locks").
 
-   On Linux the stripes take a lock of their own, one atomic word with a futex for sleepers; elsewhere
-   (and with GROUPCONC_NO_WORDLOCK) it is the platform mutex, and the same tests hold. They check:
+   Built with GROUPCONC__WORDLOCK=1 (test_wordlock), on Linux the stripes take a lock of their own,
+   one atomic word with a futex for sleepers; by default, and elsewhere, it is the platform mutex
+   (test_wordlock_mutex), and the same tests hold. They check:
      - mutual exclusion under contention: threads (more than this machine's 2 cores) add to a plain
        counter under the lock, and no increment is lost;
      - the sleeper's path: a taker that found the lock held past its spins marks the word "slept on"
@@ -84,7 +85,7 @@ static void test_sleeper_is_woken(void **state) {
     assert_false(groupconc__wordlock_trylock(&lock)); /* held: refused */
     assert_true(tu_thread_start(&th, wl_taker, &w));
     while (!atomic_load(&w.trying)) {}
-#if defined(GROUPCONC__WORDLOCK)
+#if defined(GROUPCONC__WORDLOCK_ON)
     /* past its spins the taker marks the word 2 and sleeps in the kernel: wait for the mark */
     while (atomic_load_explicit(&lock, memory_order_acquire) != 2u) tu_spin(100);
 #endif
@@ -92,7 +93,7 @@ static void test_sleeper_is_woken(void **state) {
     groupconc__wordlock_unlock(&lock);           /* wakes it */
     tu_thread_join(th);
     assert_int_equal(atomic_load(&w.got), 1);
-#if defined(GROUPCONC__WORDLOCK)
+#if defined(GROUPCONC__WORDLOCK_ON)
     assert_int_equal(atomic_load(&lock), 0u); /* its unlock let go of the mark too */
 #endif
     assert_true(groupconc__wordlock_trylock(&lock));

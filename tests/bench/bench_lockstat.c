@@ -204,9 +204,10 @@ LS_MAYBE_UNUSED static inline int ls_pthread_cond_timedwait(pthread_cond_t *c, p
 #define pthread_cond_wait(c, m) ls_pthread_cond_wait(c, m)
 #define pthread_cond_timedwait(c, m, t) ls_pthread_cond_timedwait(c, m, t)
 
-/* The key table's stripes take a word lock of their own on Linux (groupconc.h, "word locks"), which
-   no wrapper sees: here they take the platform mutex instead, whose holds the wrappers count. */
-#define GROUPCONC_NO_WORDLOCK
+/* The key table's stripes may take a word lock of their own on Linux (groupconc.h, "word locks"),
+   which no wrapper sees: here they take the platform mutex, whose holds the wrappers count. */
+#undef GROUPCONC__WORDLOCK
+#define GROUPCONC__WORDLOCK 0
 
 /* groupconc itself (GROUPCONC_IMPLEMENTATION) and the bench's groupconc ops, with `ex` in scope */
 #include "bench_groupconc.c"
