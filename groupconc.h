@@ -2054,7 +2054,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    and a few forward declarations (at the top of "submit", and before "task life cycle") let a
    section call one that comes later.
      configuration       the user's macros, checked; the internal tunables, each with its reason
-     platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32
+     platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32;
+                         the stripes' word lock (GROUPCONC__WORDLOCK, off by default)
      internal types      task node, fair semaphore, group, worker; shards (the per-task queues and
                          counters, each shard with a lock: GROUPCONC__SHARDS, 1 by default, every
                          lock of the executor still all of them); the executor, its
@@ -2220,8 +2221,9 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 
 /* Internal tunables (not part of the API; measured on 2-core VMs, SPIN_TRIES also on 16 vCPUs;
    the Win32 and C11 backends' mutexes take SPIN_TRIES too, not measured there):
-   GROUPCONC__SPIN_TRIES    trylock attempts before a mutex (or a stripe's word lock, whose tries
-                            read the word first and write only when it is free) blocks: locks
+   GROUPCONC__SPIN_TRIES    trylock attempts before a mutex blocks (a stripe's word lock: one
+                            try, then this many that read the word first and write only when it
+                            is free): locks
                             are held for a few hundred ns, while sleeping on a contended mutex
                             and being woken costs us. Few:
                             each try is a locked write to the lock's line, so many spinners slow
@@ -2290,10 +2292,11 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             against the mutex it gained W1 1.03, W5 1.08, W7b 1.04 and callgrind's
                             count fell from 1085 to 1036 instructions per no-op task, but W8 (the
                             bounded table at its maximum, a locked submit per task) fell to 0.93:
-                            the submitter, faster outside the executor lock, takes it more often,
-                            the workers sleep on it twice as often and each unlock then pays a
-                            futex wake. tests/test_wordlock.c checks the lock in both settings. */
-#ifndef GROUPCONC__WORDLOCK /* the bench's A/B builds set it */
+                            the submitter, faster outside the executor lock, takes the executor
+                            lock more often, the workers sleep on the executor lock twice as often,
+                            and each of its unlocks then pays a futex wake. tests/test_wordlock.c
+                            checks the lock in both settings. */
+#ifndef GROUPCONC__WORDLOCK /* a build sets it to 1 to try the word lock */
 #define GROUPCONC__WORDLOCK 0
 #endif
 #ifndef GROUPCONC__SPIN_TRIES /* the bench's A/B builds set it */
@@ -2838,13 +2841,16 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
    a sleep in the kernel until the holder's unlock wakes one sleeper; unfair as they are (the one
    woken competes with newcomers). Linux only (the futex system call), and off by default (see
    GROUPCONC__WORDLOCK for why); otherwise the stripes' lock is groupconc__mutex. */
-#if defined(__linux__) && GROUPCONC__WORDLOCK && !defined(GROUPCONC_USE_WIN32)
-#include <linux/futex.h> /* FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE */
+#if defined(__linux__) && GROUPCONC__WORDLOCK
+#include <errno.h>
 #include <sys/syscall.h> /* SYS_futex */
 #endif
-#if defined(__linux__) && GROUPCONC__WORDLOCK && !defined(GROUPCONC_USE_WIN32) && defined(SYS_futex) && \
-    defined(FUTEX_WAIT_PRIVATE)
+#if defined(__linux__) && GROUPCONC__WORDLOCK && defined(SYS_futex)
 #define GROUPCONC__WORDLOCK_ON 1
+/* FUTEX_WAIT and FUTEX_WAKE with FUTEX_PRIVATE_FLAG (the kernel's ABI: <linux/futex.h>, which
+   not every C library's system ships) */
+#define GROUPCONC__FUTEX_WAIT_PRIVATE 128
+#define GROUPCONC__FUTEX_WAKE_PRIVATE 129
 /* unistd.h declares it only where the TU asked for more than POSIX (_DEFAULT_SOURCE) */
 extern long syscall(long number, ...);
 typedef _Atomic uint32_t groupconc__wordlock;
@@ -2866,20 +2872,25 @@ GROUPCONC__FN bool groupconc__wordlock_trylock(groupconc__wordlock *l) {
    leaves the word at 2, so that its own unlock wakes the next sleeper, if any (one spare wake-up
    at worst). */
 GROUPCONC__FN void groupconc__wordlock_lock_slow(groupconc__wordlock *l) {
-    int i;
+    int i, saved;
     for (i = 0; i < GROUPCONC__SPIN_TRIES; i++) {
         GROUPCONC__CPU_RELAX();
         if (atomic_load_explicit(l, memory_order_relaxed) == 0u && groupconc__wordlock_trylock(l)) return;
     }
+    saved = errno; /* the caller's: a mutex leaves it alone */
     while (atomic_exchange_explicit(l, 2u, memory_order_acquire) != 0u)
-        (void)syscall(SYS_futex, l, FUTEX_WAIT_PRIVATE, 2u, NULL, NULL, 0);
+        (void)syscall(SYS_futex, l, GROUPCONC__FUTEX_WAIT_PRIVATE, 2u, (void *)0, (void *)0, 0);
+    errno = saved;
 }
 GROUPCONC__FN void groupconc__wordlock_lock(groupconc__wordlock *l) {
     if (!groupconc__wordlock_trylock(l)) groupconc__wordlock_lock_slow(l);
 }
 GROUPCONC__FN void groupconc__wordlock_unlock(groupconc__wordlock *l) {
-    if (atomic_exchange_explicit(l, 0u, memory_order_release) == 2u)
-        (void)syscall(SYS_futex, l, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    if (atomic_exchange_explicit(l, 0u, memory_order_release) == 2u) {
+        int saved = errno;
+        (void)syscall(SYS_futex, l, GROUPCONC__FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
+        errno = saved;
+    }
 }
 #else
 typedef groupconc__mutex groupconc__wordlock;
