@@ -2223,13 +2223,13 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    the Win32 and C11 backends' mutexes take SPIN_TRIES too, not measured there):
    GROUPCONC__SPIN_TRIES    trylock attempts before a mutex blocks (a stripe's word lock: one
                             try, then this many that read the word first and write only when it
-                            is free): locks
-                            are held for a few hundred ns, while sleeping on a contended mutex
-                            and being woken costs us. Few:
-                            each try is a locked write to the lock's line, so many spinners slow
-                            the holder (16 submitters of one key on 16 CPUs: its stripe lock held
-                            417 ns instead of 133, W7a 1.1 M tasks/s and 12.9 us of CPU per task at
-                            32 tries, 1.9 M and 7.0 us at 8 (medians), the same at 0; docs/lock-measurements.md).
+                            is free): locks are held for a few hundred ns, while sleeping on a
+                            contended mutex and being woken costs us. Few: each try is a locked
+                            write to the lock's line, so many spinners slow the holder (16
+                            submitters of one key on 16 CPUs: its stripe lock held 417 ns instead
+                            of 133, W7a 1.1 M tasks/s and 12.9 us of CPU per task at 32 tries,
+                            1.9 M and 7.0 us at 8 (medians), the same at 0;
+                            docs/lock-measurements.md).
    GROUPCONC__EXEC_SPIN_TRIES  tries more, each after a yield of the CPU, for a worker that finds
                             the executor lock taken (groupconc__exec_mutex_lock_slow): a locked
                             step may admit a whole inbox and hold the lock for microseconds, and a
