@@ -2418,6 +2418,17 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__FN static
 #endif
 
+/* The hot path's helpers: GROUPCONC__HOT where a call's saving and restoring of registers cost
+   more than the work (a no-op task's submit and run called ~25 of them, ~200 instructions of ~1080:
+   callgrind, docs/performance.md); GROUPCONC__COLD keeps a rare half out of its caller's line. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GROUPCONC__HOT static inline __attribute__((always_inline, unused))
+#define GROUPCONC__COLD static __attribute__((noinline, unused))
+#else
+#define GROUPCONC__HOT static
+#define GROUPCONC__COLD static
+#endif
+
 #if defined(GROUPCONC_STATIC)
 #define GROUPCONC__PUBLIC static
 #else
@@ -3737,7 +3748,7 @@ GROUPCONC__FN void groupconc__fifo_append(groupconc__fifo *q, groupconc__fifo *f
 /* ==== key table ================================================================================= */
 
 /* Check a key and hash it in one pass (FNV-1a, then a final mix so the low bits spread). */
-GROUPCONC__FN int groupconc__key_hash(const char *key, size_t *out_len, uint64_t *out_hash) {
+GROUPCONC__HOT int groupconc__key_hash(const char *key, size_t *out_len, uint64_t *out_hash) {
     uint64_t h = 14695981039346656037u;
     size_t n = 0;
     unsigned char c;
@@ -3856,7 +3867,7 @@ GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, uint32_t *ha
    Those lines are what workers write per task (the group's counts sit beside its key) and, for a
    busy key, what several submitters share: a submitter that read the key there paid a cache miss
    per submit (issue 26; docs/performance.md). NULL otherwise. Under st's lock. */
-GROUPCONC__FN groupconc__group *groupconc__group_memo_find(const groupconc_executor *ex,
+GROUPCONC__HOT groupconc__group *groupconc__group_memo_find(const groupconc_executor *ex,
                                                            const groupconc__stripe *st,
                                                            const char *key, size_t len, uint64_t hash) {
     const groupconc__group_memo *m = &groupconc__my_group;
@@ -4020,7 +4031,7 @@ GROUPCONC__FN groupconc__group_cold *groupconc__group_cold_get(groupconc__group 
 /* Add delta (+1 or -1) to one outcome counter of g and of the executor. Under ex->lock. A group's
    first rare outcome allocates its cold block; if that fails the outcome is counted in the
    executor's totals only (counts_unattributed says how many). */
-GROUPCONC__FN void groupconc__count_locked(groupconc_executor *ex, groupconc__group *g, int which,
+GROUPCONC__HOT void groupconc__count_locked(groupconc_executor *ex, groupconc__group *g, int which,
                                            int delta) {
     groupconc__shard *sh = groupconc__shard_of(ex, g);
     if (which == GROUPCONC__C_SUCCEEDED) {
@@ -4288,27 +4299,38 @@ GROUPCONC__FN int groupconc__group_make(groupconc_executor *ex, groupconc__strip
    pause); `all`: every stripe is held (with ex->lock). The resolver runs there. A bounded table at
    its maximum reclaims an idle group first, which needs ex->lock and every stripe: without them,
    GROUPCONC__NEED_LOCK. *made (if not NULL) is set when this call made the group. */
-GROUPCONC__FN int groupconc__group_get(groupconc_executor *ex, groupconc__stripe *st, const char *key,
-                                       size_t len, uint64_t hash, groupconc__batch *b, bool all,
-                                       groupconc__group **out, bool *made) {
+GROUPCONC__COLD int groupconc__group_create(groupconc_executor *ex, groupconc__stripe *st, const char *key,
+                                             size_t len, uint64_t hash, groupconc__batch *b, bool all,
+                                             groupconc__group **out, bool *made);
+GROUPCONC__HOT int groupconc__group_get(groupconc_executor *ex, groupconc__stripe *st, const char *key,
+                                        size_t len, uint64_t hash, groupconc__batch *b, bool all,
+                                        groupconc__group **out, bool *made) {
+    const groupconc_policy *p = &ex->policy;
+    groupconc__group *g = groupconc__group_memo_find(ex, st, key, len, hash);
+    if (!g && (g = groupconc__table_find(st, key, len, hash)) != NULL)
+        groupconc__group_memo_note(ex, st, g, key, len, hash);
+    if (!g) return groupconc__group_create(ex, st, key, len, hash, b, all, out, made);
+    if (p->max_groups != GROUPCONC_UNLIMITED || p->group_idle_ns > 0) { /* bounded: in the LRU */
+        groupconc__mutex_lock(&ex->table.lru_lock);
+        groupconc__lru_touch(ex, g, groupconc__coarse_now_ns());
+        groupconc__mutex_unlock(&ex->table.lru_lock);
+    }
+    *out = g;
+    return GROUPCONC_OK;
+}
+
+/* The making half of groupconc__group_get (key has no group in st; its arguments as there), out of
+   line: a submit to a group that exists, every task but its group's first, inlines the lookup only. */
+GROUPCONC__COLD int groupconc__group_create(groupconc_executor *ex, groupconc__stripe *st, const char *key,
+                                             size_t len, uint64_t hash, groupconc__batch *b, bool all,
+                                             groupconc__group **out, bool *made) {
     const groupconc_policy *p = &ex->policy;
     groupconc__limits_entry *e;
-    groupconc__group *g = groupconc__group_memo_find(ex, st, key, len, hash);
+    groupconc__group *g;
     bool bounded = p->max_groups != GROUPCONC_UNLIMITED || p->group_idle_ns > 0, full;
     size_t front = (bounded ? sizeof(groupconc__lru) : 0) + (p->fleet.acquire ? sizeof(groupconc__group_fleet) : 0);
     char *block;
     int rc;
-    if (!g && (g = groupconc__table_find(st, key, len, hash)) != NULL)
-        groupconc__group_memo_note(ex, st, g, key, len, hash);
-    if (g) {
-        if (bounded) {
-            groupconc__mutex_lock(&ex->table.lru_lock);
-            groupconc__lru_touch(ex, g, groupconc__coarse_now_ns());
-            groupconc__mutex_unlock(&ex->table.lru_lock);
-        }
-        *out = g;
-        return GROUPCONC_OK;
-    }
     full = !groupconc__group_count_in(ex);
     if (full && !(b && all)) return GROUPCONC__NEED_LOCK;
     if ((rc = groupconc__group_make(ex, st, len, front, full, b, &block)) != GROUPCONC_OK) return rc;
@@ -5355,8 +5377,8 @@ GROUPCONC__FN void groupconc__give_back(groupconc_executor *ex, groupconc__claim
 }
 
 /* The task returned: leave the running list, hand its permits on. Under the lock. */
-GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_task *t,
-                                            groupconc__batch *b) {
+GROUPCONC__HOT void groupconc__finish_locked_inline(groupconc_executor *ex, groupconc_task *t,
+                                                    groupconc__batch *b) {
     groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     t->bits |= GROUPCONC__B_RAN; /* its value and end time are valid (see groupconc__set_result) */
     groupconc__fifo_remove(&sh->running, t);
@@ -5371,6 +5393,11 @@ GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_ta
     groupconc__debug_check(ex, t->group);
     groupconc__set_stage(t, GROUPCONC__DONE);
     groupconc__count_locked(ex, t->group, groupconc__outcome_index(t->status, 0), 1);
+}
+
+/* The one copy for every caller; a worker's batch inlines the body (groupconc__worker_finish_locked). */
+GROUPCONC__FN void groupconc__finish_locked(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
+    groupconc__finish_locked_inline(ex, t, b);
 }
 
 /* ==== layers: admission and hand-off =========================================================== */
@@ -5568,10 +5595,22 @@ GROUPCONC__FN size_t groupconc__fill_layer(groupconc_executor *ex, groupconc__gr
     return n;
 }
 
-/* Return every permit t holds, newest layer first. At the fleet layer only a task with a provider
-   took a permit (its answer's hand-off), and a release there hands nothing on (next_waiter). */
-GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_task *t,
-                                              groupconc__batch *b) {
+/* Return every permit t holds, newest layer first, layer by layer (groupconc__release_permits, when
+   someone may wait for one). At the fleet layer only a task with a provider took a permit (its
+   answer's hand-off), and a release there hands nothing on (next_waiter). */
+GROUPCONC__FN void groupconc__release_layers(groupconc_executor *ex, groupconc_task *t,
+                                             groupconc__batch *b) {
+    if (t->held > GROUPCONC__L_FLEET) {
+        while (t->held > GROUPCONC__L_FLEET + 1) groupconc__release_layer(ex, t->group, --t->held, b);
+        t->held = GROUPCONC__L_FLEET;
+        if (t->bits & GROUPCONC__B_FLEET) ex->fleet.layer.permits.used--;
+    }
+    while (t->held > 0) groupconc__release_layer(ex, t->group, --t->held, b);
+}
+
+/* Return every permit t holds: the common case here, inline, else groupconc__release_layers. */
+GROUPCONC__HOT void groupconc__release_permits(groupconc_executor *ex, groupconc_task *t,
+                                               groupconc__batch *b) {
     const groupconc__group_queues *q = t->group->queues;
     if (t->held == GROUPCONC__LAYERS && ex->global.waiters.count == 0 && ex->run_cap.waiters.count == 0 &&
         (!q || (q->bulkhead.count == 0 && q->conc.count == 0))) {
@@ -5587,12 +5626,7 @@ GROUPCONC__FN void groupconc__release_permits(groupconc_executor *ex, groupconc_
         t->held = 0;
         return;
     }
-    if (t->held > GROUPCONC__L_FLEET) {
-        while (t->held > GROUPCONC__L_FLEET + 1) groupconc__release_layer(ex, t->group, --t->held, b);
-        t->held = GROUPCONC__L_FLEET;
-        if (t->bits & GROUPCONC__B_FLEET) ex->fleet.layer.permits.used--;
-    }
-    while (t->held > 0) groupconc__release_layer(ex, t->group, --t->held, b);
+    groupconc__release_layers(ex, t, b);
 }
 
 /* ---- queue deadlines: a binary min-heap of waiting tasks, by deadline ----
@@ -5639,7 +5673,7 @@ GROUPCONC__FN void groupconc__timer_add(groupconc_executor *ex, groupconc_task *
 }
 
 /* t no longer waits for permits: out of the heap, its reservation returned. */
-GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task *t) {
+GROUPCONC__FN void groupconc__timer_drop_deadline(groupconc_executor *ex, groupconc_task *t) {
     groupconc__queue_deadline *d = groupconc__deadline_of(t);
     size_t i;
     if (!d || d->index == GROUPCONC__TIMER_NONE) return;
@@ -5653,6 +5687,9 @@ GROUPCONC__FN void groupconc__timer_drop(groupconc_executor *ex, groupconc_task 
     }
     ex->keeper.ntimers_reserved--;
     d->index = GROUPCONC__TIMER_NONE;
+}
+GROUPCONC__HOT void groupconc__timer_drop(groupconc_executor *ex, groupconc_task *t) {
+    if (t->bits & GROUPCONC__B_HAS_DEADLINE) groupconc__timer_drop_deadline(ex, t); /* inline: rare */
 }
 
 /* t holds its group's permits (held == GROUPCONC__L_FLEET): with a provider it waits at the fleet
@@ -5672,7 +5709,7 @@ GROUPCONC__FN bool groupconc__fleet_pass_locked(groupconc_executor *ex, groupcon
 /* The common admission in one step: a new task whose every layer has a free permit and nobody
    waiting, no pause and no fleet provider takes them all and is ready (what admit's loop below does
    in five turns, tested first, taken after: the same result). False, with nothing done, otherwise. */
-GROUPCONC__FN bool groupconc__admit_at_once_locked(groupconc_executor *ex, groupconc_task *t) {
+GROUPCONC__HOT bool groupconc__admit_at_once_locked(groupconc_executor *ex, groupconc_task *t) {
     groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     groupconc__group *g = t->group;
     const groupconc__group_queues *q = g->queues;
@@ -5695,7 +5732,7 @@ GROUPCONC__FN bool groupconc__admit_at_once_locked(groupconc_executor *ex, group
 
 /* Move t through the layers from t->held on: take each permit that is free with nobody waiting
    (and the layer not shut), else wait in that layer's FIFO if its queue bounds allow, else reject. */
-GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
+GROUPCONC__HOT void groupconc__admit_inline(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
     groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     groupconc__group *g = t->group;
     unsigned held = t->held; /* in a register: t->held is a byte, which every store may alias */
@@ -5757,6 +5794,11 @@ GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, g
     groupconc__push_ready(ex, t);
 }
 
+/* The one copy for every caller; the inbox's drain inlines the body (groupconc__admit_inbox_locked). */
+GROUPCONC__FN void groupconc__admit(groupconc_executor *ex, groupconc_task *t, groupconc__batch *b) {
+    groupconc__admit_inline(ex, t, b);
+}
+
 /* Hand-offs can cascade (a task handed a global permit may be rejected at its group and pass the
    permit on), so they are processed from a worklist, never by recursion. */
 GROUPCONC__FN void groupconc__refusals_defer_locked(groupconc_executor *ex, groupconc__fifo *rejected, bool keeper);
@@ -5772,7 +5814,7 @@ GROUPCONC__FN void groupconc__refusals_defer_tail_locked(groupconc_executor *ex,
     b->rejected = first;
 }
 
-GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) {
+GROUPCONC__FN void groupconc__pump_advance(groupconc_executor *ex, groupconc__batch *b) {
     groupconc_task *t;
     uint32_t before = b->rejected.count;
     while ((t = groupconc__fifo_pop(&b->advance)) != NULL) {
@@ -5785,6 +5827,11 @@ GROUPCONC__FN void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) 
     if (b->rejected.count != before && groupconc__in_keeper(ex) &&
         !atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
         groupconc__refusals_defer_tail_locked(ex, b, before, true);
+}
+
+/* The worklist above, from every locked step: inline, as it is nearly always empty. */
+GROUPCONC__HOT void groupconc__pump(groupconc_executor *ex, groupconc__batch *b) {
+    if (b->advance.count) groupconc__pump_advance(ex, b);
 }
 
 /* ==== inbox: submitting without the executor lock =============================================== */
@@ -5857,7 +5904,7 @@ GROUPCONC__FN size_t groupconc__admit_inbox_locked(groupconc_executor *ex, group
         }
         nrun--;
         n++;
-        groupconc__admit(ex, t, b);
+        groupconc__admit_inline(ex, t, b);
         groupconc__debug_check(ex, g);
     }
 #if GROUPCONC__SHARDS > 1
@@ -6130,7 +6177,7 @@ GROUPCONC__FN size_t groupconc__node_size(bool observed) {
 /* `fleet_slot`: the executor has a fleet provider (ex->policy.fleet.acquire), passed in so that
    submit touches no line of the group that workers write (its first line holds the bulkhead's count):
    the group is only stored here, never read. */
-GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
+GROUPCONC__HOT void groupconc__task_init(groupconc_task *t, groupconc__group *g,
                                         const groupconc_task_spec *spec, size_t idlen, bool handle,
                                         bool observed, bool deadline_block, uint64_t deadline_at,
                                         bool fleet_slot) {
@@ -6175,7 +6222,7 @@ GROUPCONC__FN void groupconc__task_init(groupconc_task *t, groupconc__group *g,
 
 /* *t, if the caller has no node yet: a plain one, or one with the observed block alone, recycled
    or new. GROUPCONC_ENOMEM if none. Under a stripe's lock. */
-GROUPCONC__FN int groupconc__node_take(groupconc_executor *ex, bool observed, groupconc_task **t) {
+GROUPCONC__HOT int groupconc__node_take(groupconc_executor *ex, bool observed, groupconc_task **t) {
     if (!*t) *t = groupconc__node_get(ex, observed);
     if (!*t) *t = (groupconc_task *)GROUPCONC_MALLOC(groupconc__node_size(observed));
     return *t ? GROUPCONC_OK : GROUPCONC_ENOMEM;
@@ -6207,7 +6254,7 @@ GROUPCONC__FN void groupconc__group_unmake_tlocked(groupconc_executor *ex, group
 /* Find or create the group and take a node, under the key's stripe lock st (groupconc__group_get
    says when more is held); *made as there. On failure nothing is left held (a node the caller
    allocated is its own to free; a group made here, to groupconc__group_unmake_tlocked). */
-GROUPCONC__FN int groupconc__prepare_tlocked(groupconc_executor *ex, groupconc__stripe *st,
+GROUPCONC__HOT int groupconc__prepare_tlocked(groupconc_executor *ex, groupconc__stripe *st,
                                              const char *group, size_t klen, uint64_t hash,
                                              groupconc__batch *b, bool all, bool observed,
                                              groupconc__group **g, groupconc_task **t, bool *made) {
@@ -6622,15 +6669,17 @@ GROUPCONC__PUBLIC int groupconc_submit_spec(groupconc_executor *ex, const groupc
 
 /* Run the task's cleanup once, on the thread that owns the task at this point (the one that ran it,
    or the one settling it), with no lock held. */
-GROUPCONC__FN void groupconc__release_arg(groupconc_executor *ex, groupconc_task *t) {
+GROUPCONC__FN void groupconc__release_arg_cleanup(groupconc_executor *ex, groupconc_task *t) {
     groupconc__frame f;
-    if (!(t->bits & GROUPCONC__B_HAS_CLEANUP)) return;
     if (atomic_fetch_or_explicit(&t->state, GROUPCONC__ST_ARG_DONE, memory_order_acq_rel) &
         GROUPCONC__ST_ARG_DONE)
         return;
     groupconc__frame_push(&f, ex, t);
     groupconc__cleanup_of(t)(t->arg);
     groupconc__frame_pop(&f);
+}
+GROUPCONC__HOT void groupconc__release_arg(groupconc_executor *ex, groupconc_task *t) {
+    if (t->bits & GROUPCONC__B_HAS_CLEANUP) groupconc__release_arg_cleanup(ex, t); /* inline: rare */
 }
 
 /* Only for a task someone can see (B_OBSERVED: its times were taken, its error kept). */
@@ -6750,8 +6799,8 @@ GROUPCONC__FN void groupconc__mark_done(groupconc_executor *ex, groupconc_task *
    `claimed` (may be NULL) is the next task the calling worker already took: it is handed back before
    any user code runs here, so a listener or callback may wait on it. Returns 1 if the caller must
    retire t from ex->unfinished, else 0. */
-GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t,
-                                         groupconc__claims *claimed, groupconc__nodes *recycle) {
+GROUPCONC__HOT size_t groupconc__complete_inline(groupconc_executor *ex, groupconc_task *t,
+                                                 groupconc__claims *claimed, groupconc__nodes *recycle) {
     size_t counted = (t->bits & GROUPCONC__B_COUNTED) ? 1 : 0;
     groupconc_result r;
     groupconc__st old;
@@ -6801,6 +6850,12 @@ GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task 
     return counted;
 }
 
+/* The one copy for every caller; a worker's settle loop inlines the body (groupconc__settle). */
+GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t, groupconc__claims *claimed,
+                                         groupconc__nodes *recycle) {
+    return groupconc__complete_inline(ex, t, claimed, recycle);
+}
+
 /* A deferred completion (groupconc_context_defer): the body's handle. Its two flags, under ex->lock,
    settle which side finishes the task: a completion that comes before the body returned leaves
    its result here for the worker (result_in); a body that returns first parks the task in
@@ -6815,7 +6870,7 @@ struct groupconc_deferred {
 status its code means. On the thread that owns the task, with no lock held. B_RAN is set later, under
 the lock (finish_locked): the task is still listed in its shard's running, whose tasks' bits the
    stats and the dump read under the lock. */
-GROUPCONC__FN void groupconc__set_result(groupconc_executor *ex, groupconc_task *t, int rc, void *value) {
+GROUPCONC__HOT void groupconc__set_result(groupconc_executor *ex, groupconc_task *t, int rc, void *value) {
     groupconc__release_arg(ex, t); /* the body (or the deferred work) no longer uses arg */
     t->value = value;
     if (rc == 0) {
@@ -6845,7 +6900,8 @@ GROUPCONC__FN void groupconc__scopes_free(groupconc_executor *ex);
    nothing run since (the end of the worker's previous task), taken as t's start time; 0: read it.
    Returns false if the body deferred its completion and the task is parked in its shard's deferred (the
    worker is done with it). */
-GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uint64_t start, bool on_worker) {
+GROUPCONC__HOT bool groupconc__run_inline(groupconc_executor *ex, groupconc_task *t, uint64_t start,
+                                         bool on_worker) {
     groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     bool timed = (t->bits & GROUPCONC__B_OBSERVED) != 0; /* nobody sees a fire-and-forget's times */
     void *value = NULL;
@@ -6898,6 +6954,11 @@ GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uin
     t->end_ns = timed ? groupconc__now_ns() : t->start_ns; /* fn is dead: end_ns shares its word */
     groupconc__set_result(ex, t, rc, value);
     return true;
+}
+
+/* The one copy for every caller; a worker's batch loop inlines the body (groupconc__worker_run_batch). */
+GROUPCONC__FN bool groupconc__run(groupconc_executor *ex, groupconc_task *t, uint64_t start, bool on_worker) {
+    return groupconc__run_inline(ex, t, start, on_worker);
 }
 
 /* Run the custom rejection handler for t and apply its decision: the result, the cleanup (unless
@@ -7097,7 +7158,7 @@ GROUPCONC__FN size_t groupconc__settle(groupconc_executor *ex, groupconc__batch 
     groupconc__frame_push(&f, ex, NULL);
     f.owed_rejected = rejected;
     f.owed = todo;
-    while ((t = groupconc__fifo_pop(todo)) != NULL) retired += groupconc__complete(ex, t, claimed, recycle);
+    while ((t = groupconc__fifo_pop(todo)) != NULL) retired += groupconc__complete_inline(ex, t, claimed, recycle);
     groupconc__fleet_asks_now();
     while ((t = groupconc__fifo_pop(rejected)) != NULL) retired += groupconc__settle_rejected(ex, t, claimed);
     groupconc__fleet_asks_now();
@@ -8137,7 +8198,7 @@ GROUPCONC__FN groupconc__node_cache *groupconc__node_cache_find(groupconc_execut
 
 /* A recycled node of groupconc__node_size(observed) bytes, or NULL: this thread's cache of that
    size, refilled when empty with the workers' lot. */
-GROUPCONC__FN groupconc_task *groupconc__node_get(groupconc_executor *ex, bool observed) {
+GROUPCONC__HOT groupconc_task *groupconc__node_get(groupconc_executor *ex, bool observed) {
     groupconc__node_cache *c = groupconc__my_nodes.gen == ex->node_gen ? groupconc__my_nodes.cache
                                                                        : groupconc__node_cache_find(ex);
     size_t k = observed ? 1 : 0;
@@ -8199,7 +8260,7 @@ GROUPCONC__FN unsigned groupconc__worker_finish_locked(groupconc__worker_loop *w
     groupconc__worker *self = w->self;
     unsigned i, ndone = 0;
     for (i = self->nfinished; i < w->nran; i++) { /* what no helper finished meanwhile */
-        groupconc__finish_locked(w->ex, self->ret[i], b);
+        groupconc__finish_locked_inline(w->ex, self->ret[i], b);
         groupconc__fifo_push(&w->done, self->ret[i]);
         ndone++;
     }
@@ -8668,7 +8729,7 @@ GROUPCONC__FN unsigned groupconc__worker_run_batch(groupconc__worker_loop *w) {
         next = NULL;
         if (!t) break;
         timed = (t->bits & GROUPCONC__B_OBSERVED) != 0; /* ours now: nobody else writes its bits */
-        ran = groupconc__run(ex, t, fresh, true);
+        ran = groupconc__run_inline(ex, t, fresh, true);
         if (ran && timed) t1 = t->end_ns; /* read already; before publishing (a helper may free t) */
         /* its cleanup ran after its end was read */
         fresh = ran && timed && !(t->bits & GROUPCONC__B_HAS_CLEANUP) ? t1 : 0;
@@ -10849,10 +10910,9 @@ GROUPCONC__FN uint64_t groupconc__thread_token(void) {
    next and may exit, so nobody else could; and a fork's child scopes close before the fork
    completes. But a body that deferred its completion (their forks may be what delivers it) leaves
    them open: such a body runs on a worker, never inside another body, so nobody else could close
-   them (destroy frees them). */
-GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, int body_rc) {
+   them (destroy frees them). groupconc__scopes_left_open (below, inline) calls this when there are any. */
+GROUPCONC__FN void groupconc__scopes_close_left(const groupconc__frame *body, int body_rc) {
     groupconc_scope *s = groupconc__scope_top;
-    if (!s || s->body != body) return; /* none (nearly always) */
     /* deferred: kept even when the deferral is in already, so that what happens to the forks
        never depends on which came first (one that delivered it may still be working, or wait for
        this very task) */
@@ -10867,6 +10927,10 @@ GROUPCONC__FN void groupconc__scopes_left_open(const groupconc__frame *body, int
         GROUPCONC_ASSERT(rc == GROUPCONC_OK || rc == GROUPCONC_ENOTJOINED);
         if (rc != GROUPCONC_OK && rc != GROUPCONC_ENOTJOINED) break;
     }
+}
+GROUPCONC__HOT void groupconc__scopes_left_open(const groupconc__frame *body, int body_rc) {
+    const groupconc_scope *s = groupconc__scope_top;
+    if (s && s->body == body) groupconc__scopes_close_left(body, body_rc); /* else none: nearly always */
 }
 
 /* The fork whose body runs on this thread now (innermost; ->outer for the others). */
