@@ -2419,14 +2419,15 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #endif
 
 /* The hot path's helpers: GROUPCONC__HOT where a call's saving and restoring of registers cost
-   more than the work (a no-op task's submit and run called ~25 of them, ~200 instructions of ~1080:
-   callgrind, docs/performance.md); GROUPCONC__COLD keeps a rare half out of its caller's line. */
+   more than the work (a no-op task's submit and run made ~25 such calls; inlined, callgrind's count
+   fell from ~1080 to ~830 instructions a task: docs/performance.md); GROUPCONC__COLD keeps a rare
+   half out of its caller's line. */
 #if defined(__GNUC__) || defined(__clang__)
-#define GROUPCONC__HOT static inline __attribute__((always_inline, unused))
-#define GROUPCONC__COLD static __attribute__((noinline, unused))
+#define GROUPCONC__HOT GROUPCONC__FN inline __attribute__((always_inline))
+#define GROUPCONC__COLD GROUPCONC__FN __attribute__((noinline))
 #else
-#define GROUPCONC__HOT static
-#define GROUPCONC__COLD static
+#define GROUPCONC__HOT GROUPCONC__FN
+#define GROUPCONC__COLD GROUPCONC__FN
 #endif
 
 #if defined(GROUPCONC_STATIC)
@@ -3747,17 +3748,23 @@ GROUPCONC__FN void groupconc__fifo_append(groupconc__fifo *q, groupconc__fifo *f
 
 /* ==== key table ================================================================================= */
 
-/* Check a key and hash it in one pass (FNV-1a, then a final mix so the low bits spread). */
+/* Check a key and hash it in one pass (FNV-1a, then a final mix so the low bits spread). A bad
+   key sets both outputs to 0 too: inlined, its callers' compilers then see no path that leaves them
+   unset (gcc -Og warned). */
 GROUPCONC__HOT int groupconc__key_hash(const char *key, size_t *out_len, uint64_t *out_hash) {
     uint64_t h = 14695981039346656037u;
     size_t n = 0;
     unsigned char c;
     while ((c = (unsigned char)key[n]) != 0) {
-        if (n == GROUPCONC_MAX_KEY_LEN) return GROUPCONC_EKEYTOOLONG;
+        if (n == GROUPCONC_MAX_KEY_LEN) break;
         h = (h ^ c) * 1099511628211u;
         n++;
     }
-    if (n == 0) return GROUPCONC_EKEYEMPTY;
+    if (n == 0 || c != 0) {
+        *out_len = 0;
+        *out_hash = 0;
+        return n == 0 ? GROUPCONC_EKEYEMPTY : GROUPCONC_EKEYTOOLONG;
+    }
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9u;
     h ^= h >> 32;
@@ -5596,7 +5603,7 @@ GROUPCONC__FN size_t groupconc__fill_layer(groupconc_executor *ex, groupconc__gr
 }
 
 /* Return every permit t holds, newest layer first, layer by layer (groupconc__release_permits, when
-   someone may wait for one). At the fleet layer only a task with a provider took a permit (its
+   t holds only some layers or someone waits at one). At the fleet layer only a task with a provider took a permit (its
    answer's hand-off), and a release there hands nothing on (next_waiter). */
 GROUPCONC__FN void groupconc__release_layers(groupconc_executor *ex, groupconc_task *t,
                                              groupconc__batch *b) {
@@ -5689,7 +5696,8 @@ GROUPCONC__FN void groupconc__timer_drop_deadline(groupconc_executor *ex, groupc
     d->index = GROUPCONC__TIMER_NONE;
 }
 GROUPCONC__HOT void groupconc__timer_drop(groupconc_executor *ex, groupconc_task *t) {
-    if (t->bits & GROUPCONC__B_HAS_DEADLINE) groupconc__timer_drop_deadline(ex, t); /* inline: rare */
+    /* the check inline, the work out of line: rare */
+    if (t->bits & GROUPCONC__B_HAS_DEADLINE) groupconc__timer_drop_deadline(ex, t);
 }
 
 /* t holds its group's permits (held == GROUPCONC__L_FLEET): with a provider it waits at the fleet
@@ -6679,7 +6687,8 @@ GROUPCONC__FN void groupconc__release_arg_cleanup(groupconc_executor *ex, groupc
     groupconc__frame_pop(&f);
 }
 GROUPCONC__HOT void groupconc__release_arg(groupconc_executor *ex, groupconc_task *t) {
-    if (t->bits & GROUPCONC__B_HAS_CLEANUP) groupconc__release_arg_cleanup(ex, t); /* inline: rare */
+    /* the check inline, the work out of line: rare */
+    if (t->bits & GROUPCONC__B_HAS_CLEANUP) groupconc__release_arg_cleanup(ex, t);
 }
 
 /* Only for a task someone can see (B_OBSERVED: its times were taken, its error kept). */
@@ -6850,7 +6859,7 @@ GROUPCONC__HOT size_t groupconc__complete_inline(groupconc_executor *ex, groupco
     return counted;
 }
 
-/* The one copy for every caller; a worker's settle loop inlines the body (groupconc__settle). */
+/* The one copy for every caller; settle's loop (a worker's and flush's) inlines the body. */
 GROUPCONC__FN size_t groupconc__complete(groupconc_executor *ex, groupconc_task *t, groupconc__claims *claimed,
                                          groupconc__nodes *recycle) {
     return groupconc__complete_inline(ex, t, claimed, recycle);

@@ -2170,8 +2170,8 @@ static void test_group_limits_set(void **state) {
 
 /* The key table's stripe of key (internal: groupconc__stripe_of). */
 static groupconc__stripe *stripe_of_key(groupconc_executor *ex, const char *key) {
-    size_t len = 0;
-    uint64_t hash = 0; /* set: gcc inlines key_hash and cannot tell that a failed assert ends the test */
+    size_t len;
+    uint64_t hash;
     assert_int_equal(groupconc__key_hash(key, &len, &hash), GROUPCONC_OK);
     return groupconc__stripe_of(ex, hash);
 }
@@ -2622,8 +2622,8 @@ static void test_cold_counters_worker(void **state) {
 
 /* White-box: group `key`'s queues block (NULL: none yet), and its shard's spare, under the lock. */
 static groupconc__group_queues *queues_of(groupconc_executor *ex, const char *key, bool *has_spare) {
-    size_t len = 0;
-    uint64_t hash = 0; /* set: as in stripe_of_key */
+    size_t len;
+    uint64_t hash;
     groupconc__group *g;
     groupconc__group_queues *q;
     assert_int_equal(groupconc__key_hash(key, &len, &hash), GROUPCONC_OK);
