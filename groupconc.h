@@ -2288,14 +2288,14 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             pair, and the calls that take every stripe (a bounded table's reclaim,
                             live changes, stats of all groups) take 16 uncontended locks.
    GROUPCONC__WORDLOCK      1: on Linux the stripes take a word lock of their own ("word locks")
-                            instead of the platform mutex. Off: in an interleaved A/B of 9 runs
-                            against the mutex it gained W1 1.03, W5 1.08, W7b 1.04 and callgrind's
-                            count fell from 1085 to 1036 instructions per no-op task, but W8 (the
-                            bounded table at its maximum, a locked submit per task) fell to 0.93:
-                            the submitter, faster outside the executor lock, takes the executor
-                            lock more often, the workers sleep on the executor lock twice as often,
-                            and each of its unlocks then pays a futex wake. tests/test_wordlock.c
-                            checks the lock in both settings. */
+                            instead of the platform mutex. Off: with the hot path inlined (506e628)
+                            callgrind's count falls from ~830 to ~780 instructions per no-op task
+                            and interleaved A/Bs against the mutex read W8 1.12-1.14, W7b
+                            1.02-1.08, W1 1.02, W5 0.97-1.04, but W7a (four submitters of one key,
+                            all on its stripe) 0.93-0.94 in two of three (7 and 15 runs). Before
+                            the inlining it was W8 that fell (0.93; its submitter, faster outside
+                            the executor lock, made the workers sleep on that lock twice as often).
+                            tests/test_wordlock.c checks the lock in both settings. */
 #ifndef GROUPCONC__WORDLOCK /* a build sets it to 1 to try the word lock */
 #define GROUPCONC__WORDLOCK 0
 #endif
