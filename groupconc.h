@@ -2291,8 +2291,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             instead of the platform mutex. Off: with the hot path inlined (506e628)
                             callgrind's count falls from ~830 to ~780 instructions per no-op task
                             and interleaved A/Bs against the mutex read W8 1.12-1.14, W7b
-                            1.02-1.08, W1 1.02, W5 0.97-1.04, but W7a (four submitters of one key,
-                            all on its stripe) 0.93-0.94 in two of three (7 and 15 runs). Before
+                            1.02-1.08, W1 1.01-1.02, W5 0.97-1.04, but W7a (four submitters of one
+                            key, all on its stripe) 0.92-0.94 in two of three (7 and 15 runs). Before
                             the inlining it was W8 that fell (0.93; its submitter, faster outside
                             the executor lock, made the workers sleep on that lock twice as often).
                             tests/test_wordlock.c checks the lock in both settings. */
