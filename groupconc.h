@@ -5603,8 +5603,9 @@ GROUPCONC__FN size_t groupconc__fill_layer(groupconc_executor *ex, groupconc__gr
 }
 
 /* Return every permit t holds, newest layer first, layer by layer (groupconc__release_permits, when
-   t holds only some layers or someone waits at one). At the fleet layer only a task with a provider took a permit (its
-   answer's hand-off), and a release there hands nothing on (next_waiter). */
+   t holds only some layers or someone waits at one). At the fleet layer only a task with a
+   provider took a permit (its answer's hand-off), and a release there hands nothing on
+   (next_waiter). */
 GROUPCONC__FN void groupconc__release_layers(groupconc_executor *ex, groupconc_task *t,
                                              groupconc__batch *b) {
     if (t->held > GROUPCONC__L_FLEET) {
