@@ -3875,8 +3875,8 @@ GROUPCONC__FN void groupconc__table_place(groupconc__group **slots, uint32_t *ha
    busy key, what several submitters share: a submitter that read the key there paid a cache miss
    per submit (issue 26; docs/performance.md). NULL otherwise. Under st's lock. */
 GROUPCONC__HOT groupconc__group *groupconc__group_memo_find(const groupconc_executor *ex,
-                                                           const groupconc__stripe *st,
-                                                           const char *key, size_t len, uint64_t hash) {
+                                                            const groupconc__stripe *st,
+                                                            const char *key, size_t len, uint64_t hash) {
     const groupconc__group_memo *m = &groupconc__my_group;
     if (m->hash != hash || m->gen != ex->node_gen || m->stripe != (const void *)st ||
         m->removals != st->removals || m->len != len || !groupconc__key_equal(m->key, key, len))
@@ -4039,7 +4039,7 @@ GROUPCONC__FN groupconc__group_cold *groupconc__group_cold_get(groupconc__group 
    first rare outcome allocates its cold block; if that fails the outcome is counted in the
    executor's totals only (counts_unattributed says how many). */
 GROUPCONC__HOT void groupconc__count_locked(groupconc_executor *ex, groupconc__group *g, int which,
-                                           int delta) {
+                                            int delta) {
     groupconc__shard *sh = groupconc__shard_of(ex, g);
     if (which == GROUPCONC__C_SUCCEEDED) {
         g->succeeded += (uint64_t)(int64_t)delta;
@@ -4301,14 +4301,18 @@ GROUPCONC__FN int groupconc__group_make(groupconc_executor *ex, groupconc__strip
     return rc;
 }
 
+/* Whether groups may be reclaimed (max_groups or group_idle_ns set): each then has an LRU link in
+   front of it (GROUPCONC__GF_LRU, fixed at its creation). */
+#define GROUPCONC__TABLE_BOUNDED(p) ((p)->max_groups != GROUPCONC_UNLIMITED || (p)->group_idle_ns > 0)
+
 /* Find the group, or create it and resolve its limits once ("first resolution fixed"). Called with
    the key's stripe st locked, and ex->lock too when b is not NULL (the locked submit path, gates,
    pause); `all`: every stripe is held (with ex->lock). The resolver runs there. A bounded table at
    its maximum reclaims an idle group first, which needs ex->lock and every stripe: without them,
    GROUPCONC__NEED_LOCK. *made (if not NULL) is set when this call made the group. */
 GROUPCONC__COLD int groupconc__group_create(groupconc_executor *ex, groupconc__stripe *st, const char *key,
-                                             size_t len, uint64_t hash, groupconc__batch *b, bool all,
-                                             groupconc__group **out, bool *made);
+                                            size_t len, uint64_t hash, groupconc__batch *b, bool all,
+                                            groupconc__group **out, bool *made);
 GROUPCONC__HOT int groupconc__group_get(groupconc_executor *ex, groupconc__stripe *st, const char *key,
                                         size_t len, uint64_t hash, groupconc__batch *b, bool all,
                                         groupconc__group **out, bool *made) {
@@ -4317,7 +4321,7 @@ GROUPCONC__HOT int groupconc__group_get(groupconc_executor *ex, groupconc__strip
     if (!g && (g = groupconc__table_find(st, key, len, hash)) != NULL)
         groupconc__group_memo_note(ex, st, g, key, len, hash);
     if (!g) return groupconc__group_create(ex, st, key, len, hash, b, all, out, made);
-    if (p->max_groups != GROUPCONC_UNLIMITED || p->group_idle_ns > 0) { /* bounded: in the LRU */
+    if (GROUPCONC__TABLE_BOUNDED(p)) { /* in the LRU (the policy's word: g's lines stay unread) */
         groupconc__mutex_lock(&ex->table.lru_lock);
         groupconc__lru_touch(ex, g, groupconc__coarse_now_ns());
         groupconc__mutex_unlock(&ex->table.lru_lock);
@@ -4329,12 +4333,12 @@ GROUPCONC__HOT int groupconc__group_get(groupconc_executor *ex, groupconc__strip
 /* The making half of groupconc__group_get (key has no group in st; its arguments as there), out of
    line: a submit to a group that exists, every task but its group's first, inlines the lookup only. */
 GROUPCONC__COLD int groupconc__group_create(groupconc_executor *ex, groupconc__stripe *st, const char *key,
-                                             size_t len, uint64_t hash, groupconc__batch *b, bool all,
-                                             groupconc__group **out, bool *made) {
+                                            size_t len, uint64_t hash, groupconc__batch *b, bool all,
+                                            groupconc__group **out, bool *made) {
     const groupconc_policy *p = &ex->policy;
     groupconc__limits_entry *e;
     groupconc__group *g;
-    bool bounded = p->max_groups != GROUPCONC_UNLIMITED || p->group_idle_ns > 0, full;
+    bool bounded = GROUPCONC__TABLE_BOUNDED(p), full;
     size_t front = (bounded ? sizeof(groupconc__lru) : 0) + (p->fleet.acquire ? sizeof(groupconc__group_fleet) : 0);
     char *block;
     int rc;
@@ -6187,9 +6191,9 @@ GROUPCONC__FN size_t groupconc__node_size(bool observed) {
    submit touches no line of the group that workers write (its first line holds the bulkhead's count):
    the group is only stored here, never read. */
 GROUPCONC__HOT void groupconc__task_init(groupconc_task *t, groupconc__group *g,
-                                        const groupconc_task_spec *spec, size_t idlen, bool handle,
-                                        bool observed, bool deadline_block, uint64_t deadline_at,
-                                        bool fleet_slot) {
+                                         const groupconc_task_spec *spec, size_t idlen, bool handle,
+                                         bool observed, bool deadline_block, uint64_t deadline_at,
+                                         bool fleet_slot) {
     char *extra = (char *)(t + 1);
     memset(t, 0, sizeof *t);
     if (observed) { /* first: the handle functions and completion find it at t + 1 */
@@ -6264,9 +6268,9 @@ GROUPCONC__FN void groupconc__group_unmake_tlocked(groupconc_executor *ex, group
    says when more is held); *made as there. On failure nothing is left held (a node the caller
    allocated is its own to free; a group made here, to groupconc__group_unmake_tlocked). */
 GROUPCONC__HOT int groupconc__prepare_tlocked(groupconc_executor *ex, groupconc__stripe *st,
-                                             const char *group, size_t klen, uint64_t hash,
-                                             groupconc__batch *b, bool all, bool observed,
-                                             groupconc__group **g, groupconc_task **t, bool *made) {
+                                              const char *group, size_t klen, uint64_t hash,
+                                              groupconc__batch *b, bool all, bool observed,
+                                              groupconc__group **g, groupconc_task **t, bool *made) {
     int rc = groupconc__group_get(ex, st, group, klen, hash, b, all, g, made);
     if (rc == GROUPCONC_OK) rc = groupconc__node_take(ex, observed, t);
     return rc;
@@ -6911,7 +6915,7 @@ GROUPCONC__FN void groupconc__scopes_free(groupconc_executor *ex);
    Returns false if the body deferred its completion and the task is parked in its shard's deferred (the
    worker is done with it). */
 GROUPCONC__HOT bool groupconc__run_inline(groupconc_executor *ex, groupconc_task *t, uint64_t start,
-                                         bool on_worker) {
+                                          bool on_worker) {
     groupconc__shard *sh = groupconc__shard_of(ex, t->group);
     bool timed = (t->bits & GROUPCONC__B_OBSERVED) != 0; /* nobody sees a fire-and-forget's times */
     void *value = NULL;
