@@ -3074,6 +3074,9 @@ typedef struct groupconc__group_fleet {
     uint32_t busy;                 /* of those, answered BUSY (new ones queue behind them unasked) */
 } groupconc__group_fleet;
 
+/* g->keylen for a key of this length or longer (its exact length is then not kept). */
+#define GROUPCONC__KEYLEN_LONG 255u
+
 /* g->flags (under ex->lock; GF_LRU and GF_FLEET are fixed at creation). */
 #define GROUPCONC__GF_PAUSED 1u    /* groupconc_group_pause */
 #define GROUPCONC__GF_LRU 2u       /* a groupconc__lru sits in front of it (bounded table) */
@@ -3092,27 +3095,34 @@ typedef struct groupconc__group_queues {
     uint32_t waiting_running;      /* this group's tasks waiting at global running */
 } groupconc__group_queues;
 
-/* 73 bytes before the key (74 with more than one shard): with a key of up to 14 bytes, a 96-byte
-   malloc chunk (112 up to 30), plus a 64-byte queues block once a task of it has waited. The key
-   table keeps the hash; the key's length is looked up rarely (strlen). A group keeps no `submitted`
-   count: whenever ex->lock is free, every task that reached the group has completed (an outcome
-   counter), is waiting, ready or on a worker, or was refused with its outcome still to decide
+/* 74 bytes before the key (75 with more than one shard): with a key of up to 13 bytes, a 96-byte
+   malloc chunk (112 up to 29), plus a 64-byte queues block once a task of it has waited. The key
+   table keeps the hash, the group its key's length in a byte (a lookup compares it first, then the
+   key a word at a time: groupconc__group_key_is). A group keeps no `submitted` count: whenever
+   ex->lock is free, every task that reached the group has completed (an outcome counter), is
+   waiting, ready or on a worker, or was refused with its outcome still to decide
    (cold->undecided: a handler's, or CALLER_RUNS's), so the stats add those up
-   (groupconc__group_submitted). */
+   (groupconc__group_submitted). The fields the workers write per task come first, those written
+   rarely next to the key: a submitter whose memo misses reads the key (groupconc__table_find),
+   and on the line of a per-task counter each such read cost the workers a cache miss (issue 26;
+   malloc's 16-byte alignment keeps them apart for half the groups, where they were never apart). */
 struct groupconc__group {
-    groupconc_executor *exec;
+    /* written per task (under ex->lock; refs atomic) */
     groupconc__permits bulkhead;   /* GROUPCONC__L_BULKHEAD (its waiters: queues->bulkhead) */
     groupconc__permits conc;       /* GROUPCONC__L_CONCURRENCY (its waiters: queues->conc) */
     uint64_t succeeded;            /* the common outcome; the others live in `cold` */
     uint64_t admitted;             /* tasks that got every permit */
-    groupconc__group_cold *cold;   /* NULL until a task of it ends otherwise than SUCCESS */
-    groupconc__group_queues *queues; /* NULL until a task of it first waits (but at the fleet) */
     _Atomic uint32_t refs;         /* the table's, plus one per task and per gate permit */
-    int32_t threshold;             /* waiting at bulkhead + concurrency; -1 = unlimited */
     uint32_t ready;                /* in its shard's ready (CALLER_RUNS re-runs included) */
     uint32_t running;              /* in its shard's running, holding permits (CALLER_RUNS re-runs
                                       not) */
+    /* written rarely */
+    int32_t threshold;             /* waiting at bulkhead + concurrency; -1 = unlimited */
+    groupconc__group_queues *queues; /* NULL until a task of it first waits (but at the fleet) */
+    groupconc__group_cold *cold;   /* NULL until a task of it ends otherwise than SUCCESS */
+    groupconc_executor *exec;
     uint8_t flags;                 /* GROUPCONC__GF_* */
+    uint8_t keylen;                /* strlen(key), or GROUPCONC__KEYLEN_LONG from that length on */
 #if GROUPCONC__SHARDS > 1
     uint8_t shard;                 /* its shard (ex->shards), from its key's hash; never changes */
 #endif
@@ -3748,16 +3758,30 @@ GROUPCONC__FN void groupconc__fifo_append(groupconc__fifo *q, groupconc__fifo *f
 
 /* ==== key table ================================================================================= */
 
-/* Check a key and hash it in one pass (FNV-1a, then a final mix so the low bits spread). A bad
-   key sets both outputs to 0 too: inlined, its callers' compilers then see no path that leaves them
-   unset (gcc -Og warned). */
+/* Check a key and hash it in one pass (FNV-1a, then a final mix so the low bits spread). Four
+   bytes a step while the length limit is four or more bytes away (one limit check a step, not one
+   a byte: W2's 8-byte keys cost ~100 instructions a submit byte by byte), each byte read only
+   after the one before it was not the NUL. A bad key sets both outputs to 0 too: inlined, its
+   callers' compilers then see no path that leaves them unset (gcc -Og warned). */
+#define GROUPCONC__FNV_BYTE(h, c) ((h) = ((h) ^ (c)) * 1099511628211u)
 GROUPCONC__HOT int groupconc__key_hash(const char *key, size_t *out_len, uint64_t *out_hash) {
     uint64_t h = 14695981039346656037u;
     size_t n = 0;
-    unsigned char c;
-    while ((c = (unsigned char)key[n]) != 0) {
+    unsigned char c = 1;
+    while (n + 4 <= GROUPCONC_MAX_KEY_LEN) {
+        if ((c = (unsigned char)key[n]) == 0) break;
+        GROUPCONC__FNV_BYTE(h, c);
+        if ((c = (unsigned char)key[n + 1]) == 0) { n += 1; break; }
+        GROUPCONC__FNV_BYTE(h, c);
+        if ((c = (unsigned char)key[n + 2]) == 0) { n += 2; break; }
+        GROUPCONC__FNV_BYTE(h, c);
+        if ((c = (unsigned char)key[n + 3]) == 0) { n += 3; break; }
+        GROUPCONC__FNV_BYTE(h, c);
+        n += 4;
+    }
+    while (c != 0 && (c = (unsigned char)key[n]) != 0) { /* the last bytes before the limit */
         if (n == GROUPCONC_MAX_KEY_LEN) break;
-        h = (h ^ c) * 1099511628211u;
+        GROUPCONC__FNV_BYTE(h, c);
         n++;
     }
     if (n == 0 || c != 0) {
@@ -3830,14 +3854,44 @@ GROUPCONC__FN groupconc__group *groupconc__table_next(groupconc_executor *ex, si
     return NULL;
 }
 
-/* Whether a stored key is key[0, len) (no NUL in it). Inline, byte by byte: a key is short, its
-   hash word already matched, and strncmp's call cost W1 30 instructions a task (callgrind); the
-   stored key's NUL differs from every byte of key, so the loop never reads past a shorter one. */
+/* Whether a stored key of unknown length is key[0, len) (no NUL in it), byte by byte: the stored
+   key's NUL differs from every byte of key, so the loop never reads past a shorter one. For keys
+   of GROUPCONC__KEYLEN_LONG bytes or more (groupconc__group_key_is). */
 GROUPCONC__FN bool groupconc__key_equal(const char *stored, const char *key, size_t len) {
     size_t i;
     for (i = 0; i < len; i++)
         if (stored[i] != key[i]) return false;
     return stored[len] == '\0';
+}
+
+/* Whether stored[0, len) is key[0, len), where both hold len bytes: eight at a time (an unaligned
+   load each, through memcpy), the last eight overlapping, and short keys byte by byte. Inline:
+   strncmp's or memcmp's call cost W1 30 instructions a task (callgrind), and the byte loop 8 a
+   byte: W2's keys ("key-1234") paid ~70 per submit whose memo missed. */
+GROUPCONC__HOT bool groupconc__key_same(const char *stored, const char *key, size_t len) {
+    uint64_t a, b;
+    size_t i;
+    if (len < 8) {
+        for (i = 0; i < len; i++)
+            if (stored[i] != key[i]) return false;
+        return true;
+    }
+    for (i = 0; len - i > 8; i += 8) {
+        memcpy(&a, stored + i, sizeof a);
+        memcpy(&b, key + i, sizeof b);
+        if (a != b) return false;
+    }
+    memcpy(&a, stored + len - 8, sizeof a);
+    memcpy(&b, key + len - 8, sizeof b);
+    return a == b;
+}
+
+/* Whether g's key is key[0, len): its length byte first (a key table's hash word can match
+   another key's), then the bytes. */
+GROUPCONC__HOT bool groupconc__group_key_is(const groupconc__group *g, const char *key, size_t len) {
+    if (len >= GROUPCONC__KEYLEN_LONG) /* g's length is known to be that long at least */
+        return g->keylen == GROUPCONC__KEYLEN_LONG && groupconc__key_equal(g->key, key, len);
+    return g->keylen == len && groupconc__key_same(g->key, key, len);
 }
 
 /* Beside each slot, the low 32 bits of its key's hash (0 = empty; groupconc__key_hash never gives
@@ -3855,7 +3909,7 @@ GROUPCONC__FN groupconc__group *groupconc__table_find(const groupconc__stripe *s
        table larger than the cache; W5's submit spent a third of its time on the two) */
     GROUPCONC__PREFETCH(&st->slots[(size_t)h & mask]);
     for (i = (size_t)h & mask; (c = st->hashes[i]) != 0; i = (i + 1) & mask) {
-        if (c == h && groupconc__key_equal(st->slots[i]->key, key, len)) return st->slots[i];
+        if (c == h && groupconc__group_key_is(st->slots[i], key, len)) return st->slots[i];
     }
     return NULL;
 }
@@ -3879,7 +3933,7 @@ GROUPCONC__HOT groupconc__group *groupconc__group_memo_find(const groupconc_exec
                                                             const char *key, size_t len, uint64_t hash) {
     const groupconc__group_memo *m = &groupconc__my_group;
     if (m->hash != hash || m->gen != ex->node_gen || m->stripe != (const void *)st ||
-        m->removals != st->removals || m->len != len || !groupconc__key_equal(m->key, key, len))
+        m->removals != st->removals || m->len != len || !groupconc__key_same(m->key, key, len))
         return NULL;
     return m->group;
 }
@@ -3896,7 +3950,7 @@ GROUPCONC__FN void groupconc__group_memo_note(const groupconc_executor *ex, cons
     m->hash = hash;
     m->group = g;
     m->len = len;
-    memcpy(m->key, key, len + 1); /* with its terminator, as groupconc__key_equal reads it */
+    memcpy(m->key, key, len + 1); /* with its terminator: a C string, as the key is */
 }
 
 /* Room for one more group in the stripe: grows at 3/4 load; no fixed maximum of groups (below 2^32
@@ -4349,6 +4403,7 @@ GROUPCONC__COLD int groupconc__group_create(groupconc_executor *ex, groupconc__s
     memset(block, 0, front + offsetof(groupconc__group, key));
     memcpy(g->key, key, len);
     g->key[len] = '\0';
+    g->keylen = (uint8_t)(len < GROUPCONC__KEYLEN_LONG ? len : GROUPCONC__KEYLEN_LONG);
     g->exec = ex;
     if (made) *made = true;
 #if GROUPCONC__SHARDS > 1

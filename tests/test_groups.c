@@ -503,6 +503,108 @@ static void test_hash_collision_keys(void **state) {
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
 }
 
+/* FNV-1a byte by byte and the final mix, as groupconc__key_hash's comment says: its four-byte
+   steps must give the same hash and length, and refuse the same keys. */
+static int reference_key_hash(const char *key, size_t *out_len, uint64_t *out_hash) {
+    uint64_t h = 14695981039346656037u;
+    size_t n = 0;
+    while (key[n] != '\0' && n < GROUPCONC_MAX_KEY_LEN) h = (h ^ (unsigned char)key[n++]) * 1099511628211u;
+    if (n == 0 || key[n] != '\0') return n == 0 ? GROUPCONC_EKEYEMPTY : GROUPCONC_EKEYTOOLONG;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9u;
+    h ^= h >> 32;
+    if ((uint32_t)h == 0) h |= 1;
+    *out_len = n;
+    *out_hash = h;
+    return GROUPCONC_OK;
+}
+
+/* The key hash at every length up to past the limit; the key compare at every length and every
+   place a byte can differ, at odd alignments: the word loop, the overlapping last word, the short
+   keys' byte loop. */
+static void test_key_compare(void **state) {
+    (void)state;
+    char abuf[GROUPCONC_MAX_KEY_LEN + 8], bbuf[GROUPCONC_MAX_KEY_LEN + 8];
+    char *a = abuf + 1, *b = bbuf + 3;
+    for (size_t len = 0; len <= GROUPCONC_MAX_KEY_LEN + 2; len++) {
+        size_t l1 = 0, l2 = 0;
+        uint64_t h1 = 0, h2 = 0;
+        for (size_t i = 0; i < len; i++) a[i] = (char)('a' + (i * 7 + len) % 26);
+        a[len] = '\0';
+        int rc = reference_key_hash(a, &l2, &h2);
+        assert_int_equal(groupconc__key_hash(a, &l1, &h1), rc);
+        assert_int_equal(rc, len == 0 ? GROUPCONC_EKEYEMPTY
+                                      : len > GROUPCONC_MAX_KEY_LEN ? GROUPCONC_EKEYTOOLONG : GROUPCONC_OK);
+        if (rc == GROUPCONC_OK) {
+            assert_int_equal(l1, l2);
+            assert_int_equal(h1, h2);
+        }
+    }
+    for (size_t len = 0; len <= GROUPCONC_MAX_KEY_LEN; len++) {
+        for (size_t i = 0; i < len; i++) a[i] = b[i] = (char)('a' + i % 26);
+        assert_true(groupconc__key_same(a, b, len));
+        for (size_t pos = 0; pos < len; pos++) {
+            b[pos] = '#';
+            assert_false(groupconc__key_same(a, b, len));
+            b[pos] = a[pos];
+        }
+    }
+    /* a group's key against the same key, a prefix of it and one byte longer: the length byte
+       decides before any byte is read (in the long keys' byte loop, the NUL) */
+    memset(a, 'k', GROUPCONC_MAX_KEY_LEN + 1);
+    for (size_t len = 1; len <= GROUPCONC_MAX_KEY_LEN; len++) {
+        groupconc__group *g = (groupconc__group *)malloc(offsetof(groupconc__group, key) + len + 1);
+        assert_non_null(g);
+        memset(g->key, 'k', len);
+        g->key[len] = '\0';
+        g->keylen = (uint8_t)(len < GROUPCONC__KEYLEN_LONG ? len : GROUPCONC__KEYLEN_LONG);
+        assert_true(groupconc__group_key_is(g, a, len));
+        assert_false(groupconc__group_key_is(g, a, len - 1));
+        assert_false(groupconc__group_key_is(g, a, len + 1));
+        free(g);
+    }
+}
+
+/* Keys of every length up to GROUPCONC_MAX_KEY_LEN, each a prefix of the longer ones, and for each
+   a twin of the same length that differs in one byte (at the first, the last or a middle place):
+   every one is a group of its own, found again by the second round. Past GROUPCONC__KEYLEN_LONG
+   bytes the groups keep no exact length (255 and 256 both read "long"): their keys are compared to
+   the NUL. */
+static void test_key_lengths(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    groupconc_executor *ex = tu_executor(&p);
+    char key[GROUPCONC_MAX_KEY_LEN + 1], twin[GROUPCONC_MAX_KEY_LEN + 1];
+    groupconc_group_stats s;
+    char **keys;
+    size_t n, len;
+    for (int round = 0; round < 2; round++) {
+        for (len = 1; len <= GROUPCONC_MAX_KEY_LEN; len++) {
+            size_t pos = len % 3 == 0 ? 0 : len % 3 == 1 ? len - 1 : len / 2;
+            memset(key, 'k', len);
+            key[len] = '\0';
+            memcpy(twin, key, len + 1);
+            twin[pos] = 'T';
+            groupconc_task *t = tu_submit(ex, key, NULL, tu_noop_fn, NULL);
+            groupconc_task *u = tu_submit(ex, twin, NULL, tu_noop_fn, NULL);
+            tu_wait_status(t, GROUPCONC_STATUS_SUCCESS);
+            tu_wait_status(u, GROUPCONC_STATUS_SUCCESS);
+            groupconc_task_release(t);
+            groupconc_task_release(u);
+        }
+    }
+    for (len = 1; len <= GROUPCONC_MAX_KEY_LEN; len++) {
+        memset(key, 'k', len);
+        key[len] = '\0';
+        assert_int_equal(groupconc_group_stats_get(ex, key, &s), GROUPCONC_OK);
+        assert_int_equal(s.submitted, 2);
+    }
+    assert_int_equal(groupconc_group_keys_get(ex, &keys, &n), GROUPCONC_OK);
+    assert_int_equal(n, 2 * GROUPCONC_MAX_KEY_LEN);
+    groupconc_group_keys_free(keys);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 static void test_group_functions_bad_input(void **state) {
     (void)state;
     groupconc_policy p = groupconc_policy_default();
@@ -542,6 +644,8 @@ int main(void) {
         cmocka_unit_test(test_stats_unknown_group),
         cmocka_unit_test(test_group_keys),
         cmocka_unit_test(test_hash_collision_keys),
+        cmocka_unit_test(test_key_compare),
+        cmocka_unit_test(test_key_lengths),
         cmocka_unit_test(test_group_functions_bad_input),
     };
     return TU_RUN_TESTS(tests);
