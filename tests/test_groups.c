@@ -519,9 +519,9 @@ static int reference_key_hash(const char *key, size_t *out_len, uint64_t *out_ha
     return GROUPCONC_OK;
 }
 
-/* The key hash at every length up to past the limit; the key compare at every length and every
-   place a byte can differ, at odd alignments: the word loop, the overlapping last word, the short
-   keys' byte loop. */
+/* The key hash at every length up to past the limit; the key copy and compare at every length
+   and every place a byte can differ, at odd alignments: the word loop, the overlapping last word,
+   the short keys' byte loop. */
 static void test_key_compare(void **state) {
     (void)state;
     char abuf[GROUPCONC_MAX_KEY_LEN + 8], bbuf[GROUPCONC_MAX_KEY_LEN + 8];
@@ -543,6 +543,11 @@ static void test_key_compare(void **state) {
     for (size_t len = 0; len <= GROUPCONC_MAX_KEY_LEN; len++) {
         for (size_t i = 0; i < len; i++) a[i] = b[i] = (char)('a' + i % 26);
         assert_true(groupconc__key_same(a, b, len));
+        memset(bbuf, '#', sizeof bbuf); /* the copy (the memo's): len bytes, none around them */
+        groupconc__key_copy(b, a, len);
+        assert_true(groupconc__key_same(a, b, len));
+        assert_int_equal(b[-1], '#');
+        assert_int_equal(b[len], '#');
         for (size_t pos = 0; pos < len; pos++) {
             b[pos] = '#';
             assert_false(groupconc__key_same(a, b, len));
