@@ -48,6 +48,9 @@
        GROUPCONC_REDIS_POLL_GROUPS     impl TU   1024          groups the polling fallback names one
                                                                by one; beyond it, it notifies all
        GROUPCONC_REDIS_CHUNK           impl TU   512           most leases one script call carries
+       GROUPCONC_REDIS_TEST_ANSWERS(r) impl TU   nothing       test hook: called on provider r's I/O
+                                                               thread before it delivers a round
+                                                               trip's answers (none held)
    The implementation TU needs the POSIX declarations: compile it with _POSIX_C_SOURCE >= 200809L
    (or _DEFAULT_SOURCE / _GNU_SOURCE), as groupconc.h's own tests and examples do.
 
@@ -101,10 +104,13 @@
                     waits. A process leaves the queue when all its asks are granted, when a notify
                     or a poll finds no task of the group to ask (its waiters completed, were
                     cancelled, expired or shut down, or the group is paused: a paused group asks
-                    nothing and holds no lease), or at destroy; leaving publishes the slot kept for
-                    it ("<free>:<group>") when the set is below its cap and others wait. One not
-                    seen (no ask) for two poll intervals and a command timeout is dropped (a crashed
-                    waiter). Inside a process the executor keeps its own FIFO.
+                    nothing and holds no lease; a notify that comes while an ask or answer of
+                    this process is on its way is judged once the answers are in, so a task that
+                    left while its ask was out keeps no place), or at destroy; leaving publishes
+                    the slot kept for it ("<free>:<group>") when the set is below its cap and
+                    others wait. One not seen (no ask) for two poll intervals and a command
+                    timeout is dropped (a crashed waiter). Inside a process the executor keeps its
+                    own FIFO.
        Timeline     a process killed while holding leases: its capacity comes back at most one TTL
                     after its last renewal, and waiting processes ask again within one poll interval
                     after that: TTL + poll interval + a round trip or two after the kill.
@@ -456,6 +462,9 @@ GROUPCONC_REDIS_API const char *groupconc_redis_failure_name(groupconc_redis_fai
 #ifndef GROUPCONC_REDIS_CHUNK
 #define GROUPCONC_REDIS_CHUNK 512
 #endif
+#ifndef GROUPCONC_REDIS_TEST_ANSWERS /* a test holds the answers here (none delivered yet) */
+#define GROUPCONC_REDIS_TEST_ANSWERS(r) ((void)0)
+#endif
 #if GROUPCONC_REDIS_MAX_KEY_LEN < 1
 #error "GROUPCONC_REDIS_MAX_KEY_LEN must be >= 1"
 #endif
@@ -657,6 +666,10 @@ struct groupconc_redis__group {
     bool busy_listed;                            /* contended: on r->busy (holds a reference) from
                                                     its first BUSY answer until a poll's notify
                                                     finds no task of it answered BUSY */
+    bool recheck;                                /* listed, and a notify asked nothing while asks
+                                                    or answers were on their way: judged again
+                                                    once they are in (unlist_recheck) */
+    uint64_t recheck_asks;                       /* g->asks at that notify */
     /* I/O thread only (valid while batch_id matches the current batch): */
     uint64_t batch_id;
     int cmd_acq, cmd_rel, cmd_leave;             /* index of this batch's open commands, or -1 */
@@ -725,6 +738,7 @@ struct groupconc_redis { /* NOLINT(clang-analyzer-optin.performance.Padding): gr
     size_t ex_users;                             /* calls into ex in flight (see ex_enter) */
     size_t answering;                            /* answers decided, not delivered yet (under mu;
                                                     see unlist_idle) */
+    size_t rechecks;                             /* groups with recheck set (under mu) */
 
     /* guarded by mu */
     bool stop;
@@ -1219,11 +1233,23 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__leave(groupconc_redis *r, groupco
    longer contended: off the busy list, and out of g's wait queue in Redis at once, so that a slot
    kept for this process goes to the next one (the leave script publishes it). An ask queued or
    sent (asking), or an answer on its way to the executor (answering: a BUSY answer not delivered
-   yet leaves a task that the notify could not ask), keeps it listed. Under mu; the caller holds a
-   reference on g. */
+   yet leaves a task that the notify could not ask), keeps it listed for now: g is judged again
+   once they are in (unlist_recheck; else a task that left meanwhile - cancelled, expired, shut
+   down while its ask was out - would keep this process's place ahead of the others until the
+   poll). Under mu; the caller holds a reference on g. */
 GROUPCONC_REDIS__PRIVATE void groupconc_redis__unlist_idle(groupconc_redis *r, groupconc_redis__group *g,
                                                            uint64_t asks_before) {
-    if (!g->busy_listed || g->asks != asks_before || g->asking != 0 || r->answering != 0) return;
+    if (!g->busy_listed || g->asks != asks_before) return;
+    if (g->asking != 0 || r->answering != 0) {
+        if (!g->recheck) r->rechecks++;
+        g->recheck = true;
+        g->recheck_asks = asks_before;
+        return;
+    }
+    if (g->recheck) {
+        g->recheck = false;
+        r->rechecks--;
+    }
     groupconc_redis__group **pp = &r->busy;
     while (*pp != g) pp = &(*pp)->busy_next;
     *pp = g->busy_next;
@@ -1231,6 +1257,32 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__unlist_idle(groupconc_redis *r, g
     g->busy_listed = false;
     g->refs--; /* the list's reference: never the last, the caller holds one */
     groupconc_redis__leave(r, g);
+}
+
+/* No answer is on its way to the executor now: judge the groups whose notify asked nothing while
+   asks or answers were out (unlist_idle), those with none out any more. One that asked nothing
+   since has no task answered BUSY: a task answered BUSY after that notify asks again at once (the
+   executor remembers a notify that came while its request was out), unless its group is paused
+   (which leaves the queue as well). Under mu. */
+GROUPCONC_REDIS__PRIVATE void groupconc_redis__unlist_recheck(groupconc_redis *r) {
+    if (r->rechecks == 0 || r->answering != 0) return;
+    groupconc_redis__group **pp = &r->busy;
+    while (*pp) {
+        groupconc_redis__group *g = *pp;
+        if (!g->recheck || g->asking != 0) {
+            pp = &g->busy_next;
+            continue;
+        }
+        if (g->asks != g->recheck_asks) { /* it asked since: its answers decide */
+            g->recheck = false;
+            r->rechecks--;
+            pp = &g->busy_next;
+            continue;
+        }
+        g->refs++;
+        groupconc_redis__unlist_idle(r, g, g->recheck_asks); /* off the list: *pp is the next one */
+        groupconc_redis__group_unref(r, g);
+    }
 }
 
 /* The failure policy's answer to an ask that cannot reach Redis (counted). */
@@ -1332,6 +1384,7 @@ GROUPCONC_REDIS__PRIVATE void groupconc_redis__acquire(void *user_data, groupcon
     groupconc_fleet_answer(req, v, 0);
     pthread_mutex_lock(&r->mu);
     r->answering--;
+    groupconc_redis__unlist_recheck(r);
     /* The reconnect notifies every BUSY task; if it ran before this answer landed (up_epoch moved
        meanwhile), the poll asks for the group at once instead. */
     if (v == GROUPCONC_FLEET_BUSY && r->up_epoch != epoch) {
@@ -1509,11 +1562,13 @@ GROUPCONC_REDIS__PRIVATE bool groupconc_redis__answer_add(groupconc_redis *r, gr
    drop the pins. A polled group whose notify made no ask has no task answered BUSY any more: it is
    no longer contended. I/O thread only. */
 GROUPCONC_REDIS__PRIVATE void groupconc_redis__flush(groupconc_redis *r, bool notify_all) {
+    if (r->answers_n) GROUPCONC_REDIS_TEST_ANSWERS(r);
     for (size_t i = 0; i < r->answers_n; i++)
         groupconc_fleet_answer(r->answers[i].req, r->answers[i].verdict, r->answers[i].lease);
     if (r->answers_n) {
         pthread_mutex_lock(&r->mu);
         r->answering -= r->answers_n;
+        groupconc_redis__unlist_recheck(r); /* the answers are in */
         pthread_mutex_unlock(&r->mu);
     }
     r->answers_n = 0;

@@ -54,6 +54,9 @@ static void tr_free(void *p) {
 }
 #define GROUPCONC_REDIS_MALLOC(sz) tr_malloc(sz)
 #define GROUPCONC_REDIS_FREE(p) tr_free(p)
+/* Holds a provider's answers (test_leaving_waiter_*_answer_late): see th_answers. */
+static void th_answers(const void *r);
+#define GROUPCONC_REDIS_TEST_ANSWERS(r) th_answers(r)
 #define GROUPCONC_REDIS_IMPLEMENTATION
 #include "extras/groupconc_redis.h"
 
@@ -61,6 +64,15 @@ static void tr_free(void *p) {
 #include "fleetutil.h"
 
 /* ---- shared helpers ------------------------------------------------------------------------------ */
+
+/* While th_r names a provider, the next round trip of its I/O thread that has answers waits at
+   th_gate before it delivers them (once: th_r is cleared). */
+static _Atomic(const void *) th_r;
+static tu_latch th_gate;
+static void th_answers(const void *r) {
+    const void *want = r;
+    if (atomic_compare_exchange_strong(&th_r, &want, NULL)) (void)tu_latch_wait(&th_gate);
+}
 
 #define TTL_MS 1000          /* lease TTL of the timing tests */
 #define POLL_MS 200          /* polling fallback */
@@ -180,6 +192,14 @@ static bool p_subscribed(void *a) {
     waitfor *w = (waitfor *)a;
     return rstats(w->r).subscribed;
 }
+/* r's command connection is up and it listens on the channel (groupconc_redis_wait_ready waits
+   for the first only: a message published before the subscription is lost, and only the poll
+   makes up for it). */
+static void ready_and_subscribed(groupconc_redis *r) {
+    assert_int_equal(groupconc_redis_wait_ready(r, TU_TIMEOUT_NS), GROUPCONC_OK);
+    waitfor w = {r, NULL, 0};
+    assert_true(fu_wait_until(p_subscribed, &w, TU_TIMEOUT_NS));
+}
 static bool p_no_leases(void *a) {
     waitfor *w = (waitfor *)a;
     groupconc_redis_stats s = rstats(w->r);
@@ -195,6 +215,11 @@ static long long zcard(const char *group) {
     long long n = fu_redis_int(c, "ZCARD %s", key);
     redisFree(c);
     return n;
+}
+
+/* A pub/sub message made the provider notify its executor. */
+static bool p_pubsub_notified(void *r) {
+    return rstats((groupconc_redis *)r).notify_pubsub >= 1;
 }
 
 /* The group's lease set is empty in Redis. The provider's queue being empty is not enough: the last
@@ -1287,8 +1312,8 @@ static void test_paused_group_holds_no_lease(void **state) {
     rig a, b;
     assert_int_equal(rig_make(&a, &rc, 4, NULL, NULL), GROUPCONC_OK);
     assert_int_equal(rig_make(&b, &rc, 4, NULL, NULL), GROUPCONC_OK);
-    assert_int_equal(groupconc_redis_wait_ready(a.r, TU_TIMEOUT_NS), GROUPCONC_OK);
-    assert_int_equal(groupconc_redis_wait_ready(b.r, TU_TIMEOUT_NS), GROUPCONC_OK);
+    ready_and_subscribed(a.r);
+    ready_and_subscribed(b.r);
     tu_parkset ps;
     tu_ps_init(&ps, 1);
     tu_ps_submit(&ps, a.ex, "pz"); /* a1: the lease */
@@ -1346,9 +1371,13 @@ static void test_paused_group_holds_no_lease(void **state) {
 
 /* A waiting process whose waiters leave (queue deadline, cancel, group shut down) leaves the group's
    wait queue in Redis and announces it: process A waits first, B behind it; A's task goes; when the
-   holder (process H) finishes, B starts in under 1 s although the polls come every 5 s. */
+   holder (process H) finishes, B starts in under 1 s although the polls come every 5 s.
+   late: A's BUSY answer is held in A's provider (counted, not delivered) until after the holder's
+   freed lease reached A, whose notify then found nothing to ask while that answer was on its way:
+   A must leave the queue once the answer lands (its task is gone), not at the next poll - B asks
+   once meanwhile and finds A still ahead. */
 enum { LEAVE_EXPIRE, LEAVE_CANCEL, LEAVE_SHUTDOWN };
-static void leaving_waiter_run(int how) {
+static void leaving_waiter_run(int how, bool late) {
     start_server(NULL);
     groupconc_redis_config rc = base_cfg();
     rc.poll_interval_ns = GROUPCONC_SEC(5);
@@ -1356,9 +1385,9 @@ static void leaving_waiter_run(int how) {
     assert_int_equal(rig_make(&h, &rc, 4, NULL, NULL), GROUPCONC_OK);
     assert_int_equal(rig_make(&a, &rc, 4, NULL, NULL), GROUPCONC_OK);
     assert_int_equal(rig_make(&b, &rc, 4, NULL, NULL), GROUPCONC_OK);
-    assert_int_equal(groupconc_redis_wait_ready(h.r, TU_TIMEOUT_NS), GROUPCONC_OK);
-    assert_int_equal(groupconc_redis_wait_ready(a.r, TU_TIMEOUT_NS), GROUPCONC_OK);
-    assert_int_equal(groupconc_redis_wait_ready(b.r, TU_TIMEOUT_NS), GROUPCONC_OK);
+    ready_and_subscribed(h.r);
+    ready_and_subscribed(a.r);
+    ready_and_subscribed(b.r);
     tu_parkset ps;
     tu_ps_init(&ps, 1);
     tu_ps_submit(&ps, h.ex, "lv");
@@ -1368,6 +1397,10 @@ static void leaving_waiter_run(int how) {
     spec.group = "lv";
     spec.fn = tu_noop_fn;
     if (how == LEAVE_EXPIRE) spec.max_wait_ns = GROUPCONC_MS(300);
+    if (late) {
+        tu_latch_init(&th_gate, 1);
+        atomic_store(&th_r, (const void *)a.r);
+    }
     groupconc_task *ta = NULL;
     assert_int_equal(groupconc_submit_spec(a.ex, &spec, &ta), GROUPCONC_OK);
     waitfor wa = {a.r, a.ex, 1};
@@ -1397,10 +1430,18 @@ static void leaving_waiter_run(int how) {
     assert_int_equal(tu_xstats(a.ex).waiting_fleet, 0);
     assert_int_equal(atomic_load(&pb.ran), 0);
     tu_ps_finish(&ps, 0); /* the holder's lease is freed */
+    if (late) {
+        waitfor wb2 = {b.r, b.ex, 2};
+        assert_true(fu_wait_until(p_busy, &wb2, TU_TIMEOUT_NS)); /* B asked: A still ahead */
+        assert_true(fu_wait_until(p_pubsub_notified, a.r, TU_TIMEOUT_NS));
+        tu_sleep_ns(GROUPCONC_MS(50)); /* A's notify (it asks nothing) is done */
+        assert_int_equal(atomic_load(&pb.ran), 0);
+        tu_latch_open(&th_gate); /* A's answer lands */
+    }
     int64_t t0 = fu_now_ns();
     assert_true(tu_latch_wait_for(&b_started, start_bound_ns()));
-    print_message("leave (%d): B started %.0f ms after the holder finished\n", how,
-                  (double)(fu_now_ns() - t0) / 1e6);
+    print_message("leave (%d): B started %.0f ms after %s\n", how, (double)(fu_now_ns() - t0) / 1e6,
+                  late ? "A's answer landed" : "the holder finished");
     tu_park_release(&pb);
     tu_wait_status(tb, GROUPCONC_STATUS_SUCCESS);
     waitfor w0 = {b.r, b.ex, 0};
@@ -1413,6 +1454,7 @@ static void leaving_waiter_run(int how) {
     tu_park_destroy(&pb);
     tu_latch_destroy(&ps.started);
     tu_latch_destroy(&b_started);
+    if (late) tu_latch_destroy(&th_gate);
     rig_free(&b);
     rig_free(&a);
     rig_free(&h);
@@ -1420,15 +1462,27 @@ static void leaving_waiter_run(int how) {
 
 static void test_leaving_waiter_expired(void **state) {
     (void)state;
-    leaving_waiter_run(LEAVE_EXPIRE);
+    leaving_waiter_run(LEAVE_EXPIRE, false);
 }
 static void test_leaving_waiter_cancelled(void **state) {
     (void)state;
-    leaving_waiter_run(LEAVE_CANCEL);
+    leaving_waiter_run(LEAVE_CANCEL, false);
 }
 static void test_leaving_waiter_group_shutdown(void **state) {
     (void)state;
-    leaving_waiter_run(LEAVE_SHUTDOWN);
+    leaving_waiter_run(LEAVE_SHUTDOWN, false);
+}
+static void test_leaving_waiter_expired_answer_late(void **state) {
+    (void)state;
+    leaving_waiter_run(LEAVE_EXPIRE, true);
+}
+static void test_leaving_waiter_cancelled_answer_late(void **state) {
+    (void)state;
+    leaving_waiter_run(LEAVE_CANCEL, true);
+}
+static void test_leaving_waiter_group_shutdown_answer_late(void **state) {
+    (void)state;
+    leaving_waiter_run(LEAVE_SHUTDOWN, true);
 }
 
 /* Fail-closed with CALLER_RUNS (Redis unreachable): each refused task fires REJECTED with
@@ -1526,6 +1580,9 @@ int main(void) {
         cmocka_unit_test_teardown(test_leaving_waiter_expired, teardown_server),
         cmocka_unit_test_teardown(test_leaving_waiter_cancelled, teardown_server),
         cmocka_unit_test_teardown(test_leaving_waiter_group_shutdown, teardown_server),
+        cmocka_unit_test_teardown(test_leaving_waiter_expired_answer_late, teardown_server),
+        cmocka_unit_test_teardown(test_leaving_waiter_cancelled_answer_late, teardown_server),
+        cmocka_unit_test_teardown(test_leaving_waiter_group_shutdown_answer_late, teardown_server),
         cmocka_unit_test_teardown(test_fail_closed_caller_runs, teardown_server),
     };
     return TU_RUN_TESTS(tests);
