@@ -3717,9 +3717,16 @@ GROUPCONC__FN void groupconc__fifo_remove(groupconc__fifo *q, groupconc_task *t)
     q->count--;
 }
 
+/* The head, unlinked: groupconc__fifo_remove without the test of its prev (a head has none). */
 GROUPCONC__FN groupconc_task *groupconc__fifo_pop(groupconc__fifo *q) {
     groupconc_task *t = q->head;
-    if (t) groupconc__fifo_remove(q, t);
+    if (!t) return NULL;
+    GROUPCONC_ASSERT(q->count > 0 && !t->prev);
+    q->head = t->next;
+    if (t->next) t->next->prev = NULL;
+    else q->tail = NULL;
+    t->next = NULL;
+    q->count--;
     return t;
 }
 
