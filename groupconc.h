@@ -3786,6 +3786,8 @@ GROUPCONC__HOT int groupconc__key_hash(const char *key, size_t *out_len, uint64_
         GROUPCONC__FNV_BYTE(h, c);
         n += 4;
     }
+    /* c is 0 here when the key ended in the four-byte loop (cppcheck misses that break) */
+    /* cppcheck-suppress knownConditionTrueFalse */
     while (c != 0 && (c = (unsigned char)key[n]) != 0) { /* the last bytes before the limit */
         if (n == GROUPCONC_MAX_KEY_LEN) break;
         GROUPCONC__FNV_BYTE(h, c);
