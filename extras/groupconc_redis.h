@@ -351,7 +351,10 @@ GROUPCONC_REDIS_API int groupconc_redis_provider(groupconc_redis *redis,
                                                  groupconc_fleet_provider *out_provider);
 
 /* groupconc_redis_wait_ready: wait until the command connection is up (connected, authenticated,
-   scripts loaded).
+   scripts loaded). It does not wait for the pub/sub connection (groupconc_redis_stats.subscribed):
+   until that is up, a task waiting for a fleet slot hears of a freed one when it comes up (every
+   task answered BUSY is asked again then: groupconc_fleet_notify with NULL) or at its poll, not at
+   once.
    Params:        timeout_ns: 0 polls; GROUPCONC_FOREVER (any negative value): no limit.
    Returns:       GROUPCONC_OK (up now; it may go down any time); GROUPCONC_ETIMEDOUT;
                   GROUPCONC_EINVAL (redis NULL).
