@@ -2055,7 +2055,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    section call one that comes later.
      configuration       the user's macros, checked; the internal tunables, each with its reason
      platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32;
-                         the stripes' word lock (GROUPCONC__WORDLOCK, off by default)
+                         the stripes' word lock (GROUPCONC__WORDLOCK: Linux, on by default)
      internal types      task node, fair semaphore, group, worker; shards (the per-task queues and
                          counters, each shard with a lock: GROUPCONC__SHARDS, 1 by default, every
                          lock of the executor still all of them); the executor, its
@@ -2273,10 +2273,18 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             outlast a burst: at 1024, 84 % of W1's nodes went through malloc and
                             free (callgrind, 1,240 instructions per task; 4096: 1,120). At most
                             4096 nodes of each size (56 and 72 bytes: a 64- and an 80-byte
-                            chunk, 576 KiB) per worker, per submitting thread's cache and in
-                            transit, kept until the worker retires or destroy.
+                            chunk, 576 KiB) per worker, kept until the worker retires or destroy.
+   GROUPCONC__NODE_TRANSIT_MAX  nodes of each size in transit to the submitters (the workers' lots,
+                            chained): a worker hands its lot on while fewer are there, so that a
+                            second worker's lot is not freed while the first waits to be taken
+                            (with one lot in transit, a burst of W1 under callgrind sent a quarter
+                            of its nodes through malloc and free: ~50 instructions a task). At most
+                            this plus a lot per worker (a lot handed on as the submitter takes
+                            the others is not counted), and a submitting thread's cache holds
+                            what it took: 16384 nodes are 1 MiB of 64-byte chunks.
    GROUPCONC__NODE_CACHES   submitting threads with a node cache of their own, per executor: each
-                            keeps at most one lot of recycled nodes; more threads allocate theirs.
+                            keeps at most what it took from the transit at once; more threads
+                            allocate theirs.
    GROUPCONC__SERIAL_MAX    tasks of one group a worker runs in a serial run (worker_serial_locked),
                             its chains' included (a chain starts below it and may pass it by up to
                             15), before it takes a full locked step again: each
@@ -2287,17 +2295,18 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             submitters of different keys meet on one stripe 1 time in 16 for each
                             pair, and the calls that take every stripe (a bounded table's reclaim,
                             live changes, stats of all groups) take 16 uncontended locks.
-   GROUPCONC__WORDLOCK      1: on Linux the stripes take a word lock of their own ("word locks")
-                            instead of the platform mutex. Off: with the hot path inlined (506e628)
-                            callgrind's count falls from ~830 to ~780 instructions per no-op task
-                            and interleaved A/Bs against the mutex read W8 1.12-1.14, W7b
-                            1.02-1.08, W1 1.01-1.02, W5 0.97-1.04, but W7a (four submitters of one
-                            key, all on its stripe) 0.92-0.94 in two of three (7 and 15 runs). Before
-                            the inlining it was W8 that fell (0.93; its submitter, faster outside
-                            the executor lock, made the workers sleep on that lock twice as often).
+   GROUPCONC__WORDLOCK      1 (the default): on Linux the stripes take a word lock of their own
+                            ("word locks"); 0: the platform mutex. Taken once per submit, it is
+                            ~50 of callgrind's instructions per no-op task fewer than glibc's
+                            mtx_trylock + mtx_unlock. Off until 2026-12-07: interleaved A/Bs at
+                            506e628 read W7a (four submitters of one key, all on its stripe)
+                            0.92-0.94 in two of three; with the nodes' chained lots
+                            (GROUPCONC__NODE_TRANSIT_MAX), against 03ec571's mutex, W7a 0.97, W1
+                            1.28, W2 1.17 (docs/performance.md, "After c20086b's run: the word
+                            lock on, and lots chained in transit").
                             tests/test_wordlock.c checks the lock in both settings. */
-#ifndef GROUPCONC__WORDLOCK /* a build sets it to 1 to try the word lock */
-#define GROUPCONC__WORDLOCK 0
+#ifndef GROUPCONC__WORDLOCK /* a build sets it to 0 for the platform mutex */
+#define GROUPCONC__WORDLOCK 1
 #endif
 #ifndef GROUPCONC__SPIN_TRIES /* the bench's A/B builds set it */
 #define GROUPCONC__SPIN_TRIES 8
@@ -2322,6 +2331,7 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__WATCH_NS (INT64_C(250000) * (GROUPCONC__TIME_SCALE))
 #define GROUPCONC__WATCH_MAX_NS (INT64_C(8000000) * (GROUPCONC__TIME_SCALE))
 #define GROUPCONC__NODE_CACHE_MAX 4096
+#define GROUPCONC__NODE_TRANSIT_MAX 16384
 #define GROUPCONC__SERIAL_MAX 64
 #define GROUPCONC__NODE_CACHES 64
 #ifndef GROUPCONC__STRIPES /* a build may choose another power of two (the tests' experiments) */
@@ -2851,8 +2861,8 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
    inline: a stripe is taken once per submit, and glibc's mtx_trylock + mtx_unlock ran ~100
    instructions in four calls for it (callgrind, W1). Taken as the mutexes are: a few tries, then
    a sleep in the kernel until the holder's unlock wakes one sleeper; unfair as they are (the one
-   woken competes with newcomers). Linux only (the futex system call), and off by default (see
-   GROUPCONC__WORDLOCK for why); otherwise the stripes' lock is groupconc__mutex. */
+   woken competes with newcomers). Linux only (the futex system call; GROUPCONC__WORDLOCK=0 turns it
+   off); otherwise the stripes' lock is groupconc__mutex. */
 #if defined(__linux__) && GROUPCONC__WORDLOCK
 #include <errno.h>
 #include <sys/syscall.h> /* SYS_futex */
@@ -3241,7 +3251,9 @@ typedef struct groupconc__inbox {
     _Atomic(groupconc_task *) head;
     char pad2[GROUPCONC__LINE];
     _Atomic(groupconc_task *) node_returns[2]; /* nodes the workers freed (lock-free; taken whole),
-                                                  plain [0] and observed [1] (groupconc__node_size) */
+                                                  plain [0] and observed [1] (groupconc__node_size):
+                                                  their lots, chained */
+    _Atomic size_t node_transit[2]; /* how many (a bound, not exact: see groupconc__nodes_return) */
     char pad3[GROUPCONC__LINE];
 } groupconc__inbox;
 
@@ -3540,6 +3552,7 @@ typedef struct groupconc__claims {
    they are of one group (a serial run: one atomic write per round, not per task). */
 typedef struct groupconc__nodes {
     groupconc_task *head[2];       /* plain nodes [0], observed ones [1] (groupconc__node_size) */
+    groupconc_task *tail[2];       /* the first freed: links the lot to those in transit */
     size_t count[2];
     groupconc__group *unref;       /* the group they are of (NULL: none held) */
     uint32_t nunref;
@@ -3604,8 +3617,8 @@ static _Atomic uint64_t groupconc__node_gens; /* the last node_gen given out */
 #define GROUPCONC__MEMO_KEY 40
 typedef struct groupconc__group_memo {
     uint64_t gen;                  /* the executor's node_gen (0: none) */
-    const void *stripe;            /* the group's stripe, and its `removals` when it was noted */
-    uint64_t removals;
+    uint64_t removals;             /* its stripe's when it was noted (the stripe: the executor's
+                                      for the hash, so the two name it) */
     uint64_t hash;
     groupconc__group *group;
     size_t len;
@@ -3958,8 +3971,8 @@ GROUPCONC__HOT groupconc__group *groupconc__group_memo_find(const groupconc_exec
                                                             const groupconc__stripe *st,
                                                             const char *key, size_t len, uint64_t hash) {
     const groupconc__group_memo *m = &groupconc__my_group;
-    if (m->hash != hash || m->gen != ex->node_gen || m->stripe != (const void *)st ||
-        m->removals != st->removals || m->len != len || !groupconc__key_same(m->key, key, len))
+    if (m->hash != hash || m->gen != ex->node_gen || m->removals != st->removals || m->len != len ||
+        !groupconc__key_same(m->key, key, len))
         return NULL;
     return m->group;
 }
@@ -3971,7 +3984,6 @@ GROUPCONC__FN void groupconc__group_memo_note(const groupconc_executor *ex, cons
     groupconc__group_memo *m = &groupconc__my_group;
     if (len >= GROUPCONC__MEMO_KEY) return;
     m->gen = ex->node_gen;
-    m->stripe = (const void *)st;
     m->removals = st->removals;
     m->hash = hash;
     m->group = g;
@@ -6935,6 +6947,7 @@ GROUPCONC__HOT size_t groupconc__complete_inline(groupconc_executor *ex, groupco
         if (!(t->bits & (GROUPCONC__B_HAS_ID | GROUPCONC__B_HAS_CLEANUP | GROUPCONC__B_HAS_DEADLINE |
                          GROUPCONC__B_FLEET)) &&
             recycle->count[k] < GROUPCONC__NODE_CACHE_MAX) { /* handed back to the submitters */
+            if (!recycle->head[k]) recycle->tail[k] = t;
             t->next = recycle->head[k];
             recycle->head[k] = t;
             recycle->count[k]++;
@@ -8231,20 +8244,28 @@ GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex, co
     return NULL;
 }
 
-/* A worker's freed nodes go to the submitters whole, and only once one of them took the previous
-   lot: what is cached stays bounded (a lot per thread's cache, at most GROUPCONC__NODE_CACHES of
-   them; one lot in transit; one per worker) without a counter that every submit would have to
-   write. */
+/* A worker's freed nodes go to the submitters whole, chained to the lots already in transit while
+   those are fewer than GROUPCONC__NODE_TRANSIT_MAX: what is cached stays bounded (what a thread's
+   cache took, at most GROUPCONC__NODE_CACHES of them; the transit; a lot per worker) without a
+   counter that every submit would have to write. The count is raised before the lot is pushed and
+   zeroed by the submitter that takes them all, after it took them: a lot pushed between the two is
+   not counted (one per worker at most, taken with the next), and none is counted that is not there.
+   Pushes and a take that empties the stack: no node is popped alone, so no ABA. */
 GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__nodes *d) {
     size_t k;
-    for (k = 0; k < 2; k++) { /* plain, observed: each size its own lot */
-        groupconc_task *none = NULL;
-        if (d->head[k] && atomic_load_explicit(&ex->inbox.node_returns[k], memory_order_relaxed) == NULL &&
-            atomic_compare_exchange_strong_explicit(&ex->inbox.node_returns[k], &none, d->head[k],
-                                                    memory_order_release, memory_order_relaxed)) {
-            d->head[k] = NULL;
-            d->count[k] = 0;
-        }
+    for (k = 0; k < 2; k++) { /* plain, observed: each size its own lots */
+        groupconc_task *old;
+        if (!d->head[k] ||
+            atomic_load_explicit(&ex->inbox.node_transit[k], memory_order_relaxed) >= GROUPCONC__NODE_TRANSIT_MAX)
+            continue;
+        atomic_fetch_add_explicit(&ex->inbox.node_transit[k], d->count[k], memory_order_relaxed);
+        old = atomic_load_explicit(&ex->inbox.node_returns[k], memory_order_relaxed);
+        do {
+            d->tail[k]->next = old;
+        } while (!atomic_compare_exchange_weak_explicit(&ex->inbox.node_returns[k], &old, d->head[k],
+                                                        memory_order_release, memory_order_relaxed));
+        d->head[k] = NULL;
+        d->count[k] = 0;
     }
 }
 
@@ -8257,15 +8278,16 @@ GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
 }
 
 /* ---- task nodes: a cache per submitting thread ----
-   A submitting thread takes the nodes the workers returned (the lot in inbox.node_returns, taken
-   whole) into a cache of its own for this executor, so that taking a node needs no lock and no
+   A submitting thread takes the nodes the workers returned (their lots, chained in
+   inbox.node_returns, taken whole) into a cache of its own for this executor, so that taking a node needs no lock and no
    atomic write. Not a pool per key-table stripe: there a node went back to the pool of its key's
    stripe and waited 16 times longer to be used again, and W2 lost all that recycling gains (issue
    26, docs/performance.md). A thread finds its cache through a memo in its own storage, named by
    the executor's node_gen (unique in the process: an executor made where a destroyed one was is
    another number), else looks it up or adds it under table.caches_lock; a thread that starts at
    the address of one that ended takes over its cache. Past GROUPCONC__NODE_CACHES threads, a
-   thread has none and allocates (memory stays bounded: a lot per cache). Destroy frees them. */
+   thread has none and allocates (memory stays bounded: what one take held, per cache). Destroy
+   frees them. */
 
 GROUPCONC__FN groupconc__node_cache *groupconc__node_cache_find(groupconc_executor *ex) {
     groupconc__node_cache *c;
@@ -8300,8 +8322,10 @@ GROUPCONC__HOT groupconc_task *groupconc__node_get(groupconc_executor *ex, bool 
     groupconc_task *t;
     if (!c) return NULL;
     t = c->head[k];
-    if (!t && atomic_load_explicit(&ex->inbox.node_returns[k], memory_order_relaxed))
+    if (!t && atomic_load_explicit(&ex->inbox.node_returns[k], memory_order_relaxed)) {
         t = atomic_exchange_explicit(&ex->inbox.node_returns[k], NULL, memory_order_acquire);
+        atomic_store_explicit(&ex->inbox.node_transit[k], 0, memory_order_relaxed); /* after the take */
+    }
     if (t) {
         c->head[k] = t->next;
         if (t->next) GROUPCONC__PREFETCH(t->next); /* last written by a worker: fetch it early */
@@ -9535,6 +9559,8 @@ GROUPCONC__PUBLIC int groupconc_executor_create(const groupconc_policy *policy,
     atomic_init(&ex->inbox.head, NULL);
     atomic_init(&ex->inbox.node_returns[0], NULL);
     atomic_init(&ex->inbox.node_returns[1], NULL);
+    atomic_init(&ex->inbox.node_transit[0], 0);
+    atomic_init(&ex->inbox.node_transit[1], 0);
     atomic_init(&ex->pool.nthreads, 0);
     atomic_init(&ex->pool.nidle, 0);
     atomic_init(&ex->pool.nspinning, 0);

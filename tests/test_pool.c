@@ -43,7 +43,10 @@
        more than one shard): 200 rounds of every worker asleep, then one task of a shard that is no
        worker's home, which must run within 5 s (keep_alive 10 min);
      - (white box, a debug build at more than one shard) the lock functions keep each shard's
-       holder, which help's assertion reads.
+       holder, which help's assertion reads;
+     - (white box) the nodes a burst freed come back: every worker's lots are chained in transit,
+       a second burst of that size allocates at most two lots' worth, and after a burst of four
+       times GROUPCONC__NODE_TRANSIT_MAX the transit and the blocks kept stay within their bound.
    The CPU count is computed here as the library computes it: on Linux the affinity mask
    (_GNU_SOURCE), on Windows the active processors (winpthreads' count under its backend),
    elsewhere the online count. Known states are built with latches, not sleeps. */
@@ -2705,6 +2708,70 @@ static void test_memo_of_a_destroyed_executor(void **state) {
     assert_null(atomic_load(&pool_kept));
 }
 
+/* White box ("task nodes"): the nodes a burst freed come back to the submitter, every worker's lots
+   chained in transit, so that the next burst of that size allocates almost none (with one lot in
+   transit at a time, a lot per worker waited and the rest went back to malloc: a quarter of W1's
+   nodes under callgrind); and what is kept stays bounded: a burst of four times the transit's
+   bound leaves at most the bound plus a lot per worker behind its executor. Bursts are submitted
+   while the executor is paused, so that the tasks finish after the submitter took its nodes. */
+static long nodes_in_transit(groupconc_executor *ex) {
+    long n = 0;
+    for (groupconc_task *t = atomic_load(&ex->inbox.node_returns[0]); t; t = t->next) n++;
+    return n;
+}
+
+static long node_burst(groupconc_executor *ex, long n) { /* -> blocks allocated by its submits */
+    tu_latch done;
+    tu_latch_init(&done, n);
+    assert_int_equal(groupconc_executor_pause(ex), GROUPCONC_OK);
+    long before = atomic_load(&pool_live_blocks);
+    for (long i = 0; i < n; i++) {
+        char key[8];
+        (void)snprintf(key, sizeof key, "k%ld", i % 16);
+        assert_int_equal(groupconc_submit(ex, key, NULL, tu_count_down_fn, &done, NULL), GROUPCONC_OK);
+    }
+    long made = atomic_load(&pool_live_blocks) - before;
+    assert_int_equal(groupconc_executor_resume(ex), GROUPCONC_OK);
+    assert_true(tu_latch_wait_for(&done, TU_TIMEOUT_NS));
+    tu_latch_destroy(&done);
+    return made;
+}
+
+static void test_node_lots_recycled_and_bounded(void **state) {
+    (void)state;
+    groupconc_policy p = groupconc_policy_default();
+    p.max_threads = 2;
+    p.default_concurrency = 4;
+    groupconc_executor *ex = tu_executor(&p);
+    long base = atomic_load(&pool_live_blocks);
+    const long burst = GROUPCONC__NODE_TRANSIT_MAX - GROUPCONC__NODE_CACHE_MAX;
+    long first = node_burst(ex, burst);
+    assert_true(first >= burst / 2); /* a fresh executor: its nodes are new */
+    for (int round = 0; round < 3; round++) {
+        /* the last tasks' nodes may still be on their way (a worker hands its lot on at its next
+           locked step): the next burst may allocate those, not more */
+        long again = node_burst(ex, burst);
+        if (again > 2 * GROUPCONC__NODE_CACHE_MAX)
+            fprintf(stderr, "round %d: a burst of %ld allocated %ld nodes after one of the same size\n", round,
+                    burst, again);
+        assert_true(again <= 2 * GROUPCONC__NODE_CACHE_MAX);
+    }
+    (void)node_burst(ex, 4 * GROUPCONC__NODE_TRANSIT_MAX);
+    long transit = nodes_in_transit(ex);
+    long kept = atomic_load(&pool_live_blocks) - base;
+    /* lots are added while fewer than the bound are there (none is taken meanwhile: the submitter
+       is done), and a worker's lot is at most GROUPCONC__NODE_CACHE_MAX; kept: the transit, each
+       worker's lot, the groups and their queues (1024: room for those) */
+    if (transit > GROUPCONC__NODE_TRANSIT_MAX + GROUPCONC__NODE_CACHE_MAX ||
+        kept > GROUPCONC__NODE_TRANSIT_MAX + 3 * GROUPCONC__NODE_CACHE_MAX + 1024)
+        fprintf(stderr, "after a burst of %d: %ld nodes in transit, %ld blocks kept\n",
+                4 * GROUPCONC__NODE_TRANSIT_MAX, transit, kept);
+    assert_true(transit >= GROUPCONC__NODE_TRANSIT_MAX - GROUPCONC__NODE_CACHE_MAX); /* they were kept */
+    assert_true(transit <= GROUPCONC__NODE_TRANSIT_MAX + GROUPCONC__NODE_CACHE_MAX);
+    assert_true(kept <= GROUPCONC__NODE_TRANSIT_MAX + 3 * GROUPCONC__NODE_CACHE_MAX + 1024);
+    assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
+}
+
 static void test_idle_workers_woken_in_any_shard(void **state) {
     (void)state;
     run_idle_workers_woken(1);
@@ -2756,6 +2823,7 @@ int main(void) {
         cmocka_unit_test(test_hint_starts_a_worker_at_once),
         cmocka_unit_test(test_submit_while_starting_starts_another),
         cmocka_unit_test(test_memo_of_a_destroyed_executor),
+        cmocka_unit_test(test_node_lots_recycled_and_bounded),
         cmocka_unit_test(test_serial_run_keeps_observers_exact),
         cmocka_unit_test(test_serial_run_lets_other_groups_in),
         cmocka_unit_test(test_serial_run_keeps_deadlines),

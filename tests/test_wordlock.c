@@ -1,8 +1,8 @@
 /* test_wordlock.c - the key table's stripe lock (groupconc.h, "word locks").
 
-   Built with GROUPCONC__WORDLOCK=1 (test_wordlock), on Linux the stripes take a lock of their own,
-   one atomic word with a futex for sleepers; by default, and elsewhere, it is the platform mutex
-   (test_wordlock_mutex), and the same tests hold. They check:
+   Built with GROUPCONC__WORDLOCK=1 (test_wordlock; the default), on Linux the stripes take a lock
+   of their own, one atomic word with a futex for sleepers; with 0, and elsewhere, it is the
+   platform mutex (test_wordlock_mutex), and the same tests hold. They check:
      - mutual exclusion under contention: threads (more than this machine's 2 cores) add to a plain
        counter under the lock, and no increment is lost; now and then a holder keeps the lock for
        100 us, so that the others go to sleep (with the word lock: a holder saw the word marked 2);
