@@ -2278,10 +2278,11 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             chained): a worker hands its lot on while fewer are there, so that a
                             second worker's lot is not freed while the first waits to be taken
                             (with one lot in transit, a burst of W1 under callgrind sent a quarter
-                            of its nodes through malloc and free: ~50 instructions a task). At most
-                            this plus a lot per worker (a lot handed on as the submitter takes
-                            the others is not counted), and a submitting thread's cache holds
-                            what it took: 16384 nodes are 1 MiB of 64-byte chunks.
+                            of its nodes through malloc and free: ~50 instructions a task). The
+                            transit holds at most this, a lot, and a lot per take under way
+                            (groupconc__nodes_return); a submitting thread's cache keeps what it
+                            took at once until it used it: 16384 nodes are 1 MiB of 64-byte
+                            chunks, 1.25 MiB of 80-byte ones.
    GROUPCONC__NODE_CACHES   submitting threads with a node cache of their own, per executor: each
                             keeps at most what it took from the transit at once; more threads
                             allocate theirs.
@@ -8245,21 +8246,25 @@ GROUPCONC__FN groupconc_task *groupconc__steal_locked(groupconc_executor *ex, co
 }
 
 /* A worker's freed nodes go to the submitters whole, chained to the lots already in transit while
-   those are fewer than GROUPCONC__NODE_TRANSIT_MAX: what is cached stays bounded (what a thread's
-   cache took, at most GROUPCONC__NODE_CACHES of them; the transit; a lot per worker) without a
-   counter that every submit would have to write. The count is raised before the lot is pushed and
-   zeroed by the submitter that takes them all, after it took them: a lot pushed between the two is
-   not counted (one per worker at most, taken with the next), and none is counted that is not there.
-   Pushes and a take that empties the stack: no node is popped alone, so no ABA. */
+   those are fewer than GROUPCONC__NODE_TRANSIT_MAX, or when none is there: what is cached stays
+   bounded (the transit; a lot per worker; what a thread's cache took at once, at most
+   GROUPCONC__NODE_CACHES of them) without a counter that every submit would have to write. The
+   count is raised before a lot is pushed (under ex->lock: one pusher at a time); a take zeroes it,
+   then empties the stack. A lot whose count the zeroing erased but whose push came after the take
+   stays uncounted until the next take (one per take under way); lots pushed between the two steps
+   are counted but gone, which only holds the next pushes back until the next take (a worker
+   pushes onto an empty stack whatever the count says, so the count cannot shut recycling off).
+   So the stack holds at most the bound, a lot, and a lot per take under way. Pushes, and takes
+   that empty the stack: no node is popped alone, so no ABA. */
 GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__nodes *d) {
     size_t k;
     for (k = 0; k < 2; k++) { /* plain, observed: each size its own lots */
         groupconc_task *old;
-        if (!d->head[k] ||
-            atomic_load_explicit(&ex->inbox.node_transit[k], memory_order_relaxed) >= GROUPCONC__NODE_TRANSIT_MAX)
+        if (!d->head[k]) continue;
+        old = atomic_load_explicit(&ex->inbox.node_returns[k], memory_order_relaxed);
+        if (old && atomic_load_explicit(&ex->inbox.node_transit[k], memory_order_relaxed) >= GROUPCONC__NODE_TRANSIT_MAX)
             continue;
         atomic_fetch_add_explicit(&ex->inbox.node_transit[k], d->count[k], memory_order_relaxed);
-        old = atomic_load_explicit(&ex->inbox.node_returns[k], memory_order_relaxed);
         do {
             d->tail[k]->next = old;
         } while (!atomic_compare_exchange_weak_explicit(&ex->inbox.node_returns[k], &old, d->head[k],
@@ -8323,8 +8328,8 @@ GROUPCONC__HOT groupconc_task *groupconc__node_get(groupconc_executor *ex, bool 
     if (!c) return NULL;
     t = c->head[k];
     if (!t && atomic_load_explicit(&ex->inbox.node_returns[k], memory_order_relaxed)) {
-        t = atomic_exchange_explicit(&ex->inbox.node_returns[k], NULL, memory_order_acquire);
-        atomic_store_explicit(&ex->inbox.node_transit[k], 0, memory_order_relaxed); /* after the take */
+        atomic_store_explicit(&ex->inbox.node_transit[k], 0, memory_order_relaxed); /* first: see nodes_return */
+        t = atomic_exchange_explicit(&ex->inbox.node_returns[k], NULL, memory_order_acq_rel);
     }
     if (t) {
         c->head[k] = t->next;

@@ -1,6 +1,6 @@
 /* std.c - the implementation compiled in another configuration and run: meson builds it with
    c_std=c17, with c_std=c2x, with -DNDEBUG (assertions and GROUPCONC_DEBUG off), and with
-   -DGROUPCONC__WORDLOCK=1 (the stripes' word lock, off by default). */
+   -DGROUPCONC__WORDLOCK=0 (the stripes on the platform mutex; the word lock is the default). */
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 
