@@ -8262,7 +8262,8 @@ GROUPCONC__FN void groupconc__nodes_return(groupconc_executor *ex, groupconc__no
         groupconc_task *old;
         if (!d->head[k]) continue;
         old = atomic_load_explicit(&ex->inbox.node_returns[k], memory_order_relaxed);
-        if (old && atomic_load_explicit(&ex->inbox.node_transit[k], memory_order_relaxed) >= GROUPCONC__NODE_TRANSIT_MAX)
+        if (old &&
+            atomic_load_explicit(&ex->inbox.node_transit[k], memory_order_relaxed) >= GROUPCONC__NODE_TRANSIT_MAX)
             continue;
         atomic_fetch_add_explicit(&ex->inbox.node_transit[k], d->count[k], memory_order_relaxed);
         do {
@@ -8284,15 +8285,15 @@ GROUPCONC__FN void groupconc__nodes_free(groupconc_task *list) {
 
 /* ---- task nodes: a cache per submitting thread ----
    A submitting thread takes the nodes the workers returned (their lots, chained in
-   inbox.node_returns, taken whole) into a cache of its own for this executor, so that taking a node needs no lock and no
-   atomic write. Not a pool per key-table stripe: there a node went back to the pool of its key's
-   stripe and waited 16 times longer to be used again, and W2 lost all that recycling gains (issue
-   26, docs/performance.md). A thread finds its cache through a memo in its own storage, named by
-   the executor's node_gen (unique in the process: an executor made where a destroyed one was is
-   another number), else looks it up or adds it under table.caches_lock; a thread that starts at
-   the address of one that ended takes over its cache. Past GROUPCONC__NODE_CACHES threads, a
-   thread has none and allocates (memory stays bounded: what one take held, per cache). Destroy
-   frees them. */
+   inbox.node_returns, taken whole) into a cache of its own for this executor, so that taking a
+   node needs no lock and no atomic write. Not a pool per key-table stripe: there a node went back
+   to the pool of its key's stripe and waited 16 times longer to be used again, and W2 lost all
+   that recycling gains (issue 26, docs/performance.md). A thread finds its cache through a memo in
+   its own storage, named by the executor's node_gen (unique in the process: an executor made where
+   a destroyed one was is another number), else looks it up or adds it under table.caches_lock; a
+   thread that starts at the address of one that ended takes over its cache. Past
+   GROUPCONC__NODE_CACHES threads, a thread has none and allocates (memory stays bounded: what one
+   take held, per cache). Destroy frees them. */
 
 GROUPCONC__FN groupconc__node_cache *groupconc__node_cache_find(groupconc_executor *ex) {
     groupconc__node_cache *c;
