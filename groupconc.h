@@ -571,9 +571,9 @@ extern "C" {
     X(EPOLICY, -5, "invalid policy: unknown rejection policy value")                                 \
     X(EDUPKEY, -6, "the per-group limits table names the same group twice")                           \
     X(ESHUTDOWN, -7, "executor is shut down and accepts no new tasks")                                \
-    X(EREJECTED_GLOBAL, -8, "rejected at the global in-flight layer: global queue threshold reached")                    \
-    X(EREJECTED_BULKHEAD, -9, "rejected at the group bulkhead layer: group queue threshold reached")        \
-    X(EREJECTED_CONCURRENCY, -10, "rejected at the group concurrency layer: group queue threshold reached") \
+    X(EREJECTED_GLOBAL, -8, "rejected at the global in-flight layer: global queue threshold reached (an executor gate: no permit free)") \
+    X(EREJECTED_BULKHEAD, -9, "rejected at the group bulkhead layer: group queue threshold reached (an executor gate: no permit free)") \
+    X(EREJECTED_CONCURRENCY, -10, "rejected at the group concurrency layer: group queue threshold reached (an executor gate: no permit free)") \
     X(ETIMEDOUT, -11, "timed out")                                                                    \
     X(ENOMEM, -12, "out of memory")                                                                   \
     X(ETHREAD, -13, "could not start a worker thread")                                                \
@@ -2055,7 +2055,8 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
    section call one that comes later.
      configuration       the user's macros, checked; the internal tunables, each with its reason
      platform shim       threads, mutexes, condition variables, clocks: C11 <threads.h>, POSIX or Win32;
-                         the stripes' word lock (GROUPCONC__WORDLOCK: Linux, on by default)
+                         the stripes' and gates' word lock (GROUPCONC__WORDLOCK: Linux, on by
+                         default)
      internal types      task node, fair semaphore, group, worker; shards (the per-task queues and
                          counters, each shard with a lock: GROUPCONC__SHARDS, 1 by default, every
                          lock of the executor still all of them); the executor, its
@@ -2296,10 +2297,11 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
                             submitters of different keys meet on one stripe 1 time in 16 for each
                             pair, and the calls that take every stripe (a bounded table's reclaim,
                             live changes, stats of all groups) take 16 uncontended locks.
-   GROUPCONC__WORDLOCK      1 (the default): on Linux the stripes take a word lock of their own
-                            ("word locks"); 0: the platform mutex. Taken once per submit, it is
-                            ~50 of callgrind's instructions per no-op task fewer than glibc's
-                            mtx_trylock + mtx_unlock. Off until 2026-12-07: interleaved A/Bs at
+   GROUPCONC__WORDLOCK      1 (the default): on Linux the stripes and the gates take a word lock
+                            of their own ("word locks"); 0: the platform mutex. Taken once per
+                            submit, it is ~50 of callgrind's instructions per no-op task fewer
+                            than glibc's mtx_trylock + mtx_unlock; a gate's pair with 2 threads
+                            contending, ~0.8x the time. Off until 2026-12-07: interleaved A/Bs at
                             506e628 read W7a (four submitters of one key, all on its stripe)
                             0.92-0.94 in two of three; with the nodes' chained lots
                             (GROUPCONC__NODE_TRANSIT_MAX), against 03ec571's mutex, W7a 0.97, W1
@@ -2466,6 +2468,15 @@ GROUPCONC_API const char *groupconc_fleet_verdict_name(groupconc_fleet_verdict v
 #define GROUPCONC__PREFETCH(p) ((void)0)
 #endif
 
+/* The word lock's (below) system call; where there is none, the mutexes stand in for it. */
+#if defined(__linux__) && GROUPCONC__WORDLOCK
+#include <errno.h>
+#include <sys/syscall.h> /* SYS_futex */
+#endif
+#if defined(__linux__) && GROUPCONC__WORDLOCK && defined(SYS_futex)
+#define GROUPCONC__WORDLOCK_ON 1
+#endif
+
 #if defined(GROUPCONC_USE_WIN32)
 /* QueryPerformanceCounter: monotonic, fixed frequency (read once), system-wide, ~20 ns a read. */
 static _Atomic uint64_t groupconc__qpc_hz;
@@ -2603,7 +2614,7 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
 }
 GROUPCONC__FN bool groupconc__mutex_trylock(groupconc__mutex *m) { return TryAcquireSRWLockExclusive(m) != 0; }
 GROUPCONC__FN void groupconc__thread_yield(void) { (void)SwitchToThread(); }
-#ifndef GROUPCONC_NO_GATE /* the gate's lock */
+#if !defined(GROUPCONC_NO_GATE) && !defined(GROUPCONC__WORDLOCK_ON) /* the gate's lock, as there */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) { AcquireSRWLockExclusive(m); }
 #endif
 GROUPCONC__FN void groupconc__mutex_unlock(groupconc__mutex *m) { ReleaseSRWLockExclusive(m); }
@@ -2687,7 +2698,7 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
 GROUPCONC__FN bool groupconc__mutex_trylock(groupconc__mutex *m) { return pthread_mutex_trylock(m) == 0; }
 GROUPCONC__FN void groupconc__thread_yield(void) { (void)sched_yield(); }
 /* Without the trylock spin: for locks held a few dozen ns by threads that contend (the gate's). */
-#ifndef GROUPCONC_NO_GATE /* the gate's lock */
+#if !defined(GROUPCONC_NO_GATE) && !defined(GROUPCONC__WORDLOCK_ON) /* the gate's lock, as there */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) {
     int rc = pthread_mutex_lock(m);
     GROUPCONC_ASSERT(rc == 0);
@@ -2800,7 +2811,7 @@ GROUPCONC__FN void groupconc__mutex_lock(groupconc__mutex *m) {
 }
 GROUPCONC__FN bool groupconc__mutex_trylock(groupconc__mutex *m) { return mtx_trylock(m) == thrd_success; }
 GROUPCONC__FN void groupconc__thread_yield(void) { thrd_yield(); }
-#ifndef GROUPCONC_NO_GATE /* the gate's lock */
+#if !defined(GROUPCONC_NO_GATE) && !defined(GROUPCONC__WORDLOCK_ON) /* the gate's lock, as there */
 GROUPCONC__FN void groupconc__mutex_lock_plain(groupconc__mutex *m) {
     int rc = mtx_lock(m);
     GROUPCONC_ASSERT(rc == thrd_success);
@@ -2856,20 +2867,15 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
 }
 #endif
 
-/* ---- word locks: the key table's stripes (GROUPCONC__WORDLOCK) ----
+/* ---- word locks: the key table's stripes, the gates (GROUPCONC__WORDLOCK) ----
    A lock in one 32-bit word, the futex mutex of Drepper's "Futexes Are Tricky": 0 free, 1 held, 2
    held and maybe slept on. Taking and letting go of a free one is one atomic instruction each,
    inline: a stripe is taken once per submit, and glibc's mtx_trylock + mtx_unlock ran ~100
    instructions in four calls for it (callgrind, W1). Taken as the mutexes are: a few tries, then
    a sleep in the kernel until the holder's unlock wakes one sleeper; unfair as they are (the one
    woken competes with newcomers). Linux only (the futex system call; GROUPCONC__WORDLOCK=0 turns it
-   off); otherwise the stripes' lock is groupconc__mutex. */
-#if defined(__linux__) && GROUPCONC__WORDLOCK
-#include <errno.h>
-#include <sys/syscall.h> /* SYS_futex */
-#endif
-#if defined(__linux__) && GROUPCONC__WORDLOCK && defined(SYS_futex)
-#define GROUPCONC__WORDLOCK_ON 1
+   off); otherwise the stripes' and the gates' lock is groupconc__mutex. */
+#if defined(GROUPCONC__WORDLOCK_ON)
 /* FUTEX_WAIT and FUTEX_WAKE with FUTEX_PRIVATE_FLAG (the kernel's ABI: <linux/futex.h>, which
    not every C library's system ships) */
 #define GROUPCONC__FUTEX_WAIT_PRIVATE 128
@@ -2908,6 +2914,17 @@ GROUPCONC__FN void groupconc__wordlock_lock_slow(groupconc__wordlock *l) {
 GROUPCONC__FN void groupconc__wordlock_lock(groupconc__wordlock *l) {
     if (!groupconc__wordlock_trylock(l)) groupconc__wordlock_lock_slow(l);
 }
+#ifndef GROUPCONC_NO_GATE
+/* Without the spin: the gate's lock (see struct groupconc_gate), as groupconc__mutex_lock_plain. */
+GROUPCONC__FN void groupconc__wordlock_lock_plain(groupconc__wordlock *l) {
+    if (!groupconc__wordlock_trylock(l)) {
+        int saved = errno;
+        while (atomic_exchange_explicit(l, 2u, memory_order_acquire) != 0u)
+            (void)syscall(SYS_futex, l, GROUPCONC__FUTEX_WAIT_PRIVATE, 2u, (void *)0, (void *)0, 0);
+        errno = saved;
+    }
+}
+#endif
 GROUPCONC__FN void groupconc__wordlock_unlock(groupconc__wordlock *l) {
     if (atomic_exchange_explicit(l, 0u, memory_order_release) == 2u) {
         int saved = errno;
@@ -2922,6 +2939,7 @@ typedef groupconc__mutex groupconc__wordlock;
 #define groupconc__wordlock_trylock groupconc__mutex_trylock
 #define groupconc__wordlock_lock groupconc__mutex_lock
 #define groupconc__wordlock_unlock groupconc__mutex_unlock
+#define groupconc__wordlock_lock_plain groupconc__mutex_lock_plain
 #endif
 
 /* Relative timeout -> monotonic deadline; GROUPCONC_FOREVER (any negative) -> UINT64_MAX. */
@@ -10603,18 +10621,21 @@ typedef struct groupconc__gate_slot {
     groupconc__group *group;       /* executor gate: the group it holds permits of (a reference) */
 } groupconc__gate_slot;
 
-/* What a try-acquire or a release touches comes first, beside the lock. The lock is taken without
-   spinning (groupconc__mutex_lock_plain): its sections are a few dozen ns, and two threads spinning
-   on trylocks make each other slower (measured: 2 contending threads, 1.1-1.4x a plain mutex
-   counter without spinning, up to 3x with it). */
+/* What a try-acquire or a release touches comes first, in the lock's cache line. The lock is a word
+   lock (one line, not glibc's 40-byte mutex and a second line for the counters), taken without
+   spinning (groupconc__wordlock_lock_plain): its sections are a few dozen ns, and two threads
+   spinning on trylocks make each other slower (measured: 2 contending threads, 1.1-1.4x a plain
+   mutex counter without spinning, up to 3x with it). The word lock against the mutex: 2 threads
+   95 ns a pair against 113-129, 1 thread 33 against 38 (groupconc-gate-bench, 5 interleaved
+   runs; docs/performance.md). */
 struct groupconc_gate {
-    groupconc__mutex lock;         /* guards everything below but `next` */
-    groupconc__gate_slot *slots;
+    groupconc__wordlock lock;      /* guards everything below but `next` */
     uint32_t free_head;
     int32_t limit;                 /* standalone; INT32_MAX = unlimited */
+    uint32_t nslots;
+    groupconc__gate_slot *slots;
     size_t in_flight;
     uint64_t admitted, released[3], rejected;
-    uint32_t nslots;
     groupconc_executor *ex;        /* NULL: standalone */
     groupconc_gate *next;          /* in ex->gates, under ex->lock */
     groupconc_gate_config config;
@@ -10667,14 +10688,14 @@ GROUPCONC__FN size_t groupconc__gate_permits_locked(groupconc_executor *ex, cons
     size_t n = 0;
     uint32_t i;
     for (gate = ex->gates; gate; gate = gate->next) {
-        groupconc__mutex_lock_plain(&gate->lock);
+        groupconc__wordlock_lock_plain(&gate->lock);
         if (!g) {
             n += gate->in_flight;
         } else {
             for (i = 0; i < gate->nslots; i++)
                 if ((gate->slots[i].generation & 1u) && gate->slots[i].group == g) n++;
         }
-        groupconc__mutex_unlock(&gate->lock);
+        groupconc__wordlock_unlock(&gate->lock);
     }
     return n;
 }
@@ -10691,7 +10712,7 @@ GROUPCONC__PUBLIC int groupconc_gate_create(const groupconc_gate_config *config,
     gate = (groupconc_gate *)GROUPCONC_MALLOC(sizeof *gate);
     if (!gate) return GROUPCONC_ENOMEM;
     memset(gate, 0, sizeof *gate);
-    if (groupconc__mutex_init(&gate->lock) != GROUPCONC_OK) {
+    if (groupconc__wordlock_init(&gate->lock) != GROUPCONC_OK) {
         GROUPCONC_FREE(gate);
         return GROUPCONC_ENOMEM;
     }
@@ -10703,7 +10724,7 @@ GROUPCONC__PUBLIC int groupconc_gate_create(const groupconc_gate_config *config,
         groupconc__exec_lock_all(ex);
         if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
             groupconc__exec_unlock_all(ex);
-            groupconc__mutex_destroy(&gate->lock);
+            groupconc__wordlock_destroy(&gate->lock);
             GROUPCONC_FREE(gate);
             return GROUPCONC_ESHUTDOWN;
         }
@@ -10721,20 +10742,20 @@ GROUPCONC__PUBLIC int groupconc_gate_destroy(groupconc_gate *gate) {
     ex = gate->ex;
     GROUPCONC__NOT_IN_RESOLVER(ex);
     if (ex) groupconc__exec_lock_all(ex);
-    groupconc__mutex_lock_plain(&gate->lock);
+    groupconc__wordlock_lock_plain(&gate->lock);
     if (gate->in_flight > 0) {
-        groupconc__mutex_unlock(&gate->lock);
+        groupconc__wordlock_unlock(&gate->lock);
         if (ex) groupconc__exec_unlock_all(ex);
         return GROUPCONC_EBUSY;
     }
-    groupconc__mutex_unlock(&gate->lock);
+    groupconc__wordlock_unlock(&gate->lock);
     if (ex) {
         groupconc_gate **pg = &ex->gates;
         while (*pg != gate) pg = &(*pg)->next;
         *pg = gate->next;
         groupconc__exec_unlock_all(ex);
     }
-    groupconc__mutex_destroy(&gate->lock);
+    groupconc__wordlock_destroy(&gate->lock);
     if (gate->slots) GROUPCONC_FREE(gate->slots);
     GROUPCONC_FREE(gate);
     return GROUPCONC_OK;
@@ -10744,7 +10765,7 @@ GROUPCONC__PUBLIC int groupconc_gate_destroy(groupconc_gate *gate) {
 GROUPCONC__FN int groupconc__gate_acquire_alone(groupconc_gate *gate, groupconc_permit *out) {
     uint32_t slot;
     int rc = GROUPCONC_OK;
-    groupconc__mutex_lock_plain(&gate->lock);
+    groupconc__wordlock_lock_plain(&gate->lock);
     if (gate->in_flight >= (size_t)gate->limit) {
         gate->rejected++;
         rc = GROUPCONC_EGATE_FULL;
@@ -10757,7 +10778,7 @@ GROUPCONC__FN int groupconc__gate_acquire_alone(groupconc_gate *gate, groupconc_
         out->slot = slot;
         out->generation = gate->slots[slot].generation;
     }
-    groupconc__mutex_unlock(&gate->lock);
+    groupconc__wordlock_unlock(&gate->lock);
     if (gate->config.listener && rc != GROUPCONC_ENOMEM)
         groupconc__gate_emit(gate, rc == GROUPCONC_OK ? GROUPCONC_GATE_ADMITTED : GROUPCONC_GATE_REJECTED,
                              NULL, rc, GROUPCONC_RELEASE_SUCCESS, 0);
@@ -10794,7 +10815,7 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
             s->used >= s->limit)
             rc = groupconc__layer_rejected(layer);
     }
-    groupconc__mutex_lock_plain(&gate->lock);
+    groupconc__wordlock_lock_plain(&gate->lock);
     if (rc == GROUPCONC_OK) {
         slot = groupconc__slot_take_glocked(gate);
         if (slot == GROUPCONC__SLOT_NONE) {
@@ -10814,7 +10835,7 @@ GROUPCONC__FN int groupconc__gate_acquire_group(groupconc_gate *gate, const char
     } else if (rc != GROUPCONC_ENOMEM) {
         gate->rejected++;
     }
-    groupconc__mutex_unlock(&gate->lock);
+    groupconc__wordlock_unlock(&gate->lock);
     groupconc__exec_unlock(ex);
     groupconc__flush_and_retire(ex, &b);
     if (gate->config.listener && rc != GROUPCONC_ENOMEM)
@@ -10851,9 +10872,9 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
        order), so that a stats snapshot never sees the slot freed and the layers still held. */
     ex = gate->ex;
     if (ex) groupconc__exec_lock(ex);
-    groupconc__mutex_lock_plain(&gate->lock);
+    groupconc__wordlock_lock_plain(&gate->lock);
     if (permit->slot >= gate->nslots || gate->slots[permit->slot].generation != permit->generation) {
-        groupconc__mutex_unlock(&gate->lock);
+        groupconc__wordlock_unlock(&gate->lock);
         if (ex) groupconc__exec_unlock(ex);
         return GROUPCONC_EPERMIT; /* released already (this or a copy), or never this gate's */
     }
@@ -10865,7 +10886,7 @@ GROUPCONC__PUBLIC int groupconc_permit_release(const groupconc_permit *permit,
     gate->free_head = permit->slot;
     gate->in_flight--;
     gate->released[kind]++;
-    groupconc__mutex_unlock(&gate->lock);
+    groupconc__wordlock_unlock(&gate->lock);
     if (ex) { /* hand the permits on, as a task's completion does */
         int layer;
         for (layer = GROUPCONC__LAYERS - 1; layer >= 0; layer--)
@@ -10936,7 +10957,7 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
         out_stats->limit = (int)g->conc.limit;
         out_stats->available = groupconc__gate_available_locked(ex, g);
     }
-    groupconc__mutex_lock_plain(&gate->lock);
+    groupconc__wordlock_lock_plain(&gate->lock);
     if (g) {
         uint32_t i;
         for (i = 0; i < gate->nslots; i++)
@@ -10954,7 +10975,7 @@ GROUPCONC__PUBLIC int groupconc_gate_stats_get(groupconc_gate *gate, const char 
     out_stats->released_success = gate->released[GROUPCONC_RELEASE_SUCCESS];
     out_stats->released_failure = gate->released[GROUPCONC_RELEASE_FAILURE];
     out_stats->released_cancelled = gate->released[GROUPCONC_RELEASE_CANCELLED];
-    groupconc__mutex_unlock(&gate->lock);
+    groupconc__wordlock_unlock(&gate->lock);
     if (ex) groupconc__exec_unlock_all(ex);
     return GROUPCONC_OK;
 }

@@ -9,7 +9,9 @@
      - the sleeper's path: the test holds the lock until the taker sleeps in the kernel (its state
        in /proc is S; with the word lock the word is marked 2 first), lets go, and the taker gets
        through within a bound (a lost wake-up fails instead of hanging);
-     - trylock: refused while held, granted once free; the word is free after every test.
+     - trylock: refused while held, granted once free; the word is free after every test;
+     - the same for groupconc__wordlock_lock_plain, the gates' taker (no spin before the sleep),
+       alone and beside takers that spin.
    The public paths that take the stripes (every submit, pause, live limits, the dump) are covered by
    the other suites; this one holds the lock itself to reach the states those cannot pin down. */
 #define GROUPCONC_IMPLEMENTATION
@@ -37,12 +39,21 @@ typedef struct wl_shared {
     tu_latch done;             /* counted down by each adder at its end */
 } wl_shared;
 
+/* How the tests take the lock: 0 groupconc__wordlock_lock (the stripes'), 1
+   groupconc__wordlock_lock_plain (the gates'), 2 each adder one or the other by its parity. */
+static int wl_taking;
+
+static void wl_take(groupconc__wordlock *lock, int who) {
+    if (wl_taking == 1 || (wl_taking == 2 && (who & 1))) groupconc__wordlock_lock_plain(lock);
+    else groupconc__wordlock_lock(lock);
+}
+
 static void wl_adder(void *arg) {
     wl_shared *s = (wl_shared *)arg;
-    atomic_fetch_add(&s->started, 1);
+    int who = atomic_fetch_add(&s->started, 1);
     while (atomic_load(&s->started) < WL_THREADS) tu_yield(); /* all contend from the start */
     for (int i = 0; i < WL_ROUNDS; i++) {
-        groupconc__wordlock_lock(&s->lock);
+        wl_take(&s->lock, who);
         int now = atomic_fetch_add_explicit(&s->inside, 1, memory_order_relaxed) + 1;
         if (now > atomic_load_explicit(&s->in_section_max, memory_order_relaxed))
             atomic_store_explicit(&s->in_section_max, now, memory_order_relaxed);
@@ -59,7 +70,7 @@ static void wl_adder(void *arg) {
 }
 
 static void test_mutual_exclusion(void **state) {
-    (void)state;
+    wl_taking = *(int *)*state;
     wl_shared s;
     tu_thread th[WL_THREADS];
     memset(&s, 0, sizeof s);
@@ -97,7 +108,7 @@ static void wl_taker(void *arg) {
     w->task[n > 0 ? n : 0] = '\0';
 #endif
     atomic_store(&w->trying, 1);
-    groupconc__wordlock_lock(w->lock);
+    wl_take(w->lock, 1);
     atomic_store(&w->got, 1);
     groupconc__wordlock_unlock(w->lock);
 }
@@ -143,7 +154,7 @@ static bool wl_sleeping(wl_sleeper *w) {
 }
 
 static void test_sleeper_is_woken(void **state) {
-    (void)state;
+    wl_taking = *(int *)*state;
     groupconc__wordlock lock;
     wl_sleeper w;
     tu_thread th;
@@ -170,9 +181,13 @@ static void test_sleeper_is_woken(void **state) {
 }
 
 int main(void) {
+    static int spin = 0, plain = 1, mixed = 2;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mutual_exclusion),
-        cmocka_unit_test(test_sleeper_is_woken),
+        {"test_mutual_exclusion", test_mutual_exclusion, NULL, NULL, &spin},
+        {"test_mutual_exclusion_plain", test_mutual_exclusion, NULL, NULL, &plain},
+        {"test_mutual_exclusion_mixed", test_mutual_exclusion, NULL, NULL, &mixed},
+        {"test_sleeper_is_woken", test_sleeper_is_woken, NULL, NULL, &spin},
+        {"test_sleeper_is_woken_plain", test_sleeper_is_woken, NULL, NULL, &plain},
     };
     return TU_RUN_TESTS(tests);
 }
