@@ -2882,6 +2882,9 @@ GROUPCONC__FN void groupconc__thread_join(groupconc__thread t) {
 #define GROUPCONC__FUTEX_WAKE_PRIVATE 129
 /* unistd.h declares it only where the TU asked for more than POSIX (_DEFAULT_SOURCE) */
 extern long syscall(long number, ...);
+#ifndef GROUPCONC__FUTEX_CALL /* tests/test_wordlock.c's nofutex build: a futex that is refused */
+#define GROUPCONC__FUTEX_CALL syscall
+#endif
 typedef _Atomic uint32_t groupconc__wordlock;
 
 GROUPCONC__FN int groupconc__wordlock_init(groupconc__wordlock *l) {
@@ -2900,16 +2903,24 @@ GROUPCONC__FN bool groupconc__wordlock_trylock(groupconc__wordlock *l) {
 /* Held by someone: spin a little (stripe holds are short), then sleep. A taker that may have slept
    leaves the word at 2, so that its own unlock wakes the next sleeper, if any (one spare wake-up
    at worst). */
+/* Mark the word slept on and sleep until it is free, then hold it. Where the futex call itself is
+   refused (ENOSYS, EPERM: a seccomp filter), the taker yields its CPU between tries instead of
+   sleeping: slower, never stuck, and not a hot spin against the holder. */
+GROUPCONC__FN void groupconc__wordlock_sleep_take(groupconc__wordlock *l) {
+    int saved = errno; /* the caller's: a mutex leaves it alone */
+    while (atomic_exchange_explicit(l, 2u, memory_order_acquire) != 0u)
+        if (GROUPCONC__FUTEX_CALL(SYS_futex, l, GROUPCONC__FUTEX_WAIT_PRIVATE, 2u, (void *)0, (void *)0, 0) != 0 &&
+            errno != EAGAIN && errno != EINTR)
+            groupconc__thread_yield();
+    errno = saved;
+}
 GROUPCONC__FN void groupconc__wordlock_lock_slow(groupconc__wordlock *l) {
-    int i, saved;
+    int i;
     for (i = 0; i < GROUPCONC__SPIN_TRIES; i++) {
         GROUPCONC__CPU_RELAX();
         if (atomic_load_explicit(l, memory_order_relaxed) == 0u && groupconc__wordlock_trylock(l)) return;
     }
-    saved = errno; /* the caller's: a mutex leaves it alone */
-    while (atomic_exchange_explicit(l, 2u, memory_order_acquire) != 0u)
-        (void)syscall(SYS_futex, l, GROUPCONC__FUTEX_WAIT_PRIVATE, 2u, (void *)0, (void *)0, 0);
-    errno = saved;
+    groupconc__wordlock_sleep_take(l);
 }
 GROUPCONC__FN void groupconc__wordlock_lock(groupconc__wordlock *l) {
     if (!groupconc__wordlock_trylock(l)) groupconc__wordlock_lock_slow(l);
@@ -2917,18 +2928,13 @@ GROUPCONC__FN void groupconc__wordlock_lock(groupconc__wordlock *l) {
 #ifndef GROUPCONC_NO_GATE
 /* Without the spin: the gate's lock (see struct groupconc_gate), as groupconc__mutex_lock_plain. */
 GROUPCONC__FN void groupconc__wordlock_lock_plain(groupconc__wordlock *l) {
-    if (!groupconc__wordlock_trylock(l)) {
-        int saved = errno;
-        while (atomic_exchange_explicit(l, 2u, memory_order_acquire) != 0u)
-            (void)syscall(SYS_futex, l, GROUPCONC__FUTEX_WAIT_PRIVATE, 2u, (void *)0, (void *)0, 0);
-        errno = saved;
-    }
+    if (!groupconc__wordlock_trylock(l)) groupconc__wordlock_sleep_take(l);
 }
 #endif
 GROUPCONC__FN void groupconc__wordlock_unlock(groupconc__wordlock *l) {
     if (atomic_exchange_explicit(l, 0u, memory_order_release) == 2u) {
         int saved = errno;
-        (void)syscall(SYS_futex, l, GROUPCONC__FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
+        (void)GROUPCONC__FUTEX_CALL(SYS_futex, l, GROUPCONC__FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
         errno = saved;
     }
 }

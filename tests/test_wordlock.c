@@ -11,9 +11,23 @@
        through within a bound (a lost wake-up fails instead of hanging);
      - trylock: refused while held, granted once free; the word is free after every test;
      - the same for groupconc__wordlock_lock_plain, the gates' taker (no spin before the sleep),
-       alone and beside takers that spin.
+       alone and beside takers that spin;
+     - built as test_wordlock_nofutex (WL_NOFUTEX, GROUPCONC__FUTEX_CALL: every futex call fails with ENOSYS,
+       as under a seccomp filter that forbids it), the same again: takers yield instead of
+       sleeping, and nobody is stuck.
    The public paths that take the stripes (every submit, pause, live limits, the dump) are covered by
    the other suites; this one holds the lock itself to reach the states those cannot pin down. */
+#if defined(WL_NOFUTEX) /* the nofutex build: every futex call refused, as by seccomp */
+#include <errno.h>
+#include <stdatomic.h>
+static atomic_long wl_refusals;
+static long wl_futex_refused(long number, ...) {
+    (void)number;
+    atomic_fetch_add(&wl_refusals, 1);
+    errno = ENOSYS;
+    return -1;
+}
+#endif
 #define GROUPCONC_IMPLEMENTATION
 #include "groupconc.h"
 
@@ -90,6 +104,9 @@ static void test_mutual_exclusion(void **state) {
 #if defined(GROUPCONC__WORDLOCK_ON)
     assert_int_equal(atomic_load(&s.saw_sleeper), 1); /* the sleep path was taken */
 #endif
+#if defined(WL_NOFUTEX)
+    assert_true(atomic_load(&wl_refusals) > 0); /* and its futex refused: the takers yielded */
+#endif
     assert_true(groupconc__wordlock_trylock(&s.lock)); /* free again */
     groupconc__wordlock_unlock(&s.lock);
     groupconc__wordlock_destroy(&s.lock);
@@ -150,7 +167,12 @@ static bool wl_sleeping(wl_sleeper *w) {
     /* past its spins the taker marks the word 2, then sleeps in the kernel */
     if (atomic_load_explicit(w->lock, memory_order_acquire) != 2u) return false;
 #endif
+#if defined(WL_NOFUTEX)
+    (void)wl_asleep;
+    return atomic_load(&wl_refusals) > 0; /* no sleep to see: it yields between its tries */
+#else
     return wl_asleep(w->task);
+#endif
 }
 
 static void test_sleeper_is_woken(void **state) {
