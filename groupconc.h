@@ -571,9 +571,9 @@ extern "C" {
     X(EPOLICY, -5, "invalid policy: unknown rejection policy value")                                 \
     X(EDUPKEY, -6, "the per-group limits table names the same group twice")                           \
     X(ESHUTDOWN, -7, "executor is shut down and accepts no new tasks")                                \
-    X(EREJECTED_GLOBAL, -8, "rejected at the global in-flight layer: global queue threshold reached (an executor gate: no permit free)") \
-    X(EREJECTED_BULKHEAD, -9, "rejected at the group bulkhead layer: group queue threshold reached (an executor gate: no permit free)") \
-    X(EREJECTED_CONCURRENCY, -10, "rejected at the group concurrency layer: group queue threshold reached (an executor gate: no permit free)") \
+    X(EREJECTED_GLOBAL, -8, "rejected at the global in-flight layer: queue threshold reached (a gate: no free permit)") \
+    X(EREJECTED_BULKHEAD, -9, "rejected at the group bulkhead layer: queue threshold reached (a gate: no free permit)") \
+    X(EREJECTED_CONCURRENCY, -10, "rejected at the group concurrency layer: queue threshold reached (a gate: no free permit)") \
     X(ETIMEDOUT, -11, "timed out")                                                                    \
     X(ENOMEM, -12, "out of memory")                                                                   \
     X(ETHREAD, -13, "could not start a worker thread")                                                \
@@ -2900,12 +2900,11 @@ GROUPCONC__FN bool groupconc__wordlock_trylock(groupconc__wordlock *l) {
     return atomic_compare_exchange_strong_explicit(l, &free_word, 1u, memory_order_acquire,
                                                    memory_order_relaxed);
 }
-/* Held by someone: spin a little (stripe holds are short), then sleep. A taker that may have slept
+/* Mark the word slept on and sleep until it is free, then hold it. A taker that may have slept
    leaves the word at 2, so that its own unlock wakes the next sleeper, if any (one spare wake-up
-   at worst). */
-/* Mark the word slept on and sleep until it is free, then hold it. Where the futex call itself is
-   refused (ENOSYS, EPERM: a seccomp filter), the taker yields its CPU between tries instead of
-   sleeping: slower, never stuck, and not a hot spin against the holder. */
+   at worst). Where the futex call itself is refused (ENOSYS, EPERM: a seccomp filter), the taker
+   yields its CPU between tries instead of sleeping: slower, never stuck, and not a hot spin
+   against the holder. */
 GROUPCONC__FN void groupconc__wordlock_sleep_take(groupconc__wordlock *l) {
     int saved = errno; /* the caller's: a mutex leaves it alone */
     while (atomic_exchange_explicit(l, 2u, memory_order_acquire) != 0u)
@@ -2914,6 +2913,7 @@ GROUPCONC__FN void groupconc__wordlock_sleep_take(groupconc__wordlock *l) {
             groupconc__thread_yield();
     errno = saved;
 }
+/* Held by someone: spin a little (stripe holds are short), then sleep. */
 GROUPCONC__FN void groupconc__wordlock_lock_slow(groupconc__wordlock *l) {
     int i;
     for (i = 0; i < GROUPCONC__SPIN_TRIES; i++) {
@@ -10627,13 +10627,13 @@ typedef struct groupconc__gate_slot {
     groupconc__group *group;       /* executor gate: the group it holds permits of (a reference) */
 } groupconc__gate_slot;
 
-/* What a try-acquire or a release touches comes first, in the lock's cache line. The lock is a word
-   lock (one line, not glibc's 40-byte mutex and a second line for the counters), taken without
-   spinning (groupconc__wordlock_lock_plain): its sections are a few dozen ns, and two threads
-   spinning on trylocks make each other slower (measured: 2 contending threads, 1.1-1.4x a plain
-   mutex counter without spinning, up to 3x with it). The word lock against the mutex: 2 threads
-   95 ns a pair against 113-129, 1 thread 33 against 38 (groupconc-gate-bench, 5 interleaved
-   runs; docs/performance.md). */
+/* What a try-acquire or a release touches comes first, together (the block is malloc's, 16-byte
+   aligned: they may span two cache lines; no line alignment is asked for). The lock is a word lock
+   (4 bytes and inline atomics, not glibc's 40-byte mutex and its calls), taken without spinning
+   (groupconc__wordlock_lock_plain): its sections are a few dozen ns, and two threads spinning on
+   trylocks make each other slower (an earlier measurement: up to 3x a plain mutex counter with
+   the spin). The word lock against the mutex: 2 threads 94-98 ns a pair against 113-129, 1
+   thread 33 against 38 (groupconc-gate-bench, 5 interleaved runs; docs/performance.md). */
 struct groupconc_gate {
     groupconc__wordlock lock;      /* guards everything below but `next` */
     uint32_t free_head;
