@@ -46,7 +46,9 @@
        holder, which help's assertion reads;
      - (white box) the nodes a burst freed come back: every worker's lots are chained in transit,
        a second burst of that size allocates at most two lots' worth, and after a burst of four
-       times GROUPCONC__NODE_TRANSIT_MAX the transit and the blocks kept stay within their bound.
+       times GROUPCONC__NODE_TRANSIT_MAX the transit and the blocks kept stay within their bound;
+       for both sizes of node (plain, and observed: a handle asked for and released at once), each
+       in its own lots.
    The CPU count is computed here as the library computes it: on Linux the affinity mask
    (_GNU_SOURCE), on Windows the active processors (winpthreads' count under its backend),
    elsewhere the online count. Known states are built with latches, not sleeps. */
@@ -2718,22 +2720,31 @@ static void test_memo_of_a_destroyed_executor(void **state) {
    transit at a time, a lot per worker waited and the rest went back to malloc: a quarter of W1's
    nodes under callgrind); and what is kept stays bounded: a burst of four times the transit's
    bound leaves at most the bound plus a lot per worker behind its executor. Bursts are submitted
-   while the executor is paused, so that the tasks finish after the submitter took its nodes. */
-static long nodes_in_transit(groupconc_executor *ex) {
+   while the executor is paused, so that the tasks finish after the submitter took its nodes. The
+   same for both sizes of node: plain (fire-and-forget) and observed (a handle asked for, released
+   at once, so that the worker frees the node at the task's end). */
+static long nodes_in_transit(groupconc_executor *ex, int observed) {
     long n = 0;
-    for (groupconc_task *t = atomic_load(&ex->inbox.node_returns[0]); t; t = t->next) n++;
+    for (groupconc_task *t = atomic_load(&ex->inbox.node_returns[observed]); t; t = t->next) n++;
     return n;
 }
 
-static long node_burst(groupconc_executor *ex, long n) { /* -> blocks allocated by its submits */
+/* -> blocks allocated by its submits */
+static long node_burst(groupconc_executor *ex, long n, int observed) {
     tu_latch done;
     tu_latch_init(&done, n);
     assert_int_equal(groupconc_executor_pause(ex), GROUPCONC_OK);
     long before = atomic_load(&pool_live_blocks);
     for (long i = 0; i < n; i++) {
         char key[8];
+        groupconc_task *h = NULL;
         (void)snprintf(key, sizeof key, "k%ld", i % 16);
-        assert_int_equal(groupconc_submit(ex, key, NULL, tu_count_down_fn, &done, NULL), GROUPCONC_OK);
+        assert_int_equal(groupconc_submit(ex, key, NULL, tu_count_down_fn, &done, observed ? &h : NULL),
+                         GROUPCONC_OK);
+        if (observed) {
+            assert_non_null(h);
+            groupconc_task_release(h); /* before its end (paused): the worker frees the node */
+        }
     }
     long made = atomic_load(&pool_live_blocks) - before;
     assert_int_equal(groupconc_executor_resume(ex), GROUPCONC_OK);
@@ -2743,7 +2754,7 @@ static long node_burst(groupconc_executor *ex, long n) { /* -> blocks allocated 
 }
 
 static void test_node_lots_recycled_and_bounded(void **state) {
-    (void)state;
+    const int observed = *(int *)*state;
     groupconc_policy p = groupconc_policy_default();
     p.max_threads = 2;
     p.default_concurrency = 4;
@@ -2751,19 +2762,19 @@ static void test_node_lots_recycled_and_bounded(void **state) {
     groupconc_executor *ex = tu_executor(&p);
     long base = atomic_load(&pool_live_blocks);
     const long burst = GROUPCONC__NODE_TRANSIT_MAX - GROUPCONC__NODE_CACHE_MAX;
-    long first = node_burst(ex, burst);
+    long first = node_burst(ex, burst, observed);
     assert_true(first >= burst / 2); /* a fresh executor: its nodes are new */
     for (int round = 0; round < 3; round++) {
         /* the last tasks' nodes may still be on their way (a worker hands its lot on at its next
            locked step): the next burst may allocate those, not more */
-        long again = node_burst(ex, burst);
+        long again = node_burst(ex, burst, observed);
         if (again > 2 * GROUPCONC__NODE_CACHE_MAX)
-            fprintf(stderr, "round %d: a burst of %ld allocated %ld nodes after one of the same size\n", round,
-                    burst, again);
+            fprintf(stderr, "%s round %d: a burst of %ld allocated %ld nodes after one of the same size\n",
+                    observed ? "observed" : "plain", round, burst, again);
         assert_true(again <= 2 * GROUPCONC__NODE_CACHE_MAX);
     }
-    (void)node_burst(ex, 4 * GROUPCONC__NODE_TRANSIT_MAX);
-    long transit = nodes_in_transit(ex);
+    (void)node_burst(ex, 4 * GROUPCONC__NODE_TRANSIT_MAX, observed);
+    long transit = nodes_in_transit(ex, observed);
     long kept = atomic_load(&pool_live_blocks) - base;
     /* lots are added while fewer than the bound are there (none is taken meanwhile: the submitter
        is done), and a worker's lot is at most GROUPCONC__NODE_CACHE_MAX; kept: the transit, each
@@ -2771,10 +2782,11 @@ static void test_node_lots_recycled_and_bounded(void **state) {
        (the one submitter is done), else a lot per take could be uncounted */
     if (transit > GROUPCONC__NODE_TRANSIT_MAX + GROUPCONC__NODE_CACHE_MAX ||
         kept > GROUPCONC__NODE_TRANSIT_MAX + 3 * GROUPCONC__NODE_CACHE_MAX + 1024)
-        fprintf(stderr, "after a burst of %d: %ld nodes in transit, %ld blocks kept\n",
-                4 * GROUPCONC__NODE_TRANSIT_MAX, transit, kept);
+        fprintf(stderr, "%s, after a burst of %d: %ld nodes in transit, %ld blocks kept\n",
+                observed ? "observed" : "plain", 4 * GROUPCONC__NODE_TRANSIT_MAX, transit, kept);
     assert_true(transit >= GROUPCONC__NODE_TRANSIT_MAX - GROUPCONC__NODE_CACHE_MAX); /* they were kept */
     assert_true(transit <= GROUPCONC__NODE_TRANSIT_MAX + GROUPCONC__NODE_CACHE_MAX);
+    assert_int_equal(nodes_in_transit(ex, !observed), 0); /* each size its own lots */
     assert_true(kept <= GROUPCONC__NODE_TRANSIT_MAX + 3 * GROUPCONC__NODE_CACHE_MAX + 1024);
     assert_int_equal(groupconc_executor_destroy(ex), GROUPCONC_OK);
     assert_int_equal(atomic_load(&pool_live_blocks), live_before); /* destroy frees every lot */
@@ -2817,6 +2829,7 @@ static void test_shard_holds_tracked(void **state) {
 #endif
 
 int main(void) {
+    static int pool_plain = 0, pool_observed = 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_noop_tasks_stay_within_cpus),
         cmocka_unit_test(test_deferring_tasks_stay_within_cpus),
@@ -2831,7 +2844,9 @@ int main(void) {
         cmocka_unit_test(test_hint_starts_a_worker_at_once),
         cmocka_unit_test(test_submit_while_starting_starts_another),
         cmocka_unit_test(test_memo_of_a_destroyed_executor),
-        cmocka_unit_test(test_node_lots_recycled_and_bounded),
+        {"test_node_lots_recycled_and_bounded", test_node_lots_recycled_and_bounded, NULL, NULL, &pool_plain},
+        {"test_node_lots_recycled_and_bounded_observed", test_node_lots_recycled_and_bounded, NULL, NULL,
+         &pool_observed},
         cmocka_unit_test(test_serial_run_keeps_observers_exact),
         cmocka_unit_test(test_serial_run_lets_other_groups_in),
         cmocka_unit_test(test_serial_run_keeps_deadlines),
