@@ -61,12 +61,15 @@ typedef struct wl_shared {
 static int wl_taking;
 
 static void wl_take(groupconc__wordlock *lock, int who) {
+    bool plain = wl_taking == 1 || (wl_taking == 2 && (who & 1));
 #ifndef GROUPCONC_NO_GATE
-    if (wl_taking == 1 || (wl_taking == 2 && (who & 1))) groupconc__wordlock_lock_plain(lock);
-    else
+    if (plain) {
+        groupconc__wordlock_lock_plain(lock);
+        return;
+    }
 #endif
-        groupconc__wordlock_lock(lock);
-    (void)who;
+    (void)plain; /* without the gate never true: those cases skip (wl_skip_without_gate) */
+    groupconc__wordlock_lock(lock);
 }
 
 /* Without the gate (GROUPCONC_NO_GATE, the CI's modules section) the plain taker is not built:
